@@ -1,0 +1,181 @@
+"""Decision points: how the engine asks strategies, and what a strategy sees.
+
+A decision belongs to a seat that differs from game to game (the Chairman is seat 2 in one game, seat 4 in the
+next). ``Agents.ask`` takes the deciding seat per game, groups the games by the strategy object sitting there, and
+calls that strategy once per group with an ``Observation`` (public state of just those games, read-only copies)
+and the legal options sliced to them. The answer is checked; an illegal one raises ``IllegalDecision`` naming the
+strategy, the decision and the global game index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .dice import Streams, pick_with
+
+if TYPE_CHECKING:
+    from strategies import Strategy
+
+    from .rules import Rules
+    from .state import State
+
+
+class IllegalDecision(ValueError):
+    """A strategy answered a decision with something the rules do not allow."""
+
+
+# Public fields a strategy may read (everything on the table; hidden bids never enter the state).
+PUBLIC = frozenset(
+    """round money supply clerks academy officers shares retired prisoners luxuries shipyards factories wealth
+    trophies wreaths positions last_action prime_minister exchange office stress last_chair governor commander
+    stability loans balance treasury share_vp royal_protection china_open deregulated regiments half_ships ships
+    yard_ships owner strength unrest looted capital order_open order_filled taxed tally""".split()
+)
+
+
+class StrategyRandom:
+    """Random numbers for a strategy: each game draws from the stream of the seat deciding there."""
+
+    def __init__(self, streams: Streams, idx: np.ndarray, seat: np.ndarray):
+        self._streams, self._idx, self._stream = streams, idx, 1 + seat.astype(np.int64)
+
+    def uniform(self, n: int = 1) -> np.ndarray:
+        """float[G', n] in [0, 1)."""
+        return self._streams.uniform(self._stream, self._idx, n)
+
+    def choice(self, mask: np.ndarray) -> np.ndarray:
+        """A uniformly random True column per row of a bool[G', K] mask (-1 where none)."""
+        return pick_with(self.uniform(1)[:, 0], mask)
+
+    def integers(self, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+        """Uniform integers in [low, high] inclusive, per game."""
+        low, high = np.asarray(low), np.asarray(high)
+        u = self.uniform(1)[:, 0]
+        return low + np.minimum((u * (high - low + 1)).astype(np.int64), high - low)
+
+
+class Observation:
+    """What the deciding seat sees in each of the games it is asked about (G' = len(games)).
+
+    ``obs.money`` etc. give public state fields restricted to these games (copies); ``obs.seat`` is the deciding
+    seat per game, ``obs.rules`` the rules, ``obs.rng`` the seat's random stream, ``obs.mine(x)`` picks the
+    deciding seat's column of a [G', N, ...] field.
+    """
+
+    def __init__(self, state: State, rules: Rules, idx: np.ndarray, seat: np.ndarray, streams: Streams | None):
+        self._state, self._idx = state, idx
+        self.rules = rules
+        self.seat = seat.astype(np.int64)
+        self.games = state.game[idx]
+        self.n = len(idx)
+        self.players = state.n_players
+        self.rng = StrategyRandom(streams, idx, self.seat) if streams is not None else None
+        self._cache: dict[str, np.ndarray] = {}
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        if name.startswith("_") or name not in PUBLIC:
+            raise AttributeError(f"observation has no field {name!r}")
+        if name not in self._cache:
+            value = getattr(self._state, name)[self._idx]
+            value.setflags(write=False)
+            self._cache[name] = value
+        return self._cache[name]
+
+    def mine(self, field: np.ndarray) -> np.ndarray:
+        """The deciding seat's entries of a [G', N, ...] array."""
+        return field[np.arange(self.n), self.seat]
+
+    def is_me(self, holder: np.ndarray) -> np.ndarray:
+        """bool mask of entries of an int seat array (e.g. ``obs.office``) held by the deciding seat."""
+        seat = self.seat.reshape((-1,) + (1,) * (holder.ndim - 1))
+        return holder == seat
+
+
+Check = Callable[[Any, SimpleNamespace, Observation], tuple[np.ndarray, str]]
+
+
+class Agents:
+    """The strategies at the table, one per seat, and the streams their randomness comes from."""
+
+    def __init__(self, strategies: list[Strategy], rules: Rules, streams: Streams | None):
+        self.strategies = list(strategies)
+        self.rules = rules
+        self.streams = streams
+        groups: dict[int, tuple[Strategy, list[int]]] = {}
+        for seat, strat in enumerate(self.strategies):
+            groups.setdefault(id(strat), (strat, []))[1].append(seat)
+        self.groups = [(s, np.array(seats, dtype=np.int64)) for s, seats in groups.values()]
+        self._seat_group = np.zeros(len(self.strategies), dtype=np.int64)
+        for gi, (_, seats) in enumerate(self.groups):
+            self._seat_group[seats] = gi
+
+    def name(self, seat: int) -> str:
+        return self.strategies[seat].name
+
+    def ask(
+        self,
+        decision: str,
+        state: State,
+        decider: np.ndarray,
+        legal: dict[str, Any],
+        out: tuple[np.ndarray, ...],
+        check: Check | None = None,
+    ) -> tuple[np.ndarray, ...]:
+        """Ask the strategy at ``decider[g]`` (-1: nobody) in each game; fill ``out`` (full-batch arrays).
+
+        ``legal`` maps names to full-batch arrays (sliced per group) or constants. ``check(answer, legal, obs)``
+        returns a bool mask of illegal rows and a reason. Returns ``out``.
+        """
+        decider = np.asarray(decider)
+        asked = decider >= 0
+        if not asked.any():
+            return out
+        g_all = state.n_games
+        group_of = np.where(asked, self._seat_group[np.maximum(decider, 0)], -1)
+        for gi, (strat, _) in enumerate(self.groups):
+            idx = np.flatnonzero(group_of == gi)
+            if idx.size == 0:
+                continue
+            sub = SimpleNamespace(
+                **{
+                    k: (v[idx] if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == g_all else v)
+                    for k, v in legal.items()
+                }
+            )
+            obs = Observation(state, self.rules, idx, decider[idx], self.streams)
+            answer = getattr(strat, decision)(obs, sub)
+            answer = answer if isinstance(answer, tuple) else (answer,)
+            if len(answer) != len(out):
+                self._fail(strat, decision, obs, 0, f"returned {len(answer)} values, expected {len(out)}")
+            answer = tuple(np.asarray(a) for a in answer)
+            for a, o in zip(answer, out, strict=True):
+                if a.shape != (idx.size, *o.shape[1:]):
+                    self._fail(
+                        strat,
+                        decision,
+                        obs,
+                        0,
+                        f"returned shape {a.shape}, expected {(idx.size, *o.shape[1:])}",
+                    )
+                if o.dtype != bool and a.dtype.kind == "f" and not np.all(a == np.round(a)):
+                    bad = np.flatnonzero(a != np.round(a).reshape(a.shape))
+                    self._fail(strat, decision, obs, int(bad[0]) // max(1, a[0].size), "returned a fractional value")
+            if check is not None:
+                bad, why = check(answer[0] if len(answer) == 1 else answer, sub, obs)
+                bad = np.asarray(bad)
+                if bad.any():
+                    self._fail(strat, decision, obs, int(np.flatnonzero(bad)[0]), why)
+            for a, o in zip(answer, out, strict=True):
+                o[idx] = a
+        return out
+
+    @staticmethod
+    def _fail(strat: Strategy, decision: str, obs: Observation, row: int, why: str) -> None:
+        raise IllegalDecision(
+            f"strategy {strat.name!r} (seat {int(obs.seat[row])}) made an illegal {decision!r} "
+            f"in game {int(obs.games[row])}: {why}"
+        )

@@ -1,0 +1,140 @@
+"""Randomness: per-game counter-based streams, and the game's named chance functions.
+
+Every draw of game g is ``splitmix64(key[stream, g] + counter * golden)`` where the key depends only on
+``(seed, global game index, stream)`` and the counter only on how many numbers that game has drawn from that
+stream. So a game's dice do not depend on which other games share its batch, on the batch size or on the worker:
+game 150 of a run plays the same whether it is simulated alone, in a shard starting at 100 or among 4,096 others.
+Arms of an experiment that use the same seed see the same dice for game g (common random numbers).
+
+The master seed goes through ``numpy.random.SeedSequence``; nothing here touches numpy's global RNG.
+Stream 0 is chance (the engine's dice); stream 1 + s belongs to the strategy in seat s.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_S30, _S27, _S31, _S32, _S11 = (np.uint64(k) for k in (30, 27, 31, 32, 11))
+_TO_UNIT = 2.0**-53
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser over a uint64 array (wrapping arithmetic)."""
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+class Streams:
+    """Independent counter-based streams for a batch of games: ``streams x games`` counters."""
+
+    def __init__(self, seed: int, game_ids: np.ndarray, n_streams: int):
+        base = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
+        ids = np.asarray(game_ids, dtype=np.uint64)
+        stream = np.arange(n_streams, dtype=np.uint64)[:, None]
+        self.keys = _mix(_mix(ids[None, :] * _GOLDEN + base) ^ _mix(stream + np.uint64(0x5851F42D4C957F2D)))
+        self.counters = np.zeros((n_streams, len(ids)), dtype=np.uint64)
+
+    def bits(self, stream: int, idx: np.ndarray, n: int, used: np.ndarray | None = None) -> np.ndarray:
+        """uint64[len(idx), n] raw draws; each game's counter advances by ``used`` (default n)."""
+        start = self.counters[stream, idx]
+        steps = start[:, None] + np.arange(n, dtype=np.uint64)[None, :]
+        out = _mix(self.keys[stream, idx][:, None] + steps * _GOLDEN)
+        self.counters[stream, idx] = start + (np.uint64(n) if used is None else np.asarray(used, dtype=np.uint64))
+        return out
+
+    def uniform(self, stream: int, idx: np.ndarray, n: int) -> np.ndarray:
+        return (self.bits(stream, idx, n) >> _S11).astype(np.float64) * _TO_UNIT
+
+
+class Chance:
+    """Chance functions built on ``uniform``; shared by the real and the scripted dice."""
+
+    def uniform(self, idx: np.ndarray, n: int = 1) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def pick(self, idx: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """A uniformly random True column of each row of ``mask`` (-1 for a row with none)."""
+        return pick_with(self.uniform(idx, 1)[:, 0], mask)
+
+    def weighted(self, idx: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """An index drawn with probabilities ``p`` (the same for every game)."""
+        u = self.uniform(idx, 1)[:, 0]
+        return np.minimum(np.searchsorted(np.cumsum(p), u, side="right"), len(p) - 1)
+
+
+class Dice(Chance):
+    """The engine's chance functions, all over a subset ``idx`` of the batch's games (positions in the batch)."""
+
+    def __init__(self, streams: Streams, stream: int = 0):
+        self.streams = streams
+        self.stream = stream
+
+    def d6(self, idx: np.ndarray, n: int = 1, used: np.ndarray | None = None) -> np.ndarray:
+        """int8[len(idx), n] d6 rolls; with ``used`` each game consumes only its first used[i] rolls."""
+        x = self.streams.bits(self.stream, idx, n, used)
+        return (((x >> _S32) * np.uint64(6)) >> _S32).astype(np.int8) + np.int8(1)
+
+    def lowest(self, idx: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """The lowest of k d6 per game (D-CHECK), drawn exactly from one uniform; k >= 1."""
+        u = self.uniform(idx, 1)[:, 0]
+        k = np.asarray(k, dtype=np.float64)
+        out = np.ones(len(idx), dtype=np.int8)
+        for face in range(2, 7):  # P(lowest >= face) = ((7 - face) / 6) ** k
+            out += u < ((7 - face) / 6.0) ** k
+        return out
+
+    def uniform(self, idx: np.ndarray, n: int = 1) -> np.ndarray:
+        return self.streams.uniform(self.stream, idx, n)
+
+
+def pick_with(u: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Column of the floor(u * count)-th True entry per row; -1 where a row has no True entry."""
+    count = mask.sum(axis=1)
+    k = np.minimum((u * count).astype(np.int64), np.maximum(count - 1, 0))
+    rank = np.cumsum(mask, axis=1) - 1
+    hit = mask & (rank == k[:, None])
+    return np.where(count > 0, hit.argmax(axis=1), -1)
+
+
+class ScriptedDice(Chance):
+    """Dice for hand-built test positions: per game (batch position) a queue of d6 faces and of uniforms.
+
+    ``lowest`` takes the next face as the lowest die of the check. Running out of scripted faces is an error, so a
+    test notices a roll it did not expect; uniforms default to 0.0 (the first legal option) when not scripted.
+    """
+
+    def __init__(self, faces: dict[int, list[int]] | None = None, uniforms: dict[int, list[float]] | None = None):
+        self.faces = {g: list(v) for g, v in (faces or {}).items()}
+        self.uniforms = {g: list(v) for g, v in (uniforms or {}).items()}
+
+    def _face(self, g: int) -> int:
+        queue = self.faces.get(int(g))
+        if not queue:
+            raise AssertionError(f"game {g}: a die was rolled that the test did not script")
+        return queue.pop(0)
+
+    def d6(self, idx: np.ndarray, n: int = 1, used: np.ndarray | None = None) -> np.ndarray:
+        out = np.ones((len(idx), n), dtype=np.int8)
+        for i, g in enumerate(idx):
+            take = n if used is None else int(used[i])
+            for j in range(take):
+                out[i, j] = self._face(g)
+        return out
+
+    def lowest(self, idx: np.ndarray, k: np.ndarray) -> np.ndarray:
+        return np.array([self._face(g) for g in idx], dtype=np.int8)
+
+    def uniform(self, idx: np.ndarray, n: int = 1) -> np.ndarray:
+        out = np.zeros((len(idx), n))
+        for i, g in enumerate(idx):
+            queue = self.uniforms.get(int(g), [])
+            for j in range(n):
+                out[i, j] = queue.pop(0) if queue else 0.0
+        return out
+
+    def unused(self) -> dict[int, list[int]]:
+        return {g: q for g, q in self.faces.items() if q}

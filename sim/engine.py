@@ -1,0 +1,105 @@
+"""Play whole games: a batch advances in lockstep through setup, the rounds' phases and the end of the game."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import layout as L
+from .agents import Agents
+from .dice import Dice, Streams
+from .phases import ROUND
+from .phases.end import end_game
+from .phases.setup import setup
+from .results import BatchRows, Recorder, Results
+from .rules import Rules
+from .state import State, new_state
+
+DEFAULT_BATCH = 4096
+
+
+class PlayError(ValueError):
+    """A bad argument to ``play`` (player count, strategies, game range)."""
+
+
+def resolve_strategies(rules: Rules, strategies: Any) -> list:
+    """One strategy instance per seat from a name, a Strategy, or a sequence of them (one per seat)."""
+    import strategies as registry  # the package at the top of the repository
+
+    n = rules.players
+    if isinstance(strategies, str | type) or not isinstance(strategies, Sequence):
+        strategies = [strategies] * n
+    if len(strategies) != n:
+        raise PlayError(f"{len(strategies)} strategies given for {n} players")
+    made: dict[Any, Any] = {}
+    out = []
+    for spec in strategies:
+        key = spec if isinstance(spec, str | type) else id(spec)
+        if key not in made:  # seats naming the same strategy share one instance (one call per decision)
+            made[key] = registry.make(spec)
+        out.append(made[key])
+    return out
+
+
+def begin_round(state: State) -> None:
+    """Per-round counters start at zero; nothing has been filled or taxed yet this round."""
+    state.tally[:] = 0
+    state.order_filled[:] = False
+    state.taxed[:] = 0
+    state.deposed[:] = 0
+
+
+def end_round(state: State, rules: Rules) -> None:
+    """Leased ships have sailed their one round; running games move on to the next round."""
+    live = ~state.done
+    state.ships[live, :, L.LEASED] = 0
+    state.round[live] += 1
+
+
+def play_batch(rules: Rules, strategies: list, seed: int, game_ids: np.ndarray) -> tuple[State, BatchRows]:
+    """Play games ``game_ids`` (global indices) to the end in lockstep. Returns the final state and its rows."""
+    names = [s.name for s in strategies]
+    streams = Streams(seed, game_ids, 1 + rules.players)
+    dice = Dice(streams)
+    agents = Agents(strategies, rules, streams)
+    state = new_state(rules, game_ids)
+    recorder = Recorder(rules, seed, names)
+    setup(state, rules, dice, agents)
+    for rnd in range(1, rules.game.rounds + 1):
+        played = ~state.done
+        if not played.any():
+            break
+        begin_round(state)
+        for _, _, phase, _ in ROUND:
+            phase(state, rules, dice, agents)
+        recorder.round(state, rnd, played)
+        end_round(state, rules)
+    end_game(state, rules, dice, agents)
+    return state, recorder.finish(state)
+
+
+def play(
+    rules: Rules,
+    strategies: Any,
+    n_games: int,
+    seed: int,
+    batch_size: int | None = None,
+    first_game: int = 0,
+) -> Results:
+    """Play games ``first_game .. first_game + n_games - 1`` with ``strategies`` (a name or Strategy, or one
+    per seat). Each game's dice depend only on (seed, game index): any batch size or shard split gives the same
+    rows for the same games."""
+    if n_games < 0 or first_game < 0:
+        raise PlayError("n_games and first_game must be >= 0")
+    batch_size = batch_size or min(max(n_games, 1), DEFAULT_BATCH)
+    if batch_size < 1:
+        raise PlayError("batch_size must be >= 1")
+    seats = resolve_strategies(rules, strategies)
+    batches = []
+    for start in range(first_game, first_game + n_games, batch_size):
+        ids = np.arange(start, min(start + batch_size, first_game + n_games), dtype=np.int64)
+        batches.append(play_batch(rules, seats, seed, ids)[1])
+    meta = {"seed": seed, "strategies": [s.name for s in seats], "rules_digest": rules.digest()}
+    return Results.from_batches(batches, meta)

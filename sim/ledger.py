@@ -1,0 +1,54 @@
+"""The one path for money entering or leaving the game: every call updates a holding and its ledger column.
+
+The invariant ``state.money_in_game() == state.ledger.sum(axis=1)`` holds after every phase; transfers inside
+the game (budget, dividends) move money between holdings without touching the ledger.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .state import FLOW, State
+
+
+def families(state: State, flow: str, amounts: np.ndarray) -> None:
+    """Pay ``amounts[G, N]`` to the families (negative: they pay the bank)."""
+    state.money[...] += amounts.astype(state.money.dtype, copy=False)
+    state.ledger[:, FLOW[flow]] += amounts.sum(axis=1).astype(state.ledger.dtype)
+
+
+def family(state: State, flow: str, seat: np.ndarray, amount: np.ndarray, where: np.ndarray | None = None) -> None:
+    """Pay ``amount[G]`` to the family at ``seat[G]`` (rows where ``where`` and seat >= 0)."""
+    ok = seat >= 0 if where is None else where & (seat >= 0)
+    rows = np.flatnonzero(ok)
+    if rows.size:
+        amt = np.asarray(amount)
+        amt = amt[rows] if amt.ndim else np.full(rows.size, amt)
+        state.money[rows, seat[rows]] += amt.astype(state.money.dtype)
+        state.ledger[rows, FLOW[flow]] += amt.astype(state.ledger.dtype)
+
+
+def company(state: State, flow: str, amount: np.ndarray) -> None:
+    """Pay ``amount[G]`` into the Company's balance (negative: the Company pays the bank)."""
+    amount = np.asarray(amount).astype(state.balance.dtype)
+    state.balance[...] += amount
+    state.ledger[:, FLOW[flow]] += amount
+
+
+def treasury(state: State, flow: str, t: int, amount: np.ndarray) -> None:
+    """Pay ``amount[G]`` into office treasury ``t`` (negative: spent out of the game)."""
+    amount = np.asarray(amount).astype(state.treasury.dtype)
+    state.treasury[:, t] += amount
+    state.ledger[:, FLOW[flow]] += amount
+
+
+def balanced(state: State) -> np.ndarray:
+    """bool[G]: the money held equals the ledger's sum."""
+    return state.money_in_game() == state.ledger.sum(axis=1)
+
+
+def treasuries(state: State, flow: str, amounts: np.ndarray) -> None:
+    """Pay ``amounts[G, 5]`` into the office treasuries (negative: spent out of the game)."""
+    amounts = amounts.astype(state.treasury.dtype, copy=False)
+    state.treasury[...] += amounts
+    state.ledger[:, FLOW[flow]] += amounts.sum(axis=1)

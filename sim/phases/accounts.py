@@ -1,0 +1,140 @@
+"""Phase 7, income and accounts (R-ACCOUNTS, L191-L208).
+
+Families collect income; firms settle (phase 3's issue); the Company pays 1 £ per ship, regiment, officer and
+loan. Short of money the Chairman may invoke royal protection once per game (the unpaid rest of the costs is
+cancelled), otherwise the Company takes emergency loans of ``loan_value`` £ each, past the maximum if need be; what
+they raise beyond the costs burns. The Chairman may then pay dividends: one payout costs 1 £ per share (the chair
+counts as one) and every share receives it. Stability: -1 per ``emergency_loans_per_loss`` emergency loans; then
+the compared amount (D-EXPECT) against the expectation E(s) = 2s + 2: below it -1, otherwise +1 per level whose
+expectation it covers cumulatively. Stability 0 is the crash, and the game ends.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import layout as L
+from .. import ledger
+from ..agents import Agents
+from ..board import board_votes
+from ..dice import Chance
+from ..rules import Rules
+from ..state import TALLY, State
+from .firms import firm_accounts
+
+
+def accounts(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    family_income(state, rules)
+    firm_accounts(state, rules, dice, agents)
+    emergency = company_costs(state, rules, agents)
+    paid = dividends(state, rules, agents)
+    update_stability(state, rules, emergency, paid)
+
+
+def family_income(state: State, rules: Rules) -> None:
+    """Uninvested factories and family shipyards whose ships sail pay their owners (L191)."""
+    live = ~state.done[:, None]
+    pr = rules.property
+    ledger.families(state, "factory_income", np.where(live, state.factories * pr.factory_income, 0))
+    sailing = state.yard_ships.sum(axis=2)
+    ledger.families(state, "yard_income", np.where(live, sailing * pr.yard_ship_income, 0))
+
+
+def costs_due(state: State, rules: Rules) -> np.ndarray:
+    """int[G] the Company's costs this round (half-built ships cost nothing)."""
+    c = rules.costs
+    ships = state.ships.sum(axis=(1, 2)) + state.yard_ships.sum(axis=(1, 2))
+    return (
+        c.ship * ships
+        + c.regiment * state.regiments.sum(axis=1)
+        + c.officer * state.officers.sum(axis=(1, 2))
+        + c.loan * state.loans
+    )
+
+
+def company_costs(state: State, rules: Rules, agents: Agents) -> np.ndarray:
+    """Pay the costs; returns int[G] emergency loans taken."""
+    g = state.n_games
+    live = ~state.done
+    due = np.where(live, costs_due(state, rules), 0)
+    short = live & (due > state.balance)
+    protect = np.zeros(g, dtype=bool)
+    chair = state.office[:, L.CHAIRMAN]
+    can_protect = short & (state.royal_protection > 0) & (chair >= 0)
+    if can_protect.any():
+        agents.ask(
+            "royal_protection",
+            state,
+            np.where(can_protect, chair, -1),
+            {"shortfall": due - state.balance},
+            (protect,),
+        )
+        protect &= can_protect
+    state.royal_protection[...] -= protect.astype(np.int8)
+    state.tally[:, TALLY["royal_protection"]] += protect
+    # royal protection: pay what the balance holds, the rest is cancelled
+    paid = np.where(protect, state.balance, due)
+    value = rules.company.loan_value
+    emergency = np.where(short & ~protect, -(-(due - state.balance) // value), 0)
+    ledger.company(state, "emergency_loans", emergency * value)
+    state.loans[...] += emergency.astype(np.int32)
+    ledger.company(state, "company_costs", -paid)
+    # emergency money beyond the costs burns
+    ledger.company(state, "emergency_burned", -np.where(emergency > 0, state.balance, 0))
+    state.tally[:, TALLY["company_costs"]] += paid.astype(np.int32)
+    state.tally[:, TALLY["emergency_loans"]] += emergency.astype(np.int32)
+    state.tally[:, TALLY["profit"]] = np.where(live, state.balance, state.tally[:, TALLY["profit"]])
+    return emergency
+
+
+def dividends(state: State, rules: Rules, agents: Agents) -> np.ndarray:
+    """The Chairman declares k payouts of (shares incl. the chair) £; returns int[G] £ paid out."""
+    g = state.n_games
+    votes = board_votes(state)
+    per_payout = votes.sum(axis=1)
+    max_payouts = np.where(per_payout > 0, state.balance // np.maximum(per_payout, 1), 0)
+    chair = np.where(~state.done & (max_payouts > 0), state.office[:, L.CHAIRMAN], -1)
+    k = np.zeros(g, dtype=np.int64)
+
+    def check(k, legal, obs):
+        return (k < 0) | (k > legal.max_payouts), "more payouts than the balance covers"
+
+    agents.ask("pay_dividends", state, chair, {"max_payouts": max_payouts, "per_payout": per_payout}, (k,), check)
+    k = np.where(chair >= 0, k, 0)
+    paid = k * per_payout
+    state.balance[...] -= paid.astype(np.int32)
+    state.money[...] += (k[:, None] * votes).astype(np.int32)
+    state.tally[:, TALLY["dividends"]] += paid.astype(np.int32)
+    return paid
+
+
+def stability_gain(rules: Rules, stability: np.ndarray, amount: np.ndarray) -> np.ndarray:
+    """Change from the compared amount: -1 below E(s); else +1 per level covered cumulatively (L206-L207)."""
+    expect = rules.d.expect
+    top = rules.company.max_stability
+    s = np.clip(stability, 0, top).astype(np.int64)
+    gain = np.where(amount < expect[s], -1, 0)
+    need = np.zeros(amount.shape, dtype=np.int64)
+    level = s.copy()
+    covering = amount >= expect[s]
+    while covering.any():
+        need = need + np.where(covering, expect[np.minimum(level, top)], 0)
+        covering &= (need <= amount) & (level < top)
+        gain += covering
+        level += covering
+    return gain
+
+
+def update_stability(state: State, rules: Rules, emergency: np.ndarray, paid: np.ndarray) -> None:
+    live = ~state.done
+    before = state.stability.astype(np.int64)
+    s = before - emergency // rules.stability.emergency_loans_per_loss
+    amount = paid if rules.stability.compared == "dividends" else state.tally[:, TALLY["profit"]]
+    s = np.where(s > 0, s + stability_gain(rules, s, amount), s)
+    s = np.clip(s, 0, rules.company.max_stability)
+    state.stability[:] = np.where(live, s, before).astype(np.int8)
+    state.tally[:, TALLY["stability_change"]] = np.where(live, s - before, 0)
+    crash = live & (state.stability == 0)
+    state.crashed[crash] = True
+    state.done[crash] = True
+    state.end_round[crash] = state.round[crash]

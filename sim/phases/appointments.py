@@ -1,0 +1,252 @@
+"""Phase 5, appointments to vacant offices in order (R-APPOINT, L110-L127).
+
+The Chairman is elected by the board (>= 51 % of share votes); with no majority the family that held the chair
+picks a board member; with an empty board a free relative of that family takes the chair. Every other office is
+appointed, and nepotism applies: a family may not appoint its own relative unless every other family with a
+candidate consents. An appointer's office that is vacant passes the choice to the Chairman, then to chance.
+
+A candidate is (family, source): where the relative comes from (``layout.SRC_*``). He leaves that place; a holder
+of another office leaves it vacant, to be filled later in the order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import layout as L
+from ..agents import Agents
+from ..dice import Chance
+from ..rules import Rules
+from ..state import State
+from .military import settle_commanders
+
+
+def appointments(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    elect_chairman(state, rules, dice, agents)
+    for office in (L.DIRECTOR, L.SHIPPING, L.MILITARY, *L.PRESIDENT):
+        appoint_office(state, rules, dice, agents, office)
+    for region in range(len(rules.d.regions)):
+        appoint_governor(state, rules, dice, agents, region)
+    appoint_office(state, rules, dice, agents, L.CHINA)
+    # the Governor-General is appointed only once its law passes (phase 9, not yet simulated)
+
+
+# ----------------------------------------------------------------------------------------------- the Chairman
+def elect_chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    g, n = state.n_games, state.n_players
+    vacant = ~state.done & (state.office[:, L.CHAIRMAN] < 0)
+    if not vacant.any():
+        return
+    board = state.shares
+    empty = board.sum(axis=1) == 0
+    electing = vacant & ~empty
+    candidates = board > 0
+    chosen = np.full(g, -1, dtype=np.int64)
+    if electing.any():
+        votes = np.zeros((g, n), dtype=np.int64)
+        rows = np.arange(g)
+
+        def check(c, legal, obs):
+            cc = np.clip(c, 0, obs.players - 1)
+            return (c < 0) | (c >= obs.players) | ~legal.candidates[np.arange(obs.n), cc], "not a board member's family"
+
+        for seat in range(n):
+            vote = np.full(g, -1, dtype=np.int64)
+            voter = np.where(electing & (board[:, seat] > 0), seat, -1)
+            agents.ask("vote_chairman", state, voter, {"candidates": candidates}, (vote,), check)
+            cast = vote >= 0
+            votes[rows[cast], vote[cast]] += board[cast, seat]
+        share = votes.max(axis=1)
+        majority = electing & (share >= rules.company.chairman_vote * board.sum(axis=1) - 1e-9)
+        chosen = np.where(majority, votes.argmax(axis=1), -1)
+        # no majority: the family that held the chair picks a board member (at random if there is none)
+        hung = electing & ~majority
+        picker = np.where(hung, state.last_chair, -1)
+        agents.ask("choose_chairman", state, picker, {"candidates": candidates}, (chosen,), check)
+        blind = np.flatnonzero(hung & (state.last_chair < 0))
+        if blind.size:
+            chosen[blind] = dice.pick(blind, candidates[blind])
+        seated = np.flatnonzero(electing)
+        state.shares[seated, chosen[seated]] -= 1
+        state.office[seated, L.CHAIRMAN] = chosen[seated]
+    # empty board: a free relative of the family that held the chair
+    fallback = vacant & empty & (state.last_chair >= 0)
+    rows = np.flatnonzero(fallback)
+    rows = rows[state.supply[rows, state.last_chair[rows]] > 0]
+    state.supply[rows, state.last_chair[rows]] -= 1
+    state.office[rows, L.CHAIRMAN] = state.last_chair[rows]
+    seated = state.office[:, L.CHAIRMAN] >= 0
+    state.last_chair[seated] = state.office[seated, L.CHAIRMAN]
+
+
+# ------------------------------------------------------------------------------------------------ candidates
+def candidates(state: State, rules: Rules, office: int) -> np.ndarray:
+    """bool[G, N, SOURCES]: who may be appointed to ``office`` and from where (R-APPOINT)."""
+    g, n = state.n_games, state.n_players
+    n_r = len(rules.d.regions)
+    cand = np.zeros((g, n, L.n_sources(n_r)), dtype=bool)
+    rows = np.arange(g)
+    clerks = state.clerks > 0
+
+    def any_clerk() -> None:
+        for p in range(L.PRESIDENCIES):
+            cand[:, :, L.SRC_CLERK[p]] = clerks[:, :, p]
+
+    if office == L.DIRECTOR:
+        # holders of other offices except the Chairman (and governors); none: any clerk
+        for o in (L.SHIPPING, L.MILITARY, *L.PRESIDENT, L.CHINA, L.GOVERNOR_GENERAL):
+            held = state.office[:, o] >= 0
+            cand[rows[held], state.office[held, o], L.SRC_OFFICE0 + o] = True
+        nobody = ~cand.any(axis=(1, 2))
+        for p in range(L.PRESIDENCIES):
+            cand[:, :, L.SRC_CLERK[p]] = clerks[:, :, p] & nobody[:, None]
+    elif office in (L.SHIPPING, L.CHINA):
+        any_clerk()
+    elif office == L.MILITARY:
+        # army commanders; else officers; else the academy
+        for a in range(L.PRESIDENCIES):
+            held = state.commander[:, a] >= 0
+            cand[rows[held], state.commander[held, a], L.SRC_OFFICER[a]] = True
+        nobody = ~cand.any(axis=(1, 2))
+        for a in range(L.PRESIDENCIES):
+            cand[:, :, L.SRC_OFFICER[a]] |= (state.officers[:, :, a] > 0) & nobody[:, None]
+        nobody = ~cand.any(axis=(1, 2))
+        cand[:, :, L.SRC_ACADEMY] = (state.academy > 0) & nobody[:, None]
+    elif office in L.PRESIDENT:
+        # that presidency's clerks or the governors of its regions
+        p = L.PRESIDENT.index(office)
+        cand[:, :, L.SRC_CLERK[p]] = clerks[:, :, p]
+        for r in range(len(rules.d.regions)):
+            held = (state.owner[:, r] == p) & (state.governor[:, r] >= 0)
+            cand[rows[held], state.governor[held, r], L.SRC_GOVERNOR0 + r] = True
+    return cand
+
+
+def governor_candidates(state: State, presidency: np.ndarray) -> np.ndarray:
+    """bool[G, N, SOURCES] for a governor: officers of the presidency's army or its clerks (per game presidency)."""
+    g, n = state.n_games, state.n_players
+    cand = np.zeros((g, n, L.n_sources(state.owner.shape[1])), dtype=bool)
+    for p in range(L.PRESIDENCIES):
+        mine = (presidency == p)[:, None]
+        cand[:, :, L.SRC_CLERK[p]] = (state.clerks[:, :, p] > 0) & mine
+        cand[:, :, L.SRC_OFFICER[p]] = (state.officers[:, :, p] > 0) & mine
+    return cand
+
+
+# ------------------------------------------------------------------------------------------------- appointing
+def appoint_office(state: State, rules: Rules, dice: Chance, agents: Agents, office: int) -> None:
+    vacant = ~state.done & (state.office[:, office] < 0)
+    if office == L.CHINA:
+        vacant &= state.china_open
+    if not vacant.any():
+        return
+    if office in L.PRESIDENT:
+        appointer = state.office[:, L.DIRECTOR]
+    else:
+        appointer = state.office[:, L.CHAIRMAN]
+    cand = candidates(state, rules, office)
+    family, source = choose(state, rules, dice, agents, office, vacant, appointer, cand)
+    stress = seat_relative(state, rules, dice, agents, family, source)
+    rows = np.flatnonzero(family >= 0)
+    state.office[rows, office] = family[rows]
+    state.stress[rows, office] = stress[rows]
+
+
+def appoint_governor(state: State, rules: Rules, dice: Chance, agents: Agents, region: int) -> None:
+    presidency = state.owner[:, region]
+    vacant = ~state.done & (presidency >= 0) & (state.governor[:, region] < 0)
+    if not vacant.any():
+        return
+    president = np.full(state.n_games, -1, dtype=np.int8)
+    for p in range(L.PRESIDENCIES):
+        president = np.where(presidency == p, state.office[:, L.PRESIDENT[p]], president)
+    if rules.governors.appointer == "chairman":  # D-GOV-APPOINT
+        appointer = state.office[:, L.CHAIRMAN]
+    else:
+        appointer = np.where(president >= 0, president, state.office[:, L.CHAIRMAN])
+    cand = governor_candidates(state, presidency)
+    family, source = choose(state, rules, dice, agents, -1 - region, vacant, appointer, cand)
+    seat_relative(state, rules, dice, agents, family, source)
+    rows = np.flatnonzero(family >= 0)
+    state.governor[rows, region] = family[rows]
+
+
+def choose(
+    state: State,
+    rules: Rules,
+    dice: Chance,
+    agents: Agents,
+    office: int,
+    vacant: np.ndarray,
+    appointer: np.ndarray,
+    cand: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The appointer's pick under nepotism; ``office`` < 0 means the governor of region -1 - office.
+
+    Returns family and source per game (-1 where nobody is appointed)."""
+    g, n = state.n_games, state.n_players
+    s = cand.shape[2]
+    open_ = vacant & cand.any(axis=(1, 2))
+    appointer = np.where(open_, np.where(appointer >= 0, appointer, state.office[:, L.CHAIRMAN]), -1)
+    family = np.full(g, -1, dtype=np.int64)
+    source = np.full(g, -1, dtype=np.int64)
+    office_arr = np.full(g, office)
+
+    def check(answer, legal, obs):
+        f, src = answer
+        ok = (f >= 0) & (f < obs.players) & (src >= 0) & (src < s)
+        fc, sc = np.clip(f, 0, obs.players - 1), np.clip(src, 0, s - 1)
+        return ~ok | ~legal.candidates[np.arange(obs.n), fc, sc], "not one of the candidates"
+
+    ask = np.where(open_ & (appointer >= 0), appointer, -1)
+    agents.ask("appoint", state, ask, {"office": office_arr, "candidates": cand}, (family, source), check)
+    # nepotism: his own relative needs the consent of every other family with a candidate
+    has_cand = cand.any(axis=2)
+    own = (ask >= 0) & (family == ask)
+    refused = np.zeros(g, dtype=bool)
+    for seat in range(n):
+        need = own & (ask != seat) & has_cand[:, seat]
+        if need.any():
+            consent = np.zeros(g, dtype=bool)
+            legal = {"office": office_arr, "appointer": ask, "candidates": cand}
+            agents.ask("consent", state, np.where(need, seat, -1), legal, (consent,))
+            refused |= need & ~consent
+    if refused.any():
+        cand2 = cand.copy()
+        rows = np.flatnonzero(refused)
+        cand2[rows, ask[rows]] = False
+        again = np.where(refused, ask, -1)
+        agents.ask("appoint", state, again, {"office": office_arr, "candidates": cand2}, (family, source), check)
+    # nobody to appoint: chance picks among the candidates
+    blind = np.flatnonzero(open_ & (ask < 0))
+    if blind.size:
+        flat = dice.pick(blind, cand[blind].reshape(blind.size, -1))
+        family[blind], source[blind] = flat // s, flat % s
+    return family, source
+
+
+def seat_relative(
+    state: State, rules: Rules, dice: Chance, agents: Agents, family: np.ndarray, source: np.ndarray
+) -> np.ndarray:
+    """Take the appointed relatives out of the places they came from; returns the stress markers an office
+    holder carries with him to his new office (int8[G])."""
+    stress = np.zeros(state.n_games, dtype=np.int8)
+    rows = np.flatnonzero(family >= 0)
+    if rows.size == 0:
+        return stress
+    f, src = family[rows], source[rows]
+    clerk = src < L.SRC_OFFICER[0]
+    state.clerks[rows[clerk], f[clerk], src[clerk]] -= 1
+    officer = (src >= L.SRC_OFFICER[0]) & (src < L.SRC_ACADEMY)
+    state.officers[rows[officer], f[officer], src[officer] - L.SRC_OFFICER[0]] -= 1
+    academy = src == L.SRC_ACADEMY
+    state.academy[rows[academy], f[academy]] -= 1
+    office = (src >= L.SRC_OFFICE0) & (src < L.SRC_GOVERNOR0)
+    stress[rows[office]] = state.stress[rows[office], src[office] - L.SRC_OFFICE0]
+    state.office[rows[office], src[office] - L.SRC_OFFICE0] = -1
+    state.stress[rows[office], src[office] - L.SRC_OFFICE0] = 0
+    gov = src >= L.SRC_GOVERNOR0
+    state.governor[rows[gov], src[gov] - L.SRC_GOVERNOR0] = -1
+    if officer.any():
+        settle_commanders(state, rules, dice, agents, rows[officer])
+    return stress

@@ -1,0 +1,160 @@
+"""Phase 2, family actions (R-ACTIONS, L76-L84).
+
+Each family takes one action: luxury, shipyard, factory, a clerk to a presidency, an officer to the academy, a
+place on the share exchange, or nothing. The same action as last round may be taken twice. With enough
+committee-head offices vacant every family may also send one extra clerk. Actions are simultaneous; places on the
+exchange go in the order the Chairman ranks the buyers (the family that last held the chair when it is vacant).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import layout as L
+from .. import ledger
+from ..agents import Agents
+from ..board import committee_vacancies
+from ..dice import Chance
+from ..rules import Rules
+from ..state import State
+
+
+def action_costs(rules: Rules) -> np.ndarray:
+    """£ per action (the exchange's price depends on the free position and is handled apart)."""
+    a = rules.actions
+    costs = np.zeros(L.N_ACTIONS, dtype=np.int64)
+    costs[[L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY]] = a.luxury_cost, a.shipyard_cost, a.factory_cost
+    return costs
+
+
+def legal_actions(state: State, rules: Rules, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """bool[G, A] actions seat may take once, and bool[G, A] those it may take twice this round."""
+    g = state.n_games
+    money, supply = state.money[:, seat], state.supply[:, seat]
+    costs = action_costs(rules)
+    prices = rules.d.exchange_prices
+    free = state.exchange < 0
+    n_free = free.sum(axis=1)
+    # the cheapest and second-cheapest free exchange positions
+    price_sorted = np.sort(np.where(free, prices[None, :], 1 << 30), axis=1)
+    once = np.zeros((g, L.N_ACTIONS), dtype=bool)
+    once[:, L.A_PASS] = True
+    for act in (L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY):
+        once[:, act] = money >= costs[act]
+    once[:, L.A_CLERK] = once[:, L.A_OFFICER] = supply >= 1
+    once[:, L.A_SHARES] = (supply >= 1) & (n_free >= 1) & (money >= price_sorted[:, 0])
+    twice = np.zeros_like(once)
+    if rules.actions.repeat_twice:
+        for act in (L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY):
+            twice[:, act] = money >= 2 * costs[act]
+        twice[:, L.A_CLERK] = twice[:, L.A_OFFICER] = supply >= 2
+        if prices.size >= 2:
+            twice[:, L.A_SHARES] = (supply >= 2) & (n_free >= 2) & (money >= price_sorted[:, 0] + price_sorted[:, 1])
+        twice &= np.arange(L.N_ACTIONS)[None, :] == state.last_action[:, seat, None]
+        twice[:, L.A_PASS] = False
+    return once, twice
+
+
+def family_actions(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    g, n = state.n_games, state.n_players
+    live = ~state.done
+    action = np.zeros((g, n), dtype=np.int64)
+    repeat = np.zeros((g, n), dtype=bool)
+    where = np.zeros((g, n, 2), dtype=np.int64)
+    for seat in range(n):
+        once, twice = legal_actions(state, rules, seat)
+
+        def check(answer, legal, obs):
+            act, two, pres = answer
+            rows = np.arange(obs.n)
+            ac = np.clip(act, 0, L.N_ACTIONS - 1)
+            bad = (act < 0) | (act >= L.N_ACTIONS) | ~legal.once[rows, ac]
+            bad |= two & ~legal.twice[rows, ac]
+            clerk = act == L.A_CLERK
+            bad |= clerk & ((pres[:, 0] < 0) | (pres[:, 0] >= L.PRESIDENCIES))
+            bad |= clerk & two & ((pres[:, 1] < 0) | (pres[:, 1] >= L.PRESIDENCIES))
+            return bad, "action not affordable or not allowed (twice only repeats last round's action)"
+
+        decider = np.where(live, seat, -1)
+        agents.ask(
+            "family_action",
+            state,
+            decider,
+            {"once": once, "twice": twice},
+            (action[:, seat], repeat[:, seat], where[:, seat]),
+            check,
+        )
+    times = np.where(live[:, None], 1 + repeat, 0)
+    costs = action_costs(rules)
+    rows = np.arange(g)
+    for seat in range(n):
+        act, k = action[:, seat], times[:, seat]
+        pay = -costs[act] * k
+        seats = np.full(g, seat)
+        for flow, kind in (("luxury", L.A_LUXURY), ("shipyard", L.A_SHIPYARD), ("factory", L.A_FACTORY)):
+            ledger.family(state, flow, seats, pay, where=act == kind)
+        lux = np.where(act == L.A_LUXURY, k, 0)
+        state.luxuries[:, seat] += lux
+        state.wealth[:, seat] += lux * rules.actions.luxury_wealth
+        state.shipyards[:, seat] += np.where(act == L.A_SHIPYARD, k, 0)
+        state.factories[:, seat] += np.where(act == L.A_FACTORY, k, 0)
+        for j in range(2):
+            sent = (act == L.A_CLERK) & (k > j)
+            state.clerks[rows[sent], seat, where[sent, seat, j]] += 1
+            state.supply[sent, seat] -= 1
+        cadets = np.where(act == L.A_OFFICER, k, 0)
+        state.academy[:, seat] += cadets
+        state.supply[:, seat] -= cadets
+    buy_shares(state, rules, agents, np.where(action == L.A_SHARES, times, 0))
+    state.last_action[live] = action[live]
+    extra_clerks(state, rules, agents)
+
+
+def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray) -> None:
+    """Families send relatives to the exchange (cheapest free position first) in the Chairman's order."""
+    g, n = state.n_games, state.n_players
+    buyers = wanted > 0
+    contested = buyers.sum(axis=1) > 1
+    order = np.tile(np.arange(n), (g, 1))
+    if contested.any():
+        chair = state.office[:, L.CHAIRMAN]
+        ranker = np.where(contested, np.where(chair >= 0, chair, state.last_chair), -1)
+
+        def check(perm, legal, obs):
+            return (np.sort(perm, axis=1) != np.arange(obs.players)).any(axis=1), "not an ordering of the seats"
+
+        agents.ask("rank_share_buyers", state, ranker, {"buyers": buyers}, (order,), check)
+    prices = rules.d.exchange_prices
+    rows = np.arange(g)
+    for rank in range(n):
+        seat = order[:, rank]
+        for unit in range(2):
+            free = state.exchange < 0
+            pos = free.argmax(axis=1)
+            price = prices[pos]
+            ok = (wanted[rows, seat] > unit) & free.any(axis=1)
+            ok &= (state.money[rows, seat] >= price) & (state.supply[rows, seat] >= 1)
+            hit = np.flatnonzero(ok)
+            state.exchange[hit, pos[hit]] = seat[hit]
+            state.supply[hit, seat[hit]] -= 1
+            ledger.family(state, "exchange", seat, -price, where=ok)
+
+
+def extra_clerks(state: State, rules: Rules, agents: Agents) -> None:
+    """With >= actions.extra_clerk_vacancies committee heads vacant, each family may send one more clerk."""
+    g, n = state.n_games, state.n_players
+    eligible = ~state.done & (committee_vacancies(state, rules) >= rules.actions.extra_clerk_vacancies)
+    if not eligible.any():
+        return
+    rows = np.arange(g)
+    for seat in range(n):
+        target = np.full(g, -1, dtype=np.int64)
+
+        def check(p, legal, obs):
+            return (p < -1) | (p >= L.PRESIDENCIES), "presidency must be 0..2, or -1 for none"
+
+        decider = np.where(eligible & (state.supply[:, seat] >= 1), seat, -1)
+        agents.ask("extra_clerk", state, decider, {}, (target,), check)
+        sent = target >= 0
+        state.clerks[rows[sent], seat, target[sent]] += 1
+        state.supply[sent, seat] -= 1

@@ -1,0 +1,348 @@
+"""Phase 6, military: Military Affairs (R-MILITARY) and the army commanders' deployments (R-DEPLOY, L166-L173).
+
+Military Affairs sends every academy officer to an army and makes up to two moves of officers or regiments.
+The commander of an army is the family with the most officers there; a tie keeps a sitting commander among the
+tied, otherwise Military Affairs picks (no nepotism: a commander is not an office). Commanders deploy in turn,
+Bombay, Madras, Bengal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import layout as L
+from .. import ledger
+from ..agents import Agents
+from ..board import check_outcome
+from ..dice import Chance
+from ..rules import Rules
+from ..state import TALLY, State
+
+
+# ------------------------------------------------------------------------------------------------ commanders
+def settle_commanders(
+    state: State,
+    rules: Rules,
+    dice: Chance,
+    agents: Agents,
+    rows: np.ndarray,
+    armies: range | list = range(3),
+) -> None:
+    """Re-seat the commander of each army in games ``rows`` from its officers (R-COMMANDER)."""
+    g = state.n_games
+    in_rows = np.zeros(g, dtype=bool)
+    in_rows[rows] = True
+    for a in armies:
+        off = state.officers[:, :, a]
+        top = off.max(axis=1)
+        tied = (off == top[:, None]) & (top > 0)[:, None]
+        cur = state.commander[:, a]
+        keep = (cur >= 0) & tied[np.arange(g), np.maximum(cur, 0)]
+        single = tied.sum(axis=1) == 1
+        new = np.where(keep, cur, np.where(single, tied.argmax(axis=1), -1))
+        need = in_rows & (top > 0) & ~keep & ~single
+        if need.any():
+            head = np.where(need, state.office[:, L.MILITARY], -1)
+            picked = np.full(g, -1, dtype=np.int64)
+
+            def check(seat, legal, obs):
+                ok = (seat >= 0) & (seat < obs.players)
+                return ~ok | ~legal.tied[np.arange(obs.n), np.clip(seat, 0, obs.players - 1)], "not a tied family"
+
+            agents.ask("pick_commander", state, head, {"army": np.full(g, a), "tied": tied}, (picked,), check)
+            nobody = np.flatnonzero(need & (head < 0))
+            if nobody.size:
+                picked[nobody] = dice.pick(nobody, tied[nobody])
+            new = np.where(need, picked, new)
+        state.commander[:, a] = np.where(in_rows, np.where(top > 0, new, -1), cur)
+
+
+# --------------------------------------------------------------------------------------------- Military Affairs
+def military_affairs(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    """Academy officers to the armies, then up to ``military.moves`` moves of officers or regiments."""
+    g, n = state.n_games, state.n_players
+    head = np.where(~state.done, state.office[:, L.MILITARY], -1)
+    asked = head >= 0
+    if not asked.any():
+        return
+    rows = np.flatnonzero(asked)
+    # academy officers: all of them go to some army
+    has_cadets = np.where(asked & (state.academy.sum(axis=1) > 0), head, -1)
+    assign = np.zeros((g, n, L.PRESIDENCIES), dtype=np.int64)
+
+    def check_assign(a, legal, obs):
+        return (a < 0).any(axis=(1, 2)) | (a.sum(axis=2) != legal.academy).any(axis=1), (
+            "must send every academy officer, and only those, to an army"
+        )
+
+    agents.ask("assign_academy", state, has_cadets, {"academy": state.academy}, (assign,), check_assign)
+    sent = np.flatnonzero(has_cadets >= 0)
+    state.officers[sent] += assign[sent].astype(np.int32)
+    state.academy[sent] = 0
+
+    m = rules.military.moves
+    if m:
+        moves = tuple(np.zeros((g, m), dtype=np.int64) for _ in range(5))
+
+        def check_moves(answer, legal, obs):
+            officers, regiments = legal.officers.copy(), legal.regiments.copy()
+            return apply_military_moves(officers, regiments, answer), "illegal move of officers or regiments"
+
+        legal = {"officers": state.officers, "regiments": state.regiments}
+        agents.ask("military_moves", state, head, legal, moves, check_moves)
+        sub = tuple(x[rows] for x in moves)
+        officers, regiments = state.officers[rows], state.regiments[rows]
+        apply_military_moves(officers, regiments, sub)
+        state.officers[rows], state.regiments[rows] = officers, regiments
+    settle_commanders(state, rules, dice, agents, rows)
+
+
+def apply_military_moves(officers: np.ndarray, regiments: np.ndarray, moves: tuple) -> np.ndarray:
+    """Apply moves (kind, family, src, dst, count)[G', M] in order to officers[G', N, P] and regiments[G', P]
+    in place; returns bool[G'] of games with an illegal move (those games are left partly moved)."""
+    kind, family, src, dst, count = moves
+    g, n, p = officers.shape
+    bad = np.zeros(g, dtype=bool)
+    r = np.arange(g)
+    for j in range(kind.shape[1]):
+        k, f, s, d, c = kind[:, j], family[:, j], src[:, j], dst[:, j], count[:, j]
+        move = k != L.MOVE_NONE
+        bad |= move & ((k < 0) | (k > L.MOVE_REGIMENTS) | (s < 0) | (s >= p) | (d < 0) | (d >= p) | (s == d) | (c < 1))
+        bad |= (k == L.MOVE_OFFICERS) & ((f < 0) | (f >= n))
+        s, d, fc = np.clip(s, 0, p - 1), np.clip(d, 0, p - 1), np.clip(f, 0, n - 1)
+        off = move & (k == L.MOVE_OFFICERS) & ~bad
+        bad |= off & (officers[r, fc, s] < c)
+        off &= ~bad
+        officers[r[off], fc[off], s[off]] -= c[off]
+        officers[r[off], fc[off], d[off]] += c[off]
+        reg = move & (k == L.MOVE_REGIMENTS) & ~bad
+        bad |= reg & (regiments[r, s] < c)
+        reg &= ~bad
+        regiments[r[reg], s[reg]] -= c[reg]
+        regiments[r[reg], d[reg]] += c[reg]
+    return bad
+
+
+# ------------------------------------------------------------------------------------------------ deployment
+def deploy_targets(state: State, rules: Rules, army: int) -> np.ndarray:
+    """bool[G, R]: regions army ``army`` may deploy into: its presidency's own regions, its home region, and
+    regions adjacent to its own that the Company does not control (L166)."""
+    d = rules.d
+    own = state.owner == army
+    near = (own.astype(np.uint8) @ d.adjacent.astype(np.uint8)) > 0
+    targets = own | (near & (state.owner < 0))
+    targets[:, d.home[army]] |= state.owner[:, d.home[army]] < 0
+    return targets
+
+
+def deployments(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    """Each army's commander may deploy once, Bombay, then Madras, then Bengal."""
+    for army in range(L.PRESIDENCIES):
+        deploy(state, rules, dice, agents, army)
+
+
+def deploy(state: State, rules: Rules, dice: Chance, agents: Agents, army: int) -> None:
+    g, n = state.n_games, state.n_players
+    d, mil = rules.d, rules.military
+    cmd = np.where(~state.done, state.commander[:, army], -1)
+    if not (cmd >= 0).any():
+        return
+    t_pres = L.T_PRESIDENCY[army]
+    president = state.office[:, L.PRESIDENT[army]]
+    merc_ok = np.broadcast_to(d.merc_valid[army], (g, d.merc_valid.shape[1])).copy()
+    if mil.mercenaries_need_president:
+        merc_ok &= (president >= 0)[:, None]
+    targets = deploy_targets(state, rules, army)
+    strength = np.where(state.owner >= 0, 0, state.strength)
+    legal = {
+        "army": np.full(g, army),
+        "targets": targets,
+        "strength": strength,
+        "officers": state.officers[:, :, army],
+        "regiments": state.regiments[:, army],
+        "mercenaries": merc_ok,
+        "treasury": state.treasury[:, t_pres],
+    }
+    target = np.full(g, -1, dtype=np.int64)
+    officers = np.zeros((g, n), dtype=np.int64)
+    regiments = np.zeros(g, dtype=np.int64)
+    mercs = np.zeros((g, d.merc_valid.shape[1]), dtype=bool)
+
+    def check(answer, lg, obs):
+        t, off, reg, mc = answer
+        rows = np.arange(obs.n)
+        go = t >= 0
+        tc = np.clip(t, 0, lg.targets.shape[1] - 1)
+        bad = (t >= lg.targets.shape[1]) | (go & ~lg.targets[rows, tc])
+        bad |= (off < 0).any(axis=1) | (off > lg.officers).any(axis=1) | (reg < 0) | (reg > lg.regiments)
+        bad |= (mc & ~lg.mercenaries).any(axis=1)
+        bad |= go & (obs.mine(off) < 1)  # the commander leads his force
+        bad |= (mc * d.merc_cost[army]).sum(axis=1) > lg.treasury
+        force = off.sum(axis=1) + reg + (mc * d.merc_strength[army]).sum(axis=1)
+        bad |= go & (force - lg.strength[rows, tc] < 1)
+        bad |= ~go & ((off.sum(axis=1) + reg + mc.sum(axis=1)) > 0)
+        return (
+            bad,
+            "deployment outside the legal regions, beyond the army's troops, without the commander, or with no dice",
+        )
+
+    agents.ask("deploy", state, cmd, legal, (target, officers, regiments, mercs), check)
+    go = target >= 0
+    if not go.any():
+        return
+    # the President funds the mercenaries asked for, or not
+    want = go & mercs.any(axis=1)
+    if want.any():
+        cost = (mercs * d.merc_cost[army]).sum(axis=1)
+        fund = np.zeros(g, dtype=bool)
+        agents.ask(
+            "fund_mercenaries",
+            state,
+            np.where(want, president, -1),
+            {"army": np.full(g, army), "cost": cost},
+            (fund,),
+        )
+        mercs &= fund[:, None]
+        paid = np.where(want & fund, cost, 0)
+        ledger.treasury(state, "mercenaries", t_pres, -paid)
+    tgt = np.maximum(target, 0)
+    force = officers.sum(axis=1) + regiments + (mercs * d.merc_strength[army]).sum(axis=1)
+    k = force - strength[np.arange(g), tgt]
+    go &= k >= 1  # refused mercenaries can leave too small a force: then there is no battle
+    rows = np.flatnonzero(go)
+    if rows.size == 0:
+        return
+    battle(
+        state,
+        rules,
+        dice,
+        agents,
+        army,
+        rows,
+        target[rows],
+        officers[rows],
+        regiments[rows],
+        mercs[rows],
+        k[rows],
+    )
+
+
+def battle(
+    state: State,
+    rules: Rules,
+    dice: Chance,
+    agents: Agents,
+    army: int,
+    rows: np.ndarray,
+    target: np.ndarray,
+    officers: np.ndarray,
+    regiments: np.ndarray,
+    mercs: np.ndarray,
+    k: np.ndarray,
+) -> None:
+    """Resolve deployments in games ``rows``: the check, the officers' death rolls, conquest, loot, defeat."""
+    n = state.n_players
+    d, mil = rules.d, rules.military
+    m = rows.size
+    r = np.arange(m)
+    cmd = state.commander[rows, army].astype(np.int64)
+    state.tally[rows, TALLY["battles"]] += 1
+    lowest = dice.lowest(rows, k)
+    success, mishap = check_outcome(rules, lowest)
+
+    # every officer taking part rolls for death; the commander's die is his family's first
+    order = np.argsort(np.where(np.arange(n)[None, :] == cmd[:, None], -1, np.arange(n)[None, :]), axis=1)
+    counts = np.take_along_axis(officers, order, axis=1)  # [m, N] in roll order
+    total = counts.sum(axis=1)
+    width = max(int(total.max()), 1)
+    dead_die = dice.d6(rows, width, used=total) >= mil.death_on
+    dead_die &= np.arange(width)[None, :] < total[:, None]
+    cum = np.concatenate([np.zeros((m, 1), dtype=np.int64), np.cumsum(dead_die, axis=1)], axis=1)
+    ends = np.cumsum(counts, axis=1)
+    starts = ends - counts
+    deaths_ordered = np.take_along_axis(cum, ends, axis=1) - np.take_along_axis(cum, starts, axis=1)
+    deaths = np.zeros_like(deaths_ordered)
+    np.put_along_axis(deaths, order, deaths_ordered, axis=1)
+    commander_dead = dead_die[:, 0]
+    # a defeat kills or disgraces the commander (if his die did not already) and costs half his family's trophies
+    fallen = mishap & ~commander_dead
+    deaths[r[fallen], cmd[fallen]] += 1
+    lost = np.ceil(state.trophies[rows, cmd] * mil.trophy_loss).astype(np.int32)
+    state.trophies[rows[mishap], cmd[mishap]] -= lost[mishap]
+    state.officers[rows, :, army] -= deaths.astype(np.int32)
+    state.supply[rows] += deaths.astype(np.int32)
+    state.tally[rows, TALLY["officers_killed"]] += deaths.sum(axis=1).astype(np.int32)
+    survivors = officers - deaths
+
+    # success: unrest cleared; a sovereign region is conquered (trophies = its strength, then loot)
+    win = np.flatnonzero(success)
+    if win.size:
+        wr, wt = rows[win], target[win]
+        state.unrest[wr, wt] = 0
+        sovereign = state.owner[wr, wt] < 0
+        strength = np.where(sovereign, state.strength[wr, wt], 0)
+        state.trophies[wr, cmd[win]] += strength
+        loot = np.where(
+            sovereign,
+            mil.loot_per_strength * strength + np.where(state.looted[wr, wt], 0, d.first_loot[wt]),
+            0,
+        )
+        state.looted[wr[sovereign], wt[sovereign]] = True
+        conquer(state, wr[sovereign], wt[sovereign], army)
+        state.tally[wr, TALLY["conquests"]] += sovereign
+        pay = np.flatnonzero(loot > 0)
+        if pay.size:
+            share_loot(state, agents, army, wr[pay], cmd[win][pay], loot[pay], survivors[win][pay],
+                       regiments[win][pay] + mercs[win][pay].sum(axis=1))  # fmt: skip
+    settle_commanders(state, rules, dice, agents, rows, [army])
+
+
+def conquer(state: State, rows: np.ndarray, region: np.ndarray, army: int) -> None:
+    """The region becomes the presidency's; it leaves its empire, and an empire whose capital falls shatters."""
+    if rows.size == 0:
+        return
+    state.owner[rows, region] = army
+    state.strength[rows, region] = 0
+    shattered = state.capital[rows] == region[:, None].astype(np.int8)  # [m, R] regions ruled from the fallen one
+    own = np.broadcast_to(np.arange(state.capital.shape[1], dtype=np.int8), shattered.shape)
+    state.capital[rows] = np.where(shattered, own, state.capital[rows])
+    state.capital[rows, region] = region
+
+
+def share_loot(
+    state: State,
+    agents: Agents,
+    army: int,
+    rows: np.ndarray,
+    cmd: np.ndarray,
+    loot: np.ndarray,
+    survivors: np.ndarray,
+    troops: np.ndarray,
+) -> None:
+    """Loot paid round-robin (L171): 1 £ per surviving officer (the commander's family first), then 1 £ to each
+    family the commander names, then 1 £ per regiment and mercenary band (never paid out) until it runs out."""
+    g, n = state.n_games, state.n_players
+    named_full = np.zeros((g, n), dtype=bool)
+    decider = np.full(g, -1, dtype=np.int64)
+    decider[rows] = cmd
+    loot_full = np.zeros(g, dtype=np.int64)
+    loot_full[rows] = loot
+    agents.ask("share_loot", state, decider, {"army": np.full(g, army), "loot": loot_full}, (named_full,))
+    named = named_full[rows].astype(np.int64)
+    slots = survivors.sum(axis=1) + named.sum(axis=1) + troops
+    full = np.where(slots > 0, loot // np.maximum(slots, 1), 0)
+    rest = np.where(slots > 0, loot % np.maximum(slots, 1), 0)
+    # the remainder goes to the first slots in order: officers (commander's family first), named families
+    order = np.argsort(np.where(np.arange(n)[None, :] == cmd[:, None], -1, np.arange(n)[None, :]), axis=1)
+    off_ordered = np.take_along_axis(survivors, order, axis=1)
+    start = np.cumsum(off_ordered, axis=1) - off_ordered
+    part_off = np.zeros_like(survivors)
+    np.put_along_axis(part_off, order, np.clip(rest[:, None] - start, 0, off_ordered), axis=1)
+    rest2 = np.maximum(rest - survivors.sum(axis=1), 0)
+    start2 = np.cumsum(named, axis=1) - named
+    part_named = np.clip(rest2[:, None] - start2, 0, named)
+    pay = full[:, None] * (survivors + named) + part_off + part_named
+    amounts = np.zeros((g, n), dtype=np.int64)
+    amounts[rows] = pay
+    ledger.families(state, "loot", amounts)
+    state.tally[rows, TALLY["loot"]] += pay.sum(axis=1).astype(np.int32)

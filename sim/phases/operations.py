@@ -1,0 +1,403 @@
+"""Phase 6, Company operations (R-OPERATIONS, L129-L189), in the rules' order:
+
+Chairman (loans, budget) -> Director of Trade (checks, moves) -> Shipping Manager (ships) -> Military Affairs ->
+firms' trade initiative -> governors -> army commanders -> presidents' trade -> China trade.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import layout as L
+from .. import ledger
+from ..agents import Agents
+from ..board import board_votes, check_outcome, company_ships, reachable, vacate, vacate_governor
+from ..dice import Chance
+from ..rules import Rules
+from ..state import TALLY, State
+from .firms import trade_initiative
+from .military import deployments, military_affairs
+
+
+def company_operations(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    chairman(state, rules, dice, agents)
+    director_of_trade(state, rules, dice, agents)
+    shipping_manager(state, rules, dice, agents)
+    military_affairs(state, rules, dice, agents)
+    trade_initiative(state, rules, dice, agents)
+    governors(state, rules, dice, agents)
+    deployments(state, rules, dice, agents)
+    presidents(state, rules, dice, agents)
+    china_trade(state, rules, dice, agents)
+
+
+# ------------------------------------------------------------------------------------------------- Chairman
+def chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    """Up to ``free_loans`` loans (more with a board majority, never past ``max_loans``), then the whole budget
+    (loans + carried balance) handed to the Director of Trade, the Shipping Manager and the presidencies."""
+    g, n = state.n_games, state.n_players
+    co = rules.company
+    chair = np.where(~state.done, state.office[:, L.CHAIRMAN], -1)
+    if not (chair >= 0).any():
+        return
+    room = np.maximum(co.max_loans - state.loans, 0)
+    free = np.minimum(co.free_loans, room)
+    loans = np.zeros(g, dtype=np.int64)
+
+    def check_loans(k, legal, obs):
+        return (k < 0) | (k > legal.max_loans), "more loans than the Company may take"
+
+    agents.ask("take_loans", state, chair, {"max_loans": room, "free_loans": free}, (loans,), check_loans)
+    beyond = loans > free
+    if beyond.any():  # more than free_loans needs the board's consent, share-weighted (the chair counts as one)
+        votes = board_votes(state)
+        yes = np.zeros(g, dtype=np.int64)
+        for seat in range(n):
+            ok = np.zeros(g, dtype=bool)
+            voter = np.where(beyond & (votes[:, seat] > 0), seat, -1)
+            agents.ask("approve_loans", state, voter, {"loans": loans, "chairman": chair}, (ok,))
+            yes += np.where(ok & (voter >= 0), votes[:, seat], 0)
+        approved = yes >= co.chairman_vote * votes.sum(axis=1) - 1e-9
+        loans = np.where(beyond & ~approved, free, loans)
+    state.loans[...] += loans.astype(np.int32)
+    ledger.company(state, "loans", loans * co.loan_value)
+    state.tally[:, TALLY["loans_taken"]] += loans.astype(np.int32)
+
+    budget = np.where(chair >= 0, state.balance, 0)
+    alloc = np.zeros((g, L.N_TREASURIES), dtype=np.int64)
+
+    def check_budget(a, legal, obs):
+        return (a < 0).any(axis=1) | (a.sum(axis=1) != legal.budget), "the whole budget must be handed out"
+
+    agents.ask("allocate_budget", state, np.where(budget > 0, chair, -1), {"budget": budget}, (alloc,), check_budget)
+    handed = np.where((budget > 0)[:, None], alloc, 0)
+    state.balance[...] -= handed.sum(axis=1).astype(np.int32)
+    state.treasury[...] += handed.astype(np.int32)
+
+
+# ---------------------------------------------------------------------------------------- Director of Trade
+def openable(state: State, rules: Rules) -> np.ndarray:
+    """bool[G, O+1]: closed orders in regions the Company does not control, and (last column) the closed route
+    to China: what a Director of Trade success may open (L136-L137)."""
+    free_region = state.owner[:, rules.d.order_region] < 0
+    return np.concatenate([~state.order_open & free_region, ~state.china_open[:, None]], axis=1)
+
+
+def director_of_trade(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    """Repeated checks (k £ for k dice) while not fired and a success could open something; then moves."""
+    g = state.n_games
+    t = L.T_DIRECTOR
+    n_orders = len(rules.d.orders)
+    active = ~state.done & (state.office[:, L.DIRECTOR] >= 0)
+    while True:
+        can_open = openable(state, rules)
+        active &= can_open.any(axis=1) & (state.treasury[:, t] >= 1) & (state.office[:, L.DIRECTOR] >= 0)
+        if not active.any():
+            break
+        director = np.where(active, state.office[:, L.DIRECTOR], -1)
+        k = np.zeros(g, dtype=np.int64)
+
+        def check_k(k, legal, obs):
+            return (k < 0) | (k > legal.treasury), "cannot roll more dice than the £ in his treasury"
+
+        agents.ask(
+            "trade_check",
+            state,
+            director,
+            {"treasury": state.treasury[:, t], "openable": can_open},
+            (k,),
+            check_k,
+        )
+        active &= k > 0
+        rows = np.flatnonzero(active)
+        if rows.size == 0:
+            break
+        ledger.treasury(state, "director_checks", t, -np.where(active, k, 0))
+        state.tally[rows, TALLY["checks"]] += 1
+        success, mishap = check_outcome(rules, dice.lowest(rows, k[rows]))
+        won = np.zeros(g, dtype=bool)
+        won[rows[success]] = True
+        pick = np.full(g, -1, dtype=np.int64)
+
+        def check_pick(i, legal, obs):
+            ic = np.clip(i, 0, legal.openable.shape[1] - 1)
+            return (i < 0) | (i >= legal.openable.shape[1]) | ~legal.openable[np.arange(obs.n), ic], "not openable"
+
+        agents.ask("open_order", state, np.where(won, director, -1), {"openable": can_open}, (pick,), check_pick)
+        orders = np.flatnonzero(won & (pick < n_orders))
+        state.order_open[orders, pick[orders]] = True
+        state.china_open[won & (pick == n_orders)] = True
+        state.tally[won, TALLY["orders_opened"]] += 1
+        fired = rows[mishap]
+        vacate(state, fired, L.DIRECTOR)
+        active[fired] = False
+    director_moves(state, rules, agents)
+
+
+def director_moves(state: State, rules: Rules, agents: Agents) -> None:
+    """Up to ``director.moves`` moves of clerks or ships between presidencies (ships also to China if open)."""
+    g, m = state.n_games, rules.director.moves
+    director = np.where(~state.done, state.office[:, L.DIRECTOR], -1)
+    if m == 0 or not (director >= 0).any():
+        return
+    moves = tuple(np.zeros((g, m), dtype=np.int64) for _ in range(5))
+    legal = {
+        "clerks": state.clerks,
+        "ships": state.ships,
+        "yard_ships": state.yard_ships,
+        "china_open": state.china_open,
+    }
+
+    def check(answer, lg, obs):
+        return apply_director_moves(lg.clerks.copy(), lg.ships.copy(), lg.yard_ships.copy(), lg.china_open, answer), (
+            "illegal move of clerks or ships"
+        )
+
+    agents.ask("director_moves", state, director, legal, moves, check)
+    rows = np.flatnonzero(director >= 0)
+    clerks, ships, yard = state.clerks[rows], state.ships[rows], state.yard_ships[rows]
+    apply_director_moves(clerks, ships, yard, state.china_open[rows], tuple(x[rows] for x in moves))
+    state.clerks[rows], state.ships[rows], state.yard_ships[rows] = clerks, ships, yard
+
+
+def apply_director_moves(
+    clerks: np.ndarray, ships: np.ndarray, yard: np.ndarray, china_open: np.ndarray, moves: tuple
+) -> np.ndarray:
+    """Apply (kind, family, src, dst, count)[G', M] moves in order, in place; returns bool[G'] illegal games."""
+    kind, family, src, dst, count = moves
+    g, n = clerks.shape[:2]
+    r = np.arange(g)
+    bad = np.zeros(g, dtype=bool)
+    for j in range(kind.shape[1]):
+        k, f, s, d, c = kind[:, j], family[:, j], src[:, j], dst[:, j], count[:, j]
+        move = k != L.MOVE_NONE
+        clerk = k == L.MOVE_CLERKS
+        n_locs = np.where(clerk, L.PRESIDENCIES, np.where(china_open, L.N_SHIP_LOCS, L.PRESIDENCIES))
+        bad |= move & ((k < 0) | (k > L.MOVE_YARD_SHIPS) | (s < 0) | (s >= n_locs) | (d < 0) | (d >= n_locs))
+        bad |= move & ((s == d) | (c < 1))
+        bad |= (clerk | (k == L.MOVE_YARD_SHIPS)) & ((f < 0) | (f >= n))
+        s, d, f = np.clip(s, 0, L.N_SHIP_LOCS - 1), np.clip(d, 0, L.N_SHIP_LOCS - 1), np.clip(f, 0, n - 1)
+        sp, dp = np.minimum(s, L.PRESIDENCIES - 1), np.minimum(d, L.PRESIDENCIES - 1)
+        ok = move & ~bad
+        bad |= ok & clerk & (clerks[r, f, sp] < c)
+        for kind_code, ship_kind in ((L.MOVE_LEASED, L.LEASED), (L.MOVE_COMPANY_SHIPS, L.COMPANY_SHIP)):
+            bad |= ok & (k == kind_code) & (ships[r, s, ship_kind] < c)
+        bad |= ok & (k == L.MOVE_YARD_SHIPS) & (yard[r, f, s] < c)
+        ok &= ~bad
+        sel = ok & clerk
+        clerks[r[sel], f[sel], sp[sel]] -= c[sel]
+        clerks[r[sel], f[sel], dp[sel]] += c[sel]
+        for kind_code, ship_kind in ((L.MOVE_LEASED, L.LEASED), (L.MOVE_COMPANY_SHIPS, L.COMPANY_SHIP)):
+            sel = ok & (k == kind_code)
+            ships[r[sel], s[sel], ship_kind] -= c[sel]
+            ships[r[sel], d[sel], ship_kind] += c[sel]
+        sel = ok & (k == L.MOVE_YARD_SHIPS)
+        yard[r[sel], f[sel], s[sel]] -= c[sel]
+        yard[r[sel], f[sel], d[sel]] += c[sel]
+    return bad
+
+
+# ------------------------------------------------------------------------------------------ Shipping Manager
+def shipping_manager(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    """With >= must_buy_from £ he must buy ships until less remains or nothing is affordable: leased, built at a
+    free family shipyard, or Company ships (only when no family shipyard is free); he places them in the seas."""
+    g, n = state.n_games, state.n_players
+    sh = rules.shipping
+    t = L.T_SHIPPING
+    money = state.treasury[:, t]
+    manager = np.where(~state.done & (money >= sh.must_buy_from), state.office[:, L.SHIPPING], -1)
+    if not (manager >= 0).any():
+        return
+    free_yards = state.shipyards - state.yard_ships.sum(axis=2)
+    leased = np.zeros((g, L.PRESIDENCIES), dtype=np.int64)
+    company = np.zeros_like(leased)
+    yard = np.zeros((g, n, L.PRESIDENCIES), dtype=np.int64)
+
+    def check(answer, legal, obs):
+        ls, cs, ys = answer
+        per_owner = ys.sum(axis=2)
+        built = per_owner.sum(axis=1)
+        yards_left = legal.free_yards.sum(axis=1) - built
+        cost = sh.leased_cost * ls.sum(axis=1) + sh.yard_cost * built + sh.company_cost * cs.sum(axis=1)
+        rest = legal.money - cost
+        cheapest = np.minimum(sh.leased_cost, np.where(yards_left > 0, sh.yard_cost, sh.company_cost))
+        bad = (ls < 0).any(axis=1) | (cs < 0).any(axis=1) | (ys < 0).any(axis=(1, 2))
+        bad |= (per_owner > legal.free_yards).any(axis=1) | (rest < 0)
+        bad |= (cs.sum(axis=1) > 0) & (yards_left > 0)
+        bad |= (rest >= sh.must_buy_from) & (rest >= cheapest)
+        return bad, "purchase over budget, Company ships while a family yard is free, or >= 3 £ left unspent"
+
+    legal = {"money": money, "free_yards": free_yards}
+    agents.ask("buy_ships", state, manager, legal, (leased, company, yard), check)
+    asked = (manager >= 0)[:, None]
+    leased, company = np.where(asked, leased, 0), np.where(asked, company, 0)
+    yard = np.where(asked[:, :, None], yard, 0)
+    cost = (
+        sh.leased_cost * leased.sum(axis=1)
+        + sh.company_cost * company.sum(axis=1)
+        + sh.yard_cost * yard.sum(axis=(1, 2))
+    )
+    ledger.treasury(state, "ships", t, -cost)
+    state.ships[:, : L.PRESIDENCIES, L.LEASED] += leased.astype(np.int32)
+    state.ships[:, : L.PRESIDENCIES, L.COMPANY_SHIP] += company.astype(np.int32)
+    state.yard_ships[:, :, : L.PRESIDENCIES] += yard.astype(np.int32)
+    state.tally[:, TALLY["ships_bought"]] += (leased.sum(axis=1) + company.sum(axis=1) + yard.sum(axis=(1, 2))).astype(
+        np.int32
+    )
+
+
+# ------------------------------------------------------------------------------------------------- governors
+def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    """Each governor may act repeatedly, action i rolling admin_dice - (i - 1) dice (L157-L161)."""
+    g = state.n_games
+    gv = rules.governors
+    rows_all = np.arange(g)
+    for region in range(len(rules.d.regions)):
+        presidency = state.owner[:, region].astype(np.int64)
+        active = ~state.done & (presidency >= 0) & (state.governor[:, region] >= 0)
+        if not active.any():
+            continue
+        dice_left = np.full(g, rules.d.admin_dice[region], dtype=np.int64)
+        failed = np.zeros(g, dtype=bool)
+        region_arr = np.full(g, region)
+        while True:
+            active &= (dice_left >= 1) & (state.governor[:, region] >= 0)
+            if not active.any():
+                break
+            gov = np.where(active, state.governor[:, region], -1)
+            act = np.zeros(g, dtype=bool)
+            legal = {"region": region_arr, "dice": dice_left, "failed": failed}
+            agents.ask("govern", state, gov, legal, (act,))
+            active &= act
+            rows = np.flatnonzero(active)
+            if rows.size == 0:
+                break
+            success, mishap = check_outcome(rules, dice.lowest(rows, dice_left[rows]))
+            won = np.zeros(g, dtype=bool)
+            won[rows[success]] = True
+            income = np.where(failed, gv.income_after_failure, gv.income)
+            ledger.family(state, "governor_income", gov, income, where=won)
+            effect = np.zeros(g, dtype=np.int64)
+
+            def check(e, legal, obs):
+                return (e < 0) | (e >= L.N_GOV_EFFECTS), "unknown effect"
+
+            agents.ask("govern_effect", state, np.where(won, gov, -1), {"region": region_arr}, (effect,), check)
+            p = np.maximum(presidency, 0)
+            sel = won & (effect == L.G_REGIMENT)
+            state.regiments[rows_all[sel], p[sel]] += 1
+            sel = won & (effect == L.G_SHIP)
+            state.half_ships[rows_all[sel], p[sel]] += 1
+            done_ship = sel & (state.half_ships[rows_all, p] >= 2)
+            state.half_ships[rows_all[done_ship], p[done_ship]] -= 2
+            state.ships[rows_all[done_ship], p[done_ship], L.COMPANY_SHIP] += 1
+            tax = won & ((effect == L.G_TAX_COMPANY) | (effect == L.G_TAX_PRESIDENCY))
+            state.taxed[tax, region] += 1
+            state.unrest[tax & (state.taxed[:, region] > 1), region] += gv.extra_tax_unrest
+            ledger.company(state, "tax", np.where(won & (effect == L.G_TAX_COMPANY), gv.tax, 0))
+            to_pres = np.zeros((g, L.N_TREASURIES), dtype=np.int64)
+            sel = won & (effect == L.G_TAX_PRESIDENCY)
+            to_pres[rows_all[sel], np.asarray(L.T_PRESIDENCY)[p[sel]]] = gv.tax
+            ledger.treasuries(state, "tax", to_pres)
+            state.tally[tax, TALLY["tax"]] += gv.tax
+            failed[won] = False
+            nothing = rows[~success & ~mishap]
+            state.unrest[nothing, region] += 1
+            failed[nothing] = True
+            fired = rows[mishap]
+            state.unrest[fired, region] += 1
+            vacate_governor(state, fired, region)
+            dice_left[rows] -= 1
+
+
+# ------------------------------------------------------------------------------------------------ presidents
+def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    """Each President in turn may trade once: spend £ for dice (minus one per region outside home), fill open
+    orders linked to his port, one ship each; the Company gets the values, he 1 £ per order, placed clerks 1 £."""
+    g, n = state.n_games, state.n_players
+    d, tr = rules.d, rules.trade
+    for p in range(L.PRESIDENCIES):
+        t = L.T_PRESIDENCY[p]
+        reach = reachable(rules, state.order_open, blocked=state.order_filled)[:, p]
+        ships = company_ships(state)[:, p]
+        president = state.office[:, L.PRESIDENT[p]]
+        asked = ~state.done & (president >= 0) & reach.any(axis=1) & (ships >= 1) & (state.treasury[:, t] >= 1)
+        if not asked.any():
+            continue
+        spend = np.zeros(g, dtype=np.int64)
+        orders = np.zeros((g, len(d.orders)), dtype=bool)
+        clerk_pay = np.zeros((g, n), dtype=np.int64)
+        legal = {
+            "presidency": np.full(g, p),
+            "orders": reach,
+            "ships": ships,
+            "treasury": state.treasury[:, t],
+            "clerks": state.clerks[:, :, p],
+        }
+
+        def check(answer, lg, obs, p=p):
+            sp, od, cp = answer
+            count = od.sum(axis=1)
+            trading = count > 0
+            k = sp - regions_outside_home(rules, od, p)
+            bad = (od & ~lg.orders).any(axis=1) | (count > lg.ships) | (sp < 0) | (sp > lg.treasury)
+            bad |= trading & (k < 1)
+            bad |= ~trading & (sp != 0)
+            bad |= (cp < 0).any(axis=1) | (cp > lg.clerks).any(axis=1)
+            bad |= cp.sum(axis=1) != np.minimum(count, lg.clerks.sum(axis=1))
+            return bad, "orders not reachable, more orders than ships, no dice left, or clerks misplaced"
+
+        agents.ask("trade", state, np.where(asked, president, -1), legal, (spend, orders, clerk_pay), check)
+        trading = asked & orders.any(axis=1)
+        spend = np.where(trading, spend, 0)
+        ledger.treasury(state, "trade_spend", t, -spend)
+        rows = np.flatnonzero(trading)
+        if rows.size == 0:
+            continue
+        k = spend[rows] - regions_outside_home(rules, orders[rows], p)
+        success, mishap = check_outcome(rules, dice.lowest(rows, k))
+        won = np.zeros(g, dtype=bool)
+        won[rows[success]] = True
+        filled = orders & won[:, None]
+        count = filled.sum(axis=1)
+        revenue = (filled * d.order_value).sum(axis=1)
+        state.order_filled[...] |= filled
+        ledger.company(state, "trade", revenue)
+        ledger.family(state, "president_bonus", president, tr.president_bonus * count, where=won)
+        ledger.families(state, "clerk_pay", np.where(won[:, None], clerk_pay * tr.clerk_pay, 0))
+        state.tally[:, TALLY["trade_revenue"]] += revenue.astype(np.int32)
+        state.tally[:, TALLY["orders_filled"]] += count.astype(np.int32)
+        vacate(state, rows[mishap], L.PRESIDENT[p])
+
+
+def regions_outside_home(rules: Rules, orders: np.ndarray, presidency: int) -> np.ndarray:
+    """int[G]: distinct regions, other than the presidency's home, holding the chosen orders."""
+    regions = (orders[:, :, None] & rules.d.order_in_region[None, :, :]).any(axis=1)
+    regions[:, rules.d.home[presidency]] = False
+    return regions.sum(axis=1)
+
+
+# ------------------------------------------------------------------------------------------------------ China
+def china_trade(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    """One check with a die per ship in the China committee; success pays per Company-controlled opium icon."""
+    g = state.n_games
+    ch = rules.china
+    ships = company_ships(state)[:, L.CHINA_LOC]
+    manager = np.where(~state.done & state.china_open & (ships >= 1), state.office[:, L.CHINA], -1)
+    if not (manager >= 0).any():
+        return
+    opium = ((state.owner >= 0) * rules.d.opium).sum(axis=1)
+    go = np.zeros(g, dtype=bool)
+    agents.ask("china_trade", state, manager, {"ships": ships, "opium": opium}, (go,))
+    go &= manager >= 0
+    rows = np.flatnonzero(go)
+    if rows.size == 0:
+        return
+    success, mishap = check_outcome(rules, dice.lowest(rows, ships[rows]))
+    won = np.zeros(g, dtype=bool)
+    won[rows[success]] = True
+    revenue = np.where(won, ch.revenue_per_opium * opium, 0)
+    ledger.company(state, "china", revenue)
+    ledger.family(state, "china_manager", manager, ch.manager_per_opium * opium, where=won)
+    state.tally[:, TALLY["china_revenue"]] += revenue.astype(np.int32)
+    vacate(state, rows[mishap], L.CHINA)

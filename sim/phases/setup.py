@@ -1,0 +1,176 @@
+"""Setup: the sealed auction for the starting lots (R-AUCTION, D-ALLOC, D-EXTRA, D-LOTS) and the starting
+capital (R-CAPITAL, D-BIDSUM, D-S0, D-LEFTOVER-NEG).
+
+Every family bids a program ``(base, step, cap)`` on every lot in play. A tie between bidders on one lot is
+settled by their programs as an ascending auction: each can raise by ``step`` up to ``cap``; the highest reachable
+bid wins and pays the first value of his ladder above every rival's reach (a rival's final value is his reach);
+equal reaches are an unresolved tie, settled at random.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import capital as cap_mod
+from .. import layout as L
+from .. import ledger
+from ..agents import Agents
+from ..dice import Chance
+from ..rules import Rules
+from ..state import State
+from .military import settle_commanders
+
+
+def setup(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    """Run the auction, hand out the lots and the starting capital, and seat the first army commanders."""
+    base, step, cap = collect_bids(state, rules, agents)
+    winner, price, final = run_auction(base, step, cap, rules, dice, np.arange(state.n_games))
+    apply_lots(state, rules, winner)
+    starting_capital(state, rules, dice, winner, price, final)
+    state.last_chair[:] = state.office[:, L.CHAIRMAN]
+    settle_commanders(state, rules, dice, agents, np.arange(state.n_games))
+
+
+def collect_bids(state: State, rules: Rules, agents: Agents) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sealed bids: int[G, N, LOTS] base, step and cap from every seat's strategy (decision ``bid``)."""
+    g, n, n_lots = state.n_games, state.n_players, len(rules.d.lot_names)
+    base, step, cap = (np.zeros((g, n, n_lots), dtype=np.int64) for _ in range(3))
+
+    def check(answer, legal, obs):
+        b, s, c = answer
+        bad = (b < 0).any(axis=1) | (s < 0).any(axis=1) | (c < 0).any(axis=1)
+        return bad, "bids, steps and caps must be integers >= 0"
+
+    for seat in range(n):
+        agents.ask(
+            "bid",
+            state,
+            np.full(g, seat, dtype=np.int8),
+            {},
+            (base[:, seat], step[:, seat], cap[:, seat]),
+            check,
+        )
+    return base, step, cap
+
+
+def run_auction(
+    base: np.ndarray, step: np.ndarray, cap: np.ndarray, rules: Rules, dice: Chance, idx: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Allocate the lots (D-ALLOC). Returns winner int[G, LOTS] (-1: additional lot not played), the price each
+    lot went for int[G, LOTS] and every bid's final value int[G, N, LOTS]."""
+    g, n, n_lots = base.shape
+    d = rules.d
+    per_family = rules.auction.lots_per_family
+    reach = base + np.where(step > 0, (np.maximum(cap, base) - base) // np.maximum(step, 1), 0) * step
+
+    # D-EXTRA: the additional lots with the highest top bids are played; equal top bids drawn at random
+    played = np.ones((g, n_lots), dtype=bool)
+    extra = np.flatnonzero(d.lot_extra)
+    if extra.size:
+        key = base[:, :, extra].max(axis=1) + 0.5 * dice.uniform(idx, extra.size)
+        rank = np.argsort(np.argsort(-key, axis=1, kind="stable"), axis=1)
+        played[:, extra] = rank < d.n_extra_played
+
+    winner = np.full((g, n_lots), -1, dtype=np.int64)
+    price = np.zeros((g, n_lots), dtype=np.int64)
+    final = base.copy()
+    won = np.zeros((g, n), dtype=np.int64)
+    open_lot = played.copy()
+    seats = np.arange(n)
+    # greedy: the highest (bid, lot) pair whose bidder still has < 4 lots; equal pairs on different lots go in
+    # catalogue order, tied bidders on one lot settle by their programs
+    for _ in range(per_family * n):
+        value = np.where(open_lot[:, None, :] & (won < per_family)[:, :, None], base, -1)
+        best = value.max(axis=(1, 2))
+        rows = np.flatnonzero(best > 0)
+        if rows.size == 0:
+            break
+        v, b = value[rows], best[rows]
+        lot = (v == b[:, None, None]).any(axis=1).argmax(axis=1)
+        tied = v[np.arange(rows.size), :, lot] == b[:, None]
+        r = np.where(tied, reach[rows, :, lot], -1)
+        top = r.max(axis=1)
+        w = dice.pick(idx[rows], r == top[:, None])
+        rival = np.where(seats[None, :] == w[:, None], -1, r).max(axis=1)
+        w_base, w_step = base[rows, w, lot], step[rows, w, lot]
+        beat = w_base + w_step * ((rival - w_base) // np.maximum(w_step, 1) + 1)
+        p = np.where(tied.sum(axis=1) == 1, b, np.where(rival >= top, top, beat))
+        final[rows, :, lot] = np.where(tied, r, final[rows, :, lot])
+        final[rows, w, lot] = p
+        winner[rows, lot], price[rows, lot] = w, p
+        won[rows, w] += 1
+        open_lot[rows, lot] = False
+    # lots nobody bid on go at random to families still short of their lots
+    for lot in range(n_lots):
+        rows = np.flatnonzero(open_lot[:, lot])
+        if rows.size:
+            w = dice.pick(idx[rows], won[rows] < per_family)
+            winner[rows, lot] = w
+            won[rows, w] += 1
+    return winner, price, final
+
+
+def apply_lots(state: State, rules: Rules, winner: np.ndarray) -> None:
+    """Give every lot's contents to its winner (D-LOTS): offices, the PM, shares, property, relatives placed."""
+    d = rules.d
+    items = d.lot_items
+    for lot in range(winner.shape[1]):
+        rows = np.flatnonzero(winner[:, lot] >= 0)
+        if rows.size == 0:
+            continue
+        w = winner[rows, lot]
+
+        if d.lot_office[lot] >= 0:
+            state.office[rows, d.lot_office[lot]] = w
+            state.supply[rows, w] -= 1
+        if d.lot_pm[lot]:
+            state.prime_minister[rows] = w
+        placed = [(state.shares, items["shares"][lot], None), (state.academy, items["academy"][lot], None)]
+        for p in range(L.PRESIDENCIES):
+            placed += [(state.clerks, items["clerks"][lot, p], p), (state.officers, items["officers"][lot, p], p)]
+        for field, k, col in placed:  # relatives leave the supply for their places
+            if k:
+                if col is None:
+                    field[rows, w] += k
+                else:
+                    field[rows, w, col] += k
+                state.supply[rows, w] -= k
+        state.shipyards[rows, w] += items["shipyards"][lot]
+        state.factories[rows, w] += items["factories"][lot]
+        state.luxuries[rows, w] += items["luxuries"][lot]
+        state.wealth[rows, w] += items["luxuries"][lot] * rules.actions.luxury_wealth
+        state.positions[rows, w] += items["positions"][lot]
+        if items["money"][lot]:
+            ledger.family(state, "lot_money", winner[:, lot], np.full(state.n_games, items["money"][lot]))
+
+
+def starting_capital(
+    state: State, rules: Rules, dice: Chance, winner: np.ndarray, price: np.ndarray, final: np.ndarray
+) -> None:
+    """R-CAPITAL: the formula over bid totals, the 0.7 rounding, and the leftover / excess coins."""
+    g, n = state.n_games, state.n_players
+    if rules.capital.bid_sum == "all":  # D-BIDSUM
+        totals = final.sum(axis=2)
+    else:
+        totals = np.zeros((g, n), dtype=np.int64)
+        for lot in range(winner.shape[1]):
+            rows = np.flatnonzero(winner[:, lot] >= 0)
+            np.add.at(totals, (rows, winner[rows, lot]), price[rows, lot])
+    exact = cap_mod.exact_capital(totals, rules)
+    rounded = cap_mod.round_capital(exact, rules)
+    # the lowest-priced lots: equal prices ordered at random or in catalogue order
+    n_lots = winner.shape[1]
+    if rules.capital.leftover_tiebreak == "random":
+        tiebreak = dice.uniform(np.arange(g), n_lots)
+    else:
+        tiebreak = np.tile(np.arange(n_lots) / n_lots, (g, 1))
+    key = np.where(winner >= 0, price + 0.5 * tiebreak, np.inf)
+    lowest = np.argsort(key, axis=1, kind="stable")[:, :2]
+    lowest_two = np.take_along_axis(winner, lowest, axis=1)
+    money, received, case = cap_mod.settle(exact, rounded, lowest_two, rules)
+    state.bid_total[:] = totals
+    state.capital_exact[:] = exact
+    state.capital_money[:] = money
+    state.leftover[:] = received
+    state.leftover_case[:] = case
+    ledger.families(state, "starting_capital", money)

@@ -1,0 +1,182 @@
+"""Result rows in long format: per game, per seat, per round, per seat and round (Polars frames).
+
+A ``Recorder`` snapshots a batch at the end of every round (games that played the round) and at the end; the
+``Results`` of several batches concatenate in game order, so a run's rows do not depend on how it was batched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+
+from . import layout as L
+from .board import board_votes, seat_counts
+from .capital import LEFTOVER_CASES
+from .rules import Rules
+from .state import TALLIES, TALLY, State
+
+FRAMES = ("games", "seats", "rounds", "seat_rounds")
+SORT_KEYS = (["game"], ["game", "seat"], ["game", "round"], ["game", "round", "seat"])
+BLAME_LABELS = np.array([None, *L.BLAME_NAMES], dtype=object)
+
+
+class Recorder:
+    """Collects numpy columns for one batch."""
+
+    def __init__(self, rules: Rules, seed: int, strategy_names: list[str]):
+        self.rules, self.seed, self.names = rules, seed, np.array(strategy_names)
+        self.rounds: list[dict[str, np.ndarray]] = []
+        self.seat_rounds: list[dict[str, np.ndarray]] = []
+
+    def round(self, state: State, rnd: int, played: np.ndarray) -> None:
+        """Snapshot games ``played`` (bool[G]) at the end of round ``rnd``."""
+        idx = np.flatnonzero(played)
+        if idx.size == 0:
+            return
+        s = state.take(idx)
+        n = s.n_players
+        company_regions = (s.owner >= 0).sum(axis=1)
+        row = {
+            "game": s.game,
+            "round": np.full(idx.size, rnd, dtype=np.int16),
+            "stability": s.stability,
+            "loans": s.loans,
+            "balance": s.balance,
+            "treasuries": s.treasury.sum(axis=1),
+            "company_regions": company_regions,
+            "unrest": s.unrest.sum(axis=1),
+            "open_orders": s.order_open.sum(axis=1),
+            "ships": s.ships.sum(axis=(1, 2)) + s.yard_ships.sum(axis=(1, 2)),
+            "regiments": s.regiments.sum(axis=1),
+            "officers": s.officers.sum(axis=(1, 2)),
+            "shares": board_votes(s).sum(axis=1),
+            "vacant_offices": (s.office[:, : L.CHINA] < 0).sum(axis=1),
+            "china_open": s.china_open,
+            "crashed": s.crashed,
+        }
+        for name in TALLIES:
+            row[name] = s.tally[:, TALLY[name]]
+        self.rounds.append(row)
+        office = seat_counts(s.office, n)
+        banked = self.rules.actions.luxury_vp * s.luxuries + (s.retired * self.rules.d.tier_vp).sum(axis=2)
+        self.seat_rounds.append(
+            {
+                "game": np.repeat(s.game, n),
+                "round": np.full(idx.size * n, rnd, dtype=np.int16),
+                "seat": np.tile(np.arange(n, dtype=np.int8), idx.size),
+                "money": s.money.ravel(),
+                "vp_banked": banked.ravel(),
+                "shares": s.shares.ravel(),
+                "chair": (s.office[:, L.CHAIRMAN, None] == np.arange(n)).ravel(),
+                "offices": office.ravel(),
+                "governors": seat_counts(s.governor, n).ravel(),
+                "commanders": seat_counts(s.commander, n).ravel(),
+                "supply": s.supply.ravel(),
+                "clerks": s.clerks.sum(axis=2).ravel(),
+                "officers": s.officers.sum(axis=2).ravel(),
+                "academy": s.academy.ravel(),
+                "exchange": seat_counts(s.exchange, n).ravel(),
+                "retired": s.retired.sum(axis=2).ravel(),
+                "trophies": s.trophies.ravel(),
+                "luxuries": s.luxuries.ravel(),
+                "shipyards": s.shipyards.ravel(),
+                "factories": s.factories.ravel(),
+            }
+        )
+
+    def finish(self, state: State) -> BatchRows:
+        s, n, g = state, state.n_players, state.n_games
+        total = s.vp.sum(axis=2)
+        games = {
+            "game": s.game,
+            "seed": np.full(g, self.seed, dtype=np.int64),
+            "players": np.full(g, n, dtype=np.int8),
+            "end_round": s.end_round,
+            "crashed": s.crashed,
+            "blame": BLAME_LABELS[s.blame.astype(np.int64) + 1],
+            "winner_seat": s.winner,
+            "winner_strategy": self.names[s.winner.astype(np.int64)],
+            "stability": s.stability,
+            "loans": s.loans,
+            "balance": s.balance,
+            "share_vp": s.share_vp,
+            "company_regions": (s.owner >= 0).sum(axis=1),
+            "open_orders": s.order_open.sum(axis=1),
+            "china_open": s.china_open,
+            "royal_protection_used": s.royal_protection < self.rules.company.royal_protection,
+            "leftover_case": np.array(LEFTOVER_CASES)[s.leftover_case],
+            "money_in_game": s.money_in_game(),
+        }
+        seats = {
+            "game": np.repeat(s.game, n),
+            "seat": np.tile(np.arange(n, dtype=np.int8), g),
+            "strategy": np.tile(self.names, g),
+            "bid_total": s.bid_total.ravel(),
+            "capital_exact": s.capital_exact.ravel(),
+            "starting_capital": s.capital_money.ravel(),
+            "leftover": s.leftover.ravel(),
+            "vp": total.ravel(),
+        }
+        for i, source in enumerate(L.VP_SOURCES):
+            seats[f"vp_{source}"] = s.vp[:, :, i].ravel()
+        seats.update(
+            {
+                "winner": (s.winner[:, None] == np.arange(n)).ravel(),
+                "money": s.money.ravel(),
+                "wealth": s.wealth.ravel(),
+                "influence": s.influence.ravel(),
+                "shares": s.shares.ravel(),
+                "chair": (s.office[:, L.CHAIRMAN, None] == np.arange(n)).ravel(),
+                "offices": seat_counts(s.office, n).ravel(),
+                "governors": seat_counts(s.governor, n).ravel(),
+                "officers": s.officers.sum(axis=2).ravel(),
+                "clerks": s.clerks.sum(axis=2).ravel(),
+                "trophies": s.trophies.ravel(),
+                "luxuries": s.luxuries.ravel(),
+                "shipyards": s.shipyards.ravel(),
+                "factories": s.factories.ravel(),
+                "retired": s.retired.sum(axis=2).ravel(),
+                "prime_minister": (s.prime_minister[:, None] == np.arange(n)).ravel(),
+            }
+        )
+        return BatchRows(games, seats, _concat(self.rounds), _concat(self.seat_rounds))
+
+
+def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    if not parts:
+        return {}
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+@dataclass
+class BatchRows:
+    games: dict[str, np.ndarray]
+    seats: dict[str, np.ndarray]
+    rounds: dict[str, np.ndarray]
+    seat_rounds: dict[str, np.ndarray]
+
+
+@dataclass
+class Results:
+    """The frames of a run. ``games``: one row per game; ``seats``: per game and seat (``vp`` equals the sum of
+    the ``vp_<source>`` columns); ``rounds``: per game and round played; ``seat_rounds``: per game, round, seat."""
+
+    games: pl.DataFrame
+    seats: pl.DataFrame
+    rounds: pl.DataFrame
+    seat_rounds: pl.DataFrame
+    meta: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_batches(cls, batches: list[BatchRows], meta: dict) -> Results:
+        frames = {}
+        for name, keys in zip(FRAMES, SORT_KEYS, strict=True):
+            parts = [getattr(b, name) for b in batches if getattr(b, name)]
+            df = pl.DataFrame(_concat(parts)) if parts else pl.DataFrame()
+            frames[name] = df.sort(keys) if df.height else df
+        return cls(meta=meta, **frames)
+
+    def frames(self) -> dict[str, pl.DataFrame]:
+        return {name: getattr(self, name) for name in FRAMES}

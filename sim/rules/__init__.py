@@ -1,0 +1,491 @@
+"""The game's rules as one typed, frozen, validated object loaded from TOML.
+
+``Rules.default(players=5)`` reads ``default.toml`` beside this file; ``Rules.from_toml(path)`` merges a (possibly
+partial) rules file over it; ``rules.with_overrides({"capital.formula": "flat"})`` sets dotted keys. Every load
+validates the whole file and raises ``RulesError`` with one line naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import layout as L
+from .schema import (
+    ActionRules,
+    AuctionRules,
+    CapitalRules,
+    CheckRules,
+    ChinaRules,
+    CompanyRules,
+    CostRules,
+    DeregulationRules,
+    DirectorRules,
+    EndRules,
+    FirmRules,
+    GameRules,
+    GovernorRules,
+    IndiaRules,
+    MapRules,
+    MilitaryRules,
+    NotesRules,
+    ParliamentRules,
+    PositionRules,
+    PropertyRules,
+    RetirementRules,
+    RulesError,
+    ShippingRules,
+    StabilityRules,
+    TradeRules,
+    build,
+)
+
+__all__ = ["Rules", "RulesError", "DEFAULT_PATH", "load_toml"]
+
+DEFAULT_PATH = Path(__file__).with_name("default.toml")
+MIN_PLAYERS, MAX_PLAYERS = 4, 6
+ASSETS = ("luxuries", "shares", "shipyards", "factories")
+
+
+def load_toml(path: str | Path) -> dict:
+    """Read a TOML file; a syntax error becomes a one-line RulesError naming the file."""
+    path = Path(path)
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise RulesError(f"{path}: no such file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"{path}: malformed TOML: {exc}") from None
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _set_dotted(raw: dict, key: str, value: Any, source: str) -> None:
+    parts = key.split(".")
+    node: Any = raw
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        where = ".".join(parts[: i + 1])
+        if isinstance(node, list):
+            if not part.isdigit() or int(part) >= len(node):
+                raise RulesError(f"{source}: {where}: no such list entry")
+            part = int(part)
+        elif not isinstance(node, dict) or part not in node:
+            raise RulesError(f"{source}: {where}: unknown key")
+        if last:
+            node[part] = value
+        else:
+            node = node[part]
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True)
+class Rules:
+    """All rule numbers and content. Sections mirror the TOML tables; derived arrays are computed on load."""
+
+    game: GameRules
+    capital: CapitalRules
+    auction: AuctionRules
+    notes: NotesRules
+    retirement: RetirementRules
+    positions: PositionRules
+    actions: ActionRules
+    property: PropertyRules
+    check: CheckRules
+    company: CompanyRules
+    stability: StabilityRules
+    costs: CostRules
+    director: DirectorRules
+    shipping: ShippingRules
+    military: MilitaryRules
+    governors: GovernorRules
+    trade: TradeRules
+    china: ChinaRules
+    firms: FirmRules
+    india: IndiaRules
+    parliament: ParliamentRules
+    deregulation: DeregulationRules
+    end: EndRules
+    map: MapRules
+    raw: dict = field(repr=False, compare=False)
+    source: str = field(default="default.toml", compare=False)
+
+    # ------------------------------------------------------------------------------------------ constructors
+    @classmethod
+    def default(cls, players: int | None = None) -> Rules:
+        raw = load_toml(DEFAULT_PATH)
+        if players is not None:
+            raw["game"]["players"] = players
+        return cls.from_dict(raw, source=DEFAULT_PATH.name)
+
+    @classmethod
+    def from_toml(cls, path: str | Path, players: int | None = None) -> Rules:
+        """Load a rules file; keys it leaves out keep their default values."""
+        over = load_toml(path)
+        raw = _merge(load_toml(DEFAULT_PATH), over)
+        if players is not None:
+            raw["game"]["players"] = players
+        return cls.from_dict(raw, source=str(path))
+
+    @classmethod
+    def from_dict(cls, raw: dict, source: str = "rules") -> Rules:
+        raw = copy.deepcopy(raw)
+        sections = {}
+        known = {f for f in cls.__dataclass_fields__ if f not in ("raw", "source")}
+        unknown = sorted(set(raw) - known)
+        if unknown:
+            raise RulesError(f"{source}: {unknown[0]}: unknown section (known: {', '.join(sorted(known))})")
+        hints = {
+            "game": GameRules, "capital": CapitalRules, "auction": AuctionRules, "notes": NotesRules,
+            "retirement": RetirementRules, "positions": PositionRules, "actions": ActionRules,
+            "property": PropertyRules, "check": CheckRules, "company": CompanyRules,
+            "stability": StabilityRules, "costs": CostRules, "director": DirectorRules,
+            "shipping": ShippingRules, "military": MilitaryRules, "governors": GovernorRules,
+            "trade": TradeRules, "china": ChinaRules, "firms": FirmRules, "india": IndiaRules,
+            "parliament": ParliamentRules, "deregulation": DeregulationRules, "end": EndRules,
+            "map": MapRules,
+        }  # fmt: skip
+        for name, section_cls in hints.items():
+            if name not in raw:
+                raise RulesError(f"{source}: {name}: missing section")
+            sections[name] = build(section_cls, raw[name], name, source)
+        rules = cls(**sections, raw=raw, source=source)
+        rules._validate()
+        object.__setattr__(rules, "_derived", _derive(rules))
+        return rules
+
+    def with_overrides(self, overrides: dict[str, Any], source: str = "overrides") -> Rules:
+        """A copy with dotted keys set, e.g. ``{"capital.formula": "flat", "company.start_stability": 5}``."""
+        raw = copy.deepcopy(self.raw)
+        for key, value in overrides.items():
+            _set_dotted(raw, key, value, source)
+        return Rules.from_dict(raw, source=f"{self.source} + {source}")
+
+    def __reduce__(self):  # pickle by content: joblib workers rebuild (and re-validate) from the raw dict
+        return (Rules.from_dict, (self.raw, self.source))
+
+    # ------------------------------------------------------------------------------------------- accessors
+    @property
+    def players(self) -> int:
+        return self.game.players
+
+    @property
+    def budget(self) -> int:
+        """B, the total starting capital (R-CAPITAL)."""
+        return self.capital.budget_per_player * self.game.players
+
+    @property
+    def d(self) -> Derived:
+        """Derived numpy arrays (map matrices, lot tables, office masks)."""
+        return self._derived  # type: ignore[attr-defined]
+
+    def digest(self) -> str:
+        """A hash of the rules' content, for run folders and caches."""
+        text = json.dumps(self.raw, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def dump(self) -> str:
+        return DEFAULT_PATH.read_text(encoding="utf-8")
+
+    # ------------------------------------------------------------------------------------------ validation
+    def _validate(self) -> None:
+        src = self.source
+
+        def fail(key: str, msg: str) -> None:
+            raise RulesError(f"{src}: {key}: {msg}")
+
+        n = self.game.players
+        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            fail("game.players", f"{n} players is impossible: the game takes {MIN_PLAYERS} to {MAX_PLAYERS}")
+        if self.game.family_size < 1:
+            fail("game.family_size", "a family needs at least one relative")
+        if self.game.rounds < 1:
+            fail("game.rounds", "the game needs at least one round")
+
+        from ..capital import FORMULAS  # late import: capital formulas register themselves
+
+        if self.capital.formula not in FORMULAS:
+            fail(
+                "capital.formula",
+                f"unknown formula {self.capital.formula!r} (known: {', '.join(sorted(FORMULAS))})",
+            )
+        if self.capital.round_up_from <= 0:
+            fail("capital.round_up_from", "must be above 0")
+
+        m = self.map
+        presidencies = tuple(p.name for p in m.presidencies)
+        if len(presidencies) != L.PRESIDENCIES:
+            fail(
+                "map.presidencies",
+                f"the game has exactly {L.PRESIDENCIES} presidencies, got {len(presidencies)}",
+            )
+        offices = L.office_names(presidencies)
+        regions = [r.name for r in m.regions]
+        orders = [o.name for o in m.orders]
+        for what, names in (
+            ("map.presidencies", presidencies),
+            ("map.regions", regions),
+            ("map.orders", orders),
+        ):
+            dup = {x for x in names if names.count(x) > 1}
+            if dup:
+                fail(what, f"duplicate name {sorted(dup)[0]!r}")
+        rset, oset = set(regions), set(orders)
+        for i, r in enumerate(m.regions):
+            for a in r.adjacent:
+                if a not in rset:
+                    fail(f"map.regions[{i}].adjacent", f"unknown region {a!r}")
+                if a == r.name:
+                    fail(f"map.regions[{i}].adjacent", "a region cannot be adjacent to itself")
+                if r.name not in m.regions[regions.index(a)].adjacent:
+                    fail(f"map.regions[{i}].adjacent", f"{r.name} lists {a} but {a} does not list {r.name}")
+            if r.capital and r.capital not in rset:
+                fail(f"map.regions[{i}].capital", f"unknown region {r.capital!r}")
+        for i, o in enumerate(m.orders):
+            if o.region not in rset:
+                fail(f"map.orders[{i}].region", f"unknown region {o.region!r}")
+            if o.half > o.value:
+                fail(f"map.orders[{i}].half", "half value above the full value")
+            for link in o.links:
+                if link not in oset:
+                    fail(f"map.orders[{i}].links", f"link to unknown order {link!r}")
+                if o.name not in m.orders[orders.index(link)].links:
+                    fail(f"map.orders[{i}].links", f"{o.name} links {link} but {link} does not link {o.name}")
+        for i, p in enumerate(m.presidencies):
+            if p.home not in rset:
+                fail(f"map.presidencies[{i}].home", f"unknown region {p.home!r}")
+            if p.port not in oset:
+                fail(f"map.presidencies[{i}].port", f"unknown order {p.port!r}")
+            if m.orders[orders.index(p.port)].region != p.home:
+                fail(f"map.presidencies[{i}].port", f"port {p.port} is not in the home region {p.home}")
+        for i, e in enumerate(m.events):
+            if e.region not in rset:
+                fail(f"map.events[{i}].region", f"unknown region {e.region!r}")
+        for key in ("from_", "facing"):
+            if getattr(m.elephant, key) not in rset:
+                fail(f"map.elephant.{key.rstrip('_')}", f"unknown region {getattr(m.elephant, key)!r}")
+
+        # starting lots (R-AUCTION, D-EXTRA, D-LOTS)
+        a = self.auction
+        main = [lot for lot in a.main_lots if lot.min_players <= n]
+        extra = [lot for lot in a.extra_lots if lot.min_players <= n]
+        offered, played = n + a.extra_offered, n + a.extra_played
+        if not 0 <= played <= offered:
+            fail("auction.extra_played", f"{played} additional lots played of {offered} offered is impossible")
+        if len(extra) != offered:
+            fail(
+                "auction.extra_lots",
+                f"{n} players need {offered} additional lots in play, the file has {len(extra)}",
+            )
+        need = a.lots_per_family * n - played
+        if len(main) != need:
+            fail("auction.main_lots", f"{n} players need {need} main lots in play, the file has {len(main)}")
+        in_play = [x.office for x in main + extra if x.office]
+        if len(in_play) != len(set(in_play)):
+            fail("auction", f"office {sorted(o for o in in_play if in_play.count(o) > 1)[0]!r} is in two lots")
+        people = sorted(
+            (int(x.office != "") + x.shares + sum(x.clerks) + sum(x.officers) + x.academy for x in main + extra),
+            reverse=True,
+        )
+        if sum(people[: a.lots_per_family]) > self.game.family_size:
+            fail("auction", f"a family could win lots needing more than its {self.game.family_size} relatives")
+        for kind, lots in (("main_lots", a.main_lots), ("extra_lots", a.extra_lots)):
+            for i, lot in enumerate(lots):
+                if lot.office and lot.office not in offices:
+                    fail(f"auction.{kind}[{i}].office", f"unknown office {lot.office!r}")
+                for items in ("clerks", "officers"):
+                    if len(getattr(lot, items)) != L.PRESIDENCIES:
+                        fail(
+                            f"auction.{kind}[{i}].{items}",
+                            f"needs {L.PRESIDENCIES} numbers, one per presidency",
+                        )
+
+        for key, names in (("retirement.offices", self.retirement.offices),
+                           ("actions.committee_heads", self.actions.committee_heads)):  # fmt: skip
+            for name in names:
+                if name not in offices:
+                    fail(key, f"unknown office {name!r}")
+        if not self.retirement.tiers:
+            fail("retirement.tiers", "needs at least one tier")
+        if not self.actions.exchange_prices:
+            fail("actions.exchange_prices", "needs at least one position")
+        prices = self.actions.exchange_prices
+        if any(b < a for a, b in zip(prices, prices[1:], strict=False)):
+            fail("actions.exchange_prices", "positions must be listed cheapest first")
+        c = self.check
+        if not 1 <= c.success_max < c.mishap_min <= 6:
+            fail("check", "need 1 <= success_max < mishap_min <= 6")
+        co = self.company
+        if not 1 <= co.start_stability <= co.max_stability:
+            fail("company.start_stability", f"must be within 1..{co.max_stability}")
+        if co.start_loans > co.max_loans:
+            fail("company.start_loans", "above company.max_loans")
+        if not co.share_vp_min <= co.share_vp <= co.share_vp_max:
+            fail("company.share_vp", "outside share_vp_min..share_vp_max")
+        if co.loan_value < 1:
+            fail("company.loan_value", "a loan must be worth at least 1 £")
+        if self.stability.emergency_loans_per_loss < 1:
+            fail("stability.emergency_loans_per_loss", "must be at least 1")
+        if not 1 <= self.military.death_on <= 7:
+            fail("military.death_on", "must be a d6 face, or 7 for never")
+        if len(self.end.blame_weights) != len(L.BLAME_NAMES) or sum(self.end.blame_weights) <= 0:
+            fail("end.blame_weights", f"needs {len(L.BLAME_NAMES)} weights with a positive sum")
+        if set(self.end.influence_ladder) != set(ASSETS):
+            fail("end.influence_ladder", f"needs exactly the assets {', '.join(ASSETS)}")
+        last = [b.last_round for b in self.end.influence_vp]
+        if not last or last != sorted(last) or last[-1] < self.game.rounds:
+            fail("end.influence_vp", f"last_round must increase and reach round {self.game.rounds}")
+        faces = sorted(s.face for s in self.india.storms)
+        if faces != [1, 2, 3, 4, 5, 6]:
+            fail("india.storms", "needs one entry for each face 1..6")
+        for i, s in enumerate(self.india.storms):
+            for sea in s.seas:
+                if sea not in presidencies:
+                    fail(f"india.storms[{i}].seas", f"unknown presidency sea {sea!r}")
+        if not self.parliament.policies:
+            fail("parliament.policies", "needs at least one policy")
+        if len(self.firms.share_vp) != self.firms.max_shareholders:
+            fail("firms.share_vp", f"needs one entry per firm value 1..{self.firms.max_shareholders}")
+
+
+@dataclass(frozen=True)
+class Derived:
+    """Arrays computed from the rules once per load (read-only)."""
+
+    presidencies: tuple[str, ...]
+    offices: tuple[str, ...]
+    regions: tuple[str, ...]
+    orders: tuple[str, ...]
+    # lots in play: the main lots, then the additional lots offered (R-AUCTION)
+    lot_names: tuple[str, ...]
+    lot_extra: np.ndarray  # bool[LOTS]
+    lot_office: np.ndarray  # int[LOTS] office index or -1
+    lot_pm: np.ndarray  # bool[LOTS]
+    lot_items: dict[str, np.ndarray]  # item -> int[LOTS] (clerks/officers -> int[LOTS, 3])
+    n_extra_played: int
+    # offices
+    retire_offices: np.ndarray  # bool[OFFICES]
+    committee_heads: np.ndarray  # bool[OFFICES]
+    # retirement tiers
+    tier_cost: np.ndarray
+    tier_upkeep: np.ndarray
+    tier_wealth: np.ndarray
+    tier_vp: np.ndarray
+    exchange_prices: np.ndarray  # int[POSITIONS]
+    # map
+    adjacent: np.ndarray  # bool[R, R]
+    links: np.ndarray  # bool[O, O]
+    order_region: np.ndarray  # int[O]
+    order_in_region: np.ndarray  # bool[O, R]
+    order_value: np.ndarray
+    order_half: np.ndarray
+    order_open0: np.ndarray  # bool[O] open at the start
+    home: np.ndarray  # int[P] home region
+    port: np.ndarray  # int[P] home-port order
+    opium: np.ndarray  # int[R]
+    first_loot: np.ndarray  # int[R]
+    admin_dice: np.ndarray  # int[R]
+    strength0: np.ndarray  # int[R]
+    capital0: np.ndarray  # int[R] region index of the empire's capital (itself when independent)
+    merc_cost: np.ndarray  # int[P, M]
+    merc_strength: np.ndarray  # int[P, M]
+    merc_valid: np.ndarray  # bool[P, M]
+    expect: np.ndarray  # int[S+1] public expectation E(s) per stability level
+    blame_p: np.ndarray  # float[6] probability of each blame situation
+
+
+def _derive(r: Rules) -> Derived:
+    n = r.players
+    presidencies = tuple(p.name for p in r.map.presidencies)
+    offices = L.office_names(presidencies)
+    regions = tuple(x.name for x in r.map.regions)
+    orders = tuple(o.name for o in r.map.orders)
+    lots = [x for x in r.auction.main_lots if x.min_players <= n]
+    n_main = len(lots)
+    lots += [x for x in r.auction.extra_lots if x.min_players <= n]
+    items: dict[str, np.ndarray] = {}
+    for key in ("shares", "shipyards", "factories", "luxuries", "academy", "positions", "money"):
+        items[key] = _frozen(np.array([getattr(x, key) for x in lots], dtype=np.int32))
+    for key in ("clerks", "officers"):
+        items[key] = _frozen(np.array([getattr(x, key) for x in lots], dtype=np.int32).reshape(len(lots), 3))
+    n_r, n_o = len(regions), len(orders)
+    adjacent = np.zeros((n_r, n_r), dtype=bool)
+    for i, reg in enumerate(r.map.regions):
+        for a in reg.adjacent:
+            adjacent[i, regions.index(a)] = True
+    links = np.zeros((n_o, n_o), dtype=bool)
+    for i, o in enumerate(r.map.orders):
+        for link in o.links:
+            links[i, orders.index(link)] = True
+    order_region = np.array([regions.index(o.region) for o in r.map.orders], dtype=np.int64)
+    m_max = max(len(p.mercenaries) for p in r.map.presidencies)
+    merc_cost = np.zeros((3, max(m_max, 1)), dtype=np.int32)
+    merc_strength = np.zeros_like(merc_cost)
+    merc_valid = np.zeros(merc_cost.shape, dtype=bool)
+    for p, pres in enumerate(r.map.presidencies):
+        for j, merc in enumerate(pres.mercenaries):
+            merc_cost[p, j], merc_strength[p, j], merc_valid[p, j] = merc.cost, merc.strength, True
+    s_max = r.company.max_stability
+    expect = np.array([r.stability.expect_per_level * s + r.stability.expect_base for s in range(s_max + 1)])
+    w = np.array(r.end.blame_weights, dtype=float)
+    tiers = r.retirement.tiers
+    return Derived(
+        presidencies=presidencies,
+        offices=offices,
+        regions=regions,
+        orders=orders,
+        lot_names=tuple(x.name for x in lots),
+        lot_extra=_frozen(np.arange(len(lots)) >= n_main),
+        lot_office=_frozen(np.array([offices.index(x.office) if x.office else -1 for x in lots], dtype=np.int64)),
+        lot_pm=_frozen(np.array([x.prime_minister for x in lots], dtype=bool)),
+        lot_items=items,
+        n_extra_played=n + r.auction.extra_played,
+        retire_offices=_frozen(np.isin(np.arange(len(offices)), [offices.index(o) for o in r.retirement.offices])),
+        committee_heads=_frozen(
+            np.isin(np.arange(len(offices)), [offices.index(o) for o in r.actions.committee_heads])
+        ),
+        tier_cost=_frozen(np.array([t.cost for t in tiers], dtype=np.int32)),
+        tier_upkeep=_frozen(np.array([t.upkeep for t in tiers], dtype=np.int32)),
+        tier_wealth=_frozen(np.array([t.wealth for t in tiers], dtype=np.int32)),
+        tier_vp=_frozen(np.array([t.vp for t in tiers], dtype=np.int32)),
+        exchange_prices=_frozen(np.array(r.actions.exchange_prices, dtype=np.int32)),
+        adjacent=_frozen(adjacent),
+        links=_frozen(links),
+        order_region=_frozen(order_region),
+        order_in_region=_frozen(order_region[:, None] == np.arange(n_r)[None, :]),
+        order_value=_frozen(np.array([o.value for o in r.map.orders], dtype=np.int32)),
+        order_half=_frozen(np.array([o.half for o in r.map.orders], dtype=np.int32)),
+        order_open0=_frozen(np.array([o.open for o in r.map.orders], dtype=bool)),
+        home=_frozen(np.array([regions.index(p.home) for p in r.map.presidencies], dtype=np.int64)),
+        port=_frozen(np.array([orders.index(p.port) for p in r.map.presidencies], dtype=np.int64)),
+        opium=_frozen(np.array([x.opium for x in r.map.regions], dtype=np.int32)),
+        first_loot=_frozen(np.array([x.first_loot for x in r.map.regions], dtype=np.int32)),
+        admin_dice=_frozen(np.array([x.admin_dice or r.governors.admin_dice for x in r.map.regions], dtype=np.int32)),
+        strength0=_frozen(np.array([x.strength for x in r.map.regions], dtype=np.int32)),
+        capital0=_frozen(np.array([regions.index(x.capital) if x.capital else i for i, x in enumerate(r.map.regions)])),
+        merc_cost=_frozen(merc_cost),
+        merc_strength=_frozen(merc_strength),
+        merc_valid=_frozen(merc_valid),
+        expect=_frozen(expect.astype(np.int32)),
+        blame_p=_frozen(w / w.sum()),
+    )

@@ -1,0 +1,460 @@
+"""Typed sections of the rules file and a small validating loader.
+
+Every section is a frozen dataclass; the loader walks a TOML table against the annotations, so a key the schema
+does not know, a value of the wrong type or a negative number where one is not allowed fails on load with one
+line naming the key. Integers are non-negative unless annotated ``Signed``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
+
+
+class RulesError(ValueError):
+    """A rules file or override is malformed. The message is one line naming the source and the key."""
+
+
+class _Signed:
+    pass
+
+
+class _Unit:
+    """A float in [0, 1]."""
+
+
+Signed = Annotated[int, _Signed]
+Unit = Annotated[float, _Unit]
+SignedFloat = Annotated[float, _Signed]
+
+
+# ----------------------------------------------------------------------------------------------------------- game
+@dataclass(frozen=True)
+class GameRules:
+    players: int
+    family_size: int
+    rounds: int
+
+
+@dataclass(frozen=True)
+class CapitalRules:
+    formula: str
+    budget_per_player: int
+    round_up_from: Unit
+    bid_sum: Literal["all", "won"]
+    zero_bids: Literal["equal"]
+    excess: Literal["take_back", "keep"]
+    leftover_tiebreak: Literal["random", "catalogue"]
+    linear_rate: float
+
+
+@dataclass(frozen=True)
+class Lot:
+    name: str
+    min_players: int = 4
+    office: str = ""
+    prime_minister: bool = False
+    shares: int = 0
+    shipyards: int = 0
+    factories: int = 0
+    luxuries: int = 0
+    clerks: tuple[int, ...] = (0, 0, 0)
+    officers: tuple[int, ...] = (0, 0, 0)
+    academy: int = 0
+    positions: int = 0
+    money: int = 0
+
+
+@dataclass(frozen=True)
+class AuctionRules:
+    lots_per_family: int
+    extra_offered: Signed
+    extra_played: Signed
+    main_lots: tuple[Lot, ...]
+    extra_lots: tuple[Lot, ...]
+
+
+@dataclass(frozen=True)
+class NotesRules:
+    kinds: tuple[str, ...]
+    money_max: int
+
+
+@dataclass(frozen=True)
+class RetirementTier:
+    cost: int
+    upkeep: int
+    wealth: int
+    vp: int
+
+
+@dataclass(frozen=True)
+class RetirementRules:
+    retire_from: int
+    stress_from: int
+    stress_bonus: int
+    chairman_bonus: int
+    offices: tuple[str, ...]
+    tiers: tuple[RetirementTier, ...]
+
+
+@dataclass(frozen=True)
+class PositionCard:
+    name: str
+    kind: Literal["closed", "permanent"]
+    votes: int = 0
+    wealth: int = 0
+    influence: int = 0
+    money: int = 0
+    ignore_nepotism: int = 0
+    extra_action: int = 0
+
+
+@dataclass(frozen=True)
+class PositionRules:
+    revealed: int
+    deck: tuple[PositionCard, ...]
+
+
+@dataclass(frozen=True)
+class ActionRules:
+    luxury_cost: int
+    luxury_vp: int
+    luxury_wealth: int
+    shipyard_cost: int
+    factory_cost: int
+    exchange_prices: tuple[int, ...]
+    repeat_twice: bool
+    extra_clerk_vacancies: int
+    committee_heads: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PropertyRules:
+    shipyard_votes: int
+    factory_votes: int
+    factory_income: int
+    factory_crash_vp: int
+    yard_ship_income: int
+
+
+@dataclass(frozen=True)
+class CheckRules:
+    success_max: int
+    mishap_min: int
+
+
+@dataclass(frozen=True)
+class CompanyRules:
+    start_stability: int
+    max_stability: int
+    start_loans: int
+    start_balance: int
+    office_treasury: int
+    loan_value: int
+    max_loans: int
+    free_loans: int
+    chairman_vote: Unit
+    start_regiments: int
+    share_vp: Signed
+    share_vp_min: Signed
+    share_vp_max: Signed
+    royal_protection: int
+
+
+@dataclass(frozen=True)
+class StabilityRules:
+    expect_base: int
+    expect_per_level: int
+    compared: Literal["dividends", "profit"]
+    emergency_loans_per_loss: int
+
+
+@dataclass(frozen=True)
+class CostRules:
+    ship: int
+    regiment: int
+    officer: int
+    loan: int
+
+
+@dataclass(frozen=True)
+class DirectorRules:
+    moves: int
+
+
+@dataclass(frozen=True)
+class ShippingRules:
+    leased_cost: int
+    yard_cost: int
+    company_cost: int
+    must_buy_from: int
+
+
+@dataclass(frozen=True)
+class MilitaryRules:
+    moves: int
+    loot_per_strength: int
+    death_on: int
+    trophy_loss: Unit
+    mercenaries_need_president: bool
+
+
+@dataclass(frozen=True)
+class GovernorRules:
+    admin_dice: int
+    income: int
+    income_after_failure: int
+    tax: int
+    extra_tax_unrest: int
+    appointer: Literal["president", "chairman"]
+
+
+@dataclass(frozen=True)
+class TradeRules:
+    president_bonus: int
+    clerk_pay: int
+
+
+@dataclass(frozen=True)
+class ChinaRules:
+    revenue_per_opium: int
+    manager_per_opium: int
+
+
+@dataclass(frozen=True)
+class FirmRules:
+    variant: Literal["house", "jc2e"]
+    initiative: Literal["ships_minus_successes", "successes_minus_ships"]
+    start_treasury: int
+    investment: int
+    max_shareholders: int
+    revenue_per_value: int
+    open_max_debt: int
+    open_min_stability: int
+    ship_cost: int
+    share_vp: tuple[SignedFloat, ...]
+    prison_vp: Signed
+
+
+@dataclass(frozen=True)
+class Storm:
+    face: int
+    seas: tuple[str, ...]
+    events: int
+
+
+@dataclass(frozen=True)
+class IndiaRules:
+    storms: tuple[Storm, ...]
+    storm_damage_from: int
+    storm_sink_from: int
+    lost_region_strength: int
+
+
+@dataclass(frozen=True)
+class Policy:
+    kind: Literal["power", "tax", "bonus"]
+    asset: Literal["luxuries", "shares", "shipyards", "factories"]
+    wealth: bool = False
+
+
+@dataclass(frozen=True)
+class Law:
+    name: str
+    support: Signed
+    policy: Literal["luxuries", "shares", "shipyards", "factories"]
+    effect: str = ""
+    dilemma: bool = False
+
+
+@dataclass(frozen=True)
+class ParliamentRules:
+    max_laws: int
+    policy_start: int
+    policies: tuple[Policy, ...]
+    tax: int
+    bonus: int
+    laws: tuple[Law, ...]
+
+
+@dataclass(frozen=True)
+class DeregulationRules:
+    table_stability_max: int
+    table_debt_min: int
+    forced_stability: int
+    forced_debt: int
+    support_one: int
+    support_both: int
+    writeoff: Unit
+    rejected_share_vp: int
+
+
+@dataclass(frozen=True)
+class InfluenceVP:
+    last_round: int
+    first: int
+    second: int
+
+
+@dataclass(frozen=True)
+class EndRules:
+    influence_pm: int
+    influence_wreath: int
+    influence_trophy: int
+    influence_ladder: dict[str, int]
+    influence_vp: tuple[InfluenceVP, ...]
+    blame_weights: tuple[float, ...]
+    blame_governor: int
+    blame_governor_general: int
+    blame_pm_extra: int
+
+
+@dataclass(frozen=True)
+class Mercenary:
+    name: str
+    cost: int
+    strength: int
+
+
+@dataclass(frozen=True)
+class Presidency:
+    name: str
+    home: str
+    port: str
+    mercenaries: tuple[Mercenary, ...]
+
+
+@dataclass(frozen=True)
+class Region:
+    name: str
+    adjacent: tuple[str, ...]
+    first_loot: int
+    opium: int
+    strength: int
+    capital: str = ""
+    admin_dice: int = 0  # 0: governors.admin_dice
+
+
+@dataclass(frozen=True)
+class Order:
+    name: str
+    region: str
+    value: int
+    half: int
+    links: tuple[str, ...]
+    open: bool = True
+
+
+@dataclass(frozen=True)
+class EventTile:
+    kind: Literal["crisis", "leader", "turmoil", "windfall", "peace", "shuffle", "invasion"]
+    region: str
+    modifier: Signed = 0
+
+
+@dataclass(frozen=True)
+class Elephant:
+    from_: str = field(metadata={"key": "from"})
+    facing: str = ""
+
+
+@dataclass(frozen=True)
+class MapRules:
+    presidencies: tuple[Presidency, ...]
+    regions: tuple[Region, ...]
+    orders: tuple[Order, ...]
+    events: tuple[EventTile, ...]
+    elephant: Elephant
+
+
+# ------------------------------------------------------------------------------------------------------ the loader
+def _type_name(tp: Any) -> str:
+    if tp is int:
+        return "an integer"
+    if tp is float:
+        return "a number"
+    if tp is str:
+        return "a string"
+    if tp is bool:
+        return "true or false"
+    return "a " + getattr(tp, "__name__", str(tp))
+
+
+def build(cls: type, data: Any, where: str, source: str) -> Any:
+    """Build dataclass ``cls`` from the TOML table ``data``; ``where`` is the dotted key for messages."""
+    if not isinstance(data, dict):
+        raise RulesError(f"{source}: {where}: expected a table, got {data!r}")
+    hints = typing.get_type_hints(cls, include_extras=True)
+    by_key = {f.metadata.get("key", f.name): f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(by_key))
+    if unknown:
+        key = f"{where}.{unknown[0]}" if where else unknown[0]
+        raise RulesError(f"{source}: {key}: unknown key (known: {', '.join(sorted(by_key))})")
+    kwargs = {}
+    for key, f in by_key.items():
+        dotted = f"{where}.{key}" if where else key
+        if key not in data:
+            if f.default is dataclasses.MISSING:
+                raise RulesError(f"{source}: {dotted}: missing key")
+            continue
+        kwargs[f.name] = convert(hints[f.name], data[key], dotted, source)
+    return cls(**kwargs)
+
+
+def convert(tp: Any, value: Any, where: str, source: str) -> Any:
+    """Check ``value`` against annotation ``tp`` and return it in the dataclass's form."""
+    marker = None
+    if typing.get_origin(tp) is Annotated:
+        tp, marker = typing.get_args(tp)[0], typing.get_args(tp)[1]
+    origin = typing.get_origin(tp)
+
+    def fail(expected: str) -> typing.NoReturn:
+        raise RulesError(f"{source}: {where}: expected {expected}, got {value!r}")
+
+    if tp is bool:
+        if not isinstance(value, bool):
+            fail("true or false")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            fail("an integer")
+        if marker is not _Signed and value < 0:
+            fail("a non-negative integer")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            fail("a number")
+        value = float(value)
+        if marker is _Unit and not 0.0 <= value <= 1.0:
+            fail("a number between 0 and 1")
+        if marker is None and value < 0:
+            fail("a non-negative number")
+        return value
+    if tp is str:
+        if not isinstance(value, str):
+            fail("a string")
+        return value
+    if origin is Literal:
+        options = typing.get_args(tp)
+        if value not in options:
+            fail("one of " + ", ".join(repr(o) for o in options))
+        return value
+    if origin is tuple:
+        if not isinstance(value, list):
+            fail("a list")
+        inner = typing.get_args(tp)[0]
+        return tuple(convert(inner, v, f"{where}[{i}]", source) for i, v in enumerate(value))
+    if origin is dict:
+        if not isinstance(value, dict):
+            fail("a table")
+        inner = typing.get_args(tp)[1]
+        return {k: convert(inner, v, f"{where}.{k}", source) for k, v in value.items()}
+    if dataclasses.is_dataclass(tp):
+        return build(tp, value, where, source)
+    if isinstance(tp, types.UnionType):  # pragma: no cover - not used by the schema
+        raise TypeError(tp)
+    raise TypeError(f"unsupported annotation {tp!r}")  # pragma: no cover

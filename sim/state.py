@@ -1,0 +1,266 @@
+"""The state of a batch of games: one frozen dataclass of numpy arrays, every field with a leading games axis G.
+
+Shapes use G games, N families (seats), P = 3 presidencies (also the three armies and seas), R regions, O orders,
+E exchange positions, T retirement tiers, OFF offices (``layout``). The dataclass is frozen (fields are never
+rebound) and phases update the arrays in place, masked so that finished games (``done``) stay exactly as they ended.
+Seats and office holders are int8 with -1 for "nobody".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from . import layout as L
+from .rules import Rules
+
+# Money flows into (+) and out of (-) the game, one ledger column each. Transfers inside the game (the Chairman's
+# budget, dividends, mercenary fees paid from a presidency) are not flows; every other £ passes through one of these.
+FLOWS = (
+    "starting_capital",  # + R-CAPITAL
+    "company_start",  # + the Company's start balance and office treasuries (3 £ each at the 1710 start)
+    "lot_money",  # + money items of starting lots
+    "loans",  # + the Chairman's loans, 5 £ each
+    "emergency_loans",  # + emergency loans in phase 7
+    "emergency_burned",  # - what emergency loans raised beyond the costs
+    "trade",  # + order values paid to the Company
+    "china",  # + China trade revenue to the Company
+    "president_bonus",  # + 1 £ per order to the President's family
+    "clerk_pay",  # + 1 £ per clerk placed on an order
+    "china_manager",  # + the China Trade Manager's cut
+    "governor_income",  # + governors' families on successful actions
+    "tax",  # + taxes collected by governors
+    "loot",  # + loot paid to families (regiments' and mercenaries' shares are never paid out)
+    "factory_income",  # + phase 7
+    "yard_income",  # + phase 7, yard owners whose ships sail
+    "luxury",  # - family action
+    "shipyard",  # - family action
+    "factory",  # - family action
+    "exchange",  # - buying a place on the share exchange
+    "director_checks",  # - the Director of Trade's dice
+    "ships",  # - the Shipping Manager's purchases
+    "trade_spend",  # - the presidents' trade dice
+    "mercenaries",  # - paid from a presidency treasury
+    "company_costs",  # - phase 7 upkeep of ships, regiments, officers and loan interest
+    "retirement",  # - honourable retirements bought
+)
+FLOW = {name: i for i, name in enumerate(FLOWS)}
+
+# Per-round tallies, reset at the start of each round and written to the rounds frame.
+TALLIES = (
+    "loans_taken",
+    "emergency_loans",
+    "dividends",
+    "company_costs",
+    "profit",  # the Company's balance after costs, before dividends
+    "trade_revenue",
+    "orders_filled",
+    "china_revenue",
+    "checks",  # Director of Trade checks made
+    "orders_opened",
+    "ships_bought",
+    "battles",
+    "conquests",
+    "officers_killed",
+    "fired",  # office holders fired or killed by a mishap
+    "tax",
+    "loot",
+    "royal_protection",
+    "stability_change",
+)
+TALLY = {name: i for i, name in enumerate(TALLIES)}
+
+
+@dataclass(frozen=True)
+class State:
+    # ------------------------------------------------------------------------------------------------ batch
+    game: np.ndarray  # int64[G] global game index (the key of the game's random streams)
+    round: np.ndarray  # int8[G] current round, 1-based
+    done: np.ndarray  # bool[G] the game has ended; its arrays are frozen
+    crashed: np.ndarray  # bool[G] ended by stability 0 (R-END crash)
+    end_round: np.ndarray  # int8[G] round the game ended, 0 while running
+    # ------------------------------------------------------------------------------------- families [G, N]
+    money: np.ndarray  # int32[G,N] £ in hand
+    supply: np.ndarray  # int32[G,N] free relatives at home (D-FAMILY)
+    clerks: np.ndarray  # int32[G,N,P] clerks per presidency (phase 2 action 4)
+    academy: np.ndarray  # int32[G,N] officers at the military academy, not yet assigned
+    officers: np.ndarray  # int32[G,N,P] officers per army, the commander included
+    shares: np.ndarray  # int32[G,N] relatives on the board = Company shares held (the chair not included)
+    retired: np.ndarray  # int32[G,N,T] relatives in honourable retirement per tier (R-RETIRE)
+    prisoners: np.ndarray  # int32[G,N] relatives in debtors' prison (firms, phase 7.1)
+    luxuries: np.ndarray  # int32[G,N] luxuries owned (2 VP, 1 wealth each)
+    shipyards: np.ndarray  # int32[G,N] family shipyards (1 vote, hold one ship)
+    factories: np.ndarray  # int32[G,N] uninvested factories (1 £ income, 3 votes)
+    wealth: np.ndarray  # int32[G,N] conspicuous wealth (ПБ), the tie-breaker
+    trophies: np.ndarray  # int32[G,N] military trophies (influence)
+    wreaths: np.ndarray  # int32[G,N] laws passed as Prime Minister (influence)
+    positions: np.ndarray  # int32[G,N] position cards held (phase 1, not yet played)
+    last_action: np.ndarray  # int8[G,N] family action of the previous round, -1 none (phase 2 "twice")
+    prime_minister: np.ndarray  # int8[G] seat holding the Prime Minister (political domination, not a relative)
+    exchange: np.ndarray  # int8[G,E] seat waiting on each exchange position (cheapest first), -1 free
+    # ---------------------------------------------------------------------------------------------- offices
+    office: np.ndarray  # int8[G,OFF] seat whose relative holds each office, -1 vacant
+    stress: np.ndarray  # int8[G,OFF] stress markers of the office holder (R-RETIRE)
+    last_chair: np.ndarray  # int8[G] family that last held the chair (R-APPOINT fallbacks)
+    governor: np.ndarray  # int8[G,R] seat of each region's governor, -1 none/vacant
+    commander: np.ndarray  # int8[G,P] seat commanding each army (one of its officers), -1 none
+    # ---------------------------------------------------------------------------------------------- company
+    stability: np.ndarray  # int8[G] 0..max_stability; 0 = crash
+    loans: np.ndarray  # int32[G] outstanding loans (emergency loans may pass the maximum)
+    balance: np.ndarray  # int32[G] the Company's treasury (carried profit)
+    treasury: np.ndarray  # int32[G,5] office treasuries: Director of Trade, Shipping Manager, 3 presidencies
+    share_vp: np.ndarray  # int8[G] VP per Company share at the end (D-SHAREVP)
+    royal_protection: np.ndarray  # int8[G] royal protection uses left
+    china_open: np.ndarray  # bool[G] the route to China is open
+    deregulated: np.ndarray  # bool[G] Deregulation passed (phase 11), firms open (phase 3)
+    regiments: np.ndarray  # int32[G,P] Company regiments per army
+    half_ships: np.ndarray  # int32[G,P] half-built Company ships per presidency (governors)
+    ships: np.ndarray  # int32[G,4,2] Company ships per location (3 seas, China) x kind (leased, Company)
+    yard_ships: np.ndarray  # int32[G,N,4] family-yard ships per owner and location
+    # ------------------------------------------------------------------------------------------------ india
+    owner: np.ndarray  # int8[G,R] presidency controlling each region, -1 sovereign
+    strength: np.ndarray  # int32[G,R] strength of sovereign regions
+    unrest: np.ndarray  # int32[G,R] unrest markers
+    looted: np.ndarray  # bool[G,R] looted before (the first-loot modifier is spent)
+    capital: np.ndarray  # int8[G,R] region index of each region's empire capital (itself when independent)
+    order_open: np.ndarray  # bool[G,O] open orders
+    order_filled: np.ndarray  # bool[G,O] filled by the Company this round
+    taxed: np.ndarray  # int8[G,R] tax collections this round (the second raises unrest)
+    deposed: np.ndarray  # int32[G,N] governors lost to revolts this round (blame situation 5; phase 8)
+    # ------------------------------------------------------------------------------------------- accounting
+    ledger: np.ndarray  # int32[G,len(FLOWS)] money in (+) and out (-) of the game by flow
+    tally: np.ndarray  # int32[G,len(TALLIES)] this round's counters
+    # ------------------------------------------------------------------------------------------ setup record
+    bid_total: np.ndarray  # int32[G,N] s_i, the family's bid total (D-BIDSUM)
+    capital_exact: np.ndarray  # float64[G,N] exact capital from the formula
+    capital_money: np.ndarray  # int32[G,N] starting money after rounding and leftover
+    leftover: np.ndarray  # int32[G,N] coins received (+) or taken back (-) by the leftover rule
+    leftover_case: np.ndarray  # int8[G] which case of the leftover rule applied (capital.LEFTOVER_CASES)
+    # ---------------------------------------------------------------------------------------------- scoring
+    vp: np.ndarray  # float64[G,N,len(VP_SOURCES)] victory points by source, filled at the end
+    influence: np.ndarray  # int32[G,N] influence at the end
+    blame: np.ndarray  # int8[G] public-blame situation drawn on a crash, -1 none
+    winner: np.ndarray  # int8[G] winning seat
+
+    @property
+    def n_games(self) -> int:
+        return self.game.shape[0]
+
+    @property
+    def n_players(self) -> int:
+        return self.money.shape[1]
+
+    def relatives(self) -> np.ndarray:
+        """int[G,N] relatives of each family counted over every place they can be (should equal family_size)."""
+        n = self.n_players
+        seats = np.arange(n, dtype=np.int8)
+
+        def held(a: np.ndarray) -> np.ndarray:  # count seat ids in an int8[G, K] holder array
+            return (a[:, :, None] == seats[None, None, :]).sum(axis=1)
+
+        return (
+            self.supply
+            + self.clerks.sum(axis=2)
+            + self.academy
+            + self.officers.sum(axis=2)
+            + self.shares
+            + self.retired.sum(axis=2)
+            + self.prisoners
+            + held(self.exchange)
+            + held(self.office)
+            + held(self.governor)
+        )
+
+    def money_in_game(self) -> np.ndarray:
+        """int[G] every £ held by families, the Company and its office treasuries."""
+        return self.money.sum(axis=1) + self.balance + self.treasury.sum(axis=1)
+
+    def take(self, idx: np.ndarray) -> State:
+        """A copy holding only games ``idx``."""
+        return State(**{f.name: getattr(self, f.name)[idx].copy() for f in fields(self)})
+
+
+def new_state(rules: Rules, game_ids: np.ndarray) -> State:
+    """The start position of the map and the Company (MAP.md 1710) before the auction hands out the lots."""
+    g = len(game_ids)
+    n = rules.players
+    d = rules.d
+    r, o = len(d.regions), len(d.orders)
+    p, e, t = L.PRESIDENCIES, len(d.exchange_prices), len(d.tier_cost)
+    co = rules.company
+
+    def z(*shape, dtype=np.int32):
+        return np.zeros((g, *shape), dtype=dtype)
+
+    def full(value, *shape, dtype=np.int8):
+        return np.full((g, *shape), value, dtype=dtype)
+
+    return State(
+        game=np.asarray(game_ids, dtype=np.int64).copy(),
+        round=full(1),
+        done=z(dtype=bool),
+        crashed=z(dtype=bool),
+        end_round=z(dtype=np.int8),
+        money=z(n),
+        supply=full(rules.game.family_size, n, dtype=np.int32),
+        clerks=z(n, p),
+        academy=z(n),
+        officers=z(n, p),
+        shares=z(n),
+        retired=z(n, t),
+        prisoners=z(n),
+        luxuries=z(n),
+        shipyards=z(n),
+        factories=z(n),
+        wealth=z(n),
+        trophies=z(n),
+        wreaths=z(n),
+        positions=z(n),
+        last_action=full(-1, n),
+        prime_minister=full(-1),
+        exchange=full(-1, e),
+        office=full(-1, L.N_OFFICES),
+        stress=z(L.N_OFFICES, dtype=np.int8),
+        last_chair=full(-1),
+        governor=full(-1, r),
+        commander=full(-1, p),
+        stability=full(co.start_stability),
+        loans=full(co.start_loans, dtype=np.int32),
+        balance=full(co.start_balance, dtype=np.int32),
+        treasury=full(co.office_treasury, L.N_TREASURIES, dtype=np.int32),
+        share_vp=full(co.share_vp),
+        royal_protection=full(co.royal_protection),
+        china_open=z(dtype=bool),
+        deregulated=z(dtype=bool),
+        regiments=full(co.start_regiments, p, dtype=np.int32),
+        half_ships=z(p),
+        ships=z(L.N_SHIP_LOCS, 2),
+        yard_ships=z(n, L.N_SHIP_LOCS),
+        owner=full(-1, r),
+        strength=np.tile(d.strength0, (g, 1)).astype(np.int32),
+        unrest=z(r),
+        looted=z(r, dtype=bool),
+        capital=np.tile(d.capital0, (g, 1)).astype(np.int8),
+        order_open=np.tile(d.order_open0, (g, 1)),
+        order_filled=z(o, dtype=bool),
+        taxed=z(r, dtype=np.int8),
+        deposed=z(n),
+        ledger=_start_ledger(rules, g),
+        tally=z(len(TALLIES)),
+        bid_total=z(n),
+        capital_exact=z(n, dtype=np.float64),
+        capital_money=z(n),
+        leftover=z(n),
+        leftover_case=z(dtype=np.int8),
+        vp=z(n, L.N_VP, dtype=np.float64),
+        influence=z(n),
+        blame=full(-1),
+        winner=full(-1),
+    )
+
+
+def _start_ledger(rules: Rules, g: int) -> np.ndarray:
+    ledger = np.zeros((g, len(FLOWS)), dtype=np.int32)
+    ledger[:, FLOW["company_start"]] = rules.company.office_treasury * L.N_TREASURIES + rules.company.start_balance
+    return ledger

@@ -1,0 +1,338 @@
+"""The strategy interface and the base strategy, registered as ``balanced``.
+
+A strategy answers every decision the rules give a family or an office holder. Each method is vectorised: it
+receives an ``Observation`` for the deciding seat in G' games (``obs.money`` is int[G', N], ``obs.seat`` int[G'],
+...) and the legal options as arrays over those games, and returns arrays over those games. A method must decide
+each game from that game's own rows only (never from batch statistics), so a game plays the same in any batch.
+
+Subclass ``Strategy``, override what you want to play differently, and register it with ``@register("name")``.
+The base class plays a sensible, moderate game: it bids modestly, builds income before shares, never takes loans
+it cannot put to use, trades whenever it has ships and orders, and pays the dividends that meet expectations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim import layout as L
+from sim.agents import Observation
+from sim.board import reachable
+
+from .registry import register
+
+# Lot values for bidding (£-like points) by what a lot holds.
+OFFICE_VALUE = {
+    L.CHAIRMAN: 8, L.DIRECTOR: 5, L.SHIPPING: 3, L.MILITARY: 4,
+    L.PRESIDENT[0]: 4, L.PRESIDENT[1]: 4, L.PRESIDENT[2]: 4, L.CHINA: 3, L.GOVERNOR_GENERAL: 5,
+}  # fmt: skip
+
+
+def lot_values(obs: Observation) -> np.ndarray:
+    """float[LOTS] a rough worth of each lot in play."""
+    d = obs.rules.d
+    items = d.lot_items
+    value = np.zeros(len(d.lot_names))
+    for lot, office in enumerate(d.lot_office):
+        if office >= 0:
+            value[lot] += OFFICE_VALUE.get(int(office), 3)
+    value += 5 * d.lot_pm
+    value += 4 * items["shares"] + 2 * items["shipyards"] + 3 * items["factories"] + 3 * items["luxuries"]
+    value += items["clerks"].sum(axis=1) + items["officers"].sum(axis=1) + items["academy"] + items["positions"]
+    value += items["money"]
+    return value
+
+
+def pick_best(score: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Column of the highest score among legal columns per row (-1 where none is legal)."""
+    masked = np.where(legal, score, -np.inf)
+    return np.where(legal.any(axis=1), masked.argmax(axis=1), -1)
+
+
+def split(total: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Integer split of ``total[G]`` proportional to ``weights[G, K]`` (remainder to the heaviest column)."""
+    w = np.maximum(weights, 0).astype(float)
+    w_sum = w.sum(axis=1, keepdims=True)
+    w = np.where(w_sum > 0, w, 1.0)
+    share = np.floor(total[:, None] * w / w.sum(axis=1, keepdims=True)).astype(np.int64)
+    share[np.arange(len(total)), w.argmax(axis=1)] += total - share.sum(axis=1)
+    return share
+
+
+def ships_wanted(obs: Observation) -> np.ndarray:
+    """int[G', P]: orders each presidency could fill this round minus the ships already in its sea."""
+    reach = reachable(obs.rules, obs.order_open, obs.order_filled).sum(axis=2)
+    return reach - company_ships_obs(obs)[:, : L.PRESIDENCIES]
+
+
+def company_ships_obs(obs: Observation) -> np.ndarray:
+    return obs.ships.sum(axis=2) + obs.yard_ships.sum(axis=1)
+
+
+@register("balanced")
+class Strategy:
+    """A moderate all-rounder: income first, shares when affordable, trade whenever possible."""
+
+    name = "balanced"
+
+    # --------------------------------------------------------------------------------------------- setup
+    def bid(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Sealed auction bids: (base, step, cap) int[G', LOTS], each >= 0 (R-AUCTION)."""
+        value = lot_values(obs)[None, :]
+        jitter = 0.6 + 0.8 * obs.rng.uniform(value.shape[1])
+        base = np.round(value * jitter).astype(np.int64)
+        return base, np.ones_like(base), base + 2
+
+    # ------------------------------------------------------------------------------------- phase 2 actions
+    def family_action(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(action[G'], twice[G'], presidency[G', 2]); ``legal.once`` / ``legal.twice`` are bool[G', ACTIONS]."""
+        me = np.arange(obs.n), obs.seat
+        money = obs.money[me]
+        score = np.zeros((obs.n, L.N_ACTIONS))
+        score[:, L.A_PASS] = 0.0
+        score[:, L.A_FACTORY] = np.where(obs.factories[me] < 2, 6.0, 1.0)
+        score[:, L.A_SHARES] = np.where(obs.shares[me] < 3, 5.0, 2.0)
+        score[:, L.A_CLERK] = np.where(obs.clerks[me].sum(axis=1) < 4, 4.0, 0.5)
+        score[:, L.A_OFFICER] = np.where(obs.officers[me].sum(axis=1) + obs.academy[me] < 2, 3.0, 0.5)
+        score[:, L.A_SHIPYARD] = np.where(obs.shipyards[me] < 1, 2.5, 0.2)
+        score[:, L.A_LUXURY] = np.where(obs.round >= 5, 7.0, 1.5)
+        action = pick_best(score, legal.once)
+        twice = legal.twice[np.arange(obs.n), action] & (
+            (action == L.A_CLERK) | (action == L.A_OFFICER) | (money >= 12)
+        )
+        target = obs.clerks[me].argmin(axis=1)
+        return action, twice, np.stack([target, (target + 1) % L.PRESIDENCIES], axis=1)
+
+    def rank_share_buyers(self, obs: Observation, legal) -> np.ndarray:
+        """The Chairman orders the exchange buyers: a permutation of the seats int[G', N] (own family first)."""
+        seats = np.tile(np.arange(obs.players), (obs.n, 1))
+        key = np.where(seats == obs.seat[:, None], -1, seats)
+        return np.take_along_axis(seats, np.argsort(key, axis=1), axis=1)
+
+    def extra_clerk(self, obs: Observation, legal) -> np.ndarray:
+        """Presidency for the extra clerk, or -1."""
+        me = np.arange(obs.n), obs.seat
+        return np.where(obs.supply[me] >= 2, obs.clerks[me].argmin(axis=1), -1)
+
+    # -------------------------------------------------------------------------------- phase 5 appointments
+    def vote_chairman(self, obs: Observation, legal) -> np.ndarray:
+        """Vote for a candidate family (bool[G', N] ``legal.candidates``): own family first, else the largest."""
+        own = legal.candidates[np.arange(obs.n), obs.seat]
+        return np.where(own, obs.seat, pick_best(obs.shares.astype(float), legal.candidates))
+
+    def choose_chairman(self, obs: Observation, legal) -> np.ndarray:
+        """No majority: the family that held the chair picks a board member's family."""
+        return self.vote_chairman(obs, legal)
+
+    def appoint(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
+        """(family, source) among ``legal.candidates`` bool[G', N, SOURCES]; own relatives first (nepotism may
+        refuse, then the engine asks again without them), else the family with the fewest offices."""
+        cand = legal.candidates
+        held = (obs.office[:, :, None] == np.arange(obs.players)[None, None, :]).sum(axis=1)
+        family_score = -held.astype(float) + 100.0 * (np.arange(obs.players)[None, :] == obs.seat[:, None])
+        score = np.where(cand, family_score[:, :, None], -np.inf)
+        flat = score.reshape(obs.n, -1).argmax(axis=1)
+        return flat // cand.shape[2], flat % cand.shape[2]
+
+    def consent(self, obs: Observation, legal) -> np.ndarray:
+        """Consent to another family appointing its own relative (nepotism)? The base strategy refuses."""
+        return np.zeros(obs.n, dtype=bool)
+
+    # ----------------------------------------------------------------------------------- phase 6 Chairman
+    def take_loans(self, obs: Observation, legal) -> np.ndarray:
+        """Loans this round (0..legal.max_loans; above legal.free_loans needs the board). Only what the trade
+        can use: dice for presidencies with orders and ships, ships where orders wait."""
+        wanted = np.maximum(ships_wanted(obs), 0)
+        reach = reachable(obs.rules, obs.order_open, obs.order_filled).any(axis=2)
+        need = 4 * reach.sum(axis=1) + obs.rules.shipping.leased_cost * wanted.sum(axis=1) - obs.balance
+        need -= obs.treasury.sum(axis=1)
+        loans = np.ceil(np.maximum(need, 0) / obs.rules.company.loan_value).astype(np.int64)
+        loans = np.where((obs.loans >= 5) | (obs.stability <= 1), 0, loans)
+        return np.minimum(loans, legal.free_loans)
+
+    def approve_loans(self, obs: Observation, legal) -> np.ndarray:
+        """Board vote on loans beyond the free ones: yes for one's own Chairman, otherwise while debt is low."""
+        return (legal.chairman == obs.seat) | (obs.loans + legal.loans <= 5)
+
+    def allocate_budget(self, obs: Observation, legal) -> np.ndarray:
+        """Hand out the whole ``legal.budget`` to [Director of Trade, Shipping Manager, 3 presidencies]."""
+        reach = reachable(obs.rules, obs.order_open, obs.order_filled).any(axis=2)
+        wanted = np.maximum(ships_wanted(obs), 0).sum(axis=1)
+        weights = np.zeros((obs.n, L.N_TREASURIES))
+        weights[:, L.T_DIRECTOR] = 1.0
+        weights[:, L.T_SHIPPING] = 1.0 + wanted
+        weights[:, list(L.T_PRESIDENCY)] = 3.0 * reach
+        return split(legal.budget, weights)
+
+    def trade_check(self, obs: Observation, legal) -> np.ndarray:
+        """Dice for the Director of Trade's next check (0 stops)."""
+        return np.minimum(legal.treasury, 3)
+
+    def open_order(self, obs: Observation, legal) -> np.ndarray:
+        """Which closed order (or the route to China, the last column) a success opens: the most valuable."""
+        d = obs.rules.d
+        china = obs.rules.china.revenue_per_opium * ((obs.owner >= 0) * d.opium).sum(axis=1)
+        value = np.concatenate([np.broadcast_to(d.order_value, (obs.n, d.order_value.size)), china[:, None]], axis=1)
+        return pick_best(value.astype(float), legal.openable)
+
+    def director_moves(self, obs: Observation, legal) -> tuple[np.ndarray, ...]:
+        """Up to M moves (kind, family, src, dst, count)[G', M]: Company ships from a sea with spare ships to the
+        sea that lacks them most."""
+        m = obs.rules.director.moves
+        out = tuple(np.zeros((obs.n, m), dtype=np.int64) for _ in range(5))
+        if m == 0:
+            return out
+        wanted = ships_wanted(obs)
+        spare = np.minimum(-wanted, legal.ships[:, : L.PRESIDENCIES, L.COMPANY_SHIP])
+        src, dst = spare.argmax(axis=1), wanted.argmax(axis=1)
+        count = np.minimum(spare.max(axis=1), wanted.max(axis=1))
+        go = (count > 0) & (src != dst)
+        kind, _, s, d, c = out
+        kind[:, 0] = np.where(go, L.MOVE_COMPANY_SHIPS, L.MOVE_NONE)
+        s[:, 0], d[:, 0], c[:, 0] = src, dst, np.maximum(count, 1)
+        return out
+
+    # ------------------------------------------------------------------------------ phase 6 Shipping Manager
+    def buy_ships(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(leased[G', P], company[G', P], yard[G', N, P]) ships bought per sea; spends down below 3 £."""
+        sh = obs.rules.shipping
+        money = legal.money.astype(np.int64)
+        free = legal.free_yards.astype(np.int64)
+        total_free = free.sum(axis=1)
+        n_yard = np.minimum(total_free, money // sh.yard_cost)
+        rest = money - sh.yard_cost * n_yard
+        n_company = np.where(n_yard == total_free, rest // sh.company_cost, 0)
+        rest -= sh.company_cost * n_company
+        n_leased = np.where(rest >= sh.must_buy_from, -(-(rest - (sh.must_buy_from - 1)) // sh.leased_cost), 0)
+        sea = ships_wanted(obs).argmax(axis=1)
+        rows = np.arange(obs.n)
+        leased = np.zeros((obs.n, L.PRESIDENCIES), dtype=np.int64)
+        company = np.zeros_like(leased)
+        leased[rows, sea] = n_leased
+        company[rows, sea] = n_company
+        # yards: own first, then the others in seat order
+        order = np.argsort(
+            np.where(np.arange(obs.players)[None, :] == obs.seat[:, None], -1, np.arange(obs.players)), axis=1
+        )
+        free_ordered = np.take_along_axis(free, order, axis=1)
+        before = np.cumsum(free_ordered, axis=1) - free_ordered
+        take_ordered = np.clip(n_yard[:, None] - before, 0, free_ordered)
+        take = np.zeros_like(free)
+        np.put_along_axis(take, order, take_ordered, axis=1)
+        yard = np.zeros((obs.n, obs.players, L.PRESIDENCIES), dtype=np.int64)
+        yard[rows, :, sea] = take
+        return leased, company, yard
+
+    # ---------------------------------------------------------------------------- phase 6 Military Affairs
+    def assign_academy(self, obs: Observation, legal) -> np.ndarray:
+        """int[G', N, P]: every family's academy officers go to the army where it has most officers already."""
+        army = obs.officers.argmax(axis=2)  # [G', N]
+        out = np.zeros((obs.n, obs.players, L.PRESIDENCIES), dtype=np.int64)
+        np.put_along_axis(out, army[:, :, None], legal.academy[:, :, None].astype(np.int64), axis=2)
+        return out
+
+    def military_moves(self, obs: Observation, legal) -> tuple[np.ndarray, ...]:
+        """Up to M moves (kind, family, src, dst, count)[G', M] of officers or regiments; none by default."""
+        m = obs.rules.military.moves
+        return tuple(np.zeros((obs.n, m), dtype=np.int64) for _ in range(5))
+
+    def pick_commander(self, obs: Observation, legal) -> np.ndarray:
+        """Military Affairs breaks a tie for command (``legal.tied`` bool[G', N]): own family if tied."""
+        own = legal.tied[np.arange(obs.n), obs.seat]
+        return np.where(own, obs.seat, legal.tied.argmax(axis=1))
+
+    # ----------------------------------------------------------------------------------- phase 6 governors
+    def govern(self, obs: Observation, legal) -> np.ndarray:
+        """Take another administrative action with ``legal.dice`` dice? While at least two dice remain."""
+        return legal.dice >= 2
+
+    def govern_effect(self, obs: Observation, legal) -> np.ndarray:
+        """On a success: regiment, half a ship, tax to the Company or tax to the presidency (layout.G_*)."""
+        taxed = obs.taxed[np.arange(obs.n), legal.region] > 0
+        return np.where(taxed, L.G_REGIMENT, L.G_TAX_COMPANY)
+
+    # -------------------------------------------------------------------------------- phase 6 commanders
+    def deploy(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(target region or -1, officers[G', N], regiments, mercenaries bool[G', M]): the weakest legal target
+        the whole army beats with at least two dice, sovereign regions first."""
+        force = legal.officers.sum(axis=1) + legal.regiments
+        margin = force[:, None] - legal.strength
+        sovereign = obs.owner < 0
+        unrest = obs.unrest > 0
+        useful = legal.targets & (sovereign | unrest) & (margin >= 2)
+        score = margin + 10.0 * sovereign
+        target = pick_best(score, useful)
+        go = (target >= 0)[:, None]
+        leads = legal.officers[np.arange(obs.n), obs.seat] >= 1
+        target = np.where(leads, target, -1)
+        go = go & leads[:, None]
+        officers = np.where(go, legal.officers, 0).astype(np.int64)
+        regiments = np.where(go[:, 0], legal.regiments, 0)
+        return target, officers, regiments, np.zeros(legal.mercenaries.shape, dtype=bool)
+
+    def fund_mercenaries(self, obs: Observation, legal) -> np.ndarray:
+        """The President pays for the mercenaries a commander asked for?"""
+        return legal.cost <= obs.treasury[np.arange(obs.n), np.asarray(L.T_PRESIDENCY)[legal.army]] // 2
+
+    def share_loot(self, obs: Observation, legal) -> np.ndarray:
+        """Families (bool[G', N]) the commander names for a share of the loot: his own."""
+        return np.arange(obs.players)[None, :] == obs.seat[:, None]
+
+    # -------------------------------------------------------------------------------- phase 6 presidents
+    def trade(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(spend, orders bool[G', O], clerk_pay int[G', N]): the most valuable reachable orders one per ship,
+        about three dice, own clerks placed first."""
+        d = obs.rules.d
+        value = np.where(legal.orders, d.order_value[None, :], -1).astype(float)
+        rank = np.argsort(np.argsort(-value, axis=1, kind="stable"), axis=1)
+        orders = legal.orders & (rank < legal.ships[:, None])
+        home = d.order_region[None, :] == d.home[legal.presidency][:, None]
+        regions = regions_out(obs, orders, legal.presidency)
+        too_far = legal.treasury - regions < 1
+        orders = np.where(too_far[:, None], orders & home, orders)
+        regions = regions_out(obs, orders, legal.presidency)
+        trading = orders.any(axis=1) & (legal.treasury - regions >= 1)
+        orders &= trading[:, None]
+        spend = np.where(trading, regions + np.minimum(3, legal.treasury - regions), 0)
+        return spend, orders, place_clerks(obs, legal.clerks, orders.sum(axis=1))
+
+    def china_trade(self, obs: Observation, legal) -> np.ndarray:
+        """Send the China committee's ships? When there is opium to carry."""
+        return legal.opium > 0
+
+    # ------------------------------------------------------------------------------------ phase 7 accounts
+    def royal_protection(self, obs: Observation, legal) -> np.ndarray:
+        """Invoke royal protection (once per game) to cancel ``legal.shortfall`` £ of unpaid costs?"""
+        return legal.shortfall >= obs.rules.company.loan_value
+
+    def pay_dividends(self, obs: Observation, legal) -> np.ndarray:
+        """Payouts (0..legal.max_payouts): the fewest that meet the public expectation, else none."""
+        expect = obs.rules.d.expect[np.clip(obs.stability, 0, obs.rules.company.max_stability)]
+        per = np.maximum(legal.per_payout, 1)
+        k = -(-expect // per)
+        return np.where(k <= legal.max_payouts, k, 0)
+
+    # ------------------------------------------------------------------------------------------- retiring
+    def retire(self, obs: Observation, legal) -> np.ndarray:
+        """Honourable retirement tier for a retiring relative (``legal.affordable`` bool[G', T]), -1 unpaid."""
+        tiers = np.arange(legal.affordable.shape[1])
+        return np.where(legal.affordable, tiers[None, :], -1).max(axis=1)
+
+
+def regions_out(obs: Observation, orders: np.ndarray, presidency: np.ndarray) -> np.ndarray:
+    d = obs.rules.d
+    regions = (orders[:, :, None] & d.order_in_region[None, :, :]).any(axis=1)
+    regions[np.arange(obs.n), d.home[presidency]] = False
+    return regions.sum(axis=1)
+
+
+def place_clerks(obs: Observation, clerks: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """int[G', N] clerks placed on filled orders: the deciding family's first, then in seat order."""
+    order = np.argsort(
+        np.where(np.arange(obs.players)[None, :] == obs.seat[:, None], -1, np.arange(obs.players)), axis=1
+    )
+    ordered = np.take_along_axis(clerks.astype(np.int64), order, axis=1)
+    before = np.cumsum(ordered, axis=1) - ordered
+    placed = np.clip(np.minimum(count, clerks.sum(axis=1))[:, None] - before, 0, ordered)
+    out = np.zeros_like(placed)
+    np.put_along_axis(out, order, placed, axis=1)
+    return out

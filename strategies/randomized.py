@@ -1,0 +1,231 @@
+"""The ``random`` strategy: every decision picks uniformly among legal options.
+
+Where an answer is composite (a budget split, a set of orders, moves) it draws a random legal answer; its purpose is
+to exercise every rule and every corner of the legal space in the invariant tests, not to play well.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim import layout as L
+from sim.agents import Observation
+
+from .base import Strategy, place_clerks, regions_out
+from .registry import register
+
+
+def coin(obs: Observation) -> np.ndarray:
+    return obs.rng.uniform(1)[:, 0] < 0.5
+
+
+def random_split(obs: Observation, total: np.ndarray, k: int) -> np.ndarray:
+    """A random composition of total[G'] into k non-negative parts."""
+    w = -np.log(np.maximum(obs.rng.uniform(k), 1e-12))  # exponential weights: uniform on the simplex
+    share = np.floor(total[:, None] * w / w.sum(axis=1, keepdims=True)).astype(np.int64)
+    rest = total - share.sum(axis=1)
+    share[np.arange(obs.n), obs.rng.integers(np.zeros(obs.n, dtype=np.int64), np.full(obs.n, k - 1))] += rest
+    return share
+
+
+def random_moves(obs: Observation, stock: list[np.ndarray], locs: list[np.ndarray], m: int) -> tuple[np.ndarray, ...]:
+    """Up to m random legal moves. ``stock[kind-1]`` is int[G', N, PLACES] of what can move per family and place
+    (kinds without a family use family 0's row); ``locs[kind-1]`` int[G'] is how many places that kind may use.
+    Later moves see the effect of earlier ones."""
+    stock = [s.astype(np.int64).copy() for s in stock]
+    kinds, families, srcs, dsts, counts = (np.zeros((obs.n, m), dtype=np.int64) for _ in range(5))
+    rows = np.arange(obs.n)
+    _, n, places = stock[0].shape
+    for j in range(m):
+        options = np.concatenate([(s > 0).reshape(obs.n, -1) for s in stock], axis=1)  # [G', kinds*N*PLACES]
+        options &= (coin(obs) | (j == 0))[:, None]
+        pick = obs.rng.choice(options)
+        go = pick >= 0
+        pick = np.maximum(pick, 0)
+        kind, fam, src = pick // (n * places), (pick // places) % n, pick % places
+        avail = np.zeros(obs.n, dtype=np.int64)
+        n_locs = np.zeros(obs.n, dtype=np.int64)
+        for k, (s_k, l_k) in enumerate(zip(stock, locs, strict=True)):
+            sel = kind == k
+            avail[sel] = s_k[rows[sel], fam[sel], src[sel]]
+            n_locs[sel] = l_k[sel]
+        go &= n_locs > 1
+        shift = obs.rng.integers(np.ones(obs.n, dtype=np.int64), np.maximum(n_locs - 1, 1))
+        dst = (src + shift) % np.maximum(n_locs, 1)
+        count = obs.rng.integers(np.ones(obs.n, dtype=np.int64), np.maximum(avail, 1))
+        kinds[:, j] = np.where(go, kind + 1, L.MOVE_NONE)
+        families[:, j], srcs[:, j], dsts[:, j], counts[:, j] = fam, src, dst, count
+        for k, s_k in enumerate(stock):
+            sel = go & (kind == k)
+            s_k[rows[sel], fam[sel], src[sel]] -= count[sel]
+            s_k[rows[sel], fam[sel], dst[sel]] += count[sel]
+    return kinds, families, srcs, dsts, counts
+
+
+@register("random")
+class RandomStrategy(Strategy):
+    """Uniformly random legal choices at every decision (for testing the rules, not for playing)."""
+
+    def bid(self, obs, legal):
+        n_lots = len(obs.rules.d.lot_names)
+        u = obs.rng.uniform(3 * n_lots)
+        base = np.floor(u[:, :n_lots] * 11).astype(np.int64)
+        step = np.floor(u[:, n_lots : 2 * n_lots] * 3).astype(np.int64)
+        cap = base + np.floor(u[:, 2 * n_lots :] * 6).astype(np.int64)
+        return base, step, cap
+
+    def family_action(self, obs, legal):
+        action = obs.rng.choice(legal.once)
+        twice = legal.twice[np.arange(obs.n), action] & coin(obs)
+        where = np.floor(obs.rng.uniform(2) * L.PRESIDENCIES).astype(np.int64)
+        return action, twice, where
+
+    def rank_share_buyers(self, obs, legal):
+        return np.argsort(obs.rng.uniform(obs.players), axis=1)
+
+    def extra_clerk(self, obs, legal):
+        return obs.rng.integers(np.full(obs.n, -1), np.full(obs.n, L.PRESIDENCIES - 1))
+
+    def vote_chairman(self, obs, legal):
+        return obs.rng.choice(legal.candidates)
+
+    def choose_chairman(self, obs, legal):
+        return obs.rng.choice(legal.candidates)
+
+    def appoint(self, obs, legal):
+        s = legal.candidates.shape[2]
+        flat = obs.rng.choice(legal.candidates.reshape(obs.n, -1))
+        return flat // s, flat % s
+
+    def consent(self, obs, legal):
+        return coin(obs)
+
+    def take_loans(self, obs, legal):
+        return obs.rng.integers(np.zeros(obs.n, dtype=np.int64), legal.max_loans)
+
+    def approve_loans(self, obs, legal):
+        return coin(obs)
+
+    def allocate_budget(self, obs, legal):
+        return random_split(obs, legal.budget.astype(np.int64), L.N_TREASURIES)
+
+    def trade_check(self, obs, legal):
+        return obs.rng.integers(np.zeros(obs.n, dtype=np.int64), legal.treasury.astype(np.int64))
+
+    def open_order(self, obs, legal):
+        return obs.rng.choice(legal.openable)
+
+    def director_moves(self, obs, legal):
+        g, n = legal.clerks.shape[:2]
+        clerks = np.zeros((g, n, L.N_SHIP_LOCS), dtype=np.int64)
+        clerks[:, :, : L.PRESIDENCIES] = legal.clerks
+        leased = np.zeros((g, n, L.N_SHIP_LOCS), dtype=np.int64)
+        leased[:, 0] = legal.ships[:, :, L.LEASED]
+        company = np.zeros_like(leased)
+        company[:, 0] = legal.ships[:, :, L.COMPANY_SHIP]
+        ship_locs = np.where(legal.china_open, L.N_SHIP_LOCS, L.PRESIDENCIES)
+        stock = [clerks, leased, company, legal.yard_ships.astype(np.int64)]
+        locs = [np.full(g, L.PRESIDENCIES), ship_locs, ship_locs, ship_locs]
+        return random_moves(obs, stock, locs, obs.rules.director.moves)
+
+    def buy_ships(self, obs, legal):
+        sh = obs.rules.shipping
+        money = legal.money.astype(np.int64)
+        free = legal.free_yards.astype(np.int64)
+        total_free = free.sum(axis=1)
+        n_yard = obs.rng.integers(np.zeros(obs.n, dtype=np.int64), np.minimum(total_free, money // sh.yard_cost))
+        rest = money - sh.yard_cost * n_yard
+        max_company = np.where(n_yard == total_free, rest // sh.company_cost, 0)
+        n_company = obs.rng.integers(np.zeros(obs.n, dtype=np.int64), max_company)
+        rest -= sh.company_cost * n_company
+        # what is left must fall below must_buy_from (or below the cheapest ship): leased ships make it so
+        yards_left = total_free - n_yard
+        cheapest = np.minimum(sh.leased_cost, np.where(yards_left > 0, sh.yard_cost, sh.company_cost))
+        n_leased = np.where(
+            (rest >= sh.must_buy_from) & (rest >= cheapest),
+            -(-(rest - (sh.must_buy_from - 1)) // sh.leased_cost),
+            0,
+        )
+        seas = np.floor(obs.rng.uniform(3) * L.PRESIDENCIES).astype(np.int64)
+        rows = np.arange(obs.n)
+        leased = np.zeros((obs.n, L.PRESIDENCIES), dtype=np.int64)
+        company = np.zeros_like(leased)
+        leased[rows, seas[:, 0]] = n_leased
+        company[rows, seas[:, 1]] = n_company
+        # yard ships from random owners with free yards, one at a time
+        yard = np.zeros((obs.n, obs.players, L.PRESIDENCIES), dtype=np.int64)
+        left = free.copy()
+        for _ in range(int(n_yard.max(initial=0))):
+            need = n_yard > yard.sum(axis=(1, 2))
+            owner = obs.rng.choice(left > 0)
+            sel = need & (owner >= 0)
+            yard[rows[sel], owner[sel], seas[sel, 2]] += 1
+            left[rows[sel], owner[sel]] -= 1
+        return leased, company, yard
+
+    def assign_academy(self, obs, legal):
+        army = np.floor(obs.rng.uniform(obs.players) * L.PRESIDENCIES).astype(np.int64)
+        out = np.zeros((obs.n, obs.players, L.PRESIDENCIES), dtype=np.int64)
+        np.put_along_axis(out, army[:, :, None], legal.academy[:, :, None].astype(np.int64), axis=2)
+        return out
+
+    def military_moves(self, obs, legal):
+        g, n = legal.officers.shape[:2]
+        regiments = np.zeros((g, n, L.PRESIDENCIES), dtype=np.int64)
+        regiments[:, 0] = legal.regiments
+        stock = [legal.officers.astype(np.int64), regiments]
+        return random_moves(obs, stock, [np.full(g, L.PRESIDENCIES)] * 2, obs.rules.military.moves)
+
+    def pick_commander(self, obs, legal):
+        return obs.rng.choice(legal.tied)
+
+    def govern(self, obs, legal):
+        return coin(obs)
+
+    def govern_effect(self, obs, legal):
+        return obs.rng.integers(np.zeros(obs.n, dtype=np.int64), np.full(obs.n, L.N_GOV_EFFECTS - 1))
+
+    def deploy(self, obs, legal):
+        d = obs.rules.d
+        army = legal.army
+        mercs = legal.mercenaries & (obs.rng.uniform(legal.mercenaries.shape[1]) < 0.3)
+        cost = (mercs * d.merc_cost[army]).sum(axis=1)
+        mercs &= (cost <= legal.treasury)[:, None]
+        rows = np.arange(obs.n)
+        leads = legal.officers[rows, obs.seat] >= 1
+        force = legal.officers.sum(axis=1) + legal.regiments + (mercs * d.merc_strength[army]).sum(axis=1)
+        ok = legal.targets & (force[:, None] - legal.strength >= 1) & leads[:, None]
+        target = np.where(coin(obs), obs.rng.choice(ok), -1)
+        go = target >= 0
+        officers = np.where(go[:, None], legal.officers, 0).astype(np.int64)
+        return target, officers, np.where(go, legal.regiments, 0), mercs & go[:, None]
+
+    def fund_mercenaries(self, obs, legal):
+        return coin(obs)
+
+    def share_loot(self, obs, legal):
+        return obs.rng.uniform(obs.players) < 0.5
+
+    def trade(self, obs, legal):
+        u = obs.rng.uniform(legal.orders.shape[1])
+        orders = legal.orders & (u < 0.5)
+        rank = np.argsort(np.argsort(np.where(orders, u, 2.0), axis=1), axis=1)
+        orders &= rank < legal.ships[:, None]
+        regions = regions_out(obs, orders, legal.presidency)
+        trading = orders.any(axis=1) & (legal.treasury - regions >= 1)
+        orders &= trading[:, None]
+        spend = np.where(trading, obs.rng.integers(regions + 1, np.maximum(legal.treasury, regions + 1)), 0)
+        return spend, orders, place_clerks(obs, legal.clerks, orders.sum(axis=1))
+
+    def china_trade(self, obs, legal):
+        return coin(obs)
+
+    def royal_protection(self, obs, legal):
+        return coin(obs)
+
+    def pay_dividends(self, obs, legal):
+        return obs.rng.integers(np.zeros(obs.n, dtype=np.int64), legal.max_payouts)
+
+    def retire(self, obs, legal):
+        options = np.concatenate([np.ones((obs.n, 1), dtype=bool), legal.affordable], axis=1)
+        return obs.rng.choice(options) - 1
