@@ -154,14 +154,29 @@ class Strategy:
         return (legal.chairman == obs.seat) | (obs.loans + legal.loans <= 5)
 
     def allocate_budget(self, obs: Observation, legal) -> np.ndarray:
-        """Hand out the whole ``legal.budget`` to [Director of Trade, Shipping Manager, 3 presidencies]."""
-        reach = reachable(obs.rules, obs.order_open, obs.order_filled).any(axis=2)
+        """Hand out the whole ``legal.budget`` to [Director of Trade, Shipping Manager, 3 presidencies]: top up
+        each office that can use money now to what it needs; any rest to the presidencies that trade."""
+        r = obs.rules
+        d = r.d
+        reach = reachable(r, obs.order_open, obs.order_filled)  # [G', P, O]
+        regions = (reach[:, :, :, None] & d.order_in_region[None, None]).any(axis=2)  # [G', P, R]
+        regions[:, np.arange(L.PRESIDENCIES), d.home] = False
+        has = obs.office >= 0
+        need = np.zeros((obs.n, L.N_TREASURIES))
+        trading = has[:, list(L.PRESIDENT)] & reach.any(axis=2)
+        need[:, list(L.T_PRESIDENCY)] = trading * (4 + regions.sum(axis=2))
         wanted = np.maximum(ships_wanted(obs), 0).sum(axis=1)
-        weights = np.zeros((obs.n, L.N_TREASURIES))
-        weights[:, L.T_DIRECTOR] = 1.0
-        weights[:, L.T_SHIPPING] = 1.0 + wanted
-        weights[:, list(L.T_PRESIDENCY)] = 3.0 * reach
-        return split(legal.budget, weights)
+        need[:, L.T_SHIPPING] = has[:, L.SHIPPING] * r.shipping.leased_cost * wanted
+        can_open = (~obs.order_open & (obs.owner[:, d.order_region] < 0)).any(axis=1) | ~obs.china_open
+        need[:, L.T_DIRECTOR] = (has[:, L.DIRECTOR] & can_open) * 3
+        need = np.maximum(need - obs.treasury, 0)
+        first = np.minimum(need, legal.budget[:, None])
+        first = np.floor(first * np.minimum(1.0, legal.budget / np.maximum(need.sum(axis=1), 1))[:, None]).astype(int)
+        rest = legal.budget - first.sum(axis=1)
+        fallback = np.zeros((obs.n, L.N_TREASURIES))
+        fallback[:, list(L.T_PRESIDENCY)] = trading + 0.01 * has[:, list(L.PRESIDENT)]
+        fallback[:, L.T_SHIPPING] += 0.001
+        return first + split(rest, fallback)
 
     def trade_check(self, obs: Observation, legal) -> np.ndarray:
         """Dice for the Director of Trade's next check (0 stops)."""
@@ -280,7 +295,7 @@ class Strategy:
     # -------------------------------------------------------------------------------- phase 6 presidents
     def trade(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(spend, orders bool[G', O], clerk_pay int[G', N]): the most valuable reachable orders one per ship,
-        about three dice, own clerks placed first."""
+        up to five dice, own clerks placed first."""
         d = obs.rules.d
         value = np.where(legal.orders, d.order_value[None, :], -1).astype(float)
         rank = np.argsort(np.argsort(-value, axis=1, kind="stable"), axis=1)
@@ -292,7 +307,7 @@ class Strategy:
         regions = regions_out(obs, orders, legal.presidency)
         trading = orders.any(axis=1) & (legal.treasury - regions >= 1)
         orders &= trading[:, None]
-        spend = np.where(trading, regions + np.minimum(3, legal.treasury - regions), 0)
+        spend = np.where(trading, regions + np.minimum(5, legal.treasury - regions), 0)
         return spend, orders, place_clerks(obs, legal.clerks, orders.sum(axis=1))
 
     def china_trade(self, obs: Observation, legal) -> np.ndarray:

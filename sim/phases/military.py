@@ -320,7 +320,8 @@ def share_loot(
     troops: np.ndarray,
 ) -> None:
     """Loot paid round-robin (L171): 1 £ per surviving officer (the commander's family first), then 1 £ to each
-    family the commander names, then 1 £ per regiment and mercenary band (never paid out) until it runs out."""
+    family the commander names, then 1 £ per regiment and mercenary band (never paid out) until it runs out.
+    Loot smaller than the number of surviving officers pays each of them 1 £ all the same."""
     g, n = state.n_games, state.n_players
     named_full = np.zeros((g, n), dtype=bool)
     decider = np.full(g, -1, dtype=np.int64)
@@ -342,6 +343,8 @@ def share_loot(
     start2 = np.cumsum(named, axis=1) - named
     part_named = np.clip(rest2[:, None] - start2, 0, named)
     pay = full[:, None] * (survivors + named) + part_off + part_named
+    # L171: loot smaller than the surviving officers still pays each of them 1 £ (the seed; RULES.md omits it)
+    pay = np.where((loot < survivors.sum(axis=1))[:, None], survivors, pay)
     amounts = np.zeros((g, n), dtype=np.int64)
     amounts[rows] = pay
     ledger.families(state, "loot", amounts)

@@ -1,0 +1,87 @@
+"""Hand-built positions for rule tests: a blank batch, scripted strategies and scripted dice."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from sim import layout as L
+from sim.agents import Agents
+from sim.dice import ScriptedDice, Streams
+from sim.rules import Rules
+from sim.state import State, new_state
+from strategies import Strategy
+
+
+class Scripted(Strategy):
+    """The base strategy with some decisions replaced: ``Scripted(take_loans=lambda obs, legal: ...)``.
+
+    Every call is logged in ``calls`` as (decision, global game ids, seats) so tests can assert who was asked."""
+
+    name = "scripted"
+
+    def __init__(self, **decisions: Callable):
+        self.calls: list[tuple[str, list[int], list[int]]] = []
+        for decision, fn in decisions.items():
+            if not hasattr(Strategy, decision):
+                raise AttributeError(decision)
+            setattr(self, decision, self._logged(decision, fn))
+
+    def _logged(self, decision: str, fn: Callable) -> Callable:
+        def call(obs, legal):
+            self.calls.append((decision, obs.games.tolist(), obs.seat.tolist()))
+            return fn(obs, legal)
+
+        return call
+
+    def asked(self, decision: str) -> list[tuple[list[int], list[int]]]:
+        return [(g, s) for d, g, s in self.calls if d == decision]
+
+
+def const(*values) -> Callable:
+    """A decision answering the same value(s) in every game it is asked about."""
+
+    def answer(obs, legal):
+        out = tuple(np.repeat(np.asarray(v)[None, ...], obs.n, axis=0) for v in values)
+        return out if len(out) > 1 else out[0]
+
+    return answer
+
+
+def blank(games: int = 1, players: int = 5, rules: Rules | None = None, **overrides) -> tuple[Rules, State]:
+    """The start position before the auction: nobody holds anything, every relative at home."""
+    rules = rules or Rules.default(players)
+    if overrides:
+        rules = rules.with_overrides(overrides)
+    return rules, new_state(rules, np.arange(games))
+
+
+def agents(rules: Rules, state: State, strategy: Strategy | list[Strategy] | None = None) -> Agents:
+    n = rules.players
+    seats = strategy if isinstance(strategy, list) else [strategy or Strategy()] * n
+    return Agents(seats, rules, Streams(0, state.game, 1 + n))
+
+
+def dice(faces: dict[int, list[int]] | None = None, uniforms: dict[int, list[float]] | None = None) -> ScriptedDice:
+    return ScriptedDice(faces, uniforms)
+
+
+def seat_office(state: State, office: int, seat: int, games=slice(None)) -> None:
+    """Put a relative of ``seat`` in ``office`` (taken from his supply)."""
+    state.office[games, office] = seat
+    state.supply[games, seat] -= 1
+
+
+def give(state: State, field: str, seat: int, amount: int, col=None, games=slice(None), from_supply=True) -> None:
+    """Place ``amount`` relatives (or items) of ``seat`` in ``field`` (column ``col``)."""
+    arr = getattr(state, field)
+    if col is None:
+        arr[games, seat] += amount
+    else:
+        arr[games, seat, col] += amount
+    if from_supply:
+        state.supply[games, seat] -= amount
+
+
+__all__ = ["L", "Scripted", "agents", "blank", "const", "dice", "give", "seat_office"]

@@ -1,0 +1,90 @@
+"""R-CAPITAL: formulas, the 0.7 rounding, leftover coins (D-S0, D-LEFTOVER-NEG)."""
+
+import numpy as np
+import pytest
+
+from sim import capital
+from sim.rules import Rules
+
+
+def seed_example():
+    return np.array([[50, 35, 20, 0, 0]])
+
+
+def test_seed_worked_example_inverse_share():
+    """L23-L45: bids 50/35/20/0/0, B=30 -> 3.9/5.0/6.1/7.5/7.5 -> 4/5/6/7/7 and one coin left over."""
+    r = Rules.default(5)
+    exact = capital.exact_capital(seed_example(), r)
+    assert np.allclose(exact, [[30 * 55 / 420, 30 * 70 / 420, 30 * 85 / 420, 7.5, 7.5]])
+    rounded = capital.round_capital(exact, r)
+    assert rounded.tolist() == [[4, 5, 6, 7, 7]]
+    assert r.budget - rounded.sum() == 1
+    # the coin goes to the family that took the two lowest-priced lots ...
+    money, received, case = capital.settle(exact, rounded, np.array([[3, 3]]), r)
+    assert money.tolist() == [[4, 5, 6, 8, 7]] and received.tolist() == [[0, 0, 0, 1, 0]]
+    assert case.tolist() == [capital.TWO_LOWEST]
+    # ... or, when two families took them, to the one that took the single lowest
+    money, received, case = capital.settle(exact, rounded, np.array([[4, 3]]), r)
+    assert money.tolist() == [[4, 5, 6, 7, 8]] and case.tolist() == [capital.LOWEST]
+
+
+def test_rounding_threshold_is_point_seven():
+    r = Rules.default()
+    x = np.array([[3.69, 3.7, 3.71, 5.0, 0.99999999]])
+    assert capital.round_capital(x, r).tolist() == [[3, 4, 4, 5, 1]]
+    r2 = r.with_overrides({"capital.round_up_from": 0.5})
+    assert capital.round_capital(np.array([[3.5, 3.49]]), r2).tolist() == [[4, 3]]
+
+
+def test_nobody_bid_gives_everyone_b_over_n():
+    """D-S0: S = 0 -> B/N each (30/5 = 6 exactly)."""
+    r = Rules.default(5)
+    exact = capital.exact_capital(np.zeros((1, 5)), r)
+    assert np.allclose(exact, 6.0)
+    r4 = Rules.default(4).with_overrides({"capital.budget_per_player": 5})  # B = 20 -> 5 each
+    assert np.allclose(capital.exact_capital(np.zeros((2, 4)), r4), 5.0)
+
+
+def test_flat_and_linear_formulas():
+    r = Rules.default(5)
+    flat = capital.exact_capital(seed_example(), r.with_overrides({"capital.formula": "flat"}))
+    assert np.allclose(flat, 6.0)
+    lin = capital.exact_capital(seed_example(), r.with_overrides({"capital.formula": "linear"}))
+    # B/N - 0.1 * (s_i - mean 21): 3.1, 4.6, 6.1, 8.1, 8.1 (sum 30, none below 0)
+    assert np.allclose(lin, [[3.1, 4.6, 6.1, 8.1, 8.1]])
+    steep = capital.exact_capital(seed_example(), r.with_overrides({"capital.linear_rate": 1.0}))
+    assert (steep >= 0).all() and np.isclose(steep.sum(), 30.0)
+
+
+@pytest.mark.parametrize("formula", sorted(capital.FORMULAS))
+def test_every_formula_shares_out_exactly_b(formula):
+    r = Rules.default(6).with_overrides({"capital.formula": formula})
+    bids = np.random.default_rng(1).integers(0, 60, size=(500, 6))
+    exact = capital.exact_capital(bids, r)
+    assert np.allclose(exact.sum(axis=1), 36.0) and (exact >= 0).all()
+
+
+def test_excess_taken_back_from_the_largest_round_ups():
+    """D-LEFTOVER-NEG: 4.7 x 5 rounds to 25 > B=24 ... build a case by hand: exact sums to B but rounds above."""
+    r = Rules.default(4)  # B = 24
+    exact = np.array([[5.7, 5.8, 5.75, 6.75]])  # sum 24.0, rounds to 6, 6, 6, 7 = 25
+    rounded = capital.round_capital(exact, r)
+    assert rounded.sum() == 25
+    money, received, case = capital.settle(exact, rounded, np.array([[0, 0]]), r)
+    assert money.sum() == 24 and case.tolist() == [capital.TAKEN_BACK]
+    # the largest round-up was 5.7 -> 6 (+0.3): that family gives the coin back
+    assert received.tolist() == [[-1, 0, 0, 0]]
+    kept = r.with_overrides({"capital.excess": "keep"})
+    money, received, case = capital.settle(exact, rounded, np.array([[0, 0]]), kept)
+    assert money.sum() == 25 and case.tolist() == [capital.KEPT] and (received == 0).all()
+
+
+def test_excess_of_several_coins_comes_from_different_families():
+    """With round_up_from = 0.5 six families can round up by 3 coins in all; each coin from another family."""
+    r = Rules.default(6).with_overrides({"capital.round_up_from": 0.5})  # B = 36
+    exact = np.array([[5.5, 5.5, 5.5, 5.5, 5.5, 8.5]])
+    rounded = capital.round_capital(exact, r)
+    assert rounded.tolist() == [[6, 6, 6, 6, 6, 9]] and rounded.sum() == 39
+    money, received, _ = capital.settle(exact, rounded, np.array([[0, 0]]), r)
+    assert money.sum() == 36
+    assert sorted(received[0].tolist()) == [-1, -1, -1, 0, 0, 0]
