@@ -7,11 +7,15 @@ from collections.abc import Callable
 import numpy as np
 
 from sim import layout as L
+from sim import ledger
 from sim.agents import Agents
 from sim.dice import ScriptedDice, Streams
 from sim.rules import Rules
 from sim.state import State, new_state
 from strategies import Strategy
+
+
+DECISIONS = [name for name, fn in vars(Strategy).items() if callable(fn) and not name.startswith("_")]
 
 
 class Scripted(Strategy):
@@ -23,10 +27,11 @@ class Scripted(Strategy):
 
     def __init__(self, **decisions: Callable):
         self.calls: list[tuple[str, list[int], list[int]]] = []
-        for decision, fn in decisions.items():
-            if not hasattr(Strategy, decision):
-                raise AttributeError(decision)
+        for decision in DECISIONS:
+            fn = decisions.pop(decision, None) or getattr(Strategy, decision).__get__(self)
             setattr(self, decision, self._logged(decision, fn))
+        if decisions:
+            raise AttributeError(f"not decisions: {sorted(decisions)}")
 
     def _logged(self, decision: str, fn: Callable) -> Callable:
         def call(obs, legal):
@@ -67,6 +72,13 @@ def dice(faces: dict[int, list[int]] | None = None, uniforms: dict[int, list[flo
     return ScriptedDice(faces, uniforms)
 
 
+def fund(state: State, seat: int, amount: int, games=slice(None)) -> None:
+    """Give a family money through the ledger (so the money-conservation invariant keeps holding)."""
+    amounts = np.zeros(state.money.shape, dtype=np.int64)
+    amounts[games, seat] = amount
+    ledger.families(state, "starting_capital", amounts)
+
+
 def seat_office(state: State, office: int, seat: int, games=slice(None)) -> None:
     """Put a relative of ``seat`` in ``office`` (taken from his supply)."""
     state.office[games, office] = seat
@@ -84,4 +96,4 @@ def give(state: State, field: str, seat: int, amount: int, col=None, games=slice
         state.supply[games, seat] -= amount
 
 
-__all__ = ["L", "Scripted", "agents", "blank", "const", "dice", "give", "seat_office"]
+__all__ = ["L", "Scripted", "agents", "blank", "const", "dice", "fund", "give", "seat_office"]
