@@ -269,6 +269,7 @@ def battle(
     deaths[r[fallen], cmd[fallen]] += 1
     lost = np.ceil(state.trophies[rows, cmd] * mil.trophy_loss).astype(np.int32)
     state.trophies[rows[mishap], cmd[mishap]] -= lost[mishap]
+    state.commander[rows[commander_dead | mishap], army] = -1  # his command is vacant; settle_commanders re-seats
     state.officers[rows, :, army] -= deaths.astype(np.int32)
     state.supply[rows] += deaths.astype(np.int32)
     state.tally[rows, TALLY["officers_killed"]] += deaths.sum(axis=1).astype(np.int32)

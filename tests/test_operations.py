@@ -1,0 +1,305 @@
+"""Phase 6 Company operations (R-OPERATIONS): Chairman, Director of Trade, Shipping Manager, governors,
+presidents and China, on hand-built positions with injected dice."""
+
+import numpy as np
+import pytest
+from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
+
+from sim import ledger
+from sim.agents import IllegalDecision
+from sim.phases.operations import (
+    chairman,
+    china_trade,
+    director_of_trade,
+    governors,
+    openable,
+    presidents,
+    shipping_manager,
+)
+from sim.state import FLOW, TALLY
+
+
+def company_cash(state, amount):
+    ledger.company(state, "trade", np.full(state.n_games, amount))
+
+
+# ---------------------------------------------------------------------------------------------------- Chairman
+def test_chairman_takes_free_loans_and_hands_out_the_whole_budget():
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    company_cash(s, 3)
+    strat = Scripted(take_loans=const(2), allocate_budget=const([1, 2, 3, 4, 3]))
+    chairman(s, r, dice(), agents(r, s, strat))
+    assert s.loans[0] == 2 and s.ledger[0, FLOW["loans"]] == 10
+    assert s.balance[0] == 0 and s.treasury[0].tolist() == [4, 5, 6, 7, 6]  # 3 £ each at the start + budget
+    assert ledger.balanced(s).all()
+
+
+def test_more_than_three_loans_need_a_board_majority():
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    give(s, "shares", 1, 3)  # seat 1 holds 3 of the 4 board votes (the chair counts as one)
+    approve = lambda obs, legal: np.array([g == 0 for g in obs.games])  # noqa: E731 - yes in game 0 only
+    strat = Scripted(take_loans=const(5), approve_loans=approve)
+    chairman(s, r, dice(), agents(r, s, strat))
+    assert s.loans.tolist() == [5, 3]
+
+
+def test_loans_never_pass_the_maximum():
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    s.loans[0] = 7
+    with pytest.raises(IllegalDecision, match="take_loans"):
+        chairman(s, r, dice(), agents(r, s, Scripted(take_loans=const(2))))
+
+
+def test_budget_must_be_handed_out_whole():
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    company_cash(s, 6)
+    with pytest.raises(IllegalDecision, match="allocate_budget"):
+        chairman(s, r, dice(), agents(r, s, Scripted(take_loans=const(0), allocate_budget=const([1, 1, 1, 1, 1]))))
+
+
+# ------------------------------------------------------------------------------------------- Director of Trade
+def test_director_checks_open_orders_until_fired():
+    """D-CHECK: 3 dice (lowest 2) opens Delhi2; 2 dice (lowest 4) nothing; 1 die (6) fires him."""
+    r, s = blank(1, 4)
+    seat_office(s, L.DIRECTOR, 1)
+    s.treasury[0, L.T_DIRECTOR] = 6
+    delhi2 = r.d.orders.index("Delhi2")
+    ks = iter([3, 2, 1])
+    strat = Scripted(trade_check=lambda obs, legal: np.array([next(ks)]), open_order=const(delhi2))
+    director_of_trade(s, r, dice({0: [2, 4, 6]}), agents(r, s, strat))
+    assert s.order_open[0, delhi2]
+    assert s.treasury[0, L.T_DIRECTOR] == 0 and s.ledger[0, FLOW["director_checks"]] == -6
+    assert s.office[0, L.DIRECTOR] == -1 and s.supply[0, 1] == 12  # fired without pension: back home
+    assert s.tally[0, TALLY["checks"]] == 3 and s.tally[0, TALLY["orders_opened"]] == 1
+
+
+def test_director_opens_the_route_to_china():
+    r, s = blank(1, 4)
+    seat_office(s, L.DIRECTOR, 1)
+    s.treasury[0, L.T_DIRECTOR] = 1
+    strat = Scripted(trade_check=const(1), open_order=const(len(r.d.orders)))
+    director_of_trade(s, r, dice({0: [1]}), agents(r, s, strat))
+    assert s.china_open[0]
+
+
+def test_no_check_when_nothing_can_be_opened():
+    """L137: all orders open (or in Company regions) and China open: the Director is not asked."""
+    r, s = blank(1, 4)
+    seat_office(s, L.DIRECTOR, 1)
+    s.china_open[0] = True
+    s.order_open[0] = True
+    s.order_open[0, r.d.orders.index("Punjab")] = False
+    s.owner[0, r.d.regions.index("Punjab")] = 0  # its only closed order lies in a Company region
+    assert not openable(s, r)[0].any()
+    strat = Scripted()
+    director_of_trade(s, r, dice(), agents(r, s, strat))
+    assert strat.asked("trade_check") == []
+
+
+def test_director_moves_clerks_and_ships():
+    r, s = blank(1, 4)
+    seat_office(s, L.DIRECTOR, 1)
+    give(s, "clerks", 2, 3, col=0)
+    s.ships[0, 1, L.LEASED] = 2
+    s.china_open[0] = True
+    moves = const([L.MOVE_CLERKS, L.MOVE_LEASED], [2, 0], [0, 1], [2, L.CHINA_LOC], [2, 1])
+    director_of_trade(s, r, dice(), agents(r, s, Scripted(trade_check=const(0), director_moves=moves)))
+    assert s.clerks[0, 2].tolist() == [1, 0, 2]
+    assert s.ships[0, :, L.LEASED].tolist() == [0, 1, 0, 1]
+
+
+def test_ships_go_to_china_only_when_it_is_open():
+    r, s = blank(1, 4)
+    seat_office(s, L.DIRECTOR, 1)
+    s.ships[0, 0, L.COMPANY_SHIP] = 1
+    moves = const([L.MOVE_COMPANY_SHIPS, 0], [0, 0], [0, 0], [L.CHINA_LOC, 0], [1, 0])
+    with pytest.raises(IllegalDecision, match="director_moves"):
+        director_of_trade(s, r, dice(), agents(r, s, Scripted(trade_check=const(0), director_moves=moves)))
+
+
+# -------------------------------------------------------------------------------------------- Shipping Manager
+def buy(leased, company, yard):
+    return const(leased, company, yard)
+
+
+def test_shipping_manager_spends_down_below_three():
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 0)
+    s.treasury[0, L.T_SHIPPING] = 7
+    s.shipyards[0, 2] = 1
+    yard = np.zeros((4, 3), dtype=int)
+    yard[2, 1] = 1
+    shipping_manager(s, r, dice(), agents(r, s, Scripted(buy_ships=buy([2, 0, 0], [0, 0, 0], yard))))
+    assert s.treasury[0, L.T_SHIPPING] == 0 and s.ships[0, 0, L.LEASED] == 2 and s.yard_ships[0, 2, 1] == 1
+    assert s.ledger[0, FLOW["ships"]] == -7
+
+
+@pytest.mark.parametrize(
+    "leased, company",
+    [
+        pytest.param([1, 0, 0], [0, 0, 0], id="5-pounds-left-must-buy-more"),
+        pytest.param([0, 0, 0], [1, 0, 0], id="company-ship-while-a-family-yard-is-free"),
+        pytest.param([4, 0, 0], [0, 0, 0], id="over-budget"),
+    ],
+)
+def test_shipping_manager_illegal_purchases(leased, company):
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 0)
+    s.treasury[0, L.T_SHIPPING] = 7
+    s.shipyards[0, 2] = 1
+    with pytest.raises(IllegalDecision, match="buy_ships"):
+        shipping_manager(s, r, dice(), agents(r, s, Scripted(buy_ships=buy(leased, company, np.zeros((4, 3), int)))))
+
+
+def test_company_ships_when_no_family_yard_is_free():
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 0)
+    s.treasury[0, L.T_SHIPPING] = 7
+    shipping_manager(s, r, dice(), agents(r, s, Scripted(buy_ships=buy([1, 0, 0], [0, 0, 1], np.zeros((4, 3), int)))))
+    assert s.ships[0, 2, L.COMPANY_SHIP] == 1 and s.treasury[0, L.T_SHIPPING] == 0
+
+
+def test_two_pounds_may_stay():
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 0)
+    s.treasury[0, L.T_SHIPPING] = 2
+    strat = Scripted()
+    shipping_manager(s, r, dice(), agents(r, s, strat))
+    assert strat.asked("buy_ships") == [] and s.treasury[0, L.T_SHIPPING] == 2
+
+
+# ------------------------------------------------------------------------------------------------- governors
+def governed(r, s, region="Bombay", seat=2):
+    i = r.d.regions.index(region)
+    s.owner[0, i] = 0
+    s.governor[0, i] = seat
+    s.supply[0, seat] -= 1
+    return i
+
+
+def test_governor_actions_shrink_and_pay_more_after_a_failure():
+    """Admin 3: success (tax to Company, +1 £), nothing (+1 unrest), success (regiment, +2 £), then no dice left."""
+    r, s = blank(1, 4)
+    i = governed(r, s)
+    effects = iter([L.G_TAX_COMPANY, L.G_REGIMENT])
+    strat = Scripted(govern=const(True), govern_effect=lambda obs, legal: np.array([next(effects)]))
+    governors(s, r, dice({0: [1, 4, 2]}), agents(r, s, strat))
+    assert [g for g, _ in strat.asked("govern")] == [[0], [0], [0]]  # 3, 2, 1 dice
+    assert s.money[0, 2] == 3 and s.balance[0] == 2 and s.regiments[0, 0] == 2
+    assert s.unrest[0, i] == 1 and s.ledger[0, FLOW["governor_income"]] == 3
+    assert ledger.balanced(s).all()
+
+
+def test_governor_mishap_fires_him_and_raises_unrest():
+    r, s = blank(1, 4)
+    i = governed(r, s)
+    governors(s, r, dice({0: [5]}), agents(r, s, Scripted(govern=const(True))))
+    assert s.governor[0, i] == -1 and s.unrest[0, i] == 1 and s.supply[0, 2] == 12
+
+
+def test_second_tax_in_a_round_raises_unrest_and_two_halves_make_a_ship():
+    r, s = blank(1, 4)
+    i = governed(r, s)
+    effects = iter([L.G_TAX_PRESIDENCY, L.G_TAX_PRESIDENCY, L.G_SHIP])
+    strat = Scripted(govern=const(True), govern_effect=lambda obs, legal: np.array([next(effects)]))
+    s.half_ships[0, 0] = 1
+    governors(s, r, dice({0: [1, 2, 1]}), agents(r, s, strat))
+    assert s.treasury[0, L.T_PRESIDENCY[0]] == 3 + 4 and s.unrest[0, i] == 1
+    assert s.half_ships[0, 0] == 0 and s.ships[0, 0, L.COMPANY_SHIP] == 1
+
+
+# ------------------------------------------------------------------------------------------------ presidents
+def bombay_trader(r, s, ships=2, treasury=5):
+    seat_office(s, L.PRESIDENT[0], 1)
+    s.ships[:, 0, L.COMPANY_SHIP] = ships
+    ledger.treasury(s, "company_start", L.T_PRESIDENCY[0], np.full(s.n_games, treasury - 3))
+
+
+def test_president_trade_pays_company_president_and_clerks():
+    """Bombay3 (home, 4 £) and Mysore1 (3 £): one region outside home, so spending 4 £ rolls 3 dice."""
+    r, s = blank(1, 4)
+    bombay_trader(r, s)
+    give(s, "clerks", 2, 1, col=0)
+    give(s, "clerks", 3, 2, col=0)
+    orders = np.isin(r.d.orders, ["Bombay3", "Mysore1"])
+    strat = Scripted(trade=const(4, orders, [0, 0, 1, 1]))
+    presidents(s, r, dice({0: [2]}), agents(r, s, strat))
+    assert s.balance[0] == 7 and s.money[0].tolist() == [0, 2, 1, 1]
+    assert s.order_filled[0, orders].all() and s.treasury[0, L.T_PRESIDENCY[0]] == 1
+    assert s.tally[0, TALLY["trade_revenue"]] == 7 and ledger.balanced(s).all()
+
+
+def test_president_trade_failure_and_mishap():
+    r, s = blank(2, 4)
+    bombay_trader(r, s)
+    orders = np.isin(r.d.orders, ["Bombay3"])
+    strat = Scripted(trade=const(2, orders, [0, 0, 0, 0]))
+    presidents(s, r, dice({0: [3], 1: [6]}), agents(r, s, strat))
+    assert s.balance.tolist() == [0, 0] and (s.treasury[:, L.T_PRESIDENCY[0]] == 3).all()
+    assert s.office[:, L.PRESIDENT[0]].tolist() == [1, -1]
+
+
+def test_trade_needs_a_die_after_the_regions_outside_home():
+    r, s = blank(1, 4)
+    bombay_trader(r, s)
+    orders = np.isin(r.d.orders, ["Mysore1", "Mysore2"])
+    with pytest.raises(IllegalDecision, match="trade"):
+        presidents(s, r, dice(), agents(r, s, Scripted(trade=const(1, orders, [0, 0, 0, 0]))))
+
+
+def test_one_ship_per_order_and_only_reachable_orders():
+    r, s = blank(1, 4)
+    bombay_trader(r, s, ships=1)
+    two = np.isin(r.d.orders, ["Bombay3", "Bombay1"])
+    with pytest.raises(IllegalDecision, match="more orders than ships"):
+        presidents(s, r, dice(), agents(r, s, Scripted(trade=const(3, two, [0, 0, 0, 0]))))
+    r, s = blank(1, 4)
+    bombay_trader(r, s, ships=3)
+    madras = np.isin(r.d.orders, ["Madras1"])  # another presidency's home region
+    with pytest.raises(IllegalDecision, match="not reachable"):
+        presidents(s, r, dice(), agents(r, s, Scripted(trade=const(3, madras, [0, 0, 0, 0]))))
+
+
+def test_an_order_filled_by_one_president_is_not_reachable_for_the_next():
+    r, s = blank(1, 4)
+    bombay_trader(r, s, ships=3, treasury=9)
+    seat_office(s, L.PRESIDENT[2], 2)
+    s.ships[0, 2, L.COMPANY_SHIP] = 1
+    s.treasury[0, L.T_PRESIDENCY[2]] = 9
+    s.order_open[0, r.d.orders.index("Maratha2")] = True
+    s.order_open[0, r.d.orders.index("Bombay2")] = True
+    seen = {}
+
+    bombay_orders = np.isin(r.d.orders, ["Bombay3", "Bombay2", "Maratha2"])
+
+    def trade(obs, legal):
+        p = int(legal.presidency[0])
+        seen[p] = legal.orders[0].copy()
+        if p == 0:  # one region (Maratha) outside home: 4 £ roll 3 dice
+            return np.array([4]), bombay_orders[None, :], np.zeros((1, 4), dtype=int)
+        return Scripted.trade(Scripted(), obs, legal)
+
+    presidents(s, r, dice({0: [1, 1]}), agents(r, s, Scripted(trade=trade)))
+    shared = r.d.orders.index("Maratha2")  # Bombay3 - Bombay2 - Maratha2 - Maratha3 - Bengal1 - Bengal2
+    assert seen[0][shared] and s.order_filled[0, shared]
+    assert not seen[2][shared]
+
+
+# ------------------------------------------------------------------------------------------------------ China
+def test_china_trade_pays_per_opium_of_company_regions():
+    r, s = blank(1, 4)
+    s.china_open[0] = True
+    seat_office(s, L.CHINA, 3)
+    s.ships[0, L.CHINA_LOC, L.LEASED] = 2
+    s.owner[0, r.d.regions.index("Bengal")] = 2  # 2 opium
+    s.owner[0, r.d.regions.index("Delhi")] = 0  # 1 opium
+    strat = Scripted(china_trade=const(True))
+    china_trade(s, r, dice({0: [2]}), agents(r, s, strat))
+    assert s.balance[0] == 12 and s.money[0, 3] == 3
+    fund(s, 0, 0)
+    china_trade(s, r, dice({0: [5]}), agents(r, s, strat))
+    assert s.office[0, L.CHINA] == -1 and s.balance[0] == 12
