@@ -152,15 +152,14 @@ class RandomStrategy(Strategy):
         company = np.zeros_like(leased)
         leased[rows, seas[:, 0]] = n_leased
         company[rows, seas[:, 1]] = n_company
-        # yard ships from random owners with free yards, one at a time
+        # yard ships at free yards, owners taken in a random order (a fixed number of draws per game)
+        order = np.argsort(obs.rng.uniform(obs.players), axis=1)
+        free_ordered = np.take_along_axis(free, order, axis=1)
+        before = np.cumsum(free_ordered, axis=1) - free_ordered
+        take = np.zeros_like(free)
+        np.put_along_axis(take, order, np.clip(n_yard[:, None] - before, 0, free_ordered), axis=1)
         yard = np.zeros((obs.n, obs.players, L.PRESIDENCIES), dtype=np.int64)
-        left = free.copy()
-        for _ in range(int(n_yard.max(initial=0))):
-            need = n_yard > yard.sum(axis=(1, 2))
-            owner = obs.rng.choice(left > 0)
-            sel = need & (owner >= 0)
-            yard[rows[sel], owner[sel], seas[sel, 2]] += 1
-            left[rows[sel], owner[sel]] -= 1
+        yard[rows, :, seas[:, 2]] = take
         return leased, company, yard
 
     def assign_academy(self, obs, legal):

@@ -14,7 +14,6 @@ from sim.rules import Rules
 from sim.state import State, new_state
 from strategies import Strategy
 
-
 DECISIONS = [name for name, fn in vars(Strategy).items() if callable(fn) and not name.startswith("_")]
 
 

@@ -35,7 +35,11 @@ def test_luxury_shipyard_factory_costs_and_effects():
     r, s = blank(1, 4)
     for seat in range(4):
         fund(s, seat, 10)
-    run(r, s, actions({0: (L.A_LUXURY, False, [0, 0]), 1: (L.A_SHIPYARD, False, [0, 0]), 2: (L.A_FACTORY, False, [0, 0])}))
+    run(
+        r,
+        s,
+        actions({0: (L.A_LUXURY, False, [0, 0]), 1: (L.A_SHIPYARD, False, [0, 0]), 2: (L.A_FACTORY, False, [0, 0])}),
+    )
     assert s.money[0].tolist() == [6, 8, 5, 10]
     assert s.luxuries[0, 0] == 1 and s.wealth[0, 0] == 1  # 2 VP at the end, 1 conspicuous wealth
     assert s.shipyards[0, 1] == 1 and s.factories[0, 2] == 1

@@ -122,7 +122,9 @@ def test_mercenaries_paid_from_the_presidency_when_the_president_agrees():
     seat_office(s, L.PRESIDENT[0], 3)
     bombay = r.d.regions.index("Bombay")
     fund = lambda obs, legal: obs.games == 0  # noqa: E731 - funded in game 0 only
-    strat = Scripted(deploy=deployment(bombay, [0, 1, 0, 0], regiments=0, mercs=(False, True, False)), fund_mercenaries=fund)
+    strat = Scripted(
+        deploy=deployment(bombay, [0, 1, 0, 0], regiments=0, mercs=(False, True, False)), fund_mercenaries=fund
+    )
     # game 0: force 1 + Sikhs 2 = 3 -> 2 dice; game 1: refused, force 1 - strength 1 = 0 dice: no battle
     deploy(s, r, dice({0: [3, 1]}), agents(r, s, strat), 0)
     assert s.treasury[:, L.T_PRESIDENCY[0]].tolist() == [0, 3]

@@ -1,0 +1,128 @@
+"""End of game (R-END): share VP, blame situations, influence ranking, the final retirement, the winner."""
+
+import numpy as np
+import pytest
+from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
+
+from sim.phases.end import V, end_game, influence, ranking_vp, score
+from sim.phases.london import retirement_roll
+from sim.rules import Rules
+
+
+def finished(s, crashed, end_round=7, blame=-1):
+    s.done[:] = True
+    s.crashed[:] = crashed
+    s.end_round[:] = end_round
+    s.blame[:] = blame
+
+
+def test_share_vp_on_success_and_crash_chairman_included():
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 1)
+    give(s, "shares", 1, 2)
+    give(s, "shares", 2, 1)
+    s.share_vp[:] = 2
+    finished(s, crashed=np.array([False, True]), blame=np.array([-1, 0]))
+    score(s, r)
+    assert s.vp[0, :, V["company_shares"]].tolist() == [0, 6, 2, 0]
+    assert s.vp[1, :, V["company_shares"]].tolist() == [0, -6, -2, 0]
+
+
+def test_blame_board_impeccable_scores_shares_as_a_success():
+    r, s = blank(1, 4)
+    give(s, "shares", 3, 2)
+    finished(s, crashed=True, end_round=4, blame=2)
+    score(s, r)
+    assert s.vp[0, 3, V["company_shares"]] == 2 and s.vp[0, 3, V["blame"]] == 0
+
+
+@pytest.mark.parametrize(
+    "blame, expected",
+    [
+        (0, [-3, 0, 0, -1]),  # military: half of trophies + officers + commanders, rounded down
+        (1, [0, -2, 0, 0]),  # shipbuilders: -1 per shipyard
+        (3, [-1, 0, -4, 0]),  # parliament: -1 per wreath, the PM -2 more
+        (4, [0, 0, -2, -4]),  # despots: -2 per governor, -4 for the Governor-General
+        (5, [0, 0, 0, 0]),  # industrialists: factories, prisons and firm shares score nothing
+    ],
+)
+def test_blame_situations(blame, expected):
+    r, s = blank(1, 4)
+    s.trophies[0] = [3, 0, 0, 1]
+    give(s, "officers", 0, 2, col=0)
+    s.commander[0, 0] = 0  # seat 0: 3 trophies + 2 officers + 1 commander = 6 -> -3
+    give(s, "officers", 3, 1, col=1)
+    s.commander[0, 1] = 3  # seat 3: 1 + 1 + 1 = 3 -> -1
+    s.shipyards[0, 1] = 2
+    s.wreaths[0] = [1, 0, 2, 0]
+    s.prime_minister[0] = 2
+    s.governor[0, 0] = 2
+    s.supply[0, 2] -= 1
+    seat_office(s, L.GOVERNOR_GENERAL, 3)
+    s.factories[0, 0] = 2
+    finished(s, crashed=True, end_round=5, blame=blame)
+    score(s, r)
+    assert s.vp[0, :, V["blame"]].tolist() == expected
+    factories = s.vp[0, 0, V["factories"]]
+    assert factories == (0 if blame == 5 else 2)  # a crash scores 1 VP per factory, except under blame 6
+
+
+def test_influence_and_ranking_vp_by_end_round():
+    r, s = blank(1, 4)
+    s.prime_minister[0] = 0  # 2
+    s.wreaths[0, 1] = 1  # 1
+    s.trophies[0, 1] = 2  # 2
+    s.luxuries[0, 2] = 1  # ladder: luxury 2
+    give(s, "shares", 3, 1)  # ladder: share 1
+    assert influence(s, r)[0].tolist() == [2, 3, 2, 1]
+    assert ranking_vp(r, influence(s, r), np.array([7])).tolist() == [[4, 8, 4, 0]]
+    assert ranking_vp(r, influence(s, r), np.array([2])).tolist() == [[1, 3, 1, 0]]
+    assert ranking_vp(r, influence(s, r), np.array([5])).tolist() == [[2, 5, 2, 0]]
+
+
+def test_a_tie_for_first_in_influence_gives_the_tied_second_place_vp():
+    r = Rules.default(4)
+    got = ranking_vp(r, np.array([[3, 3, 1, 0]]), np.array([7]))
+    assert got.tolist() == [[4, 4, 0, 0]]
+
+
+def test_final_retirement_buys_honourable_retirement():
+    """R-RETIRE at the end of a success: the Chairman rolls 4 + 1 = 5 and retires; his family buys tier 3."""
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 2)
+    seat_office(s, L.DIRECTOR, 1)
+    fund(s, 2, 15)
+    strat = Scripted(retire=const(3))
+    # offices roll in order: Chairman 4 (+1) -> retires; Director 3 -> a stress marker
+    retirement_roll(s, r, dice({0: [4, 3]}), agents(r, s, strat), np.arange(1))
+    assert s.office[0, L.CHAIRMAN] == -1 and s.retired[0, 2, 3] == 1 and s.money[0, 2] == 1
+    assert s.wealth[0, 2] == 3 and s.stress[0, L.DIRECTOR] == 1 and s.office[0, L.DIRECTOR] == 1
+    assert (s.relatives() == 12).all()
+
+
+def test_unaffordable_retirement_tier_is_illegal():
+    from sim.agents import IllegalDecision
+
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 0)
+    fund(s, 0, 3)
+    with pytest.raises(IllegalDecision, match="retire"):
+        retirement_roll(s, r, dice({0: [6]}), agents(r, s, Scripted(retire=const(1))), np.arange(1))
+
+
+def test_end_game_vp_sum_and_winner_tiebreaks():
+    r, s = blank(3, 4)
+    s.luxuries[:, 0] = 2  # 4 VP
+    s.luxuries[:, 1] = 2
+    s.wealth[:, 0] = [1, 1, 0]  # game 0: seat 0 richer in wealth; game 1: equal wealth, seat 1 more money
+    s.wealth[:, 1] = [0, 1, 0]
+    fund(s, 1, 5, games=1)
+    s.crashed[:] = False
+    s.stability[:] = 3
+    s2 = s.take(np.arange(3))
+    end_game(s, r, dice(uniforms={2: [0.0]}), agents(r, s))
+    assert np.allclose(s.vp.sum(axis=2)[:, :2], s.vp[:, :2, V["luxury"]] + s.vp[:, :2, V["influence"]])
+    assert s.winner.tolist() == [0, 1, 0]  # wealth, then money, then chance (first of the tied)
+    assert (s.end_round == 7).all() and s.done.all()
+    end_game(s2, r, dice(uniforms={2: [0.9]}), agents(r, s2))
+    assert s2.winner.tolist() == [0, 1, 1]  # chance picks the other tied seat
