@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import layout as L
@@ -30,20 +32,63 @@ def reachable(rules: Rules, order_open: np.ndarray, blocked: np.ndarray | None =
     ``blocked[G, O]`` removes further orders (e.g. already filled this round).
     """
     d = rules.d
-    other_home = np.stack([np.isin(d.order_region, np.delete(d.home, p)) for p in range(L.PRESIDENCIES)])
-    allowed = order_open[:, None, :] & ~other_home[None, :, :]  # [G, P, O]
-    if blocked is not None:
-        allowed = allowed & ~blocked[:, None, :]
+    usable = order_open if blocked is None else order_open & ~blocked
+    n_orders = usable.shape[1]
+    if n_orders > _TABLE_MAX_ORDERS:
+        return _reachable_iterative(rules, usable)
+    table = _reach_table(d.links.tobytes(), n_orders, tuple(int(p) for p in d.port), _other_home(rules).tobytes())
+    bits = (usable.astype(np.int64) << np.arange(n_orders, dtype=np.int64)).sum(axis=1)  # int[G]
+    reach = table[:, bits]  # int[P, G]
+    return ((reach.T[:, :, None] >> np.arange(n_orders, dtype=np.int64)) & 1).astype(bool)
+
+
+_TABLE_MAX_ORDERS = 20  # a table of 2**O entries per presidency; larger maps fall back to matrix products
+
+
+def _other_home(rules: Rules) -> np.ndarray:
+    """bool[P, O]: orders in another presidency's home region."""
+    d = rules.d
+    return np.stack([np.isin(d.order_region, np.delete(d.home, p)) for p in range(L.PRESIDENCIES)])
+
+
+@functools.lru_cache(maxsize=8)
+def _reach_table(links_bytes: bytes, n_orders: int, ports: tuple[int, ...], other_bytes: bytes) -> np.ndarray:
+    """int64[P, 2**O]: for every set of usable orders (a bit mask), the orders reachable from each port."""
+    links = np.frombuffer(links_bytes, dtype=bool).reshape(n_orders, n_orders)
+    other = np.frombuffer(other_bytes, dtype=bool).reshape(len(ports), n_orders)
+    weight = np.int64(1) << np.arange(n_orders, dtype=np.int64)
+    link_mask = (links * weight[None, :]).sum(axis=1)  # neighbours of each order as a bit mask
+    masks = np.arange(1 << n_orders, dtype=np.int64)
+    table = np.zeros((len(ports), masks.size), dtype=np.int64)
+    for p, port in enumerate(ports):
+        allowed = masks & ~(other[p] * weight).sum()
+        reach = allowed & (np.int64(1) << port)
+        for _ in range(n_orders):
+            grown = reach.copy()
+            for i in range(n_orders):
+                grown |= np.where((reach >> i) & 1, link_mask[i], 0)
+            grown &= allowed
+            if np.array_equal(grown, reach):
+                break
+            reach = grown
+        table[p] = reach
+    table.setflags(write=False)
+    return table
+
+
+def _reachable_iterative(rules: Rules, usable: np.ndarray) -> np.ndarray:
+    d = rules.d
+    allowed = (usable[:, None, :] & ~_other_home(rules)[None, :, :]).astype(np.float32)
     reach = np.zeros_like(allowed)
     for p in range(L.PRESIDENCIES):
         reach[:, p, d.port[p]] = allowed[:, p, d.port[p]]
-    links = d.links.astype(np.uint8)
+    links = d.links.astype(np.float32) + np.eye(len(d.orders), dtype=np.float32)
     for _ in range(len(d.orders)):
-        grown = ((reach.astype(np.uint8) @ links) > 0) & allowed | reach
+        grown = np.minimum(reach @ links, 1.0) * allowed
         if np.array_equal(grown, reach):
             break
         reach = grown
-    return reach
+    return reach > 0
 
 
 def committee_vacancies(state: State, rules: Rules) -> np.ndarray:
@@ -82,6 +127,16 @@ def check_outcome(rules: Rules, lowest: np.ndarray) -> tuple[np.ndarray, np.ndar
     return lowest <= rules.check.success_max, lowest >= rules.check.mishap_min
 
 
+def regions_outside_home(rules: Rules, orders: np.ndarray, presidency: int | np.ndarray) -> np.ndarray:
+    """int[G]: distinct regions, other than the trading presidency's home, holding the chosen orders (L179).
+    ``presidency`` is one index or one per game."""
+    regions = (orders.astype(np.float32) @ rules.d.order_in_region.astype(np.float32)) > 0  # [G, R]
+    home = np.broadcast_to(rules.d.home[presidency], (orders.shape[0],))
+    regions[np.arange(orders.shape[0]), home] = False
+    return regions.sum(axis=1)
+
+
 def company_ships(state: State) -> np.ndarray:
-    """int[G, 4] ships per location (3 seas, China) of every kind, family-yard ships included."""
+    """int[G, 4] ships per location (3 seas, China) of every kind, family-yard ships included (works on an
+    Observation too)."""
     return state.ships.sum(axis=2) + state.yard_ships.sum(axis=1)

@@ -16,7 +16,7 @@ import numpy as np
 
 from sim import layout as L
 from sim.agents import Observation
-from sim.board import reachable
+from sim.board import company_ships, reachable, regions_outside_home
 
 from .registry import register
 
@@ -61,11 +61,7 @@ def split(total: np.ndarray, weights: np.ndarray) -> np.ndarray:
 def ships_wanted(obs: Observation) -> np.ndarray:
     """int[G', P]: orders each presidency could fill this round minus the ships already in its sea."""
     reach = reachable(obs.rules, obs.order_open, obs.order_filled).sum(axis=2)
-    return reach - company_ships_obs(obs)[:, : L.PRESIDENCIES]
-
-
-def company_ships_obs(obs: Observation) -> np.ndarray:
-    return obs.ships.sum(axis=2) + obs.yard_ships.sum(axis=1)
+    return reach - company_ships(obs)[:, : L.PRESIDENCIES]
 
 
 @register("balanced")
@@ -301,10 +297,10 @@ class Strategy:
         rank = np.argsort(np.argsort(-value, axis=1, kind="stable"), axis=1)
         orders = legal.orders & (rank < legal.ships[:, None])
         home = d.order_region[None, :] == d.home[legal.presidency][:, None]
-        regions = regions_out(obs, orders, legal.presidency)
+        regions = regions_outside_home(obs.rules, orders, legal.presidency)
         too_far = legal.treasury - regions < 1
         orders = np.where(too_far[:, None], orders & home, orders)
-        regions = regions_out(obs, orders, legal.presidency)
+        regions = regions_outside_home(obs.rules, orders, legal.presidency)
         trading = orders.any(axis=1) & (legal.treasury - regions >= 1)
         orders &= trading[:, None]
         spend = np.where(trading, regions + np.minimum(5, legal.treasury - regions), 0)
@@ -331,13 +327,6 @@ class Strategy:
         """Honourable retirement tier for a retiring relative (``legal.affordable`` bool[G', T]), -1 unpaid."""
         tiers = np.arange(legal.affordable.shape[1])
         return np.where(legal.affordable, tiers[None, :], -1).max(axis=1)
-
-
-def regions_out(obs: Observation, orders: np.ndarray, presidency: np.ndarray) -> np.ndarray:
-    d = obs.rules.d
-    regions = (orders[:, :, None] & d.order_in_region[None, :, :]).any(axis=1)
-    regions[np.arange(obs.n), d.home[presidency]] = False
-    return regions.sum(axis=1)
 
 
 def place_clerks(obs: Observation, clerks: np.ndarray, count: np.ndarray) -> np.ndarray:

@@ -10,8 +10,9 @@ import numpy as np
 
 from sim import layout as L
 from sim.agents import Observation
+from sim.board import regions_outside_home
 
-from .base import Strategy, place_clerks, regions_out
+from .base import Strategy, place_clerks
 from .registry import register
 
 
@@ -210,7 +211,7 @@ class RandomStrategy(Strategy):
         orders = legal.orders & (u < 0.5)
         rank = np.argsort(np.argsort(np.where(orders, u, 2.0), axis=1), axis=1)
         orders &= rank < legal.ships[:, None]
-        regions = regions_out(obs, orders, legal.presidency)
+        regions = regions_outside_home(obs.rules, orders, legal.presidency)
         trading = orders.any(axis=1) & (legal.treasury - regions >= 1)
         orders &= trading[:, None]
         spend = np.where(trading, obs.rng.integers(regions + 1, np.maximum(legal.treasury, regions + 1)), 0)

@@ -11,7 +11,15 @@ import numpy as np
 from .. import layout as L
 from .. import ledger
 from ..agents import Agents
-from ..board import board_votes, check_outcome, company_ships, reachable, vacate, vacate_governor
+from ..board import (
+    board_votes,
+    check_outcome,
+    company_ships,
+    reachable,
+    regions_outside_home,
+    vacate,
+    vacate_governor,
+)
 from ..dice import Chance
 from ..rules import Rules
 from ..state import TALLY, State
@@ -368,13 +376,6 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
         state.tally[:, TALLY["trade_revenue"]] += revenue.astype(np.int32)
         state.tally[:, TALLY["orders_filled"]] += count.astype(np.int32)
         vacate(state, rows[mishap], L.PRESIDENT[p])
-
-
-def regions_outside_home(rules: Rules, orders: np.ndarray, presidency: int) -> np.ndarray:
-    """int[G]: distinct regions, other than the presidency's home, holding the chosen orders."""
-    regions = (orders[:, :, None] & rules.d.order_in_region[None, :, :]).any(axis=1)
-    regions[:, rules.d.home[presidency]] = False
-    return regions.sum(axis=1)
 
 
 # ------------------------------------------------------------------------------------------------------ China

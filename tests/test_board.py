@@ -1,0 +1,44 @@
+"""Board queries shared by phases and strategies: reachability of orders (R-TRADE), regions outside home."""
+
+import numpy as np
+
+from sim.board import _reachable_iterative, reachable, regions_outside_home
+from sim.rules import Rules
+
+
+def names(rules, mask):
+    return sorted(rules.d.orders[i] for i in np.flatnonzero(mask))
+
+
+def test_reachable_orders_at_the_1710_start():
+    r = Rules.default()
+    reach = reachable(r, r.d.order_open0[None, :])[0]
+    assert names(r, reach[0]) == ["Bombay1", "Bombay3", "Mysore1", "Mysore2"]
+    assert names(r, reach[1]) == ["Madras1"]
+    assert names(r, reach[2]) == ["Bengal1", "Bengal2", "Maratha1", "Maratha3"]
+
+
+def test_another_presidencys_home_region_blocks_the_route():
+    r = Rules.default()
+    open_ = np.ones((1, len(r.d.orders)), dtype=bool)
+    reach = reachable(r, open_)[0]
+    madras_orders = np.isin(r.d.orders, ["Madras1", "Madras2"])
+    assert not reach[0, madras_orders].any() and not reach[2, madras_orders].any()
+    # a closed home port reaches nothing
+    open_[0, r.d.port[1]] = False
+    assert not reachable(r, open_)[0, 1].any()
+
+
+def test_table_lookup_matches_matrix_products():
+    r = Rules.default()
+    rng = np.random.default_rng(5)
+    usable = rng.random((3000, len(r.d.orders))) < 0.6
+    blocked = rng.random(usable.shape) < 0.2
+    assert np.array_equal(reachable(r, usable, blocked), _reachable_iterative(r, usable & ~blocked))
+
+
+def test_regions_outside_home():
+    r = Rules.default()
+    orders = np.isin(r.d.orders, ["Bombay3", "Bombay1", "Mysore1", "Mysore2", "Delhi1"])[None, :]
+    assert regions_outside_home(r, orders, 0).tolist() == [2]  # Mysore and Delhi
+    assert regions_outside_home(r, np.repeat(orders, 2, axis=0), np.array([0, 2])).tolist() == [2, 3]
