@@ -17,7 +17,7 @@ def seat_counts(holder: np.ndarray, n: int) -> np.ndarray:
 
 
 def board_votes(state: State) -> np.ndarray:
-    """int[G, N] shares per family with the Chairman's seat counted as one share (R-COMPANY)."""
+    """int[G, N] shares per family with the Chairman's seat counted as one share (R-CHAIRMAN, L130)."""
     votes = state.shares.copy()
     chair = state.office[:, L.CHAIRMAN]
     rows = np.flatnonzero(chair >= 0)

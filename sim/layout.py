@@ -30,7 +30,7 @@ def office_names(presidencies: tuple[str, ...]) -> tuple[str, ...]:
     )
 
 
-# Office treasuries the Chairman's budget goes to (R-COMPANY phase 6).
+# Office treasuries the Chairman's budget goes to (R-CHAIRMAN, phase 6).
 T_DIRECTOR = 0
 T_SHIPPING = 1
 T_PRESIDENCY = (2, 3, 4)

@@ -41,7 +41,8 @@ def company_operations(state: State, rules: Rules, dice: Chance, agents: Agents)
 
 # ------------------------------------------------------------------------------------------------- Chairman
 def chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    """Up to ``free_loans`` loans (more with a board majority, never past ``max_loans``), then the whole budget
+    """R-CHAIRMAN (L129-L133): up to ``free_loans`` loans (more with a board majority, never past ``max_loans``),
+    then the whole budget
     (loans + carried balance) handed to the Director of Trade, the Shipping Manager and the presidencies."""
     g, n = state.n_games, state.n_players
     co = rules.company
@@ -92,7 +93,8 @@ def openable(state: State, rules: Rules) -> np.ndarray:
 
 
 def director_of_trade(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    """Repeated checks (k £ for k dice) while not fired and a success could open something; then moves."""
+    """R-DIRECTOR (L135-L139): repeated checks (k £ for k dice) while not fired and a success could open
+    something; then moves."""
     g = state.n_games
     t = L.T_DIRECTOR
     n_orders = len(rules.d.orders)
@@ -207,7 +209,8 @@ def apply_director_moves(
 
 # ------------------------------------------------------------------------------------------ Shipping Manager
 def shipping_manager(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    """With >= must_buy_from £ he must buy ships until less remains or nothing is affordable: leased, built at a
+    """R-SHIPPING (L141-L149): with >= must_buy_from £ he must buy ships until less remains or nothing is
+    affordable: leased, built at a
     free family shipyard, or Company ships (only when no family shipyard is free); he places them in the seas."""
     g, n = state.n_games, state.n_players
     sh = rules.shipping
@@ -256,7 +259,8 @@ def shipping_manager(state: State, rules: Rules, dice: Chance, agents: Agents) -
 
 # ------------------------------------------------------------------------------------------------- governors
 def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    """Each governor may act repeatedly, action i rolling admin_dice - (i - 1) dice (L157-L161)."""
+    """R-GOVERNORS (L156-L161, D-ADMIN): each governor may act repeatedly, action i rolling admin_dice - (i - 1)
+    dice."""
     g = state.n_games
     gv = rules.governors
     rows_all = np.arange(g)
@@ -320,7 +324,8 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
 
 # ------------------------------------------------------------------------------------------------ presidents
 def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    """Each President in turn may trade once: spend £ for dice (minus one per region outside home), fill open
+    """R-TRADE (L175-L182): each President in turn may trade once: spend £ for dice (minus one per region outside
+    home), fill open
     orders linked to his port, one ship each; the Company gets the values, he 1 £ per order, placed clerks 1 £."""
     g, n = state.n_games, state.n_players
     d, tr = rules.d, rules.trade
@@ -380,7 +385,8 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
 
 # ------------------------------------------------------------------------------------------------------ China
 def china_trade(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    """One check with a die per ship in the China committee; success pays per Company-controlled opium icon."""
+    """R-CHINA (L184-L189): one check with a die per ship in the China committee; success pays per
+    Company-controlled opium icon."""
     g = state.n_games
     ch = rules.china
     ships = company_ships(state)[:, L.CHINA_LOC]
