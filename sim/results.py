@@ -115,8 +115,10 @@ class Recorder:
             "strategy": np.tile(self.names, g),
             "bid_total": s.bid_total.ravel(),
             "capital_exact": s.capital_exact.ravel(),
+            "capital_rounded": (s.capital_money - s.leftover).ravel(),
             "starting_capital": s.capital_money.ravel(),
             "leftover": s.leftover.ravel(),
+            "leftover_case": np.repeat(np.array(LEFTOVER_CASES)[s.leftover_case], n),
             "vp": total.ravel(),
         }
         for i, source in enumerate(L.VP_SOURCES):

@@ -1,4 +1,4 @@
-"""R-AUCTION with programmable bids, D-ALLOC, D-EXTRA, D-BIDSUM, and the whole setup."""
+"""R-AUCTION with programmable bids (L3-L10), D-ALLOC, D-EXTRA, D-LOTS, D-BIDSUM, and the whole setup."""
 
 import numpy as np
 import pytest
@@ -154,3 +154,20 @@ def test_bids_must_be_non_negative():
 
     with pytest.raises(IllegalDecision, match=r"strategy 'scripted' \(seat 0\) made an illegal 'bid' in game 0"):
         setup(state, r, dice(), agents(r, state, bad))
+
+
+def test_equal_bids_on_two_lots_go_in_catalogue_or_random_order():
+    """D-ALLOC lot_ties: seat 0 has room for one more lot and bids 9 on lots 2 and 5."""
+    r = Rules.default(4)
+    base, step, cap = empty_bids(r)
+    base[0, 0, [0, 1, 4]] = 20
+    base[0, 0, [2, 5]] = 9
+    # seat 0 wins lots 0, 1, 4 at 20, then one of lots 2 and 5 at 9
+    winner, _, _ = auction(r, base, step, cap)
+    assert winner[0, 2] == 0 and winner[0, 5] != 0
+    rnd = r.with_overrides({"auction.lot_ties": "random"})
+    # the random lot order draws one uniform per lot after the 5 for the additional lots: lot 5 first
+    u = [0.0] * 5 + [0.1] * len(r.d.lot_names)
+    u[5 + 5] = 0.9
+    winner, _, _ = auction(rnd, base, step, cap, uniforms={0: u})
+    assert winner[0, 5] == 0 and winner[0, 2] != 0

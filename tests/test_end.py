@@ -1,4 +1,5 @@
-"""End of game (R-END): share VP, blame situations, influence ranking, the final retirement, the winner."""
+"""End of game (R-END): share VP (D-SHAREVP), the six blame situations, influence ranking, the final retirement
+(R-RETIRE), the winner."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,5 @@
-"""Phase 6 military (R-MILITARY, R-DEPLOY): commanders, Military Affairs, battles, conquest, loot."""
+"""Phase 6 military: R-MILITARY (academy, moves), R-COMMANDER, R-DEPLOY (targets, mercenaries, death on a 6,
+conquest, trophies, loot, defeat)."""
 
 import numpy as np
 import pytest

@@ -1,5 +1,5 @@
-"""Phase 6 Company operations (R-OPERATIONS): Chairman, Director of Trade, Shipping Manager, governors,
-presidents and China, on hand-built positions with injected dice."""
+"""Phase 6 Company operations on hand-built positions with injected dice: R-CHAIRMAN, R-DIRECTOR (D-CHECK),
+R-SHIPPING, R-GOVERNORS (D-ADMIN), R-TRADE, R-CHINA."""
 
 import numpy as np
 import pytest

@@ -77,6 +77,11 @@ def run_auction(
     won = np.zeros((g, n), dtype=np.int64)
     open_lot = played.copy()
     seats = np.arange(n)
+    # equal top bids on different lots: catalogue order, or a random order of the lots drawn once per game
+    if rules.auction.lot_ties == "random":
+        lot_key = 0.5 * dice.uniform(idx, n_lots)
+    else:
+        lot_key = np.broadcast_to(0.5 - 0.5 * np.arange(n_lots) / n_lots, (g, n_lots))
     # greedy: the highest (bid, lot) pair whose bidder still has < 4 lots; equal pairs on different lots go in
     # catalogue order, tied bidders on one lot settle by their programs
     for _ in range(per_family * n):
@@ -86,7 +91,7 @@ def run_auction(
         if rows.size == 0:
             break
         v, b = value[rows], best[rows]
-        lot = (v == b[:, None, None]).any(axis=1).argmax(axis=1)
+        lot = np.where((v == b[:, None, None]).any(axis=1), lot_key[rows], -1.0).argmax(axis=1)
         tied = v[np.arange(rows.size), :, lot] == b[:, None]
         r = np.where(tied, reach[rows, :, lot], -1)
         top = r.max(axis=1)

@@ -73,6 +73,8 @@ class AuctionRules:
     lots_per_family: int
     extra_offered: Signed
     extra_played: Signed
+    allocation: Literal["greedy"]
+    lot_ties: Literal["catalogue", "random"]
     main_lots: tuple[Lot, ...]
     extra_lots: tuple[Lot, ...]
 
