@@ -101,20 +101,26 @@ Check = Callable[[Any, SimpleNamespace, Observation], tuple[np.ndarray, str]]
 class Agents:
     """The strategies at the table, one per seat, and the streams their randomness comes from."""
 
-    def __init__(self, strategies: list[Strategy], rules: Rules, streams: Streams | None):
+    def __init__(
+        self,
+        strategies: list[Strategy],
+        rules: Rules,
+        streams: Streams | None,
+        seating: np.ndarray | None = None,
+    ):
+        """``strategies`` are the strategy objects at the table; ``seating[G, N]`` indexes them per game and seat
+        (default: seat s plays strategies[s] in every game)."""
         self.strategies = list(strategies)
         self.rules = rules
         self.streams = streams
-        groups: dict[int, tuple[Strategy, list[int]]] = {}
-        for seat, strat in enumerate(self.strategies):
-            groups.setdefault(id(strat), (strat, []))[1].append(seat)
-        self.groups = [(s, np.array(seats, dtype=np.int64)) for s, seats in groups.values()]
-        self._seat_group = np.zeros(len(self.strategies), dtype=np.int64)
-        for gi, (_, seats) in enumerate(self.groups):
-            self._seat_group[seats] = gi
-
-    def name(self, seat: int) -> str:
-        return self.strategies[seat].name
+        if seating is None:
+            seating = np.arange(len(self.strategies))[None, :]
+        groups: dict[int, tuple[Strategy, int]] = {}
+        group_of = np.zeros(len(self.strategies), dtype=np.int64)
+        for i, strat in enumerate(self.strategies):  # one group (one call per decision) per distinct object
+            group_of[i] = groups.setdefault(id(strat), (strat, len(groups)))[1]
+        self.groups = [strat for strat, _ in groups.values()]
+        self._group = group_of[np.asarray(seating)]  # int[G or 1, N]
 
     def ask(
         self,
@@ -135,8 +141,9 @@ class Agents:
         if not asked.any():
             return out
         g_all = state.n_games
-        group_of = np.where(asked, self._seat_group[np.maximum(decider, 0)], -1)
-        for gi, (strat, _) in enumerate(self.groups):
+        table = np.broadcast_to(self._group, (g_all, self._group.shape[1]))
+        group_of = np.where(asked, table[np.arange(g_all), np.maximum(decider, 0)], -1)
+        for gi, strat in enumerate(self.groups):
             idx = np.flatnonzero(group_of == gi)
             if idx.size == 0:
                 continue

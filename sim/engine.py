@@ -58,12 +58,19 @@ def end_round(state: State, rules: Rules) -> None:
     state.round[live] += 1
 
 
-def play_batch(rules: Rules, strategies: list, seed: int, game_ids: np.ndarray) -> tuple[State, BatchRows]:
-    """Play games ``game_ids`` (global indices) to the end in lockstep. Returns the final state and its rows."""
-    names = [s.name for s in strategies]
+def play_batch(
+    rules: Rules, strategies: list, seed: int, game_ids: np.ndarray, seating: np.ndarray | None = None
+) -> tuple[State, BatchRows]:
+    """Play games ``game_ids`` (global indices) to the end in lockstep. Returns the final state and its rows.
+
+    ``seating[G, N]`` picks from ``strategies`` per game and seat (seat rotation); by default seat s plays
+    strategies[s] in every game."""
+    if seating is None:
+        seating = np.tile(np.arange(len(strategies)), (len(game_ids), 1))
+    names = np.array([s.name for s in strategies])[seating]
     streams = Streams(seed, game_ids, 1 + rules.players)
     dice = Dice(streams)
-    agents = Agents(strategies, rules, streams)
+    agents = Agents(strategies, rules, streams, seating)
     state = new_state(rules, game_ids)
     recorder = Recorder(rules, seed, names)
     setup(state, rules, dice, agents)

@@ -19,14 +19,14 @@ from .state import TALLIES, TALLY, State
 
 FRAMES = ("games", "seats", "rounds", "seat_rounds")
 SORT_KEYS = (["game"], ["game", "seat"], ["game", "round"], ["game", "round", "seat"])
-BLAME_LABELS = np.array([None, *L.BLAME_NAMES], dtype=object)
 
 
 class Recorder:
     """Collects numpy columns for one batch."""
 
-    def __init__(self, rules: Rules, seed: int, strategy_names: list[str]):
-        self.rules, self.seed, self.names = rules, seed, np.array(strategy_names)
+    def __init__(self, rules: Rules, seed: int, strategy_names: np.ndarray):
+        """``strategy_names[G, N]``: the strategy in each game's seats."""
+        self.rules, self.seed, self.names = rules, seed, np.asarray(strategy_names)
         self.rounds: list[dict[str, np.ndarray]] = []
         self.seat_rounds: list[dict[str, np.ndarray]] = []
 
@@ -95,9 +95,9 @@ class Recorder:
             "players": np.full(g, n, dtype=np.int8),
             "end_round": s.end_round,
             "crashed": s.crashed,
-            "blame": BLAME_LABELS[s.blame.astype(np.int64) + 1],
+            "blame": s.blame,
             "winner_seat": s.winner,
-            "winner_strategy": self.names[s.winner.astype(np.int64)],
+            "winner_strategy": self.names[np.arange(g), s.winner.astype(np.int64)],
             "stability": s.stability,
             "loans": s.loans,
             "balance": s.balance,
@@ -112,7 +112,7 @@ class Recorder:
         seats = {
             "game": np.repeat(s.game, n),
             "seat": np.tile(np.arange(n, dtype=np.int8), g),
-            "strategy": np.tile(self.names, g),
+            "strategy": self.names.ravel(),
             "bid_total": s.bid_total.ravel(),
             "capital_exact": s.capital_exact.ravel(),
             "capital_rounded": (s.capital_money - s.leftover).ravel(),
@@ -177,6 +177,11 @@ class Results:
         for name, keys in zip(FRAMES, SORT_KEYS, strict=True):
             parts = [getattr(b, name) for b in batches if getattr(b, name)]
             df = pl.DataFrame(_concat(parts)) if parts else pl.DataFrame()
+            if name == "games" and df.height:  # blame codes -1..5 -> situation names, null without a crash
+                codes = list(range(-1, len(L.BLAME_NAMES)))
+                df = df.with_columns(
+                    pl.col("blame").replace_strict(codes, [None, *L.BLAME_NAMES], return_dtype=pl.Utf8)
+                )
             frames[name] = df.sort(keys) if df.height else df
         return cls(meta=meta, **frames)
 

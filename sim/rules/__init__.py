@@ -47,7 +47,7 @@ from .schema import (
     build,
 )
 
-__all__ = ["Rules", "RulesError", "DEFAULT_PATH", "load_toml"]
+__all__ = ["DEFAULT_PATH", "Rules", "RulesError", "load_toml", "merge"]
 
 DEFAULT_PATH = Path(__file__).with_name("default.toml")
 MIN_PLAYERS, MAX_PLAYERS = 4, 6
@@ -66,11 +66,12 @@ def load_toml(path: str | Path) -> dict:
         raise RulesError(f"{path}: malformed TOML: {exc}") from None
 
 
-def _merge(base: dict, over: dict) -> dict:
+def merge(base: dict, over: dict) -> dict:
+    """``over`` merged into ``base`` table by table (lists and values replace)."""
     out = dict(base)
     for key, value in over.items():
         if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value)
+            out[key] = merge(out[key], value)
         else:
             out[key] = value
     return out
@@ -97,6 +98,18 @@ def _set_dotted(raw: dict, key: str, value: Any, source: str) -> None:
 def _frozen(a: np.ndarray) -> np.ndarray:
     a.setflags(write=False)
     return a
+
+
+SECTIONS = {
+    "game": GameRules, "capital": CapitalRules, "auction": AuctionRules, "notes": NotesRules,
+    "retirement": RetirementRules, "positions": PositionRules, "actions": ActionRules,
+    "property": PropertyRules, "check": CheckRules, "company": CompanyRules,
+    "stability": StabilityRules, "costs": CostRules, "director": DirectorRules,
+    "shipping": ShippingRules, "military": MilitaryRules, "governors": GovernorRules,
+    "trade": TradeRules, "china": ChinaRules, "firms": FirmRules, "india": IndiaRules,
+    "parliament": ParliamentRules, "deregulation": DeregulationRules, "end": EndRules,
+    "map": MapRules,
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -142,37 +155,46 @@ class Rules:
     def from_toml(cls, path: str | Path, players: int | None = None) -> Rules:
         """Load a rules file; keys it leaves out keep their default values."""
         over = load_toml(path)
-        raw = _merge(load_toml(DEFAULT_PATH), over)
+        raw = merge(load_toml(DEFAULT_PATH), over)
         if players is not None:
             raw["game"]["players"] = players
         return cls.from_dict(raw, source=str(path))
 
     @classmethod
     def from_dict(cls, raw: dict, source: str = "rules") -> Rules:
-        raw = copy.deepcopy(raw)
-        sections = {}
-        known = {f for f in cls.__dataclass_fields__ if f not in ("raw", "source")}
-        unknown = sorted(set(raw) - known)
-        if unknown:
-            raise RulesError(f"{source}: {unknown[0]}: unknown section (known: {', '.join(sorted(known))})")
-        hints = {
-            "game": GameRules, "capital": CapitalRules, "auction": AuctionRules, "notes": NotesRules,
-            "retirement": RetirementRules, "positions": PositionRules, "actions": ActionRules,
-            "property": PropertyRules, "check": CheckRules, "company": CompanyRules,
-            "stability": StabilityRules, "costs": CostRules, "director": DirectorRules,
-            "shipping": ShippingRules, "military": MilitaryRules, "governors": GovernorRules,
-            "trade": TradeRules, "china": ChinaRules, "firms": FirmRules, "india": IndiaRules,
-            "parliament": ParliamentRules, "deregulation": DeregulationRules, "end": EndRules,
-            "map": MapRules,
-        }  # fmt: skip
-        for name, section_cls in hints.items():
-            if name not in raw:
-                raise RulesError(f"{source}: {name}: missing section")
-            sections[name] = build(section_cls, raw[name], name, source)
-        rules = cls(**sections, raw=raw, source=source)
-        rules._validate()
+        """Build and validate; the first problem raises RulesError."""
+        rules = cls._build(copy.deepcopy(raw), source, None)
         object.__setattr__(rules, "_derived", _derive(rules))
         return rules
+
+    @classmethod
+    def problems(cls, raw: dict, source: str = "rules") -> list[str]:
+        """Every problem of a rules table (one line each; empty when valid)."""
+        errors: list[str] = []
+        cls._build(copy.deepcopy(raw), source, errors)
+        return errors
+
+    @classmethod
+    def _build(cls, raw: dict, source: str, errors: list[str] | None) -> Rules | None:
+        def fail(msg: str) -> None:
+            if errors is None:
+                raise RulesError(msg)
+            errors.append(msg)
+
+        known = {f for f in cls.__dataclass_fields__ if f not in ("raw", "source")}
+        for name in sorted(set(raw) - known):
+            fail(f"{source}: {name}: unknown section (known: {', '.join(sorted(known))})")
+        sections = {}
+        for name, section_cls in SECTIONS.items():
+            if name not in raw:
+                fail(f"{source}: {name}: missing section")
+                continue
+            sections[name] = build(section_cls, raw[name], name, source, errors)
+        if errors:
+            return None
+        rules = cls(**sections, raw=raw, source=source)
+        rules._validate(errors)
+        return None if errors else rules
 
     def with_overrides(self, overrides: dict[str, Any], source: str = "overrides") -> Rules:
         """A copy with dotted keys set, e.g. ``{"capital.formula": "flat", "company.start_stability": 5}``."""
@@ -208,11 +230,14 @@ class Rules:
         return DEFAULT_PATH.read_text(encoding="utf-8")
 
     # ------------------------------------------------------------------------------------------ validation
-    def _validate(self) -> None:
+    def _validate(self, errors: list[str] | None = None) -> None:
+        """Cross-key checks; raise at the first problem, or record them all in ``errors``."""
         src = self.source
 
         def fail(key: str, msg: str) -> None:
-            raise RulesError(f"{src}: {key}: {msg}")
+            if errors is None:
+                raise RulesError(f"{src}: {key}: {msg}")
+            errors.append(f"{src}: {key}: {msg}")
 
         n = self.game.players
         if not MIN_PLAYERS <= n <= MAX_PLAYERS:

@@ -8,6 +8,7 @@ line naming the key. Integers are non-negative unless annotated ``Signed``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from dataclasses import dataclass, field
@@ -386,24 +387,42 @@ def _type_name(tp: Any) -> str:
     return "a " + getattr(tp, "__name__", str(tp))
 
 
-def build(cls: type, data: Any, where: str, source: str) -> Any:
-    """Build dataclass ``cls`` from the TOML table ``data``; ``where`` is the dotted key for messages."""
-    if not isinstance(data, dict):
-        raise RulesError(f"{source}: {where}: expected a table, got {data!r}")
+@functools.cache
+def _schema(cls: type) -> tuple[dict[str, Any], dict[str, dataclasses.Field]]:
+    """The evaluated annotations and the fields by TOML key of a section class (evaluated once)."""
     hints = typing.get_type_hints(cls, include_extras=True)
-    by_key = {f.metadata.get("key", f.name): f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(by_key))
-    if unknown:
-        key = f"{where}.{unknown[0]}" if where else unknown[0]
-        raise RulesError(f"{source}: {key}: unknown key (known: {', '.join(sorted(by_key))})")
+    return hints, {f.metadata.get("key", f.name): f for f in dataclasses.fields(cls)}
+
+
+def build(cls: type, data: Any, where: str, source: str, errors: list[str] | None = None) -> Any:
+    """Build dataclass ``cls`` from the TOML table ``data``; ``where`` is the dotted key for messages.
+
+    Raises RulesError at the first problem, or with ``errors`` given, records one problem per key and returns
+    None if there was any."""
+    found: list[str] = []
+    if not isinstance(data, dict):
+        found.append(f"{source}: {where}: expected a table, got {data!r}")
+        data = {}
+    hints, by_key = _schema(cls)
+    for key in sorted(set(data) - set(by_key)):
+        dotted = f"{where}.{key}" if where else key
+        found.append(f"{source}: {dotted}: unknown key (known: {', '.join(sorted(by_key))})")
     kwargs = {}
     for key, f in by_key.items():
         dotted = f"{where}.{key}" if where else key
         if key not in data:
             if f.default is dataclasses.MISSING:
-                raise RulesError(f"{source}: {dotted}: missing key")
+                found.append(f"{source}: {dotted}: missing key")
             continue
-        kwargs[f.name] = convert(hints[f.name], data[key], dotted, source)
+        try:
+            kwargs[f.name] = convert(hints[f.name], data[key], dotted, source)
+        except RulesError as err:
+            found.append(str(err))
+    if found:
+        if errors is None:
+            raise RulesError(found[0])
+        errors.extend(found)
+        return None
     return cls(**kwargs)
 
 

@@ -1,0 +1,272 @@
+"""The ``eastindia`` command: run experiments, compute starting capital, list strategies, validate files.
+
+User errors (a malformed file, an unknown key or strategy, a bad plugin, an output folder holding another
+experiment, a strategy's illegal answer) print one line and exit with code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import strategies as registry
+from sim import capital
+from sim.agents import IllegalDecision
+from sim.engine import PlayError
+from sim.rules import DEFAULT_PATH, Rules, RulesError
+
+from . import runner, spec
+from .runfolder import Run
+
+USER_ERRORS = (
+    RulesError,
+    spec.ExperimentError,
+    spec.PluginError,
+    runner.RunError,
+    registry.UnknownStrategy,
+    PlayError,
+    IllegalDecision,
+)
+EXIT_USER, EXIT_INTERRUPTED, EXIT_FAILED = 2, 130, 3
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except USER_ERRORS as err:
+        print(f"eastindia: error: {err}", file=sys.stderr)
+        return EXIT_USER
+    except runner.Interrupted as err:
+        print(f"eastindia: {err}", file=sys.stderr)
+        return EXIT_INTERRUPTED if str(err).startswith("interrupted") else EXIT_FAILED
+    except KeyboardInterrupt:
+        print("eastindia: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="eastindia", description="Corruption & East India balance simulator.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("run", help="run an experiment file (default: the baseline)")
+    r.add_argument("file", nargs="?", help="experiment TOML (default: experiments/library/baseline.toml)")
+    r.add_argument("--games", type=int, help="games per arm (overrides the file)")
+    r.add_argument("--seed", type=int, help="master seed (overrides the file)")
+    r.add_argument("--jobs", type=int, help="worker processes (default: all cores)")
+    r.add_argument("--out", help="run folder (default: runs/<experiment name>)")
+    r.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
+    r.add_argument("--shard-size", type=int, help="games per shard (overrides the file)")
+    r.add_argument("--strategy", action="append", metavar="NAME|path.py:Class", help="strategies to rotate (repeat)")
+    r.add_argument("--backend", default="loky", choices=["loky", "dask", "ray"], help="joblib backend")
+    r.add_argument("--scheduler", help="dask scheduler address (tcp://host:8786) or ray address")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.add_argument("--no-report", action="store_true", help="skip report.html")
+    r.set_defaults(func=cmd_run)
+
+    c = sub.add_parser("capital", help="starting capital from bid totals (R-CAPITAL)")
+    c.add_argument("bids", nargs="+", type=int, help="each family's bid total")
+    c.add_argument("--players", type=int, help="players (default: the number of bids)")
+    c.add_argument("--formula", help=f"capital formula ({', '.join(sorted(capital.FORMULAS))})")
+    c.add_argument("--budget", type=int, help="total starting capital B (default: 6 per player)")
+    c.set_defaults(func=cmd_capital)
+
+    s = sub.add_parser("strategies", help="registered strategies")
+    s.add_argument("--strategy", action="append", metavar="path.py:Class", help="also load a plugin (repeat)")
+    s.set_defaults(func=cmd_strategies)
+
+    v = sub.add_parser("validate", help="check an experiment or rules file and report every problem")
+    v.add_argument("file")
+    v.set_defaults(func=cmd_validate)
+
+    u = sub.add_parser("rules", help="the default rules file")
+    u.add_argument("--dump", action="store_true", help="print the whole file to copy and edit")
+    u.set_defaults(func=cmd_rules)
+
+    rep = sub.add_parser("report", help="write report.html and summary.md for a run folder")
+    rep.add_argument("run_dir")
+    rep.set_defaults(func=cmd_report)
+    return p
+
+
+# ------------------------------------------------------------------------------------------------------ run
+def cmd_run(args: argparse.Namespace) -> int:
+    changes = {"games": args.games, "seed": args.seed, "shard_size": args.shard_size}
+    if args.strategy:
+        changes["strategies"] = args.strategy
+    exp = spec.load(args.file, **changes)
+    out = Path(args.out) if args.out else runner.default_out(exp)
+    command = "eastindia " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv else ""
+    progress = None if args.quiet else RichProgress(exp)
+    with progress or _Null():
+        meta = runner.run(
+            exp,
+            out,
+            jobs=args.jobs,
+            resume=args.resume,
+            backend=args.backend,
+            scheduler=args.scheduler,
+            command=command,
+            progress=progress,
+        )
+    if not args.no_report:
+        from reports import write_report
+
+        write_report(out)
+    print(f"results: {out}  ({meta.get('games', 0)} games, {meta.get('games_per_s')} games/s)")
+    print_summary(Run.open(out))
+    return 0
+
+
+class _Null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class RichProgress:
+    """Games done / total, games/s and ETA, overall and per arm."""
+
+    def __init__(self, exp: spec.Experiment):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.progress = Progress(
+            TextColumn("{task.description}", justify="left"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]:>8} games/s"),
+            TimeRemainingColumn(),
+            transient=False,
+        )
+        self.total = self.progress.add_task("all arms", total=exp.games * len(exp.arms), rate="")
+        self.arms = {
+            arm.index: self.progress.add_task(f"  {_short(arm.name)}", total=exp.games, rate="")
+            for arm in exp.arms
+        } if len(exp.arms) > 1 else {}  # fmt: skip
+
+    def __enter__(self):
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.progress.stop()
+        return False
+
+    def start(self, done: dict[int, int]) -> None:
+        for arm, games in done.items():
+            self.progress.update(self.total, completed=self.progress.tasks[self.total].completed + games)
+            if arm in self.arms:
+                self.progress.update(self.arms[arm], completed=games)
+
+    def advance(self, arm: int, games: int) -> None:
+        for task in (self.total, self.arms.get(arm)):
+            if task is None:
+                continue
+            self.progress.advance(task, games)
+            speed = self.progress.tasks[task].speed
+            self.progress.update(task, rate=f"{speed:,.0f}" if speed else "")
+
+
+def _short(name: str, width: int = 48) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def print_summary(run: Run) -> None:
+    from reports import arm_summary
+
+    table = arm_summary(run)
+    import polars as pl
+
+    with pl.Config(tbl_rows=100, tbl_cols=30, tbl_width_chars=160, tbl_hide_dataframe_shape=True):
+        print(table)
+
+
+# -------------------------------------------------------------------------------------------------- capital
+def cmd_capital(args: argparse.Namespace) -> int:
+    n = args.players or len(args.bids)
+    if len(args.bids) != n:
+        raise PlayError(f"{len(args.bids)} bid totals given for {n} players")
+    rules = Rules.default(n)
+    overrides = {}
+    if args.formula:
+        overrides["capital.formula"] = args.formula
+    if args.budget is not None:
+        if args.budget % n:
+            raise PlayError(f"--budget {args.budget} is not a multiple of {n} players (the rules set B per player)")
+        overrides["capital.budget_per_player"] = args.budget // n
+    rules = rules.with_overrides(overrides, source="command line") if overrides else rules
+    bids = np.array([args.bids])
+    exact = capital.exact_capital(bids, rules)
+    rounded = capital.round_capital(exact, rules)
+    print(f"starting capital: formula {rules.capital.formula}, {n} players, B = {rules.budget}")
+    print(f"{'family':<8}{'bids':>8}{'exact':>10}{'money':>8}")
+    for i in range(n):
+        print(f"{chr(65 + i):<8}{bids[0, i]:>8}{exact[0, i]:>10.2f}{rounded[0, i]:>8}")
+    print(f"{'total':<8}{bids.sum():>8}{exact.sum():>10.2f}{rounded.sum():>8}")
+    left = rules.budget - int(rounded.sum())
+    if left > 0:
+        coins = "coin" if left == 1 else "coins"
+        print(
+            f"leftover: {left} {coins}, to the family that took the two lowest-priced lots, else the lowest-priced lot"
+        )
+    elif left < 0:
+        order = np.argsort(-(rounded - exact)[0], kind="stable")
+        who = ", ".join(chr(65 + int(order[k % n])) for k in range(-left))
+        verb = "taken back from" if rules.capital.excess == "take_back" else "kept by the rounding; largest round-ups"
+        print(f"excess: {-left} handed out beyond B, {verb} {who}")
+    else:
+        print("leftover: none")
+    return 0
+
+
+# --------------------------------------------------------------------------------------- strategies, files
+def cmd_strategies(args: argparse.Namespace) -> int:
+    for plugin in args.strategy or []:
+        spec.load_plugin(plugin, Path.cwd())
+    for name, doc in registry.describe().items():
+        print(f"{name:<16} {doc}")
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    problems = spec.check_file(args.file)
+    for line in problems:
+        print(line)
+    if problems:
+        return EXIT_USER
+    print(f"{args.file}: ok")
+    return 0
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    if args.dump:
+        sys.stdout.write(DEFAULT_PATH.read_text(encoding="utf-8"))
+        return 0
+    rules = Rules.default()
+    print(f"default rules: {DEFAULT_PATH}")
+    print(f"sections: {', '.join(rules.raw)}")
+    print("print the whole file with: eastindia rules --dump > my_rules.toml")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from reports import write_report
+
+    try:
+        Run.open(args.run_dir)
+    except FileNotFoundError as err:
+        raise runner.RunError(str(err)) from None
+    path = write_report(Path(args.run_dir))
+    print(f"report: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,410 @@
+"""Experiment files: who plays, how many games, which rules, and the arms to compare.
+
+An experiment is a TOML file::
+
+    name = "capital formulas"      # default: the file's stem
+    players = 5                    # 4..6
+    games = 2000                   # per arm
+    seed = 1
+    shard_size = 1000              # games per shard (a unit of parallel work and of --resume)
+    strategies = ["balanced", "random"]   # rotated over the seats; ["*"] = every registered strategy
+    rotate = true                  # false: exactly one strategy per seat, fixed
+    plugins = ["bots/mine.py:Mine"]        # strategy classes loaded from explicit file paths
+    rules = "my_rules.toml"        # optional rules file (relative to the experiment file)
+
+    [overrides]                    # rules keys set for every arm
+    "company.start_stability" = 4
+
+    [sweep]                        # arms = the cartesian product of these values
+    "capital.formula" = ["inverse_share", "flat", "linear"]
+    "capital.budget_per_player" = [5, 6, 7]
+
+    [[arms]]                       # and/or listed arms (each listed arm is crossed with the sweep)
+    name = "flat"
+    overrides = { "capital.formula" = "flat" }
+    strategies = ["balanced", "random"]   # optional, per arm
+
+Seat rotation: with k strategies, rotation r puts strategies[(s + r) % k] in seat s and game i uses rotation
+i % k, so every strategy plays every seat equally often. Arms share dice: game i of every arm uses the same
+per-game random streams. ``load`` checks everything and reports every problem found, one line each.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import inspect
+import itertools
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import strategies as registry
+from sim.rules import DEFAULT_PATH, Rules, RulesError, load_toml, merge
+
+from . import tomlw
+
+TOP_KEYS = {
+    "name": str,
+    "description": str,
+    "players": int,
+    "games": int,
+    "seed": int,
+    "shard_size": int,
+    "strategies": list,
+    "rotate": bool,
+    "plugins": list,
+    "rules": str,
+    "overrides": dict,
+    "sweep": dict,
+    "arms": list,
+}
+DEFAULTS = {
+    "description": "",
+    "players": 5,
+    "games": 2000,
+    "seed": 1,
+    "shard_size": 1000,
+    "strategies": ["balanced"],
+    "rotate": True,
+    "plugins": [],
+    "rules": "",
+    "overrides": {},
+    "sweep": {},
+    "arms": [],
+}
+ARM_KEYS = {"name": str, "overrides": dict, "strategies": list}
+
+
+class ExperimentError(ValueError):
+    """A malformed experiment; ``problems`` lists every one found (the message is the first)."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__(problems[0])
+        self.problems = problems
+
+
+class PluginError(ValueError):
+    """A strategy plugin that cannot be loaded."""
+
+
+# ------------------------------------------------------------------------------------------------- plugins
+def load_plugin(spec: str, base: Path | None = None) -> type:
+    """Load and register a Strategy class from ``path.py:Class``; returns the class."""
+    path_text, sep, cls_name = spec.rpartition(":")
+    if not sep or not path_text or not cls_name:
+        raise PluginError(f"plugin {spec!r}: expected path.py:ClassName")
+    path = Path(path_text)
+    if not path.is_absolute() and base is not None:
+        path = base / path
+    path = path.resolve()
+    if not path.is_file():
+        raise PluginError(f"plugin {spec!r}: no such file {path}")
+    module_name = "eastindia_plugin_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
+    module = sys.modules.get(module_name)
+    if module is None:
+        loader = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(loader)
+        sys.modules[module_name] = module
+        try:
+            loader.loader.exec_module(module)
+        except Exception as exc:  # a user's file: report it, do not crash with its traceback
+            del sys.modules[module_name]
+            raise PluginError(f"plugin {spec!r}: {type(exc).__name__}: {exc}") from None
+    cls = getattr(module, cls_name, None)
+    if cls is None:
+        raise PluginError(f"plugin {spec!r}: {path.name} has no class {cls_name}")
+    if not (inspect.isclass(cls) and issubclass(cls, registry.Strategy)):
+        raise PluginError(f"plugin {spec!r}: {cls_name} is not a subclass of strategies.Strategy")
+    name = cls.__dict__.get("name") or cls_name.lower()
+    registry.register(name)(cls)
+    return cls
+
+
+# ----------------------------------------------------------------------------------------------------- arms
+@dataclass(frozen=True)
+class Arm:
+    """One set of rules and strategies to play ``games`` games with."""
+
+    name: str
+    index: int
+    params: dict[str, Any]  # the keys that vary between arms
+    overrides: dict[str, Any]  # every rules override of this arm (base overrides + params)
+    strategies: tuple[str, ...]  # rotated over the seats (or one per seat when not rotating)
+    rotate: bool
+    players: int
+    rules_file: str | None
+
+    @property
+    def rotations(self) -> int:
+        return len(self.strategies) if self.rotate else 1
+
+    def seats(self, rotation: int) -> list[str]:
+        """Strategy name in each seat for a rotation (R-rotation: strategies[(s + r) % k])."""
+        k = len(self.strategies)
+        if not self.rotate:
+            return list(self.strategies)
+        return [self.strategies[(s + rotation) % k] for s in range(self.players)]
+
+    def seating(self, game_ids: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """The distinct strategy names and, per game and seat, the index of the one sitting there (int[G, N])."""
+        names = list(dict.fromkeys(self.strategies))
+        table = np.array([[names.index(x) for x in self.seats(r)] for r in range(self.rotations)])
+        return names, table[np.asarray(game_ids) % self.rotations]
+
+    def rules(self) -> Rules:
+        return _arm_rules(self.rules_file, self.players, json.dumps(self.overrides, sort_keys=True), self.name)
+
+    def meta(self) -> dict[str, Any]:
+        return {
+            "arm": self.name,
+            "index": self.index,
+            "params": self.params,
+            "overrides": self.overrides,
+            "rules_file": self.rules_file,
+            "rules_digest": self.rules().digest(),
+            "strategies": list(self.strategies),
+            "rotate": self.rotate,
+            "rotations": self.rotations,
+        }
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    source: str
+    data: dict[str, Any]  # the resolved experiment: every key, defaults spelled out
+    arms: tuple[Arm, ...]
+    param_keys: tuple[str, ...]
+    plugins: tuple[str, ...] = field(default=())  # absolute plugin specs, loaded by every worker
+
+    @property
+    def games(self) -> int:
+        return self.data["games"]
+
+    @property
+    def seed(self) -> int:
+        return self.data["seed"]
+
+    @property
+    def players(self) -> int:
+        return self.data["players"]
+
+    @property
+    def shard_size(self) -> int:
+        return self.data["shard_size"]
+
+    def resolved_toml(self) -> str:
+        return tomlw.dumps(self.data)
+
+    def digest(self) -> str:
+        """What determines the results: changing any of it makes a different experiment."""
+        return hashlib.sha256(self.resolved_toml().encode()).hexdigest()[:16]
+
+    def with_changes(self, **changes: Any) -> Experiment:
+        data = {**self.data, **{k: v for k, v in changes.items() if v is not None}}
+        return resolve(data, self.source, Path(self.source).parent if self.source else None)
+
+
+# -------------------------------------------------------------------------------------------- load / check
+def load(path: str | Path | None = None, **changes: Any) -> Experiment:
+    """Load an experiment file (None: the library's baseline); ``changes`` override top-level keys."""
+    path = Path(path) if path else Path(__file__).with_name("library") / "baseline.toml"
+    try:
+        raw = load_toml(path)
+    except RulesError as err:
+        raise ExperimentError([str(err)]) from None
+    raw.update({k: v for k, v in changes.items() if v is not None})
+    return resolve(raw, str(path), path.parent)
+
+
+def resolve(raw: dict[str, Any], source: str, base: Path | None) -> Experiment:
+    problems: list[str] = []
+    where = source or "experiment"
+
+    def bad(key: str, msg: str) -> None:
+        problems.append(f"{where}: {key}: {msg}")
+
+    for key in sorted(set(raw) - set(TOP_KEYS)):
+        bad(key, f"unknown key (known: {', '.join(sorted(TOP_KEYS))})")
+    data = {"name": Path(source).stem if source else "experiment", **DEFAULTS}
+    for key, typ in TOP_KEYS.items():
+        if key in raw:
+            value = raw[key]
+            if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
+                bad(key, f"expected {typ.__name__}, got {value!r}")
+            else:
+                data[key] = value
+    if not 4 <= data["players"] <= 6:
+        bad("players", f"{data['players']} players is impossible: the game takes 4 to 6")
+    for key, low in (("games", 1), ("seed", 0), ("shard_size", 1)):
+        if data[key] < low:
+            bad(key, f"must be >= {low}")
+
+    plugins = []
+    for i, spec in enumerate(data["plugins"]):
+        try:
+            load_plugin(spec, base)
+            plugins.append(_absolute_plugin(spec, base))
+        except (PluginError, TypeError) as err:
+            bad(f"plugins[{i}]", str(err))
+
+    rules_file = None
+    if data["rules"]:
+        rules_path = Path(data["rules"])
+        rules_path = rules_path if rules_path.is_absolute() or base is None else (base / rules_path)
+        rules_file = str(rules_path.resolve())
+    base_rules = None
+    try:
+        base_rules = (
+            Rules.from_toml(rules_file, players=data["players"])
+            if rules_file
+            else Rules.default(data["players"] if 4 <= data["players"] <= 6 else 5)
+        )
+    except RulesError as err:
+        bad("rules", str(err))
+
+    def check_overrides(key: str, overrides: dict[str, Any]) -> bool:
+        if base_rules is None:
+            return False
+        ok = True
+        for k, v in overrides.items():
+            try:
+                base_rules.with_overrides({k: v})
+            except RulesError as err:
+                bad(f"{key}.{k}", str(err).split(": ", 1)[-1])
+                ok = False
+        return ok
+
+    def check_strategies(key: str, names: list[Any], rotate: bool) -> list[str]:
+        if names == ["*"]:
+            names = sorted(registry.REGISTRY)
+        if not names:
+            bad(key, "needs at least one strategy")
+        for i, name in enumerate(names):
+            if not isinstance(name, str):
+                bad(f"{key}[{i}]", f"expected a strategy name, got {name!r}")
+            elif ":" in name:
+                try:
+                    load_plugin(name, base)
+                    plugins.append(_absolute_plugin(name, base))
+                    names[i] = load_plugin(name, base).name
+                except PluginError as err:
+                    bad(f"{key}[{i}]", str(err))
+            elif name not in registry.REGISTRY:
+                bad(f"{key}[{i}]", f"unknown strategy {name!r} (known: {', '.join(sorted(registry.REGISTRY))})")
+        if not rotate and len(names) != data["players"]:
+            bad(key, f"rotate = false needs one strategy per seat ({data['players']}), got {len(names)}")
+        return names
+
+    data["strategies"] = check_strategies("strategies", list(data["strategies"]), data["rotate"])
+    check_overrides("overrides", data["overrides"])
+
+    sweep = data["sweep"]
+    for key, values in sweep.items():
+        if not isinstance(values, list) or not values:
+            bad(f"sweep.{key}", "expected a non-empty list of values")
+            continue
+        for i, v in enumerate(values):
+            check_overrides(f"sweep.{key}[{i}]", {key: v})
+
+    listed = []
+    names_seen = set()
+    for i, arm in enumerate(data["arms"]):
+        if not isinstance(arm, dict):
+            bad(f"arms[{i}]", "expected a table")
+            continue
+        for key in sorted(set(arm) - set(ARM_KEYS)):
+            bad(f"arms[{i}].{key}", f"unknown key (known: {', '.join(sorted(ARM_KEYS))})")
+        name = arm.get("name", f"arm{i}")
+        if not isinstance(name, str) or name in names_seen:
+            bad(f"arms[{i}].name", f"needs a unique name, got {name!r}")
+        names_seen.add(name)
+        over = arm.get("overrides", {})
+        if not isinstance(over, dict):
+            bad(f"arms[{i}].overrides", "expected a table of rules keys")
+            over = {}
+        check_overrides(f"arms[{i}].overrides", over)
+        strats = arm.get("strategies")
+        if strats is not None:
+            strats = check_strategies(f"arms[{i}].strategies", list(strats), data["rotate"])
+        listed.append({"name": name, "overrides": over, **({"strategies": strats} if strats else {})})
+    data["arms"] = listed
+
+    if problems:
+        raise ExperimentError(problems)
+    arms, keys = expand(data, rules_file)
+    return Experiment(data["name"], source, data, tuple(arms), tuple(keys), tuple(dict.fromkeys(plugins)))
+
+
+@functools.lru_cache(maxsize=64)
+def _arm_rules(rules_file: str | None, players: int, overrides_json: str, name: str) -> Rules:
+    """An arm's rules, built once per process (workers play many shards of the same arm)."""
+    base = Rules.from_toml(rules_file, players=players) if rules_file else Rules.default(players)
+    overrides = json.loads(overrides_json)
+    return base.with_overrides(overrides, source=f"arm {name!r}") if overrides else base
+
+
+def expand(data: dict[str, Any], rules_file: str | None) -> tuple[list[Arm], list[str]]:
+    """The arms: listed arms (or one base arm) crossed with the sweep grid; params = keys that vary."""
+    sweep_keys = list(data["sweep"])
+    grid = list(itertools.product(*(data["sweep"][k] for k in sweep_keys))) or [()]
+    listed = data["arms"] or [{"name": "", "overrides": {}}]
+    param_keys = list(dict.fromkeys([k for arm in listed for k in arm["overrides"]] + sweep_keys))
+    arms = []
+    for arm, values in itertools.product(listed, grid):
+        params = {**arm["overrides"], **dict(zip(sweep_keys, values, strict=True))}
+        label = ", ".join(f"{k}={v}" for k, v in zip(sweep_keys, values, strict=True))
+        name = ", ".join(x for x in (arm["name"], label) if x) or data["name"]
+        arms.append(
+            Arm(
+                name=name,
+                index=len(arms),
+                params={k: params.get(k) for k in param_keys},
+                overrides={**data["overrides"], **params},
+                strategies=tuple(arm.get("strategies") or data["strategies"]),
+                rotate=data["rotate"],
+                players=data["players"],
+                rules_file=rules_file,
+            )
+        )
+    return arms, param_keys
+
+
+def _absolute_plugin(spec: str, base: Path | None) -> str:
+    path_text, _, cls_name = spec.rpartition(":")
+    path = Path(path_text)
+    if not path.is_absolute() and base is not None:
+        path = base / path
+    return f"{path.resolve()}:{cls_name}"
+
+
+def check_file(path: str | Path) -> list[str]:
+    """Every problem of an experiment or rules file (empty: it is valid). A file with a [game] or [map] table,
+    or no experiment keys, is checked as a rules file."""
+    path = Path(path)
+    try:
+        raw = load_toml(path)
+    except RulesError as err:
+        return [str(err)]
+    if raw.keys() & {"game", "map", "capital", "company"} or not raw.keys() & set(TOP_KEYS):
+        return _rules_problems(path)
+    try:
+        load(path)
+    except ExperimentError as err:
+        return err.problems
+    return []
+
+
+def _rules_problems(path: Path) -> list[str]:
+    """Every problem of a rules file (merged over the defaults, as ``Rules.from_toml`` reads it)."""
+    try:
+        over = load_toml(path)
+    except RulesError as err:
+        return [str(err)]
+    return Rules.problems(merge(load_toml(DEFAULT_PATH), over), source=str(path))

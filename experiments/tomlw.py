@@ -1,0 +1,56 @@
+"""A small TOML writer for resolved experiments (tables, arrays of tables, scalars and lists of scalars)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_BARE = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _key(key: str) -> str:
+    return key if _BARE.match(key) else json.dumps(key)
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_value(x)}" for k, x in v.items()) + " }"
+    if v is None:
+        raise ValueError("TOML has no null")
+    raise TypeError(f"cannot write {type(v).__name__} to TOML")
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """TOML text for ``data``: scalars first, then tables, then arrays of tables."""
+    lines: list[str] = []
+    _table(lines, data, [])
+    return "\n".join(lines).strip() + "\n"
+
+
+def _table(lines: list[str], data: dict[str, Any], path: list[str]) -> None:
+    tables, arrays = {}, {}
+    for k, v in data.items():
+        if isinstance(v, dict):
+            tables[k] = v
+        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            arrays[k] = v
+        else:
+            lines.append(f"{_key(k)} = {_value(v)}")
+    for k, v in tables.items():
+        lines.append("")
+        lines.append("[" + ".".join(_key(p) for p in [*path, k]) + "]")
+        _table(lines, v, [*path, k])
+    for k, items in arrays.items():
+        for item in items:
+            lines.append("")
+            lines.append("[[" + ".".join(_key(p) for p in [*path, k]) + "]]")
+            _table(lines, item, [*path, k])

@@ -1,0 +1,258 @@
+"""Experiments: arms and sweeps, seat rotation, shards, byte-identical Parquet, resume, lost workers, dask."""
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+
+from experiments import runfolder as rf
+from experiments import runner, spec
+
+LIBRARY = Path(spec.__file__).with_name("library")
+KILLER = '''
+import os
+import signal
+from pathlib import Path
+from strategies import Strategy
+
+class Killer(Strategy):
+    """Kills its own worker process once, when a marker file exists and it plays game 40 or later."""
+    name = "killer"
+
+    def take_loans(self, obs, legal):
+        marker = Path(__file__).with_name("kill-once")
+        if marker.exists() and (obs.games >= 40).any():
+            marker.unlink()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().take_loans(obs, legal)
+'''
+
+
+def write(tmp_path: Path, text: str, name: str = "exp.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def small(
+    tmp_path: Path, games: int = 40, shard: int = 10, strategies: str = '["balanced", "random"]', extra: str = ""
+):
+    path = write(
+        tmp_path,
+        f"""name = "small"
+games = {games}
+shard_size = {shard}
+seed = 3
+strategies = {strategies}
+{extra}
+[sweep]
+"capital.formula" = ["inverse_share", "flat"]
+""",
+    )
+    return spec.load(path)
+
+
+def same_bytes(a: Path, b: Path) -> bool:
+    return all(rf.frame_path(a, f).read_bytes() == rf.frame_path(b, f).read_bytes() for f in rf.FRAMES)
+
+
+# ------------------------------------------------------------------------------------------------ arms, grid
+def test_library_files_load():
+    base = spec.load(None)
+    assert base.name == "baseline" and len(base.arms) == 1 and base.games == 2000
+    caps = spec.load(LIBRARY / "capital_formulas.toml")
+    assert len(caps.arms) == 9 and caps.param_keys == ("capital.formula", "capital.budget_per_player")
+    tour = spec.load(LIBRARY / "tournament.toml")
+    assert set(tour.arms[0].strategies) >= {"balanced", "random"}  # "*" = every registered strategy
+
+
+def test_sweep_is_a_cartesian_product_over_the_base_overrides(tmp_path):
+    exp = spec.load(
+        write(
+            tmp_path,
+            """games = 10
+[overrides]
+"company.start_stability" = 5
+[sweep]
+"capital.formula" = ["inverse_share", "flat", "linear"]
+"capital.budget_per_player" = [5, 6, 7]
+""",
+        )
+    )
+    pairs = [(a.params["capital.formula"], a.params["capital.budget_per_player"]) for a in exp.arms]
+    assert pairs == [(f, b) for f in ("inverse_share", "flat", "linear") for b in (5, 6, 7)]
+    assert all(a.overrides["company.start_stability"] == 5 for a in exp.arms)
+    rules = exp.arms[5].rules()  # flat, 7 per player
+    assert rules.capital.formula == "flat" and rules.budget == 35 and rules.company.start_stability == 5
+    assert [a.index for a in exp.arms] == list(range(9))
+
+
+def test_listed_arms_cross_the_sweep_and_share_one_schema(tmp_path):
+    exp = spec.load(
+        write(
+            tmp_path,
+            """games = 10
+[sweep]
+"capital.budget_per_player" = [5, 6]
+[[arms]]
+name = "stable"
+overrides = { "company.start_stability" = 6 }
+[[arms]]
+name = "plain"
+""",
+        )
+    )
+    assert [a.name for a in exp.arms] == [
+        "stable, capital.budget_per_player=5",
+        "stable, capital.budget_per_player=6",
+        "plain, capital.budget_per_player=5",
+        "plain, capital.budget_per_player=6",
+    ]
+    assert exp.param_keys == ("company.start_stability", "capital.budget_per_player")
+    assert exp.arms[2].params == {"company.start_stability": None, "capital.budget_per_player": 5}
+
+
+def test_seat_rotation_every_strategy_every_seat_equally():
+    exp = spec.load(LIBRARY / "tournament.toml", strategies=["balanced", "random", "balanced"])
+    arm = exp.arms[0]
+    assert arm.rotations == 3
+    ids = np.arange(300)
+    names, seating = arm.seating(ids)
+    per_seat = [Counter(names[i] for i in seating[:, s]) for s in range(5)]
+    assert all(c == {"balanced": 200, "random": 100} for c in per_seat)
+    two = spec.load(LIBRARY / "tournament.toml", strategies=["balanced", "random"]).arms[0]
+    assert two.seats(0) == ["balanced", "random", "balanced", "random", "balanced"]
+    assert two.seats(1) == ["random", "balanced", "random", "balanced", "random"]
+    fixed = spec.load(LIBRARY / "tournament.toml", strategies=["random"] + ["balanced"] * 4, rotate=False).arms[0]
+    assert fixed.rotations == 1 and fixed.seats(0) == ["random"] + ["balanced"] * 4
+
+
+def test_resolved_experiment_spells_out_every_default(tmp_path):
+    exp = spec.load(write(tmp_path, 'games = 7\nstrategies = ["random"]\n'))
+    text = exp.resolved_toml()
+    for key in spec.DEFAULTS:
+        assert f"{key} =" in text or f"[{key}]" in text
+    again = spec.load(write(tmp_path, text, "resolved.toml"))
+    assert again.digest() == exp.digest()
+
+
+# ---------------------------------------------------------------------------------------------------- runner
+def test_jobs_and_shard_size_give_byte_identical_parquet(tmp_path):
+    exp = small(tmp_path)
+    a = runner.run(exp, tmp_path / "a", jobs=1)
+    runner.run(exp, tmp_path / "b", jobs=2, shard_size=7)
+    assert same_bytes(tmp_path / "a", tmp_path / "b")
+    games = pl.read_parquet(rf.frame_path(tmp_path / "a", "games"))
+    assert games.height == 80 and games["arm"].unique().len() == 2 and "capital.formula" in games.columns
+    assert games.select(pl.col("arm_index"), pl.col("game")).equals(
+        games.sort("arm_index", "game").select("arm_index", "game")
+    )
+    assert a["status"] == "complete" and not (tmp_path / "a" / runner.SHARDS).exists()
+
+
+def test_arms_share_dice(tmp_path):
+    """Common random numbers: game i of both arms draws the same bids from the same strategy streams."""
+    runner.run(small(tmp_path), tmp_path / "r", jobs=1)
+    seats = pl.read_parquet(rf.frame_path(tmp_path / "r", "seats"))
+    a, b = (seats.filter(pl.col("arm_index") == i)["bid_total"] for i in (0, 1))
+    assert a.equals(b)
+    cap_a, cap_b = (seats.filter(pl.col("arm_index") == i)["capital_exact"] for i in (0, 1))
+    assert not cap_a.equals(cap_b)
+
+
+def test_run_folder_records_the_experiment(tmp_path):
+    exp = small(tmp_path)
+    meta = runner.run(exp, tmp_path / "r", jobs=1, command="eastindia run exp.toml")
+    on_disk = rf.read_meta(tmp_path / "r")
+    assert on_disk == json.loads(json.dumps(meta, default=str))
+    for key in ("command", "seed", "experiment_digest", "versions", "wall_time_s", "games_per_s", "arms", "param_keys"):
+        assert on_disk[key] not in (None, "", [])
+    assert on_disk["arms"][1]["params"] == {"capital.formula": "flat"}
+    assert on_disk["arms"][1]["rules_digest"] == exp.arms[1].rules().digest()
+    assert spec.load(tmp_path / "r" / rf.EXPERIMENT).digest() == exp.digest()
+
+
+def test_row_groups_have_a_fixed_size(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "ROW_GROUP", 100)
+    runner.run(small(tmp_path), tmp_path / "r", jobs=1, shard_size=7)
+    meta = pq.ParquetFile(rf.frame_path(tmp_path / "r", "seats")).metadata
+    sizes = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
+    assert sizes[:-1] == [100] * (len(sizes) - 1) and sum(sizes) == 400
+
+
+def test_interrupted_then_resumed_equals_uninterrupted(tmp_path):
+    exp = small(tmp_path)
+    runner.run(exp, tmp_path / "whole", jobs=1)
+
+    class StopAfterTwo:
+        seen = 0
+
+        def start(self, done):
+            assert done == {}
+
+        def advance(self, arm, games):
+            self.seen += 1
+            if self.seen == 2:
+                raise KeyboardInterrupt
+
+    with pytest.raises(runner.Interrupted, match="2 of 8 shards are done"):
+        runner.run(exp, tmp_path / "cut", jobs=1, progress=StopAfterTwo())
+    assert len(list((tmp_path / "cut" / runner.SHARDS).iterdir())) == 2
+    with pytest.raises(runner.RunError, match="unfinished run of this experiment; pass --resume"):
+        runner.run(exp, tmp_path / "cut", jobs=1)
+
+    class Resumed:
+        def start(self, done):
+            self.done = done
+
+        def advance(self, arm, games):
+            pass
+
+    watcher = Resumed()
+    runner.run(exp, tmp_path / "cut", jobs=2, resume=True, progress=watcher)
+    assert watcher.done == {0: 20}
+    assert same_bytes(tmp_path / "whole", tmp_path / "cut")
+
+
+def test_a_killed_worker_keeps_finished_shards_and_resume_finishes(tmp_path):
+    plugin = write(tmp_path, KILLER, "killer.py")
+    marker = tmp_path / "kill-once"
+    exp = small(tmp_path, games=60, strategies='["killer", "balanced"]', extra=f'plugins = ["{plugin}:Killer"]')
+    runner.run(exp, tmp_path / "whole", jobs=1)  # no marker: nobody dies
+    marker.write_text("die")
+    with pytest.raises(runner.Interrupted, match="a worker died"):
+        runner.run(exp, tmp_path / "cut", jobs=2)
+    assert not marker.exists()
+    kept = [p.name for p in (tmp_path / "cut" / runner.SHARDS).iterdir() if not p.name.startswith(".")]
+    assert 0 < len(kept) < 12
+    runner.run(exp, tmp_path / "cut", jobs=2, resume=True)
+    assert same_bytes(tmp_path / "whole", tmp_path / "cut")
+
+
+def test_output_folder_with_a_different_experiment_is_refused_untouched(tmp_path):
+    runner.run(small(tmp_path), tmp_path / "r", jobs=1)
+    before = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "r").iterdir()}
+    other = small(tmp_path, games=30)
+    with pytest.raises(runner.RunError, match="holds a different experiment"):
+        runner.run(other, tmp_path / "r", jobs=1)
+    assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "r").iterdir()} == before
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "notes.txt").write_text("mine")
+    with pytest.raises(runner.RunError, match="not a run folder"):
+        runner.run(other, tmp_path / "junk", jobs=1)
+
+
+@pytest.mark.skipif(not os.environ.get("PATH"), reason="needs a normal environment")
+def test_dask_local_cluster_gives_the_same_bytes(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    exp = small(tmp_path)
+    runner.run(exp, tmp_path / "local", jobs=1)
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as cluster:
+        meta = runner.run(exp, tmp_path / "dask", backend="dask", scheduler=cluster.scheduler_address)
+    assert meta["backend"] == "dask"
+    assert same_bytes(tmp_path / "local", tmp_path / "dask")
