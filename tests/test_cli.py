@@ -1,0 +1,188 @@
+"""The eastindia command: capital calculator, strategies, validate, rules, run; every bad input gives one line,
+exit code 2, no traceback, and touches no existing results; Ctrl-C keeps finished shards for --resume."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from experiments import cli, runner
+from experiments import runfolder as rf
+
+BASE = 'name = "t"\ngames = 12\nshard_size = 6\nseed = 2\nstrategies = ["balanced", "random"]\n'
+NOT_A_STRATEGY = "class Plain:\n    pass\n"
+PLUGIN = '''from strategies import Strategy
+
+class Timid(Strategy):
+    """Never borrows money."""
+    name = "timid"
+
+    def take_loans(self, obs, legal):
+        return legal.max_loans * 0
+'''
+CHEAT = '''from strategies import Strategy
+
+class Cheat(Strategy):
+    """Always asks for one loan too many."""
+    name = "cheat"
+
+    def take_loans(self, obs, legal):
+        return legal.max_loans + 1
+'''
+
+
+def eastindia(*args: str, cwd: Path | None = None, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "experiments.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=300, **kw
+    )
+
+
+def test_capital_calculator_seed_example():
+    out = eastindia("capital", "50", "35", "20", "0", "0")
+    assert out.returncode == 0, out.stderr
+    rows = [line.split() for line in out.stdout.splitlines() if line[:1] in "ABCDE" and len(line.split()) == 4]
+    assert [r[3] for r in rows] == ["4", "5", "6", "7", "7"]
+    assert [r[2] for r in rows] == ["3.93", "5.00", "6.07", "7.50", "7.50"]
+    assert "leftover: 1 coin" in out.stdout
+
+
+def test_capital_calculator_options(capsys):
+    assert cli.main(["capital", "10", "10", "10", "10", "--formula", "flat", "--budget", "28"]) == 0
+    text = capsys.readouterr().out
+    assert "flat" in text and "B = 28" in text and text.count(" 7\n") >= 4
+    assert cli.main(["capital", "1", "2", "3"]) == 2  # 3 players is impossible
+    assert "3 players is impossible" in capsys.readouterr().err
+
+
+def test_strategies_lists_registered_and_plugins(tmp_path):
+    (tmp_path / "timid.py").write_text(PLUGIN)
+    out = eastindia("strategies", "--strategy", f"{tmp_path}/timid.py:Timid")
+    assert out.returncode == 0
+    names = {line.split()[0] for line in out.stdout.splitlines()}
+    assert {"balanced", "random", "timid"} <= names
+    assert "Never borrows money." in out.stdout
+
+
+def test_validate_reports_every_problem(tmp_path):
+    good = tmp_path / "good.toml"
+    good.write_text(BASE)
+    assert eastindia("validate", str(good)).returncode == 0
+    bad = tmp_path / "bad.toml"
+    bad.write_text(
+        'games = "many"\nplayers = 9\nstrategies = ["nobody"]\ncolour = "red"\n[sweep]\n"capital.formula" = ["x"]\n'
+    )
+    out = eastindia("validate", str(bad))
+    assert out.returncode == 2
+    lines = out.stdout.strip().splitlines()
+    for needle in ("colour: unknown key", "games: expected int", "players: 9 players", "unknown strategy 'nobody'"):
+        assert any(needle in line for line in lines), needle
+    assert any("sweep.capital.formula[0]" in line for line in lines)
+    rules = tmp_path / "rules.toml"
+    rules.write_text("[company]\nstart_stability = 9\nloan_value = -5\n[shipping]\nleased = 2\n")
+    out = eastindia("validate", str(rules))
+    assert out.returncode == 2 and len(out.stdout.strip().splitlines()) == 2  # loan_value, shipping.leased
+    assert "company.loan_value" in out.stdout and "shipping.leased: unknown key" in out.stdout
+
+
+def test_rules_dump_prints_the_default_file(capsys):
+    assert cli.main(["rules", "--dump"]) == 0
+    data = tomllib.loads(capsys.readouterr().out)
+    assert data["game"]["players"] == 5 and len(data["map"]["orders"]) == 17
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("games = 10\n[sweep\n", "malformed TOML"),
+        ('games = 10\ncolour = "red"\n', "colour: unknown key"),
+        ('games = 10\nstrategies = ["nobody"]\n', "unknown strategy 'nobody'"),
+        ('games = 10\n[sweep]\n"capital.budget_per_player" = ["six"]\n', "sweep.capital.budget_per_player[0]"),
+        ("games = 10\nplayers = 3\n", "3 players is impossible"),
+        ('games = 10\nplugins = ["missing.py:Bot"]\n', "no such file"),
+        ('games = 10\nplugins = ["plain.py:Plain"]\n', "Plain is not a subclass of strategies.Strategy"),
+        ('games = 10\n[overrides]\n"company.loan_value" = "five"\n', "overrides.company.loan_value"),
+    ],
+)
+def test_bad_experiment_one_line_exit_2_no_traceback(tmp_path, content, message):
+    (tmp_path / "plain.py").write_text(NOT_A_STRATEGY)
+    exp = tmp_path / "exp.toml"
+    exp.write_text(content)
+    out = eastindia("run", str(exp), "--out", str(tmp_path / "out"), "--quiet")
+    assert out.returncode == 2
+    assert message in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_unknown_strategy_on_the_command_line(tmp_path):
+    out = eastindia("run", "--strategy", "nobody", "--out", str(tmp_path / "o"), "--quiet")
+    assert out.returncode == 2 and "unknown strategy 'nobody'" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_run_then_refuse_a_different_experiment_in_the_same_folder(tmp_path):
+    exp = tmp_path / "exp.toml"
+    exp.write_text(BASE)
+    out_dir = tmp_path / "out"
+    first = eastindia("run", str(exp), "--out", str(out_dir), "--quiet", "--jobs", "1")
+    assert first.returncode == 0, first.stderr
+    assert f"results: {out_dir}" in first.stdout
+    for frame in rf.FRAMES:
+        assert rf.frame_path(out_dir, frame).exists()
+    before = {p.name: p.read_bytes() for p in out_dir.iterdir() if p.is_file()}
+    other = eastindia("run", str(exp), "--games", "14", "--out", str(out_dir), "--quiet")
+    assert other.returncode == 2 and "holds a different experiment" in other.stderr
+    assert "Traceback" not in other.stderr
+    assert {p.name: p.read_bytes() for p in out_dir.iterdir() if p.is_file()} == before
+
+
+def test_a_strategys_illegal_answer_stops_the_run_with_one_line(tmp_path):
+    (tmp_path / "cheat.py").write_text(CHEAT)
+    exp = tmp_path / "exp.toml"
+    exp.write_text(BASE.replace('["balanced", "random"]', '["cheat"]') + 'plugins = ["cheat.py:Cheat"]\n')
+    out = eastindia("run", str(exp), "--out", str(tmp_path / "o"), "--quiet", "--jobs", "1")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "strategy 'cheat'" in out.stderr and "'take_loans'" in out.stderr and "in game" in out.stderr
+
+
+def test_ctrl_c_keeps_finished_shards_and_resume_finishes(tmp_path):
+    exp = tmp_path / "exp.toml"
+    exp.write_text(BASE.replace("games = 12", "games = 400").replace("shard_size = 6", "shard_size = 20"))
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    assert eastindia("run", str(exp), "--out", str(whole), "--quiet", "--no-report").returncode == 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "experiments.cli", "run", str(exp), "--out", str(cut), "--quiet", "--jobs", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    shards = cut / runner.SHARDS
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        done = [p for p in shards.iterdir() if not p.name.startswith(".")] if shards.exists() else []
+        if len(done) >= 2:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "--resume" in err and "Traceback" not in err
+    kept = [p for p in shards.iterdir() if not p.name.startswith(".")]
+    assert 2 <= len(kept) < 20
+    assert not rf.frame_path(cut, "games").exists()
+    again = eastindia("run", str(exp), "--out", str(cut), "--quiet", "--resume", "--no-report")
+    assert again.returncode == 0, again.stderr
+    for frame in rf.FRAMES:
+        assert rf.frame_path(whole, frame).read_bytes() == rf.frame_path(cut, frame).read_bytes()
+
+
+def test_the_installed_command_exists():
+    exe = Path(sys.executable).with_name("eastindia")
+    if not exe.exists():
+        pytest.skip("not installed as a console script in this environment")
+    out = subprocess.run([str(exe), "--help"], capture_output=True, text=True, env={**os.environ})
+    assert out.returncode == 0 and "run" in out.stdout
