@@ -182,11 +182,8 @@ def prepare(run_dir: Path, exp: Experiment, resume: bool) -> dict[str, Any] | No
                 f"{run_dir}: holds a different experiment ({meta.get('name')!r}, digest "
                 f"{meta.get('experiment_digest')}); choose another --out"
             )
-        if not resume:
-            state = "a finished run" if meta.get("status") == "complete" else "an unfinished run"
-            raise RunError(
-                f"{run_dir}: holds {state} of this experiment; pass --resume to use it or choose another --out"
-            )
+        if not resume and meta.get("status") != "complete":  # a finished run of the same experiment is reused
+            raise RunError(f"{run_dir}: holds an unfinished run of this experiment; pass --resume to finish it")
         return meta
     if run_dir.exists() and any(run_dir.iterdir()):
         raise RunError(f"{run_dir}: exists, is not empty and is not a run folder; choose another --out")

@@ -256,3 +256,12 @@ def test_dask_local_cluster_gives_the_same_bytes(tmp_path):
         meta = runner.run(exp, tmp_path / "dask", backend="dask", scheduler=cluster.scheduler_address)
     assert meta["backend"] == "dask"
     assert same_bytes(tmp_path / "local", tmp_path / "dask")
+
+
+def test_the_same_finished_experiment_is_reused_not_replayed(tmp_path):
+    exp = small(tmp_path)
+    first = runner.run(exp, tmp_path / "r", jobs=1)
+    stamp = rf.frame_path(tmp_path / "r", "games").stat().st_mtime_ns
+    again = runner.run(exp, tmp_path / "r", jobs=1)
+    assert again["finished"] == first["finished"]
+    assert rf.frame_path(tmp_path / "r", "games").stat().st_mtime_ns == stamp
