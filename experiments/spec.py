@@ -182,6 +182,7 @@ class Experiment:
     arms: tuple[Arm, ...]
     param_keys: tuple[str, ...]
     plugins: tuple[str, ...] = field(default=())  # absolute plugin specs, loaded by every worker
+    plugin_code: str = ""  # hash of the plugins' source files when the experiment was loaded
 
     @property
     def games(self) -> int:
@@ -203,12 +204,8 @@ class Experiment:
         return tomlw.dumps(self.data)
 
     def digest(self) -> str:
-        """What determines the results: changing any of it makes a different experiment."""
-        return hashlib.sha256(self.resolved_toml().encode()).hexdigest()[:16]
-
-    def with_changes(self, **changes: Any) -> Experiment:
-        data = {**self.data, **{k: v for k, v in changes.items() if v is not None}}
-        return resolve(data, self.source, Path(self.source).parent if self.source else None)
+        """What determines the results: the resolved experiment and the code of its plugins (as loaded)."""
+        return hashlib.sha256((self.resolved_toml() + self.plugin_code).encode()).hexdigest()[:16]
 
 
 # -------------------------------------------------------------------------------------------- load / check
@@ -269,17 +266,12 @@ def resolve(raw: dict[str, Any], source: str, base: Path | None) -> Experiment:
     except RulesError as err:
         bad("rules", str(err))
 
-    def check_overrides(key: str, overrides: dict[str, Any]) -> bool:
-        if base_rules is None:
-            return False
-        ok = True
-        for k, v in overrides.items():
+    def check_overrides(key: str, overrides: dict[str, Any]) -> None:
+        for k, v in overrides.items() if base_rules is not None else ():
             try:
                 base_rules.with_overrides({k: v})
             except RulesError as err:
                 bad(f"{key}.{k}", str(err).split(": ", 1)[-1])
-                ok = False
-        return ok
 
     def check_strategies(key: str, names: list[Any], rotate: bool) -> list[str]:
         if names == ["*"]:
@@ -291,9 +283,8 @@ def resolve(raw: dict[str, Any], source: str, base: Path | None) -> Experiment:
                 bad(f"{key}[{i}]", f"expected a strategy name, got {name!r}")
             elif ":" in name:
                 try:
-                    load_plugin(name, base)
-                    plugins.append(_absolute_plugin(name, base))
                     names[i] = load_plugin(name, base).name
+                    plugins.append(_absolute_plugin(name, base))
                 except PluginError as err:
                     bad(f"{key}[{i}]", str(err))
             elif name not in registry.REGISTRY:
@@ -338,8 +329,11 @@ def resolve(raw: dict[str, Any], source: str, base: Path | None) -> Experiment:
 
     if problems:
         raise ExperimentError(problems)
+    plugins = list(dict.fromkeys(plugins))
+    data["plugins"], data["rules"] = plugins, rules_file or ""  # absolute: the resolved file loads from anywhere
     arms, keys = expand(data, rules_file)
-    return Experiment(data["name"], source, data, tuple(arms), tuple(keys), tuple(dict.fromkeys(plugins)))
+    code = hashlib.sha256(b"".join(Path(p.rpartition(":")[0]).read_bytes() for p in plugins)).hexdigest()
+    return Experiment(data["name"], source, data, tuple(arms), tuple(keys), tuple(plugins), code if plugins else "")
 
 
 @functools.lru_cache(maxsize=64)

@@ -265,3 +265,19 @@ def test_the_same_finished_experiment_is_reused_not_replayed(tmp_path):
     again = runner.run(exp, tmp_path / "r", jobs=1)
     assert again["finished"] == first["finished"]
     assert rf.frame_path(tmp_path / "r", "games").stat().st_mtime_ns == stamp
+
+
+def test_plugins_and_rules_files_resolve_to_absolute_paths_and_plugin_code_counts(tmp_path):
+    (tmp_path / "bots").mkdir()
+    bot = tmp_path / "bots" / "bot.py"
+    bot.write_text('from strategies import Strategy\n\nclass Bot(Strategy):\n    """A bot."""\n    name = "bot"\n')
+    (tmp_path / "rules.toml").write_text("[company]\nstart_stability = 5\n")
+    exp = spec.load(write(tmp_path, 'games = 4\nrules = "rules.toml"\nstrategies = ["bots/bot.py:Bot", "balanced"]\n'))
+    assert exp.data["plugins"] == [f"{bot}:Bot"] and exp.data["rules"] == str(tmp_path / "rules.toml")
+    assert exp.arms[0].strategies == ("bot", "balanced") and exp.arms[0].rules().company.start_stability == 5
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    again = spec.load(write(moved, exp.resolved_toml(), "resolved.toml"))
+    assert again.digest() == exp.digest()
+    bot.write_text(bot.read_text() + "\n# edited\n")
+    assert spec.load(tmp_path / "exp.toml").digest() != exp.digest()  # a changed plugin is another experiment
