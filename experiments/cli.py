@@ -146,9 +146,12 @@ class RichProgress:
             transient=False,
         )
         self.total = self.progress.add_task("all arms", total=exp.games * len(exp.arms), rate="")
+        from reports.data import short_labels
+
+        labels = short_labels([{"arm": a.name, "params": a.params} for a in exp.arms], list(exp.param_keys))
         self.arms = {
-            arm.index: self.progress.add_task(f"  {_short(arm.name)}", total=exp.games, rate="")
-            for arm in exp.arms
+            arm.index: self.progress.add_task(f"  {label[:48]}", total=exp.games, rate="")
+            for arm, label in zip(exp.arms, labels, strict=True)
         } if len(exp.arms) > 1 else {}  # fmt: skip
 
     def __enter__(self):
@@ -174,18 +177,15 @@ class RichProgress:
             self.progress.update(task, rate=f"{speed:,.0f}" if speed else "")
 
 
-def _short(name: str, width: int = 48) -> str:
-    return name if len(name) <= width else name[: width - 1] + "…"
-
-
 def print_summary(run: Run) -> None:
-    from reports import arm_summary
-
-    table = arm_summary(run)
+    """Per arm: games, crash rate, mean end round, win rate per strategy."""
     import polars as pl
 
-    with pl.Config(tbl_rows=100, tbl_cols=30, tbl_width_chars=160, tbl_hide_dataframe_shape=True):
-        print(table)
+    from reports import arm_summary_short
+
+    config = {"tbl_rows": 100, "tbl_cols": 30, "tbl_width_chars": 200, "fmt_str_lengths": 80}
+    with pl.Config(**config, tbl_hide_dataframe_shape=True, float_precision=3):
+        print(arm_summary_short(run))
 
 
 # -------------------------------------------------------------------------------------------------- capital

@@ -50,7 +50,7 @@ def read_meta(run_dir: Path) -> dict[str, Any]:
 
 def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")  # keeps the params' order
     tmp.replace(path)
 
 

@@ -136,6 +136,14 @@ def regions_outside_home(rules: Rules, orders: np.ndarray, presidency: int | np.
     return regions.sum(axis=1)
 
 
+def roll_check(rules: Rules, dice, rows: np.ndarray, k: np.ndarray, n_games: int) -> tuple[np.ndarray, np.ndarray]:
+    """D-CHECK with k[i] dice in games ``rows``: bool[G] successes and the rows that suffered a mishap."""
+    success, mishap = check_outcome(rules, dice.lowest(rows, k))
+    won = np.zeros(n_games, dtype=bool)
+    won[rows[success]] = True
+    return won, rows[mishap]
+
+
 def company_ships(state: State) -> np.ndarray:
     """int[G, 4] ships per location (3 seas, China) of every kind, family-yard ships included (works on an
     Observation too)."""

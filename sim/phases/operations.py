@@ -13,10 +13,10 @@ from .. import ledger
 from ..agents import Agents
 from ..board import (
     board_votes,
-    check_outcome,
     company_ships,
     reachable,
     regions_outside_home,
+    roll_check,
     vacate,
     vacate_governor,
 )
@@ -124,9 +124,7 @@ def director_of_trade(state: State, rules: Rules, dice: Chance, agents: Agents) 
             break
         ledger.treasury(state, "director_checks", t, -np.where(active, k, 0))
         state.tally[rows, TALLY["checks"]] += 1
-        success, mishap = check_outcome(rules, dice.lowest(rows, k[rows]))
-        won = np.zeros(g, dtype=bool)
-        won[rows[success]] = True
+        won, fired = roll_check(rules, dice, rows, k[rows], g)
         pick = np.full(g, -1, dtype=np.int64)
 
         def check_pick(i, legal, obs):
@@ -138,7 +136,6 @@ def director_of_trade(state: State, rules: Rules, dice: Chance, agents: Agents) 
         state.order_open[orders, pick[orders]] = True
         state.china_open[won & (pick == n_orders)] = True
         state.tally[won, TALLY["orders_opened"]] += 1
-        fired = rows[mishap]
         vacate(state, fired, L.DIRECTOR)
         active[fired] = False
     director_moves(state, rules, agents)
@@ -284,9 +281,7 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
             rows = np.flatnonzero(active)
             if rows.size == 0:
                 break
-            success, mishap = check_outcome(rules, dice.lowest(rows, dice_left[rows]))
-            won = np.zeros(g, dtype=bool)
-            won[rows[success]] = True
+            won, fired = roll_check(rules, dice, rows, dice_left[rows], g)
             income = np.where(failed, gv.income_after_failure, gv.income)
             ledger.family(state, "governor_income", gov, income, where=won)
             effect = np.zeros(g, dtype=np.int64)
@@ -313,10 +308,9 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
             ledger.treasuries(state, "tax", to_pres)
             state.tally[tax, TALLY["tax"]] += gv.tax
             failed[won] = False
-            nothing = rows[~success & ~mishap]
+            nothing = rows[~won[rows] & ~np.isin(rows, fired)]
             state.unrest[nothing, region] += 1
             failed[nothing] = True
-            fired = rows[mishap]
             state.unrest[fired, region] += 1
             vacate_governor(state, fired, region)
             dice_left[rows] -= 1
@@ -368,9 +362,7 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
         if rows.size == 0:
             continue
         k = spend[rows] - regions_outside_home(rules, orders[rows], p)
-        success, mishap = check_outcome(rules, dice.lowest(rows, k))
-        won = np.zeros(g, dtype=bool)
-        won[rows[success]] = True
+        won, fired = roll_check(rules, dice, rows, k, g)
         filled = orders & won[:, None]
         count = filled.sum(axis=1)
         revenue = (filled * d.order_value).sum(axis=1)
@@ -380,7 +372,7 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
         ledger.families(state, "clerk_pay", np.where(won[:, None], clerk_pay * tr.clerk_pay, 0))
         state.tally[:, TALLY["trade_revenue"]] += revenue.astype(np.int32)
         state.tally[:, TALLY["orders_filled"]] += count.astype(np.int32)
-        vacate(state, rows[mishap], L.PRESIDENT[p])
+        vacate(state, fired, L.PRESIDENT[p])
 
 
 # ------------------------------------------------------------------------------------------------------ China
@@ -400,11 +392,9 @@ def china_trade(state: State, rules: Rules, dice: Chance, agents: Agents) -> Non
     rows = np.flatnonzero(go)
     if rows.size == 0:
         return
-    success, mishap = check_outcome(rules, dice.lowest(rows, ships[rows]))
-    won = np.zeros(g, dtype=bool)
-    won[rows[success]] = True
+    won, fired = roll_check(rules, dice, rows, ships[rows], g)
     revenue = np.where(won, ch.revenue_per_opium * opium, 0)
     ledger.company(state, "china", revenue)
     ledger.family(state, "china_manager", manager, ch.manager_per_opium * opium, where=won)
     state.tally[:, TALLY["china_revenue"]] += revenue.astype(np.int32)
-    vacate(state, rows[mishap], L.CHINA)
+    vacate(state, fired, L.CHINA)

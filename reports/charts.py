@@ -1,0 +1,485 @@
+"""The report's charts: one function per chart, each drawing from ``Aggregates`` and saving a PNG.
+
+Every function has the signature ``chart(agg, out_dir) -> Chart`` and writes ``out_dir/<name>.png``. Figures
+are built with ``matplotlib.figure.Figure`` on the Agg canvas (no pyplot state, nothing left open).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from matplotlib import colormaps
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import PowerNorm
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+from sim.capital import exact_capital
+from sim.layout import VP_SOURCES
+
+from .data import VP_COLUMNS, Aggregates, Arm, format_value
+from .summary import arm_summary, crash_hazard, seat_win_rates, stability_quantiles, win_rates
+
+DPI = 110
+PCT = PercentFormatter(1.0, decimals=0)
+
+
+@dataclass
+class Chart:
+    """A saved chart: file name stem, title, one-sentence caption and PNG path."""
+
+    name: str
+    title: str
+    caption: str
+    path: Path
+
+
+# ----------------------------------------------------------------------------------------------- helpers
+def _figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig: Figure, out_dir: Path, name: str, title: str, caption: str) -> Chart:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{name}.png"
+    fig.savefig(path, dpi=DPI)
+    return Chart(name, title, caption, path)
+
+
+def _colors(palette: str, n: int) -> list:
+    """n colours of a qualitative palette (cycled) or spread over a continuous one."""
+    cmap = colormaps[palette]
+    size = getattr(cmap, "N", 256)
+    return [cmap(i % size) for i in range(n)] if size < 64 else [cmap(x) for x in np.linspace(0, 1, max(n, 1))]
+
+
+def arm_colors(agg: Aggregates) -> dict[int, tuple]:
+    palette = "tab10" if len(agg.arms) <= 10 else "tab20"
+    return {arm.index: c for arm, c in zip(agg.arms, _colors(palette, len(agg.arms)), strict=True)}
+
+
+def strategy_colors(agg: Aggregates) -> dict[str, tuple]:
+    return dict(zip(agg.strategies, _colors("Dark2", len(agg.strategies)), strict=True))
+
+
+def _dodge(n: int, width: float = 0.7) -> np.ndarray:
+    return np.linspace(-width / 2, width / 2, n) if n > 1 else np.zeros(1)
+
+
+def panel_columns(n: int) -> int:
+    """Columns for n small multiples: one row up to 3, 2 x 2 for 4, else rows of 3."""
+    return n if n <= 3 else 2 if n == 4 else 3
+
+
+def _grid(fig: Figure, n: int, ncols: int, **kw) -> list:
+    """n axes in rows of ``ncols``; unused cells hidden, and x tick labels on every panel with none below it."""
+    ncols = min(ncols, n)
+    axes = fig.subplots(math.ceil(n / ncols), ncols, squeeze=False, **kw).ravel()
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    for i in range(max(0, n - ncols), n):
+        axes[i].xaxis.set_tick_params(labelbottom=True)
+    return list(axes[:n])
+
+
+def _errorbar(ax, x, p, lo, hi, horizontal: bool = False, **kw) -> None:
+    """Points ``p`` at ``x`` with interval bars from ``lo`` to ``hi`` (vertical, or horizontal with x = position)."""
+    p, lo, hi = (np.asarray(v, dtype=float) for v in (p, lo, hi))
+    err = np.clip([p - lo, hi - p], 0, None)  # rounding can put a bound a hair past the estimate
+    if horizontal:
+        ax.errorbar(p, x, xerr=err, capsize=3, linestyle="none", **kw)
+    else:
+        ax.errorbar(x, p, yerr=err, capsize=3, linestyle="none", **kw)
+
+
+def _arm_axis(ax, agg: Aggregates, axis: str = "x") -> None:
+    """Arms as categories: compact value ticks under the params' names (x) or full labels (y, top to bottom)."""
+    ticks = np.arange(len(agg.arms))
+    if axis == "x":
+        ax.set_xticks(ticks, [arm.tick for arm in agg.arms], fontsize=8)
+        ax.set_xlim(-0.6, len(agg.arms) - 0.4)
+        ax.set_xlabel(agg.arm_axis)
+    else:
+        ax.set_yticks(ticks, [arm.wrapped() for arm in agg.arms], fontsize=8)
+        ax.set_ylim(len(agg.arms) - 0.4, -0.6)
+
+
+def _games(agg: Aggregates) -> dict[int, int]:
+    return dict(agg.games().select("arm_index", "games").iter_rows())
+
+
+# ----------------------------------------------------------------------------------------------- charts
+def stability_chart(agg: Aggregates, out_dir: Path) -> Chart:
+    """Stability at the end of each round, per arm: where games sit (heat-map), median and 10-90 % band."""
+    n = len(agg.arms)
+    ncols = panel_columns(n)
+    fig = _figure(4.2 * ncols + 1.2, 3.3 * math.ceil(n / ncols) + 0.6)
+    axes = _grid(fig, n, ncols, sharex=True, sharey=True)
+    top = int(agg.stability["stability"].max() or 0)
+    rounds = np.arange(1, agg.rounds + 1)
+    quantiles = stability_quantiles(agg)
+    mesh, norm = None, PowerNorm(0.5, vmin=0, vmax=1)
+    for ax, arm in zip(axes, agg.arms, strict=True):
+        part = agg.stability.filter(pl.col("arm_index") == arm.index)
+        share = np.zeros((top + 1, agg.rounds))
+        for r, s, g in part.select("round", "stability", "games").iter_rows():
+            share[s, r - 1] += g
+        share /= np.maximum(share.sum(axis=0, keepdims=True), 1)
+        mesh = ax.pcolormesh(np.arange(0.5, agg.rounds + 1), np.arange(-0.5, top + 1), share, cmap="Blues", norm=norm)
+        q = quantiles.filter(pl.col("arm_index") == arm.index)
+        ax.plot(q["round"], q["q90"], color="tab:orange", linestyle="dashed", linewidth=1.6, label="90th percentile")
+        ax.plot(q["round"], q["q50"], color="tab:red", marker="o", markersize=4, linewidth=2.2, label="median")
+        ax.plot(q["round"], q["q10"], color="tab:orange", linestyle="dotted", linewidth=1.8, label="10th percentile")
+        ax.set_title(arm.title(), fontsize=9)
+        ax.set_xticks(rounds)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    fig.supxlabel("round")
+    fig.supylabel("Company stability at the end of the round")
+    fig.colorbar(mesh, ax=axes, label="share of the arm's games (square-root scale)", shrink=0.8, format=PCT)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=3, fontsize=9)
+    caption = (
+        "Company stability at the end of each round per arm: shading is the share of games at each value, the red "
+        "line the median, the orange lines the 10th and 90th percentiles; a crashed game counts as stability 0 "
+        "(the crash value) in every round after its crash, so the median falls as games crash."
+    )
+    return _save(fig, out_dir, "stability", "Stability over rounds", caption)
+
+
+def crash_chart(agg: Aggregates, out_dir: Path) -> Chart:
+    """Overall crash rate per arm; crash hazard per round; cumulative share crashed by round (95 % Wilson)."""
+    colors = arm_colors(agg)
+    n = len(agg.arms)
+    fig = _figure(13.5, max(4.5, 0.45 * n + 2.5))
+    ax0, ax1, ax2 = fig.subplots(1, 3, width_ratios=[1.1, 1, 1])
+    summary = arm_summary(agg)
+    rate, lo, hi = (summary[c] for c in ("crash_rate", "crash_lo", "crash_hi"))
+    for i, arm in enumerate(agg.arms):
+        _errorbar(ax0, [i], [rate[i]], [lo[i]], [hi[i]], horizontal=True, marker="o", color=colors[arm.index])
+        ax0.annotate(f"{rate[i]:.1%}", (hi[i], i), xytext=(4, 0), textcoords="offset points", va="center", fontsize=8)
+    _arm_axis(ax0, agg, "y")
+    ax0.xaxis.set_major_formatter(PCT)
+    ax0.set_xlabel("games that crashed")
+    ax0.set_title("Overall crash rate", fontsize=10)
+    ax0.margins(x=0.25)
+    rounds = np.arange(1, agg.rounds + 1)
+    offsets = _dodge(n, 0.5)
+    hazard = crash_hazard(agg)
+    for arm, dx in zip(agg.arms, offsets, strict=True):
+        h = hazard.filter(pl.col("arm_index") == arm.index)
+        color = colors[arm.index]
+        _errorbar(ax1, h["round"] + dx, h["hazard"], h["lo"], h["hi"], marker="o", markersize=4, color=color)
+        ax2.plot(h["round"], h["cum"], marker="o", markersize=4, color=color, label=arm.label)
+        ax2.fill_between(h["round"], h["cum_lo"], h["cum_hi"], color=color, alpha=0.12)
+    ax1.set_title("Hazard: crashed in round r / alive at its start", fontsize=10)
+    ax2.set_title("Cumulative: crashed by the end of round r", fontsize=10)
+    for ax in (ax1, ax2):
+        ax.set_xlabel("round")
+        ax.set_xticks(rounds)
+        ax.yaxis.set_major_formatter(PCT)
+        ax.set_ylim(0, None)
+        ax.grid(axis="y", alpha=0.3)
+    ax1.set_ylabel("crash hazard")
+    ax2.set_ylabel("games crashed so far")
+    if n > 1:
+        fig.legend(*ax2.get_legend_handles_labels(), loc="outside lower center", ncols=min(n, 3), fontsize=8)
+    caption = (
+        "Left: share of each arm's games that crashed; middle: the hazard, crashes in round r divided by the games "
+        "still running at the start of round r; right: the share of all games crashed by the end of round r; "
+        "bars and bands are 95 % Wilson intervals."
+    )
+    return _save(fig, out_dir, "crashes", "Crash rate", caption)
+
+
+def vp_chart(agg: Aggregates, out_dir: Path) -> Chart:
+    """Stacked mean VP by source per strategy and arm; negative sources stack below zero."""
+    strategies = agg.strategies
+    colors = dict(zip(VP_COLUMNS, _colors("tab10", len(VP_COLUMNS)), strict=True))
+    fig = _figure(max(8, 1.1 * len(agg.arms) + 3), 3.2 * len(strategies) + 1.4)
+    axes = _grid(fig, len(strategies), 1, sharex=True, sharey=True)
+    x = np.arange(len(agg.arms))
+    for ax, s in zip(axes, strategies, strict=True):
+        part = agg.vp.filter(pl.col("strategy") == s)
+        rows = {r["arm_index"]: r for r in part.iter_rows(named=True)}
+        pos, neg = np.zeros(len(x)), np.zeros(len(x))
+        for col, source in zip(VP_COLUMNS, VP_SOURCES, strict=True):
+            vals = np.array([rows[a.index][col] if a.index in rows else 0.0 for a in agg.arms])
+            base = np.where(vals >= 0, pos, neg)
+            label = source.replace("_", " ")
+            ax.bar(x, vals, 0.65, bottom=base, color=colors[col], label=label, edgecolor="white", linewidth=0.5)
+            pos += np.clip(vals, 0, None)
+            neg += np.clip(vals, None, 0)
+        net = np.array([rows[a.index]["vp"] if a.index in rows else np.nan for a in agg.arms])
+        ax.scatter(x, net, marker="D", color="black", zorder=3, s=25, label="net mean VP")
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.set_ylabel(f"mean VP of a\n'{s}' seat")
+        ax.set_title(f"strategy: {s}", fontsize=10, loc="left")
+        ax.grid(axis="y", alpha=0.3)
+    _arm_axis(axes[-1], agg)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=5, fontsize=9)
+    caption = (
+        "Mean final VP of a seat playing each strategy, split by where the VP came from (losses such as blame "
+        "stack below zero); the black diamond is the net mean VP."
+    )
+    return _save(fig, out_dir, "vp_split", "How the VP split", caption)
+
+
+def win_rate_chart(agg: Aggregates, out_dir: Path) -> Chart:
+    """Win rate per strategy and arm with 95 % Wilson intervals and the fair share of its seats."""
+    colors = strategy_colors(agg)
+    fig = _figure(max(8, 1.1 * len(agg.arms) + 3), 4.8)
+    ax = fig.subplots()
+    pos = {a.index: i for i, a in enumerate(agg.arms)}
+    rates = win_rates(agg)
+    for s, dx in zip(agg.strategies, _dodge(len(agg.strategies), 0.4), strict=True):
+        part = rates.filter(pl.col("strategy") == s)
+        xs = np.array([pos[i] for i in part["arm_index"]]) + dx
+        _errorbar(ax, xs, part["win"], part["lo"], part["hi"], marker="o", color=colors[s], label=s)
+        ax.hlines(part["fair"], xs - 0.12, xs + 0.12, colors=[colors[s]], linestyles="dashed", linewidth=1.5)
+    ax.plot([], [], color="grey", linestyle="dashed", label="fair share (its seats / players)")
+    _arm_axis(ax, agg)
+    ax.yaxis.set_major_formatter(PCT)
+    ax.set_ylabel("share of games won")
+    ax.set_ylim(0, None)
+    ax.grid(axis="y", alpha=0.3)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside upper center", ncols=len(agg.strategies) + 1)
+    caption = (
+        "Share of games won by the seats playing each strategy, with 95 % Wilson intervals; the dashed tick is its "
+        "fair share (seats playing it / players): a point above its tick wins more than its seats alone explain."
+    )
+    return _save(fig, out_dir, "win_rates", "Win rate per strategy", caption)
+
+
+def seat_chart(agg: Aggregates, out_dir: Path) -> Chart:
+    """Win rate by seat per arm with 95 % Wilson intervals and the fair 1/players line."""
+    n = len(agg.arms)
+    ncols = panel_columns(n)
+    fig = _figure(4 * ncols + 0.5, 2.9 * math.ceil(n / ncols) + 0.4)
+    axes = _grid(fig, n, ncols, sharex=True, sharey=True)
+    colors = arm_colors(agg)
+    rates = seat_win_rates(agg)
+    for ax, arm in zip(axes, agg.arms, strict=True):
+        part = rates.filter(pl.col("arm_index") == arm.index)
+        seats = part["seat"].to_numpy() + 1
+        ax.bar(seats, part["win"], 0.6, color=colors[arm.index], alpha=0.75)
+        _errorbar(ax, seats, part["win"], part["lo"], part["hi"], color="black")
+        ax.axhline(1 / agg.players, color="black", linestyle="dashed", linewidth=1)
+        ax.set_title(arm.title(), fontsize=9)
+        ax.set_xticks(seats)
+        ax.yaxis.set_major_formatter(PCT)
+        ax.grid(axis="y", alpha=0.3)
+    fig.supxlabel("seat (numbered from 1; the frames number seats from 0)")
+    fig.supylabel("share of games won from the seat")
+    rotated = all(a.get("rotate") for a in agg.run.arms)
+    note = (
+        "strategies rotate over the seats, so a seat's excess over the line is seat advantage"
+        if rotated
+        else "strategies do not rotate, so a seat's rate mixes seat advantage with the strategy that sits there"
+    )
+    caption = f"Share of games won from each seat, with 95 % Wilson intervals and the fair 1/players line ({note})."
+    return _save(fig, out_dir, "seat_wins", "Win rate by seat", caption)
+
+
+def capital_curve(arm: Arm, bids: dict, players: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Exact capital of a family whose bid total varies while the others bid the arm's mean bid."""
+    if arm.rules is None or bids is None:
+        return None
+    grid = np.linspace(bids["bid_min"], bids["bid_max"], 200)
+    totals = np.full((grid.size, players), bids["bid_mean"])
+    totals[:, 0] = grid
+    return grid, exact_capital(totals, arm.rules)[:, 0]
+
+
+def capital_chart(agg: Aggregates, out_dir: Path) -> Chart:
+    """Starting capital received against the family's bid total, with the arm's formula curve."""
+    n = len(agg.arms)
+    ncols = panel_columns(n)
+    fig = _figure(4.3 * ncols + 0.5, 3.2 * math.ceil(n / ncols) + 0.8)
+    axes = _grid(fig, n, ncols, sharex=True, sharey=True)
+    colors = strategy_colors(agg)
+    bids = {r["arm_index"]: r for r in agg.bids.iter_rows(named=True)}
+    rng = np.random.default_rng(0)
+    sample = agg.capital
+    for ax, arm in zip(axes, agg.arms, strict=True):
+        part = sample.filter(pl.col("arm_index") == arm.index)
+        part = part[rng.permutation(part.height)]  # no strategy drawn entirely on top of another
+        y = part["starting_capital"].to_numpy() + rng.uniform(-0.2, 0.2, part.height)
+        c = [colors[s] for s in part["strategy"]]
+        ax.scatter(part["bid_total"], y, s=5, alpha=0.3, c=c, linewidths=0, rasterized=True)
+        curve = capital_curve(arm, bids.get(arm.index), agg.players)
+        if curve is not None:
+            ax.plot(*curve, color="black", linewidth=1.8, label="formula (others bid the arm's mean)")
+        ax.set_title(arm.title(), fontsize=9)
+        ax.grid(alpha=0.3)
+    fig.supxlabel("family's bid total (sum of the final values of its bids)")
+    fig.supylabel("starting capital received (£)")
+    handles = [Line2D([], [], marker="o", linestyle="none", color=colors[s], label=s) for s in agg.strategies]
+    handles += axes[0].get_legend_handles_labels()[0]
+    fig.legend(handles=handles, loc="outside upper center", ncols=len(handles), fontsize=9)
+    shown = sample.height // max(n, 1) // max(agg.players, 1)
+    caption = (
+        "Starting capital each family received (after rounding and leftover coins, jittered ±0.2 £ so the "
+        f"dots do not overlap; about {shown:,} sampled games per arm) against its bid total, with the arm's exact "
+        "formula for one family whose bid varies while the others bid the arm's mean bid."
+    )
+    return _save(fig, out_dir, "capital", "Starting capital vs bids", caption)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def sweep_axes(agg: Aggregates) -> tuple[str | None, str | None]:
+    """(x key, panel key) for the sweep chart: x the numeric key with most values; panels the other key."""
+    keys = [
+        k
+        for k in agg.run.param_keys
+        if all(a.params.get(k) is not None for a in agg.arms) and len({format_value(a.params[k]) for a in agg.arms}) > 1
+    ]
+    if not keys or len(keys) > 2:
+        return None, None
+
+    def numeric(k: str) -> bool:
+        return all(_is_number(a.params[k]) for a in agg.arms)
+
+    keys.sort(key=lambda k: (numeric(k), len({format_value(a.params.get(k)) for a in agg.arms})), reverse=True)
+    return keys[0], keys[1] if len(keys) == 2 else None
+
+
+def sweep_chart(agg: Aggregates, out_dir: Path) -> Chart:
+    """Each strategy's win rate across the sweep: x = a swept parameter, panels = the other (if any)."""
+    colors = strategy_colors(agg)
+    x_key, panel_key = sweep_axes(agg)
+    if panel_key:
+        panel_values = list(dict.fromkeys(a.params[panel_key] for a in agg.arms))
+    else:
+        panel_values = [None]
+    fig = _figure(min(14, 4.2 * len(panel_values) + 1.5) if x_key else max(8, 1.1 * len(agg.arms) + 3), 4.3)
+    axes = _grid(fig, len(panel_values), len(panel_values), sharey=True)
+    rates, top = win_rates(agg), 0.0
+    for ax, value in zip(axes, panel_values, strict=True):
+        arms = [a for a in agg.arms if panel_key is None or a.params[panel_key] == value]
+        xs, numeric = np.arange(len(arms), dtype=float), False
+        if x_key:
+            xvals = [a.params[x_key] for a in arms]
+            numeric = all(_is_number(v) for v in xvals)
+            xs = np.array(xvals, dtype=float) if numeric else xs
+            ax.set_xticks(xs, [format_value(v) for v in xvals])
+        pos = {a.index: x for a, x in zip(arms, xs, strict=True)}
+        for s, dx in zip(agg.strategies, _dodge(len(agg.strategies), 0.2), strict=True):
+            part = rates.filter((pl.col("strategy") == s) & pl.col("arm_index").is_in(list(pos)))
+            if part.is_empty():
+                continue
+            x = np.array([pos[i] for i in part["arm_index"]])
+            order = np.argsort(x, kind="stable")
+            part, x = part[order], x[order]
+            if numeric:  # a numeric parameter: lines, bands and the fair share as a dashed line
+                ax.plot(x, part["win"], marker="o", color=colors[s], label=s)
+                ax.fill_between(x, part["lo"], part["hi"], color=colors[s], alpha=0.18)
+                ax.plot(x, part["fair"], linestyle="dashed", color=colors[s], linewidth=1)
+            else:  # categories: points with interval bars and fair-share ticks
+                _errorbar(ax, x + dx, part["win"], part["lo"], part["hi"], marker="o", color=colors[s], label=s)
+                ax.hlines(part["fair"], x + dx - 0.12, x + dx + 0.12, colors=[colors[s]], linestyles="dashed")
+            top = max(top, float(part["hi"].max()))
+        if panel_key:
+            ax.set_title(f"{panel_key.rsplit('.', 1)[-1]} = {format_value(value)}", fontsize=10)
+        if x_key:
+            ax.set_xlabel(x_key)
+        else:
+            _arm_axis(ax, agg)
+        ax.yaxis.set_major_formatter(PCT)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylim(0, min(1.0, top * 1.08 + 0.02))
+    axes[0].set_ylabel("share of games won")
+    handles, labels = axes[0].get_legend_handles_labels()
+    handles.append(axes[0].plot([], [], color="grey", linestyle="dashed")[0])
+    labels.append("fair share (its seats / players)")
+    fig.legend(handles, labels, loc="outside upper center", ncols=len(labels), fontsize=9)
+    what = f"across {x_key}" + (f", one panel per {panel_key}" if panel_key else "") if x_key else "across the arms"
+    caption = (
+        f"Each strategy's share of games won {what}, with 95 % Wilson intervals and its fair share dashed: the "
+        "chart to read first when tuning the swept rules."
+    )
+    return _save(fig, out_dir, "win_sweep", "Win rate across the sweep", caption)
+
+
+def game_length_chart(agg: Aggregates, out_dir: Path) -> Chart:
+    """How each arm's games ended: crashed in round 1..R or survived the last round (100 % stacked bars)."""
+    n = len(agg.arms)
+    fig = _figure(12, max(3.2, 0.5 * n + 1.8))
+    ax = fig.subplots()
+    reds = colormaps["Reds"]
+    segments = [(f"crashed in round {r}", r, True) for r in range(1, agg.rounds + 1)]
+    segments.append((f"survived round {agg.rounds}", None, False))
+    games = _games(agg)
+    means = dict(agg.end_round.select("arm_index", "mean").iter_rows())
+    y = np.arange(n)
+    left = np.zeros(n)
+    for k, (label, r, crashed) in enumerate(segments):
+        color = reds(0.25 + 0.7 * k / max(agg.rounds - 1, 1)) if crashed else "tab:green"
+        width = []
+        for arm in agg.arms:
+            cond = pl.col("crashed") == crashed
+            if r is not None:
+                cond &= pl.col("end_round") == r
+            part = agg.outcomes.filter((pl.col("arm_index") == arm.index) & cond)
+            width.append(part["games"].sum() / games[arm.index])
+        ax.barh(y, width, left=left, color=color, label=label, edgecolor="white", linewidth=0.5)
+        for yi, (l0, w) in enumerate(zip(left, width, strict=True)):
+            if w >= 0.06:
+                ax.text(
+                    l0 + w / 2,
+                    yi,
+                    f"{w:.0%}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if (crashed and k > 2) or not crashed else "black",
+                )
+        left += np.array(width)
+    for yi, arm in enumerate(agg.arms):
+        ax.annotate(
+            f"mean end round {means[arm.index]:.2f}",
+            (1, yi),
+            xytext=(6, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+        )
+    _arm_axis(ax, agg, "y")
+    ax.set_xlim(0, 1)
+    ax.xaxis.set_major_formatter(PCT)
+    ax.set_xlabel("share of the arm's games")
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=4, fontsize=8)
+    caption = (
+        f"How each arm's games ended: the share that crashed in each round (darker = later) and the share that "
+        f"survived round {agg.rounds} (green), with the mean round the games ended in."
+    )
+    return _save(fig, out_dir, "game_length", "Game length and how games ended", caption)
+
+
+CHARTS: list[Callable[[Aggregates, Path], Chart]] = [
+    stability_chart,
+    crash_chart,
+    vp_chart,
+    win_rate_chart,
+    seat_chart,
+    capital_chart,
+    sweep_chart,
+    game_length_chart,
+]
+
+
+def draw_all(agg: Aggregates, out_dir: Path) -> list[Chart]:
+    """Draw every chart into ``out_dir`` (RUN_DIR/charts) and return them in report order."""
+    return [chart(agg, out_dir) for chart in CHARTS]

@@ -1,0 +1,265 @@
+"""Everything the report needs from a run folder, aggregated lazily with Polars into small frames.
+
+``aggregate(run)`` runs lazy queries over the Parquet frames on Polars' streaming engine (each reads only the
+columns it uses), so a run of millions of games per arm costs a few streamed group-bys in bounded memory;
+``seat_rounds`` is never read.
+Scatter plots get a deterministic sample of games (by a hash of the game id, the same games in every arm).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+import sim
+from experiments.runfolder import Run, frame_path
+from sim.layout import VP_SOURCES
+
+VP_COLUMNS = [f"vp_{source}" for source in VP_SOURCES]
+SAMPLE_GAMES = 1500  # games per arm in the capital scatter
+_HASH_BINS = 1_000_000
+
+
+@dataclass
+class Arm:
+    """One arm: its index and name in run.json, a short label for charts, params, strategies and rules."""
+
+    index: int
+    name: str
+    label: str
+    tick: str
+    params: dict[str, Any]
+    strategies: list[str]
+    rules: sim.Rules | None
+
+    def title(self, width: int = 50) -> str:
+        """The label as a panel title, wrapped at spaces when longer than ``width``."""
+        return _fill(self.label, width)
+
+    def wrapped(self, width: int = 30) -> str:
+        """The label on several lines: one parameter per line, long ones wrapped at word boundaries."""
+        return "\n".join(_fill(part, width) for part in self.label.split(", "))
+
+
+def _fill(text: str, width: int) -> str:
+    return textwrap.fill(text, width, break_long_words=False, break_on_hyphens=False)
+
+
+@dataclass
+class Aggregates:
+    """Small per-arm frames (all keyed by ``arm_index``) behind every chart and table."""
+
+    run: Run
+    arms: list[Arm]
+    arm_axis: str  # title of an axis of arms (see ``tick_labels``)
+    strategies: list[str]
+    players: int
+    rounds: int
+    outcomes: pl.DataFrame  # arm_index, end_round, crashed, games
+    wins: pl.DataFrame  # arm_index, strategy, seats (seat-games), games, per_game (seats per game), wins
+    seat_wins: pl.DataFrame  # arm_index, seat, wins, games
+    vp: pl.DataFrame  # arm_index, strategy, seats, vp, vp_<source>... (means over the strategy's seats)
+    stability: pl.DataFrame  # arm_index, round, stability, games (crashed games count as 0 after their crash)
+    end_round: pl.DataFrame  # arm_index, games, mean, std
+    bids: pl.DataFrame  # arm_index, bid_mean, bid_min, bid_max
+    capital: pl.DataFrame  # sample of seats: arm_index, strategy, bid_total, starting_capital
+
+    def arm(self, index: int) -> Arm:
+        return next(a for a in self.arms if a.index == index)
+
+    def games(self) -> pl.DataFrame:
+        """arm_index, games, crashed (counts)."""
+        return (
+            self.outcomes.group_by("arm_index")
+            .agg(pl.col("games").sum(), pl.col("games").filter(pl.col("crashed")).sum().alias("crashed"))
+            .sort("arm_index")
+        )
+
+
+def format_value(value: Any) -> str:
+    """A parameter value as text: floats without trailing zeros, a missing value (None) as an em dash."""
+    return "—" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def short_keys(param_keys: list[str]) -> dict[str, str]:
+    """The last part of each dotted key (``capital.formula`` -> ``formula``), unless two keys share it."""
+    tails = [key.rsplit(".", 1)[-1] for key in param_keys]
+    return {key: tail if tails.count(tail) == 1 else key for key, tail in zip(param_keys, tails, strict=True)}
+
+
+def short_labels(arms: list[dict[str, Any]], param_keys: list[str]) -> list[str]:
+    """``formula=flat, budget_per_player=5`` from each arm's params (those it sets); the arms' names when an arm
+    has no params or the short labels would collide."""
+    short = short_keys(param_keys)
+    labels = [
+        ", ".join(f"{short.get(k, k)}={format_value(v)}" for k, v in (arm.get("params") or {}).items() if v is not None)
+        or arm["arm"]
+        for arm in arms
+    ]
+    return labels if len(set(labels)) == len(labels) else [arm["arm"] for arm in arms]
+
+
+def tick_labels(arms: list[dict[str, Any]], param_keys: list[str]) -> tuple[list[str], str]:
+    """Compact category ticks and the axis title: the params' values one per line under the title
+    ``formula / budget_per_player`` when every arm sets the same keys, else the arms' wrapped labels."""
+    keys = [list((arm.get("params") or {}).keys()) for arm in arms]
+    if keys and keys[0] and all(k == keys[0] for k in keys):
+        ticks = ["\n".join(_fill(format_value(v), 16) for v in arm["params"].values()) for arm in arms]
+        if len(set(ticks)) == len(ticks):
+            short = short_keys(param_keys)
+            return ticks, " / ".join(short.get(k, k) for k in keys[0])
+    labels = short_labels(arms, param_keys)
+    return ["\n".join(_fill(part, 16) for part in label.split(", ")) for label in labels], "arm"
+
+
+def arm_rules(run: Run, arm: dict[str, Any]) -> sim.Rules | None:
+    """The arm's rules (rules_file, else the defaults, with its overrides); None if they no longer load."""
+    players = run.meta.get("players")
+    try:
+        if arm.get("rules_file"):
+            path = Path(arm["rules_file"])
+            if not path.exists() and (run.path / path).exists():
+                path = run.path / path
+            base = sim.Rules.from_toml(path, players=players)
+        else:
+            base = sim.Rules.default(players)
+        return base.with_overrides(arm.get("overrides") or {})
+    except (sim.RulesError, OSError, ValueError, KeyError):
+        return None
+
+
+def load_arms(run: Run) -> tuple[list[Arm], str]:
+    """The run's arms in index order and the title of an arm axis (see ``tick_labels``)."""
+    meta_arms = sorted(run.arms, key=lambda a: a["index"])
+    labels = short_labels(meta_arms, run.param_keys)
+    ticks, axis_title = tick_labels(meta_arms, run.param_keys)
+    arms = [
+        Arm(
+            a["index"],
+            a["arm"],
+            label,
+            tick,
+            dict(a.get("params") or {}),
+            list(a.get("strategies") or []),
+            arm_rules(run, a),
+        )
+        for a, label, tick in zip(meta_arms, labels, ticks, strict=True)
+    ]
+    return arms, axis_title
+
+
+def _sample_filter(arm_games: dict[int, int], per_arm: int) -> pl.Expr:
+    """True for a pseudo-random ~``per_arm`` games of each arm (hash of the game id: same games in every arm)."""
+    keep = {i: min(_HASH_BINS, round(_HASH_BINS * per_arm / max(n, 1))) for i, n in arm_games.items()}
+    limit = pl.col("arm_index").replace_strict(keep, default=_HASH_BINS, return_dtype=pl.Int64)
+    return (pl.col("game").hash(seed=20240).mod(_HASH_BINS).cast(pl.Int64)) < limit
+
+
+def _fill_crashed(stability: pl.DataFrame, outcomes: pl.DataFrame, rounds: dict[int, int]) -> pl.DataFrame:
+    """Add, for every round after a game's crash, one row at stability 0 (the crash's value, where it stays)."""
+    crashed = outcomes.filter(pl.col("crashed"))
+    extra = [
+        (arm, r, 0, int(crashed.filter((pl.col("arm_index") == arm) & (pl.col("end_round") < r))["games"].sum()))
+        for arm, last in rounds.items()
+        for r in range(2, last + 1)
+    ]
+    schema = {"arm_index": pl.Int64, "round": pl.Int64, "stability": pl.Int64, "games": pl.Int64}
+    filled = pl.DataFrame(extra, schema=schema, orient="row").filter(pl.col("games") > 0)
+    return (
+        pl.concat([stability.cast(schema), filled])
+        .group_by("arm_index", "round", "stability")
+        .agg(pl.col("games").sum())
+        .sort("arm_index", "round", "stability")
+    )
+
+
+def _collect(queries: list[pl.LazyFrame]) -> list[pl.DataFrame]:
+    """Run lazy queries together on Polars' streaming engine (memory bounded by the batch, not the frame)."""
+    return pl.collect_all(queries, engine="streaming")
+
+
+def aggregate(run: Run | str | Path, sample_games: int = SAMPLE_GAMES) -> Aggregates:
+    """Read the run folder lazily and return the small frames every chart and table is drawn from."""
+    run = run if isinstance(run, Run) else Run.open(run)
+    missing = [f for f in ("games", "seats", "rounds") if not frame_path(run.path, f).exists()]
+    if missing:
+        status = run.meta.get("status", "unknown")
+        raise FileNotFoundError(f"{run.path}: no {', '.join(missing)} Parquet frames yet (run status: {status})")
+    arms, arm_axis = load_arms(run)
+    games, seats, rounds = run.scan("games"), run.scan("seats"), run.scan("rounds")
+    outcomes, end_round = _collect(
+        [
+            games.group_by("arm_index", "end_round", "crashed").agg(pl.len().cast(pl.Int64).alias("games")),
+            games.group_by("arm_index").agg(
+                pl.len().cast(pl.Int64).alias("games"),
+                pl.col("end_round").cast(pl.Float64).mean().alias("mean"),
+                pl.col("end_round").cast(pl.Float64).std().alias("std"),
+            ),
+        ]
+    )
+    arm_games = dict(zip(end_round["arm_index"].to_list(), end_round["games"].to_list(), strict=True))
+    arms = [a for a in arms if a.index in arm_games]  # an arm with no games yet has nothing to show
+    if not arms:
+        raise ValueError(f"{run.path}: the frames hold no games of the arms in run.json")
+    winners, seat_wins, vp, stability, bids, capital = _collect(
+        [
+            games.group_by("arm_index", pl.col("winner_strategy").alias("strategy")).agg(
+                pl.len().cast(pl.Int64).alias("wins")
+            ),
+            games.group_by("arm_index", pl.col("winner_seat").cast(pl.Int64).alias("seat")).agg(
+                pl.len().cast(pl.Int64).alias("wins")
+            ),
+            seats.group_by("arm_index", "strategy").agg(
+                pl.len().cast(pl.Int64).alias("seats"), pl.col("vp").mean(), *[pl.col(c).mean() for c in VP_COLUMNS]
+            ),
+            rounds.group_by("arm_index", "round", "stability").agg(pl.len().cast(pl.Int64).alias("games")),
+            seats.group_by("arm_index").agg(
+                pl.col("bid_total").mean().alias("bid_mean"),
+                pl.col("bid_total").min().cast(pl.Float64).alias("bid_min"),
+                pl.col("bid_total").max().cast(pl.Float64).alias("bid_max"),
+            ),
+            seats.filter(_sample_filter(arm_games, sample_games)).select(
+                "arm_index", "strategy", "bid_total", "starting_capital"
+            ),
+        ]
+    )
+    players = int(run.meta.get("players") or _collect([seats.select(pl.col("seat").max())])[0].item() + 1)
+    max_end = int(outcomes["end_round"].max() or 0)
+    arm_rounds = {a.index: (a.rules.game.rounds if a.rules else max_end) for a in arms}
+    per_arm_games = end_round.select("arm_index", "games")
+    wins = (
+        vp.select("arm_index", "strategy", "seats")
+        .join(per_arm_games, on="arm_index")
+        .join(winners, on=["arm_index", "strategy"], how="left")
+        .with_columns(pl.col("wins").fill_null(0), (pl.col("seats") / pl.col("games")).alias("per_game"))
+        .sort("arm_index", "strategy")
+    )
+    seat_wins = (
+        pl.DataFrame({"seat": list(range(players))}, schema={"seat": pl.Int64})
+        .join(per_arm_games, how="cross")
+        .join(seat_wins, on=["arm_index", "seat"], how="left")
+        .with_columns(pl.col("wins").fill_null(0))
+        .sort("arm_index", "seat")
+    )
+    listed = [s for a in arms for s in a.strategies]
+    strategies = list(dict.fromkeys([*listed, *sorted(set(vp["strategy"].to_list()) - set(listed))]))
+    return Aggregates(
+        run=run,
+        arms=arms,
+        arm_axis=arm_axis,
+        strategies=[s for s in strategies if s in set(vp["strategy"].to_list())],
+        players=players,
+        rounds=max(arm_rounds.values(), default=max_end),
+        outcomes=outcomes.sort("arm_index", "end_round", "crashed"),
+        wins=wins,
+        seat_wins=seat_wins,
+        vp=vp.sort("arm_index", "strategy"),
+        stability=_fill_crashed(stability, outcomes, arm_rounds),
+        end_round=end_round.sort("arm_index"),
+        bids=bids.sort("arm_index"),
+        capital=capital,
+    )

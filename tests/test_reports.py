@@ -1,0 +1,294 @@
+"""reports/: statistics checked against independent formulas, aggregates against the raw frames, the report.
+
+The run folders are real games (``reports_fixture.make_run``): 2 capital formulas x 2 budgets, 200 games each,
+strategies rotated over two seat orders.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import math
+from html.parser import HTMLParser
+
+import numpy as np
+import polars as pl
+import pytest
+from reports_fixture import grid, make_run
+from scipy import stats as sps
+
+import reports
+import sim
+from reports import charts, stats
+from reports.data import aggregate, short_labels, tick_labels
+from reports.summary import crash_hazard, seat_win_rates, stability_quantiles, win_rates
+
+Z = sps.norm.ppf(0.975)
+ARMS = grid(capital__formula=["inverse_share", "flat"], capital__budget_per_player=[5, 8])
+
+
+def wilson_direct(k: float, n: float) -> tuple[float, float]:
+    """Wilson score interval written out (Wilson 1927)."""
+    p = k / n
+    centre = (p + Z**2 / (2 * n)) / (1 + Z**2 / n)
+    half = Z / (1 + Z**2 / n) * math.sqrt(p * (1 - p) / n + Z**2 / (4 * n**2))
+    return centre - half, centre + half
+
+
+def newcombe_direct(k_a: int, n_a: int, k_b: int, n_b: int) -> tuple[float, float]:
+    """Newcombe (1998) method 10 for p_b - p_a, from the two Wilson intervals."""
+    p_a, p_b = k_a / n_a, k_b / n_b
+    (l_a, u_a), (l_b, u_b) = wilson_direct(k_a, n_a), wilson_direct(k_b, n_b)
+    d = p_b - p_a
+    return d - math.sqrt((p_b - l_b) ** 2 + (u_a - p_a) ** 2), d + math.sqrt((u_b - p_b) ** 2 + (p_a - l_a) ** 2)
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    return make_run(tmp_path_factory.mktemp("run"), ARMS, games=200, seed=5, rotations=2)
+
+
+@pytest.fixture(scope="module")
+def agg(run_dir):
+    return aggregate(run_dir)
+
+
+@pytest.fixture(scope="module")
+def frames(run_dir):
+    return {f: pl.read_parquet(run_dir / f"{f}.parquet") for f in ("games", "seats", "rounds")}
+
+
+@pytest.fixture(scope="module")
+def report(run_dir):
+    return reports.write_report(run_dir)
+
+
+# ------------------------------------------------------------------------------------------------ statistics
+def test_wilson_matches_the_written_out_formula_and_known_values():
+    ks, ns = np.array([0, 1, 7, 50, 93, 200]), np.array([10, 10, 40, 100, 100, 200])
+    lo, hi = stats.wilson(ks, ns)
+    for k, n, l, h in zip(ks, ns, lo, hi, strict=True):
+        assert (l, h) == pytest.approx(wilson_direct(k, n), abs=1e-12)
+    # 0 of 10 and 10 of 10: the textbook (0, 0.2775) and (0.7225, 1)
+    assert stats.wilson(0, 10)[1] == pytest.approx(0.27753, abs=1e-5)
+    assert stats.wilson(10, 10)[0] == pytest.approx(0.72247, abs=1e-5)
+    assert np.isnan(stats.wilson(0, 0)[0])
+
+
+def test_difference_interval_is_newcombes_method_10():
+    # Newcombe (1998), Table II example (56/70 vs 48/80): difference 0.2, interval 0.0524 to 0.3339
+    d, lo, hi = stats.diff_ci(48, 80, 56, 70)
+    assert d == pytest.approx(0.2)
+    assert (lo, hi) == pytest.approx((0.0524, 0.3339), abs=5e-5)
+    for k_a, n_a, k_b, n_b in [(0, 30, 3, 30), (120, 200, 95, 210), (200, 200, 180, 200)]:
+        assert stats.diff_ci(k_a, n_a, k_b, n_b)[1:] == pytest.approx(newcombe_direct(k_a, n_a, k_b, n_b), abs=1e-10)
+
+
+def test_mean_interval_and_count_quantiles():
+    x = np.array([3.0, 4, 4, 5, 7, 2, 6, 4, 5, 3])
+    lo, hi = stats.mean_ci(x.size, x.mean(), x.std(ddof=1))
+    half = 2.2621571628 * x.std(ddof=1) / math.sqrt(x.size)  # t(0.975, 9)
+    assert (lo, hi) == pytest.approx((x.mean() - half, x.mean() + half), abs=1e-9)
+    rng = np.random.default_rng(3)
+    values, counts = np.arange(8), rng.integers(0, 30, 8)
+    expanded = np.repeat(values, counts)
+    for q in (0.1, 0.5, 0.9, 1.0):
+        assert stats.quantile_from_counts(values[::-1], counts[::-1], q) == np.quantile(
+            expanded, q, method="inverted_cdf"
+        )
+
+
+# ------------------------------------------------------------------------------------ aggregates vs raw frames
+def test_arm_summary_matches_the_raw_frames(run_dir, agg, frames):
+    summary = reports.arm_summary(run_dir)
+    assert summary.height == len(ARMS)
+    assert summary["arm"].to_list() == [a["arm"] for a in json.loads((run_dir / "run.json").read_text())["arms"]]
+    games, seats = frames["games"], frames["seats"]
+    for row in summary.iter_rows(named=True):
+        g = games.filter(pl.col("arm_index") == row["arm_index"])
+        s = seats.filter(pl.col("arm_index") == row["arm_index"])
+        crashed = int(g["crashed"].sum())
+        assert (row["games"], row["crashed"]) == (g.height, crashed) == (200, crashed)
+        assert (row["crash_lo"], row["crash_hi"]) == pytest.approx(wilson_direct(crashed, g.height))
+        end = g["end_round"].cast(pl.Float64).to_numpy()
+        t_lo, t_hi = sps.t.interval(0.95, end.size - 1, loc=end.mean(), scale=sps.sem(end))
+        assert (row["mean_end_round"], row["end_round_lo"], row["end_round_hi"]) == pytest.approx(
+            (end.mean(), t_lo, t_hi)
+        )
+        for strategy, seats_per_game in (("balanced", 3), ("random", 2)):
+            won = int((g["winner_strategy"] == strategy).sum())
+            assert row[f"win_{strategy}"] == pytest.approx(won / g.height)
+            assert (row[f"win_{strategy}_lo"], row[f"win_{strategy}_hi"]) == pytest.approx(wilson_direct(won, g.height))
+            assert row[f"fair_{strategy}"] == pytest.approx(seats_per_game / 5)
+            assert row[f"mean_vp_{strategy}"] == pytest.approx(s.filter(pl.col("strategy") == strategy)["vp"].mean())
+    assert summary.select(pl.sum_horizontal(pl.col("^win_[a-z]+$"))).to_series().to_list() == pytest.approx([1.0] * 4)
+    short = reports.arm_summary_short(agg)
+    assert short.columns == ["arm", "games", "crash_rate", "mean_end_round", "win_balanced", "win_random"]
+    assert short["arm"][0] == "formula=inverse_share, budget_per_player=5"
+    assert short.drop("arm").equals(summary.select(short.columns[1:]))
+
+
+def test_differences_match_newcombe_on_direct_counts(agg, frames):
+    diffs = reports.arm_differences(agg)
+    measures = ["crash rate", "win rate balanced", "win rate random"]
+    assert diffs.height == len(measures) * math.comb(len(ARMS), 2)
+    assert diffs["measure"].unique(maintain_order=True).to_list() == measures
+    games = frames["games"]
+
+    def count(arm: int, measure: str) -> int:
+        g = games.filter(pl.col("arm_index") == arm)
+        return int(g["crashed"].sum()) if measure == "crash rate" else int((g["winner_strategy"] == measure[9:]).sum())
+
+    for r in diffs.iter_rows(named=True):
+        k_a, k_b = count(r["arm_a"], r["measure"]), count(r["arm_b"], r["measure"])
+        assert r["diff"] == pytest.approx((k_b - k_a) / 200)
+        assert (r["lo"], r["hi"]) == pytest.approx(newcombe_direct(k_a, 200, k_b, 200), abs=1e-10)
+        assert r["excludes_zero"] == (r["lo"] > 0 or r["hi"] < 0)
+
+
+def test_crash_hazard_counts_games_alive_from_the_rounds_frame(agg, frames):
+    hazard = crash_hazard(agg)
+    rounds, games = frames["rounds"], frames["games"]
+    for arm, r in itertools.product(range(len(ARMS)), range(1, 8)):
+        played = rounds.filter((pl.col("arm_index") == arm) & (pl.col("round") == r))
+        row = hazard.filter((pl.col("arm_index") == arm) & (pl.col("round") == r)).row(0, named=True)
+        crashed_here = int(played["crashed"].sum())
+        assert (row["alive"], row["crashed"]) == (played.height, crashed_here)
+        if played.height:
+            assert (row["lo"], row["hi"]) == pytest.approx(wilson_direct(crashed_here, played.height))
+        g = games.filter(pl.col("arm_index") == arm)
+        assert row["cum"] == pytest.approx((g["crashed"] & (g["end_round"] <= r)).sum() / g.height)
+
+
+def test_stability_after_a_crash_counts_as_zero(agg, frames):
+    """Percentiles over every game in every round: a crashed game's missing rounds are filled with 0."""
+    rounds, games = frames["rounds"], frames["games"]
+    quantiles = stability_quantiles(agg)
+    for arm in range(len(ARMS)):
+        ids = games.filter(pl.col("arm_index") == arm)["game"]
+        full = pl.DataFrame({"game": ids}).join(pl.DataFrame({"round": list(range(1, 8))}), how="cross")
+        got = rounds.filter(pl.col("arm_index") == arm).select("game", pl.col("round").cast(pl.Int64), "stability")
+        filled = full.join(got, on=["game", "round"], how="left").with_columns(pl.col("stability").fill_null(0))
+        assert (filled.height, agg.stability.filter(pl.col("arm_index") == arm)["games"].sum()) == (1400, 1400)
+        for r in range(1, 8):
+            values = filled.filter(pl.col("round") == r)["stability"].to_numpy()
+            row = quantiles.filter((pl.col("arm_index") == arm) & (pl.col("round") == r)).row(0, named=True)
+            expected = [np.quantile(values, q, method="inverted_cdf") for q in (0.1, 0.5, 0.9)]
+            assert [row["q10"], row["q50"], row["q90"]] == expected
+    assert rounds.filter(pl.col("crashed"))["stability"].max() == 0  # the engine's crash is stability 0
+
+
+def test_seat_and_strategy_win_rates(agg, frames):
+    games = frames["games"]
+    seat = seat_win_rates(agg)
+    assert seat.height == len(ARMS) * 5
+    for r in seat.iter_rows(named=True):
+        g = games.filter(pl.col("arm_index") == r["arm_index"])
+        assert r["wins"] == (g["winner_seat"] == r["seat"]).sum()
+    assert seat.group_by("arm_index").agg(pl.col("wins").sum())["wins"].to_list() == [200] * len(ARMS)
+    assert win_rates(agg).group_by("arm_index").agg(pl.col("fair").sum())["fair"].to_list() == pytest.approx([1.0] * 4)
+
+
+def test_capital_sample_curve_and_sweep_axes(agg):
+    small = aggregate(agg.run, sample_games=50)
+    per_arm = small.capital.group_by("arm_index").agg(pl.col("bid_total").len() / 5)["bid_total"]
+    assert per_arm.max() < 120 and per_arm.min() > 10  # ~50 of 200 games
+    assert small.capital.height % 5 == 0
+    bids = {"bid_min": 40.0, "bid_max": 160.0, "bid_mean": 90.0}
+    for arm in agg.arms:
+        x, y = charts.capital_curve(arm, bids, 5)
+        budget = arm.rules.budget
+        assert np.interp(90.0, x, y) == pytest.approx(budget / 5, rel=1e-3)  # everyone at the mean: B / N
+        if arm.params["capital.formula"] == "flat":
+            assert np.allclose(y, budget / 5)
+        else:
+            assert np.all(np.diff(y) <= 1e-12)  # bidding more never buys more capital
+    assert charts.sweep_axes(agg) == ("capital.budget_per_player", "capital.formula")
+
+
+def test_labels_are_short_and_unique():
+    arms = [{"arm": "a", "params": p} for p in ARMS]
+    keys = list(ARMS[0])
+    assert short_labels(arms, keys)[1] == "formula=inverse_share, budget_per_player=8"
+    assert tick_labels(arms, keys) == (
+        ["inverse_share\n5", "inverse_share\n8", "flat\n5", "flat\n8"],
+        "formula / budget_per_player",
+    )
+    clash = [{"arm": "x", "params": {"a.rate": 1, "b.rate": 2}}, {"arm": "y", "params": {"a.rate": 1, "b.rate": 3}}]
+    assert short_labels(clash, ["a.rate", "b.rate"]) == ["a.rate=1, b.rate=2", "a.rate=1, b.rate=3"]
+    assert short_labels([{"arm": "base"}, {"arm": "variant"}], []) == ["base", "variant"]
+
+
+# ------------------------------------------------------------------------------------------------------ report
+class _Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def test_report_is_one_self_contained_file(run_dir, report):
+    assert report == run_dir / "report.html"
+    text = report.read_text(encoding="utf-8")
+    page = _Page()
+    page.feed(text)
+    tags = [t for t, _ in page.tags]
+    assert "script" not in tags and "link" not in tags and "iframe" not in tags
+    assert all(a["href"].startswith("#") for t, a in page.tags if "href" in a)
+    images = [a["src"] for t, a in page.tags if t == "img"]
+    assert len(images) == len(charts.CHARTS)
+    for src in images:
+        assert src.startswith("data:image/png;base64,")
+        assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "http://" not in text and "https://" not in text and "url(" not in text
+    for name in ("stability", "crashes", "vp_split", "win_rates", "seat_wins", "capital", "win_sweep", "game_length"):
+        png = run_dir / "charts" / f"{name}.png"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    captions = text.split("<figcaption>")[1:]
+    assert len(captions) == len(charts.CHARTS)
+    for caption in captions:  # one sentence each
+        sentence = caption.split("</figcaption>")[0]
+        assert len(sentence) > 60 and sentence.endswith(".") and ". " not in sentence
+
+
+def test_report_lists_settings_summary_and_differences(run_dir, report):
+    text = report.read_text(encoding="utf-8")
+    meta = json.loads((run_dir / "run.json").read_text())
+    for table in ("settings-table", "arms-table", "summary-table", "differences-crash-rate"):
+        assert text.count(f'id="{table}"') == 1
+    assert text.count('class="differences"') == 3  # crash rate and two win rates
+    for arm in meta["arms"]:
+        assert arm["arm"] in text
+    assert "reports-test" in text and "seed" in text and "games per arm" in text
+    assert "capital.formula&quot; = [&quot;flat&quot;, &quot;inverse_share&quot;]" in text  # experiment.toml, escaped
+    md = (run_dir / "summary.md").read_text(encoding="utf-8")
+    assert md.count("\n| 0 | formula=inverse_share, budget_per_player=5 |") == 1
+    for heading in ("## Settings", "## Arms", "## Summary per arm", "### Crash rate", "### Win rate balanced"):
+        assert heading in md
+
+
+def test_single_arm_run_without_params_and_a_running_status(tmp_path):
+    run_dir = make_run(tmp_path / "one", [{}], games=60, rotate=False, name="solo")
+    meta = json.loads((run_dir / "run.json").read_text())
+    meta["status"] = "running"
+    (run_dir / "run.json").write_text(json.dumps(meta))
+    text = reports.write_report(run_dir).read_text(encoding="utf-8")
+    assert "Run not complete (status: running)" in text
+    assert "Only one arm: nothing to compare." in text
+    assert "do not rotate" in text
+    assert reports.arm_summary(run_dir)["games"].to_list() == [60]
+
+
+def test_rules_of_each_arm_follow_its_overrides(agg):
+    for arm in agg.arms:
+        expected = sim.Rules.default(5).with_overrides(arm.params)
+        assert arm.rules.digest() == expected.digest()
+
+
+def test_a_run_without_frames_says_what_is_missing(tmp_path):
+    (tmp_path / "run.json").write_text(json.dumps({"status": "running", "arms": []}))
+    with pytest.raises(FileNotFoundError, match=r"no games, seats, rounds Parquet frames yet \(run status: running\)"):
+        reports.write_report(tmp_path)

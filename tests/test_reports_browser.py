@@ -1,0 +1,68 @@
+"""report.html in a real browser: headless Chromium (Playwright) loads it offline with every chart and table.
+
+The full-page screenshot is kept as a test artifact in pytest's tmp_path and copied to tests/artifacts/.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from reports_fixture import make_run
+
+import reports
+from reports.charts import CHARTS
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = Path(__file__).parent / "artifacts"
+
+REQUIRED = os.environ.get("EASTINDIA_REQUIRE_BROWSER") == "1"  # set by .ci/run: a missing browser fails there
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists() and not REQUIRED, reason=f"Chromium not installed at {CHROMIUM}")
+
+
+def test_report_renders_in_chromium(tmp_path):
+    assert CHROMIUM.exists(), f"Chromium is required here but missing at {CHROMIUM}"
+    from playwright import sync_api
+
+    arms = [{"capital.formula": "inverse_share"}, {"capital.formula": "flat"}]
+    run_dir = make_run(tmp_path / "run", arms, games=150, seed=3, rotations=2)
+    report = reports.write_report(run_dir)
+    outside: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
+            page.goto(report.as_uri(), wait_until="load")
+            images = page.evaluate(
+                "Array.from(document.images).map(i => ({complete: i.complete, width: i.naturalWidth, alt: i.alt}))"
+            )
+            rows = {
+                table: page.locator(f"#{table} tbody tr").count()
+                for table in ("settings-table", "arms-table", "summary-table")
+            }
+            diff_rows = page.locator("table.differences tbody tr").count()
+            shot = tmp_path / "report.png"
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            browser.close()
+    assert len(images) == len(CHARTS)
+    assert all(img["complete"] and img["width"] > 0 for img in images), images
+    assert rows["arms-table"] == rows["summary-table"] == len(arms) and rows["settings-table"] > 5
+    assert diff_rows == 3  # one pair of arms x (crash rate, win rate balanced, win rate random)
+    assert outside == []  # nothing fetched from anywhere but the file itself
+    assert shot.stat().st_size > 50_000
+    ARTIFACTS.mkdir(exist_ok=True)
+    shutil.copy(shot, ARTIFACTS / "report.png")
