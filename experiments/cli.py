@@ -96,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # ------------------------------------------------------------------------------------------------------ run
 def cmd_run(args: argparse.Namespace) -> int:
-    changes = {"games": args.games, "seed": args.seed, "shard_size": args.shard_size}
+    changes = {"games": args.games, "seed": args.seed}
     if args.strategy:
         changes["strategies"] = args.strategy
     exp = spec.load(args.file, **changes)
@@ -109,6 +109,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             out,
             jobs=args.jobs,
             resume=args.resume,
+            shard_size=args.shard_size,
             backend=args.backend,
             scheduler=args.scheduler,
             command=command,

@@ -208,14 +208,15 @@ def run(
     shards_dir.mkdir(parents=True, exist_ok=True)
     for stale in shards_dir.glob(".*.tmp-*"):  # a shard a killed worker left half-written
         shutil.rmtree(stale, ignore_errors=True)
-    shards = plan(exp, shard_size or (old or {}).get("shard_size"))
+    shard_size = (old or {}).get("shard_size") or shard_size or exp.shard_size  # a resume keeps its shard plan
+    shards = plan(exp, shard_size)
     meta = old or {
         "name": exp.name,
         "command": command,
         "seed": exp.seed,
         "players": exp.players,
         "games_per_arm": exp.games,
-        "shard_size": shard_size or exp.shard_size,
+        "shard_size": shard_size,
         "experiment_digest": exp.digest(),
         "param_keys": list(exp.param_keys),
         "arms": [arm.meta() for arm in exp.arms],
@@ -227,7 +228,7 @@ def run(
         rf.write_json_atomic(run_dir / rf.META, meta)
     if meta.get("status") == "complete":
         return meta
-    done = {p.name for p in shards_dir.iterdir() if p.is_dir() and not p.name.startswith(".")}
+    done = {p.name for p in _finished(shards_dir)}
     todo = [s for s in shards if s.name not in done]
     types = param_types(exp)
     start = time.perf_counter()

@@ -204,8 +204,10 @@ class Experiment:
         return tomlw.dumps(self.data)
 
     def digest(self) -> str:
-        """What determines the results: the resolved experiment and the code of its plugins (as loaded)."""
-        return hashlib.sha256((self.resolved_toml() + self.plugin_code).encode()).hexdigest()[:16]
+        """What determines the results: the resolved experiment (but its shard size, which never changes a row)
+        and the code of its plugins as loaded."""
+        data = {k: v for k, v in self.data.items() if k != "shard_size"}
+        return hashlib.sha256((tomlw.dumps(data) + self.plugin_code).encode()).hexdigest()[:16]
 
 
 # -------------------------------------------------------------------------------------------- load / check

@@ -281,3 +281,22 @@ def test_plugins_and_rules_files_resolve_to_absolute_paths_and_plugin_code_count
     assert again.digest() == exp.digest()
     bot.write_text(bot.read_text() + "\n# edited\n")
     assert spec.load(tmp_path / "exp.toml").digest() != exp.digest()  # a changed plugin is another experiment
+
+
+def test_shard_size_is_not_part_of_the_experiment_and_a_resume_keeps_its_plan(tmp_path):
+    exp = small(tmp_path)
+    assert spec.load(tmp_path / "exp.toml", shard_size=3).digest() == exp.digest()
+
+    class StopAfterOne:
+        def start(self, done):
+            pass
+
+        def advance(self, arm, games):
+            raise KeyboardInterrupt
+
+    with pytest.raises(runner.Interrupted):
+        runner.run(exp, tmp_path / "r", jobs=1, shard_size=7, progress=StopAfterOne())
+    meta = runner.run(exp, tmp_path / "r", jobs=1, resume=True, shard_size=13)
+    assert meta["shard_size"] == 7
+    runner.run(exp, tmp_path / "whole", jobs=1)
+    assert same_bytes(tmp_path / "whole", tmp_path / "r")
