@@ -63,6 +63,8 @@ def test_observation_hides_what_is_not_public():
                     getattr(obs, hidden)
             with pytest.raises(ValueError):
                 obs.money[0, 0] = 99  # read-only copies
+            chair = obs.is_me(obs.office)[:, 0]  # the offices the deciding seat holds: it is the Chairman
+            assert chair.all() and (obs.mine(obs.money) == obs.money[np.arange(obs.n), obs.seat]).all()
             return super().take_loans(obs, legal)
 
     sim.play(Rules.default(), Peek(), 5, seed=2)

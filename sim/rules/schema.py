@@ -375,18 +375,6 @@ class MapRules:
 
 
 # ------------------------------------------------------------------------------------------------------ the loader
-def _type_name(tp: Any) -> str:
-    if tp is int:
-        return "an integer"
-    if tp is float:
-        return "a number"
-    if tp is str:
-        return "a string"
-    if tp is bool:
-        return "true or false"
-    return "a " + getattr(tp, "__name__", str(tp))
-
-
 @functools.cache
 def _schema(cls: type) -> tuple[dict[str, Any], dict[str, dataclasses.Field]]:
     """The evaluated annotations and the fields by TOML key of a section class (evaluated once)."""
