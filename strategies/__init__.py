@@ -1,7 +1,7 @@
 """Pluggable strategies: one vectorised method per decision point, looked up by name in a registry."""
 
-from .base import Strategy  # noqa: E402  (registers "balanced")
-from .randomized import RandomStrategy  # noqa: E402  (registers "random")
+from .base import Strategy  # registers "balanced"
+from .randomized import RandomStrategy  # registers "random"
 from .registry import REGISTRY, UnknownStrategy, describe, get, make, register
 
 __all__ = ["REGISTRY", "RandomStrategy", "Strategy", "UnknownStrategy", "describe", "get", "make", "register"]

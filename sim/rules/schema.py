@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import types
 import typing
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
@@ -464,6 +463,4 @@ def convert(tp: Any, value: Any, where: str, source: str) -> Any:
         return {k: convert(inner, v, f"{where}.{k}", source) for k, v in value.items()}
     if dataclasses.is_dataclass(tp):
         return build(tp, value, where, source)
-    if isinstance(tp, types.UnionType):  # pragma: no cover - not used by the schema
-        raise TypeError(tp)
     raise TypeError(f"unsupported annotation {tp!r}")  # pragma: no cover
