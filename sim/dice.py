@@ -103,13 +103,18 @@ def pick_with(u: np.ndarray, mask: np.ndarray) -> np.ndarray:
 class ScriptedDice(Chance):
     """Dice for hand-built test positions: per game (batch position) a queue of d6 faces and of uniforms.
 
-    ``lowest`` takes the next face as the lowest die of the check. Running out of scripted faces is an error, so a
-    test notices a roll it did not expect; uniforms default to 0.0 (the first legal option) when not scripted.
+    Every die is scripted: ``lowest(idx, k)`` takes k[i] faces from game i's queue and returns their minimum, so a
+    check rolled with the wrong number of dice either runs out of faces or leaves some unused. Running out is an
+    error (the test notices a roll it did not expect); ``assert_spent()`` fails when scripted faces are left.
+    Uniforms default to 0.0 (the first legal option) when not scripted. Every request is logged in ``log`` as
+    ``(kind, batch position, count)`` with kind ``"lowest"`` (count = dice), ``"d6"`` or ``"uniform"``, in the order
+    the engine asked, so a test can assert how many dice were rolled, for whom and in which order.
     """
 
     def __init__(self, faces: dict[int, list[int]] | None = None, uniforms: dict[int, list[float]] | None = None):
         self.faces = {g: list(v) for g, v in (faces or {}).items()}
         self.uniforms = {g: list(v) for g, v in (uniforms or {}).items()}
+        self.log: list[tuple[str, int, int]] = []
 
     def _face(self, g: int) -> int:
         queue = self.faces.get(int(g))
@@ -121,20 +126,39 @@ class ScriptedDice(Chance):
         out = np.ones((len(idx), n), dtype=np.int8)
         for i, g in enumerate(idx):
             take = n if used is None else int(used[i])
+            self.log.append(("d6", int(g), take))
             for j in range(take):
                 out[i, j] = self._face(g)
         return out
 
     def lowest(self, idx: np.ndarray, k: np.ndarray) -> np.ndarray:
-        return np.array([self._face(g) for g in idx], dtype=np.int8)
+        k = np.broadcast_to(np.asarray(k, dtype=np.int64), (len(idx),))
+        out = np.zeros(len(idx), dtype=np.int8)
+        for i, g in enumerate(idx):
+            if k[i] < 1:
+                raise AssertionError(f"game {g}: a check with {k[i]} dice")
+            self.log.append(("lowest", int(g), int(k[i])))
+            out[i] = min(self._face(g) for _ in range(k[i]))
+        return out
 
     def uniform(self, idx: np.ndarray, n: int = 1) -> np.ndarray:
         out = np.zeros((len(idx), n))
         for i, g in enumerate(idx):
+            self.log.append(("uniform", int(g), n))
             queue = self.uniforms.get(int(g), [])
             for j in range(n):
                 out[i, j] = queue.pop(0) if queue else 0.0
         return out
 
+    def rolls(self, kind: str = "lowest", game: int | None = None) -> list[int]:
+        """The counts logged for ``kind`` (in order), for one game or all."""
+        return [c for k, g, c in self.log if k == kind and (game is None or g == game)]
+
     def unused(self) -> dict[int, list[int]]:
         return {g: q for g, q in self.faces.items() if q}
+
+    def assert_spent(self) -> None:
+        """Every scripted face was rolled."""
+        left = self.unused()
+        if left:
+            raise AssertionError(f"scripted faces never rolled: {left}")

@@ -86,7 +86,9 @@ def test_conquest_trophies_loot_and_the_commanders_death():
     seat_office(s, L.MILITARY, 3)
     bombay = r.d.regions.index("Bombay")
     strat = Scripted(deploy=deployment(bombay, [0, 2, 1, 0]), pick_commander=const(2))
-    deploy(s, r, dice({0: [1, 6, 2, 3]}), agents(r, s, strat), 0)
+    d = dice({0: [1, 4, 5, 6, 2, 3]})
+    deploy(s, r, d, agents(r, s, strat), 0)
+    assert d.log == [("lowest", 0, 3), ("d6", 0, 3)]  # the check, then one death die per officer
     assert s.owner[0, bombay] == 0 and s.strength[0, bombay] == 0 and s.looted[0, bombay]
     assert s.trophies[0, 1] == 1
     assert s.officers[0, :, 0].tolist() == [0, 1, 1, 0] and s.supply[0, 1] == 11
@@ -100,7 +102,9 @@ def test_defeat_kills_the_commander_and_halves_his_trophies_rounded_up():
     army(s, {1: 2}, commander=1)
     s.trophies[0, 1] = 3
     bombay = r.d.regions.index("Bombay")
-    deploy(s, r, dice({0: [5, 1, 1]}), agents(r, s, Scripted(deploy=deployment(bombay, [0, 2, 0, 0]))), 0)
+    d = dice({0: [5, 6, 1, 1]})  # 2 officers + 1 regiment - strength 1 = 2 dice
+    deploy(s, r, d, agents(r, s, Scripted(deploy=deployment(bombay, [0, 2, 0, 0]))), 0)
+    assert d.rolls("lowest") == [2]
     assert s.trophies[0, 1] == 1 and s.officers[0, 1, 0] == 1 and s.owner[0, bombay] == -1
     assert s.commander[0, 0] == 1  # his remaining officer commands
 
@@ -113,7 +117,9 @@ def test_small_loot_still_pays_each_surviving_officer_one_pound():
     bombay = r.d.regions.index("Bombay")
     s.looted[0, bombay] = True
     strat = Scripted(deploy=deployment(bombay, [0, 3, 2, 0], regiments=0))
-    deploy(s, r, dice({0: [2, 1, 1, 1, 1, 1]}), agents(r, s, strat), 0)
+    d = dice({0: [2, 3, 4, 5, 1, 1, 1, 1, 1]})
+    deploy(s, r, d, agents(r, s, strat), 0)
+    assert d.log == [("lowest", 0, 4), ("d6", 0, 5)]
     assert s.money[0].tolist() == [0, 3, 2, 0]
 
 
@@ -127,7 +133,9 @@ def test_mercenaries_paid_from_the_presidency_when_the_president_agrees():
         deploy=deployment(bombay, [0, 1, 0, 0], regiments=0, mercs=(False, True, False)), fund_mercenaries=fund
     )
     # game 0: force 1 + Sikhs 2 = 3 -> 2 dice; game 1: refused, force 1 - strength 1 = 0 dice: no battle
-    deploy(s, r, dice({0: [3, 1]}), agents(r, s, strat), 0)
+    d = dice({0: [3, 4, 1]})
+    deploy(s, r, d, agents(r, s, strat), 0)
+    assert d.log == [("lowest", 0, 2), ("d6", 0, 1)]  # no battle in game 1
     assert s.treasury[:, L.T_PRESIDENCY[0]].tolist() == [0, 3]
     assert s.ledger[:, FLOW["mercenaries"]].tolist() == [-3, 0]
     assert s.owner[:, bombay].tolist() == [-1, -1]
@@ -150,7 +158,9 @@ def test_conquering_a_capital_shatters_its_empire():
     delhi = names.index("Delhi")
     s.owner[0, names.index("Bombay")] = 0
     army(s, {1: 3}, commander=1)
-    deploy(s, r, dice({0: [1, 2, 2, 2]}), agents(r, s, Scripted(deploy=deployment(delhi, [0, 3, 0, 0]))), 0)
+    d = dice({0: [1, 3, 4, 2, 2, 2]})
+    deploy(s, r, d, agents(r, s, Scripted(deploy=deployment(delhi, [0, 3, 0, 0]))), 0)
+    d.assert_spent()
     assert s.owner[0, delhi] == 0
     assert s.capital[0, names.index("Punjab")] == names.index("Punjab")
     assert s.capital[0, names.index("Maratha")] == names.index("Maratha")

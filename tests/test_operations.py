@@ -70,7 +70,10 @@ def test_director_checks_open_orders_until_fired():
     delhi2 = r.d.orders.index("Delhi2")
     ks = iter([3, 2, 1])
     strat = Scripted(trade_check=lambda obs, legal: np.array([next(ks)]), open_order=const(delhi2))
-    director_of_trade(s, r, dice({0: [2, 4, 6]}), agents(r, s, strat))
+    d = dice({0: [5, 2, 6, 4, 6, 6]})  # dice: 3 (lowest 2), 2 (lowest 4), 1 (a 6)
+    director_of_trade(s, r, d, agents(r, s, strat))
+    assert d.rolls("lowest") == [3, 2, 1]
+    d.assert_spent()
     assert s.order_open[0, delhi2]
     assert s.treasury[0, L.T_DIRECTOR] == 0 and s.ledger[0, FLOW["director_checks"]] == -6
     assert s.office[0, L.DIRECTOR] == -1 and s.supply[0, 1] == 12  # fired without pension: back home
@@ -187,8 +190,11 @@ def test_governor_actions_shrink_and_pay_more_after_a_failure():
     i = governed(r, s)
     effects = iter([L.G_TAX_COMPANY, L.G_REGIMENT])
     strat = Scripted(govern=const(True), govern_effect=lambda obs, legal: np.array([next(effects)]))
-    governors(s, r, dice({0: [1, 4, 2]}), agents(r, s, strat))
-    assert [g for g, _ in strat.asked("govern")] == [[0], [0], [0]]  # 3, 2, 1 dice
+    d = dice({0: [6, 1, 3, 4, 6, 2]})  # lowest 1 of 3 dice, lowest 4 of 2, then 2 with 1 die
+    governors(s, r, d, agents(r, s, strat))
+    assert [g for g, _ in strat.asked("govern")] == [[0], [0], [0]]
+    assert d.rolls("lowest") == [3, 2, 1]
+    d.assert_spent()
     assert s.money[0, 2] == 3 and s.balance[0] == 2 and s.regiments[0, 0] == 2
     assert s.unrest[0, i] == 1 and s.ledger[0, FLOW["governor_income"]] == 3
     assert ledger.balanced(s).all()
@@ -197,7 +203,9 @@ def test_governor_actions_shrink_and_pay_more_after_a_failure():
 def test_governor_mishap_fires_him_and_raises_unrest():
     r, s = blank(1, 4)
     i = governed(r, s)
-    governors(s, r, dice({0: [5]}), agents(r, s, Scripted(govern=const(True))))
+    d = dice({0: [6, 5, 5]})
+    governors(s, r, d, agents(r, s, Scripted(govern=const(True))))
+    assert d.rolls("lowest") == [3]
     assert s.governor[0, i] == -1 and s.unrest[0, i] == 1 and s.supply[0, 2] == 12
 
 
@@ -207,7 +215,9 @@ def test_second_tax_in_a_round_raises_unrest_and_two_halves_make_a_ship():
     effects = iter([L.G_TAX_PRESIDENCY, L.G_TAX_PRESIDENCY, L.G_SHIP])
     strat = Scripted(govern=const(True), govern_effect=lambda obs, legal: np.array([next(effects)]))
     s.half_ships[0, 0] = 1
-    governors(s, r, dice({0: [1, 2, 1]}), agents(r, s, strat))
+    d = dice({0: [1, 6, 6, 2, 3, 1]})
+    governors(s, r, d, agents(r, s, strat))
+    assert d.rolls("lowest") == [3, 2, 1]
     assert s.treasury[0, L.T_PRESIDENCY[0]] == 3 + 4 and s.unrest[0, i] == 1
     assert s.half_ships[0, 0] == 0 and s.ships[0, 0, L.COMPANY_SHIP] == 1
 
@@ -227,7 +237,10 @@ def test_president_trade_pays_company_president_and_clerks():
     give(s, "clerks", 3, 2, col=0)
     orders = np.isin(r.d.orders, ["Bombay3", "Mysore1"])
     strat = Scripted(trade=const(4, orders, [0, 0, 1, 1]))
-    presidents(s, r, dice({0: [2]}), agents(r, s, strat))
+    d = dice({0: [4, 2, 6]})
+    presidents(s, r, d, agents(r, s, strat))
+    assert d.rolls("lowest") == [3]  # 4 £ minus one region outside home
+    d.assert_spent()
     assert s.balance[0] == 7 and s.money[0].tolist() == [0, 2, 1, 1]
     assert s.order_filled[0, orders].all() and s.treasury[0, L.T_PRESIDENCY[0]] == 1
     assert s.tally[0, TALLY["trade_revenue"]] == 7 and ledger.balanced(s).all()
@@ -238,7 +251,10 @@ def test_president_trade_failure_and_mishap():
     bombay_trader(r, s)
     orders = np.isin(r.d.orders, ["Bombay3"])
     strat = Scripted(trade=const(2, orders, [0, 0, 0, 0]))
-    presidents(s, r, dice({0: [3], 1: [6]}), agents(r, s, strat))
+    d = dice({0: [3, 4], 1: [6, 5]})
+    presidents(s, r, d, agents(r, s, strat))
+    assert d.rolls("lowest") == [2, 2]
+    d.assert_spent()
     assert s.balance.tolist() == [0, 0] and (s.treasury[:, L.T_PRESIDENCY[0]] == 3).all()
     assert s.office[:, L.PRESIDENT[0]].tolist() == [1, -1]
 
@@ -283,7 +299,9 @@ def test_an_order_filled_by_one_president_is_not_reachable_for_the_next():
             return np.array([4]), bombay_orders[None, :], np.zeros((1, 4), dtype=int)
         return Scripted.trade(Scripted(), obs, legal)
 
-    presidents(s, r, dice({0: [1, 1]}), agents(r, s, Scripted(trade=trade)))
+    d = dice({0: [1, 6, 6, 1, 6, 6, 6, 6]})  # Bombay: 3 dice; Bengal (the base strategy): 5 dice on its home port
+    presidents(s, r, d, agents(r, s, Scripted(trade=trade)))
+    assert d.rolls("lowest") == [3, 5]
     shared = r.d.orders.index("Maratha2")  # Bombay3 - Bombay2 - Maratha2 - Maratha3 - Bengal1 - Bengal2
     assert seen[0][shared] and s.order_filled[0, shared]
     assert not seen[2][shared]
@@ -298,8 +316,10 @@ def test_china_trade_pays_per_opium_of_company_regions():
     s.owner[0, r.d.regions.index("Bengal")] = 2  # 2 opium
     s.owner[0, r.d.regions.index("Delhi")] = 0  # 1 opium
     strat = Scripted(china_trade=const(True))
-    china_trade(s, r, dice({0: [2]}), agents(r, s, strat))
+    d = dice({0: [6, 2]})  # one die per ship in the China committee
+    china_trade(s, r, d, agents(r, s, strat))
+    assert d.rolls("lowest") == [2]
     assert s.balance[0] == 12 and s.money[0, 3] == 3
     fund(s, 0, 0)
-    china_trade(s, r, dice({0: [5]}), agents(r, s, strat))
+    china_trade(s, r, dice({0: [5, 6]}), agents(r, s, strat))
     assert s.office[0, L.CHINA] == -1 and s.balance[0] == 12
