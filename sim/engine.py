@@ -48,7 +48,10 @@ def begin_round(state: State) -> None:
     state.tally[:] = 0
     state.order_filled[:] = False
     state.taxed[:] = 0
-    state.deposed[:] = 0
+    live = ~state.done  # a finished game keeps what blame situation 5 counts: its governors deposed
+    state.deposed[live] = 0
+    state.used_officers[live] = 0  # phase 6 deployments exhaust troops until phase 8 (issue 8)
+    state.used_regiments[live] = 0
 
 
 def end_round(state: State, rules: Rules) -> None:

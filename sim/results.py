@@ -103,6 +103,7 @@ class Recorder:
             "balance": s.balance,
             "share_vp": s.share_vp,
             "company_regions": (s.owner >= 0).sum(axis=1),
+            "company_region_names": company_region_names(self.rules, s.owner),  # phase 8 (issue 8)
             "open_orders": s.order_open.sum(axis=1),
             "china_open": s.china_open,
             "royal_protection_used": s.royal_protection < self.rules.company.royal_protection,
@@ -144,6 +145,15 @@ class Recorder:
             }
         )
         return BatchRows(games, seats, _concat(self.rounds), _concat(self.seat_rounds))
+
+
+def company_region_names(rules: Rules, owner: np.ndarray) -> np.ndarray:
+    """str[G]: the regions the Company holds, comma-separated in map order ("" for none)."""
+    out = np.full(owner.shape[0], "", dtype=object)
+    for r, name in enumerate(rules.d.regions):
+        held = owner[:, r] >= 0
+        out[held] = out[held] + np.where(out[held] == "", "", ",") + name
+    return out.astype(str)
 
 
 def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:

@@ -44,6 +44,7 @@ FLOWS = (
     "mercenaries",  # - paid from a presidency treasury
     "company_costs",  # - phase 7 upkeep of ships, regiments, officers and loan interest
     "retirement",  # - honourable retirements bought
+    "windfall",  # + phase 8 Windfall events, 1 £ per clerk in the area (issue 8)
 )
 FLOW = {name: i for i, name in enumerate(FLOWS)}
 
@@ -68,6 +69,24 @@ TALLIES = (
     "loot",
     "royal_protection",
     "stability_change",
+    # phase 8, India (issue 8)
+    "storm",  # the storm die's face, 0 when the phase did not run
+    "events",  # event tiles drawn
+    "events_crisis",
+    "events_leader",
+    "events_turmoil",
+    "events_windfall",
+    "events_peace",
+    "events_shuffle",
+    "events_invasion",
+    "attacks",  # attacks on Company regions (Crisis, Leader, Foreign Invasion)
+    "revolts",  # revolts of Company regions with unrest set off by an attack
+    "regions_lost",
+    "regions_held",
+    "ships_damaged",
+    "ships_sunk",
+    "orders_closed",  # by events, rebellions, invasions and lost regions
+    "orders_reopened",  # by Peace
 )
 TALLY = {name: i for i, name in enumerate(TALLIES)}
 
@@ -128,6 +147,15 @@ class State:
     order_filled: np.ndarray  # bool[G,O] filled by the Company this round
     taxed: np.ndarray  # int8[G,R] tax collections this round (the second raises unrest)
     deposed: np.ndarray  # int32[G,N] governors lost to revolts this round (blame situation 5; phase 8)
+    # --------------------------------------------------------------------------- india, phase 8 (issue 8)
+    yard_damaged: np.ndarray  # int32[G,N,4] damaged family-yard ships per owner and location (<= yard_ships)
+    used_officers: np.ndarray  # int32[G,N,P] officers (survivors) who deployed this round; they cannot defend
+    used_regiments: np.ndarray  # int32[G,P] regiments that deployed or defended this round
+    elephant_at: np.ndarray  # int8[G] crisis marker: the region it points from (tail), or stands inside
+    elephant_facing: np.ndarray  # int8[G] region its head faces across the border; -1 = turned inward
+    event_stack: np.ndarray  # int8[G,K] hidden order of the event tiles (indices into rules.map.events)
+    event_cursor: np.ndarray  # int8[G] position of the next tile in event_stack; -1 = not shuffled yet
+    event_next: np.ndarray  # int8[G] region on the back of the next tile (public); -1 before the first shuffle
     # ------------------------------------------------------------------------------------------- accounting
     ledger: np.ndarray  # int32[G,len(FLOWS)] money in (+) and out (-) of the game by flow
     tally: np.ndarray  # int32[G,len(TALLIES)] this round's counters
@@ -246,6 +274,14 @@ def new_state(rules: Rules, game_ids: np.ndarray) -> State:
         order_filled=z(o, dtype=bool),
         taxed=z(r, dtype=np.int8),
         deposed=z(n),
+        yard_damaged=z(n, L.N_SHIP_LOCS),
+        used_officers=z(n, p),
+        used_regiments=z(p),
+        elephant_at=full(d.elephant0[0]),
+        elephant_facing=full(d.elephant0[1]),
+        event_stack=np.tile(np.arange(len(d.tile_kind), dtype=np.int8), (g, 1)),
+        event_cursor=full(-1),
+        event_next=full(-1),
         ledger=_start_ledger(rules, g),
         tally=z(len(TALLIES)),
         bid_total=z(n),

@@ -17,6 +17,7 @@ import numpy as np
 from sim import layout as L
 from sim.agents import Observation
 from sim.board import company_ships, reachable, regions_outside_home
+from sim.phases.india import minimal_defence
 
 from .registry import register
 
@@ -321,6 +322,15 @@ class Strategy:
         per = np.maximum(legal.per_payout, 1)
         k = -(-expect // per)
         return np.where(k <= legal.max_payouts, k, 0)
+
+    # ---------------------------------------------------------------------------------- phase 8 India (issue 8)
+    def defend(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
+        """An attack or revolt of strength ``legal.attack`` int[G'] on Company region ``legal.region`` (army
+        ``legal.army``): commit (officers int[G', N], regiments int[G']) from the troops not used this round,
+        ``legal.officers`` int[G', N] and ``legal.regiments`` int[G'], worth at least the attack (ties hold).
+        Balanced: exactly the attack, regiments first, then other families' officers, its own last, so the army
+        keeps the most for the revolts that may follow."""
+        return minimal_defence(legal.officers, legal.regiments, legal.attack, obs.seat)
 
     # ------------------------------------------------------------------------------------------- retiring
     def retire(self, obs: Observation, legal) -> np.ndarray:

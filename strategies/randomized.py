@@ -226,6 +226,19 @@ class RandomStrategy(Strategy):
     def pay_dividends(self, obs, legal):
         return obs.rng.integers(np.zeros(obs.n, dtype=np.int64), legal.max_payouts)
 
+    def defend(self, obs, legal):
+        """A random defence worth at least the attack: a random total, the families and the regiments filled in a
+        random order (a fixed number of draws per game)."""
+        n = obs.players
+        free = np.concatenate([legal.regiments[:, None], legal.officers], axis=1).astype(np.int64)  # [G', 1+N]
+        total = obs.rng.integers(legal.attack.astype(np.int64), free.sum(axis=1))
+        order = np.argsort(obs.rng.uniform(n + 1), axis=1)
+        ordered = np.take_along_axis(free, order, axis=1)
+        before = np.cumsum(ordered, axis=1) - ordered
+        take = np.zeros_like(free)
+        np.put_along_axis(take, order, np.clip(total[:, None] - before, 0, ordered), axis=1)
+        return take[:, 1:], take[:, 0]
+
     def retire(self, obs, legal):
         options = np.concatenate([np.ones((obs.n, 1), dtype=bool), legal.affordable], axis=1)
         return obs.rng.choice(options) - 1

@@ -29,6 +29,36 @@ def check(state, rules, where):
     assert (state.yard_ships.sum(axis=2) <= state.shipyards).all(), f"more yard ships than yards after {where}"
     held = (state.office[:, :, None] == np.arange(state.n_players)).sum(axis=1)
     assert ((state.office >= -1) & (state.office < state.n_players)).all() and (held >= 0).all(), where
+    check_india(state, rules, where)
+
+
+def check_india(state, rules, where):
+    """Phase 8 (issue 8): damage, used troops, empires, the crisis marker and the tile stack stay consistent."""
+    n_r, k = len(rules.d.regions), len(rules.d.tile_kind)
+    assert ((state.yard_damaged >= 0) & (state.yard_damaged <= state.yard_ships)).all(), f"damage after {where}"
+    assert ((state.used_officers >= 0) & (state.used_officers <= state.officers)).all(), f"used after {where}"
+    assert ((state.used_regiments >= 0) & (state.used_regiments <= state.regiments)).all(), f"used after {where}"
+    assert (state.strength >= 0).all() and (state.unrest >= 0).all(), where
+    company = state.owner >= 0
+    assert (state.strength[company] == 0).all(), f"a Company region with strength after {where}"
+    own = np.arange(n_r)[None, :]
+    cap = state.capital.astype(np.int64)
+    assert (cap[company] == own.repeat(state.n_games, 0)[company]).all(), f"a Company region in an empire ({where})"
+    ruler = np.take_along_axis(cap, cap, axis=1)  # the capital of every region's capital is itself
+    assert (ruler == cap).all(), f"an empire ruled from a dominated region after {where}"
+    ruler_owner = np.take_along_axis(state.owner, cap, axis=1)
+    assert (ruler_owner[cap != own] < 0).all(), f"an empire ruled from a Company region after {where}"
+    capitals = np.zeros((state.n_games, n_r), dtype=bool)
+    g_idx, r_idx = np.nonzero(cap != own)
+    capitals[g_idx, cap[g_idx, r_idx]] = True
+    assert (capitals.sum(axis=1) <= max(rules.india.max_empires, 1)).all(), f"too many empires after {where}"
+    at, facing = state.elephant_at.astype(np.int64), state.elephant_facing.astype(np.int64)
+    assert ((at >= 0) & (at < n_r) & (facing >= -1) & (facing < n_r) & (facing != at)).all(), where
+    dealt = state.event_cursor >= 0
+    assert (state.event_cursor < k).all(), where
+    assert (np.sort(state.event_stack, axis=1) == np.arange(k)).all(), f"the tile stack lost a tile after {where}"
+    nxt = rules.d.tile_region[state.event_stack[np.arange(state.n_games), np.maximum(state.event_cursor, 0)]]
+    assert (np.where(dealt, nxt, -1) == state.event_next).all(), f"event_next is not the next tile's back ({where})"
 
 
 def play_checked(rules, strategy, n_games, seed):

@@ -21,7 +21,7 @@ ROUND = (
     (5, "appointments", appointments, True),
     (6, "company_operations", company_operations, True),
     (7, "accounts", accounts, True),
-    (8, "india", india, False),
+    (8, "india", india, True),
     (9, "parliament", parliament, False),
     (10, "upkeep", upkeep, False),
     (11, "deregulation", deregulation, False),

@@ -134,7 +134,13 @@ def update_stability(state: State, rules: Rules, emergency: np.ndarray, paid: np
     s = np.clip(s, 0, rules.company.max_stability)
     state.stability[:] = np.where(live, s, before).astype(np.int8)
     state.tally[:, TALLY["stability_change"]] = np.where(live, s - before, 0)
-    crash = live & (state.stability == 0)
-    state.crashed[crash] = True
-    state.done[crash] = True
-    state.end_round[crash] = state.round[crash]
+    crash(state, live)
+
+
+def crash(state: State, live: np.ndarray) -> None:
+    """Games of bool[G] ``live`` whose stability has reached 0 crash and end now (R-END), in this phase (7, or 8
+    when India costs the Company its last stability)."""
+    broke = live & (state.stability == 0)
+    state.crashed[broke] = True
+    state.done[broke] = True
+    state.end_round[broke] = state.round[broke]

@@ -1,16 +1,499 @@
-"""Phase 8, India (storms, events, attacks and revolts; R-INDIA, D-EVENTS, L210-L220).
+"""Phase 8, India lives its own life (R-INDIA, D-EVENTS; seed L210-L220; MAP.md, John Company 2e's India).
 
-Not simulated yet: the next issues build it. The seam keeps the phase's place in the round; the README's
-rules-coverage table lists it as "not yet".
+First the storm die (L214-L220, ``india.storm_table``): its face names the seas whose family-yard ships roll for
+damage and the number of events. Then that many event tiles are drawn from the game's own shuffled stack
+(``state.event_stack``, hidden; reshuffled when spent) and each is resolved by the handler of its kind:
+
+- Turmoil: the hit region's northernmost open order closes, or the region cascades (``sim.india.cascade``);
+- Windfall: 1 £ per clerk of every presidency present in the hit region and its neighbours;
+- Leader: a sovereign region grows, a dominated one rebels against its capital, a Company region rebels against
+  the Company (strength = modifier + unrest);
+- Peace: where the crisis marker stands on a border, the orders across it open and the non-Company regions on
+  both sides grow; inside a region, all its orders open and its unrest goes; then the marker marches;
+- Shuffle: the marker marches and the stack is reshuffled (``india.shuffle``);
+- Crisis: the marker's tail attacks its head: a dominated tail rebels against its capital, a sovereign tail
+  invades (its empire's strength + modifier against the defender's empire), a Company head is invaded
+  (+ its unrest); a marker turned inward into a Company region: a rebellion there; then the marker marches;
+- Foreign Invasion: the storm die names the target(s) (a face without seas: the hit region), each attacked at
+  1d6 (+ unrest on a Company region); a sovereign region taken loses its orders and keeps half the attack.
+
+Attacks on Company regions (L211-L213): the army defends with the troops it did not use this round (the
+commander's decision ``defend``: pieces worth at least the attack, ties to the Company); it holds or the region
+is lost (commander and governor die, half the commander's trophies back, each officer dies on a 6, its orders
+close, sovereign at strength 1, stability -1, which can crash the Company: the game then ends here). One attack
+sets off a revolt in every other Company region with unrest, at strength = its unrest, Bombay's army first.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .. import layout as L
+from .. import ledger
 from ..agents import Agents
+from ..board import vacate_governor
 from ..dice import Chance
+from ..india import (
+    batter_ships,
+    close_all,
+    close_northernmost,
+    empire_strength,
+    invade,
+    march,
+    open_orders,
+    rebel,
+    shatter,
+    weaken,
+)
 from ..rules import Rules
-from ..state import State
+from ..state import TALLY, State
+from .accounts import crash
+from .military import settle_commanders
+
+P = L.PRESIDENCIES
 
 
 def india(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    """Phase 8. Does nothing yet."""
+    """Phase 8: the storm, then the events its face draws, one at a time in every game still running."""
+    live = np.flatnonzero(~state.done)
+    if live.size == 0:
+        return
+    deal(state, rules, dice, live[state.event_cursor[live] < 0])
+    face = storm(state, rules, dice, live)
+    n_events = rules.d.storm_events[face - 1]
+    for i in range(int(n_events.max(initial=0))):
+        rows = live[(i < n_events) & ~state.done[live]]  # a crash in this phase ends the game's events
+        if rows.size == 0:
+            break
+        resolve(state, rules, dice, agents, draw(state, rules, dice, rows))
+
+
+# ------------------------------------------------------------------------------------------------- the storm
+def storm(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> np.ndarray:
+    """Roll the storm die (L214-L220 or 2e's faces, ``india.storm_table``); the family-yard ships in the seas its
+    face names roll for damage. Returns int[m] faces (tally ``storm``)."""
+    face = dice.d6(rows, 1)[:, 0].astype(np.int64)
+    state.tally[rows, TALLY["storm"]] = face
+    batter_ships(state, rules, dice, rows, rules.d.storm_seas[face - 1])
+    return face
+
+
+# -------------------------------------------------------------------------------------------- the tile stack
+def deal(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> None:
+    """Shuffle every tile into a new stack for games ``rows`` (at their first India phase, and when spent)."""
+    if rows.size == 0:
+        return
+    k = len(rules.d.tile_kind)
+    order = np.argsort(dice.uniform(rows, k), axis=1, kind="stable")
+    state.event_stack[rows] = state.event_stack[rows[:, None], order]
+    state.event_cursor[rows] = 0
+    state.event_next[rows] = rules.d.tile_region[state.event_stack[rows, 0]]
+
+
+def draw(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> Event:
+    """Draw the next tile in games ``rows`` (a spent stack is reshuffled). The region it hits is the one on the
+    back of the next tile (2e) or its own (``india.event_region``); ``event_next`` shows the next tile's back."""
+    d = rules.d
+    cur = state.event_cursor[rows].astype(np.int64)
+    tile = state.event_stack[rows, cur].astype(np.int64)
+    cur += 1
+    spent = cur >= len(d.tile_kind)
+    state.event_cursor[rows] = np.where(spent, 0, cur)
+    deal(state, rules, dice, rows[spent])
+    nxt = d.tile_region[state.event_stack[rows, state.event_cursor[rows]]]
+    state.event_next[rows] = nxt
+    ev = Event.blank(state, rows)
+    ev.tile[rows] = tile
+    ev.region[rows] = nxt if rules.india.event_region == "next_tile" else d.tile_region[tile]
+    ev.modifier[rows] = d.tile_modifier[tile]
+    ev.shape[rows] = d.tile_shape[tile]
+    return ev
+
+
+def restack(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> None:
+    """The Shuffle tile's reshuffle (``india.shuffle``): "all" shuffles every tile; "discard_on_top" (2e as
+    reported) shuffles the tiles drawn since the last reshuffle onto the top and the rest, the Shuffle tile among
+    them, below."""
+    if rows.size == 0:
+        return
+    k = len(rules.d.tile_kind)
+    u = dice.uniform(rows, k)
+    if rules.india.shuffle == "discard_on_top":
+        drawn = np.maximum(state.event_cursor[rows].astype(np.int64) - 1, 0)  # the Shuffle tile was the last
+        u = u + (np.arange(k)[None, :] >= drawn[:, None])
+    order = np.argsort(u, axis=1, kind="stable")
+    state.event_stack[rows] = state.event_stack[rows[:, None], order]
+    state.event_cursor[rows] = 0
+    state.event_next[rows] = rules.d.tile_region[state.event_stack[rows, 0]]
+
+
+# ------------------------------------------------------------------------------------------------ the events
+@dataclass(frozen=True)
+class Event:
+    """One event in games ``rows``; the other arrays are full-batch (valid at ``rows``)."""
+
+    rows: np.ndarray  # int[m] games the event happens in
+    tile: np.ndarray  # int[G] the tile drawn (index into rules.map.events)
+    region: np.ndarray  # int[G] the region it hits
+    modifier: np.ndarray  # int[G] the tile's modifier
+    shape: np.ndarray  # int[G] the tile's shape (layout.SHAPES index, NO_SHAPE)
+    attacked: np.ndarray  # bool[G, R] Company regions this event attacked (their revolts are not set off again)
+
+    @classmethod
+    def blank(cls, state: State, rows: np.ndarray) -> Event:
+        g, r = state.owner.shape
+
+        def z():
+            return np.zeros(g, dtype=np.int64)
+
+        return cls(np.asarray(rows, dtype=np.int64), z(), z(), z(), np.full(g, L.NO_SHAPE), np.zeros((g, r), bool))
+
+    @classmethod
+    def of(cls, state: State, rules: Rules, rows, tile: int, region: int | None = None) -> Event:
+        """Tile ``tile`` hitting ``region`` (default: its own) in games ``rows`` (for hand-built positions)."""
+        d = rules.d
+        ev = cls.blank(state, np.asarray(rows))
+        ev.tile[ev.rows] = tile
+        ev.region[ev.rows] = d.tile_region[tile] if region is None else region
+        ev.modifier[ev.rows] = d.tile_modifier[tile]
+        ev.shape[ev.rows] = d.tile_shape[tile]
+        return ev
+
+    def only(self, mask: np.ndarray) -> Event:
+        return replace(self, rows=self.rows[mask])
+
+
+def resolve(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
+    """Resolve the drawn tiles by kind, then the revolt wave of every game where a Company region was attacked."""
+    kind = rules.d.tile_kind[ev.tile[ev.rows]]
+    state.tally[ev.rows, TALLY["events"]] += 1
+    for k, name in enumerate(L.EVENT_KINDS):
+        sel = kind == k
+        if sel.any():
+            state.tally[ev.rows[sel], TALLY[f"events_{name}"]] += 1
+            HANDLERS[k](state, rules, dice, agents, ev.only(sel))
+    revolt_wave(state, rules, dice, agents, ev)
+
+
+def turmoil(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
+    """Turmoil: the hit region's northernmost open order closes; with none open, the region cascades."""
+    close_northernmost(state, rules, ev.rows, ev.region[ev.rows])
+
+
+def windfall(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
+    """Windfall: every family earns ``india.windfall`` £ per clerk it has in a presidency present in the area (the
+    hit region and its neighbours): its home region lies there, or (``presidency_in_area``) one of its regions."""
+    d = rules.d
+    rows, x = ev.rows, ev.region[ev.rows]
+    area = d.adjacent[x] | (np.arange(len(d.regions))[None, :] == x[:, None])  # [m, R]
+    present = area[:, d.home]  # [m, P]
+    if rules.india.windfall_clerks == "presidency_in_area":
+        owned = state.owner[rows][:, :, None] == np.arange(P)[None, None, :]  # [m, R, P]
+        present |= (owned & area[:, :, None]).any(axis=1)
+    amounts = np.zeros(state.money.shape, dtype=np.int64)
+    amounts[rows] = rules.india.windfall * (state.clerks[rows] * present[:, None, :]).sum(axis=2)
+    ledger.families(state, "windfall", amounts)
+
+
+def leader(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
+    """Leader: a sovereign region gains 1 strength; a dominated one rebels against its capital (strength +
+    modifier); a Company region rebels against the Company (modifier + unrest)."""
+    rows, x = ev.rows, ev.region[ev.rows]
+    company = state.owner[rows, x] >= 0
+    dominated = ~company & (state.capital[rows, x] != x)
+    sovereign = ~company & ~dominated
+    state.strength[rows[sovereign], x[sovereign]] += 1
+    rebel(state, rules, rows[dominated], x[dominated], ev.modifier[rows[dominated]])
+    c = ev.only(company)
+    attack_company(state, rules, dice, agents, c, x[company], ev.modifier[c.rows] + state.unrest[c.rows, x[company]])
+
+
+def peace(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
+    """Peace where the crisis marker stands: on a border, every order on a link across it opens and the
+    non-Company regions on both sides gain 1 strength; inside a region, all its orders open and its unrest goes.
+    Then the marker marches."""
+    d = rules.d
+    rows = ev.rows
+    a, b = state.elephant_at[rows].astype(np.int64), state.elephant_facing[rows].astype(np.int64)
+    inside = b < 0
+    orders = np.where(inside[:, None], d.order_in_region.T[a], d.border_orders[a, np.maximum(b, 0)])
+    open_orders(state, rows, orders)
+    state.unrest[rows[inside], a[inside]] = 0
+    border = np.flatnonzero(~inside)
+    for side in (a[border], b[border]):
+        grow = state.owner[rows[border], side] < 0
+        state.strength[rows[border][grow], side[grow]] += 1
+    march(state, rules, rows, ev.region[rows], ev.shape[rows])
+
+
+def shuffle(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
+    """Shuffle: the crisis marker marches, then the stack is reshuffled (``india.shuffle``)."""
+    march(state, rules, ev.rows, ev.region[ev.rows], ev.shape[ev.rows])
+    restack(state, rules, dice, ev.rows)
+
+
+def crisis(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
+    """Crisis where the crisis marker stands (MAP.md): its tail attacks its head. A dominated tail rebels against
+    its capital; a sovereign tail invades a sovereign head (empire against empire) or a Company head (its empire's
+    strength + modifier + the head's unrest). Turned inward into a Company region (or with a Company tail), the
+    region rebels against the Company (modifier + unrest). A head in the tail's own empire: no fight. Then the
+    marker marches: from the tail after a won invasion (2e), else from the hit region."""
+    rows = ev.rows
+    mod = ev.modifier[rows]
+    a, b = state.elephant_at[rows].astype(np.int64), state.elephant_facing[rows].astype(np.int64)
+    bc = np.maximum(b, 0)
+    a_company = state.owner[rows, a] >= 0
+    border = (b >= 0) & ~a_company
+    dominated = border & (state.capital[rows, a] != a)
+    b_company = border & ~dominated & (state.owner[rows, bc] >= 0)
+    same = border & ~dominated & ~b_company & (state.capital[rows, bc] == a)
+    invasion = border & ~dominated & ~b_company & ~same
+    marched_from = ev.region[rows].copy()
+
+    rebel(state, rules, rows[dominated], a[dominated], mod[dominated])
+    sel = np.flatnonzero(invasion)
+    won = invade(state, rules, rows[sel], a[sel], b[sel], mod[sel])
+    marched_from[sel[won]] = a[sel[won]]
+    # attacks on the Company: its region with the marker's tail (or the marker inside), or its head
+    c = ev.only(a_company)
+    attack_company(state, rules, dice, agents, c, a[a_company], mod[a_company] + state.unrest[c.rows, a[a_company]])
+    c = ev.only(b_company)
+    strength = empire_strength(state, c.rows, a[b_company]) + mod[b_company] + state.unrest[c.rows, b[b_company]]
+    attack_company(state, rules, dice, agents, c, b[b_company], strength, attacker=a[b_company])
+    going = ~state.done[rows]
+    march(state, rules, rows[going], marched_from[going], ev.shape[rows[going]])
+
+
+def foreign_invasion(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
+    """Foreign Invasion: a roll of the storm die names the targets (the home regions of the seas its face hits,
+    Bombay, Madras, Bengal in turn; a face without seas: the hit region); each is attacked at 1d6. A Company target
+    is defended (+ its unrest; lost: ``india.lost_region_strength``). A sovereign target falls to an attack above
+    its empire's strength: its orders close (cascading if none was open), a capital's empire shatters, a dominated
+    region breaks free, and it keeps ``india.invasion_keep`` of the attack as strength (rounded down)."""
+    d = rules.d
+    rows = ev.rows
+    seas = d.storm_seas[dice.d6(rows, 1)[:, 0].astype(np.int64) - 1]  # [m, P]
+    passes = [(seas[:, p], np.full(rows.size, d.home[p])) for p in range(P)]
+    passes.append((~seas.any(axis=1), ev.region[rows]))
+    for hit, target in passes:
+        sel = np.flatnonzero(hit & ~state.done[rows])
+        if sel.size == 0:
+            continue
+        rr, t = rows[sel], target[sel]
+        attack = dice.d6(rr, 1)[:, 0].astype(np.int64)
+        company = state.owner[rr, t] >= 0
+        c = replace(ev, rows=rr[company])
+        attack_company(state, rules, dice, agents, c, t[company], attack[company] + state.unrest[c.rows, t[company]])
+        s = np.flatnonzero(~company)
+        falls = attack[s] > empire_strength(state, rr[s], t[s])
+        fr, ft, fa = rr[s][falls], t[s][falls], attack[s][falls]
+        close_all(state, rules, fr, ft)
+        shatter(state, fr, ft)
+        state.capital[fr, ft] = ft
+        state.strength[fr, ft] = np.floor(fa * rules.india.invasion_keep).astype(np.int32)
+
+
+HANDLERS = {
+    L.E_CRISIS: crisis,
+    L.E_LEADER: leader,
+    L.E_TURMOIL: turmoil,
+    L.E_WINDFALL: windfall,
+    L.E_PEACE: peace,
+    L.E_SHUFFLE: shuffle,
+    L.E_INVASION: foreign_invasion,
+}
+
+
+# ------------------------------------------------------------------------------------- attacks on the Company
+def attack_company(
+    state: State,
+    rules: Rules,
+    dice: Chance,
+    agents: Agents,
+    ev: Event,
+    region: np.ndarray,
+    strength: np.ndarray,
+    attacker: np.ndarray | None = None,
+    tally: str = "attacks",
+) -> None:
+    """An attack of ``strength[m]`` on Company region ``region[m]`` in games ``ev.rows`` (R-INDIA, L211-L213).
+
+    The army of the region's presidency defends with the officers and regiments it did not use this round: if
+    they are worth at least the attack, its commander (else Military Affairs, else the Chairman) commits pieces
+    worth at least the attack (decision ``defend``; they are used from then on) and the region holds: a sovereign
+    ``attacker`` loses ``held_attacker_loss`` strength, the commander's family gains ``held_trophies``. Otherwise
+    the region is lost (``lose_region``). An attack of strength 0 or less fizzles."""
+    rows = ev.rows
+    attacker = np.full(rows.size, -1) if attacker is None else attacker
+    ok = ~state.done[rows] & (state.owner[rows, region] >= 0) & (strength >= 1)
+    rows, region, strength, attacker = rows[ok], region[ok], strength[ok], attacker[ok]
+    if rows.size == 0:
+        return
+    g, n = state.n_games, state.n_players
+    ind = rules.india
+    seats = np.arange(n)[None, :]
+    army = state.owner[rows, region].astype(np.int64)
+    ev.attacked[rows, region] = True
+    state.tally[rows, TALLY[tally]] += 1
+    free_off = np.maximum(
+        state.officers[rows[:, None], seats, army[:, None]] - state.used_officers[rows[:, None], seats, army[:, None]],
+        0,
+    )
+    free_reg = np.maximum(state.regiments[rows, army] - state.used_regiments[rows, army], 0)
+    holds = free_off.sum(axis=1) + free_reg >= strength
+
+    # the defence: pieces worth at least the attack
+    cmd = state.commander[rows, army].astype(np.int64)
+    decider = np.where(cmd >= 0, cmd, state.office[rows, L.MILITARY])
+    decider = np.where(decider >= 0, decider, state.office[rows, L.CHAIRMAN]).astype(np.int64)
+    decider = np.where(holds, decider, -1)
+
+    def full(values, shape=()):
+        out = np.zeros((g, *shape), dtype=np.int64)
+        out[rows] = values
+        return out
+
+    legal = {
+        "army": full(army),
+        "region": full(region),
+        "attack": full(strength),
+        "officers": full(free_off, shape=(n,)),
+        "regiments": full(free_reg),
+    }
+    committed_off = np.zeros((g, n), dtype=np.int64)
+    committed_reg = np.zeros(g, dtype=np.int64)
+
+    def check(answer, lg, obs):
+        off, reg = answer
+        bad = (off < 0).any(axis=1) | (off > lg.officers).any(axis=1) | (reg < 0) | (reg > lg.regiments)
+        bad |= off.sum(axis=1) + reg < lg.attack
+        return bad, "the defence must commit unused officers and regiments worth at least the attack"
+
+    asked = np.full(g, -1, dtype=np.int64)
+    asked[rows] = decider
+    agents.ask("defend", state, asked, legal, (committed_off, committed_reg), check)
+    auto = holds & (decider < 0)
+    if auto.any():  # nobody to decide: the least defence, regiments first
+        off, reg = minimal_defence(free_off[auto], free_reg[auto], strength[auto], np.full(int(auto.sum()), -1))
+        committed_off[rows[auto]], committed_reg[rows[auto]] = off, reg
+    h = np.flatnonzero(holds)
+    hr, ha = rows[h], army[h]
+    state.used_officers[hr[:, None], seats, ha[:, None]] += committed_off[hr].astype(np.int32)
+    state.used_regiments[hr, ha] += committed_reg[hr].astype(np.int32)
+    hit = attacker[h] >= 0
+    weaken(state, hr[hit], attacker[h][hit], ind.held_attacker_loss)
+    has_cmd = cmd[h] >= 0
+    state.trophies[hr[has_cmd], cmd[h][has_cmd]] += ind.held_trophies
+    state.tally[hr, TALLY["regions_held"]] += 1
+    lost = np.flatnonzero(~holds)
+    lose_region(state, rules, dice, agents, rows[lost], region[lost], army[lost], ev.shape[rows[lost]])
+
+
+def minimal_defence(
+    officers: np.ndarray, regiments: np.ndarray, attack: np.ndarray, own: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The least defence worth ``attack[m]`` from free ``officers[m, N]`` and ``regiments[m]``: regiments first,
+    then officers in seat order with family ``own[m]`` last. Returns (officers int[m, N], regiments int[m])."""
+    n = officers.shape[1]
+    reg = np.minimum(regiments, np.maximum(attack, 0)).astype(np.int64)
+    need = np.maximum(attack - reg, 0)
+    order = np.argsort(np.where(np.arange(n)[None, :] == own[:, None], n, np.arange(n)[None, :]), axis=1)
+    ordered = np.take_along_axis(officers.astype(np.int64), order, axis=1)
+    before = np.cumsum(ordered, axis=1) - ordered
+    take = np.clip(need[:, None] - before, 0, ordered)
+    off = np.zeros_like(take)
+    np.put_along_axis(off, order, take, axis=1)
+    return off, reg
+
+
+def lose_region(
+    state: State,
+    rules: Rules,
+    dice: Chance,
+    agents: Agents,
+    rows: np.ndarray,
+    region: np.ndarray,
+    army: np.ndarray,
+    shape: np.ndarray,
+) -> None:
+    """A Company region is lost (L212): the army's commander dies and his family returns ``lost_trophy_share`` of
+    its trophies (rounded up); the governor dies (``deposed``, blame situation 5); every other officer of the army
+    rolls a d6 and dies from ``officer_death_on``; the region's orders close; it becomes sovereign at
+    ``lost_region_strength`` without unrest; a crisis marker inside it marches on; stability -1, and at 0 the
+    Company crashes and the game ends in this phase."""
+    if rows.size == 0:
+        return
+    ind = rules.india
+    n = state.n_players
+    seats = np.arange(n)[None, :]
+    cmd = state.commander[rows, army].astype(np.int64)
+    c = np.flatnonzero(cmd >= 0)
+    cr, cc, ca = rows[c], cmd[c], army[c]
+    state.trophies[cr, cc] -= np.ceil(state.trophies[cr, cc] * ind.lost_trophy_share).astype(np.int32)
+    state.officers[cr, cc, ca] -= 1
+    state.supply[cr, cc] += 1
+    state.commander[cr, ca] = -1
+    state.tally[cr, TALLY["officers_killed"]] += 1
+    gov = state.governor[rows, region].astype(np.int64)
+    gv = np.flatnonzero(gov >= 0)
+    state.deposed[rows[gv], gov[gv]] += 1
+    vacate_governor(state, rows, region)
+    # every remaining officer of the army rolls, seat by seat
+    officers = state.officers[rows[:, None], seats, army[:, None]].astype(np.int64)  # [m, N]
+    total = officers.sum(axis=1)
+    roll = np.flatnonzero(total > 0)
+    if roll.size:
+        rr, off, tot = rows[roll], officers[roll], total[roll]
+        width = int(tot.max())
+        dead = (dice.d6(rr, width, used=tot) >= ind.officer_death_on) & (np.arange(width)[None, :] < tot[:, None])
+        cum = np.concatenate([np.zeros((rr.size, 1), dtype=np.int64), np.cumsum(dead, axis=1)], axis=1)
+        ends = np.cumsum(off, axis=1)
+        deaths = np.take_along_axis(cum, ends, axis=1) - np.take_along_axis(cum, ends - off, axis=1)
+        ra = army[roll]
+        state.officers[rr[:, None], seats, ra[:, None]] -= deaths.astype(np.int32)
+        state.supply[rr] += deaths.astype(np.int32)
+        state.tally[rr, TALLY["officers_killed"]] += deaths.sum(axis=1).astype(np.int32)
+    used = state.used_officers[rows[:, None], seats, army[:, None]]
+    state.used_officers[rows[:, None], seats, army[:, None]] = np.minimum(
+        used, state.officers[rows[:, None], seats, army[:, None]]
+    )
+    close_all(state, rules, rows, region, cascading=False)
+    state.owner[rows, region] = -1
+    state.strength[rows, region] = ind.lost_region_strength
+    state.capital[rows, region] = region
+    state.unrest[rows, region] = 0
+    inside = (state.elephant_at[rows] == region) & (state.elephant_facing[rows] < 0)
+    march(state, rules, rows[inside], region[inside], shape[inside])
+    state.tally[rows, TALLY["regions_lost"]] += 1
+    state.stability[rows] = np.maximum(state.stability[rows] - 1, 0)
+    state.tally[rows, TALLY["stability_change"]] -= 1
+    live = np.zeros(state.n_games, dtype=bool)
+    live[rows] = True
+    crash(state, live)
+    for a in range(P):
+        going = rows[(army == a) & ~state.done[rows]]
+        if going.size:
+            settle_commanders(state, rules, dice, agents, going, [a])
+
+
+def revolt_wave(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
+    """An attack on a Company region sets off a revolt in every other Company region with unrest, at strength =
+    its unrest (L211; MAP.md), army by army from Bombay's, each army's regions in map order. Revolts set off no
+    further wave."""
+    rows = ev.rows[ev.attacked[ev.rows].any(axis=1)]
+    if rows.size == 0:
+        return
+    for a in range(P):
+        for r in range(state.owner.shape[1]):
+            sel = (state.owner[rows, r] == a) & (state.unrest[rows, r] > 0) & ~ev.attacked[rows, r]
+            sel &= ~state.done[rows]
+            if not sel.any():
+                continue
+            rr = rows[sel]
+            wave = replace(ev, rows=rr, attacked=ev.attacked.copy())
+            attack_company(
+                state, rules, dice, agents, wave, np.full(rr.size, r), state.unrest[rr, r].astype(np.int64),
+                tally="revolts",
+            )  # fmt: skip

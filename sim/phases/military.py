@@ -15,6 +15,7 @@ from .. import ledger
 from ..agents import Agents
 from ..board import check_outcome
 from ..dice import Chance
+from ..india import record_deployment, turn_inward
 from ..rules import Rules
 from ..state import TALLY, State
 
@@ -280,6 +281,7 @@ def battle(
     if win.size:
         wr, wt = rows[win], target[win]
         state.unrest[wr, wt] = 0
+        turn_inward(state, rules, wr, wt)  # L170: the crisis marker in the target turns inward (issue 8)
         sovereign = state.owner[wr, wt] < 0
         strength = np.where(sovereign, state.strength[wr, wt], 0)
         state.trophies[wr, cmd[win]] += strength
@@ -295,6 +297,7 @@ def battle(
         if pay.size:
             share_loot(state, agents, army, wr[pay], cmd[win][pay], loot[pay], survivors[win][pay],
                        regiments[win][pay] + mercs[win][pay].sum(axis=1))  # fmt: skip
+    record_deployment(state, rows, army, officers, regiments)  # used: they cannot defend in phase 8 (issue 8)
     settle_commanders(state, rules, dice, agents, rows, [army])
 
 

@@ -21,6 +21,7 @@ from ..board import (
     vacate_governor,
 )
 from ..dice import Chance
+from ..india import settle_damage
 from ..rules import Rules
 from ..state import TALLY, State
 from .firms import trade_initiative
@@ -165,6 +166,9 @@ def director_moves(state: State, rules: Rules, agents: Agents) -> None:
     clerks, ships, yard = state.clerks[rows], state.ships[rows], state.yard_ships[rows]
     apply_director_moves(clerks, ships, yard, state.china_open[rows], tuple(x[rows] for x in moves))
     state.clerks[rows], state.ships[rows], state.yard_ships[rows] = clerks, ships, yard
+    damaged = state.yard_damaged[rows]
+    settle_damage(yard, damaged)  # storm damage goes with the moved ships (phase 8, issue 8)
+    state.yard_damaged[rows] = damaged
 
 
 def apply_director_moves(

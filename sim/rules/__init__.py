@@ -306,9 +306,21 @@ class Rules:
         for i, e in enumerate(m.events):
             if e.region not in rset:
                 fail(f"map.events[{i}].region", f"unknown region {e.region!r}")
-        for key in ("from_", "facing"):
-            if getattr(m.elephant, key) not in rset:
-                fail(f"map.elephant.{key.rstrip('_')}", f"unknown region {getattr(m.elephant, key)!r}")
+        if m.elephant.from_ not in rset:
+            fail("map.elephant.from", f"unknown region {m.elephant.from_!r}")
+        if m.elephant.facing and m.elephant.facing not in rset:
+            fail("map.elephant.facing", f"unknown region {m.elephant.facing!r}")
+        if m.elephant.facing == m.elephant.from_:
+            fail("map.elephant.facing", "the crisis marker cannot face the region it stands in")
+        # phase 8 (issue 8): the march shapes name neighbours; the tile stack fits its int8 encoding
+        for i, r in enumerate(m.regions):
+            for shape, target in r.shapes.items():
+                if shape not in L.SHAPES:
+                    fail(f"map.regions[{i}].shapes", f"unknown shape {shape!r} (known: {', '.join(L.SHAPES)})")
+                if target not in r.adjacent:
+                    fail(f"map.regions[{i}].shapes", f"{shape} marches to {target!r}, not a neighbour of {r.name}")
+        if not 1 <= len(m.events) <= 127:
+            fail("map.events", "needs between 1 and 127 event tiles")
 
         # starting lots (R-AUCTION, D-EXTRA, D-LOTS)
         a = self.auction
@@ -380,13 +392,19 @@ class Rules:
         last = [b.last_round for b in self.end.influence_vp]
         if not last or last != sorted(last) or last[-1] < self.game.rounds:
             fail("end.influence_vp", f"last_round must increase and reach round {self.game.rounds}")
-        faces = sorted(s.face for s in self.india.storms)
-        if faces != [1, 2, 3, 4, 5, 6]:
-            fail("india.storms", "needs one entry for each face 1..6")
-        for i, s in enumerate(self.india.storms):
-            for sea in s.seas:
-                if sea not in presidencies:
-                    fail(f"india.storms[{i}].seas", f"unknown presidency sea {sea!r}")
+        for table in ("storms", "storms_jc2e"):
+            storms = getattr(self.india, table)
+            if sorted(s.face for s in storms) != [1, 2, 3, 4, 5, 6]:
+                fail(f"india.{table}", "needs one entry for each face 1..6")
+            for i, s in enumerate(storms):
+                for sea in s.seas:
+                    if sea not in presidencies:
+                        fail(f"india.{table}[{i}].seas", f"unknown presidency sea {sea!r}")
+        ind = self.india
+        if not 1 <= ind.storm_damage_from <= ind.storm_sink_from <= 7:
+            fail("india.storm_damage_from", "need 1 <= storm_damage_from <= storm_sink_from <= 7 (7: never)")
+        if not 1 <= ind.officer_death_on <= 7:
+            fail("india.officer_death_on", "must be a d6 face, or 7 for never")
         if not self.parliament.policies:
             fail("parliament.policies", "needs at least one policy")
         if len(self.firms.share_vp) != self.firms.max_shareholders:
@@ -437,6 +455,20 @@ class Derived:
     merc_valid: np.ndarray  # bool[P, M]
     expect: np.ndarray  # int[S+1] public expectation E(s) per stability level
     blame_p: np.ndarray  # float[6] probability of each blame situation
+    # phase 8, India (issue 8)
+    storm_seas: np.ndarray  # bool[6, P] seas the storm die's face hits (india.storm_table's table)
+    storm_events: np.ndarray  # int[6] events the face draws
+    tile_kind: np.ndarray  # int[K] layout.EVENT_KINDS index of each event tile
+    tile_region: np.ndarray  # int[K] region printed on the tile
+    tile_modifier: np.ndarray  # int[K]
+    tile_shape: np.ndarray  # int[K] layout.SHAPES index, NO_SHAPE when the tile has none
+    shape_target: np.ndarray  # int[R, 4] neighbour a shape marches the crisis marker to (NO_SHAPE: the first)
+    clockwise: np.ndarray  # int[R, D] neighbours in clockwise order, padded with -1
+    degree: np.ndarray  # int[R] neighbours
+    cw_pos: np.ndarray  # int[R, R] position of a neighbour in the clockwise list, -1 if not a neighbour
+    border_orders: np.ndarray  # bool[R, R, O] orders on a link across the border of two regions
+    cross_links: tuple  # per region: ((order inside, linked order next door), ...) in the file's order
+    elephant0: tuple  # (region it stands in / points from, region it faces or -1) at the start
 
 
 def _derive(r: Rules) -> Derived:
@@ -474,6 +506,7 @@ def _derive(r: Rules) -> Derived:
     expect = np.array([r.stability.expect_per_level * s + r.stability.expect_base for s in range(s_max + 1)])
     w = np.array(r.end.blame_weights, dtype=float)
     tiers = r.retirement.tiers
+    india = _derive_india(r, regions, orders, presidencies, adjacent, links, order_region)
     return Derived(
         presidencies=presidencies,
         offices=offices,
@@ -513,4 +546,60 @@ def _derive(r: Rules) -> Derived:
         merc_valid=_frozen(merc_valid),
         expect=_frozen(expect.astype(np.int32)),
         blame_p=_frozen(w / w.sum()),
+        **india,
     )
+
+
+def _derive_india(r: Rules, regions, orders, presidencies, adjacent, links, order_region) -> dict:
+    """Phase 8's arrays (issue 8): the storm table in force, the event tiles, the march geometry, borders."""
+    n_r, n_o = len(regions), len(orders)
+    table = r.india.storms if r.india.storm_table == "seed" else r.india.storms_jc2e
+    storm_seas = np.zeros((6, L.PRESIDENCIES), dtype=bool)
+    storm_events = np.zeros(6, dtype=np.int64)
+    for s in table:
+        storm_events[s.face - 1] = s.events
+        for sea in s.seas:
+            storm_seas[s.face - 1, presidencies.index(sea)] = True
+    tiles = r.map.events
+    degree = np.array([len(x.adjacent) for x in r.map.regions], dtype=np.int64)
+    clockwise = np.full((n_r, max(int(degree.max()), 1)), -1, dtype=np.int64)
+    cw_pos = np.full((n_r, n_r), -1, dtype=np.int64)
+    shape_target = np.zeros((n_r, len(L.SHAPES) + 1), dtype=np.int64)
+    for i, x in enumerate(r.map.regions):
+        for k, a in enumerate(x.adjacent):
+            clockwise[i, k] = regions.index(a)
+            cw_pos[i, regions.index(a)] = k
+        first = regions.index(x.adjacent[0]) if x.adjacent else i
+        shape_target[i] = first
+        for shape, target in x.shapes.items():
+            shape_target[i, L.SHAPES.index(shape)] = regions.index(target)
+    border = np.zeros((n_r, n_r, n_o), dtype=bool)
+    cross = []
+    for a in range(n_r):
+        pairs = []
+        for o in np.flatnonzero(order_region == a):
+            for o2 in np.flatnonzero(links[o]):
+                b = int(order_region[o2])
+                if b != a:
+                    pairs.append((int(o), int(o2)))
+                    border[a, b, [o, o2]] = True
+                    border[b, a, [o, o2]] = True
+        cross.append(tuple(pairs))
+    e = r.map.elephant
+    return {
+        "storm_seas": _frozen(storm_seas),
+        "storm_events": _frozen(storm_events),
+        "tile_kind": _frozen(np.array([L.EVENT_KINDS.index(t.kind) for t in tiles], dtype=np.int64)),
+        "tile_region": _frozen(np.array([regions.index(t.region) for t in tiles], dtype=np.int64)),
+        "tile_modifier": _frozen(np.array([t.modifier for t in tiles], dtype=np.int64)),
+        "tile_shape": _frozen(
+            np.array([L.SHAPES.index(t.shape) if t.shape else L.NO_SHAPE for t in tiles], dtype=np.int64)
+        ),
+        "shape_target": _frozen(shape_target),
+        "clockwise": _frozen(clockwise),
+        "degree": _frozen(degree),
+        "cw_pos": _frozen(cw_pos),
+        "border_orders": _frozen(border),
+        "cross_links": tuple(cross),
+        "elephant0": (regions.index(e.from_), regions.index(e.facing) if e.facing else -1),
+    }

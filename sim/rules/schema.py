@@ -255,6 +255,21 @@ class IndiaRules:
     storm_damage_from: int
     storm_sink_from: int
     lost_region_strength: int
+    # phase 8 (issue 8)
+    storm_table: Literal["seed", "jc2e"]
+    storms_jc2e: tuple[Storm, ...]
+    lost_trophy_share: Unit
+    officer_death_on: int
+    held_trophies: int
+    held_attacker_loss: int
+    max_empires: int
+    event_region: Literal["next_tile", "own_tile"]
+    shuffle: Literal["discard_on_top", "all"]
+    cascade: Literal["chain", "step", "none"]
+    elephant_turns_on: Literal["tail", "tail_or_head"]
+    windfall: int
+    windfall_clerks: Literal["presidency_in_area", "home_in_area"]
+    invasion_keep: Unit
 
 
 @dataclass(frozen=True)
@@ -339,6 +354,7 @@ class Region:
     strength: int
     capital: str = ""
     admin_dice: int = 0  # 0: governors.admin_dice
+    shapes: dict[str, str] = field(default_factory=dict)  # phase 8: the crisis marker's march by tile shape
 
 
 @dataclass(frozen=True)
@@ -356,6 +372,7 @@ class EventTile:
     kind: Literal["crisis", "leader", "turmoil", "windfall", "peace", "shuffle", "invasion"]
     region: str
     modifier: Signed = 0
+    shape: Literal["", "triangle", "circle", "square"] = ""  # phase 8: the crisis marker's march
 
 
 @dataclass(frozen=True)
@@ -398,7 +415,7 @@ def build(cls: type, data: Any, where: str, source: str, errors: list[str] | Non
     for key, f in by_key.items():
         dotted = f"{where}.{key}" if where else key
         if key not in data:
-            if f.default is dataclasses.MISSING:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 found.append(f"{source}: {dotted}: missing key")
             continue
         try:

@@ -1,0 +1,296 @@
+"""India's map mechanics for phase 8 (R-INDIA, D-EVENTS; seed L210-L220; MAP.md, John Company 2e's India).
+
+Small vectorised functions over a subset of games ``rows`` (int[m], positions in the batch) with one region per
+row, so the event handlers of ``phases/india.py`` and the tests can call them on hand-built positions:
+
+- orders: ``close_northernmost`` (Turmoil) and ``close_all`` (rebellions, invasions), both with 2e's cascade when
+  a region has nothing left to close; ``open_orders`` (Peace);
+- empires: ``empire_strength``, ``rebel`` (a dominated region against its capital), ``invade`` (between sovereign
+  empires: conquest, a new empire, a capital's empire shattered), ``shatter``;
+- the crisis marker ("elephant"): ``march`` by a tile's shape and ``turn_inward`` (L170, from a deployment);
+- storms: ``batter_ships`` (damage and sinking of family-yard ships) and ``settle_damage`` (damage follows ships
+  the Director of Trade moves);
+- ``record_deployment``: the troops a deployment used this round, which cannot defend in phase 8.
+
+Encodings (``state.py``): a region is sovereign when ``owner < 0``; it is an empire's capital or independent when
+``capital == itself``, otherwise dominated by ``capital``. An empire is a capital with at least one dominated
+region. The crisis marker stands on the border between ``elephant_at`` (its tail, the region it points from) and
+``elephant_facing`` (its head), or inside ``elephant_at`` when ``elephant_facing == -1`` ("turned inward").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import layout as L
+from .rules import Rules
+from .state import TALLY, State
+
+P = L.PRESIDENCIES
+
+
+# ----------------------------------------------------------------------------------------------------- orders
+def _close(state: State, rows: np.ndarray, orders: np.ndarray) -> None:
+    """Close orders ``orders[m]`` (one per row, -1 none) and count the ones that were open."""
+    ok = orders >= 0
+    rows, orders = rows[ok], orders[ok]
+    was = state.order_open[rows, orders]
+    state.order_open[rows, orders] = False
+    state.tally[rows[was], TALLY["orders_closed"]] += 1  # rows are distinct games
+
+
+def northernmost_open(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> np.ndarray:
+    """int[m]: the first open order of ``region`` in the map's north-to-south listing, -1 if all are closed."""
+    inside = rules.d.order_in_region.T[region]  # [m, O]
+    open_ = inside & state.order_open[rows]
+    return np.where(open_.any(axis=1), open_.argmax(axis=1), -1)
+
+
+def close_northernmost(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> None:
+    """Turmoil (MAP.md): close the region's northernmost open order; if every order there is closed already,
+    the region cascades (``cascade``)."""
+    first = northernmost_open(state, rules, rows, region)
+    _close(state, rows, first)
+    none = first < 0
+    cascade(state, rules, rows[none], region[none])
+
+
+def close_all(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, cascading: bool = True) -> None:
+    """Close every open order of the region; with ``cascading``, a region with none open cascades (2e)."""
+    inside = rules.d.order_in_region.T[region]  # [m, O]
+    was_open = inside & state.order_open[rows]
+    any_open = was_open.any(axis=1)
+    r_idx, o_idx = np.nonzero(was_open)
+    state.order_open[rows[r_idx], o_idx] = False
+    state.tally[rows, TALLY["orders_closed"]] += was_open.sum(axis=1).astype(np.int32)
+    if cascading:
+        cascade(state, rules, rows[~any_open], region[~any_open])
+
+
+def cascade(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> None:
+    """2e's cascade (india.cascade): every order linked to the region from next door closes; where that order is
+    closed already, its region closes its northernmost open order instead, and with none open it cascades in turn
+    (``chain``; each region at most once per closing). The fan implementation recurses depth first; here regions
+    cascade wave by wave, each wave in region order, links in the map file's order. ``step``: no second wave;
+    ``none``: no cascade at all."""
+    mode = rules.india.cascade
+    if mode == "none" or rows.size == 0:
+        return
+    d = rules.d
+    n_r = len(d.regions)
+    m = rows.size
+    pending = np.zeros((m, n_r), dtype=bool)
+    pending[np.arange(m), region] = True
+    seen = np.zeros_like(pending)
+    while pending.any():
+        wave = pending.copy()
+        pending[:] = False
+        for r in range(n_r):
+            sel = np.flatnonzero(wave[:, r])
+            if sel.size == 0:
+                continue
+            seen[sel, r] = True
+            for _, o2 in d.cross_links[r]:
+                rr = rows[sel]
+                is_open = state.order_open[rr, o2]
+                _close(state, rr[is_open], np.full(int(is_open.sum()), o2))
+                closed = sel[~is_open]
+                if closed.size == 0:
+                    continue
+                r2 = np.full(closed.size, d.order_region[o2])
+                first = northernmost_open(state, rules, rows[closed], r2)
+                _close(state, rows[closed], first)
+                if mode == "chain":
+                    again = closed[(first < 0) & ~seen[closed, r2] & ~wave[closed, r2]]
+                    pending[again, d.order_region[o2]] = True
+
+
+def open_orders(state: State, rows: np.ndarray, orders: np.ndarray) -> None:
+    """Open the orders of bool[m, O] ``orders`` and count the ones that were closed (tally ``orders_reopened``)."""
+    newly = orders & ~state.order_open[rows]
+    state.order_open[rows] |= orders
+    state.tally[rows, TALLY["orders_reopened"]] += newly.sum(axis=1).astype(np.int32)
+
+
+# ---------------------------------------------------------------------------------------------------- empires
+def empire_strength(state: State, rows: np.ndarray, region: np.ndarray) -> np.ndarray:
+    """int[m]: the strength of the region's whole empire (its capital and every region the capital dominates);
+    an independent region's own strength. Company regions (strength 0) never count."""
+    cap = state.capital[rows, region].astype(np.int64)
+    member = (state.capital[rows] == cap[:, None]) & (state.owner[rows] < 0)
+    return (state.strength[rows] * member).sum(axis=1)
+
+
+def empires(state: State, rows: np.ndarray) -> np.ndarray:
+    """int[m]: empires standing (capitals with at least one dominated region)."""
+    n_r = state.capital.shape[1]
+    cap = state.capital[rows].astype(np.int64)
+    dominated = cap != np.arange(n_r)[None, :]
+    ruled = np.zeros((rows.size, n_r), dtype=bool)
+    r_idx, c_idx = np.nonzero(dominated)
+    ruled[r_idx, cap[r_idx, c_idx]] = True
+    return ruled.sum(axis=1)
+
+
+def shatter(state: State, rows: np.ndarray, region: np.ndarray) -> None:
+    """The empire ruled from ``region`` falls apart: every region it dominated becomes sovereign."""
+    n_r = state.capital.shape[1]
+    ruled = state.capital[rows] == region[:, None].astype(state.capital.dtype)
+    own = np.broadcast_to(np.arange(n_r, dtype=state.capital.dtype), ruled.shape)
+    state.capital[rows] = np.where(ruled, own, state.capital[rows])
+
+
+def weaken(state: State, rows: np.ndarray, region: np.ndarray, by: int = 1) -> None:
+    """A region loses strength, never below 0 (2e's tower)."""
+    state.strength[rows, region] = np.maximum(state.strength[rows, region] - by, 0)
+
+
+def rebel(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, modifier: np.ndarray) -> np.ndarray:
+    """A dominated region rises against its capital (Leader; Crisis with a dominated tail; MAP.md): its strength
+    plus the tile's modifier against the capital's own strength, ties to the capital. Won: the region is
+    sovereign and every order in it closes (cascading if none was open). Lost: the capital loses 1 strength.
+    Returns bool[m] won."""
+    cap = state.capital[rows, region].astype(np.int64)
+    attack = state.strength[rows, region] + modifier
+    won = attack > state.strength[rows, cap]
+    w = np.flatnonzero(won)
+    state.capital[rows[w], region[w]] = region[w]
+    close_all(state, rules, rows[w], region[w])
+    lost = np.flatnonzero(~won)
+    weaken(state, rows[lost], cap[lost])
+    return won
+
+
+def invade(
+    state: State, rules: Rules, rows: np.ndarray, attacker: np.ndarray, defender: np.ndarray, modifier: np.ndarray
+) -> np.ndarray:
+    """A Crisis between sovereign regions (MAP.md): the attacker's whole empire strength plus the modifier against
+    the defender's whole empire, ties to the defender. Won: a defending capital's empire shatters; the defender
+    joins the attacker's empire (the attacker founds one if it has none and fewer than ``india.max_empires``
+    stand; otherwise the defender stands alone). Lost: the attacker loses 1 strength. Returns bool[m] won."""
+    attack = empire_strength(state, rows, attacker) + modifier
+    won = attack > empire_strength(state, rows, defender)
+    w = np.flatnonzero(won)
+    wr, a, b = rows[w], attacker[w], defender[w]
+    shatter(state, wr, b)
+    has_empire = (state.capital[wr] == a[:, None].astype(state.capital.dtype)).sum(axis=1) > 1
+    can = has_empire | (empires(state, wr) < rules.india.max_empires)
+    state.capital[wr, b] = np.where(can, a, b)
+    lost = np.flatnonzero(~won)
+    weaken(state, rows[lost], attacker[lost])
+    return won
+
+
+# -------------------------------------------------------------------------------------------- crisis marker
+def march(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, shape: np.ndarray) -> None:
+    """The crisis marker marches to ``region`` (2e as the BGA implementation reads it): into a Company region it
+    stands inside it (turned inward); at a dominated region it points from there to its capital; at a sovereign
+    region it points to the neighbour the tile's shape names (``map.regions[].shapes``) unless the region rules
+    it, then to the next neighbour clockwise it does not rule; ruling every neighbour, the marker points from the
+    shape's neighbour back at the region."""
+    if rows.size == 0:
+        return
+    d = rules.d
+    x = region.astype(np.int64)
+    cap = state.capital[rows, x].astype(np.int64)
+    company = state.owner[rows, x] >= 0
+    dominated = ~company & (cap != x)
+
+    def ruled(z):  # z is dominated by x
+        return (state.capital[rows, z] == x) & (z != x)
+
+    y = d.shape_target[x, shape]
+    face = y.copy()
+    found = ~ruled(y)
+    pos = d.cw_pos[x, y]
+    for k in range(1, d.clockwise.shape[1]):
+        z = d.clockwise[x, (pos + k) % np.maximum(d.degree[x], 1)]
+        take = ~found & (k < d.degree[x]) & ~ruled(z)
+        face = np.where(take, z, face)
+        found |= take
+    at = np.where(company | dominated | found, x, y)
+    facing = np.where(company, -1, np.where(dominated, cap, np.where(found, face, x)))
+    state.elephant_at[rows] = at
+    state.elephant_facing[rows] = facing
+
+
+def turn_inward(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> None:
+    """L170: a successful deployment into the region the crisis marker points from (its tail; with
+    ``india.elephant_turns_on = "tail_or_head"`` also the one it faces) turns it inward: events may then only
+    happen inside that region."""
+    if rows.size == 0:
+        return
+    outward = state.elephant_facing[rows] >= 0
+    hit = outward & (state.elephant_at[rows] == region)
+    if rules.india.elephant_turns_on == "tail_or_head":
+        hit |= outward & (state.elephant_facing[rows] == region)
+    state.elephant_at[rows[hit]] = region[hit]
+    state.elephant_facing[rows[hit]] = -1
+
+
+# ------------------------------------------------------------------------------------------------------ storms
+def batter_ships(state: State, rules: Rules, dice, rows: np.ndarray, hit: np.ndarray) -> None:
+    """Every family-yard ship in a hit sea (``hit`` bool[m, P]) rolls a d6 (L216): from ``storm_sink_from`` it
+    sinks, from ``storm_damage_from`` it is damaged, and a damaged ship damaged again sinks. Dice go sea by sea,
+    seat by seat, damaged ships before sound ones. A sunk ship leaves its yard free (``yard_ships`` falls), and
+    its owner's yard income (phase 7) stops with it."""
+    ind = rules.india
+    n = state.n_players
+    yard = state.yard_ships[rows, :, :P]  # [m, N, P]
+    damaged = state.yard_damaged[rows, :, :P]
+    counts = np.stack([damaged, yard - damaged], axis=-1).transpose(0, 2, 1, 3)  # [m, P, N, 2]
+    counts = counts * hit[:, :, None, None]
+    flat = counts.reshape(rows.size, -1).astype(np.int64)
+    total = flat.sum(axis=1)
+    roll = np.flatnonzero(total > 0)
+    if roll.size == 0:
+        return
+    rows, flat, total = rows[roll], flat[roll], total[roll]
+    m = rows.size
+    width = int(total.max())
+    faces = dice.d6(rows, width, used=total)
+    valid = np.arange(width)[None, :] < total[:, None]
+    sinks = valid & (faces >= ind.storm_sink_from)
+    hurts = valid & (faces >= ind.storm_damage_from) & (faces < ind.storm_sink_from)
+    ends = np.cumsum(flat, axis=1)
+    starts = ends - flat
+
+    def per_group(mask):
+        cum = np.concatenate([np.zeros((m, 1), dtype=np.int64), np.cumsum(mask, axis=1)], axis=1)
+        got = np.take_along_axis(cum, ends, axis=1) - np.take_along_axis(cum, starts, axis=1)
+        return got.reshape(m, P, n, 2).transpose(0, 2, 1, 3)  # [m, N, P, 2]
+
+    sunk, hurt = per_group(sinks), per_group(hurts)
+    lost_damaged = sunk[..., 0] + hurt[..., 0]
+    newly = hurt[..., 1]
+    lost = lost_damaged + sunk[..., 1]
+    state.yard_ships[rows, :, :P] -= lost.astype(np.int32)
+    state.yard_damaged[rows, :, :P] += (newly - lost_damaged).astype(np.int32)
+    state.tally[rows, TALLY["ships_damaged"]] += newly.sum(axis=(1, 2)).astype(np.int32)
+    state.tally[rows, TALLY["ships_sunk"]] += lost.sum(axis=(1, 2)).astype(np.int32)
+
+
+def settle_damage(yard_ships: np.ndarray, yard_damaged: np.ndarray) -> None:
+    """Damage follows the ships the Director of Trade moves (in place, [G', N, 4]): which of an owner's ships
+    moved is not recorded, so damage stays where ships remain and otherwise goes with the owner's ships to the
+    other locations, in location order (sound ships are taken to move first)."""
+    over = np.maximum(yard_damaged - yard_ships, 0)
+    if not over.any():
+        return
+    yard_damaged -= over
+    excess = over.sum(axis=2)  # [G', N]
+    room = yard_ships - yard_damaged
+    before = np.cumsum(room, axis=2) - room
+    yard_damaged += np.clip(excess[:, :, None] - before, 0, room).astype(yard_damaged.dtype)
+
+
+# ---------------------------------------------------------------------------------------------- deployments
+def record_deployment(
+    state: State, rows: np.ndarray, army: int, officers: np.ndarray, regiments: np.ndarray
+) -> None:
+    """Troops that deployed this round (phase 6) are used: they cannot defend in phase 8 (R-INDIA, L211). Only
+    survivors count (never more than the army still holds)."""
+    used = state.used_officers[rows, :, army] + officers.astype(np.int32)
+    state.used_officers[rows, :, army] = np.minimum(used, state.officers[rows, :, army])
+    used_reg = state.used_regiments[rows, army] + regiments.astype(np.int32)
+    state.used_regiments[rows, army] = np.minimum(used_reg, state.regiments[rows, army])
