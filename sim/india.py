@@ -285,9 +285,7 @@ def settle_damage(yard_ships: np.ndarray, yard_damaged: np.ndarray) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- deployments
-def record_deployment(
-    state: State, rows: np.ndarray, army: int, officers: np.ndarray, regiments: np.ndarray
-) -> None:
+def record_deployment(state: State, rows: np.ndarray, army: int, officers: np.ndarray, regiments: np.ndarray) -> None:
     """Troops that deployed this round (phase 6) are used: they cannot defend in phase 8 (R-INDIA, L211). Only
     survivors count (never more than the army still holds)."""
     used = state.used_officers[rows, :, army] + officers.astype(np.int32)

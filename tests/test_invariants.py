@@ -54,11 +54,30 @@ def check_india(state, rules, where):
     assert (capitals.sum(axis=1) <= max(rules.india.max_empires, 1)).all(), f"too many empires after {where}"
     at, facing = state.elephant_at.astype(np.int64), state.elephant_facing.astype(np.int64)
     assert ((at >= 0) & (at < n_r) & (facing >= -1) & (facing < n_r) & (facing != at)).all(), where
+    inward = np.flatnonzero(facing < 0)
+    assert (state.owner[inward, at[inward]] >= 0).all(), f"the crisis marker inside a sovereign region ({where})"
     dealt = state.event_cursor >= 0
     assert (state.event_cursor < k).all(), where
     assert (np.sort(state.event_stack, axis=1) == np.arange(k)).all(), f"the tile stack lost a tile after {where}"
     nxt = rules.d.tile_region[state.event_stack[np.arange(state.n_games), np.maximum(state.event_cursor, 0)]]
     assert (np.where(dealt, nxt, -1) == state.event_next).all(), f"event_next is not the next tile's back ({where})"
+
+
+def check_events(state, rules, running):
+    """Phase 8 drew as many events as the storm table says for its face (fewer only where the Company crashed in
+    this phase), each of one kind."""
+    from sim.state import TALLY
+
+    t = state.tally
+    storm, events = t[:, TALLY["storm"]], t[:, TALLY["events"]]
+    assert ((storm >= 1) == running).all(), "the storm die was not rolled in every running game"
+    table = rules.d.storm_events[np.clip(storm - 1, 0, 5)]
+    through = running & ~state.done
+    assert (events[through] == table[through]).all(), "events drawn do not follow the storm table"
+    assert (events[running] <= table[running]).all() and (events[~running] == 0).all()
+    kinds = sum(t[:, TALLY[f"events_{k}"]] for k in ("crisis", "leader", "turmoil", "windfall", "peace", "shuffle",
+                                                    "invasion"))  # fmt: skip
+    assert (kinds == events).all()
 
 
 def play_checked(rules, strategy, n_games, seed):
@@ -75,8 +94,11 @@ def play_checked(rules, strategy, n_games, seed):
         for _, name, phase, _ in ROUND:
             finished = np.flatnonzero(state.done)
             frozen = state.take(finished)
+            running = ~state.done
             phase(state, rules, dice, agents)
             check(state, rules, f"round {rnd} {name}")
+            if name == "india":
+                check_events(state, rules, running)
             after = state.take(finished)
             for field in ("money", "stability", "office", "shares", "balance", "order_open"):
                 assert np.array_equal(getattr(frozen, field), getattr(after, field)), f"{name} changed a done game"
