@@ -70,39 +70,44 @@ def close_all(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, 
 def cascade(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> None:
     """2e's cascade (india.cascade): every order linked to the region from next door closes; where that order is
     closed already, its region closes its northernmost open order instead, and with none open it cascades in turn
-    (``chain``; each region at most once per closing). The fan implementation recurses depth first; here regions
-    cascade wave by wave, each wave in region order, links in the map file's order. ``step``: no second wave;
-    ``none``: no cascade at all."""
+    (``chain``; each region at most once per closing). The fan implementation recurses depth first; here the
+    waiting region with the lowest map index cascades next, its links taken in the map file's order. ``step``:
+    only the first region cascades; ``none``: no cascade at all."""
     mode = rules.india.cascade
     if mode == "none" or rows.size == 0:
         return
     d = rules.d
-    n_r = len(d.regions)
     m = rows.size
-    pending = np.zeros((m, n_r), dtype=bool)
+    pending = np.zeros((m, len(d.regions)), dtype=bool)
     pending[np.arange(m), region] = True
     seen = np.zeros_like(pending)
-    while pending.any():
-        wave = pending.copy()
-        pending[:] = False
-        for r in range(n_r):
-            sel = np.flatnonzero(wave[:, r])
-            if sel.size == 0:
+    col = TALLY["orders_closed"]
+    while True:
+        idx = np.flatnonzero(pending.any(axis=1))
+        if idx.size == 0:
+            break
+        r = pending[idx].argmax(axis=1)  # each game's next cascading region
+        pending[idx, r] = False
+        seen[idx, r] = True
+        rr = rows[idx]
+        for j in range(int(d.cross_count[r].max())):
+            o2 = d.cross_links[r, j]
+            has = o2 >= 0
+            o2 = np.maximum(o2, 0)
+            is_open = has & state.order_open[rr, o2]
+            state.order_open[rr[is_open], o2[is_open]] = False
+            state.tally[rr[is_open], col] += 1
+            closed = np.flatnonzero(has & ~is_open)
+            if closed.size == 0:
                 continue
-            seen[sel, r] = True
-            for _, o2 in d.cross_links[r]:
-                rr = rows[sel]
-                is_open = state.order_open[rr, o2]
-                _close(state, rr[is_open], np.full(int(is_open.sum()), o2))
-                closed = sel[~is_open]
-                if closed.size == 0:
-                    continue
-                r2 = np.full(closed.size, d.order_region[o2])
-                first = northernmost_open(state, rules, rows[closed], r2)
-                _close(state, rows[closed], first)
-                if mode == "chain":
-                    again = closed[(first < 0) & ~seen[closed, r2] & ~wave[closed, r2]]
-                    pending[again, d.order_region[o2]] = True
+            r2 = d.order_region[o2[closed]]
+            first = northernmost_open(state, rules, rr[closed], r2)
+            _close(state, rr[closed], first)
+            if mode == "chain":
+                again = closed[first < 0]
+                r2 = r2[first < 0]
+                fresh = ~seen[idx[again], r2]
+                pending[idx[again][fresh], r2[fresh]] = True
 
 
 def open_orders(state: State, rows: np.ndarray, orders: np.ndarray) -> None:

@@ -467,7 +467,8 @@ class Derived:
     degree: np.ndarray  # int[R] neighbours
     cw_pos: np.ndarray  # int[R, R] position of a neighbour in the clockwise list, -1 if not a neighbour
     border_orders: np.ndarray  # bool[R, R, O] orders on a link across the border of two regions
-    cross_links: tuple  # per region: ((order inside, linked order next door), ...) in the file's order
+    cross_links: np.ndarray  # int[R, J] orders next door linked to each region's orders (file order), -1 pad
+    cross_count: np.ndarray  # int[R] such links per region
     elephant0: tuple  # (region it stands in / points from, region it faces or -1) at the start
 
 
@@ -574,17 +575,18 @@ def _derive_india(r: Rules, regions, orders, presidencies, adjacent, links, orde
         for shape, target in x.shapes.items():
             shape_target[i, L.SHAPES.index(shape)] = regions.index(target)
     border = np.zeros((n_r, n_r, n_o), dtype=bool)
-    cross = []
+    cross = [[] for _ in range(n_r)]
     for a in range(n_r):
-        pairs = []
         for o in np.flatnonzero(order_region == a):
             for o2 in np.flatnonzero(links[o]):
                 b = int(order_region[o2])
                 if b != a:
-                    pairs.append((int(o), int(o2)))
+                    cross[a].append(int(o2))
                     border[a, b, [o, o2]] = True
                     border[b, a, [o, o2]] = True
-        cross.append(tuple(pairs))
+    cross_links = np.full((n_r, max(max(len(c) for c in cross), 1)), -1, dtype=np.int64)
+    for a, c in enumerate(cross):
+        cross_links[a, : len(c)] = c
     e = r.map.elephant
     return {
         "storm_seas": _frozen(storm_seas),
@@ -600,6 +602,7 @@ def _derive_india(r: Rules, regions, orders, presidencies, adjacent, links, orde
         "degree": _frozen(degree),
         "cw_pos": _frozen(cw_pos),
         "border_orders": _frozen(border),
-        "cross_links": tuple(cross),
+        "cross_links": _frozen(cross_links),
+        "cross_count": _frozen((cross_links >= 0).sum(axis=1)),
         "elephant0": (regions.index(e.from_), regions.index(e.facing) if e.facing else -1),
     }
