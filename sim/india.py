@@ -47,7 +47,7 @@ def northernmost_open(state: State, rules: Rules, rows: np.ndarray, region: np.n
 
 
 def close_northernmost(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> None:
-    """Turmoil (MAP.md): close the region's northernmost open order; if every order there is closed already,
+    """R-TURMOIL (MAP.md): close the region's northernmost open order; if every order there is closed already,
     the region cascades (``cascade``)."""
     first = northernmost_open(state, rules, rows, region)
     _close(state, rows, first)
@@ -151,7 +151,7 @@ def weaken(state: State, rows: np.ndarray, region: np.ndarray, by: int = 1) -> N
 
 
 def rebel(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, modifier: np.ndarray) -> np.ndarray:
-    """A dominated region rises against its capital (Leader; Crisis with a dominated tail; MAP.md): its strength
+    """R-EMPIRES: a dominated region rises against its capital (Leader; Crisis with a dominated tail; MAP.md): its strength
     plus the tile's modifier against the capital's own strength, ties to the capital. Won: the region is
     sovereign and every order in it closes (cascading if none was open). Lost: the capital loses 1 strength.
     Returns bool[m] won."""
@@ -169,7 +169,7 @@ def rebel(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, modi
 def invade(
     state: State, rules: Rules, rows: np.ndarray, attacker: np.ndarray, defender: np.ndarray, modifier: np.ndarray
 ) -> np.ndarray:
-    """A Crisis between sovereign regions (MAP.md): the attacker's whole empire strength plus the modifier against
+    """R-CRISIS, R-EMPIRES: a Crisis between sovereign regions (MAP.md): the attacker's whole empire strength plus the modifier against
     the defender's whole empire, ties to the defender. Won: a defending capital's empire shatters; the defender
     joins the attacker's empire (the attacker founds one if it has none and fewer than ``india.max_empires``
     stand; otherwise the defender stands alone). Lost: the attacker loses 1 strength. Returns bool[m] won."""
@@ -188,7 +188,7 @@ def invade(
 
 # -------------------------------------------------------------------------------------------- crisis marker
 def march(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, shape: np.ndarray) -> None:
-    """The crisis marker marches to ``region`` (2e as the BGA implementation reads it): into a Company region it
+    """R-ELEPHANT: the crisis marker marches to ``region`` (2e as the BGA implementation reads it): into a Company region it
     stands inside it (turned inward); at a dominated region it points from there to its capital; at a sovereign
     region it points to the neighbour the tile's shape names (``map.regions[].shapes``) unless the region rules
     it, then to the next neighbour clockwise it does not rule; ruling every neighbour, the marker points from the
@@ -220,7 +220,7 @@ def march(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, shap
 
 
 def turn_inward(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> None:
-    """L170: a successful deployment into the region the crisis marker points from (its tail; with
+    """R-ELEPHANT, L170: a successful deployment into the region the crisis marker points from (its tail; with
     ``india.elephant_turns_on = "tail_or_head"`` also the one it faces) turns it inward: events may then only
     happen inside that region."""
     if rows.size == 0:
@@ -235,7 +235,7 @@ def turn_inward(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray
 
 # ------------------------------------------------------------------------------------------------------ storms
 def batter_ships(state: State, rules: Rules, dice, rows: np.ndarray, hit: np.ndarray) -> None:
-    """Every family-yard ship in a hit sea (``hit`` bool[m, P]) rolls a d6 (L216): from ``storm_sink_from`` it
+    """R-STORM: every family-yard ship in a hit sea (``hit`` bool[m, P]) rolls a d6 (L216): from ``storm_sink_from`` it
     sinks, from ``storm_damage_from`` it is damaged, and a damaged ship damaged again sinks. Dice go sea by sea,
     seat by seat, damaged ships before sound ones. A sunk ship leaves its yard free (``yard_ships`` falls), and
     its owner's yard income (phase 7) stops with it."""
@@ -276,7 +276,7 @@ def batter_ships(state: State, rules: Rules, dice, rows: np.ndarray, hit: np.nda
 
 
 def settle_damage(yard_ships: np.ndarray, yard_damaged: np.ndarray) -> None:
-    """Damage follows the ships the Director of Trade moves (in place, [G', N, 4]): which of an owner's ships
+    """R-STORM: damage follows the ships the Director of Trade moves (in place, [G', N, 4]): which of an owner's ships
     moved is not recorded, so damage stays where ships remain and otherwise goes with the owner's ships to the
     other locations, in location order (sound ships are taken to move first)."""
     over = np.maximum(yard_damaged - yard_ships, 0)

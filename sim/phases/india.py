@@ -72,7 +72,7 @@ def india(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
 
 # ------------------------------------------------------------------------------------------------- the storm
 def storm(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> np.ndarray:
-    """Roll the storm die (L214-L220 or 2e's faces, ``india.storm_table``); the family-yard ships in the seas its
+    """R-INDIA, R-STORM: roll the storm die (L214-L220 or 2e's faces, ``india.storm_table``); the family-yard ships in the seas its
     face names roll for damage. Returns int[m] faces (tally ``storm``)."""
     face = dice.d6(rows, 1)[:, 0].astype(np.int64)
     state.tally[rows, TALLY["storm"]] = face
@@ -93,7 +93,7 @@ def deal(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> None:
 
 
 def draw(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> Event:
-    """Draw the next tile in games ``rows`` (a spent stack is reshuffled). The region it hits is the one on the
+    """R-TILES: draw the next tile in games ``rows`` (a spent stack is reshuffled). The region it hits is the one on the
     back of the next tile (2e) or its own (``india.event_region``); ``event_next`` shows the next tile's back."""
     d = rules.d
     cur = state.event_cursor[rows].astype(np.int64)
@@ -178,12 +178,12 @@ def resolve(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event)
 
 
 def turmoil(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
-    """Turmoil: the hit region's northernmost open order closes; with none open, the region cascades."""
+    """R-TURMOIL: the hit region's northernmost open order closes; with none open, the region cascades."""
     close_northernmost(state, rules, ev.rows, ev.region[ev.rows])
 
 
 def windfall(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
-    """Windfall: every family earns ``india.windfall`` £ per clerk it has in a presidency present in the area (the
+    """R-WINDFALL: every family earns ``india.windfall`` £ per clerk it has in a presidency present in the area (the
     hit region and its neighbours): its home region lies there, or (``presidency_in_area``) one of its regions."""
     d = rules.d
     rows, x = ev.rows, ev.region[ev.rows]
@@ -198,7 +198,7 @@ def windfall(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event
 
 
 def leader(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
-    """Leader: a sovereign region gains 1 strength; a dominated one rebels against its capital (strength +
+    """R-LEADER: a sovereign region gains 1 strength; a dominated one rebels against its capital (strength +
     modifier); a Company region rebels against the Company (modifier + unrest)."""
     rows, x = ev.rows, ev.region[ev.rows]
     company = state.owner[rows, x] >= 0
@@ -211,7 +211,7 @@ def leader(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) 
 
 
 def peace(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
-    """Peace where the crisis marker stands: on a border, every order on a link across it opens and the
+    """R-PEACE where the crisis marker stands: on a border, every order on a link across it opens and the
     non-Company regions on both sides gain 1 strength; inside a region, all its orders open and its unrest goes.
     Then the marker marches."""
     d = rules.d
@@ -229,13 +229,13 @@ def peace(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -
 
 
 def shuffle(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
-    """Shuffle: the crisis marker marches, then the stack is reshuffled (``india.shuffle``)."""
+    """R-SHUFFLE: the crisis marker marches, then the stack is reshuffled (``india.shuffle``)."""
     march(state, rules, ev.rows, ev.region[ev.rows], ev.shape[ev.rows])
     restack(state, rules, dice, ev.rows)
 
 
 def crisis(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
-    """Crisis where the crisis marker stands (MAP.md): its tail attacks its head. A dominated tail rebels against
+    """R-CRISIS where the crisis marker stands (MAP.md): its tail attacks its head. A dominated tail rebels against
     its capital; a sovereign tail invades a sovereign head (empire against empire) or a Company head (its empire's
     strength + modifier + the head's unrest). Turned inward into a Company region (or with a Company tail), the
     region rebels against the Company (modifier + unrest). A head in the tail's own empire: no fight. Then the
@@ -267,7 +267,7 @@ def crisis(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) 
 
 
 def foreign_invasion(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
-    """Foreign Invasion: a roll of the storm die names the targets (the home regions of the seas its face hits,
+    """R-INVASION: a roll of the storm die names the targets (the home regions of the seas its face hits,
     Bombay, Madras, Bengal in turn; a face without seas: the hit region); each is attacked at 1d6. A Company target
     is defended (+ its unrest; lost: ``india.lost_region_strength``). A sovereign target falls to an attack above
     its empire's strength: its orders close (cascading if none was open), a capital's empire shatters, a dominated
@@ -318,7 +318,7 @@ def attack_company(
     attacker: np.ndarray | None = None,
     tally: str = "attacks",
 ) -> None:
-    """An attack of ``strength[m]`` on Company region ``region[m]`` in games ``ev.rows`` (R-INDIA, L211-L213).
+    """R-ATTACK: an attack of ``strength[m]`` on Company region ``region[m]`` in games ``ev.rows`` (R-INDIA, L211-L213).
 
     The army of the region's presidency defends with the officers and regiments it did not use this round: if
     they are worth at least the attack, its commander (else Military Affairs, else the Chairman) commits pieces
@@ -418,7 +418,7 @@ def lose_region(
     army: np.ndarray,
     shape: np.ndarray,
 ) -> None:
-    """A Company region is lost (L212): the army's commander dies and his family returns ``lost_trophy_share`` of
+    """R-ATTACK: a Company region is lost (L212): the army's commander dies and his family returns ``lost_trophy_share`` of
     its trophies (rounded up); the governor dies (``deposed``, blame situation 5); every other officer of the army
     rolls a d6 and dies from ``officer_death_on``; the region's orders close; it becomes sovereign at
     ``lost_region_strength`` without unrest; a crisis marker inside it marches on; stability -1, and at 0 the
@@ -479,7 +479,7 @@ def lose_region(
 
 
 def revolt_wave(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
-    """An attack on a Company region sets off a revolt in every other Company region with unrest, at strength =
+    """R-ATTACK: an attack on a Company region sets off a revolt in every other Company region with unrest, at strength =
     its unrest (L211; MAP.md), army by army from Bombay's, each army's regions in map order. Revolts set off no
     further wave."""
     rows = ev.rows[ev.attacked[ev.rows].any(axis=1)]
