@@ -151,10 +151,10 @@ def weaken(state: State, rows: np.ndarray, region: np.ndarray, by: int = 1) -> N
 
 
 def rebel(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, modifier: np.ndarray) -> np.ndarray:
-    """R-EMPIRES: a dominated region rises against its capital (Leader; Crisis with a dominated tail; MAP.md): its strength
-    plus the tile's modifier against the capital's own strength, ties to the capital. Won: the region is
-    sovereign and every order in it closes (cascading if none was open). Lost: the capital loses 1 strength.
-    Returns bool[m] won."""
+    """R-EMPIRES: a dominated region rises against its capital (Leader; Crisis with a dominated tail; MAP.md): its
+    strength plus the tile's modifier against the capital's own strength, ties to the capital. Won: the region is
+    sovereign and every order in it closes (cascading if none was open). Lost: the capital loses 1 strength. Returns
+    bool[m] won."""
     cap = state.capital[rows, region].astype(np.int64)
     attack = state.strength[rows, region] + modifier
     won = attack > state.strength[rows, cap]
@@ -169,9 +169,9 @@ def rebel(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, modi
 def invade(
     state: State, rules: Rules, rows: np.ndarray, attacker: np.ndarray, defender: np.ndarray, modifier: np.ndarray
 ) -> np.ndarray:
-    """R-CRISIS, R-EMPIRES: a Crisis between sovereign regions (MAP.md): the attacker's whole empire strength plus the modifier against
-    the defender's whole empire, ties to the defender. Won: a defending capital's empire shatters; the defender
-    joins the attacker's empire (the attacker founds one if it has none and fewer than ``india.max_empires``
+    """R-CRISIS, R-EMPIRES: a Crisis between sovereign regions (MAP.md): the attacker's whole empire strength plus the
+    modifier against the defender's whole empire, ties to the defender. Won: a defending capital's empire shatters; the
+    defender joins the attacker's empire (the attacker founds one if it has none and fewer than ``india.max_empires``
     stand; otherwise the defender stands alone). Lost: the attacker loses 1 strength. Returns bool[m] won."""
     attack = empire_strength(state, rows, attacker) + modifier
     won = attack > empire_strength(state, rows, defender)
@@ -188,10 +188,10 @@ def invade(
 
 # -------------------------------------------------------------------------------------------- crisis marker
 def march(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, shape: np.ndarray) -> None:
-    """R-ELEPHANT: the crisis marker marches to ``region`` (2e as the BGA implementation reads it): into a Company region it
-    stands inside it (turned inward); at a dominated region it points from there to its capital; at a sovereign
-    region it points to the neighbour the tile's shape names (``map.regions[].shapes``) unless the region rules
-    it, then to the next neighbour clockwise it does not rule; ruling every neighbour, the marker points from the
+    """R-ELEPHANT: the crisis marker marches to ``region`` (2e as the BGA implementation reads it): into a Company
+    region it stands inside it (turned inward); at a dominated region it points from there to its capital; at a
+    sovereign region it points to the neighbour the tile's shape names (``map.regions[].shapes``) unless the region
+    rules it, then to the next neighbour clockwise it does not rule; ruling every neighbour, the marker points from the
     shape's neighbour back at the region."""
     if rows.size == 0:
         return

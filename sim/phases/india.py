@@ -72,8 +72,8 @@ def india(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
 
 # ------------------------------------------------------------------------------------------------- the storm
 def storm(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> np.ndarray:
-    """R-INDIA, R-STORM: roll the storm die (L214-L220 or 2e's faces, ``india.storm_table``); the family-yard ships in the seas its
-    face names roll for damage. Returns int[m] faces (tally ``storm``)."""
+    """R-INDIA, R-STORM: roll the storm die (L214-L220 or 2e's faces, ``india.storm_table``); the family-yard ships in
+    the seas its face names roll for damage. Returns int[m] faces (tally ``storm``)."""
     face = dice.d6(rows, 1)[:, 0].astype(np.int64)
     state.tally[rows, TALLY["storm"]] = face
     batter_ships(state, rules, dice, rows, rules.d.storm_seas[face - 1])
@@ -418,11 +418,11 @@ def lose_region(
     army: np.ndarray,
     shape: np.ndarray,
 ) -> None:
-    """R-ATTACK: a Company region is lost (L212): the army's commander dies and his family returns ``lost_trophy_share`` of
-    its trophies (rounded up); the governor dies (``deposed``, blame situation 5); every other officer of the army
+    """R-ATTACK: a Company region is lost (L212): the army's commander dies and his family returns ``lost_trophy_share``
+    of its trophies (rounded up); the governor dies (``deposed``, blame situation 5); every other officer of the army
     rolls a d6 and dies from ``officer_death_on``; the region's orders close; it becomes sovereign at
-    ``lost_region_strength`` without unrest; a crisis marker inside it marches on; stability -1, and at 0 the
-    Company crashes and the game ends in this phase."""
+    ``lost_region_strength`` without unrest; a crisis marker inside it marches on; stability -1, and at 0 the Company
+    crashes and the game ends in this phase."""
     if rows.size == 0:
         return
     ind = rules.india
@@ -479,8 +479,8 @@ def lose_region(
 
 
 def revolt_wave(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
-    """R-ATTACK: an attack on a Company region sets off a revolt in every other Company region with unrest, at strength =
-    its unrest (L211; MAP.md), army by army from Bombay's, each army's regions in map order. Revolts set off no
+    """R-ATTACK: an attack on a Company region sets off a revolt in every other Company region with unrest, at strength
+    = its unrest (L211; MAP.md), army by army from Bombay's, each army's regions in map order. Revolts set off no
     further wave."""
     rows = ev.rows[ev.attacked[ev.rows].any(axis=1)]
     if rows.size == 0:
