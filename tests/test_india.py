@@ -9,10 +9,14 @@ Tiles (default.toml): 0 Crisis Delhi +0 triangle, 2 Crisis Maratha +3 circle, 4 
 14 Windfall Hyderabad, 16 Peace Mysore square, 17 Peace Madras triangle, 18 Shuffle Madras circle, 19 Invasion.
 """
 
+import re
+
 import numpy as np
+import polars as pl
 import pytest
 from helpers import L, Scripted, agents, blank, const, dice, give
 
+import sim
 from sim import ledger
 from sim.agents import IllegalDecision
 from sim.india import (
@@ -36,12 +40,14 @@ from sim.phases.india import (
     india,
     leader,
     peace,
+    resolve,
     restack,
     shuffle,
     turmoil,
     windfall,
 )
 from sim.phases.military import deploy
+from sim.rules import Rules, RulesError
 from sim.state import FLOW, TALLY
 
 PUNJAB, DELHI, BENGAL, BOMBAY, MARATHA, HYDERABAD, MYSORE, MADRAS = range(8)
@@ -194,8 +200,6 @@ def test_the_stack_order_is_hidden_from_strategies_but_the_next_back_is_public()
 
 
 def test_games_shuffle_their_own_stacks():
-    import sim
-
     res = sim.play(sim.Rules.default(), "balanced", 30, seed=3)
     kinds = res.rounds.filter(res.rounds["round"] == 1).select([f"events_{k}" for k in L.EVENT_KINDS]).to_numpy()
     assert len({tuple(row) for row in kinds}) > 3  # different games draw different tiles
@@ -564,8 +568,6 @@ def test_one_attack_sets_off_revolts_bombays_army_first():
     s.event_stack[0, :2] = [CRISIS_DELHI, TURMOIL_DELHI]  # Crisis, then the back of Turmoil Delhi
     s.event_stack[0, 2:] = [t for t in range(20) if t not in (CRISIS_DELHI, TURMOIL_DELHI)]
     strat = Scripted()
-    from sim.phases.india import resolve
-
     resolve(s, r, dice(), agents(r, s, strat), draw(s, r, dice(), np.arange(1)))
     assert strat.asked("defend") == [([0], [1]), ([0], [1]), ([0], [2])]  # Bombay, Mysore, then Madras
     assert tally(s, "attacks") == 1 and tally(s, "revolts") == 2 and tally(s, "regions_held") == 3
@@ -628,3 +630,44 @@ def test_a_lost_region_holding_the_crisis_marker_sends_it_marching():
     attack_company(s, r, dice({0: [1, 1]}), agents(r, s), Event.of(s, r, [0], LEADER_BOMBAY), np.array([BOMBAY]),
                    np.array([9]))  # fmt: skip
     assert (s.elephant_at[0], s.elephant_facing[0]) == (BOMBAY, HYDERABAD)
+
+
+# ------------------------------------------------------------------------------------------- rules and frames
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"india.storm_table": "both"}, "india.storm_table: expected one of 'seed', 'jc2e'"),
+        ({"india.storm_damage_from": 6}, "india.storm_damage_from: need 1 <= storm_damage_from <= storm_sink_from"),
+        ({"india.officer_death_on": 0}, "india.officer_death_on: must be a d6 face"),
+        ({"india.storms_jc2e.0.face": 2}, "india.storms_jc2e: needs one entry for each face 1..6"),
+        ({"map.regions.0.shapes": {"hexagon": "Delhi"}}, "map.regions[0].shapes: unknown shape 'hexagon'"),
+        ({"map.regions.0.shapes": {"circle": "Madras"}}, "map.regions[0].shapes: circle marches to 'Madras', not a"),
+        ({"map.events.0.shape": "star"}, "map.events[0].shape: expected one of"),
+        ({"map.elephant.facing": "Maratha"}, "map.elephant.facing: the crisis marker cannot face the region"),
+        ({"india.cascade": "all"}, "india.cascade: expected one of 'chain', 'step', 'none'"),
+    ],
+)
+def test_bad_india_rules_fail_on_one_line(overrides, message):
+    with pytest.raises(RulesError, match=re.escape(message)) as err:
+        Rules.default().with_overrides(overrides)
+    assert "\n" not in str(err.value)
+
+
+def test_a_region_without_shapes_marches_to_its_first_neighbour():
+    r, s = blank(1, 4, **{"map.regions.3.shapes": {}})
+    march(s, r, np.arange(1), np.array([BOMBAY]), np.array([SQUARE]))
+    assert (s.elephant_at[0], s.elephant_facing[0]) == (BOMBAY, PUNJAB)
+
+
+def test_frames_report_the_phase():
+    res = sim.play(sim.Rules.default(), ["balanced", "random", "balanced", "random", "balanced"], 300, seed=8)
+    g, rounds = res.games, res.rounds
+    counted = g["company_region_names"].map_elements(lambda x: len(x.split(",")) if x else 0, return_dtype=pl.Int64)
+    assert (counted == g["company_regions"]).all() and (g["company_regions"] > 0).any()
+    kinds = rounds.select(pl.sum_horizontal([f"events_{k}" for k in L.EVENT_KINDS])).to_series()
+    assert (kinds == rounds["events"]).all() and rounds["storm"].is_between(0, 6).all()
+    played = rounds.filter(pl.col("storm") > 0)
+    table = np.array([4, 2, 1, 2, 3, 4])[played["storm"].to_numpy() - 1]
+    survived = ~played["crashed"].to_numpy()
+    assert (played["events"].to_numpy()[survived] == table[survived]).all()
+    assert (rounds["regions_lost"] + rounds["regions_held"] <= rounds["attacks"] + rounds["revolts"]).all()
