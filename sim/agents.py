@@ -33,7 +33,8 @@ PUBLIC = frozenset(
     """round money supply clerks academy officers shares retired prisoners luxuries shipyards factories wealth
     trophies wreaths positions last_action prime_minister exchange office stress last_chair governor commander
     stability loans balance treasury share_vp royal_protection china_open deregulated regiments half_ships ships
-    yard_ships owner strength unrest looted capital order_open order_filled taxed tally""".split()
+    yard_ships owner strength unrest looted capital order_open order_filled taxed tally
+    policy ladder law_pile note_holder dereg_round""".split()  # issue 9 (law_rank, the deck's order, is hidden)
 )
 
 

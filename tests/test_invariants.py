@@ -5,11 +5,13 @@ import polars as pl
 import pytest
 
 import sim
-from sim import ledger
+from sim import laws, ledger
+from sim import layout as L
 from sim.agents import Agents
 from sim.dice import Dice, Streams
 from sim.engine import begin_round, end_round, resolve_strategies
 from sim.phases import ROUND
+from sim.phases.deregulation import start_of_round
 from sim.phases.end import end_game
 from sim.phases.setup import setup
 from sim.rules import Rules
@@ -29,6 +31,26 @@ def check(state, rules, where):
     assert (state.yard_ships.sum(axis=2) <= state.shipyards).all(), f"more yard ships than yards after {where}"
     held = (state.office[:, :, None] == np.arange(state.n_players)).sum(axis=1)
     assert ((state.office >= -1) & (state.office < state.n_players)).all() and (held >= 0).all(), where
+    check_politics(state, rules, where)
+
+
+def check_politics(state, rules, where):
+    """Issue 9: the policy track, the ladder, the PM, wreaths, the law deck, notes, Deregulation."""
+    d, n = rules.d, state.n_players
+    assert ((state.policy >= 0) & (state.policy < len(rules.parliament.policies))).all(), where
+    assert (np.sort(state.ladder, axis=1) == np.sort(d.ladder0)).all(), f"ladder is not a permutation after {where}"
+    assert ((state.prime_minister >= -1) & (state.prime_minister < n)).all(), where
+    assert (state.wreaths >= 0).all(), where
+    co = rules.company
+    assert ((state.share_vp >= co.share_vp_min) & (state.share_vp <= co.share_vp_max)).all(), where
+    pile = state.law_pile
+    assert ((pile >= laws.DECK) & (pile <= laws.IN_FORCE)).all(), f"a law left drawn or lost after {where}"
+    assert not (pile == laws.IN_FORCE)[:, ~d.law_lasting].any(), f"a non-lasting law in force after {where}"
+    assert (state.law_rank[(pile == laws.DECK) & (state.law_rank >= 0).any(axis=1)[:, None]] >= 0).all(), where
+    assert ((state.note_holder >= -1) & (state.note_holder < n)).all(), where
+    assert (state.deregulated == (state.dereg_round > 0)).all(), where
+    gg = state.office[:, L.GOVERNOR_GENERAL] >= 0
+    assert not (gg & ~laws.flag(state, rules, "governor_general")).any(), f"a Governor-General without law, {where}"
 
 
 def play_checked(rules, strategy, n_games, seed):
@@ -42,6 +64,8 @@ def play_checked(rules, strategy, n_games, seed):
     assert (state.capital_money.sum(axis=1) == rules.budget).all(), "starting capital must sum to B"
     for rnd in range(1, rules.game.rounds + 1):
         begin_round(state)
+        start_of_round(state, rules)
+        check(state, rules, f"round {rnd} start")
         for _, name, phase, _ in ROUND:
             finished = np.flatnonzero(state.done)
             frozen = state.take(finished)
