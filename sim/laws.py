@@ -146,26 +146,15 @@ def draw(state: State, dice: Chance, rows: np.ndarray) -> np.ndarray:
 def policy_options(rules: Rules, position: np.ndarray, law: np.ndarray) -> np.ndarray:
     """int[G, 2]: the nearest policy of ``law``'s type stepping down (column 0) and up (column 1) the cycle from
     ``position``, not counting the position itself until a full turn (L224: "luxury from 0: 12 or 3"); -1 where
-    the law names no policy."""
-    n_pol = len(rules.parliament.policies)
+    the law names no policy (or ``law`` is -1). Read from the table ``rules.d.law_options``."""
     law = np.asarray(law)
-    match = rules.d.law_policy[np.maximum(law, 0)] & (law >= 0)[:, None]  # [G, P]
-    steps = np.arange(1, n_pol + 1)
-    pos = np.asarray(position, dtype=np.int64)[:, None]
-    out = np.full((len(law), 2), -1, dtype=np.int64)
-    rows = np.arange(len(law))
-    for col, idx in enumerate(((pos - steps) % n_pol, (pos + steps) % n_pol)):
-        hit = np.take_along_axis(match, idx, axis=1)
-        out[:, col] = np.where(hit.any(axis=1), idx[rows, hit.argmax(axis=1)], -1)
-    return out
+    out = rules.d.law_options[np.asarray(position, dtype=np.int64), np.maximum(law, 0)]
+    return np.where((law >= 0)[:, None], out, -1)
 
 
 def all_policy_options(rules: Rules, position: np.ndarray) -> np.ndarray:
     """int[G, LAWS, 2]: ``policy_options`` for every law of the deck."""
-    n_laws = len(rules.d.law_names)
-    g = len(position)
-    flat = policy_options(rules, np.repeat(position, n_laws), np.tile(np.arange(n_laws), g))
-    return flat.reshape(g, n_laws, 2)
+    return rules.d.law_options[np.asarray(position, dtype=np.int64)]
 
 
 def neighbours(rules: Rules, policy: np.ndarray) -> np.ndarray:

@@ -93,11 +93,11 @@ def deal(
         def check(answer, legal, obs):
             b, p = answer
             me = obs.seat[:, None, None]
-            bad_b = (b < -1) | (b >= obs.players) | (b == me)
-            bad = ((bad_b | (p < 0)) & legal.held).any(axis=(1, 2)) | ((b >= 0) & ~legal.held).any(axis=(1, 2))
+            bad_b = (b < -1) | (b >= obs.players) | (b == me) | (p < 0)
+            bad = np.where(legal.held, bad_b, b >= 0).reshape(obs.n, -1).any(axis=1)
             return bad, "offers only notes it holds, to another family, at a price >= 0"
 
-        decider = np.where(held.any(axis=(1, 2)), seat, -1)
+        decider = np.where(held.reshape(g, -1).any(axis=1), seat, -1)
         legal = dict(about, held=held)
         agents.ask("offer_notes", state, decider, legal, (offer_to, ask_price), check)
         buyer = np.where(held & (decider >= 0)[:, None, None], offer_to, buyer)
@@ -106,23 +106,24 @@ def deal(
     money0 = state.money.astype(np.int64)
     for seat in range(n):
         offered = buyer == seat
-        decider = np.where(offered.any(axis=(1, 2)), seat, -1)
+        decider = np.where(offered.reshape(g, -1).any(axis=1), seat, -1)
         if not (decider >= 0).any():
             continue
         answer = np.zeros((g, n, k), dtype=bool)
 
         def check(a, legal, obs):
-            over = (np.where(a, legal.price, 0).sum(axis=(1, 2))) > legal.money
-            return (a & ~legal.offered).any(axis=(1, 2)) | over, "accepts only offers made to it, within its money"
+            over = np.where(a, legal.price, 0).reshape(obs.n, -1).sum(axis=1) > legal.money
+            stray = (a & ~legal.offered).reshape(obs.n, -1).any(axis=1)
+            return stray | over, "accepts only offers made to it, within its money"
 
         legal = dict(about, offered=offered, price=price, money=money0[:, seat], holder=holder)
         agents.ask("accept_notes", state, decider, legal, (answer,), check)
         accepted |= answer & offered & (decider >= 0)[:, None, None]
     if accepted.any():
-        pay = np.where(accepted, price, 0)
-        seats = np.arange(n)
-        received = ((holder[:, :, :, None] == seats) * pay[:, :, :, None]).sum(axis=(1, 2))
-        spent = ((buyer[:, :, :, None] == seats) * pay[:, :, :, None]).sum(axis=(1, 2))
+        pay = np.where(accepted, price, 0).reshape(g, -1)
+        base = (np.arange(g) * n)[:, None]
+        received = np.bincount((base + holder.reshape(g, -1)).ravel(), pay.ravel(), g * n).reshape(g, n)
+        spent = np.bincount((base + np.maximum(buyer, 0).reshape(g, -1)).ravel(), pay.ravel(), g * n).reshape(g, n)
         state.money[...] += (received - spent).astype(state.money.dtype)
         state.note_holder[...] = np.where(accepted, buyer, holder).astype(np.int8)
         state.tally[:, TALLY["notes_sold"]] += accepted.sum(axis=(1, 2)).astype(np.int32)

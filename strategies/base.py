@@ -338,19 +338,12 @@ class Strategy:
         side (0 down, 1 up the track) of its policy among ``legal.options`` int[G', LAWS, 2] (-1: no policy), or
         law -1 to draw another (only where ``legal.can_draw``). The best law for the family and its support;
         draws again while the best is worth less than 0."""
-        n_pol = len(obs.rules.parliament.policies)
-        mine = np.stack(
-            [politics.policy_value(obs, np.full(obs.n, p))[np.arange(obs.n), obs.seat] for p in range(n_pol)], axis=1
-        )
+        mine = politics.my_policy_values(obs)  # [G', POLICIES]
         opt = legal.options
-        pol_value = np.where(
-            opt >= 0, np.take_along_axis(mine, np.maximum(opt, 0).reshape(obs.n, -1), axis=1).reshape(opt.shape), 0.0
-        )
+        flat = np.take_along_axis(mine, np.maximum(opt, 0).reshape(obs.n, -1), axis=1).reshape(opt.shape)
+        pol_value = np.where(opt >= 0, flat, 0.0)
         support = obs.rules.d.law_support[None, :]
-        n_laws = opt.shape[1]
-        law_own = np.stack(
-            [politics.law_value(obs, np.full(obs.n, i))[np.arange(obs.n), obs.seat] for i in range(n_laws)], axis=1
-        )
+        law_own = politics.my_law_values(obs)  # [G', LAWS]
         score = support[:, :, None] + pol_value + law_own[:, :, None]
         score = np.where(legal.candidates[:, :, None], score, -np.inf).reshape(obs.n, -1)
         best = score.argmax(axis=1)
@@ -427,24 +420,22 @@ class Strategy:
 
     def offer_notes(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
         """Sealed offers (D-DEALS) of the notes ``legal.held`` bool[G', N issuer, 5 kinds]: (buyer int[G', N, 5],
-        -1 none; price int[G', N, 5]). Before a vote (``legal.moment == "vote"``) a family that does not care sells
-        its own property-vote note to the family with the most at stake, for half its votes in £."""
+        -1 none; price int[G', N, 5]). Before a vote (``legal.moment == "vote"``) a family that does not care
+        sells its own property-vote note for half its votes in £: on a law to the PM, who wants it passed; on
+        Deregulation to the family with the most at stake."""
         buyer = np.full(legal.held.shape, -1, dtype=np.int64)
         price = np.zeros(legal.held.shape, dtype=np.int64)
         rows = np.arange(obs.n)
-        st = np.where(
-            legal.deregulation[:, None],
-            politics.deregulation_stakes(obs),
-            politics.stakes(obs, legal.law, legal.policy),
-        )
-        mine = st[rows, obs.seat]
-        others = np.where(np.arange(obs.players)[None, :] == obs.seat[:, None], -1.0, np.abs(st))
-        target = others.argmax(axis=1)
-        votes = (obs.rules.property.shipyard_votes * obs.shipyards + obs.rules.property.factory_votes * obs.factories)[
-            rows, obs.seat
-        ]
-        sell = (legal.moment == "vote") & (np.abs(mine) < 1) & (votes > 0) & (others.max(axis=1) >= 2)
-        sell &= legal.held[rows, obs.seat, notes.VOTES]
+        votes = politics.property_votes(obs)[rows, obs.seat]
+        sell = (legal.moment == "vote") & (votes > 0) & legal.held[rows, obs.seat, notes.VOTES]
+        if not sell.any():
+            return buyer, price
+        dereg = politics.deregulation_stakes(obs)
+        mine = np.where(legal.deregulation, dereg[rows, obs.seat], politics.my_stake(obs, legal.law, legal.policy))
+        others = np.where(np.arange(obs.players)[None, :] == obs.seat[:, None], -1.0, np.abs(dereg))
+        target = np.where(legal.deregulation, others.argmax(axis=1), obs.prime_minister)
+        sell &= (np.abs(mine) < 1) & (target >= 0) & (target != obs.seat)
+        sell &= ~legal.deregulation | (others.max(axis=1) >= 2)
         buyer[rows, obs.seat, notes.VOTES] = np.where(sell, target, -1)
         price[rows, obs.seat, notes.VOTES] = np.maximum(1, votes // 2)
         return buyer, price
@@ -453,15 +444,11 @@ class Strategy:
         """Accept offers (``legal.offered`` bool[G', N issuer, 5 kinds] at ``legal.price``; at most ``legal.money``
         in all): a vote note worth more than its price for the coming vote, a money note below what it can take."""
         rows = np.arange(obs.n)
-        st = np.where(
-            legal.deregulation[:, None],
-            politics.deregulation_stakes(obs),
-            politics.stakes(obs, legal.law, legal.policy),
-        )
-        stake = np.abs(st[rows, obs.seat])
-        votes = obs.rules.property.shipyard_votes * obs.shipyards + obs.rules.property.factory_votes * obs.factories
+        dereg = politics.deregulation_stakes(obs)[rows, obs.seat]
+        stake = np.abs(np.where(legal.deregulation, dereg, politics.my_stake(obs, legal.law, legal.policy)))
         worth = np.zeros(legal.offered.shape)
-        worth[:, :, notes.VOTES] = np.where(legal.moment[:, None] == "vote", np.minimum(votes, stake[:, None]), 0)
+        at_vote = (legal.moment == "vote")[:, None]
+        worth[:, :, notes.VOTES] = np.where(at_vote, np.minimum(politics.property_votes(obs), stake[:, None]), 0)
         worth[:, :, notes.MONEY] = np.minimum(obs.rules.notes.money_max, obs.money)
         take = legal.offered & (worth > legal.price)
         cost = np.where(take, legal.price, 0).reshape(obs.n, -1)

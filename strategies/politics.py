@@ -22,10 +22,22 @@ def in_force(obs, name: str) -> np.ndarray:
     return (obs.law_pile == laws.IN_FORCE) @ col
 
 
+def _cached(obs, key: str, make):
+    """A value derived from ``obs`` computed once per decision (kept on the observation)."""
+    store = obs.__dict__.setdefault("_politics", {})
+    if key not in store:
+        store[key] = make()
+    return store[key]
+
+
 def assets(obs) -> np.ndarray:
     """int[G', N, 4] assets per family in rules.ASSETS order (shares count the chair)."""
-    shares = obs.shares + (obs.office[:, L.CHAIRMAN][:, None] == np.arange(obs.players)[None, :])
-    return np.stack([obs.luxuries, shares, obs.shipyards, obs.factories], axis=2)
+
+    def make():
+        shares = obs.shares + (obs.office[:, L.CHAIRMAN][:, None] == np.arange(obs.players)[None, :])
+        return np.stack([obs.luxuries, shares, obs.shipyards, obs.factories], axis=2)
+
+    return _cached(obs, "assets", make)
 
 
 def influence(obs, ladder: np.ndarray | None = None) -> np.ndarray:
@@ -37,20 +49,70 @@ def influence(obs, ladder: np.ndarray | None = None) -> np.ndarray:
     return e.influence_pm * pm + e.influence_wreath * obs.wreaths + e.influence_trophy * obs.trophies + ladder_points
 
 
+def my_policy_values(obs) -> np.ndarray:
+    """float[G', POLICIES]: what applying each policy of the track is worth to the deciding family (D-POLICY)."""
+    r = obs.rules
+    d = r.d
+    rows = np.arange(obs.n)
+    have = assets(obs)[rows, obs.seat].astype(float)  # [G', 4]
+    repealed = in_force(obs, "no_wealth_tax") > 0
+    wealth = np.where(repealed, 0, obs.wealth[rows, obs.seat])[:, None] * d.policy_wealth[None, :]
+    tax = -r.parliament.tax * (have[:, d.policy_asset] + wealth)
+    bonus = r.parliament.bonus * have[:, d.policy_asset]
+    gain = np.stack(
+        [(have * (laws.powered(obs.ladder, np.full(obs.n, a)) - obs.ladder)).sum(axis=1) for a in range(4)], axis=1
+    )
+    power = INFLUENCE_VALUE * gain[:, d.policy_asset]
+    kind = d.policy_kind[None, :]
+    return np.where(kind == laws.TAX, tax, np.where(kind == laws.BONUS, bonus, power))
+
+
 def policy_value(obs, policy: np.ndarray) -> np.ndarray:
-    """float[G', N]: what applying ``policy[G']`` (-1 none) is worth to each family (D-POLICY)."""
+    """float[G', N]: what applying ``policy[G']`` (-1 none) is worth to each family (one policy per game; the
+    same values as ``policy_values``)."""
     r = obs.rules
     d = r.d
     p = np.maximum(policy, 0)
     kind, asset = d.policy_kind[p], d.policy_asset[p]
-    held = np.take_along_axis(assets(obs), asset[:, None, None], axis=2)[:, :, 0].astype(float)
+    have = assets(obs)
+    held = np.take_along_axis(have, asset[:, None, None], axis=2)[:, :, 0].astype(float)
     wealth = (d.policy_wealth[p] & (in_force(obs, "no_wealth_tax") == 0))[:, None] * obs.wealth
     tax = -r.parliament.tax * (held + wealth)
     bonus = r.parliament.bonus * held
-    after = laws.powered(obs.ladder, asset)
-    power = INFLUENCE_VALUE * (influence(obs, after) - influence(obs))
+    power = INFLUENCE_VALUE * (have * (laws.powered(obs.ladder, asset) - obs.ladder)[:, None, :]).sum(axis=2)
     value = np.where((kind == laws.TAX)[:, None], tax, np.where((kind == laws.BONUS)[:, None], bonus, power))
     return np.where((policy >= 0)[:, None], value, 0.0)
+
+
+def _valued_effects(rules) -> list[tuple[int, str, int, int]]:
+    """(law, effect, amount, asset index) of the once-only effects ``law_value`` counts: money per asset, share VP."""
+    out = []
+    for i, spec in enumerate(rules.parliament.laws):
+        for eff in spec.on_pass:
+            if eff.effect == "money_per_asset":
+                out.append((i, eff.effect, eff.amount, laws.ASSET_INDEX[eff.asset]))
+            elif eff.effect == "share_vp":
+                out.append((i, eff.effect, eff.amount, laws.SHARES))
+    return out
+
+
+def my_stake(obs, law: np.ndarray, policy: np.ndarray) -> np.ndarray:
+    """float[G']: the deciding family's ``stakes`` (computed for it alone)."""
+    r = obs.rules
+    d = r.d
+    rows = np.arange(obs.n)
+    p = np.maximum(policy, 0)
+    kind, asset = d.policy_kind[p], d.policy_asset[p]
+    have = assets(obs)[rows, obs.seat]  # [G', 4]
+    held = have[rows, asset].astype(float)
+    wealth = (d.policy_wealth[p] & (in_force(obs, "no_wealth_tax") == 0)) * obs.wealth[rows, obs.seat]
+    power = INFLUENCE_VALUE * (have * (laws.powered(obs.ladder, asset) - obs.ladder)).sum(axis=1)
+    value = np.where(kind == laws.TAX, -r.parliament.tax * (held + wealth), 0.0)
+    value = np.where(kind == laws.BONUS, r.parliament.bonus * held, np.where(kind == laws.POWER, power, value))
+    value = np.where(policy >= 0, value, 0.0) + my_law_values(obs)[rows, np.maximum(law, 0)] * (law >= 0)
+    e = r.end
+    pm = obs.prime_minister == obs.seat
+    return value + pm * (e.influence_wreath + e.influence_pm) * INFLUENCE_VALUE * (law >= 0)
 
 
 def law_value(obs, law: np.ndarray) -> np.ndarray:
@@ -58,15 +120,20 @@ def law_value(obs, law: np.ndarray) -> np.ndarray:
     per asset and Company share VP (other effects are valued 0)."""
     out = np.zeros((obs.n, obs.players))
     have = assets(obs)
-    for i, spec in enumerate(obs.rules.parliament.laws):
+    for i, effect, amount, asset in _valued_effects(obs.rules):
         rows = law == i
-        if not rows.any():
-            continue
-        for eff in spec.on_pass:
-            if eff.effect == "money_per_asset":
-                out[rows] += eff.amount * have[rows, :, laws.ASSET_INDEX[eff.asset]]
-            elif eff.effect == "share_vp":
-                out[rows] += SHARE_VP_VALUE * eff.amount * have[rows, :, laws.SHARES]
+        if rows.any():
+            worth = amount * (SHARE_VP_VALUE if effect == "share_vp" else 1.0)
+            out[rows] += worth * have[rows, :, asset]
+    return out
+
+
+def my_law_values(obs) -> np.ndarray:
+    """float[G', LAWS]: ``law_value`` of every law for the deciding family."""
+    out = np.zeros((obs.n, len(obs.rules.d.law_names)))
+    mine = assets(obs)[np.arange(obs.n), obs.seat]
+    for i, effect, amount, asset in _valued_effects(obs.rules):
+        out[:, i] += amount * (SHARE_VP_VALUE if effect == "share_vp" else 1.0) * mine[:, asset]
     return out
 
 

@@ -507,6 +507,7 @@ class Derived:
     law_discards: np.ndarray  # bool[LAWS, LAWS] passing row discards column from force
     law_dereg_discard: np.ndarray  # bool[LAWS]
     law_impeach: np.ndarray  # bool[LAWS] the PM names an officeholder before the vote
+    law_options: np.ndarray  # int[POLICIES, LAWS, 2] nearest matching policy down/up the track from each position
     ladder0: np.ndarray  # int[4] influence per asset at the start (ASSETS order)
 
 
@@ -604,6 +605,15 @@ def _derive_politics(r: Rules) -> dict:
         elif law.policy:
             match[i] = asset == ASSETS.index(law.policy)
     mods = np.array([[law.modifiers.get(m, 0) for m in MODIFIERS] for law in laws], dtype=np.int64)
+    # nearest policy of each law's type stepping down / up the cycle from each position (L224), not counting
+    # the position itself until a full turn; -1 where the law names none
+    n_pol = len(pa.policies)
+    options = np.full((n_pol, len(laws), 2), -1, dtype=np.int64)
+    for pos in range(n_pol):
+        for i in range(len(laws)):
+            for col, sign in ((0, -1), (1, 1)):
+                hits = [(pos + sign * k) % n_pol for k in range(1, n_pol + 1) if match[i, (pos + sign * k) % n_pol]]
+                options[pos, i, col] = hits[0] if hits else -1
     discards = np.array([[other in law.discards for other in names] for law in laws], dtype=bool)
     return {
         "policy_kind": _frozen(kind),
@@ -623,4 +633,5 @@ def _derive_politics(r: Rules) -> dict:
         "law_dereg_discard": _frozen(np.array([law.deregulation_discard for law in laws], dtype=bool)),
         "law_impeach": _frozen(np.array([any(e.effect == "impeach" for e in law.on_pass) for law in laws], dtype=bool)),
         "ladder0": _frozen(np.array([r.end.influence_ladder[a] for a in ASSETS], dtype=np.int64)),
+        "law_options": _frozen(options),
     }
