@@ -122,7 +122,8 @@ def deal(
     if accepted.any():
         pay = np.where(accepted, price, 0).reshape(g, -1)
         base = (np.arange(g) * n)[:, None]
-        received = np.bincount((base + holder.reshape(g, -1)).ravel(), pay.ravel(), g * n).reshape(g, n)
+        seller = np.maximum(holder, 0).reshape(g, -1)  # a spent note (-1) is never sold: its pay is 0
+        received = np.bincount((base + seller).ravel(), pay.ravel(), g * n).reshape(g, n)
         spent = np.bincount((base + np.maximum(buyer, 0).reshape(g, -1)).ravel(), pay.ravel(), g * n).reshape(g, n)
         state.money[...] += (received - spent).astype(state.money.dtype)
         state.note_holder[...] = np.where(accepted, buyer, holder).astype(np.int8)

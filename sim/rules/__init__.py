@@ -398,7 +398,7 @@ class Rules:
     # ------------------------------------------------------------------ phase 9, 11 and notes (issue 9)
     def _validate_politics(self, fail) -> None:
         """R-NOTE, R-PARLIAMENT, D-LAWS, R-DEREGULATION cross-checks (names from ``sim.laws``)."""
-        from ..laws import EFFECTS, MODIFIERS  # late imports: these modules import the rules
+        from ..laws import EFFECTS, MODIFIERS, POLICY_KINDS  # late imports: these modules import the rules
         from ..notes import NOTE_BONUS_FLOWS, NOTE_KINDS
 
         nt = self.notes
@@ -416,15 +416,13 @@ class Rules:
         if not pa.laws:
             fail("parliament.laws", "needs at least one law")
         names = [law.name for law in pa.laws]
-        kinds = {p.kind for p in pa.policies}
-        assets = {p.asset for p in pa.policies}
         actions = set(L.ACTION_NAMES) - {"pass"}
         for i, law in enumerate(pa.laws):
             where = f"parliament.laws[{i}]"
             if names.count(law.name) > 1:
                 fail(f"{where}.name", f"duplicate law {law.name!r}")
-            if law.policy and law.policy not in kinds | assets:
-                fail(f"{where}.policy", f"{law.policy!r} is neither a policy kind nor an asset of the track")
+            if law.policy and law.policy not in set(POLICY_KINDS) | set(ASSETS):
+                fail(f"{where}.policy", f"{law.policy!r} is neither a policy kind nor an asset")
             for key, effects in (("on_pass", law.on_pass), ("on_fail", law.on_fail)):
                 for j, eff in enumerate(effects):
                     if eff.effect not in EFFECTS:
