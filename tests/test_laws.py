@@ -465,6 +465,8 @@ def test_enact_lasting_and_passing_dilemmas():
 
 def test_every_default_law_has_a_test():
     names = set(blank(1, 4)[0].d.law_names)
-    src = open(__file__).read() + open(__file__.replace("test_laws", "test_parliament")).read()
-    src += open(__file__.replace("test_laws", "test_governor_general")).read()
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    src = "".join((here / f"test_{m}.py").read_text() for m in ("laws", "parliament", "governor_general"))
     assert {n for n in names if f'"{n}"' not in src} == set()

@@ -413,7 +413,7 @@ def test_the_first_draw_shuffles_the_deck_with_the_engines_dice():
     strat = Scripted(table_law=table_first(), vote=votes({0: (1, 0)}))
     run_parliament(r, s, strat, d)
     assert d.rolls("uniform") == [n, n]
-    drawn = [laws.DECK != s.law_pile[g] for g in range(2)]
+    drawn = [s.law_pile[g] != laws.DECK for g in range(2)]
     assert drawn[0][n - 1] and drawn[1][0]  # each game drew the law its shuffle put on top
 
 
