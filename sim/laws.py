@@ -88,6 +88,7 @@ EFFECTS = (
     "war_losses",  # the PM removes amount ships and amount officers/regiments (War Against France! passed)
 )
 
+_BIG = np.int64(1) << 62
 COMMANDER_OFFICE0 = 100  # ``office`` passed to the appoint decision for the commander of army a (Military Oversight)
 
 
@@ -178,7 +179,7 @@ def powered(ladder: np.ndarray, asset: np.ndarray) -> np.ndarray:
     a = np.asarray(asset, dtype=np.int64)
     v = lad[g, a]
     higher = lad > v[:, None]
-    nxt = np.where(higher, lad, np.iinfo(np.int64).max).min(axis=1)
+    nxt = np.where(higher, lad, _BIG).min(axis=1)
     target = (higher & (lad == nxt[:, None])).argmax(axis=1)
     go = np.flatnonzero(higher.any(axis=1))
     out = lad.copy()

@@ -366,8 +366,13 @@ class Strategy:
         vote (every family's property votes on the side of its stake) goes the wrong way, and no more than the
         stake is worth."""
         me = np.arange(obs.n), obs.seat
-        law_stakes = politics.stakes(obs, legal.law, legal.policy)
-        all_stakes = np.where(legal.deregulation[:, None], politics.deregulation_stakes(obs), law_stakes)
+        if legal.deregulation.all():
+            all_stakes = politics.deregulation_stakes(obs)
+        elif not legal.deregulation.any():
+            all_stakes = politics.stakes(obs, legal.law, legal.policy)
+        else:
+            law_stakes = politics.stakes(obs, legal.law, legal.policy)
+            all_stakes = np.where(legal.deregulation[:, None], politics.deregulation_stakes(obs), law_stakes)
         stake = all_stakes[me]
         is_pm = legal.prime_minister == obs.seat
         side = np.where(stake >= 1, 1, np.where(stake <= -1, -1, 0))
@@ -430,12 +435,19 @@ class Strategy:
         sell = (legal.moment == "vote") & (votes > 0) & legal.held[rows, obs.seat, notes.VOTES]
         if not sell.any():
             return buyer, price
-        dereg = politics.deregulation_stakes(obs)
-        mine = np.where(legal.deregulation, dereg[rows, obs.seat], politics.my_stake(obs, legal.law, legal.policy))
-        others = np.where(np.arange(obs.players)[None, :] == obs.seat[:, None], -1.0, np.abs(dereg))
-        target = np.where(legal.deregulation, others.argmax(axis=1), obs.prime_minister)
-        sell &= (np.abs(mine) < 1) & (target >= 0) & (target != obs.seat)
-        sell &= ~legal.deregulation | (others.max(axis=1) >= 2)
+        if legal.deregulation.any():
+            dereg = politics.deregulation_stakes(obs)
+            others = np.where(np.arange(obs.players)[None, :] == obs.seat[:, None], -1.0, np.abs(dereg))
+            mine, target, keen = dereg[rows, obs.seat], others.argmax(axis=1), others.max(axis=1) >= 2
+        if not legal.deregulation.all():
+            law_mine = politics.my_stake(obs, legal.law, legal.policy)
+            if legal.deregulation.any():
+                mine = np.where(legal.deregulation, mine, law_mine)
+                target = np.where(legal.deregulation, target, obs.prime_minister)
+                keen |= ~legal.deregulation
+            else:
+                mine, target, keen = law_mine, obs.prime_minister, True
+        sell &= (np.abs(mine) < 1) & (target >= 0) & (target != obs.seat) & keen
         buyer[rows, obs.seat, notes.VOTES] = np.where(sell, target, -1)
         price[rows, obs.seat, notes.VOTES] = np.maximum(1, votes // 2)
         return buyer, price

@@ -606,7 +606,7 @@ def _derive_politics(r: Rules) -> dict:
     # nearest policy of each law's type stepping down / up the cycle from each position (L224), not counting
     # the position itself until a full turn; -1 where the law names none
     n_pol = len(pa.policies)
-    options = np.full((n_pol, len(laws), 2), -1, dtype=np.int64)
+    options = np.full((n_pol, len(laws), 2), -1, dtype=np.int16)
     for pos in range(n_pol):
         for i in range(len(laws)):
             for col, sign in ((0, -1), (1, 1)):
