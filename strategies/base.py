@@ -339,9 +339,10 @@ class Strategy:
         law -1 to draw another (only where ``legal.can_draw``). The best law for the family and its support;
         draws again while the best is worth less than 0."""
         mine = politics.my_policy_values(obs)  # [G', POLICIES]
+        mine = np.concatenate([mine, np.zeros((obs.n, 1))], axis=1)  # option -1 (no policy) is worth 0
         opt = legal.options
-        flat = np.take_along_axis(mine, np.maximum(opt, 0).reshape(obs.n, -1), axis=1).reshape(opt.shape)
-        pol_value = np.where(opt >= 0, flat, 0.0)
+        idx = np.where(opt >= 0, opt, mine.shape[1] - 1).reshape(obs.n, -1)
+        pol_value = np.take_along_axis(mine, idx, axis=1).reshape(opt.shape)
         support = obs.rules.d.law_support[None, :]
         law_own = politics.my_law_values(obs)  # [G', LAWS]
         score = support[:, :, None] + pol_value + law_own[:, :, None]

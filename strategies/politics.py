@@ -40,12 +40,18 @@ def assets(obs) -> np.ndarray:
     return _cached(obs, "assets", make)
 
 
+def weigh(have: np.ndarray, per_asset: np.ndarray) -> np.ndarray:
+    """[G', N]: sum over the 4 assets of ``have[G', N, 4] * per_asset[G', 4]`` (explicit adds: a reduction over
+    the tiny trailing axis is several times slower)."""
+    return sum(have[:, :, a] * per_asset[:, a, None] for a in range(have.shape[2]))
+
+
 def influence(obs, ladder: np.ndarray | None = None) -> np.ndarray:
     """int[G', N] influence as the end of the game counts it (L258), with ``ladder`` (default the game's)."""
     e = obs.rules.end
     lad = obs.ladder if ladder is None else ladder
     pm = obs.prime_minister[:, None] == np.arange(obs.players)[None, :]
-    ladder_points = (assets(obs) * lad[:, None, :]).sum(axis=2)
+    ladder_points = weigh(assets(obs), lad)
     return e.influence_pm * pm + e.influence_wreath * obs.wreaths + e.influence_trophy * obs.trophies + ladder_points
 
 
@@ -59,9 +65,8 @@ def my_policy_values(obs) -> np.ndarray:
     wealth = np.where(repealed, 0, obs.wealth[rows, obs.seat])[:, None] * d.policy_wealth[None, :]
     tax = -r.parliament.tax * (have[:, d.policy_asset] + wealth)
     bonus = r.parliament.bonus * have[:, d.policy_asset]
-    gain = np.stack(
-        [(have * (laws.powered(obs.ladder, np.full(obs.n, a)) - obs.ladder)).sum(axis=1) for a in range(4)], axis=1
-    )
+    gain = np.stack([weigh(have[:, None, :], laws.powered(obs.ladder, np.full(obs.n, a)) - obs.ladder)[:, 0]
+                     for a in range(4)], axis=1)  # fmt: skip
     power = INFLUENCE_VALUE * gain[:, d.policy_asset]
     kind = d.policy_kind[None, :]
     return np.where(kind == laws.TAX, tax, np.where(kind == laws.BONUS, bonus, power))
@@ -79,7 +84,7 @@ def policy_value(obs, policy: np.ndarray) -> np.ndarray:
     wealth = (d.policy_wealth[p] & (in_force(obs, "no_wealth_tax") == 0))[:, None] * obs.wealth
     tax = -r.parliament.tax * (held + wealth)
     bonus = r.parliament.bonus * held
-    power = INFLUENCE_VALUE * (have * (laws.powered(obs.ladder, asset) - obs.ladder)[:, None, :]).sum(axis=2)
+    power = INFLUENCE_VALUE * weigh(have, laws.powered(obs.ladder, asset) - obs.ladder)
     value = np.where((kind == laws.TAX)[:, None], tax, np.where((kind == laws.BONUS)[:, None], bonus, power))
     return np.where((policy >= 0)[:, None], value, 0.0)
 
@@ -158,7 +163,8 @@ def expected_net(obs, stake: np.ndarray, support: np.ndarray, pm_for: np.ndarray
     side = np.where(stake >= 1, 1, np.where(stake <= -1, -1, 0))
     pm = obs.prime_minister[:, None] == np.arange(obs.players)[None, :]
     side = np.where(pm & pm_for[:, None], 1, side)
-    return support + (side * property_votes(obs)).sum(axis=1)
+    cast = side * property_votes(obs)
+    return support + sum(cast[:, i] for i in range(obs.players))
 
 
 def company_in_danger(obs) -> np.ndarray:

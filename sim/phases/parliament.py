@@ -239,7 +239,8 @@ def hold_vote(
     bought = np.where(side != 0, bought, 0)
     use &= (side != 0)[:, :, None] & rows[:, None, None]
     taken = use.any(axis=1)  # [G, issuer]: his property votes were used by a holder
-    total = np.where(taken, 0, prop) + (use * prop[:, None, :]).sum(axis=2) + bought
+    via_notes = sum(use[:, :, i] * prop[:, i, None] for i in range(n))  # explicit adds: a tiny trailing axis
+    total = np.where(taken, 0, prop) + via_notes + bought
     total = np.where(side != 0, total, 0)
     votes_for = np.where(side > 0, total, 0)
     against = np.where(side < 0, total, 0)
