@@ -121,3 +121,23 @@ def test_frames_hold_the_invariants():
     assert (seat_rounds["money"] >= 0).all()
     assert games.height == 1000 and seats.height == 5000
     assert (games["winner_seat"] >= 0).all()
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"deregulation.forced_round": 2, "notes.after_use": "spent", "parliament.no_opposition": "old_pm_picks"},
+        {
+            "parliament.unpaid_tax": "forgiven",
+            "deregulation.pm_wreath": "always",
+            "governor_general.company_income": 3,
+            "notes.deal_moments": ["vote"],
+            "parliament.pm_votes": "free",
+        },
+    ],
+)
+def test_invariants_politics_keys(overrides):
+    """Issue 9's keys switched away from their defaults keep every invariant (random play exercises every path)."""
+    rules = Rules.default(5).with_overrides(overrides)
+    for strategy in ("random", "balanced"):
+        play_checked(rules, strategy, 400, seed=21)
