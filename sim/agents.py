@@ -34,7 +34,8 @@ PUBLIC = frozenset(
     trophies wreaths positions last_action prime_minister exchange office stress last_chair governor commander
     stability loans balance treasury share_vp royal_protection china_open deregulated regiments half_ships ships
     yard_ships owner strength unrest looted capital order_open order_filled taxed tally
-    yard_damaged used_officers used_regiments elephant_at elephant_facing event_next""".split()
+    yard_damaged used_officers used_regiments elephant_at elephant_facing event_next
+    policy ladder law_pile note_holder dereg_round""".split()  # issue 9 (law_rank, the deck's order, is hidden)
 )
 
 

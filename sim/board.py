@@ -93,11 +93,13 @@ def _reachable_iterative(rules: Rules, usable: np.ndarray) -> np.ndarray:
 
 def committee_vacancies(state: State, rules: Rules) -> np.ndarray:
     """int[G] vacant committee-head offices (phase 2 extra clerk); closed China/GG offices do not count."""
+    from . import laws  # late import: laws imports this module
+
     heads = rules.d.committee_heads
     vacant = (state.office < 0) & heads[None, :]
     exists = np.ones_like(vacant)
     exists[:, L.CHINA] = state.china_open
-    exists[:, L.GOVERNOR_GENERAL] = False  # the office exists only once its law passes (phase 9)
+    exists[:, L.GOVERNOR_GENERAL] = laws.flag(state, rules, "governor_general")  # once its law is in force
     return (vacant & exists).sum(axis=1)
 
 

@@ -11,6 +11,7 @@ from . import layout as L
 from .agents import Agents
 from .dice import Dice, Streams
 from .phases import ROUND
+from .phases.deregulation import start_of_round
 from .phases.end import end_game
 from .phases.setup import setup
 from .results import BatchRows, Recorder, Results
@@ -82,6 +83,7 @@ def play_batch(
         if not played.any():
             break
         begin_round(state)
+        start_of_round(state, rules)  # deregulation.forced_round (issue 9)
         for _, _, phase, _ in ROUND:
             phase(state, rules, dice, agents)
         recorder.round(state, rnd, played)

@@ -289,6 +289,15 @@ def settle_damage(yard_ships: np.ndarray, yard_damaged: np.ndarray) -> None:
     yard_damaged += np.clip(excess[:, :, None] - before, 0, room).astype(yard_damaged.dtype)
 
 
+def clamp_to_holdings(state: State) -> None:
+    """After ships or troops leave outside phase 8's own accounting (a shipyard taxed away, War Against France!'s
+    losses), damage and "used this round" marks never exceed what remains: a lost yard ship is a damaged one first,
+    a lost officer or regiment a used one first."""
+    np.minimum(state.yard_damaged, state.yard_ships, out=state.yard_damaged)
+    np.minimum(state.used_officers, state.officers, out=state.used_officers)
+    np.minimum(state.used_regiments, state.regiments, out=state.used_regiments)
+
+
 # ---------------------------------------------------------------------------------------------- deployments
 def record_deployment(state: State, rows: np.ndarray, army: int, officers: np.ndarray, regiments: np.ndarray) -> None:
     """Troops that deployed this round (phase 6) are used: they cannot defend in phase 8 (R-INDIA, L211). Only

@@ -14,6 +14,7 @@ import polars as pl
 from . import layout as L
 from .board import board_votes, seat_counts
 from .capital import LEFTOVER_CASES
+from .laws import DEREGULATION, DEREGULATION_BY, IN_FORCE
 from .rules import Rules
 from .state import TALLIES, TALLY, State
 
@@ -55,6 +56,9 @@ class Recorder:
             "vacant_offices": (s.office[:, : L.CHINA] < 0).sum(axis=1),
             "china_open": s.china_open,
             "crashed": s.crashed,
+            "prime_minister": s.prime_minister,  # issue 9: politics at the end of the round
+            "policy": s.policy,
+            "laws_in_force": (s.law_pile == IN_FORCE).sum(axis=1).astype(np.int8),
         }
         for name in TALLIES:
             row[name] = s.tally[:, TALLY[name]]
@@ -102,6 +106,9 @@ class Recorder:
             "loans": s.loans,
             "balance": s.balance,
             "share_vp": s.share_vp,
+            "policy": s.policy,  # issue 9
+            "laws_in_force": (s.law_pile == IN_FORCE).sum(axis=1).astype(np.int8),
+            "deregulation_round": s.dereg_round,  # 0 -> null
             "company_regions": (s.owner >= 0).sum(axis=1),
             "company_region_names": company_region_names(self.rules, s.owner),  # phase 8 (issue 8)
             "open_orders": s.order_open.sum(axis=1),
@@ -142,6 +149,7 @@ class Recorder:
                 "factories": s.factories.ravel(),
                 "retired": s.retired.sum(axis=2).ravel(),
                 "prime_minister": (s.prime_minister[:, None] == np.arange(n)).ravel(),
+                "wreaths": s.wreaths.ravel(),  # issue 9
             }
         )
         return BatchRows(games, seats, _concat(self.rounds), _concat(self.seat_rounds))
@@ -190,7 +198,14 @@ class Results:
             if name == "games" and df.height:  # blame codes -1..5 -> situation names, null without a crash
                 codes = list(range(-1, len(L.BLAME_NAMES)))
                 df = df.with_columns(
-                    pl.col("blame").replace_strict(codes, [None, *L.BLAME_NAMES], return_dtype=pl.Utf8)
+                    pl.col("blame").replace_strict(codes, [None, *L.BLAME_NAMES], return_dtype=pl.Utf8),
+                    pl.when(pl.col("deregulation_round") > 0).then(pl.col("deregulation_round")),  # issue 9
+                )
+            if name == "rounds" and df.height:  # issue 9: codes -> names, a flag -> bool
+                df = df.with_columns(
+                    pl.col("deregulation").replace_strict(list(range(len(DEREGULATION))), list(DEREGULATION)),
+                    pl.col("deregulation_by").replace_strict(list(range(len(DEREGULATION_BY))), list(DEREGULATION_BY)),
+                    pl.col("pm_changed").cast(pl.Boolean),
                 )
             frames[name] = df.sort(keys) if df.height else df
         return cls(meta=meta, **frames)

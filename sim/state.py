@@ -45,6 +45,14 @@ FLOWS = (
     "company_costs",  # - phase 7 upkeep of ships, regiments, officers and loan interest
     "retirement",  # - honourable retirements bought
     "windfall",  # + phase 8 Windfall events, 1 £ per clerk in the area (issue 8)
+    # politics (issue 9): phase 9 policies and laws, votes, the Governor-General
+    "policy_tax",  # - D-POLICY taxes paid by families
+    "policy_bonus",  # + D-POLICY bonuses paid to families
+    "votes",  # - £ spent on votes in phases 9 and 11
+    "law_payments",  # + paid to families by laws (Calico Acts' 2 £ per factory, Inclosure Acts' retiree income)
+    "company_levy",  # - Calico Acts: the Company loses 1 £ per 7 £ of balance at the start of phase 7
+    "governor_general",  # + the Governor-General's family income on a successful govern action
+    "governor_general_company",  # + the Company's income per region under a Governor-General (2e; default 0)
 )
 FLOW = {name: i for i, name in enumerate(FLOWS)}
 
@@ -87,6 +95,19 @@ TALLIES = (
     "ships_sunk",
     "orders_closed",  # by events, rebellions, invasions and lost regions
     "orders_reopened",  # by Peace
+    # politics (issue 9)
+    "laws_tabled",
+    "laws_passed",
+    "pm_changed",  # 1 when the Prime Minister changed hands in phase 9
+    "taxes_paid",  # £ of policy taxes paid
+    "bonuses_paid",  # £ of policy bonuses paid
+    "assets_taxed_away",  # assets lost to unpaid policy taxes (D-POLICY lose_assets)
+    "votes_bought",  # votes bought with £ in phases 9 and 11
+    "deregulation",  # 0 none, 1 passed, 2 rejected (laws.DEREGULATION)
+    "deregulation_by",  # who tabled it: 0 none, 1 the PM, 2 the public, 3 deregulation.forced_round
+    "loans_written_off",
+    "notes_sold",
+    "notes_used",
 )
 TALLY = {name: i for i, name in enumerate(TALLIES)}
 
@@ -156,6 +177,13 @@ class State:
     event_stack: np.ndarray  # int8[G,K] hidden order of the event tiles (indices into rules.map.events)
     event_cursor: np.ndarray  # int8[G] position of the next tile in event_stack; -1 = not shuffled yet
     event_next: np.ndarray  # int8[G] region on the back of the next tile (public); -1 before the first shuffle
+    # ------------------------------------------------------------------- politics (phases 9, 11, notes; issue 9)
+    policy: np.ndarray  # int8[G] policy track position 0..POLICIES-1 (R-PARLIAMENT, L224)
+    ladder: np.ndarray  # int8[G,4] influence per asset on the ladder, order rules.ASSETS (lux, shares, yards, fact.)
+    law_pile: np.ndarray  # int8[G,LAWS] where each law is: laws.DECK, DISCARD, IN_FORCE, or DRAWN (this phase)
+    law_rank: np.ndarray  # float64[G,LAWS] hidden deck order (lowest is drawn next), -1 before the first shuffle
+    note_holder: np.ndarray  # int8[G,N,5] seat holding issuer i's promissory note of kind k (i itself: not out)
+    dereg_round: np.ndarray  # int8[G] round Deregulation passed (phase 11 or forced_round), 0 never
     # ------------------------------------------------------------------------------------------- accounting
     ledger: np.ndarray  # int32[G,len(FLOWS)] money in (+) and out (-) of the game by flow
     tally: np.ndarray  # int32[G,len(TALLIES)] this round's counters
@@ -282,6 +310,12 @@ def new_state(rules: Rules, game_ids: np.ndarray) -> State:
         event_stack=np.tile(np.arange(len(d.tile_kind), dtype=np.int8), (g, 1)),
         event_cursor=full(-1),
         event_next=full(-1),
+        policy=full(rules.parliament.policy_start),
+        ladder=np.tile(rules.d.ladder0, (g, 1)).astype(np.int8),
+        law_pile=z(len(rules.parliament.laws), dtype=np.int8),
+        law_rank=full(-1.0, len(rules.parliament.laws), dtype=np.float64),
+        note_holder=np.tile(np.arange(n, dtype=np.int8)[None, :, None], (g, 1, len(rules.notes.kinds))),
+        dereg_round=z(dtype=np.int8),
         ledger=_start_ledger(rules, g),
         tally=z(len(TALLIES)),
         bid_total=z(n),

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim import laws, notes
 from sim import layout as L
 from sim.agents import Observation
 from sim.board import company_ships, reachable, regions_outside_home
 from sim.phases.india import minimal_defence
 
+from . import politics
 from .registry import register
 
 # Lot values for bidding (£-like points) by what a lot holds.
@@ -205,13 +207,15 @@ class Strategy:
 
     # ------------------------------------------------------------------------------ phase 6 Shipping Manager
     def buy_ships(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(leased[G', P], company[G', P], yard[G', N, P]) ships bought per sea; spends down below 3 £."""
+        """(leased[G', P], company[G', P], yard[G', N, P]) ships bought per sea (``legal.money``, ``legal.free_yards``
+        int[G', N], ``legal.yard_cost`` int[G'] £ per yard ship); spends down below 3 £."""
         sh = obs.rules.shipping
         money = legal.money.astype(np.int64)
         free = legal.free_yards.astype(np.int64)
         total_free = free.sum(axis=1)
-        n_yard = np.minimum(total_free, money // sh.yard_cost)
-        rest = money - sh.yard_cost * n_yard
+        yard_cost = np.maximum(legal.yard_cost, 1)  # per game (Ship Subsidy); a free yard ship: at most money
+        n_yard = np.minimum(total_free, money // yard_cost)
+        rest = money - legal.yard_cost * n_yard
         n_company = np.where(n_yard == total_free, rest // sh.company_cost, 0)
         rest -= sh.company_cost * n_company
         n_leased = np.where(rest >= sh.must_buy_from, -(-(rest - (sh.must_buy_from - 1)) // sh.leased_cost), 0)
@@ -337,6 +341,203 @@ class Strategy:
         """Honourable retirement tier for a retiring relative (``legal.affordable`` bool[G', T]), -1 unpaid."""
         tiers = np.arange(legal.affordable.shape[1])
         return np.where(legal.affordable, tiers[None, :], -1).max(axis=1)
+
+    # ------------------------------------------------ politics: phases 9 and 11, notes, the Governor-General (issue 9)
+    def table_law(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
+        """The PM tables a law: (law int[G'], side int[G']): one of ``legal.candidates`` bool[G', LAWS] with the
+        side (0 down, 1 up the track) of its policy among ``legal.options`` int[G', LAWS, 2] (-1: no policy), or
+        law -1 to draw another (only where ``legal.can_draw``). The best law for the family and its support;
+        draws again while the best is worth less than 0."""
+        mine = politics.my_policy_values(obs)  # [G', POLICIES]
+        mine = np.concatenate([mine, np.zeros((obs.n, 1))], axis=1)  # option -1 (no policy) is worth 0
+        opt = legal.options
+        idx = np.where(opt >= 0, opt, mine.shape[1] - 1).reshape(obs.n, -1)
+        pol_value = np.take_along_axis(mine, idx, axis=1).reshape(opt.shape)
+        support = obs.rules.d.law_support[None, :]
+        law_own = politics.my_law_values(obs)  # [G', LAWS]
+        score = support[:, :, None] + pol_value + law_own[:, :, None]
+        score = np.where(legal.candidates[:, :, None], score, -np.inf).reshape(obs.n, -1)
+        best = score.argmax(axis=1)
+        law, side = best // 2, best % 2
+        draw = legal.can_draw & (score.max(axis=1) < 0)
+        return np.where(draw, -1, law), side
+
+    def impeach(self, obs: Observation, legal) -> np.ndarray:
+        """Public Demands Impeachment!: the office (``legal.held`` bool[G', OFFICES]) whose holder the PM names:
+        one held by the most influential other family."""
+        infl = politics.influence(obs).astype(float)
+        holder = np.maximum(obs.office, 0)
+        score = np.take_along_axis(infl, holder, axis=1) - 1000.0 * (obs.office == obs.seat[:, None])
+        return pick_best(score, legal.held)
+
+    def vote(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(side int[G'] +1/0/-1, votes bought int[G'], notes bool[G', N] of kind 4 to use) on the tabled law
+        (``legal.law``, ``legal.policy``, ``legal.support``) or on Deregulation (``legal.deregulation``); the PM
+        votes for where ``legal.must_for``. For what pays, against what costs; buys votes only where the expected
+        vote (every family's property votes on the side of its stake) goes the wrong way, and no more than the
+        stake is worth."""
+        me = np.arange(obs.n), obs.seat
+        if legal.deregulation.all():
+            all_stakes = politics.deregulation_stakes(obs)
+        elif not legal.deregulation.any():
+            all_stakes = politics.stakes(obs, legal.law, legal.policy)
+        else:
+            law_stakes = politics.stakes(obs, legal.law, legal.policy)
+            all_stakes = np.where(legal.deregulation[:, None], politics.deregulation_stakes(obs), law_stakes)
+        stake = all_stakes[me]
+        is_pm = legal.prime_minister == obs.seat
+        side = np.where(stake >= 1, 1, np.where(stake <= -1, -1, 0))
+        side = np.where((is_pm & ~legal.deregulation) | legal.must_for, 1, side)
+        pm_for = ~legal.deregulation | legal.must_for
+        expected = politics.expected_net(obs, all_stakes, legal.support, pm_for)
+        need = np.where(side > 0, np.maximum(-expected, 0), np.where(side < 0, np.maximum(expected + 1, 0), 0))
+        cost = np.maximum(legal.vote_cost, 1)
+        worth = np.maximum(np.abs(stake) - 1, 0) // cost
+        money = obs.money[me]
+        bought = np.minimum(np.minimum(need, worth), money // cost).astype(np.int64)
+        return side, np.where(side != 0, bought, 0), legal.notes & (side != 0)[:, None]
+
+    def choose_prime_minister(self, obs: Observation, legal) -> np.ndarray:
+        """The old PM names the new one among the tied (``legal.tied`` bool[G', N]): the least influential."""
+        return pick_best(-politics.influence(obs).astype(float), legal.tied)
+
+    def choose_policy(self, obs: Observation, legal) -> np.ndarray:
+        """After a failed law the new PM applies one of two neighbouring policies (``legal.options`` int[G', 2]):
+        0 or 1, the better for his family."""
+        me = np.arange(obs.n), obs.seat
+        down = politics.policy_value(obs, legal.options[:, 0])[me]
+        up = politics.policy_value(obs, legal.options[:, 1])[me]
+        return (up > down).astype(np.int64)
+
+    def war_losses(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
+        """War Against France!: the PM removes one ship (``legal.ships``: 4 Company-ship locations, then family
+        yard ships per owner and location) and one officer or regiment (``legal.troops``: 3 armies' regiments,
+        then officers per family and army); -1 where none is left. Others' first, then the Company's."""
+        n = obs.players
+        owner_s = np.concatenate([np.full(L.N_SHIP_LOCS, -1), np.repeat(np.arange(n), L.N_SHIP_LOCS)])
+        owner_t = np.concatenate([np.full(L.PRESIDENCIES, -1), np.repeat(np.arange(n), L.PRESIDENCIES)])
+
+        def score(owner):
+            return np.where(owner[None, :] == obs.seat[:, None], 0.0, np.where(owner[None, :] < 0, 1.0, 2.0))
+
+        return pick_best(score(owner_s), legal.ships), pick_best(score(owner_t), legal.troops)
+
+    def table_deregulation(self, obs: Observation, legal) -> np.ndarray:
+        """The PM tables Deregulation (``legal.stability_shaky`` / ``legal.debt_shaky`` bool[G'])? When the
+        Company is in danger (to write off debt), or when he holds shares and expects the vote to reject it
+        (share VP +1): the public support against every family's property votes on the side of its stake."""
+        de = obs.rules.deregulation
+        support = np.where(legal.stability_shaky & legal.debt_shaky, de.support_both, de.support_one)
+        support = support + politics.in_force(obs, "deregulation_support")
+        stakes = politics.deregulation_stakes(obs)
+        expected = politics.expected_net(obs, stakes, support, np.zeros(obs.n, dtype=bool))
+        shares = politics.assets(obs)[np.arange(obs.n), obs.seat, laws.SHARES]
+        return politics.company_in_danger(obs) | ((shares > 0) & (expected < 0))
+
+    def offer_notes(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
+        """Sealed offers (D-DEALS) of the notes ``legal.held`` bool[G', N issuer, 5 kinds]: (buyer int[G', N, 5],
+        -1 none; price int[G', N, 5]). Before a vote (``legal.moment == "vote"``) a family that does not care
+        sells its own property-vote note for half its votes in £: on a law to the PM, who wants it passed; on
+        Deregulation to the family with the most at stake."""
+        buyer = np.full(legal.held.shape, -1, dtype=np.int64)
+        price = np.zeros(legal.held.shape, dtype=np.int64)
+        rows = np.arange(obs.n)
+        votes = politics.property_votes(obs)[rows, obs.seat]
+        sell = (legal.moment == "vote") & (votes > 0) & legal.held[rows, obs.seat, notes.VOTES]
+        if not sell.any():
+            return buyer, price
+        if legal.deregulation.any():
+            dereg = politics.deregulation_stakes(obs)
+            others = np.where(np.arange(obs.players)[None, :] == obs.seat[:, None], -1.0, np.abs(dereg))
+            mine, target, keen = dereg[rows, obs.seat], others.argmax(axis=1), others.max(axis=1) >= 2
+        if not legal.deregulation.all():
+            law_mine = politics.my_stake(obs, legal.law, legal.policy)
+            if legal.deregulation.any():
+                mine = np.where(legal.deregulation, mine, law_mine)
+                target = np.where(legal.deregulation, target, obs.prime_minister)
+                keen |= ~legal.deregulation
+            else:
+                mine, target, keen = law_mine, obs.prime_minister, True
+        sell &= (np.abs(mine) < 1) & (target >= 0) & (target != obs.seat) & keen
+        buyer[rows, obs.seat, notes.VOTES] = np.where(sell, target, -1)
+        price[rows, obs.seat, notes.VOTES] = np.maximum(1, votes // 2)
+        return buyer, price
+
+    def accept_notes(self, obs: Observation, legal) -> np.ndarray:
+        """Accept offers (``legal.offered`` bool[G', N issuer, 5 kinds] at ``legal.price``; at most ``legal.money``
+        in all): a vote note worth more than its price for the coming vote, a money note below what it can take."""
+        rows = np.arange(obs.n)
+        dereg = politics.deregulation_stakes(obs)[rows, obs.seat]
+        stake = np.abs(np.where(legal.deregulation, dereg, politics.my_stake(obs, legal.law, legal.policy)))
+        worth = np.zeros(legal.offered.shape)
+        at_vote = (legal.moment == "vote")[:, None]
+        worth[:, :, notes.VOTES] = np.where(at_vote, np.minimum(politics.property_votes(obs), stake[:, None]), 0)
+        worth[:, :, notes.MONEY] = np.minimum(obs.rules.notes.money_max, obs.money)
+        take = legal.offered & (worth > legal.price)
+        cost = np.where(take, legal.price, 0).reshape(obs.n, -1)
+        order = np.argsort(-np.where(take, worth - legal.price, -np.inf).reshape(obs.n, -1), axis=1)
+        spent = np.cumsum(np.take_along_axis(cost, order, axis=1), axis=1)
+        keep = np.zeros(cost.shape, dtype=bool)
+        np.put_along_axis(keep, order, spent <= legal.money[:, None], axis=1)
+        return take & keep.reshape(take.shape)
+
+    def use_money_notes(self, obs: Observation, legal) -> np.ndarray:
+        """£ to take now from each issuer whose money note it holds (``legal.notes`` bool[G', N], at most
+        ``legal.cap`` int[G', N]): all it can."""
+        return np.where(legal.notes, legal.cap, 0)
+
+    def use_bonus_note(self, obs: Observation, legal) -> np.ndarray:
+        """Take ``legal.amount`` £ of ``legal.issuer``'s committee bonus (flow ``legal.flow``) with his note?"""
+        return legal.amount > 0
+
+    def use_position_note(self, obs: Observation, legal) -> np.ndarray:
+        """Take ``legal.issuer``'s position pick in the London season with his note? Yes."""
+        return np.ones(obs.n, dtype=bool)
+
+    def remove_officeholder(self, obs: Observation, legal) -> np.ndarray:
+        """Board of Control: the office (``legal.removable`` bool[G', OFFICES]) whose holder the PM removes, -1
+        none: only a rival family's holding three offices or more."""
+        held = (obs.office[:, :, None] == np.arange(obs.players)[None, None, :]).sum(axis=1)
+        rival = np.take_along_axis(held, np.maximum(obs.office, 0), axis=1)
+        ok = legal.removable & (rival >= 3) & (obs.office != obs.seat[:, None])
+        return pick_best(np.arange(L.N_OFFICES, dtype=float)[None, :].repeat(obs.n, 0), ok)
+
+    def oversee_army(self, obs: Observation, legal) -> np.ndarray:
+        """Military Oversight: the army (``legal.armies`` bool[G', 3]) whose commander the PM replaces, -1 none:
+        one where his family has officers and another family commands."""
+        mine = obs.officers[np.arange(obs.n), obs.seat] > 0  # [G', 3]
+        ok = legal.armies & mine & (obs.commander != obs.seat[:, None])
+        return pick_best(obs.officers[np.arange(obs.n), obs.seat].astype(float), ok)
+
+    def extra_action(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
+        """Extra actions of laws in force (``legal.options`` bool[G', ACTIONS]): (take bool[G', ACTIONS],
+        presidency int[G'] for a clerk). Free relatives while it has many; property while money allows."""
+        me = np.arange(obs.n), obs.seat
+        money = legal.money.astype(np.int64)
+        a = obs.rules.actions
+        take = np.zeros(legal.options.shape, dtype=bool)
+        people = legal.supply >= 4
+        take[:, L.A_CLERK] = legal.options[:, L.A_CLERK] & people
+        take[:, L.A_OFFICER] = legal.options[:, L.A_OFFICER] & people & ~take[:, L.A_CLERK]
+        left = money.copy()
+        for act, cost, want in (
+            (L.A_FACTORY, a.factory_cost, money >= a.factory_cost + 3),
+            (L.A_SHIPYARD, a.shipyard_cost, obs.shipyards[me] < 1),
+            (L.A_LUXURY, a.luxury_cost, obs.round >= 5),
+        ):
+            go = legal.options[:, act] & want & (left >= cost)
+            take[:, act] = go
+            left = left - np.where(go, cost, 0)
+        return take, obs.clerks[me].argmin(axis=1)
+
+    def general_govern(self, obs: Observation, legal) -> np.ndarray:
+        """The Governor-General governs this round (``legal.dice`` dice, ``legal.regions`` the Company's)? Yes."""
+        return np.ones(obs.n, dtype=bool)
+
+    def general_effects(self, obs: Observation, legal) -> np.ndarray:
+        """int[G', R]: the governor effect (layout.G_*) he applies in each Company region: tax to the Company
+        where it was not taxed this round, else a regiment."""
+        return np.where(obs.taxed > 0, L.G_REGIMENT, L.G_TAX_COMPANY).astype(np.int64)
 
 
 def place_clerks(obs: Observation, clerks: np.ndarray, count: np.ndarray) -> np.ndarray:

@@ -134,14 +134,16 @@ class RandomStrategy(Strategy):
         money = legal.money.astype(np.int64)
         free = legal.free_yards.astype(np.int64)
         total_free = free.sum(axis=1)
-        n_yard = obs.rng.integers(np.zeros(obs.n, dtype=np.int64), np.minimum(total_free, money // sh.yard_cost))
-        rest = money - sh.yard_cost * n_yard
+        yard_cost = legal.yard_cost.astype(np.int64)  # per game (Ship Subsidy)
+        most = np.minimum(total_free, money // np.maximum(yard_cost, 1))
+        n_yard = obs.rng.integers(np.zeros(obs.n, dtype=np.int64), most)
+        rest = money - yard_cost * n_yard
         max_company = np.where(n_yard == total_free, rest // sh.company_cost, 0)
         n_company = obs.rng.integers(np.zeros(obs.n, dtype=np.int64), max_company)
         rest -= sh.company_cost * n_company
         # what is left must fall below must_buy_from (or below the cheapest ship): leased ships make it so
         yards_left = total_free - n_yard
-        cheapest = np.minimum(sh.leased_cost, np.where(yards_left > 0, sh.yard_cost, sh.company_cost))
+        cheapest = np.minimum(sh.leased_cost, np.where(yards_left > 0, yard_cost, sh.company_cost))
         n_leased = np.where(
             (rest >= sh.must_buy_from) & (rest >= cheapest),
             -(-(rest - (sh.must_buy_from - 1)) // sh.leased_cost),
@@ -242,3 +244,92 @@ class RandomStrategy(Strategy):
     def retire(self, obs, legal):
         options = np.concatenate([np.ones((obs.n, 1), dtype=bool), legal.affordable], axis=1)
         return obs.rng.choice(options) - 1
+
+    # ------------------------------------------------ politics: phases 9 and 11, notes, the Governor-General (issue 9)
+    def table_law(self, obs, legal):
+        options = np.concatenate([legal.can_draw[:, None], legal.candidates], axis=1)
+        pick = obs.rng.choice(options) - 1
+        return pick, coin(obs).astype(np.int64)
+
+    def impeach(self, obs, legal):
+        return obs.rng.choice(legal.held)
+
+    def vote(self, obs, legal):
+        side = obs.rng.integers(np.full(obs.n, -1), np.ones(obs.n, dtype=np.int64))
+        side = np.where(legal.must_for, 1, side)
+        money = obs.money[np.arange(obs.n), obs.seat].astype(np.int64)
+        most = np.minimum(money // np.maximum(legal.vote_cost, 1), 6)
+        bought = np.where(side != 0, obs.rng.integers(np.zeros(obs.n, dtype=np.int64), most), 0)
+        use = legal.notes & (obs.rng.uniform(obs.players) < 0.5) & (side != 0)[:, None]
+        return side, bought, use
+
+    def choose_prime_minister(self, obs, legal):
+        return obs.rng.choice(legal.tied)
+
+    def choose_policy(self, obs, legal):
+        return coin(obs).astype(np.int64)
+
+    def war_losses(self, obs, legal):
+        return obs.rng.choice(legal.ships), obs.rng.choice(legal.troops)
+
+    def table_deregulation(self, obs, legal):
+        return coin(obs)
+
+    def offer_notes(self, obs, legal):
+        shape = legal.held.shape
+        k = shape[1] * shape[2]
+        u = obs.rng.uniform(3 * k)
+        offer = legal.held & (u[:, :k] < 0.3).reshape(shape)
+        shift = 1 + np.floor(u[:, k : 2 * k] * (obs.players - 1)).astype(np.int64).reshape(shape)
+        buyer = np.where(offer, (obs.seat[:, None, None] + shift) % obs.players, -1)
+        price = np.floor(u[:, 2 * k :] * 4).astype(np.int64).reshape(shape)
+        return buyer, price
+
+    def accept_notes(self, obs, legal):
+        n_flat = legal.offered[0].size
+        want = legal.offered & (obs.rng.uniform(n_flat) < 0.5).reshape(legal.offered.shape)
+        cost = np.where(want, legal.price, 0).reshape(obs.n, -1)
+        affordable = np.cumsum(cost, axis=1) <= legal.money[:, None]
+        return want & affordable.reshape(want.shape)
+
+    def use_money_notes(self, obs, legal):
+        u = obs.rng.uniform(obs.players)
+        return np.where(legal.notes, np.floor(u * (legal.cap + 1)).astype(np.int64), 0)
+
+    def use_bonus_note(self, obs, legal):
+        return coin(obs)
+
+    def use_position_note(self, obs, legal):
+        return coin(obs)
+
+    def remove_officeholder(self, obs, legal):
+        options = np.concatenate([np.ones((obs.n, 1), dtype=bool), legal.removable], axis=1)
+        return obs.rng.choice(options) - 1
+
+    def oversee_army(self, obs, legal):
+        options = np.concatenate([np.ones((obs.n, 1), dtype=bool), legal.armies], axis=1)
+        return obs.rng.choice(options) - 1
+
+    def extra_action(self, obs, legal):
+        a = obs.rules.actions
+        cost = np.zeros(L.N_ACTIONS, dtype=np.int64)
+        cost[[L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY]] = a.luxury_cost, a.shipyard_cost, a.factory_cost
+        u = obs.rng.uniform(L.N_ACTIONS + 1)
+        take = np.zeros(legal.options.shape, dtype=bool)
+        money = legal.money.astype(np.int64).copy()
+        people = legal.supply.astype(np.int64).copy()
+        for act in range(L.N_ACTIONS):
+            price = cost[act] + np.where(act == L.A_SHARES, legal.cheapest, 0)
+            needs = int(act in (L.A_CLERK, L.A_OFFICER, L.A_SHARES))
+            go = legal.options[:, act] & (u[:, act] < 0.5) & (money >= price) & (people >= needs)
+            take[:, act] = go
+            money -= np.where(go, price, 0)
+            people -= np.where(go, needs, 0)
+        return take, np.floor(u[:, -1] * L.PRESIDENCIES).astype(np.int64)
+
+    def general_govern(self, obs, legal):
+        return coin(obs)
+
+    def general_effects(self, obs, legal):
+        u = obs.rng.uniform(legal.regions.shape[1])
+        return np.floor(u * L.N_GOV_EFFECTS).astype(np.int64)

@@ -485,8 +485,9 @@ def test_a_lost_region():
     r, s = lost_position()
     d = dice({0: [6, 5]})
     strat = Scripted()
-    attack_company(s, r, d, agents(r, s, strat), Event.of(s, r, [0], LEADER_BOMBAY), np.array([BOMBAY]),
-                   np.array([4]))  # fmt: skip
+    attack_company(
+        s, r, d, agents(r, s, strat), Event.of(s, r, [0], LEADER_BOMBAY), np.array([BOMBAY]), np.array([2])
+    )  # fmt: skip  (2 + Bombay's 2 unrest)
     d.assert_spent()
     assert d.log == [("d6", 0, 2)] and strat.asked("defend") == []  # too weak: nothing to decide
     assert s.trophies[0, 1] == 1 and s.officers[0, :, 0].tolist() == [0, 0, 0, 1]
@@ -530,9 +531,9 @@ def test_a_held_region_exhausts_what_defended_it():
 
 def test_the_defence_must_be_worth_the_attack():
     r, s = lost_position()
-    bad = Scripted(defend=const([0, 1, 0, 0], 0))  # 1 piece against an attack of 2
+    bad = Scripted(defend=const([0, 1, 0, 0], 0))  # 1 piece against an attack of 2 (0 + Bombay's 2 unrest)
     with pytest.raises(IllegalDecision, match="defend"):
-        attack_company(s, r, dice(), agents(r, s, bad), Event.of(s, r, [0], 0), np.array([BOMBAY]), np.array([2]))
+        attack_company(s, r, dice(), agents(r, s, bad), Event.of(s, r, [0], 0), np.array([BOMBAY]), np.array([0]))
 
 
 def test_troops_used_in_this_rounds_deployment_cannot_defend():
@@ -671,3 +672,38 @@ def test_frames_report_the_phase():
     survived = ~played["crashed"].to_numpy()
     assert (played["events"].to_numpy()[survived] == table[survived]).all()
     assert (rounds["regions_lost"] + rounds["regions_held"] <= rounds["attacks"] + rounds["revolts"]).all()
+
+
+# ------------------------------------------------------------------------- phase 9's laws acting in phase 8
+def test_sepoy_recruitment_makes_each_unrest_marker_add_two_to_an_attack():
+    """Sepoy Recruitment in force (``unrest_attack_bonus`` 1): an attack of 0 on Bombay with 2 unrest is 4 against
+    its 3 free pieces and the region is lost; without the law it is 2 and the army holds."""
+    from sim import laws
+
+    for in_force in (False, True):
+        r, s = lost_position()
+        if in_force:
+            s.law_pile[0, r.d.law_names.index("Sepoy Recruitment")] = laws.IN_FORCE
+        d = dice({0: [6, 5]} if in_force else {})  # a lost region: the army's other officers roll for death
+        attack_company(s, r, d, agents(r, s), Event.of(s, r, [0], 0), np.array([BOMBAY]), np.array([0]))
+        d.assert_spent()
+        assert (s.owner[0, BOMBAY] < 0) == in_force
+
+
+def test_war_against_france_failing_lands_a_foreign_invasion():
+    """War Against France! failed (2e): the storm die names the targets. Face 2 (the seed's: Bombay's sea) lands at
+    Bombay, sovereign at strength 1: an attack of 4 takes it, its orders close and it keeps 4 // 2 = 2. Face 1 (no
+    sea) lands nowhere."""
+    from types import SimpleNamespace
+
+    from sim import laws
+
+    r, s = blank(2, 4)
+    war = r.d.law_names.index("War Against France!")
+    bombay_orders = np.asarray(r.d.order_region) == BOMBAY
+    open_before = s.order_open[1].copy()
+    d = dice({0: [2, 4], 1: [1]})
+    laws.apply_effects(s, r, d, agents(r, s), np.full(2, war), np.array([True, True]), "on_fail", SimpleNamespace())
+    d.assert_spent()
+    assert not s.order_open[0, bombay_orders].any() and s.strength[0, BOMBAY] == 2
+    assert (s.order_open[1] == open_before).all() and s.strength[1, BOMBAY] == 1

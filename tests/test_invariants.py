@@ -5,11 +5,13 @@ import polars as pl
 import pytest
 
 import sim
-from sim import ledger
+from sim import laws, ledger
+from sim import layout as L
 from sim.agents import Agents
 from sim.dice import Dice, Streams
 from sim.engine import begin_round, end_round, resolve_strategies
 from sim.phases import ROUND
+from sim.phases.deregulation import start_of_round
 from sim.phases.end import end_game
 from sim.phases.setup import setup
 from sim.rules import Rules
@@ -30,6 +32,7 @@ def check(state, rules, where):
     held = (state.office[:, :, None] == np.arange(state.n_players)).sum(axis=1)
     assert ((state.office >= -1) & (state.office < state.n_players)).all() and (held >= 0).all(), where
     check_india(state, rules, where)
+    check_politics(state, rules, where)
 
 
 def check_india(state, rules, where):
@@ -80,6 +83,25 @@ def check_events(state, rules, running):
     assert (kinds == events).all()
 
 
+def check_politics(state, rules, where):
+    """Issue 9: the policy track, the ladder, the PM, wreaths, the law deck, notes, Deregulation."""
+    d, n = rules.d, state.n_players
+    assert ((state.policy >= 0) & (state.policy < len(rules.parliament.policies))).all(), where
+    assert (np.sort(state.ladder, axis=1) == np.sort(d.ladder0)).all(), f"ladder is not a permutation after {where}"
+    assert ((state.prime_minister >= -1) & (state.prime_minister < n)).all(), where
+    assert (state.wreaths >= 0).all(), where
+    co = rules.company
+    assert ((state.share_vp >= co.share_vp_min) & (state.share_vp <= co.share_vp_max)).all(), where
+    pile = state.law_pile
+    assert ((pile >= laws.DECK) & (pile <= laws.IN_FORCE)).all(), f"a law left drawn or lost after {where}"
+    assert not (pile == laws.IN_FORCE)[:, ~d.law_lasting].any(), f"a non-lasting law in force after {where}"
+    assert (state.law_rank[(pile == laws.DECK) & (state.law_rank >= 0).any(axis=1)[:, None]] >= 0).all(), where
+    assert ((state.note_holder >= -1) & (state.note_holder < n)).all(), where
+    assert (state.deregulated == (state.dereg_round > 0)).all(), where
+    gg = state.office[:, L.GOVERNOR_GENERAL] >= 0
+    assert not (gg & ~laws.flag(state, rules, "governor_general")).any(), f"a Governor-General without law, {where}"
+
+
 def play_checked(rules, strategy, n_games, seed):
     ids = np.arange(n_games)
     streams = Streams(seed, ids, 1 + rules.players)
@@ -91,6 +113,8 @@ def play_checked(rules, strategy, n_games, seed):
     assert (state.capital_money.sum(axis=1) == rules.budget).all(), "starting capital must sum to B"
     for rnd in range(1, rules.game.rounds + 1):
         begin_round(state)
+        start_of_round(state, rules)
+        check(state, rules, f"round {rnd} start")
         for _, name, phase, _ in ROUND:
             finished = np.flatnonzero(state.done)
             frozen = state.take(finished)
@@ -149,3 +173,23 @@ def test_frames_hold_the_invariants():
     assert (seat_rounds["money"] >= 0).all()
     assert games.height == 1000 and seats.height == 5000
     assert (games["winner_seat"] >= 0).all()
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"deregulation.forced_round": 2, "notes.after_use": "spent", "parliament.no_opposition": "old_pm_picks"},
+        {
+            "parliament.unpaid_tax": "forgiven",
+            "deregulation.pm_wreath": "always",
+            "governor_general.company_income": 3,
+            "notes.deal_moments": ["vote"],
+            "parliament.pm_votes": "free",
+        },
+    ],
+)
+def test_invariants_politics_keys(overrides):
+    """Issue 9's keys switched away from their defaults keep every invariant (random play exercises every path)."""
+    rules = Rules.default(5).with_overrides(overrides)
+    for strategy in ("random", "balanced"):
+        play_checked(rules, strategy, 400, seed=21)

@@ -22,7 +22,7 @@ ROUND = (
     (6, "company_operations", company_operations, True),
     (7, "accounts", accounts, True),
     (8, "india", india, True),
-    (9, "parliament", parliament, False),
+    (9, "parliament", parliament, True),
     (10, "upkeep", upkeep, False),
-    (11, "deregulation", deregulation, False),
+    (11, "deregulation", deregulation, True),
 )

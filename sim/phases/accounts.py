@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import laws, ledger
 from .. import layout as L
-from .. import ledger
 from ..agents import Agents
 from ..board import board_votes
 from ..dice import Chance
@@ -24,7 +24,9 @@ from .firms import firm_accounts
 
 
 def accounts(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    laws.company_levy(state, rules)  # Calico Acts (issue 9)
     family_income(state, rules)
+    laws.retiree_income(state, rules)  # Inclosure Acts (issue 9)
     firm_accounts(state, rules, dice, agents)
     emergency = company_costs(state, rules, agents)
     paid = dividends(state, rules, agents)
@@ -44,11 +46,13 @@ def costs_due(state: State, rules: Rules) -> np.ndarray:
     """int[G] the Company's costs this round (half-built ships cost nothing)."""
     c = rules.costs
     ships = state.ships.sum(axis=(1, 2)) + state.yard_ships.sum(axis=(1, 2))
+    regiment = np.maximum(c.regiment + laws.modifier(state, rules, "regiment_cost"), 0)  # Sepoy (issue 9)
+    loan = np.maximum(c.loan + laws.modifier(state, rules, "loan_cost"), 0)  # Company Aids Government (issue 9)
     return (
         c.ship * ships
-        + c.regiment * state.regiments.sum(axis=1)
+        + regiment * state.regiments.sum(axis=1)
         + c.officer * state.officers.sum(axis=(1, 2))
-        + c.loan * state.loans
+        + loan * state.loans
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import laws, notes
 from .. import layout as L
 from ..agents import Agents
 from ..dice import Chance
@@ -22,13 +23,14 @@ from .military import settle_commanders
 
 
 def appointments(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    notes.deal(state, rules, dice, agents, "appointments")  # D-DEALS: notes sold before the appointments (issue 9)
     elect_chairman(state, rules, dice, agents)
     for office in (L.DIRECTOR, L.SHIPPING, L.MILITARY, *L.PRESIDENT):
         appoint_office(state, rules, dice, agents, office)
     for region in range(len(rules.d.regions)):
         appoint_governor(state, rules, dice, agents, region)
     appoint_office(state, rules, dice, agents, L.CHINA)
-    # the Governor-General is appointed only once its law passes (phase 9, not yet simulated)
+    appoint_office(state, rules, dice, agents, L.GOVERNOR_GENERAL)  # only once its law is in force (L126-L127)
 
 
 # ----------------------------------------------------------------------------------------------- the Chairman
@@ -112,6 +114,15 @@ def candidates(state: State, rules: Rules, office: int) -> np.ndarray:
             cand[:, :, L.SRC_OFFICER[a]] |= (state.officers[:, :, a] > 0) & nobody[:, None]
         nobody = ~cand.any(axis=(1, 2))
         cand[:, :, L.SRC_ACADEMY] = (state.academy > 0) & nobody[:, None]
+    elif office == L.GOVERNOR_GENERAL:
+        # L127: the heads of the other committees, not the Chairman; none: any clerk (2e), or nobody (issue 9)
+        for o in (L.DIRECTOR, L.SHIPPING, L.MILITARY, *L.PRESIDENT, L.CHINA):
+            held = state.office[:, o] >= 0
+            cand[rows[held], state.office[held, o], L.SRC_OFFICE0 + o] = True
+        if rules.governor_general.candidates_fallback == "clerks":
+            nobody = ~cand.any(axis=(1, 2))
+            for p in range(L.PRESIDENCIES):
+                cand[:, :, L.SRC_CLERK[p]] = clerks[:, :, p] & nobody[:, None]
     elif office in L.PRESIDENT:
         # that presidency's clerks or the governors of its regions
         p = L.PRESIDENT.index(office)
@@ -138,6 +149,8 @@ def appoint_office(state: State, rules: Rules, dice: Chance, agents: Agents, off
     vacant = ~state.done & (state.office[:, office] < 0)
     if office == L.CHINA:
         vacant &= state.china_open
+    if office == L.GOVERNOR_GENERAL:
+        vacant &= laws.flag(state, rules, "governor_general")  # issue 9
     if not vacant.any():
         return
     if office in L.PRESIDENT:
@@ -210,6 +223,7 @@ def choose(
             consent = np.zeros(g, dtype=bool)
             legal = {"office": office_arr, "appointer": ask, "candidates": cand}
             agents.ask("consent", state, np.where(need, seat, -1), legal, (consent,))
+            consent |= notes.consent_by_note(state, rules, ask, seat, need & ~consent)  # a kind-2 note (issue 9)
             refused |= need & ~consent
     if refused.any():
         cand2 = cand.copy()

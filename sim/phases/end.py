@@ -34,19 +34,21 @@ def end_game(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
 
 
 def influence(state: State, rules: Rules) -> np.ndarray:
-    """int[G, N]: PM seat, wreaths, trophies and property by the influence ladder (shares include the chair)."""
+    """int[G, N]: PM seat, wreaths, trophies and property by the influence ladder (L258; shares include the
+    chair). The ladder is the game's (``state.ladder``, moved by power policies in phase 9), starting at
+    ``end.influence_ladder``. Positions' influence joins with phase 1's position cards."""
     e = rules.end
     n = state.n_players
     pm = state.prime_minister[:, None] == np.arange(n)[None, :]
-    ladder = e.influence_ladder
+    ladder = state.ladder.astype(np.int64)[:, None, :]  # [G, 1, 4] rules.ASSETS order
     return (
         e.influence_pm * pm
         + e.influence_wreath * state.wreaths
         + e.influence_trophy * state.trophies
-        + ladder["luxuries"] * state.luxuries
-        + ladder["shares"] * board_votes(state)
-        + ladder["shipyards"] * state.shipyards
-        + ladder["factories"] * state.factories
+        + ladder[:, :, 0] * state.luxuries
+        + ladder[:, :, 1] * board_votes(state)
+        + ladder[:, :, 2] * state.shipyards
+        + ladder[:, :, 3] * state.factories
     )
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import laws, ledger
 from .. import layout as L
-from .. import ledger
 from ..agents import Agents
 from ..board import committee_vacancies
 from ..dice import Chance
@@ -41,6 +41,7 @@ def legal_actions(state: State, rules: Rules, seat: int) -> tuple[np.ndarray, np
     once[:, L.A_PASS] = True
     for act in (L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY):
         once[:, act] = money >= costs[act]
+    once[:, L.A_FACTORY] = money >= costs[L.A_FACTORY] + laws.factory_discount(state, rules, seat)  # issue 9
     once[:, L.A_CLERK] = once[:, L.A_OFFICER] = supply >= 1
     once[:, L.A_SHARES] = (supply >= 1) & (n_free >= 1) & (money >= price_sorted[:, 0])
     twice = np.zeros_like(once)
@@ -89,7 +90,7 @@ def family_actions(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
     rows = np.arange(g)
     for seat in range(n):
         act, k = action[:, seat], times[:, seat]
-        pay = -costs[act] * k
+        pay = -costs[act] * k - np.where(act == L.A_FACTORY, laws.factory_discount(state, rules, seat), 0)
         seats = np.full(g, seat)
         for flow, kind in (("luxury", L.A_LUXURY), ("shipyard", L.A_SHIPYARD), ("factory", L.A_FACTORY)):
             ledger.family(state, flow, seats, pay, where=act == kind)
@@ -108,6 +109,7 @@ def family_actions(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
     buy_shares(state, rules, agents, np.where(action == L.A_SHARES, times, 0))
     state.last_action[live] = action[live]
     extra_clerks(state, rules, agents)
+    laws.extra_actions(state, rules, agents)  # laws in force with an extra action (issue 9)
 
 
 def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray) -> None:

@@ -12,8 +12,7 @@ from ..state import State
 
 
 def firms(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    """Phase 3: open, invest in and manage firms. Not simulated yet (needs phase 11)."""
-    assert not (state.deregulated & ~state.done).any(), "firms are not simulated yet"
+    """Phase 3: open, invest in and manage firms once Deregulation passed (phase 11). Not simulated yet."""
 
 
 def trade_initiative(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:

@@ -30,8 +30,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .. import laws, ledger
 from .. import layout as L
-from .. import ledger
 from ..agents import Agents
 from ..board import vacate_governor
 from ..dice import Chance
@@ -165,6 +165,22 @@ class Event:
         return replace(self, rows=self.rows[mask])
 
 
+def attack_unrest(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> np.ndarray:
+    """int[m]: what a Company region's unrest adds to an attack on it (L211): 1 per unrest marker, plus the laws'
+    ``unrest_attack_bonus`` per marker while one is in force (Sepoy Recruitment)."""
+    per = 1 + laws.modifier(state, rules, "unrest_attack_bonus")[rows]
+    return state.unrest[rows, region].astype(np.int64) * per
+
+
+def french_landing(state: State, rules: Rules, dice: Chance, agents: Agents, rows: np.ndarray) -> None:
+    """War Against France! failed (2e, issue 9's law deck): a Foreign Invasion of the home regions the storm die
+    names (a face without seas: no landing), then the revolt wave, as the Foreign Invasion tile does here."""
+    ev = Event.blank(state, rows)
+    ev.region[:] = -1
+    foreign_invasion(state, rules, dice, agents, ev)
+    revolt_wave(state, rules, dice, agents, ev)
+
+
 def resolve(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
     """Resolve the drawn tiles by kind, then the revolt wave of every game where a Company region was attacked."""
     kind = rules.d.tile_kind[ev.tile[ev.rows]]
@@ -207,7 +223,7 @@ def leader(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) 
     state.strength[rows[sovereign], x[sovereign]] += 1
     rebel(state, rules, rows[dominated], x[dominated], ev.modifier[rows[dominated]])
     c = ev.only(company)
-    attack_company(state, rules, dice, agents, c, x[company], ev.modifier[c.rows] + state.unrest[c.rows, x[company]])
+    attack_company(state, rules, dice, agents, c, x[company], ev.modifier[c.rows])
 
 
 def peace(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
@@ -258,9 +274,9 @@ def crisis(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) 
     marched_from[sel[won]] = a[sel[won]]
     # attacks on the Company: its region with the marker's tail (or the marker inside), or its head
     c = ev.only(a_company)
-    attack_company(state, rules, dice, agents, c, a[a_company], mod[a_company] + state.unrest[c.rows, a[a_company]])
+    attack_company(state, rules, dice, agents, c, a[a_company], mod[a_company])
     c = ev.only(b_company)
-    strength = empire_strength(state, c.rows, a[b_company]) + mod[b_company] + state.unrest[c.rows, b[b_company]]
+    strength = empire_strength(state, c.rows, a[b_company]) + mod[b_company]
     attack_company(state, rules, dice, agents, c, b[b_company], strength, attacker=a[b_company])
     going = ~state.done[rows]
     march(state, rules, rows[going], marched_from[going], ev.shape[rows[going]])
@@ -276,7 +292,7 @@ def foreign_invasion(state: State, rules: Rules, dice: Chance, agents: Agents, e
     rows = ev.rows
     seas = d.storm_seas[dice.d6(rows, 1)[:, 0].astype(np.int64) - 1]  # [m, P]
     passes = [(seas[:, p], np.full(rows.size, d.home[p])) for p in range(P)]
-    passes.append((~seas.any(axis=1), ev.region[rows]))
+    passes.append((~seas.any(axis=1) & (ev.region[rows] >= 0), ev.region[rows]))  # region -1: no landing
     for hit, target in passes:
         sel = np.flatnonzero(hit & ~state.done[rows])
         if sel.size == 0:
@@ -285,7 +301,7 @@ def foreign_invasion(state: State, rules: Rules, dice: Chance, agents: Agents, e
         attack = dice.d6(rr, 1)[:, 0].astype(np.int64)
         company = state.owner[rr, t] >= 0
         c = replace(ev, rows=rr[company])
-        attack_company(state, rules, dice, agents, c, t[company], attack[company] + state.unrest[c.rows, t[company]])
+        attack_company(state, rules, dice, agents, c, t[company], attack[company])
         s = np.flatnonzero(~company)
         falls = attack[s] > empire_strength(state, rr[s], t[s])
         fr, ft, fa = rr[s][falls], t[s][falls], attack[s][falls]
@@ -324,8 +340,10 @@ def attack_company(
     they are worth at least the attack, its commander (else Military Affairs, else the Chairman) commits pieces
     worth at least the attack (decision ``defend``; they are used from then on) and the region holds: a sovereign
     ``attacker`` loses ``held_attacker_loss`` strength, the commander's family gains ``held_trophies``. Otherwise
-    the region is lost (``lose_region``). An attack of strength 0 or less fizzles."""
+    the region is lost (``lose_region``). The region's unrest adds to ``strength`` (``attack_unrest``; a revolt is
+    an attack of strength 0 plus its unrest). An attack of strength 0 or less fizzles."""
     rows = ev.rows
+    strength = np.asarray(strength, dtype=np.int64) + attack_unrest(state, rules, rows, region)
     attacker = np.full(rows.size, -1) if attacker is None else attacker
     ok = ~state.done[rows] & (state.owner[rows, region] >= 0) & (strength >= 1)
     rows, region, strength, attacker = rows[ok], region[ok], strength[ok], attacker[ok]
@@ -493,7 +511,4 @@ def revolt_wave(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Ev
                 continue
             rr = rows[sel]
             wave = replace(ev, rows=rr, attacked=ev.attacked.copy())
-            attack_company(
-                state, rules, dice, agents, wave, np.full(rr.size, r), state.unrest[rr, r].astype(np.int64),
-                tally="revolts",
-            )  # fmt: skip
+            attack_company(state, rules, dice, agents, wave, np.full(rr.size, r), np.zeros(rr.size), tally="revolts")

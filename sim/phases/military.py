@@ -16,6 +16,7 @@ from ..agents import Agents
 from ..board import check_outcome
 from ..dice import Chance
 from ..india import record_deployment, turn_inward
+from ..laws import loot_to_company
 from ..rules import Rules
 from ..state import TALLY, State
 
@@ -294,6 +295,7 @@ def battle(
         conquer(state, wr[sovereign], wt[sovereign], army)
         state.tally[wr, TALLY["conquests"]] += sovereign
         pay = np.flatnonzero(loot > 0)
+        pay = pay[~loot_to_company(state, rules, wr[pay], loot[pay])]  # Treasure Reform (issue 9)
         if pay.size:
             share_loot(state, agents, army, wr[pay], cmd[win][pay], loot[pay], survivors[win][pay],
                        regiments[win][pay] + mercs[win][pay].sum(axis=1))  # fmt: skip

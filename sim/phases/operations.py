@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import laws, ledger, notes
 from .. import layout as L
-from .. import ledger
 from ..agents import Agents
 from ..board import (
     board_votes,
@@ -21,6 +21,7 @@ from ..board import (
     vacate_governor,
 )
 from ..dice import Chance
+from ..governor_general import governor_general
 from ..india import settle_damage
 from ..rules import Rules
 from ..state import TALLY, State
@@ -33,11 +34,14 @@ def company_operations(state: State, rules: Rules, dice: Chance, agents: Agents)
     director_of_trade(state, rules, dice, agents)
     shipping_manager(state, rules, dice, agents)
     military_affairs(state, rules, dice, agents)
+    laws.military_oversight(state, rules, dice, agents)  # issue 9: Military Oversight
     trade_initiative(state, rules, dice, agents)
     governors(state, rules, dice, agents)
+    governor_general(state, rules, dice, agents)  # issue 9: the Governor-General, after the governors
     deployments(state, rules, dice, agents)
     presidents(state, rules, dice, agents)
     china_trade(state, rules, dice, agents)
+    laws.board_of_control(state, rules, dice, agents)  # issue 9: Board of Control, every office has acted
 
 
 # ------------------------------------------------------------------------------------------------- Chairman
@@ -221,6 +225,7 @@ def shipping_manager(state: State, rules: Rules, dice: Chance, agents: Agents) -
     if not (manager >= 0).any():
         return
     free_yards = state.shipyards - state.yard_ships.sum(axis=2)
+    yard_cost = laws.yard_cost(state, rules)  # int[G] (Ship Subsidy, issue 9)
     leased = np.zeros((g, L.PRESIDENCIES), dtype=np.int64)
     company = np.zeros_like(leased)
     yard = np.zeros((g, n, L.PRESIDENCIES), dtype=np.int64)
@@ -230,24 +235,22 @@ def shipping_manager(state: State, rules: Rules, dice: Chance, agents: Agents) -
         per_owner = ys.sum(axis=2)
         built = per_owner.sum(axis=1)
         yards_left = legal.free_yards.sum(axis=1) - built
-        cost = sh.leased_cost * ls.sum(axis=1) + sh.yard_cost * built + sh.company_cost * cs.sum(axis=1)
+        cost = sh.leased_cost * ls.sum(axis=1) + legal.yard_cost * built + sh.company_cost * cs.sum(axis=1)
         rest = legal.money - cost
-        cheapest = np.minimum(sh.leased_cost, np.where(yards_left > 0, sh.yard_cost, sh.company_cost))
+        cheapest = np.minimum(sh.leased_cost, np.where(yards_left > 0, legal.yard_cost, sh.company_cost))
         bad = (ls < 0).any(axis=1) | (cs < 0).any(axis=1) | (ys < 0).any(axis=(1, 2))
         bad |= (per_owner > legal.free_yards).any(axis=1) | (rest < 0)
         bad |= (cs.sum(axis=1) > 0) & (yards_left > 0)
         bad |= (rest >= sh.must_buy_from) & (rest >= cheapest)
         return bad, "purchase over budget, Company ships while a family yard is free, or >= 3 £ left unspent"
 
-    legal = {"money": money, "free_yards": free_yards}
+    legal = {"money": money, "free_yards": free_yards, "yard_cost": yard_cost}
     agents.ask("buy_ships", state, manager, legal, (leased, company, yard), check)
     asked = (manager >= 0)[:, None]
     leased, company = np.where(asked, leased, 0), np.where(asked, company, 0)
     yard = np.where(asked[:, :, None], yard, 0)
     cost = (
-        sh.leased_cost * leased.sum(axis=1)
-        + sh.company_cost * company.sum(axis=1)
-        + sh.yard_cost * yard.sum(axis=(1, 2))
+        sh.leased_cost * leased.sum(axis=1) + sh.company_cost * company.sum(axis=1) + yard_cost * yard.sum(axis=(1, 2))
     )
     ledger.treasury(state, "ships", t, -cost)
     state.ships[:, : L.PRESIDENCIES, L.LEASED] += leased.astype(np.int32)
@@ -270,7 +273,7 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
         active = ~state.done & (presidency >= 0) & (state.governor[:, region] >= 0)
         if not active.any():
             continue
-        dice_left = np.full(g, rules.d.admin_dice[region], dtype=np.int64)
+        dice_left = rules.d.admin_dice[region] + laws.modifier(state, rules, "governor_dice")  # Zamindar (issue 9)
         failed = np.zeros(g, dtype=bool)
         region_arr = np.full(g, region)
         while True:
@@ -313,9 +316,10 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
             state.tally[tax, TALLY["tax"]] += gv.tax
             failed[won] = False
             nothing = rows[~won[rows] & ~np.isin(rows, fired)]
-            state.unrest[nothing, region] += 1
+            fail_unrest = 1 + laws.modifier(state, rules, "governor_fail_unrest")  # Zamindar Taxes (issue 9)
+            state.unrest[nothing, region] += fail_unrest[nothing].astype(np.int32)
             failed[nothing] = True
-            state.unrest[fired, region] += 1
+            state.unrest[fired, region] += fail_unrest[fired].astype(np.int32)
             vacate_governor(state, fired, region)
             dice_left[rows] -= 1
 
@@ -372,8 +376,8 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
         revenue = (filled * d.order_value).sum(axis=1)
         state.order_filled[...] |= filled
         ledger.company(state, "trade", revenue)
-        ledger.family(state, "president_bonus", president, tr.president_bonus * count, where=won)
-        ledger.families(state, "clerk_pay", np.where(won[:, None], clerk_pay * tr.clerk_pay, 0))
+        laws.pay_president_bonus(state, rules, agents, president, tr.president_bonus * count, won)  # issue 9
+        laws.pay_clerks(state, rules, clerk_pay, won)  # Writer Privileges / Writer Graft Reform (issue 9)
         state.tally[:, TALLY["trade_revenue"]] += revenue.astype(np.int32)
         state.tally[:, TALLY["orders_filled"]] += count.astype(np.int32)
         vacate(state, fired, L.PRESIDENT[p])
@@ -397,8 +401,9 @@ def china_trade(state: State, rules: Rules, dice: Chance, agents: Agents) -> Non
     if rows.size == 0:
         return
     won, fired = roll_check(rules, dice, rows, ships[rows], g)
-    revenue = np.where(won, ch.revenue_per_opium * opium, 0)
+    per_opium = ch.revenue_per_opium + laws.modifier(state, rules, "china_per_opium")  # Envoy to China (issue 9)
+    revenue = np.where(won, per_opium * opium, 0)
     ledger.company(state, "china", revenue)
-    ledger.family(state, "china_manager", manager, ch.manager_per_opium * opium, where=won)
+    notes.pay_bonus(state, rules, agents, "china_manager", manager, ch.manager_per_opium * opium, won)  # kind 5
     state.tally[:, TALLY["china_revenue"]] += revenue.astype(np.int32)
     vacate(state, fired, L.CHINA)

@@ -31,6 +31,7 @@ from .schema import (
     EndRules,
     FirmRules,
     GameRules,
+    GovernorGeneralRules,
     GovernorRules,
     IndiaRules,
     MapRules,
@@ -108,7 +109,7 @@ SECTIONS = {
     "shipping": ShippingRules, "military": MilitaryRules, "governors": GovernorRules,
     "trade": TradeRules, "china": ChinaRules, "firms": FirmRules, "india": IndiaRules,
     "parliament": ParliamentRules, "deregulation": DeregulationRules, "end": EndRules,
-    "map": MapRules,
+    "map": MapRules, "governor_general": GovernorGeneralRules,
 }  # fmt: skip
 
 
@@ -140,6 +141,7 @@ class Rules:
     deregulation: DeregulationRules
     end: EndRules
     map: MapRules
+    governor_general: GovernorGeneralRules
     raw: dict = field(repr=False, compare=False)
     source: str = field(default="default.toml", compare=False)
 
@@ -407,8 +409,59 @@ class Rules:
             fail("india.officer_death_on", "must be a d6 face, or 7 for never")
         if not self.parliament.policies:
             fail("parliament.policies", "needs at least one policy")
+        self._validate_politics(fail)
         if len(self.firms.share_vp) != self.firms.max_shareholders:
             fail("firms.share_vp", f"needs one entry per firm value 1..{self.firms.max_shareholders}")
+
+    # ------------------------------------------------------------------ phase 9, 11 and notes (issue 9)
+    def _validate_politics(self, fail) -> None:
+        """R-NOTE, R-PARLIAMENT, D-LAWS, R-DEREGULATION cross-checks (names from ``sim.laws``)."""
+        from ..laws import EFFECTS, MODIFIERS, POLICY_KINDS  # late imports: these modules import the rules
+        from ..notes import NOTE_BONUS_FLOWS, NOTE_KINDS
+
+        nt = self.notes
+        if nt.kinds != NOTE_KINDS:
+            fail("notes.kinds", f"the engine knows exactly the kinds {list(NOTE_KINDS)} in this order")
+        for flow in nt.bonus_flows:
+            if flow not in NOTE_BONUS_FLOWS:
+                fail("notes.bonus_flows", f"unknown bonus {flow!r} (known: {', '.join(NOTE_BONUS_FLOWS)})")
+        pa = self.parliament
+        n_pol = len(pa.policies)
+        if not 0 <= pa.policy_start < n_pol:
+            fail("parliament.policy_start", f"must be a policy index 0..{n_pol - 1}")
+        if pa.max_laws < 1:
+            fail("parliament.max_laws", "the PM must draw at least one law")
+        if not pa.laws:
+            fail("parliament.laws", "needs at least one law")
+        names = [law.name for law in pa.laws]
+        actions = set(L.ACTION_NAMES) - {"pass"}
+        for i, law in enumerate(pa.laws):
+            where = f"parliament.laws[{i}]"
+            if names.count(law.name) > 1:
+                fail(f"{where}.name", f"duplicate law {law.name!r}")
+            if law.policy and law.policy not in set(POLICY_KINDS) | set(ASSETS):
+                fail(f"{where}.policy", f"{law.policy!r} is neither a policy kind nor an asset")
+            for key, effects in (("on_pass", law.on_pass), ("on_fail", law.on_fail)):
+                for j, eff in enumerate(effects):
+                    if eff.effect not in EFFECTS:
+                        fail(
+                            f"{where}.{key}[{j}].effect", f"unknown effect {eff.effect!r} (known: {', '.join(EFFECTS)})"
+                        )
+                    if eff.effect == "money_per_asset" and eff.asset not in ASSETS:
+                        fail(f"{where}.{key}[{j}].asset", f"needs one of {', '.join(ASSETS)}")
+            for mod in law.modifiers:
+                if mod not in MODIFIERS:
+                    fail(f"{where}.modifiers.{mod}", f"unknown modifier (known: {', '.join(MODIFIERS)})")
+            if law.extra_action and law.extra_action not in actions:
+                fail(f"{where}.extra_action", f"unknown family action (known: {', '.join(sorted(actions))})")
+            for other in law.discards:
+                if other not in names or other == law.name:
+                    fail(f"{where}.discards", f"unknown law {other!r}")
+        if pa.vote_cost < 1:
+            fail("parliament.vote_cost", "a bought vote must cost at least 1 £")
+        de = self.deregulation
+        if de.forced_stability > de.table_stability_max or de.forced_debt < de.table_debt_min:
+            fail("deregulation", "the public's thresholds must lie within the PM's (forced implies tablable)")
 
 
 @dataclass(frozen=True)
@@ -470,6 +523,23 @@ class Derived:
     cross_links: np.ndarray  # int[R, J] orders next door linked to each region's orders (file order), -1 pad
     cross_count: np.ndarray  # int[R] such links per region
     elephant0: tuple  # (region it stands in / points from, region it faces or -1) at the start
+    # politics (issue 9): the policy track, the law deck, the influence ladder
+    policy_kind: np.ndarray  # int[POLICIES] index into laws.POLICY_KINDS
+    policy_asset: np.ndarray  # int[POLICIES] index into ASSETS
+    policy_wealth: np.ndarray  # bool[POLICIES] the tax also counts conspicuous wealth
+    law_names: tuple[str, ...]
+    law_support: np.ndarray  # int[LAWS]
+    law_dilemma: np.ndarray  # bool[LAWS]
+    law_lasting: np.ndarray  # bool[LAWS]
+    law_recall: np.ndarray  # bool[LAWS]
+    law_policy: np.ndarray  # bool[LAWS, POLICIES] policies matching each law's type
+    law_mod: np.ndarray  # int[LAWS, MODIFIERS] modifiers while in force
+    law_extra: np.ndarray  # int[LAWS] family action taken once more while in force, -1 none
+    law_discards: np.ndarray  # bool[LAWS, LAWS] passing row discards column from force
+    law_dereg_discard: np.ndarray  # bool[LAWS]
+    law_impeach: np.ndarray  # bool[LAWS] the PM names an officeholder before the vote
+    law_options: np.ndarray  # int[POLICIES, LAWS, 2] nearest matching policy down/up the track from each position
+    ladder0: np.ndarray  # int[4] influence per asset at the start (ASSETS order)
 
 
 def _derive(r: Rules) -> Derived:
@@ -548,6 +618,7 @@ def _derive(r: Rules) -> Derived:
         expect=_frozen(expect.astype(np.int32)),
         blame_p=_frozen(w / w.sum()),
         **india,
+        **_derive_politics(r),
     )
 
 
@@ -605,4 +676,52 @@ def _derive_india(r: Rules, regions, orders, presidencies, adjacent, links, orde
         "cross_links": _frozen(cross_links),
         "cross_count": _frozen((cross_links >= 0).sum(axis=1)),
         "elephant0": (regions.index(e.from_), regions.index(e.facing) if e.facing else -1),
+    }
+
+
+def _derive_politics(r: Rules) -> dict:
+    """Arrays of the policy track and the law deck (issue 9; names in ``sim.laws``)."""
+    from ..laws import MODIFIERS, POLICY_KINDS
+
+    pa = r.parliament
+    laws = pa.laws
+    names = tuple(law.name for law in laws)
+    kind = np.array([POLICY_KINDS.index(p.kind) for p in pa.policies], dtype=np.int64)
+    asset = np.array([ASSETS.index(p.asset) for p in pa.policies], dtype=np.int64)
+    match = np.zeros((len(laws), len(pa.policies)), dtype=bool)
+    for i, law in enumerate(laws):
+        if law.policy in POLICY_KINDS:
+            match[i] = kind == POLICY_KINDS.index(law.policy)
+        elif law.policy:
+            match[i] = asset == ASSETS.index(law.policy)
+    mods = np.array([[law.modifiers.get(m, 0) for m in MODIFIERS] for law in laws], dtype=np.int64)
+    # nearest policy of each law's type stepping down / up the cycle from each position (L224), not counting
+    # the position itself until a full turn; -1 where the law names none
+    n_pol = len(pa.policies)
+    options = np.full((n_pol, len(laws), 2), -1, dtype=np.int16)
+    for pos in range(n_pol):
+        for i in range(len(laws)):
+            for col, sign in ((0, -1), (1, 1)):
+                hits = [(pos + sign * k) % n_pol for k in range(1, n_pol + 1) if match[i, (pos + sign * k) % n_pol]]
+                options[pos, i, col] = hits[0] if hits else -1
+    discards = np.array([[other in law.discards for other in names] for law in laws], dtype=bool)
+    return {
+        "policy_kind": _frozen(kind),
+        "policy_asset": _frozen(asset),
+        "policy_wealth": _frozen(np.array([p.wealth for p in pa.policies], dtype=bool)),
+        "law_names": names,
+        "law_support": _frozen(np.array([law.support for law in laws], dtype=np.int64)),
+        "law_dilemma": _frozen(np.array([law.dilemma for law in laws], dtype=bool)),
+        "law_lasting": _frozen(np.array([law.lasting for law in laws], dtype=bool)),
+        "law_recall": _frozen(np.array([law.recall for law in laws], dtype=bool)),
+        "law_policy": _frozen(match),
+        "law_mod": _frozen(mods.reshape(len(laws), len(MODIFIERS))),
+        "law_extra": _frozen(
+            np.array([L.ACTION_NAMES.index(x.extra_action) if x.extra_action else -1 for x in laws], dtype=np.int64)
+        ),
+        "law_discards": _frozen(discards.reshape(len(laws), len(laws))),
+        "law_dereg_discard": _frozen(np.array([law.deregulation_discard for law in laws], dtype=bool)),
+        "law_impeach": _frozen(np.array([any(e.effect == "impeach" for e in law.on_pass) for law in laws], dtype=bool)),
+        "ladder0": _frozen(np.array([r.end.influence_ladder[a] for a in ASSETS], dtype=np.int64)),
+        "law_options": _frozen(options),
     }

@@ -83,6 +83,9 @@ class AuctionRules:
 class NotesRules:
     kinds: tuple[str, ...]
     money_max: int
+    after_use: Literal["return", "spent"]
+    deal_moments: tuple[Literal["appointments", "vote"], ...]
+    bonus_flows: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -279,13 +282,30 @@ class Policy:
     wealth: bool = False
 
 
+# ---------------------------------------------------------------------------- phase 9 laws (issue 9, sim/laws.py)
+@dataclass(frozen=True)
+class LawEffect:
+    """One effect of a law when it passes (``on_pass``) or fails (``on_fail``); names in ``sim.laws.EFFECTS``."""
+
+    effect: str
+    amount: Signed = 0
+    asset: str = ""
+
+
 @dataclass(frozen=True)
 class Law:
     name: str
     support: Signed
-    policy: Literal["luxuries", "shares", "shipyards", "factories"]
-    effect: str = ""
-    dilemma: bool = False
+    policy: str = ""  # an asset or a policy kind the tabled policy must match; "" = no policy
+    dilemma: bool = False  # drawing it ends the draw: it must be tabled
+    lasting: bool = True  # passed: stays in force (modifiers, extra action) and leaves the deck; else discarded
+    recall: bool = False  # "Old Ideas Made New!": the PM tables a law from the discard pile instead
+    on_pass: tuple[LawEffect, ...] = ()
+    on_fail: tuple[LawEffect, ...] = ()
+    modifiers: dict[str, Signed] = field(default_factory=dict)  # names in sim.laws.MODIFIERS, while in force
+    extra_action: str = ""  # a family action every family may take once more each round while in force
+    discards: tuple[str, ...] = ()  # laws in force that passing this one discards
+    deregulation_discard: bool = False  # discarded from force when Deregulation passes
 
 
 @dataclass(frozen=True)
@@ -295,6 +315,10 @@ class ParliamentRules:
     policies: tuple[Policy, ...]
     tax: int
     bonus: int
+    unpaid_tax: Literal["lose_assets", "forgiven"]
+    vote_cost: int
+    pm_votes: Literal["for", "free"]
+    no_opposition: Literal["pm_keeps", "old_pm_picks"]
     laws: tuple[Law, ...]
 
 
@@ -308,6 +332,18 @@ class DeregulationRules:
     support_both: int
     writeoff: Unit
     rejected_share_vp: int
+    pm_votes: Literal["for", "free"]
+    pm_wreath: Literal["tabled_by_pm", "always", "never"]
+    forced_round: int
+
+
+@dataclass(frozen=True)
+class GovernorGeneralRules:
+    dice: int
+    income_per_region: int
+    company_income: int
+    fail_unrest: int
+    candidates_fallback: Literal["clerks", "none"]
 
 
 @dataclass(frozen=True)

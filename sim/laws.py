@@ -1,0 +1,638 @@
+"""Laws and policies of phase 9 (R-PARLIAMENT, D-POLICY, D-LAWS; seed L222-L241; MAP.md's John Company 2e laws).
+
+Everything here is table-driven from the rules data (``rules.parliament``, ``rules.d.law_*``, ``rules.d.policy_*``):
+
+- the **policy track** (a cycle of policies, each a kind — power, tax or bonus — on one asset) and what applying
+  a policy does (``apply_policy``): power moves the asset up the influence ladder, a tax takes 1 £ per asset (and
+  per conspicuous wealth where named) out of the game, a bonus pays 1 £ per asset into it (D-POLICY);
+- **effects** (``EFFECTS``): what a law does once, when it passes (``on_pass``) or fails (``on_fail``);
+- **modifiers** (``MODIFIERS``): what a law changes elsewhere while it is in force. The phase where a modifier
+  applies asks ``modifier(state, rules, name)`` (int[G], summed over the laws in force) or ``flag(...)`` at the
+  one place the rule is computed; the small helpers at the end of this module are those places;
+- the **law deck**, a per-game shuffled stack drawn through the engine's dice; its order (``state.law_rank``) is
+  hidden, where each law is (``state.law_pile``: deck, discard, in force, drawn) is public.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import layout as L
+from . import ledger
+from .board import board_votes, vacate
+from .india import clamp_to_holdings
+from .state import TALLY, State
+
+if TYPE_CHECKING:
+    from .agents import Agents
+    from .dice import Chance
+    from .rules import Rules
+    from .rules.schema import LawEffect
+
+# Policy kinds (rules.parliament.policies[i].kind) and assets (rules.ASSETS order).
+POLICY_KINDS = ("power", "tax", "bonus")
+POWER, TAX, BONUS = range(3)
+LUXURIES, SHARES, SHIPYARDS, FACTORIES = range(4)
+
+# Where a law is (state.law_pile).
+DECK, DISCARD, IN_FORCE, DRAWN = range(4)
+PILES = ("deck", "discard", "in_force", "drawn")
+
+# Phase 11 outcomes and who tabled Deregulation (tallies "deregulation" and "deregulation_by").
+DEREGULATION = ("none", "passed", "rejected")
+DEREGULATION_BY = ("none", "pm", "public", "forced_round")
+
+# Modifiers a law may carry while in force (rules.parliament.laws[i].modifiers); each is read at one place.
+MODIFIERS = (
+    "yard_cost",  # phase 6: £ added to a family-yard ship bought by the Shipping Manager (Ship Subsidy -1)
+    "factory_cost_fresh",  # phase 2: £ added to a factory when the family did not buy one last round (Industry
+    # Subsidy -2; 2e: "if your opportunity token is not on the workshop space")
+    "china_per_opium",  # phase 6: £ added per opium icon of a China trade (Envoy to China +1)
+    "regiment_cost",  # phase 7: £ added to each regiment's upkeep (Sepoy Recruitment -1)
+    "loan_cost",  # phase 7: £ added to each loan's interest (Company Aids Government +1)
+    "governor_dice",  # phase 6: admin dice added to every governor (Zamindar Taxes +1)
+    "governor_fail_unrest",  # phase 6: unrest added by a failed governor or Governor-General action (Zamindar +1)
+    "governor_general_bonus",  # phase 6: £ added to the Governor-General's income on a success (Zamindar +3)
+    "clerk_pay",  # phase 6: £ added per clerk placed on a filled order (Writer Privileges +1)
+    "retiree_income",  # phase 7: £ per relative in honourable retirement (Inclosure Acts 1)
+    "deregulation_support",  # phase 11: public support added to Deregulation (Writer Privileges +5)
+    "vote_cost",  # phases 9, 11: £ added to the price of a bought vote (Masses Demand Franchise! +1)
+    "company_levy_per",  # phase 7: the Company loses 1 £ per this many £ of balance before Deregulation (Calico 7)
+    "president_bonus_to_company",  # phase 6: the President's bonus goes to the Company (Trade Regulations)
+    "clerk_pay_to_company",  # phase 6: clerks' pay goes to the Company (Writer Graft Reform)
+    "loot_to_company",  # phase 6: all loot goes to the Company (Treasure Reform)
+    "no_wealth_tax",  # phase 9: taxes no longer count conspicuous wealth (Window Tax Repeal)
+    "board_of_control",  # phase 6: the PM may remove one officeholder but the Chairman (Board of Control)
+    "military_oversight",  # phase 6: the PM may re-appoint one army's commander (Military Oversight)
+    "governor_general",  # phase 5/6: the Governor-General's office exists (Governor General)
+    "chairman_retires",  # phase 1 (issue 7 wires it): the Chairman always retires (Tenure Limits)
+    "unrest_attack_bonus",  # phase 8 (issue 8 wires it): each unrest adds this to attacks (Sepoy Recruitment)
+)
+MOD = {name: i for i, name in enumerate(MODIFIERS)}
+
+# Effects a law may have when it passes or fails (rules.parliament.laws[i].on_pass / on_fail).
+EFFECTS = (
+    "money_per_asset",  # every family gains amount £ per asset it holds (Calico Acts: 2 per factory)
+    "regiments",  # amount regiments join every army (Army Spending: 2)
+    "open_china",  # the route to China opens (Envoy to China)
+    "clear_debt",  # the Company's loans drop to 0 (Debt Restructure)
+    "share_vp",  # Company share VP += amount, bounded (Company Aids Government: +1)
+    "royal_protection",  # the Chairman gains amount uses of royal protection (Royal Protection: 1)
+    "stability",  # stability += amount; 0 is the crash (Impeachment! failed: -1)
+    "unrest",  # amount unrest in every Company region (Indian Famine! failed: 1)
+    "turmoil_home",  # the first open order of each presidency's home region closes (Indian Famine! failed)
+    "impeach",  # the officeholder the PM named before the vote leaves office (Impeachment! passed)
+    "repeat_policy",  # the tabled policy is applied a second time (Indian Famine! passed)
+    "war_losses",  # the PM removes amount ships and amount officers/regiments (War Against France! passed)
+    "foreign_invasion",  # a Foreign Invasion of the home regions the storm die names (War Against France! failed)
+)
+
+_BIG = np.int64(1) << 62
+COMMANDER_OFFICE0 = 100  # ``office`` passed to the appoint decision for the commander of army a (Military Oversight)
+
+
+# ----------------------------------------------------------------------------------------------- laws in force
+def in_force(state: State) -> np.ndarray:
+    """bool[G, LAWS]: laws that passed and are in force."""
+    return state.law_pile == IN_FORCE
+
+
+def modifier(state: State, rules: Rules, name: str) -> np.ndarray:
+    """int[G]: the modifier ``name`` summed over the laws in force in each game."""
+    col = rules.d.law_mod[:, MOD[name]]
+    if not col.any():
+        return np.zeros(state.n_games, dtype=np.int64)
+    return in_force(state) @ col
+
+
+def flag(state: State, rules: Rules, name: str) -> np.ndarray:
+    """bool[G]: some law in force carries modifier ``name``."""
+    return modifier(state, rules, name) > 0
+
+
+# ------------------------------------------------------------------------------------------------- the deck
+def reshuffle(state: State, dice: Chance, rows: np.ndarray, add: np.ndarray) -> None:
+    """Put the laws ``add`` (bool[G, LAWS]) of games ``rows`` (bool[G]) into the deck and shuffle the whole deck:
+    every deck law gets a fresh random rank (one uniform per law and game, whatever the batch)."""
+    idx = np.flatnonzero(rows)
+    if idx.size == 0:
+        return
+    pile = state.law_pile[idx]
+    pile = np.where(add[idx], DECK, pile).astype(np.int8)
+    state.law_pile[idx] = pile
+    u = dice.uniform(idx, pile.shape[1])
+    state.law_rank[idx] = np.where(pile == DECK, u, -1.0)
+
+
+def draw(state: State, dice: Chance, rows: np.ndarray) -> np.ndarray:
+    """Draw the top law of the deck in games ``rows`` (bool[G]); an empty deck first takes the discard pile back,
+    shuffled; the first draw of a game shuffles the deck. Returns int[G] the law drawn (-1 none), now DRAWN."""
+    pile = state.law_pile
+    deck = pile == DECK
+    fresh = rows & (deck & (state.law_rank < 0)).any(axis=1)
+    empty = rows & ~deck.any(axis=1) & (pile == DISCARD).any(axis=1)
+    if (fresh | empty).any():
+        reshuffle(state, dice, fresh | empty, (pile == DISCARD) & empty[:, None])
+        deck = state.law_pile == DECK
+    has = rows & deck.any(axis=1)
+    top = np.where(deck, state.law_rank, np.inf).argmin(axis=1)
+    top = np.where(has, top, -1)
+    hit = np.flatnonzero(has)
+    state.law_pile[hit, top[hit]] = DRAWN
+    return top
+
+
+# --------------------------------------------------------------------------------------------- the policy track
+def policy_options(rules: Rules, position: np.ndarray, law: np.ndarray) -> np.ndarray:
+    """int[G, 2]: the nearest policy of ``law``'s type stepping down (column 0) and up (column 1) the cycle from
+    ``position``, not counting the position itself until a full turn (L224: "luxury from 0: 12 or 3"); -1 where
+    the law names no policy (or ``law`` is -1). Read from the table ``rules.d.law_options``."""
+    law = np.asarray(law)
+    out = rules.d.law_options[np.asarray(position, dtype=np.int64), np.maximum(law, 0)]
+    return np.where((law >= 0)[:, None], out, -1)
+
+
+def all_policy_options(rules: Rules, position: np.ndarray) -> np.ndarray:
+    """int[G, LAWS, 2]: ``policy_options`` for every law of the deck."""
+    return rules.d.law_options[np.asarray(position, dtype=np.int64)]
+
+
+def neighbours(rules: Rules, policy: np.ndarray) -> np.ndarray:
+    """int[G, 2]: the policies just below and just above ``policy`` on the cycle (L241: 12 -> 11 or 13, 13 -> 12
+    or 0)."""
+    n_pol = len(rules.parliament.policies)
+    p = np.asarray(policy, dtype=np.int64)
+    return np.stack([(p - 1) % n_pol, (p + 1) % n_pol], axis=1)
+
+
+def asset_counts(state: State) -> np.ndarray:
+    """int[G, N, 4] each family's assets in rules.ASSETS order; Company shares count the chair (L130)."""
+    return np.stack([state.luxuries, board_votes(state), state.shipyards, state.factories], axis=2)
+
+
+def powered(ladder: np.ndarray, asset: np.ndarray) -> np.ndarray:
+    """int[G, 4]: the ladder after power on ``asset[G]`` (L225): the asset swaps its influence with the asset on
+    the next higher rung (the first such asset in rules.ASSETS order); the top asset stays."""
+    lad = ladder.astype(np.int64)
+    g = np.arange(lad.shape[0])
+    a = np.asarray(asset, dtype=np.int64)
+    v = lad[g, a]
+    higher = lad > v[:, None]
+    nxt = np.where(higher, lad, _BIG).min(axis=1)
+    target = (higher & (lad == nxt[:, None])).argmax(axis=1)
+    go = np.flatnonzero(higher.any(axis=1))
+    out = lad.copy()
+    out[go, a[go]] = nxt[go]
+    out[go, target[go]] = v[go]
+    return out
+
+
+def power(state: State, rows: np.ndarray, asset: np.ndarray) -> None:
+    """Power policy in games ``rows``: ``powered`` on the game's ladder."""
+    idx = np.flatnonzero(rows)
+    if idx.size:
+        state.ladder[idx] = powered(state.ladder[idx], np.asarray(asset)[idx]).astype(np.int8)
+
+
+def apply_policy(state: State, rules: Rules, policy: np.ndarray, rows: np.ndarray) -> None:
+    """Apply ``policy[G]`` (-1: none) in games ``rows`` (D-POLICY): power, tax or bonus on its asset."""
+    d = rules.d
+    go = rows & (policy >= 0) & ~state.done
+    if not go.any():
+        return
+    p = np.maximum(policy, 0)
+    kind, asset = d.policy_kind[p], d.policy_asset[p]
+    power(state, go & (kind == POWER), asset)
+    counts = np.take_along_axis(asset_counts(state), asset[:, None, None], axis=2)[:, :, 0]  # [G, N]
+    taxed = go & (kind == TAX)
+    if taxed.any():
+        tax(state, rules, taxed, asset, d.policy_wealth[p] & ~flag(state, rules, "no_wealth_tax"), counts)
+    paid = go & (kind == BONUS)
+    if paid.any():
+        amounts = np.where(paid[:, None], rules.parliament.bonus * counts, 0)
+        ledger.families(state, "policy_bonus", amounts)
+        state.tally[:, TALLY["bonuses_paid"]] += amounts.sum(axis=1).astype(np.int32)
+
+
+def tax(
+    state: State, rules: Rules, rows: np.ndarray, asset: np.ndarray, wealth: np.ndarray, counts: np.ndarray
+) -> None:
+    """D-POLICY tax in games ``rows``: ``parliament.tax`` £ per asset (and per conspicuous wealth where
+    ``wealth``). A family pays what it can; with ``unpaid_tax = "lose_assets"`` it then loses one taxed asset per
+    unpaid tax on one (a luxury also carries its own wealth's tax), while it has any; the rest is forgiven."""
+    pa = rules.parliament
+    due = pa.tax * (counts + np.where(wealth[:, None], state.wealth, 0))
+    due = np.where(rows[:, None], due, 0)
+    paid = np.minimum(due, state.money)
+    ledger.families(state, "policy_tax", -paid)
+    state.tally[:, TALLY["taxes_paid"]] += paid.sum(axis=1).astype(np.int32)
+    if pa.unpaid_tax != "lose_assets" or pa.tax == 0:
+        return
+    unpaid = due - paid
+    per = pa.tax * (1 + np.where(wealth & (asset == LUXURIES), rules.actions.luxury_wealth, 0))[:, None]
+    losable = np.where((asset == SHARES)[:, None], state.shares, counts)  # the chair is an office, never lost
+    lost = np.minimum(-(-unpaid // per), losable)
+    if lost.any():
+        lose_assets(state, rules, asset, lost)
+        state.tally[:, TALLY["assets_taxed_away"]] += lost.sum(axis=1).astype(np.int32)
+
+
+def lose_assets(state: State, rules: Rules, asset: np.ndarray, lost: np.ndarray) -> None:
+    """Families lose ``lost[G, N]`` assets of kind ``asset[G]``: a luxury takes its wealth along, a share's relative
+    goes home, a shipyard sinks the ship it holds only when no other yard of the family is free for it."""
+    a = asset[:, None]
+    lux = np.where(a == LUXURIES, lost, 0)
+    state.luxuries[...] -= lux.astype(np.int32)
+    state.wealth[...] -= (lux * rules.actions.luxury_wealth).astype(np.int32)
+    shares = np.where(a == SHARES, lost, 0).astype(np.int32)
+    state.shares[...] -= shares
+    state.supply[...] += shares
+    state.factories[...] -= np.where(a == FACTORIES, lost, 0).astype(np.int32)
+    yards = np.where(a == SHIPYARDS, lost, 0).astype(np.int32)
+    if yards.any():
+        state.shipyards[...] -= yards
+        excess = np.maximum(state.yard_ships.sum(axis=2) - state.shipyards, 0)
+        for loc in range(L.N_SHIP_LOCS):
+            take = np.minimum(excess, state.yard_ships[:, :, loc])
+            state.yard_ships[:, :, loc] -= take
+            excess -= take
+        clamp_to_holdings(state)
+
+
+# ------------------------------------------------------------------------------------------ effects of a law
+def apply_effects(
+    state: State,
+    rules: Rules,
+    dice: Chance,
+    agents: Agents,
+    law: np.ndarray,
+    rows: np.ndarray,
+    when: str,
+    ctx: SimpleNamespace,
+) -> None:
+    """Apply the ``when`` ("on_pass" / "on_fail") effects of law ``law[G]`` in games ``rows``. ``ctx`` carries
+    pm[G], policy[G] (the policy applied) and impeach[G] (the office named before the vote)."""
+    for i, spec in enumerate(rules.parliament.laws):
+        effects = getattr(spec, when)
+        if not effects:
+            continue
+        mask = rows & (law == i) & ~state.done
+        if not mask.any():
+            continue
+        for eff in effects:
+            EFFECT_FUNCS[eff.effect](state, rules, dice, agents, mask & ~state.done, eff, ctx)
+
+
+def _money_per_asset(state, rules, dice, agents, rows, eff: LawEffect, ctx) -> None:
+    counts = asset_counts(state)[:, :, ASSET_INDEX[eff.asset]]
+    ledger.families(state, "law_payments", np.where(rows[:, None], eff.amount * counts, 0))
+
+
+def _regiments(state, rules, dice, agents, rows, eff, ctx) -> None:
+    state.regiments[rows] += eff.amount
+
+
+def _open_china(state, rules, dice, agents, rows, eff, ctx) -> None:
+    state.china_open[rows] = True
+
+
+def _clear_debt(state, rules, dice, agents, rows, eff, ctx) -> None:
+    state.loans[rows] = 0
+
+
+def _share_vp(state, rules, dice, agents, rows, eff, ctx) -> None:
+    co = rules.company
+    state.share_vp[rows] = np.clip(state.share_vp[rows] + eff.amount, co.share_vp_min, co.share_vp_max)
+
+
+def _royal_protection(state, rules, dice, agents, rows, eff, ctx) -> None:
+    state.royal_protection[rows] += eff.amount
+
+
+def _stability(state, rules, dice, agents, rows, eff, ctx) -> None:
+    change_stability(state, rules, rows, eff.amount)
+
+
+def change_stability(state: State, rules: Rules, rows: np.ndarray, amount: int | np.ndarray) -> None:
+    """Stability += amount in games ``rows`` (0..max); reaching 0 is the crash and ends the game (R-ACCOUNTS)."""
+    before = state.stability.astype(np.int64)
+    after = np.clip(before + amount, 0, rules.company.max_stability)
+    after = np.where(rows, after, before)
+    state.stability[:] = after.astype(np.int8)
+    state.tally[:, TALLY["stability_change"]] += (after - before).astype(np.int32)
+    crash = rows & (after == 0) & ~state.done
+    state.crashed[crash] = True
+    state.done[crash] = True
+    state.end_round[crash] = state.round[crash]
+
+
+def _unrest(state, rules, dice, agents, rows, eff, ctx) -> None:
+    state.unrest[...] += np.where(rows[:, None] & (state.owner >= 0), eff.amount, 0).astype(np.int32)
+
+
+def _turmoil_home(state, rules, dice, agents, rows, eff, ctx) -> None:
+    """The first (northernmost) open order of each home region closes (2e Turmoil without its cascade, which is
+    phase 8's: issue 8 may swap in its own Turmoil)."""
+    d = rules.d
+    for p in range(L.PRESIDENCIES):
+        in_home = d.order_region == d.home[p]
+        open_home = state.order_open & in_home[None, :]
+        first = open_home.argmax(axis=1)
+        hit = np.flatnonzero(rows & open_home.any(axis=1))
+        state.order_open[hit, first[hit]] = False
+
+
+def _impeach(state, rules, dice, agents, rows, eff, ctx) -> None:
+    for office in range(L.N_OFFICES):
+        vacate(state, np.flatnonzero(rows & (ctx.impeach == office)), office)
+
+
+def _repeat_policy(state, rules, dice, agents, rows, eff, ctx) -> None:
+    apply_policy(state, rules, ctx.policy, rows)
+
+
+def _war_losses(state, rules, dice, agents, rows, eff, ctx) -> None:
+    """The PM removes ``amount`` ships (Company or family-yard ships, not leased ones: 2e's "non-extra ships")
+    and ``amount`` officers or regiments, one at a time (decision ``war_losses``)."""
+    from .phases.military import settle_commanders  # late import: military imports this module
+
+    g, n = state.n_games, state.n_players
+    rowsi = np.arange(g)
+    touched = np.zeros(g, dtype=bool)
+    for _ in range(eff.amount):
+        ships = np.concatenate(
+            [state.ships[:, :, L.COMPANY_SHIP] > 0, (state.yard_ships > 0).reshape(g, n * L.N_SHIP_LOCS)], axis=1
+        )
+        troops = np.concatenate([state.regiments > 0, (state.officers > 0).reshape(g, n * L.PRESIDENCIES)], axis=1)
+        asked = rows & (ships.any(axis=1) | troops.any(axis=1)) & ~state.done
+        if not asked.any():
+            break
+        ship = np.full(g, -1, dtype=np.int64)
+        troop = np.full(g, -1, dtype=np.int64)
+
+        def check(answer, legal, obs):
+            s, t = answer
+            r = np.arange(obs.n)
+            bad = (s < -1) | (s >= legal.ships.shape[1]) | (t < -1) | (t >= legal.troops.shape[1])
+            bad |= (s >= 0) & ~legal.ships[r, np.clip(s, 0, legal.ships.shape[1] - 1)]
+            bad |= (t >= 0) & ~legal.troops[r, np.clip(t, 0, legal.troops.shape[1] - 1)]
+            bad |= ((s < 0) & legal.ships.any(axis=1)) | ((t < 0) & legal.troops.any(axis=1))
+            return bad, "must pick one available ship and one available officer or regiment"
+
+        pm = np.where(asked, state.prime_minister, -1)
+        agents.ask("war_losses", state, pm, {"ships": ships, "troops": troops}, (ship, troop), check)
+        s = np.where(asked, ship, -1)
+        company = s >= 0
+        company &= s < L.N_SHIP_LOCS
+        state.ships[rowsi[company], s[company], L.COMPANY_SHIP] -= 1
+        yard = s >= L.N_SHIP_LOCS
+        ys = s[yard] - L.N_SHIP_LOCS
+        state.yard_ships[rowsi[yard], ys // L.N_SHIP_LOCS, ys % L.N_SHIP_LOCS] -= 1
+        t = np.where(asked, troop, -1)
+        reg = (t >= 0) & (t < L.PRESIDENCIES)
+        state.regiments[rowsi[reg], t[reg]] -= 1
+        off = t >= L.PRESIDENCIES
+        ot = t[off] - L.PRESIDENCIES
+        fam, army = ot // L.PRESIDENCIES, ot % L.PRESIDENCIES
+        state.officers[rowsi[off], fam, army] -= 1
+        state.supply[rowsi[off], fam] += 1
+        touched |= off
+    clamp_to_holdings(state)
+    if touched.any():
+        settle_commanders(state, rules, dice, agents, np.flatnonzero(touched))
+
+
+def _foreign_invasion(state, rules, dice, agents, rows, eff, ctx) -> None:
+    """Phase 8's Foreign Invasion, landing at the home regions the storm die names (R-INVASION)."""
+    from .phases.india import french_landing  # late import: phase 8 imports this module
+
+    french_landing(state, rules, dice, agents, np.flatnonzero(rows))
+
+
+EFFECT_FUNCS = {
+    "money_per_asset": _money_per_asset,
+    "regiments": _regiments,
+    "open_china": _open_china,
+    "clear_debt": _clear_debt,
+    "share_vp": _share_vp,
+    "royal_protection": _royal_protection,
+    "stability": _stability,
+    "unrest": _unrest,
+    "turmoil_home": _turmoil_home,
+    "impeach": _impeach,
+    "repeat_policy": _repeat_policy,
+    "war_losses": _war_losses,
+    "foreign_invasion": _foreign_invasion,
+}
+assert tuple(EFFECT_FUNCS) == EFFECTS
+ASSET_INDEX = {"luxuries": LUXURIES, "shares": SHARES, "shipyards": SHIPYARDS, "factories": FACTORIES}
+
+
+def enact(state: State, rules: Rules, law: np.ndarray, rows: np.ndarray) -> None:
+    """Where law ``law[G]`` passed (``rows``): a lasting law goes into force (and discards the laws it names),
+    any other goes to the discard pile."""
+    d = rules.d
+    idx = np.flatnonzero(rows & (law >= 0))
+    if idx.size == 0:
+        return
+    lw = law[idx]
+    state.law_pile[idx, lw] = np.where(d.law_lasting[lw], IN_FORCE, DISCARD)
+    gone = d.law_discards[lw] & (state.law_pile[idx] == IN_FORCE)
+    state.law_pile[idx] = np.where(gone, DISCARD, state.law_pile[idx])
+
+
+def discard_on_deregulation(state: State, rules: Rules, rows: np.ndarray) -> None:
+    """Laws that end when Deregulation passes (2e Industry Subsidy) leave force for the discard pile."""
+    gone = rows[:, None] & rules.d.law_dereg_discard[None, :] & (state.law_pile == IN_FORCE)
+    state.law_pile[gone] = DISCARD
+
+
+# ------------------------------------------------------------------ modifiers applied in other phases
+def factory_discount(state: State, rules: Rules, seat: int) -> np.ndarray:
+    """int[G] £ added to a factory bought once by ``seat`` in phase 2 when it did not buy one last round
+    (Industry Subsidy; never below a cost of 0)."""
+    mod = modifier(state, rules, "factory_cost_fresh")
+    fresh = state.last_action[:, seat] != L.A_FACTORY
+    return np.where(fresh, np.maximum(mod, -rules.actions.factory_cost), 0)
+
+
+def yard_cost(state: State, rules: Rules) -> np.ndarray:
+    """int[G] £ per family-yard ship for the Shipping Manager (Ship Subsidy)."""
+    return np.maximum(rules.shipping.yard_cost + modifier(state, rules, "yard_cost"), 0)
+
+
+def company_levy(state: State, rules: Rules) -> None:
+    """Phase 7 start (Calico Acts): the Company loses 1 £ per ``company_levy_per`` £ of balance until
+    Deregulation passes (2e: "skip this penalty after deregulation")."""
+    col = rules.d.law_mod[:, MOD["company_levy_per"]]
+    if not col.any():
+        return
+    force = in_force(state)
+    levy = np.zeros(state.n_games, dtype=np.int64)
+    for i in np.flatnonzero(col > 0):
+        levy += np.where(force[:, i], state.balance // col[i], 0)
+    levy = np.where(~state.done & ~state.deregulated, np.minimum(levy, state.balance), 0)
+    if levy.any():
+        ledger.company(state, "company_levy", -levy)
+
+
+def retiree_income(state: State, rules: Rules) -> None:
+    """Phase 7 income (Inclosure Acts): each relative in honourable retirement earns his family the modifier."""
+    per = modifier(state, rules, "retiree_income")
+    if not per.any():
+        return
+    amounts = np.where((~state.done)[:, None], per[:, None] * state.retired.sum(axis=2), 0)
+    ledger.families(state, "law_payments", amounts)
+
+
+def pay_president_bonus(
+    state: State, rules: Rules, agents: Agents, president: np.ndarray, amount: np.ndarray, where: np.ndarray
+) -> None:
+    """R-TRADE's 1 £ per order to the President's family, or to the Company under Trade Regulations; a held note
+    of kind 5 takes it from the President's family (R-NOTE)."""
+    from . import notes
+
+    to_company = where & (president >= 0) & flag(state, rules, "president_bonus_to_company")
+    ledger.company(state, "president_bonus", np.where(to_company, amount, 0))
+    notes.pay_bonus(state, rules, agents, "president_bonus", president, amount, where & ~to_company)
+
+
+def pay_clerks(state: State, rules: Rules, placed: np.ndarray, won: np.ndarray) -> None:
+    """R-TRADE's pay per clerk placed on a filled order (``placed[G, N]`` clerks): +1 £ each under Writer
+    Privileges; to the Company instead under Writer Graft Reform."""
+    per = rules.trade.clerk_pay + modifier(state, rules, "clerk_pay")
+    amounts = np.where(won[:, None], placed * per[:, None], 0)
+    to_company = flag(state, rules, "clerk_pay_to_company")
+    ledger.company(state, "clerk_pay", np.where(to_company, amounts.sum(axis=1), 0))
+    ledger.families(state, "clerk_pay", np.where(to_company[:, None], 0, amounts))
+
+
+def loot_to_company(state: State, rules: Rules, rows: np.ndarray, loot: np.ndarray) -> np.ndarray:
+    """Treasure Reform: the loot of games ``rows`` (with amounts ``loot``) goes to the Company's balance. Returns
+    bool[len(rows)]: which of them were paid so (the round-robin sharing skips them)."""
+    to_company = flag(state, rules, "loot_to_company")[rows]
+    paid = np.zeros(state.n_games, dtype=np.int64)
+    paid[rows[to_company]] = loot[to_company]
+    if paid.any():
+        ledger.company(state, "loot", paid)
+        state.tally[:, TALLY["loot"]] += paid.astype(np.int32)
+    return to_company
+
+
+def board_of_control(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    """Board of Control (2e: "once per turn, after any office except the Chairman has finished acting, the PM
+    may remove its officeholder"): at the end of phase 6, when every office has acted, the PM may remove one
+    officeholder but the Chairman (decision ``remove_officeholder``); the relative goes home."""
+    pm = np.where(~state.done & flag(state, rules, "board_of_control"), state.prime_minister, -1)
+    held = state.office >= 0
+    held[:, L.CHAIRMAN] = False
+    pm = np.where(held.any(axis=1), pm, -1)
+    if not (pm >= 0).any():
+        return
+    office = np.full(state.n_games, -1, dtype=np.int64)
+
+    def check(o, legal, obs):
+        oc = np.clip(o, 0, L.N_OFFICES - 1)
+        return (o < -1) | (o >= L.N_OFFICES) | ((o >= 0) & ~legal.removable[np.arange(obs.n), oc]), (
+            "not an officeholder the PM may remove"
+        )
+
+    agents.ask("remove_officeholder", state, pm, {"removable": held}, (office,), check)
+    for o in range(1, L.N_OFFICES):
+        vacate(state, np.flatnonzero((pm >= 0) & (office == o)), o)
+
+
+def military_oversight(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    """Military Oversight (2e: "immediately after Military Affairs acts, the PM may demote one commander and then
+    appoint a commander from the officers in that army following the rules for hiring and nepotism"): decision
+    ``oversee_army``; the appointment is R-APPOINT's ``choose`` with the PM as appointer (office code
+    COMMANDER_OFFICE0 + army). The new commander leads until the army is re-seated by R-COMMANDER's majority."""
+    from .phases.appointments import choose  # late import: appointments imports this module
+
+    g = state.n_games
+    pm = np.where(~state.done & flag(state, rules, "military_oversight"), state.prime_minister, -1)
+    commanded = state.commander >= 0
+    pm = np.where(commanded.any(axis=1), pm, -1)
+    if not (pm >= 0).any():
+        return
+    army = np.full(g, -1, dtype=np.int64)
+
+    def check(a, legal, obs):
+        ac = np.clip(a, 0, L.PRESIDENCIES - 1)
+        return (a < -1) | (a >= L.PRESIDENCIES) | ((a >= 0) & ~legal.armies[np.arange(obs.n), ac]), (
+            "not an army with a commander"
+        )
+
+    agents.ask("oversee_army", state, pm, {"armies": commanded}, (army,), check)
+    for a in range(L.PRESIDENCIES):
+        rows = (pm >= 0) & (army == a)
+        if not rows.any():
+            continue
+        state.commander[rows, a] = -1
+        cand = np.zeros((g, state.n_players, L.n_sources(state.owner.shape[1])), dtype=bool)
+        cand[:, :, L.SRC_OFFICER[a]] = state.officers[:, :, a] > 0
+        family, _ = choose(state, rules, dice, agents, COMMANDER_OFFICE0 + a, rows, pm, cand)
+        pick = rows & (family >= 0)
+        state.commander[pick, a] = family[pick]
+
+
+def extra_actions(state: State, rules: Rules, agents: Agents) -> None:
+    """Phase 2, after the family actions: every law in force with an extra action lets each family take that
+    action once more (2e "after taking any family action(s), you may ..."), at its usual price (decision
+    ``extra_action``; a clerk goes to the presidency it names; exchange places in the Chairman's order)."""
+    from .phases.family import action_costs, buy_shares  # late import: family imports this module
+
+    d = rules.d
+    if (d.law_extra < 0).all():
+        return
+    g, n = state.n_games, state.n_players
+    force = in_force(state) & ~state.done[:, None]
+    avail = np.zeros((g, L.N_ACTIONS), dtype=bool)
+    for i in np.flatnonzero(d.law_extra >= 0):
+        avail[:, d.law_extra[i]] |= force[:, i]
+    if not avail.any():
+        return
+    costs = action_costs(rules)
+    cheapest = np.where(state.exchange < 0, d.exchange_prices[None, :], 1 << 30).min(axis=1)
+    take = np.zeros((g, n, L.N_ACTIONS), dtype=bool)
+    where = np.zeros((g, n), dtype=np.int64)
+    for seat in range(n):
+        money, supply = state.money[:, seat], state.supply[:, seat]
+        options = avail.copy()
+        for act in (L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY):
+            options[:, act] &= money >= costs[act]
+        options[:, L.A_CLERK] &= supply >= 1
+        options[:, L.A_OFFICER] &= supply >= 1
+        options[:, L.A_SHARES] &= (supply >= 1) & (money >= cheapest)
+        options[:, L.A_PASS] = False
+
+        def check(answer, legal, obs):
+            t, p = answer
+            cost = (t * costs[None, :]).sum(axis=1) + np.where(t[:, L.A_SHARES], legal.cheapest, 0)
+            people = t[:, L.A_CLERK].astype(int) + t[:, L.A_OFFICER] + t[:, L.A_SHARES]
+            bad = (t & ~legal.options).any(axis=1) | (cost > legal.money) | (people > legal.supply)
+            bad |= t[:, L.A_CLERK] & ((p < 0) | (p >= L.PRESIDENCIES))
+            return bad, "extra action not available, not affordable together, or clerk without a presidency"
+
+        decider = np.where(options.any(axis=1), seat, -1)
+        legal = {"options": options, "money": money, "supply": supply, "cheapest": cheapest}
+        agents.ask("extra_action", state, decider, legal, (take[:, seat], where[:, seat]), check)
+    for seat in range(n):
+        t = take[:, seat]
+        seats = np.full(g, seat)
+        for flow, act in (("luxury", L.A_LUXURY), ("shipyard", L.A_SHIPYARD), ("factory", L.A_FACTORY)):
+            ledger.family(state, flow, seats, np.full(g, -costs[act]), where=t[:, act])
+        state.luxuries[:, seat] += t[:, L.A_LUXURY]
+        state.wealth[:, seat] += t[:, L.A_LUXURY] * rules.actions.luxury_wealth
+        state.shipyards[:, seat] += t[:, L.A_SHIPYARD]
+        state.factories[:, seat] += t[:, L.A_FACTORY]
+        clerk = np.flatnonzero(t[:, L.A_CLERK])
+        state.clerks[clerk, seat, where[clerk, seat]] += 1
+        state.supply[clerk, seat] -= 1
+        state.academy[:, seat] += t[:, L.A_OFFICER]
+        state.supply[:, seat] -= t[:, L.A_OFFICER]
+    if take[:, :, L.A_SHARES].any():
+        buy_shares(state, rules, agents, take[:, :, L.A_SHARES].astype(np.int64))

@@ -1,0 +1,214 @@
+"""Promissory notes and deals (R-NOTE, D-DEALS; seed 000 L47-L56, the deal protocol of seed 001).
+
+Every family holds one note of each kind, issued in its own name (``state.note_holder[G, issuer, kind]`` is the
+seat holding it; the issuer itself while the note is not out). A holder may use a note at any time (L53) and pass
+it on freely, to a third family too (L54):
+
+1. ``MONEY``: take up to ``notes.money_max`` £ from the issuer (what he has, if less) — ``use_money_notes``;
+2. ``NEPOTISM``: the issuer's consent to nepotism in phase 5 — ``consent_by_note`` (called by ``choose``);
+3. ``POSITION``: the issuer's pick of a position in the London season — ``redeem_position_pick`` (phase 1 calls it);
+4. ``VOTES``: the issuer's property votes in a vote — used in ``phases.parliament.hold_vote``;
+5. ``BONUS``: the issuer's committee-head bonus (the flows ``notes.bonus_flows``) — ``pay_bonus``.
+
+A used note goes back to its issuer (``notes.after_use = "return"``) or is gone (``"spent"``: holder -1).
+
+Deals (D-DEALS) follow the Here I Stand diplomacy segment of seed 001 (L81-L87): at fixed moments
+(``notes.deal_moments``) every family makes sealed offers at once — each note it holds offered to one family for a
+price — then every family offered something accepts or refuses each offer (again sealed, at once); every accepted
+deal is executed together, notes against money, and is never revoked. An offer is unconditional (L87: no deal may
+depend on what others do later) and each must be possible on its own when made (L85): a family accepts no more
+than it can pay from the money it had before the exchange. Other promises are not binding (L55) and are not
+modelled. Selling a note and its money are transfers inside the game (no ledger flow).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import ledger
+from .state import TALLY, State
+
+if TYPE_CHECKING:
+    from .agents import Agents
+    from .dice import Chance
+    from .rules import Rules
+
+NOTE_KINDS = ("money", "nepotism", "position", "votes", "bonus")
+MONEY, NEPOTISM, POSITION, VOTES, BONUS = range(5)
+NOTE_BONUS_FLOWS = ("president_bonus", "china_manager", "governor_general")
+
+
+def used(state: State, rules: Rules, mask: np.ndarray) -> None:
+    """Notes ``mask[G, issuer, kind]`` were used: back to the issuer (or gone, ``after_use = "spent"``)."""
+    if not mask.any():
+        return
+    n, k = state.note_holder.shape[1:]
+    back = np.broadcast_to(np.arange(n, dtype=np.int8)[None, :, None], state.note_holder.shape)
+    after = back if rules.notes.after_use == "return" else np.int8(-1)
+    state.note_holder[...] = np.where(mask, after, state.note_holder)
+    state.tally[:, TALLY["notes_used"]] += mask.sum(axis=(1, 2)).astype(np.int32)
+
+
+def out_with(state: State, kind: int) -> np.ndarray:
+    """int[G, N] the seat holding each issuer's note of ``kind`` when someone else holds it, else -1."""
+    holder = state.note_holder[:, :, kind].astype(np.int64)
+    mine = holder == np.arange(state.n_players)[None, :]
+    return np.where(mine, -1, holder)
+
+
+# ----------------------------------------------------------------------------------------------------- deals
+def deal(
+    state: State,
+    rules: Rules,
+    dice: Chance,
+    agents: Agents,
+    moment: str,
+    rows: np.ndarray | None = None,
+    topic: dict | None = None,
+) -> None:
+    """D-DEALS at ``moment`` ("appointments" or "vote") in games ``rows`` (default: every running game): sealed
+    offers (decision ``offer_notes``), sealed acceptances (``accept_notes``), all accepted deals executed together;
+    then holders may use money notes (``use_money_notes``). ``topic`` describes the vote that follows (int[G] law
+    and policy, -1 none; int[G] support; bool[G] deregulation), given to both decisions."""
+    if moment not in rules.notes.deal_moments:
+        return
+    live = ~state.done if rows is None else rows & ~state.done
+    if not live.any():
+        return
+    g, n, k = state.note_holder.shape
+    holder = state.note_holder.astype(np.int64)
+    buyer = np.full((g, n, k), -1, dtype=np.int64)
+    price = np.zeros((g, n, k), dtype=np.int64)
+    none = np.full(g, -1, dtype=np.int64)
+    about = {"law": none, "policy": none, "support": np.zeros(g, dtype=np.int64), "deregulation": np.zeros(g, bool)}
+    about.update(topic or {})
+    about["moment"] = np.full(g, moment)
+    for seat in range(n):
+        held = (holder == seat) & live[:, None, None]
+        offer_to = np.full((g, n, k), -1, dtype=np.int64)
+        ask_price = np.zeros((g, n, k), dtype=np.int64)
+
+        def check(answer, legal, obs):
+            b, p = answer
+            me = obs.seat[:, None, None]
+            bad_b = (b < -1) | (b >= obs.players) | (b == me) | (p < 0)
+            bad = np.where(legal.held, bad_b, b >= 0).reshape(obs.n, -1).any(axis=1)
+            return bad, "offers only notes it holds, to another family, at a price >= 0"
+
+        decider = np.where(held.reshape(g, -1).any(axis=1), seat, -1)
+        legal = dict(about, held=held)
+        agents.ask("offer_notes", state, decider, legal, (offer_to, ask_price), check)
+        buyer = np.where(held & (decider >= 0)[:, None, None], offer_to, buyer)
+        price = np.where(held & (decider >= 0)[:, None, None], ask_price, price)
+    accepted = np.zeros((g, n, k), dtype=bool)
+    money0 = state.money.astype(np.int64)
+    for seat in range(n):
+        offered = buyer == seat
+        decider = np.where(offered.reshape(g, -1).any(axis=1), seat, -1)
+        if not (decider >= 0).any():
+            continue
+        answer = np.zeros((g, n, k), dtype=bool)
+
+        def check(a, legal, obs):
+            over = np.where(a, legal.price, 0).reshape(obs.n, -1).sum(axis=1) > legal.money
+            stray = (a & ~legal.offered).reshape(obs.n, -1).any(axis=1)
+            return stray | over, "accepts only offers made to it, within its money"
+
+        legal = dict(about, offered=offered, price=price, money=money0[:, seat], holder=holder)
+        agents.ask("accept_notes", state, decider, legal, (answer,), check)
+        accepted |= answer & offered & (decider >= 0)[:, None, None]
+    if accepted.any():
+        pay = np.where(accepted, price, 0).reshape(g, -1)
+        base = (np.arange(g) * n)[:, None]
+        seller = np.maximum(holder, 0).reshape(g, -1)  # a spent note (-1) is never sold: its pay is 0
+        received = np.bincount((base + seller).ravel(), pay.ravel(), g * n).reshape(g, n)
+        spent = np.bincount((base + np.maximum(buyer, 0).reshape(g, -1)).ravel(), pay.ravel(), g * n).reshape(g, n)
+        state.money[...] += (received - spent).astype(state.money.dtype)
+        state.note_holder[...] = np.where(accepted, buyer, holder).astype(np.int8)
+        state.tally[:, TALLY["notes_sold"]] += accepted.sum(axis=(1, 2)).astype(np.int32)
+    use_money_notes(state, rules, agents, live)
+
+
+# ------------------------------------------------------------------------------------------------ note effects
+def use_money_notes(state: State, rules: Rules, agents: Agents, rows: np.ndarray) -> None:
+    """Kind 1 (L48): each holder of other families' money notes may take up to ``money_max`` £ from each issuer
+    (decision ``use_money_notes``: int[G', N] £ per issuer, 0 keeps the note). A transfer inside the game."""
+    g, n = state.n_games, state.n_players
+    cap_max = rules.notes.money_max
+    for seat in range(n):
+        holder = out_with(state, MONEY)
+        mine = (holder == seat) & rows[:, None]
+        if not mine.any():
+            continue
+        cap = np.where(mine, np.minimum(cap_max, state.money), 0)
+        take = np.zeros((g, n), dtype=np.int64)
+
+        def check(t, legal, obs):
+            return ((t < 0) | (t > legal.cap)).any(axis=1), "takes 0 up to money_max £ (what the issuer has)"
+
+        agents.ask(
+            "use_money_notes", state, np.where(mine.any(axis=1), seat, -1), {"notes": mine, "cap": cap}, (take,), check
+        )
+        take = np.where(mine, take, 0)
+        state.money[...] -= take.astype(state.money.dtype)
+        state.money[:, seat] += take.sum(axis=1).astype(state.money.dtype)
+        mask = np.zeros(state.note_holder.shape, dtype=bool)
+        mask[:, :, MONEY] = take > 0
+        used(state, rules, mask)
+
+
+def consent_by_note(state: State, rules: Rules, appointer: np.ndarray, seat: int, need: np.ndarray) -> np.ndarray:
+    """Kind 2 (L49, L114): where the appointer holds ``seat``'s nepotism note, that family's consent is given
+    (the note is used). Returns bool[G]."""
+    holder = state.note_holder[:, seat, NEPOTISM]
+    by_note = need & (appointer >= 0) & (appointer != seat) & (holder == appointer)
+    mask = np.zeros(state.note_holder.shape, dtype=bool)
+    mask[:, seat, NEPOTISM] = by_note
+    used(state, rules, mask)
+    return by_note
+
+
+def redeem_position_pick(state: State, rules: Rules, agents: Agents, picker: np.ndarray) -> np.ndarray:
+    """Kind 3 (L50), for the London season (phase 1): where ``picker[G]`` is about to take a position and another
+    family holds his position note, that holder may take the pick instead (decision ``use_position_note``); the
+    note is then used. Returns int[G]: the seat that picks (``picker`` where nobody redeems; -1 stays -1)."""
+    g = state.n_games
+    picker = np.asarray(picker, dtype=np.int64)
+    holder = np.full(g, -1, dtype=np.int64)
+    ok = picker >= 0
+    holder[ok] = out_with(state, POSITION)[np.flatnonzero(ok), picker[ok]]
+    use = np.zeros(g, dtype=bool)
+    agents.ask("use_position_note", state, np.where(holder >= 0, holder, -1), {"issuer": picker}, (use,))
+    use &= holder >= 0
+    mask = np.zeros(state.note_holder.shape, dtype=bool)
+    mask[np.flatnonzero(use), picker[use], POSITION] = True
+    used(state, rules, mask)
+    return np.where(use, holder, picker)
+
+
+def pay_bonus(
+    state: State, rules: Rules, agents: Agents, flow: str, seat: np.ndarray, amount: np.ndarray, where: np.ndarray
+) -> None:
+    """Pay a committee head's bonus ``amount[G]`` (ledger flow ``flow``) to the family at ``seat[G]`` in games
+    ``where``. Kind 5 (L52): if ``flow`` is one of ``notes.bonus_flows`` and another family holds the issuer's
+    bonus note, that holder may take this bonus instead (decision ``use_bonus_note``); the note is then used."""
+    seat = np.asarray(seat, dtype=np.int64)
+    amount = np.broadcast_to(np.asarray(amount), seat.shape)
+    ok = where & (seat >= 0) & (amount != 0)
+    to = seat
+    if flow in rules.notes.bonus_flows and ok.any():
+        holder = np.full(seat.shape, -1, dtype=np.int64)
+        holder[ok] = out_with(state, BONUS)[np.flatnonzero(ok), seat[ok]]
+        asked = np.where(ok & (holder >= 0), holder, -1)
+        if (asked >= 0).any():
+            take = np.zeros(seat.shape, dtype=bool)
+            legal = {"issuer": seat, "amount": amount, "flow": np.full(seat.shape, flow)}
+            agents.ask("use_bonus_note", state, asked, legal, (take,))
+            take &= asked >= 0
+            to = np.where(take, holder, seat)
+            mask = np.zeros(state.note_holder.shape, dtype=bool)
+            mask[np.flatnonzero(take), seat[take], BONUS] = True
+            used(state, rules, mask)
+    ledger.family(state, flow, to, amount, where=ok)

@@ -1,0 +1,131 @@
+"""The Governor-General (L126-L127, blame situation 5 L254): the office exists once the law "Governor General"
+is in force, the Chairman appoints him from the other committee heads in phase 5, and his 2e powers in phase 6."""
+
+import numpy as np
+import pytest
+from helpers import L, Scripted, agents, blank, const, dice, give, seat_office
+
+from sim import laws, ledger
+from sim.board import committee_vacancies
+from sim.governor_general import governor_general
+from sim.phases.appointments import appoint_office, appointments, candidates
+from sim.state import FLOW
+
+
+def in_force(s, r, games=slice(None)):
+    s.law_pile[games, r.d.law_names.index("Governor General")] = laws.IN_FORCE
+
+
+def test_no_governor_general_without_the_law():
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    seat_office(s, L.SHIPPING, 1)
+    strat = Scripted()
+    appoint_office(s, r, dice(), agents(r, s, strat), L.GOVERNOR_GENERAL)
+    assert s.office[0, L.GOVERNOR_GENERAL] == -1 and strat.asked("appoint") == []
+    assert committee_vacancies(s, r)[0] == 5  # Director, Military, 3 Presidents (China is closed)
+    in_force(s, r)
+    assert committee_vacancies(s, r)[0] == 6  # the office exists now, and is vacant
+    appoint_office(s, r, dice(), agents(r, s, strat), L.GOVERNOR_GENERAL)
+    assert s.office[0, L.GOVERNOR_GENERAL] == 1 and s.office[0, L.SHIPPING] == -1  # promoted, old office vacant
+
+
+def test_candidates_are_the_other_committee_heads_not_the_chairman_nor_governors():
+    r, s = blank(1, 4)
+    in_force(s, r)
+    seat_office(s, L.CHAIRMAN, 0)
+    seat_office(s, L.PRESIDENT[1], 2)
+    seat_office(s, L.MILITARY, 3)
+    s.governor[0, 0] = 1
+    give(s, "clerks", 1, 2, col=0)
+    cand = candidates(s, r, L.GOVERNOR_GENERAL)
+    assert np.argwhere(cand[0]).tolist() == [
+        [2, L.SRC_OFFICE0 + L.PRESIDENT[1]],
+        [3, L.SRC_OFFICE0 + L.MILITARY],
+    ]
+
+
+@pytest.mark.parametrize("fallback, expected", [("clerks", 1), ("none", -1)])
+def test_no_committee_head_falls_back_to_clerks_or_stays_vacant(fallback, expected):
+    r, s = blank(1, 4, **{"governor_general.candidates_fallback": fallback})
+    in_force(s, r)
+    seat_office(s, L.CHAIRMAN, 0)
+    give(s, "clerks", 1, 1, col=2)
+    appoint_office(s, r, dice(), agents(r, s), L.GOVERNOR_GENERAL)
+    assert s.office[0, L.GOVERNOR_GENERAL] == expected
+
+
+def test_appointed_last_in_phase_5_by_the_chairman_with_nepotism():
+    r, s = blank(1, 4)
+    in_force(s, r)
+    seat_office(s, L.CHAIRMAN, 0)
+    seat_office(s, L.DIRECTOR, 0)
+    seat_office(s, L.SHIPPING, 2)
+    strat = Scripted(consent=const(False))
+    appointments(s, r, dice(), agents(r, s, strat))
+    # the Chairman names his own Director; seat 2 (the Shipping Manager) refuses: seat 2's relative is appointed
+    assert s.office[0, L.GOVERNOR_GENERAL] == 2 and s.office[0, L.DIRECTOR] == 0
+    assert s.office[0, L.SHIPPING] == -1
+
+
+def company_regions(r, s, names, seat=3):
+    in_force(s, r)
+    seat_office(s, L.GOVERNOR_GENERAL, seat)
+    idx = [r.d.regions.index(x) for x in names]
+    for i, p in zip(idx, (0, 2, 1), strict=False):
+        s.owner[:, i] = p
+    return idx
+
+
+def test_governor_general_success_pays_per_region_and_acts_in_every_company_region():
+    r, s = blank(1, 4)
+    bombay, bengal = company_regions(r, s, ["Bombay", "Bengal"])
+    effects = np.zeros((1, len(r.d.regions)), dtype=int)
+    effects[0, bombay], effects[0, bengal] = L.G_TAX_COMPANY, L.G_REGIMENT
+    strat = Scripted(general_govern=const(True), general_effects=const(effects[0]))
+    d = dice({0: [5, 2, 6]})  # three dice, lowest 2: success
+    governor_general(s, r, d, agents(r, s, strat))
+    assert d.rolls("lowest") == [3]
+    d.assert_spent()
+    assert s.money[0, 3] == 2 and s.ledger[0, FLOW["governor_general"]] == 2  # 1 £ per Company region
+    assert s.balance[0] == 2 and s.regiments[0, 2] == 2 and s.taxed[0, bombay] == 1
+    assert ledger.balanced(s).all()
+
+
+def test_governor_general_failure_and_mishap_raise_unrest_everywhere():
+    r, s = blank(2, 4)
+    bombay, bengal = company_regions(r, s, ["Bombay", "Bengal"])
+    strat = Scripted(general_govern=const(True))
+    d = dice({0: [3, 4, 6], 1: [5, 6, 6]})
+    governor_general(s, r, d, agents(r, s, strat))
+    assert s.unrest[:, [bombay, bengal]].tolist() == [[1, 1], [1, 1]]
+    assert s.office[:, L.GOVERNOR_GENERAL].tolist() == [3, -1] and s.supply[1, 3] == 12
+    assert s.money[:, 3].tolist() == [0, 0]
+
+
+def test_zamindar_taxes_add_to_his_bonus_and_failure_unrest():
+    r, s = blank(2, 4)
+    s.law_pile[:, r.d.law_names.index("Zamindar Taxes")] = laws.IN_FORCE
+    bombay, _ = company_regions(r, s, ["Bombay", "Bengal"])
+    strat = Scripted(general_govern=const(True))
+    governor_general(s, r, dice({0: [1, 1, 1], 1: [4, 4, 4]}), agents(r, s, strat))
+    assert s.money[:, 3].tolist() == [2 + 3, 0] and s.unrest[1, bombay] == 2
+
+
+def test_company_income_per_region_key():
+    r, s = blank(1, 4, **{"governor_general.company_income": 3})
+    company_regions(r, s, ["Bombay", "Bengal"])
+    governor_general(s, r, dice(), agents(r, s, Scripted(general_govern=const(False))))
+    assert s.balance[0] == 6 and s.ledger[0, FLOW["governor_general_company"]] == 6
+
+
+def test_blame_despots_charge_the_governor_general_four():
+    from sim.phases.end import V, score
+
+    r, s = blank(1, 4)
+    in_force(s, r)
+    seat_office(s, L.GOVERNOR_GENERAL, 2)
+    s.done[:], s.crashed[:], s.end_round[:], s.blame[:] = True, True, 3, 4
+    s.stability[:] = 0
+    score(s, r)
+    assert s.vp[0, :, V["blame"]].tolist() == [0, 0, -4, 0]

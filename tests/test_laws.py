@@ -1,0 +1,472 @@
+"""Every law of the default deck (D-LAWS, MAP.md's 2e laws): its effect when it passes (or fails, for dilemmas)
+and each modifier at the place the rule applies, on hand-built positions with injected dice."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
+
+from sim import laws, ledger
+from sim.agents import IllegalDecision
+from sim.phases.accounts import accounts, costs_due
+from sim.phases.family import family_actions
+from sim.phases.military import battle
+from sim.phases.operations import china_trade, company_operations, governors, presidents, shipping_manager
+from sim.phases.parliament import parliament
+from sim.state import FLOW, TALLY
+
+
+def law(r, name):
+    return r.d.law_names.index(name)
+
+
+def force(s, r, *names, games=slice(None)):
+    for name in names:
+        s.law_pile[games, law(r, name)] = laws.IN_FORCE
+
+
+def passes(r, s, name, d=None, strat=None, when="on_pass", policy=-1, impeach=-1):
+    """Apply law ``name``'s ``when`` effects in every game."""
+    g = s.n_games
+    ctx = SimpleNamespace(pm=s.prime_minister.astype(int), policy=np.full(g, policy), impeach=np.full(g, impeach))
+    laws.apply_effects(s, r, d or dice(), agents(r, s, strat), np.full(g, law(r, name)), np.ones(g, bool), when, ctx)
+
+
+def test_modifiers_sum_over_laws_in_force_only():
+    r, s = blank(2, 4)
+    force(s, r, "Zamindar Taxes", games=0)
+    s.law_pile[1, law(r, "Zamindar Taxes")] = laws.DISCARD
+    assert laws.modifier(s, r, "governor_dice").tolist() == [1, 0]
+    assert laws.modifier(s, r, "governor_general_bonus").tolist() == [3, 0]
+    assert not laws.flag(s, r, "loot_to_company").any()
+
+
+# ------------------------------------------------------------------------------------------------- Calico Acts
+def test_calico_acts_pays_2_per_factory_and_levies_the_company_until_deregulation():
+    r, s = blank(3, 4)
+    s.factories[:, 1] = 2
+    passes(r, s, "Calico Acts")
+    assert s.money[:, 1].tolist() == [4, 4, 4] and s.ledger[0, FLOW["law_payments"]] == 4
+    force(s, r, "Calico Acts")
+    ledger.company(s, "trade", np.array([20, 13, 20]))
+    s.deregulated[2] = True
+    laws.company_levy(s, r)
+    assert s.balance.tolist() == [20 - 2, 13 - 1, 20]  # 1 £ per 7 £, rounded down; none after Deregulation
+    assert ledger.balanced(s).all()
+
+
+def test_calico_acts_extra_action_buys_a_factory_at_full_price():
+    r, s = blank(1, 4)
+    force(s, r, "Calico Acts", "Industry Subsidy")
+    fund(s, 0, 9)
+    s.last_action[0, 0] = L.A_LUXURY
+    take = np.zeros(L.N_ACTIONS, bool)
+    take[L.A_FACTORY] = True
+    strat = Scripted(family_action=const(L.A_PASS, False, [0, 0]), extra_action=const(take, 0))
+    family_actions(s, r, dice(), agents(r, s, strat))
+    assert s.factories[0, 0] == 1 and s.money[0, 0] == 4  # the extra factory pays 5, not Industry Subsidy's 3
+
+
+# ---------------------------------------------------------------------------------------------- Envoy to China
+def test_envoy_to_china_opens_china_and_pays_5_per_opium():
+    r, s = blank(1, 4)
+    passes(r, s, "Envoy to China")
+    assert s.china_open[0]
+    force(s, r, "Envoy to China")
+    seat_office(s, L.CHINA, 3)
+    s.ships[0, L.CHINA_LOC, L.LEASED] = 1
+    s.owner[0, r.d.regions.index("Bengal")] = 2  # 2 opium
+    china_trade(s, r, dice({0: [1]}), agents(r, s, Scripted(china_trade=const(True))))
+    assert s.balance[0] == 10 and s.money[0, 3] == 2  # the manager's cut is unchanged
+
+
+# ----------------------------------------------------------------------------------------------- Army Spending
+def test_army_spending_adds_two_regiments_per_army_and_an_extra_officer():
+    r, s = blank(1, 4)
+    passes(r, s, "Army Spending")
+    assert s.regiments[0].tolist() == [3, 3, 3]
+    force(s, r, "Army Spending")
+    take = np.zeros(L.N_ACTIONS, bool)
+    take[L.A_OFFICER] = True
+    strat = Scripted(family_action=const(L.A_PASS, False, [0, 0]), extra_action=const(take, 0))
+    family_actions(s, r, dice(), agents(r, s, strat))
+    assert s.academy[0].tolist() == [1, 1, 1, 1] and (s.relatives() == 12).all()
+
+
+# ---------------------------------------------------------------------------------------------- Board of Control
+def test_board_of_control_lets_the_pm_remove_an_officeholder_but_not_the_chairman():
+    r, s = blank(1, 4)
+    force(s, r, "Board of Control")
+    s.prime_minister[0] = 2
+    seat_office(s, L.CHAIRMAN, 0)
+    seat_office(s, L.SHIPPING, 1)
+    seen = {}
+
+    def remove(obs, legal):
+        seen["removable"] = legal.removable[0].copy()
+        return np.array([L.SHIPPING])
+
+    laws.board_of_control(s, r, dice(), agents(r, s, Scripted(remove_officeholder=remove)))
+    assert seen["removable"].tolist() == [i == L.SHIPPING for i in range(L.N_OFFICES)]
+    assert s.office[0, L.SHIPPING] == -1 and s.supply[0, 1] == 12
+    seat_office(s, L.DIRECTOR, 1)
+    with pytest.raises(IllegalDecision, match="remove_officeholder"):
+        laws.board_of_control(s, r, dice(), agents(r, s, Scripted(remove_officeholder=const(L.CHAIRMAN))))
+
+
+def test_board_of_control_acts_at_the_end_of_phase_6():
+    r, s = blank(1, 4)
+    force(s, r, "Board of Control")
+    s.prime_minister[0] = 2
+    seat_office(s, L.MILITARY, 3)
+    strat = Scripted(remove_officeholder=const(L.MILITARY))
+    company_operations(s, r, dice(), agents(r, s, strat))
+    assert strat.asked("remove_officeholder") == [([0], [2])] and s.office[0, L.MILITARY] == -1
+
+
+# ---------------------------------------------------------------------------------------------- Debt Restructure
+def test_debt_restructure_clears_the_debt_and_gives_an_extra_share_action():
+    r, s = blank(1, 4)
+    s.loans[0] = 6
+    passes(r, s, "Debt Restructure")
+    assert s.loans[0] == 0
+    force(s, r, "Debt Restructure")
+    fund(s, 1, 5)
+    take = np.zeros(L.N_ACTIONS, bool)
+    take[L.A_SHARES] = True
+    strat = Scripted(family_action=const(L.A_PASS, False, [0, 0]), extra_action=const(take, 0))
+    family_actions(s, r, dice(), agents(r, s, strat))
+    assert (s.exchange[0] == 1).sum() == 1 and s.money[0, 1] == 5 - 2  # the cheapest free exchange position
+
+
+# ------------------------------------------------------------------------------------------------ Inclosure Acts
+def test_inclosure_acts_pays_each_retiree():
+    r, s = blank(1, 4)
+    force(s, r, "Inclosure Acts")
+    give(s, "retired", 1, 2, col=0)
+    give(s, "retired", 1, 1, col=3)
+    accounts(s, r, dice(), agents(r, s))
+    assert s.money[0, 1] == 3 and s.ledger[0, FLOW["law_payments"]] == 3
+
+
+# ------------------------------------------------------------------------------------------------- Tenure Limits
+def test_tenure_limits_flags_the_chairmans_retirement_and_gives_an_extra_clerk():
+    r, s = blank(1, 4)
+    force(s, r, "Tenure Limits")
+    assert laws.flag(s, r, "chairman_retires").all()  # phase 1 reads it
+    take = np.zeros(L.N_ACTIONS, bool)
+    take[L.A_CLERK] = True
+    strat = Scripted(family_action=const(L.A_PASS, False, [0, 0]), extra_action=const(take, 2))
+    family_actions(s, r, dice(), agents(r, s, strat))
+    assert s.clerks[0, :, 2].tolist() == [1, 1, 1, 1]
+
+
+# --------------------------------------------------------------------------------------------- Sepoy Recruitment
+def test_sepoy_recruitment_makes_regiments_free():
+    r, s = blank(2, 4)
+    s.regiments[:] = 2
+    s.loans[:] = 1
+    force(s, r, "Sepoy Recruitment", games=0)
+    assert costs_due(s, r).tolist() == [1, 7]
+    assert laws.modifier(s, r, "unrest_attack_bonus").tolist() == [1, 0]  # phase 8 reads it
+
+
+# -------------------------------------------------------------------------------------------------- Ship Subsidy
+def test_ship_subsidy_yard_ships_cost_the_manager_two():
+    r, s = blank(1, 4)
+    force(s, r, "Ship Subsidy")
+    seat_office(s, L.SHIPPING, 0)
+    s.treasury[0, L.T_SHIPPING] = 4
+    s.shipyards[0, 2] = 2
+    yard = np.zeros((4, 3), dtype=int)
+    yard[2, 0] = 2
+    shipping_manager(s, r, dice(), agents(r, s, Scripted(buy_ships=const([0, 0, 0], [0, 0, 0], yard))))
+    assert s.treasury[0, L.T_SHIPPING] == 0 and s.yard_ships[0, 2, 0] == 2
+    # without the law 2 yard ships cost 6 > 4: illegal
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 0)
+    s.treasury[0, L.T_SHIPPING] = 4
+    s.shipyards[0, 2] = 2
+    with pytest.raises(IllegalDecision, match="buy_ships"):
+        shipping_manager(s, r, dice(), agents(r, s, Scripted(buy_ships=const([0, 0, 0], [0, 0, 0], yard))))
+
+
+def test_ship_subsidy_extra_action_buys_a_shipyard():
+    r, s = blank(1, 4)
+    force(s, r, "Ship Subsidy")
+    fund(s, 3, 2)
+    take = np.zeros(L.N_ACTIONS, bool)
+    take[L.A_SHIPYARD] = True
+    strat = Scripted(family_action=const(L.A_PASS, False, [0, 0]), extra_action=const(take, 0))
+    family_actions(s, r, dice(), agents(r, s, strat))
+    assert s.shipyards[0].tolist() == [0, 0, 0, 1] and strat.asked("extra_action") == [([0], [3])]
+
+
+# --------------------------------------------------------------------------------- Trade Regulations, writers
+def trade_round(r, s):
+    """Bombay3 (4 £) and Mysore1 (3 £) filled; seat 2's clerk placed on one; the President is seat 1."""
+    seat_office(s, L.PRESIDENT[0], 1)
+    ledger.treasury(s, "company_start", L.T_PRESIDENCY[0], np.full(s.n_games, 2))
+    s.ships[:, 0, L.COMPANY_SHIP] = 2
+    give(s, "clerks", 2, 1, col=0)
+    orders = np.isin(r.d.orders, ["Bombay3", "Mysore1"])
+    strat = Scripted(trade=const(4, orders, [0, 0, 1, 0]))
+    presidents(s, r, dice({0: [1, 6, 6]}), agents(r, s, strat))
+
+
+def test_trade_regulations_send_the_presidents_bonus_to_the_company():
+    r, s = blank(1, 4)
+    force(s, r, "Trade Regulations")
+    trade_round(r, s)
+    assert s.money[0, 1] == 0 and s.balance[0] == 7 + 2 and s.money[0, 2] == 1
+    assert ledger.balanced(s).all()
+
+
+def test_writer_privileges_pay_clerks_one_more_and_graft_reform_sends_it_to_the_company():
+    r, s = blank(1, 4)
+    force(s, r, "Writer Privileges")
+    trade_round(r, s)
+    assert s.money[0, 2] == 2 and s.balance[0] == 7
+    r, s = blank(1, 4)
+    force(s, r, "Writer Graft Reform")
+    trade_round(r, s)
+    assert s.money[0, 2] == 0 and s.balance[0] == 7 + 1 and s.money[0, 1] == 2
+    assert ledger.balanced(s).all()
+
+
+def test_writer_laws_discard_each_other_and_privileges_add_deregulation_support():
+    r, s = blank(1, 4)
+    force(s, r, "Writer Graft Reform")
+    laws.enact(s, r, np.array([law(r, "Writer Privileges")]), np.ones(1, bool))
+    assert s.law_pile[0, law(r, "Writer Graft Reform")] == laws.DISCARD
+    assert s.law_pile[0, law(r, "Writer Privileges")] == laws.IN_FORCE
+    assert laws.modifier(s, r, "deregulation_support").tolist() == [5]
+
+
+# ------------------------------------------------------------------------------------------------ Zamindar Taxes
+def test_zamindar_taxes_add_a_governor_die_and_a_second_unrest_on_failure():
+    r, s = blank(1, 4)
+    force(s, r, "Zamindar Taxes")
+    i = r.d.regions.index("Bombay")
+    s.owner[0, i] = 0
+    s.governor[0, i] = 2
+    s.supply[0, 2] -= 1
+    calls = iter([True, False])
+    d = dice({0: [4, 4, 3, 6]})  # 4 dice (3 + 1): lowest 3 -> nothing
+    governors(s, r, d, agents(r, s, Scripted(govern=lambda obs, legal: np.array([next(calls)]))))
+    assert d.rolls("lowest") == [4]
+    d.assert_spent()
+    assert s.unrest[0, i] == 2
+
+
+# ------------------------------------------------------------------------------------------------ Treasure Reform
+def test_treasure_reform_sends_the_loot_to_the_company():
+    r, s = blank(2, 4)
+    force(s, r, "Treasure Reform", games=0)
+    target = r.d.regions.index("Bombay")
+    give(s, "officers", 1, 2, col=0)
+    s.commander[:, 0] = 1
+    rows = np.arange(2)
+    d = dice({0: [1, 1, 1, 1], 1: [1, 1, 1, 1]})  # a success with 2 dice, then each officer's death roll
+    battle(s, r, d, agents(r, s), 0, rows, np.full(2, target), s.officers[:, :, 0].astype(int).copy(),
+           s.regiments[:, 0].astype(int).copy(), np.zeros((2, 2), dtype=bool), np.full(2, 2))  # fmt: skip
+    d.assert_spent()
+    loot = 4 * 1 + r.d.first_loot[target]
+    assert s.balance.tolist() == [loot, 0]
+    assert s.money[0].sum() == 0 and s.money[1, 1] > 0
+    assert ledger.balanced(s).all()
+
+
+# ----------------------------------------------------------------------------------------------- Industry Subsidy
+def factory_for_seat_0(obs, legal):
+    action = np.where(obs.seat == 0, L.A_FACTORY, L.A_PASS)
+    return action, np.zeros(obs.n, bool), np.zeros((obs.n, 2), int)
+
+
+def test_industry_subsidy_makes_a_fresh_factory_cost_three_and_ends_with_deregulation():
+    r, s = blank(2, 4)
+    force(s, r, "Industry Subsidy")
+    fund(s, 0, 10)
+    s.last_action[:, 0] = [L.A_LUXURY, L.A_FACTORY]  # game 1 bought a factory last round: no discount
+    strat = Scripted(family_action=factory_for_seat_0)
+    family_actions(s, r, dice(), agents(r, s, strat))
+    assert s.money[:, 0].tolist() == [7, 5]
+    from sim.phases.deregulation import pass_deregulation
+
+    pass_deregulation(s, r, np.array([True, False]))
+    assert s.law_pile[:, law(r, "Industry Subsidy")].tolist() == [laws.DISCARD, laws.IN_FORCE]
+
+
+def test_industry_subsidy_makes_a_factory_affordable_with_three():
+    r, s = blank(1, 4)
+    force(s, r, "Industry Subsidy")
+    fund(s, 0, 3)
+    family_actions(s, r, dice(), agents(r, s, Scripted(family_action=factory_for_seat_0)))
+    assert s.factories[0, 0] == 1 and s.money[0, 0] == 0
+
+
+# ---------------------------------------------------------------------------------------------- Window Tax Repeal
+def test_window_tax_repeal_extra_luxury():
+    r, s = blank(1, 4)
+    force(s, r, "Window Tax Repeal")
+    fund(s, 1, 4)
+    take = np.zeros(L.N_ACTIONS, bool)
+    take[L.A_LUXURY] = True
+    strat = Scripted(family_action=const(L.A_PASS, False, [0, 0]), extra_action=const(take, 0))
+    family_actions(s, r, dice(), agents(r, s, strat))
+    assert s.luxuries[0].tolist() == [0, 1, 0, 0] and s.wealth[0, 1] == 1 and s.money[0, 1] == 0
+
+
+def test_extra_actions_must_be_affordable_together():
+    r, s = blank(1, 4)
+    force(s, r, "Window Tax Repeal", "Calico Acts")
+    fund(s, 1, 8)
+    take = np.zeros(L.N_ACTIONS, bool)
+    take[[L.A_LUXURY, L.A_FACTORY]] = True  # 4 + 5 > 8
+    strat = Scripted(family_action=const(L.A_PASS, False, [0, 0]), extra_action=const(take, 0))
+    with pytest.raises(IllegalDecision, match="extra_action"):
+        family_actions(s, r, dice(), agents(r, s, strat))
+
+
+# --------------------------------------------------------------------------------------------- Military Oversight
+def test_military_oversight_lets_the_pm_replace_a_commander_under_nepotism():
+    r, s = blank(1, 4)
+    force(s, r, "Military Oversight")
+    s.prime_minister[0] = 2
+    give(s, "officers", 0, 2, col=1)
+    give(s, "officers", 2, 1, col=1)
+    s.commander[0, 1] = 0
+    strat = Scripted(oversee_army=const(1), consent=const(False))
+    laws.military_oversight(s, r, dice(), agents(r, s, strat))
+    # the PM named his own officer; seat 0 (with a candidate) refused, so seat 0's officer commands again
+    assert strat.asked("consent") == [([0], [0])]
+    assert s.commander[0, 1] == 0
+    strat = Scripted(oversee_army=const(1), consent=const(True))
+    laws.military_oversight(s, r, dice(), agents(r, s, strat))
+    assert s.commander[0, 1] == 2 and s.officers[0, :, 1].tolist() == [2, 0, 1, 0]
+
+
+# -------------------------------------------------------------------------------------- Company Aids Government
+def test_company_aids_government_raises_share_vp_bounded_and_doubles_loan_interest():
+    r, s = blank(2, 4)
+    s.share_vp[:] = [1, 3]
+    passes(r, s, "Company Aids Government")
+    assert s.share_vp.tolist() == [2, 3]
+    s.loans[:] = 3
+    s.regiments[:] = 0
+    force(s, r, "Company Aids Government", games=0)
+    assert costs_due(s, r).tolist() == [6, 3]
+
+
+# ----------------------------------------------------------------------------------------------- Royal Protection
+def test_royal_protection_law_adds_a_use():
+    r, s = blank(1, 4)
+    passes(r, s, "Royal Protection")
+    assert s.royal_protection[0] == 2
+
+
+# ------------------------------------------------------------------------------------------------------ dilemmas
+def test_impeachment_passed_sends_the_named_officeholder_home():
+    r, s = blank(1, 4)
+    seat_office(s, L.DIRECTOR, 3)
+    passes(r, s, "Public Demands Impeachment!", impeach=L.DIRECTOR)
+    assert s.office[0, L.DIRECTOR] == -1 and s.supply[0, 3] == 12
+
+
+def test_impeachment_failed_costs_stability_and_may_crash_the_company():
+    r, s = blank(2, 4)
+    s.stability[:] = [3, 1]
+    s.round[:] = 4
+    passes(r, s, "Public Demands Impeachment!", when="on_fail")
+    assert s.stability.tolist() == [2, 0]
+    assert s.crashed.tolist() == [False, True] and s.done.tolist() == [False, True]
+    assert s.end_round[1] == 4 and s.tally[:, TALLY["stability_change"]].tolist() == [-1, -1]
+
+
+def test_impeachment_the_pm_names_an_office_before_the_vote():
+    r, s = blank(1, 4)
+    from test_parliament import deck, votes
+
+    deck(s, r, "Public Demands Impeachment!")
+    s.prime_minister[0] = 0
+    seat_office(s, L.SHIPPING, 1)
+    give(s, "shipyards", 1, 0)
+    strat = Scripted(
+        table_law=lambda obs, legal: (legal.candidates.argmax(axis=1), np.zeros(obs.n, int)),
+        impeach=const(L.SHIPPING),
+        vote=votes({0: (1, 0)}),
+    )
+    parliament(s, r, dice(), agents(r, s, strat))
+    assert strat.asked("impeach") == [([0], [0])]
+    assert s.office[0, L.SHIPPING] == -1  # support +1: passed
+
+
+def test_indian_famine_passed_applies_the_policy_twice():
+    r, s = blank(1, 4)
+    fund(s, 0, 5)
+    s.factories[0, 0] = 1
+    passes(r, s, "Relief Demanded for Indian Famine!", policy=10)  # factory tax, once more
+    assert s.money[0, 0] == 4
+
+
+def test_indian_famine_failed_closes_home_orders_and_raises_unrest():
+    r, s = blank(1, 4)
+    s.owner[0, r.d.regions.index("Delhi")] = 0
+    passes(r, s, "Relief Demanded for Indian Famine!", when="on_fail")
+    for port in ("Bombay1", "Madras1", "Bengal1"):  # the first (northernmost) open order of each home region
+        assert not s.order_open[0, r.d.orders.index(port)]
+    for other in ("Bombay3", "Bengal2", "Delhi1"):
+        assert s.order_open[0, r.d.orders.index(other)]
+    assert s.unrest[0].tolist() == [int(x == "Delhi") for x in r.d.regions]
+
+
+def test_masses_demand_franchise_failed_does_nothing():
+    r, s = blank(1, 4)
+    before = s.take(np.arange(1))
+    passes(r, s, "Masses Demand Franchise!", when="on_fail")
+    assert np.array_equal(before.money, s.money) and (s.law_pile == laws.DECK).all()
+
+
+def test_war_against_france_the_pm_removes_three_ships_and_three_troops():
+    r, s = blank(1, 4)
+    s.prime_minister[0] = 0
+    s.ships[0, 0, L.COMPANY_SHIP] = 2
+    s.ships[0, 1, L.LEASED] = 3  # leased ships are not lost
+    s.shipyards[0, 2] = 1
+    s.yard_ships[0, 2, 2] = 1
+    give(s, "officers", 1, 1, col=2)
+    s.commander[0, 2] = 1
+    passes(r, s, "War Against France!", strat=Scripted())
+    assert s.ships[0, :, L.COMPANY_SHIP].sum() == 0 and s.yard_ships[0].sum() == 0
+    assert s.ships[0, 1, L.LEASED] == 3
+    # the base strategy removes others' pieces first: the officer, then regiments
+    assert s.officers[0].sum() == 0 and s.commander[0, 2] == -1 and s.regiments[0].sum() == 3 - 2
+    assert (s.relatives() == 12).all()
+
+
+def test_war_losses_must_pick_available_pieces():
+    r, s = blank(1, 4)
+    s.prime_minister[0] = 0
+    s.ships[0, 0, L.COMPANY_SHIP] = 1
+    with pytest.raises(IllegalDecision, match="war_losses"):
+        passes(r, s, "War Against France!", strat=Scripted(war_losses=const(1, 0)))
+
+
+def test_enact_lasting_and_passing_dilemmas():
+    r, s = blank(1, 4)
+    for name in ("Calico Acts", "Masses Demand Franchise!", "War Against France!"):
+        laws.enact(s, r, np.array([law(r, name)]), np.ones(1, bool))
+    assert s.law_pile[0, law(r, "Calico Acts")] == laws.IN_FORCE
+    assert s.law_pile[0, law(r, "Masses Demand Franchise!")] == laws.IN_FORCE  # lasting dilemma
+    assert s.law_pile[0, law(r, "War Against France!")] == laws.DISCARD
+    assert laws.modifier(s, r, "vote_cost").tolist() == [1]
+
+
+def test_every_default_law_has_a_test():
+    names = set(blank(1, 4)[0].d.law_names)
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    src = "".join((here / f"test_{m}.py").read_text() for m in ("laws", "parliament", "governor_general"))
+    assert {n for n in names if f'"{n}"' not in src} == set()

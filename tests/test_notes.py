@@ -1,0 +1,242 @@
+"""Promissory notes and deals (R-NOTE, D-DEALS; seed 000 L47-L56, seed 001 L81-L87): the notes as state, a sealed
+simultaneous binding exchange, and each note's effect when used."""
+
+import numpy as np
+import pytest
+from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
+
+from sim import ledger, notes
+from sim.agents import IllegalDecision
+from sim.phases.appointments import appoint_office
+from sim.phases.operations import presidents
+from sim.phases.parliament import hold_vote
+from sim.state import FLOW, TALLY
+
+K = len(notes.NOTE_KINDS)
+
+
+def offers(table):
+    """``offer_notes`` from {seller: [(issuer, kind, buyer, price), ...]}."""
+
+    def answer(obs, legal):
+        buyer = np.full(legal.held.shape, -1)
+        price = np.zeros(legal.held.shape, dtype=int)
+        for i, seat in enumerate(obs.seat):
+            for issuer, kind, to, p in table.get(int(seat), []):
+                buyer[i, issuer, kind], price[i, issuer, kind] = to, p
+        return buyer, price
+
+    return answer
+
+
+def accepts(table):
+    """``accept_notes`` from {buyer: [(issuer, kind), ...]} (accepted if offered)."""
+
+    def answer(obs, legal):
+        out = np.zeros(legal.offered.shape, dtype=bool)
+        for i, seat in enumerate(obs.seat):
+            for issuer, kind in table.get(int(seat), []):
+                out[i, issuer, kind] = True
+        return out
+
+    return answer
+
+
+def test_every_family_starts_with_its_own_five_notes():
+    r, s = blank(2, 5)
+    assert s.note_holder.shape == (2, 5, K)
+    assert (s.note_holder == np.arange(5)[None, :, None]).all()
+
+
+def test_a_sale_is_binding_and_executed_together():
+    """Seat 0 sells its money note to seat 1 for 1 £ and seat 1 sells seat 1's vote note to seat 2 for 2 £, in
+    the same exchange: both happen at once; a refused offer changes nothing."""
+    r, s = blank(1, 4)
+    fund(s, 1, 1)
+    fund(s, 2, 2)
+    strat = Scripted(
+        offer_notes=offers({0: [(0, notes.MONEY, 1, 1)], 1: [(1, notes.VOTES, 2, 2)], 3: [(3, notes.BONUS, 2, 0)]}),
+        accept_notes=accepts({1: [(0, notes.MONEY)], 2: [(1, notes.VOTES)]}),
+        use_money_notes=lambda obs, legal: np.zeros(legal.cap.shape, int),
+    )
+    notes.deal(s, r, dice(), agents(r, s, strat), "appointments")
+    assert s.note_holder[0, 0, notes.MONEY] == 1 and s.note_holder[0, 1, notes.VOTES] == 2
+    assert s.note_holder[0, 3, notes.BONUS] == 3  # not accepted: stays with its issuer
+    assert s.money[0].tolist() == [1, 0 + 2, 0, 0]  # seat 1 paid 1 and received 2
+    assert s.tally[0, TALLY["notes_sold"]] == 2 and ledger.balanced(s).all()
+    # sealed: every offer was made before any acceptance
+    order = [d for d, _, _ in strat.calls if d in ("offer_notes", "accept_notes")]
+    assert order == ["offer_notes"] * 4 + ["accept_notes"] * 2
+
+
+def test_a_buyer_pays_only_from_the_money_it_had_before_the_exchange():
+    """Seat 1 sells a note for 3 £ and, at the same time, accepts one for 2 £ while holding 0 £: illegal (each
+    deal must be possible on its own when made, seed 001 L85)."""
+    r, s = blank(1, 4)
+    fund(s, 2, 3)
+    strat = Scripted(
+        offer_notes=offers({1: [(1, notes.MONEY, 2, 3)], 0: [(0, notes.MONEY, 1, 2)]}),
+        accept_notes=accepts({2: [(1, notes.MONEY)], 1: [(0, notes.MONEY)]}),
+    )
+    with pytest.raises(IllegalDecision, match="accept_notes"):
+        notes.deal(s, r, dice(), agents(r, s, strat), "appointments")
+
+
+@pytest.mark.parametrize(
+    "offer, why",
+    [
+        ((2, notes.MONEY, 1, 1), "not held"),  # seat 0 offers seat 2's note
+        ((0, notes.MONEY, 0, 1), "to itself"),
+        ((0, notes.MONEY, 1, -1), "negative price"),
+    ],
+)
+def test_illegal_offers(offer, why):
+    r, s = blank(1, 4)
+    strat = Scripted(offer_notes=offers({0: [offer]}))
+    with pytest.raises(IllegalDecision, match="offer_notes"):
+        notes.deal(s, r, dice(), agents(r, s, strat), "appointments")
+
+
+def test_a_held_note_of_another_family_can_be_sold_on():
+    """L54: notes pass freely, another family's note to a third one too."""
+    r, s = blank(1, 4)
+    s.note_holder[0, 0, notes.VOTES] = 1
+    fund(s, 3, 1)
+    strat = Scripted(offer_notes=offers({1: [(0, notes.VOTES, 3, 1)]}), accept_notes=accepts({3: [(0, notes.VOTES)]}))
+    notes.deal(s, r, dice(), agents(r, s, strat), "vote")
+    assert s.note_holder[0, 0, notes.VOTES] == 3 and s.money[0].tolist() == [0, 1, 0, 0]
+
+
+def test_deal_moments_key_switches_deals_off():
+    r, s = blank(1, 4, **{"notes.deal_moments": ["vote"]})
+    strat = Scripted()
+    notes.deal(s, r, dice(), agents(r, s, strat), "appointments")
+    assert strat.calls == []
+
+
+# ----------------------------------------------------------------------------------------------- each note
+def test_money_note_takes_up_to_two_pounds_from_the_issuer_and_returns():
+    """Kind 1 (L48): at most money_max (2) £, at most what the issuer has; the used note goes back."""
+    r, s = blank(2, 4)
+    s.note_holder[:, 0, notes.MONEY] = 1
+    fund(s, 0, 1, games=0)
+    fund(s, 0, 5, games=1)
+    seen = []
+
+    def take(obs, legal):
+        seen.append(legal.cap[:, 0].tolist())
+        return legal.cap
+
+    notes.use_money_notes(s, r, agents(r, s, Scripted(use_money_notes=take)), np.ones(2, bool))
+    assert seen == [[1, 2]]
+    assert s.money[:, :2].tolist() == [[0, 1], [3, 2]] and ledger.balanced(s).all()
+    assert (s.note_holder[:, 0, notes.MONEY] == 0).all() and s.tally[:, TALLY["notes_used"]].tolist() == [1, 1]
+    with pytest.raises(IllegalDecision, match="use_money_notes"):
+        s.note_holder[:, 0, notes.MONEY] = 1
+        notes.use_money_notes(s, r, agents(r, s, Scripted(use_money_notes=lambda o, lg: lg.cap + 1)), np.ones(2, bool))
+
+
+def test_a_spent_note_is_gone_for_the_game():
+    r, s = blank(1, 4, **{"notes.after_use": "spent"})
+    s.note_holder[0, 0, notes.MONEY] = 1
+    fund(s, 0, 2)
+    notes.use_money_notes(s, r, agents(r, s), np.ones(1, bool))
+    assert s.note_holder[0, 0, notes.MONEY] == -1 and s.money[0, 1] == 2
+
+
+def test_nepotism_note_gives_the_refused_consent():
+    """Kind 2 (L49, L114): the Chairman (seat 0) names his own clerk; seat 1 refuses, but the Chairman holds seat
+    1's nepotism note: it counts as the consent; seat 2 (no note) consents; the note goes back to seat 1."""
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    give(s, "clerks", 0, 1, col=0)
+    give(s, "clerks", 1, 1, col=1)
+    s.note_holder[0, 1, notes.NEPOTISM] = 0
+    strat = Scripted(consent=const(False))
+    appoint_office(s, r, dice(), agents(r, s, strat), L.SHIPPING)
+    assert s.office[0, L.SHIPPING] == 0 and s.note_holder[0, 1, notes.NEPOTISM] == 1
+    assert s.tally[0, TALLY["notes_used"]] == 1
+    # without the note the refusal stands
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    give(s, "clerks", 0, 1, col=0)
+    give(s, "clerks", 1, 1, col=1)
+    appoint_office(s, r, dice(), agents(r, s, Scripted(consent=const(False))), L.SHIPPING)
+    assert s.office[0, L.SHIPPING] == 1
+
+
+def test_position_note_hands_the_pick_to_its_holder():
+    """Kind 3 (L50): ``redeem_position_pick`` is what the London season calls for the family about to pick."""
+    r, s = blank(3, 4)
+    s.note_holder[0, 2, notes.POSITION] = 3
+    s.note_holder[1, 2, notes.POSITION] = 3
+    strat = Scripted(use_position_note=lambda obs, legal: obs.games == 0)
+    picker = notes.redeem_position_pick(s, r, agents(r, s, strat), np.array([2, 2, -1]))
+    assert picker.tolist() == [3, 2, -1]  # game 1: the holder keeps his note; game 2: nobody picks
+    assert s.note_holder[:, 2, notes.POSITION].tolist() == [2, 3, 2]
+    assert strat.asked("use_position_note") == [([0, 1], [3, 3])]
+
+
+def test_vote_note_gives_the_issuers_property_votes_to_the_holder():
+    """Kind 4 (L51): seat 1 holds seat 2's vote note and uses it against: seat 2's factory (3 votes) counts
+    against even though seat 2 itself votes for; the note goes back to seat 2."""
+    r, s = blank(1, 4)
+    s.prime_minister[0] = 0
+    s.factories[0, 2] = 1
+    s.shipyards[0, 1] = 1
+    s.note_holder[0, 2, notes.VOTES] = 1
+
+    def vote(obs, legal):
+        side = np.array([{0: 1, 1: -1, 2: 1}.get(int(x), 0) for x in obs.seat])
+        use = legal.notes & (obs.seat == 1)[:, None]
+        return side, np.zeros(obs.n, int), use
+
+    out = hold_vote(s, r, agents(r, s, Scripted(vote=vote)), np.ones(1, bool), np.zeros(1, int),
+                    np.full(1, -1), np.full(1, -1), np.ones(1, bool))  # fmt: skip
+    assert out.against[0].tolist() == [0, 1 + 3, 0, 0] and out.votes_for[0].tolist() == [0, 0, 0, 0]
+    assert out.net[0] == -4 and s.note_holder[0, 2, notes.VOTES] == 2
+
+
+def test_a_vote_note_only_when_held():
+    r, s = blank(1, 4)
+    s.prime_minister[0] = 0
+
+    def vote(obs, legal):
+        use = np.zeros((obs.n, obs.players), bool)
+        use[:, 3] = obs.seat == 1
+        return np.where(obs.seat <= 1, 1, 0), np.zeros(obs.n, int), use
+
+    with pytest.raises(IllegalDecision, match="'vote'"):
+        hold_vote(s, r, agents(r, s, Scripted(vote=vote)), np.ones(1, bool), np.zeros(1, int), np.full(1, -1),
+                  np.full(1, -1), np.ones(1, bool))  # fmt: skip
+
+
+def test_bonus_note_takes_the_presidents_bonus():
+    """Kind 5 (L52): the holder of the President's bonus note takes his 1 £ per order; the ledger flow is the
+    same (president_bonus), only the family paid differs."""
+    r, s = blank(2, 4)
+    seat_office(s, L.PRESIDENT[0], 1)
+    ledger.treasury(s, "company_start", L.T_PRESIDENCY[0], np.full(2, 2))
+    s.ships[:, 0, L.COMPANY_SHIP] = 2
+    s.note_holder[:, 1, notes.BONUS] = 3
+    orders = np.isin(r.d.orders, ["Bombay3", "Mysore1"])
+    strat = Scripted(trade=const(4, orders, [0, 0, 0, 0]), use_bonus_note=lambda obs, legal: obs.games == 0)
+    presidents(s, r, dice({0: [1, 6, 6], 1: [1, 6, 6]}), agents(r, s, strat))
+    assert s.money[:, 1].tolist() == [0, 2] and s.money[:, 3].tolist() == [2, 0]
+    assert s.ledger[:, FLOW["president_bonus"]].tolist() == [2, 2]
+    assert s.note_holder[:, 1, notes.BONUS].tolist() == [1, 3]
+
+
+def test_bonus_note_ignores_flows_not_listed():
+    r, s = blank(1, 4, **{"notes.bonus_flows": []})
+    s.note_holder[0, 1, notes.BONUS] = 3
+    strat = Scripted()
+    notes.pay_bonus(s, r, agents(r, s, strat), "president_bonus", np.array([1]), np.array([2]), np.ones(1, bool))
+    assert s.money[0, 1] == 2 and strat.asked("use_bonus_note") == []
+
+
+def test_notes_in_full_games_are_sold_and_used():
+    import sim
+
+    res = sim.play(sim.Rules.default(5), "random", 300, seed=8)
+    assert res.rounds["notes_sold"].sum() > 0 and res.rounds["notes_used"].sum() > 0
