@@ -31,10 +31,10 @@ class IllegalDecision(ValueError):
 # Public fields a strategy may read (everything on the table; hidden bids never enter the state).
 PUBLIC = frozenset(
     """round money supply clerks academy officers shares retired prisoners luxuries shipyards factories wealth
-    trophies wreaths positions last_action prime_minister exchange office stress last_chair governor commander
+    trophies wreaths last_action prime_minister exchange office stress last_chair governor commander
     stability loans balance treasury share_vp royal_protection china_open deregulated regiments half_ships ships
     yard_ships owner strength unrest looted capital order_open order_filled taxed tally""".split()
-)
+) | frozenset(("market", "card_owner", "card_played", "emergency_total"))  # issue 7 (the deck's order is hidden)
 
 
 class StrategyRandom:

@@ -85,3 +85,6 @@ N_VP = len(VP_SOURCES)
 
 # Public-blame situations drawn on a crash (L250-L255); blame = -1 when none.
 BLAME_NAMES = ("military", "shipbuilders", "board_impeccable", "parliament", "despots", "industrialists")
+
+# Moments at which a closed position card is played (D-POSITIONS, issue 7); a permanent card has none (-1).
+CARD_MOMENTS = ("family_actions", "appointments", "accounts", "parliament")

@@ -44,6 +44,9 @@ FLOWS = (
     "mercenaries",  # - paid from a presidency treasury
     "company_costs",  # - phase 7 upkeep of ships, regiments, officers and loan interest
     "retirement",  # - honourable retirements bought
+    # issue 7: phase 1 and 10
+    "upkeep",  # - phase 10 upkeep of retirees in honourable retirement
+    "positions",  # + money of closed position cards played
 )
 FLOW = {name: i for i, name in enumerate(FLOWS)}
 
@@ -68,6 +71,15 @@ TALLIES = (
     "loot",
     "royal_protection",
     "stability_change",
+    # issue 7: the London season (phase 1), upkeep (phase 10), the chair
+    "retirements",  # office holders who retired in phase 1
+    "stress_markers",  # stress markers gained in phase 1's roll
+    "honourable_retirements",  # retirees whose family bought an honourable retirement
+    "sent_home",  # retirees sent home unpaid
+    "positions_taken",  # position cards taken from the display
+    "upkeep_paid",  # £ of retirement upkeep paid in phase 10
+    "upkeep_defaults",  # retirees who left honourable retirement because their upkeep was not paid
+    "chair_changed",  # 1 when phase 5 seated a Chairman of another family than the last one
 )
 TALLY = {name: i for i, name in enumerate(TALLIES)}
 
@@ -95,7 +107,6 @@ class State:
     wealth: np.ndarray  # int32[G,N] conspicuous wealth (ПБ), the tie-breaker
     trophies: np.ndarray  # int32[G,N] military trophies (influence)
     wreaths: np.ndarray  # int32[G,N] laws passed as Prime Minister (influence)
-    positions: np.ndarray  # int32[G,N] position cards held (phase 1, not yet played)
     last_action: np.ndarray  # int8[G,N] family action of the previous round, -1 none (phase 2 "twice")
     prime_minister: np.ndarray  # int8[G] seat holding the Prime Minister (political domination, not a relative)
     exchange: np.ndarray  # int8[G,E] seat waiting on each exchange position (cheapest first), -1 free
@@ -115,7 +126,7 @@ class State:
     china_open: np.ndarray  # bool[G] the route to China is open
     deregulated: np.ndarray  # bool[G] Deregulation passed (phase 11), firms open (phase 3)
     regiments: np.ndarray  # int32[G,P] Company regiments per army
-    half_ships: np.ndarray  # int32[G,P] half-built Company ships per presidency (governors)
+    half_ships: np.ndarray  # int32[G,R] half-built Company ship of each region's governor (0 or 1; L160, issue 7)
     ships: np.ndarray  # int32[G,4,2] Company ships per location (3 seas, China) x kind (leased, Company)
     yard_ships: np.ndarray  # int32[G,N,4] family-yard ships per owner and location
     # ------------------------------------------------------------------------------------------------ india
@@ -128,6 +139,13 @@ class State:
     order_filled: np.ndarray  # bool[G,O] filled by the Company this round
     taxed: np.ndarray  # int8[G,R] tax collections this round (the second raises unrest)
     deposed: np.ndarray  # int32[G,N] governors lost to revolts this round (blame situation 5; phase 8)
+    # ------------------------------------------------------------------ position cards, D-POSITIONS (issue 7)
+    deck: np.ndarray  # int8[G,D] hidden: the shuffled draw order (card indices); drawn entries stay listed
+    deck_top: np.ndarray  # int8[G] hidden: index into ``deck`` of the next card drawn (D: the deck is spent)
+    market: np.ndarray  # int8[G,M] revealed cards on display (card index), -1 an empty slot
+    card_owner: np.ndarray  # int8[G,D] family holding each card, -1 nobody (in the deck or on display)
+    card_played: np.ndarray  # bool[G,D] a closed card its owner has played (spent)
+    emergency_total: np.ndarray  # int32[G] emergency loans taken over the game (D-EMERGENCY "cumulative")
     # ------------------------------------------------------------------------------------------- accounting
     ledger: np.ndarray  # int32[G,len(FLOWS)] money in (+) and out (-) of the game by flow
     tally: np.ndarray  # int32[G,len(TALLIES)] this round's counters
@@ -216,7 +234,6 @@ def new_state(rules: Rules, game_ids: np.ndarray) -> State:
         wealth=z(n),
         trophies=z(n),
         wreaths=z(n),
-        positions=z(n),
         last_action=full(-1, n),
         prime_minister=full(-1),
         exchange=full(-1, e),
@@ -234,7 +251,7 @@ def new_state(rules: Rules, game_ids: np.ndarray) -> State:
         china_open=z(dtype=bool),
         deregulated=z(dtype=bool),
         regiments=full(co.start_regiments, p, dtype=np.int32),
-        half_ships=z(p),
+        half_ships=z(r),
         ships=z(L.N_SHIP_LOCS, 2),
         yard_ships=z(n, L.N_SHIP_LOCS),
         owner=full(-1, r),
@@ -246,6 +263,12 @@ def new_state(rules: Rules, game_ids: np.ndarray) -> State:
         order_filled=z(o, dtype=bool),
         taxed=z(r, dtype=np.int8),
         deposed=z(n),
+        deck=np.tile(np.arange(len(d.card_names), dtype=np.int8), (g, 1)),
+        deck_top=z(dtype=np.int8),
+        market=full(-1, rules.positions.revealed),
+        card_owner=full(-1, len(d.card_names)),
+        card_played=z(len(d.card_names), dtype=bool),
+        emergency_total=z(),
         ledger=_start_ledger(rules, g),
         tally=z(len(TALLIES)),
         bid_total=z(n),

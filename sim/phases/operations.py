@@ -42,8 +42,8 @@ def company_operations(state: State, rules: Rules, dice: Chance, agents: Agents)
 # ------------------------------------------------------------------------------------------------- Chairman
 def chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     """R-CHAIRMAN (L129-L133): up to ``free_loans`` loans (more with a board majority, never past ``max_loans``),
-    then the whole budget
-    (loans + carried balance) handed to the Director of Trade, the Shipping Manager and the presidencies."""
+    then the whole budget (loans + carried balance) handed out to the committees whose office is held (L132
+    "доступные комитеты": the Director of Trade, the Shipping Manager, the presidencies); with none held it stays."""
     g, n = state.n_games, state.n_players
     co = rules.company
     chair = np.where(~state.done, state.office[:, L.CHAIRMAN], -1)
@@ -72,13 +72,16 @@ def chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     ledger.company(state, "loans", loans * co.loan_value)
     state.tally[:, TALLY["loans_taken"]] += loans.astype(np.int32)
 
-    budget = np.where(chair >= 0, state.balance, 0)
+    committees = state.office[:, [L.DIRECTOR, L.SHIPPING, *L.PRESIDENT]] >= 0  # [G, 5] in treasury order
+    budget = np.where((chair >= 0) & committees.any(axis=1), state.balance, 0)
     alloc = np.zeros((g, L.N_TREASURIES), dtype=np.int64)
 
     def check_budget(a, legal, obs):
-        return (a < 0).any(axis=1) | (a.sum(axis=1) != legal.budget), "the whole budget must be handed out"
+        bad = (a < 0).any(axis=1) | (a.sum(axis=1) != legal.budget) | ((a > 0) & ~legal.open).any(axis=1)
+        return bad, "the whole budget must be handed out, and only to committees whose office is held"
 
-    agents.ask("allocate_budget", state, np.where(budget > 0, chair, -1), {"budget": budget}, (alloc,), check_budget)
+    legal = {"budget": budget, "open": committees}
+    agents.ask("allocate_budget", state, np.where(budget > 0, chair, -1), legal, (alloc,), check_budget)
     handed = np.where((budget > 0)[:, None], alloc, 0)
     state.balance[...] -= handed.sum(axis=1).astype(np.int32)
     state.treasury[...] += handed.astype(np.int32)
@@ -293,10 +296,11 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
             p = np.maximum(presidency, 0)
             sel = won & (effect == L.G_REGIMENT)
             state.regiments[rows_all[sel], p[sel]] += 1
+            # L160: a Company ship takes two successes of one governor; his half-built ship is his region's
             sel = won & (effect == L.G_SHIP)
-            state.half_ships[rows_all[sel], p[sel]] += 1
-            done_ship = sel & (state.half_ships[rows_all, p] >= 2)
-            state.half_ships[rows_all[done_ship], p[done_ship]] -= 2
+            state.half_ships[sel, region] += 1
+            done_ship = sel & (state.half_ships[:, region] >= 2)
+            state.half_ships[done_ship, region] -= 2
             state.ships[rows_all[done_ship], p[done_ship], L.COMPANY_SHIP] += 1
             tax = won & ((effect == L.G_TAX_COMPANY) | (effect == L.G_TAX_PRESIDENCY))
             state.taxed[tax, region] += 1
@@ -312,7 +316,7 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
             state.unrest[nothing, region] += 1
             failed[nothing] = True
             state.unrest[fired, region] += 1
-            vacate_governor(state, fired, region)
+            vacate_governor(state, fired, region, keep_half_ship=gv.half_ship_inherited)
             dice_left[rows] -= 1
 
 
