@@ -111,9 +111,7 @@ def vacate(state: State, rows: np.ndarray, office: int) -> None:
         state.tally[rows, TALLY["fired"]] += 1
 
 
-def vacate_governor(
-    state: State, rows: np.ndarray, region: np.ndarray | int, keep_half_ship: bool = False
-) -> None:
+def vacate_governor(state: State, rows: np.ndarray, region: np.ndarray | int, keep_half_ship: bool = False) -> None:
     """The governors of ``region`` in games ``rows`` leave office (fired or killed); a governor's half-built ship
     is lost with him unless ``keep_half_ship`` (governors.half_ship_inherited, issue 7)."""
     region = np.broadcast_to(region, rows.shape)
