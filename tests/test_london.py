@@ -168,6 +168,29 @@ def test_the_retire_decision_sees_the_tiers_it_affords_and_the_pick_it_would_win
     assert seen["final"] == [True] and seen["pick"] == [False]
 
 
+def test_a_second_retiree_wins_no_second_pick():
+    """One position per family however many retirements it pays: the family's second retiree is told so."""
+    seen = []
+
+    def retire(obs, legal):
+        seen.append((legal.office.tolist(), legal.pick.tolist()))
+        return np.zeros(obs.n, dtype=int)
+
+    r, s = blank(1, 4)
+    pos.refill_market(s, r, np.ones(1, dtype=bool))
+    season(s)
+    seat_office(s, L.DIRECTOR, 1)
+    seat_office(s, L.SHIPPING, 1)
+    seat_office(s, L.MILITARY, 2)
+    fund(s, 1, 10)
+    fund(s, 2, 10)
+    strat = Scripted(retire=retire, take_position=first_card)
+    london_season(s, r, dice({0: [6, 6, 6]}), agents(r, s, strat))
+    assert seen == [([L.DIRECTOR], [True]), ([L.SHIPPING], [False]), ([L.MILITARY], [True])]
+    assert sorted(x for _, seats in strat.asked("take_position") for x in seats) == [1, 2]
+    assert s.money[0, 1:3].tolist() == [6, 8] and (s.card_owner[0] >= 0).sum() == 2
+
+
 # ------------------------------------------------------------------------------------------ positions (L72-L74)
 def test_pick_order_by_money_then_wealth_then_the_prime_minister():
     """Four families retire a relative each: seat 0 pays 8 £; seats 1, 2 and 3 pay 4 £. Seat 2 has more wealth

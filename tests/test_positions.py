@@ -16,7 +16,7 @@ from sim.state import FLOW
 
 # the default deck, by name
 COMMONS, ESTATE, MARRIAGE, COURT_FAVOUR, ADMIRALTY, NEPHEW, PATRONAGE, NABOB = range(8)
-CHAPLAIN, WHIGS, BOROUGH = 8, 9, 10
+CHAPLAIN, WHIGS, BOROUGH, EAGER_SON = 8, 9, 10, 15
 
 
 def hand(s, r, seat, *cards, game=slice(None)):
@@ -34,6 +34,7 @@ def test_the_default_deck_is_what_the_tests_assume():
     assert d.card_names[NEPHEW] == "Ambitious nephew" and d.card_extra[NEPHEW] == 1
     assert d.card_names[NABOB] == "Gift from a nabob" and (d.card_money[NABOB], d.card_wealth[NABOB]) == (3, 1)
     assert d.card_names[WHIGS] == "Whig connections" and d.card_votes[WHIGS] == 4
+    assert d.card_names[EAGER_SON] == "Eager younger son" and d.card_extra[EAGER_SON] == 1
 
 
 # ------------------------------------------------------------------------------------------- permanent cards
@@ -121,6 +122,18 @@ def test_an_extra_action_card_gives_one_more_action_after_the_regular_one():
     assert asked == [[0], [1], [2], [3], [1]]  # everyone once, then seat 1 again
     assert s.luxuries[0, 1] == 1 and s.factories[0, 1] == 1 and s.money[0, 1] == 20 - 4 - 5
     assert s.last_action[0, 1] == L.A_LUXURY and s.card_played[0, NEPHEW]
+
+
+def test_two_extra_action_cards_give_two_more_actions():
+    """Ambitious nephew and Eager younger son played together: seat 2 takes three actions this round."""
+    r, s = blank(1, 4)
+    hand(s, r, 2, NEPHEW, EAGER_SON)
+    strat = Scripted(family_action=lambda obs, legal: (np.where(obs.seat == 2, L.A_CLERK, L.A_PASS),
+                                                       np.zeros(obs.n, bool), np.zeros((obs.n, 2), int)),
+                     extra_clerk=const(-1))  # fmt: skip
+    family_actions(s, r, dice(), agents(r, s, strat))
+    assert s.clerks[0, 2, 0] == 3 and s.supply[0, 2] == 9
+    assert [seats for _, seats in strat.asked("family_action")][4:] == [[2], [2]]
 
 
 def test_extra_action_is_never_twice():
