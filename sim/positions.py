@@ -206,10 +206,12 @@ def play_cards(
     money and wealth and return what was played. ``context`` adds entries to the decision's ``legal``;
     ``allowed[G, N]`` limits who may play."""
     g, n = state.n_games, state.n_players
+    played = np.zeros((g, n, state.card_owner.shape[1]), dtype=bool)
+    if not (rules.d.card_moment == MOMENT[moment]).any():
+        return _apply(state, rules, played)
     can = playable(state, rules, moment)
     if allowed is not None:
         can &= allowed[:, :, None]
-    played = np.zeros(can.shape, dtype=bool)
     for seat in range(n):
         options = can[:, seat]
         decider = np.where(options.any(axis=1), seat, -1)
@@ -229,12 +231,15 @@ def waive_nepotism(
     ``ignore_nepotism`` card instead (decision ``play_position`` at the "appointments" moment). Returns bool[G]."""
     g = state.n_games
     d = rules.d
-    seat = np.maximum(appointer, 0).astype(np.int64)
-    options = playable(state, rules, "appointments")[np.arange(g), seat] & (d.card_nepotism > 0)
-    options &= (need & (appointer >= 0))[:, None]
+    waivers = (d.card_moment == MOMENT["appointments"]) & (d.card_nepotism > 0)
+    need = need & (appointer >= 0)
+    if not need.any() or not waivers.any():
+        return np.zeros(g, dtype=bool)
+    options = (state.card_owner == appointer[:, None]) & ~state.card_played & waivers & need[:, None]
     decider = np.where(options.any(axis=1), appointer, -1)
     if not (decider >= 0).any():
         return np.zeros(g, dtype=bool)
+    seat = np.maximum(appointer, 0).astype(np.int64)
     answer = np.zeros(options.shape, dtype=bool)
     legal = {"moment": np.full(g, MOMENT["appointments"]), "playable": options, "office": office}
     agents.ask("play_position", state, decider, legal, (answer,), _check_play(1))
@@ -257,15 +262,16 @@ def _check_play(limit: int | None):
 def _apply(state: State, rules: Rules, played: np.ndarray) -> Played:
     """Mark ``played[G, N, D]`` cards spent; pay their money (flow ``positions``) and add their wealth."""
     d = rules.d
-    game, _, card = np.nonzero(played)
+    g, n = played.shape[:2]
+    out = Played(*(np.zeros((g, n), dtype=np.int64) for _ in range(4)))
+    game, seat, card = np.nonzero(played)
+    if game.size == 0:
+        return out
     state.card_played[game, card] = True
-    money = (played * d.card_money).sum(axis=2)
-    if money.any():
-        ledger.families(state, "positions", money)
-    state.wealth[...] += (played * d.card_wealth).sum(axis=2).astype(state.wealth.dtype)
-    return Played(
-        money=money,
-        votes=(played * d.card_votes).sum(axis=2),
-        extra_action=(played * d.card_extra).sum(axis=2),
-        ignore_nepotism=(played * d.card_nepotism).sum(axis=2),
-    )
+    for field, per_card in (("money", d.card_money), ("votes", d.card_votes), ("extra_action", d.card_extra),
+                            ("ignore_nepotism", d.card_nepotism)):  # fmt: skip
+        np.add.at(getattr(out, field), (game, seat), per_card[card])
+    np.add.at(state.wealth, (game, seat), d.card_wealth[card].astype(state.wealth.dtype))
+    if out.money.any():
+        ledger.families(state, "positions", out.money)
+    return out

@@ -304,3 +304,29 @@ def test_without_a_majority_the_retired_chairmans_family_picks():
     assert strat.asked("choose_chairman") == [([0], [0])]
     assert s.office[0, L.CHAIRMAN] == 0 and s.shares[0].tolist() == [0, 2, 2, 0]
     assert s.tally[0, TALLY["chair_changed"]] == 0
+
+
+# ------------------------------------------------------------------------------------- the balanced strategy
+def test_balanced_retirement_choices():
+    """Round 2 with a card on display: the cheapest tier (2 £) for the pick, not a tier whose upkeep outweighs its
+    VP; round 7: the top tier (12 VP for 20 £ + 4 £ upkeep); the final retirement: the most VP it can afford, home
+    when no tier it affords scores."""
+    from sim.phases.london import retirement_roll as roll
+
+    r, s = blank(4, 4)
+    pos.refill_market(s, r, np.ones(4, dtype=bool))
+    s.round[:] = [2, 7, 7, 7]
+    seat_office(s, L.DIRECTOR, 1)
+    fund(s, 1, 30)
+    s.money[3, 1] = 3  # game 3: only tier 0 is affordable (ledger unbalanced, not checked here)
+    strat = Scripted()
+    roll(s, r, dice({0: [6], 1: [6]}), agents(r, s, strat), np.array([0, 1]))
+    roll(s, r, dice({2: [6], 3: [6]}), agents(r, s, strat), np.array([2, 3]), final=True)
+    assert s.retired[:, 1].tolist() == [[1, 0, 0, 0, 0], [0, 0, 0, 0, 1], [0, 0, 0, 0, 1], [0, 0, 0, 0, 0]]
+
+
+def test_balanced_takes_the_card_worth_most():
+    r, s = blank(1, 4)
+    s.market[0] = [8, 3, 0]  # Private chaplain (wealth 1), Court favour (4 £), Seat in the Commons (2 votes)
+    pos.take_positions(s, r, agents(r, s), np.array([[2, -1, -1, -1]]))
+    assert s.card_owner[0, 3] == 2 and s.market[0].tolist() == [8, -1, 0]
