@@ -352,7 +352,8 @@ class Strategy:
 
         ``legal.office`` int[G'] the office he leaves, ``legal.affordable`` bool[G', T] tiers the family can pay,
         ``legal.final`` bool[G'] the end-of-game retirement (no upkeep follows, no position), ``legal.pick``
-        bool[G'] paying this tier would win the family a position pick this round. Returns int[G'].
+        bool[G'] cards are on display and the family has paid no honourable retirement yet this round: paying one
+        now gives it the right to a pick (L72). Returns int[G'].
         Final: the most VP it can afford (home when no tier scores). Otherwise each tier is worth its VP (2.5 £
         each) less its cost and the upkeep of the rounds left, plus the best card on display when it wins a pick;
         it must leave the family the next upkeep; home is worth nothing."""
