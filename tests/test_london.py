@@ -330,3 +330,29 @@ def test_balanced_takes_the_card_worth_most():
     s.market[0] = [8, 3, 0]  # Private chaplain (wealth 1), Court favour (4 £), Seat in the Commons (2 votes)
     pos.take_positions(s, r, agents(r, s), np.array([[2, -1, -1, -1]]))
     assert s.card_owner[0, 3] == 2 and s.market[0].tolist() == [8, -1, 0]
+
+
+# ------------------------------------------------------------------------------------------------- the frames
+def test_frames_record_the_season_and_the_upkeep():
+    """The rounds and seat_rounds columns of issue 7 agree with each other over real games."""
+    import polars as pl
+
+    import sim
+    from sim.rules import Rules
+
+    res = sim.play(Rules.default(5), ["balanced", "random"] * 2 + ["balanced"], 300, seed=4)
+    rounds, seat_rounds, seats = res.rounds, res.seat_rounds, res.seats
+    assert (rounds["retirements"] == rounds["honourable_retirements"] + rounds["sent_home"]).all()
+    assert rounds.filter(pl.col("round") == 1)["retirements"].sum() == 0  # nobody retires in round 1
+    assert rounds["retirements"].sum() > 0 and rounds["positions_taken"].sum() > 0
+    assert rounds["upkeep_paid"].sum() > 0 and rounds["chair_changed"].sum() > 0
+    tiers = seat_rounds.select(pl.col("retired_tiers").list.sum())["retired_tiers"]
+    assert (tiers == seat_rounds["retired"]).all() and seat_rounds.schema["retired_tiers"] == pl.List(pl.Int32)
+    assert (seat_rounds["positions"] >= 0).all() and seat_rounds["positions"].max() > 0
+    assert (rounds["positions_taken"] <= 3).all()  # never more than the display holds
+    # a crashed game's retirees score their tiers' VP (the crash round's row is the final state)
+    crashed = res.games.filter(pl.col("crashed")).select("game", pl.col("end_round").cast(pl.Int16).alias("round"))
+    last = seat_rounds.join(crashed, on=["game", "round"]).join(seats, on=["game", "seat"])
+    vp = np.array([t.vp for t in Rules.default().retirement.tiers])
+    held = np.stack(last["retired_tiers"].to_list())
+    assert last.height > 0 and ((held * vp).sum(axis=1) == last["vp_retirements"].to_numpy()).all()
