@@ -207,7 +207,8 @@ def play_cards(
     ``allowed[G, N]`` limits who may play."""
     g, n = state.n_games, state.n_players
     played = np.zeros((g, n, state.card_owner.shape[1]), dtype=bool)
-    if not (rules.d.card_moment == MOMENT[moment]).any():
+    of_moment = rules.d.card_moment == MOMENT[moment]
+    if not ((state.card_owner >= 0) & ~state.card_played & of_moment).any():  # nobody holds one: nothing to ask
         return _apply(state, rules, played)
     can = playable(state, rules, moment)
     if allowed is not None:

@@ -65,19 +65,23 @@ def retirement_roll(
     d = rules.d
     in_rows = np.zeros(g, dtype=bool)
     in_rows[rows] = True
-    # 1. the GM rolls for everybody at once (L63)
+    # 1. the GM rolls for everybody at once (L63): one die per holder, in office order
     leaves = np.zeros((g, L.N_OFFICES), dtype=bool)
-    for office in np.flatnonzero(d.retire_offices):
-        holder = np.where(in_rows, state.office[:, office], -1)
-        rolling = np.flatnonzero(holder >= 0)
-        if rolling.size == 0:
-            continue
-        roll = dice.d6(rolling)[:, 0].astype(np.int64)
-        roll += rt.stress_bonus * state.stress[rolling, office] + (rt.chairman_bonus if office == L.CHAIRMAN else 0)
-        leaves[rolling[roll >= rt.retire_from], office] = True
-        stressed = rolling[(roll >= rt.stress_from) & (roll < rt.retire_from)]
-        state.stress[stressed, office] += 1
-        state.tally[stressed, TALLY["stress_markers"]] += 1
+    offices = np.flatnonzero(d.retire_offices)
+    holding = in_rows[:, None] & (state.office[:, offices] >= 0)  # [G, K]
+    count = holding.sum(axis=1)
+    rolling = np.flatnonzero(count > 0)
+    if rolling.size:
+        k = int(count.max())
+        faces = dice.d6(rolling, k, used=count[rolling]).astype(np.int64)  # game's j-th die: its j-th holder
+        held = holding[rolling]
+        nth = np.clip(np.cumsum(held, axis=1) - 1, 0, k - 1)
+        roll = np.take_along_axis(faces, nth, axis=1)
+        roll += rt.stress_bonus * state.stress[rolling][:, offices] + rt.chairman_bonus * (offices == L.CHAIRMAN)
+        leaves[rolling[:, None], offices[None, :]] = held & (roll >= rt.retire_from)
+        stressed = held & (roll >= rt.stress_from) & (roll < rt.retire_from)
+        state.stress[rolling[:, None], offices[None, :]] += stressed.astype(state.stress.dtype)
+        state.tally[rolling, TALLY["stress_markers"]] += stressed.sum(axis=1).astype(np.int32)
     # 2. the families send their retirees somewhere (L64-L71)
     spent = np.zeros((g, n), dtype=np.int64)
     honoured_by = np.zeros((g, n), dtype=np.int64)
