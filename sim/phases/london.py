@@ -45,10 +45,10 @@ def london_season(state: State, rules: Rules, dice: Chance, agents: Agents) -> N
     live = ~state.done
     rolling = np.flatnonzero(live & (state.round >= 2))
     if rolling.size:
-        done = retirement_roll(state, rules, dice, agents, rolling)
-        eligible = done.honoured > 0
+        result = retirement_roll(state, rules, dice, agents, rolling)
+        eligible = result.honoured > 0  # L72: who paid at least one honourable retirement this round
         if eligible.any():
-            order = pos.pick_order(state, rules, dice, agents, eligible, done.spent)
+            order = pos.pick_order(state, rules, dice, agents, eligible, result.spent)
             pos.take_positions(state, rules, agents, order)
     pos.refill_market(state, rules, live)
 
