@@ -31,12 +31,12 @@ class IllegalDecision(ValueError):
 # Public fields a strategy may read (everything on the table; hidden bids never enter the state).
 PUBLIC = frozenset(
     """round money supply clerks academy officers shares retired prisoners luxuries shipyards factories wealth
-    trophies wreaths positions last_action prime_minister exchange office stress last_chair governor commander
+    trophies wreaths last_action prime_minister exchange office stress last_chair governor commander
     stability loans balance treasury share_vp royal_protection china_open deregulated regiments half_ships ships
     yard_ships owner strength unrest looted capital order_open order_filled taxed tally
     yard_damaged used_officers used_regiments elephant_at elephant_facing event_next
-    policy ladder law_pile note_holder dereg_round""".split()  # issue 9 (law_rank, the deck's order, is hidden)
-)
+    policy ladder law_pile note_holder dereg_round market card_owner card_played emergency_total""".split()
+)  # hidden: the orders of the law deck (law_rank), the event stack and the position-card deck
 
 
 class StrategyRandom:

@@ -113,8 +113,9 @@ def vacate(state: State, rows: np.ndarray, office: int) -> None:
         state.tally[rows, TALLY["fired"]] += 1
 
 
-def vacate_governor(state: State, rows: np.ndarray, region: np.ndarray | int) -> None:
-    """The governors of ``region`` in games ``rows`` leave office (fired or killed)."""
+def vacate_governor(state: State, rows: np.ndarray, region: np.ndarray | int, keep_half_ship: bool = False) -> None:
+    """The governors of ``region`` in games ``rows`` leave office (fired or killed); a governor's half-built ship
+    is lost with him unless ``keep_half_ship`` (governors.half_ship_inherited, issue 7)."""
     region = np.broadcast_to(region, rows.shape)
     held = state.governor[rows, region] >= 0
     rows, region = rows[held], region[held]
@@ -122,6 +123,8 @@ def vacate_governor(state: State, rows: np.ndarray, region: np.ndarray | int) ->
         state.supply[rows, state.governor[rows, region]] += 1
         state.governor[rows, region] = -1
         state.tally[rows, TALLY["fired"]] += 1
+        if not keep_half_ship:
+            state.half_ships[rows, region] = 0
 
 
 def check_outcome(rules: Rules, lowest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

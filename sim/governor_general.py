@@ -8,7 +8,9 @@ powers (2e: "Govern", "automatic income"), in phase 6 right after the governors:
   dice. Success: his family earns ``income_per_region`` £ per Company region (+ Zamindar Taxes' bonus; a bonus a
   held note of kind 5 may take), and in every Company region he applies one governor effect of his choice
   (decision ``general_effects``: regiment in that presidency's army, half a Company ship there, tax to the
-  Company or to the presidency — R-GOVERNORS' effects; a second tax in a region this round raises its unrest).
+  Company or to the presidency — R-GOVERNORS' effects, ``operations.govern_effect``; a second tax in a region
+  this round raises its unrest). His half-built ship is the office's (``state.gg_half_ship``): two of his ship
+  effects launch one, and a successor finishes what he began.
   3-4: ``fail_unrest`` unrest in every Company region; 5-6: he is fired and the same unrest follows.
 - the Company earns ``company_income`` £ per Company region each round he holds the office (2e: 3; default 0,
   since our seed keeps the governors whose taxes 2e's income replaces).
@@ -26,7 +28,7 @@ from .agents import Agents
 from .board import roll_check, vacate
 from .dice import Chance
 from .rules import Rules
-from .state import TALLY, State
+from .state import State
 
 
 def exists(state: State, rules: Rules) -> np.ndarray:
@@ -62,38 +64,14 @@ def governor_general(state: State, rules: Rules, dice: Chance, agents: Agents) -
         return ((e < 0) | (e >= L.N_GOV_EFFECTS)).any(axis=1), "an effect layout.G_* for every Company region"
 
     agents.ask("general_effects", state, np.where(won, gg, -1), {"regions": regions}, (effect,), check)
-    apply_effects(state, rules, won[:, None] & regions, effect)
+    from .phases.operations import govern_effect  # late import: operations imports this module
+
+    for region in range(regions.shape[1]):
+        sel = won & regions[:, region]
+        if sel.any():
+            govern_effect(state, rules, sel, region, effect[:, region], state.gg_half_ship)
     failed = np.zeros(g, dtype=bool)
     failed[rows] = ~won[rows]
     unrest = gg_rules.fail_unrest + laws.modifier(state, rules, "governor_fail_unrest")
     state.unrest[...] += np.where(failed[:, None] & regions, unrest[:, None], 0).astype(np.int32)
     vacate(state, fired, L.GOVERNOR_GENERAL)
-
-
-def apply_effects(state: State, rules: Rules, where: np.ndarray, effect: np.ndarray) -> None:
-    """R-GOVERNORS' effects in every region ``where[G, R]``: ``effect[G, R]`` (layout.G_*), for the presidency
-    that owns the region."""
-    gv = rules.governors
-    rows = np.arange(state.n_games)
-    for region in range(where.shape[1]):
-        sel = where[:, region]
-        if not sel.any():
-            continue
-        p = np.maximum(state.owner[:, region], 0).astype(np.int64)
-        e = effect[:, region]
-        reg = sel & (e == L.G_REGIMENT)
-        state.regiments[rows[reg], p[reg]] += 1
-        ship = sel & (e == L.G_SHIP)
-        state.half_ships[rows[ship], p[ship]] += 1
-        done_ship = ship & (state.half_ships[rows, p] >= 2)
-        state.half_ships[rows[done_ship], p[done_ship]] -= 2
-        state.ships[rows[done_ship], p[done_ship], L.COMPANY_SHIP] += 1
-        tax = sel & ((e == L.G_TAX_COMPANY) | (e == L.G_TAX_PRESIDENCY))
-        state.taxed[tax, region] += 1
-        state.unrest[tax & (state.taxed[:, region] > 1), region] += gv.extra_tax_unrest
-        ledger.company(state, "tax", np.where(sel & (e == L.G_TAX_COMPANY), gv.tax, 0))
-        to_pres = np.zeros((state.n_games, L.N_TREASURIES), dtype=np.int64)
-        sel_p = sel & (e == L.G_TAX_PRESIDENCY)
-        to_pres[rows[sel_p], np.asarray(L.T_PRESIDENCY)[p[sel_p]]] = gv.tax
-        ledger.treasuries(state, "tax", to_pres)
-        state.tally[tax, TALLY["tax"]] += gv.tax

@@ -91,3 +91,5 @@ EVENT_KINDS = ("crisis", "leader", "turmoil", "windfall", "peace", "shuffle", "i
 E_CRISIS, E_LEADER, E_TURMOIL, E_WINDFALL, E_PEACE, E_SHUFFLE, E_INVASION = range(7)
 SHAPES = ("triangle", "circle", "square")  # a tile without a shape marches as NO_SHAPE: the first neighbour
 NO_SHAPE = 3
+# Moments at which a closed position card is played (D-POSITIONS, issue 7); a permanent card has none (-1).
+CARD_MOMENTS = ("family_actions", "appointments", "accounts", "parliament")

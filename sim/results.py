@@ -15,6 +15,7 @@ from . import layout as L
 from .board import board_votes, seat_counts
 from .capital import LEFTOVER_CASES
 from .laws import DEREGULATION, DEREGULATION_BY, IN_FORCE
+from .positions import held_count
 from .rules import Rules
 from .state import TALLIES, TALLY, State
 
@@ -87,6 +88,9 @@ class Recorder:
                 "luxuries": s.luxuries.ravel(),
                 "shipyards": s.shipyards.ravel(),
                 "factories": s.factories.ravel(),
+                # issue 7: position cards held (permanent + unplayed closed), retirees per tier (cheapest first)
+                "positions": held_count(s).ravel(),
+                "retired_tiers": s.retired.reshape(idx.size * n, -1),
             }
         )
 
@@ -150,6 +154,7 @@ class Recorder:
                 "retired": s.retired.sum(axis=2).ravel(),
                 "prime_minister": (s.prime_minister[:, None] == np.arange(n)).ravel(),
                 "wreaths": s.wreaths.ravel(),  # issue 9
+                "positions": held_count(s).ravel(),  # issue 7
             }
         )
         return BatchRows(games, seats, _concat(self.rounds), _concat(self.seat_rounds))
@@ -195,6 +200,9 @@ class Results:
         for name, keys in zip(FRAMES, SORT_KEYS, strict=True):
             parts = [getattr(b, name) for b in batches if getattr(b, name)]
             df = pl.DataFrame(_concat(parts)) if parts else pl.DataFrame()
+            # per-tier counts as a list column: the same schema whatever the number of tiers (issue 7)
+            arrays = [c for c, t in df.schema.items() if isinstance(t, pl.Array)]
+            df = df.with_columns(pl.col(c).cast(pl.List(df.schema[c].inner)) for c in arrays)
             if name == "games" and df.height:  # blame codes -1..5 -> situation names, null without a crash
                 codes = list(range(-1, len(L.BLAME_NAMES)))
                 df = df.with_columns(

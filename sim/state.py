@@ -53,6 +53,9 @@ FLOWS = (
     "company_levy",  # - Calico Acts: the Company loses 1 £ per 7 £ of balance at the start of phase 7
     "governor_general",  # + the Governor-General's family income on a successful govern action
     "governor_general_company",  # + the Company's income per region under a Governor-General (2e; default 0)
+    # issue 7: phase 1 and 10
+    "upkeep",  # - phase 10 upkeep of retirees in honourable retirement
+    "positions",  # + money of closed position cards played
 )
 FLOW = {name: i for i, name in enumerate(FLOWS)}
 
@@ -108,6 +111,15 @@ TALLIES = (
     "loans_written_off",
     "notes_sold",
     "notes_used",
+    # issue 7: the London season (phase 1), upkeep (phase 10), the chair
+    "retirements",  # office holders who retired in phase 1
+    "stress_markers",  # stress markers gained in phase 1's roll
+    "honourable_retirements",  # retirees whose family bought an honourable retirement
+    "sent_home",  # retirees sent home unpaid
+    "positions_taken",  # position cards taken from the display
+    "upkeep_paid",  # £ of retirement upkeep paid in phase 10
+    "upkeep_defaults",  # retirees who left honourable retirement because their upkeep was not paid
+    "chair_changed",  # 1 when phase 5 seated a Chairman of another family than the last one
 )
 TALLY = {name: i for i, name in enumerate(TALLIES)}
 
@@ -135,7 +147,6 @@ class State:
     wealth: np.ndarray  # int32[G,N] conspicuous wealth (ПБ), the tie-breaker
     trophies: np.ndarray  # int32[G,N] military trophies (influence)
     wreaths: np.ndarray  # int32[G,N] laws passed as Prime Minister (influence)
-    positions: np.ndarray  # int32[G,N] position cards held (phase 1, not yet played)
     last_action: np.ndarray  # int8[G,N] family action of the previous round, -1 none (phase 2 "twice")
     prime_minister: np.ndarray  # int8[G] seat holding the Prime Minister (political domination, not a relative)
     exchange: np.ndarray  # int8[G,E] seat waiting on each exchange position (cheapest first), -1 free
@@ -155,7 +166,8 @@ class State:
     china_open: np.ndarray  # bool[G] the route to China is open
     deregulated: np.ndarray  # bool[G] Deregulation passed (phase 11), firms open (phase 3)
     regiments: np.ndarray  # int32[G,P] Company regiments per army
-    half_ships: np.ndarray  # int32[G,P] half-built Company ships per presidency (governors)
+    half_ships: np.ndarray  # int32[G,R] half-built Company ship of each region's governor (0 or 1; L160, issue 7)
+    gg_half_ship: np.ndarray  # int32[G] the Governor-General's half-built Company ship (0 or 1), kept by the office
     ships: np.ndarray  # int32[G,4,2] Company ships per location (3 seas, China) x kind (leased, Company)
     yard_ships: np.ndarray  # int32[G,N,4] family-yard ships per owner and location
     # ------------------------------------------------------------------------------------------------ india
@@ -184,6 +196,13 @@ class State:
     law_rank: np.ndarray  # float64[G,LAWS] hidden deck order (lowest is drawn next), -1 before the first shuffle
     note_holder: np.ndarray  # int8[G,N,5] seat holding issuer i's promissory note of kind k (i itself: not out)
     dereg_round: np.ndarray  # int8[G] round Deregulation passed (phase 11 or forced_round), 0 never
+    # ------------------------------------------------------------------ position cards, D-POSITIONS (issue 7)
+    deck: np.ndarray  # int8[G,D] hidden: the shuffled draw order (card indices); drawn entries stay listed
+    deck_top: np.ndarray  # int8[G] hidden: index into ``deck`` of the next card drawn (D: the deck is spent)
+    market: np.ndarray  # int8[G,M] revealed cards on display (card index), -1 an empty slot
+    card_owner: np.ndarray  # int8[G,D] family holding each card, -1 nobody (in the deck or on display)
+    card_played: np.ndarray  # bool[G,D] a closed card its owner has played (spent)
+    emergency_total: np.ndarray  # int32[G] emergency loans taken over the game (D-EMERGENCY "cumulative")
     # ------------------------------------------------------------------------------------------- accounting
     ledger: np.ndarray  # int32[G,len(FLOWS)] money in (+) and out (-) of the game by flow
     tally: np.ndarray  # int32[G,len(TALLIES)] this round's counters
@@ -272,7 +291,6 @@ def new_state(rules: Rules, game_ids: np.ndarray) -> State:
         wealth=z(n),
         trophies=z(n),
         wreaths=z(n),
-        positions=z(n),
         last_action=full(-1, n),
         prime_minister=full(-1),
         exchange=full(-1, e),
@@ -290,7 +308,8 @@ def new_state(rules: Rules, game_ids: np.ndarray) -> State:
         china_open=z(dtype=bool),
         deregulated=z(dtype=bool),
         regiments=full(co.start_regiments, p, dtype=np.int32),
-        half_ships=z(p),
+        half_ships=z(r),
+        gg_half_ship=z(),
         ships=z(L.N_SHIP_LOCS, 2),
         yard_ships=z(n, L.N_SHIP_LOCS),
         owner=full(-1, r),
@@ -316,6 +335,12 @@ def new_state(rules: Rules, game_ids: np.ndarray) -> State:
         law_rank=full(-1.0, len(rules.parliament.laws), dtype=np.float64),
         note_holder=np.tile(np.arange(n, dtype=np.int8)[None, :, None], (g, 1, len(rules.notes.kinds))),
         dereg_round=z(dtype=np.int8),
+        deck=np.tile(np.arange(len(d.card_names), dtype=np.int8), (g, 1)),
+        deck_top=z(dtype=np.int8),
+        market=full(-1, rules.positions.revealed),
+        card_owner=full(-1, len(d.card_names)),
+        card_played=z(len(d.card_names), dtype=bool),
+        emergency_total=z(),
         ledger=_start_ledger(rules, g),
         tally=z(len(TALLIES)),
         bid_total=z(n),

@@ -61,6 +61,28 @@ def split(total: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return share
 
 
+# issue 7: what the balanced family reckons a VP worth in £ mid-game (a luxury: 4 £ -> 2 VP and 1 wealth, and money
+# still buys income), and what a position card is worth to it.
+VP_WORTH = 2.5
+
+
+def card_values(obs: Observation) -> np.ndarray:
+    """float[D] a rough £ worth of each position card (D-POSITIONS): influence and wealth while held, money, an
+    extra family action, one appointment free of nepotism; votes little until Parliament is simulated."""
+    d = obs.rules.d
+    permanent = 1.5 * d.card_influence + 0.5 * d.card_wealth + 0.5 * d.card_votes
+    closed = d.card_money + 0.5 * d.card_wealth + 3.0 * d.card_extra + 2.0 * d.card_nepotism + 0.25 * d.card_votes
+    return np.where(d.card_permanent, permanent, closed).astype(float)
+
+
+def display_values(obs: Observation, cards: np.ndarray) -> np.ndarray:
+    """float[G', M] worth of the cards on display (``cards`` int[G', M], -1 empty: -inf)."""
+    values = card_values(obs)
+    if values.size == 0:
+        return np.full(cards.shape, -np.inf)
+    return np.where(cards >= 0, values[np.maximum(cards, 0)], -np.inf)
+
+
 def ships_wanted(obs: Observation) -> np.ndarray:
     """int[G', P]: orders each presidency could fill this round minus the ships already in its sea."""
     reach = reachable(obs.rules, obs.order_open, obs.order_filled).sum(axis=2)
@@ -153,8 +175,9 @@ class Strategy:
         return (legal.chairman == obs.seat) | (obs.loans + legal.loans <= 5)
 
     def allocate_budget(self, obs: Observation, legal) -> np.ndarray:
-        """Hand out the whole ``legal.budget`` to [Director of Trade, Shipping Manager, 3 presidencies]: top up
-        each office that can use money now to what it needs; any rest to the presidencies that trade."""
+        """Hand out the whole ``legal.budget`` to [Director of Trade, Shipping Manager, 3 presidencies], only to
+        committees whose office is held (``legal.open`` bool[G', 5], L132): top up each office that can use money
+        now to what it needs; any rest to the presidencies that trade, else to any open committee."""
         r = obs.rules
         d = r.d
         reach = reachable(r, obs.order_open, obs.order_filled)  # [G', P, O]
@@ -175,6 +198,7 @@ class Strategy:
         fallback = np.zeros((obs.n, L.N_TREASURIES))
         fallback[:, list(L.T_PRESIDENCY)] = trading + 0.01 * has[:, list(L.PRESIDENT)]
         fallback[:, L.T_SHIPPING] += 0.001
+        fallback = (fallback + 1e-6) * legal.open
         return first + split(rest, fallback)
 
     def trade_check(self, obs: Observation, legal) -> np.ndarray:
@@ -336,11 +360,72 @@ class Strategy:
         keeps the most for the revolts that may follow."""
         return minimal_defence(legal.officers, legal.regiments, legal.attack, obs.seat)
 
-    # ------------------------------------------------------------------------------------------- retiring
+    # ------------------------------------------------------------------------- phase 1 and 10 (issue 7)
     def retire(self, obs: Observation, legal) -> np.ndarray:
-        """Honourable retirement tier for a retiring relative (``legal.affordable`` bool[G', T]), -1 unpaid."""
-        tiers = np.arange(legal.affordable.shape[1])
-        return np.where(legal.affordable, tiers[None, :], -1).max(axis=1)
+        """Honourable retirement tier for the family's retiring relative, or -1 to send him home unpaid (R-RETIRE).
+
+        ``legal.office`` int[G'] the office he leaves, ``legal.affordable`` bool[G', T] tiers the family can pay,
+        ``legal.final`` bool[G'] the end-of-game retirement (no upkeep follows, no position), ``legal.pick``
+        bool[G'] cards are on display and the family has paid no honourable retirement yet this round: paying one
+        now gives it the right to a pick (L72). Returns int[G'].
+        Final: the most VP it can afford (home when no tier scores). Otherwise each tier is worth its VP (2.5 £
+        each) less its cost and the upkeep of the rounds left, plus the best card on display when it wins a pick;
+        it must leave the family the next upkeep; home is worth nothing."""
+        d = obs.rules.d
+        money = obs.mine(obs.money)
+        rounds_left = obs.rules.game.rounds - obs.round.astype(np.int64) + 1  # upkeep phases still to pay
+        best_card = np.maximum(display_values(obs, obs.market).max(axis=1, initial=-np.inf), 0.0)
+        value = VP_WORTH * d.tier_vp - d.tier_cost - d.tier_upkeep * rounds_left[:, None]
+        value = value + np.where(legal.pick, best_card, 0.0)[:, None]
+        ok = legal.affordable & (money[:, None] >= d.tier_cost + d.tier_upkeep)
+        final = legal.final[:, None]
+        value = np.where(final, 100.0 * d.tier_vp - d.tier_cost, value)
+        ok = np.where(final, legal.affordable & (d.tier_vp > 0), ok)
+        tier = pick_best(value, ok)
+        best = value[np.arange(obs.n), np.maximum(tier, 0)]
+        return np.where((tier >= 0) & (best > 0), tier, -1)
+
+    def rank_position_takers(self, obs: Observation, legal) -> np.ndarray:
+        """The Prime Minister orders the families tied for a position pick (``legal.tied`` bool[G', N]; only the
+        order among tied families is used): a permutation of the seats int[G', N], own family first."""
+        return self.rank_share_buyers(obs, legal)
+
+    def take_position(self, obs: Observation, legal) -> np.ndarray:
+        """A card on display (``legal.cards`` int[G', M] card index per slot, -1 empty): the slot to take, or -1 to
+        pass. The card worth most (``card_values``)."""
+        values = display_values(obs, legal.cards)
+        slot = values.argmax(axis=1) if values.shape[1] else np.full(obs.n, -1)
+        return np.where(values.max(axis=1, initial=-np.inf) > 0, slot, -1)
+
+    def play_position(self, obs: Observation, legal) -> np.ndarray:
+        """Closed cards to play now (``legal.playable`` bool[G', D] at moment ``legal.moment``, an index of
+        layout.CARD_MOMENTS; at "appointments", ``legal.office`` the office and at most one card): bool[G', D].
+        Plays everything at once: money is worth more early, and a waiver is played when nepotism would block."""
+        if (legal.moment == L.CARD_MOMENTS.index("appointments")).any():
+            first = legal.playable.argmax(axis=1)
+            one = np.zeros(legal.playable.shape, dtype=bool)
+            one[np.arange(obs.n), first] = legal.playable.any(axis=1)
+            return one
+        return legal.playable.copy()
+
+    def keep_retirees(self, obs: Observation, legal) -> np.ndarray:
+        """Phase 10: retirees kept in honourable retirement per tier (``legal.retired`` int[G', T] the family's,
+        ``legal.money`` int[G']): int[G', T], at most ``retired``, their upkeep at most ``money`` (tiers without
+        upkeep are always kept). Keeps those whose VP (2.5 £ each) are worth the upkeep of the rounds left, the
+        most valuable tier first, while the money lasts."""
+        d = obs.rules.d
+        rounds_left = obs.rules.game.rounds - obs.round.astype(np.int64) + 1
+        money = legal.money.astype(np.int64).copy()
+        kept = np.zeros(legal.retired.shape, dtype=np.int64)
+        for t in np.argsort(-d.tier_vp, kind="stable"):
+            up = int(d.tier_upkeep[t])
+            if up == 0:
+                kept[:, t] = legal.retired[:, t]
+                continue
+            worth = VP_WORTH * d.tier_vp[t] >= up * rounds_left
+            kept[:, t] = np.where(worth, np.minimum(legal.retired[:, t], money // up), 0)
+            money -= kept[:, t] * up
+        return kept
 
     # ------------------------------------------------ politics: phases 9 and 11, notes, the Governor-General (issue 9)
     def table_law(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:

@@ -20,12 +20,13 @@ def coin(obs: Observation) -> np.ndarray:
     return obs.rng.uniform(1)[:, 0] < 0.5
 
 
-def random_split(obs: Observation, total: np.ndarray, k: int) -> np.ndarray:
-    """A random composition of total[G'] into k non-negative parts."""
-    w = -np.log(np.maximum(obs.rng.uniform(k), 1e-12))  # exponential weights: uniform on the simplex
-    share = np.floor(total[:, None] * w / w.sum(axis=1, keepdims=True)).astype(np.int64)
+def random_split(obs: Observation, total: np.ndarray, k: int, allowed: np.ndarray | None = None) -> np.ndarray:
+    """A random composition of total[G'] into k non-negative parts (only into ``allowed`` bool[G', k] parts)."""
+    allowed = np.ones((obs.n, k), dtype=bool) if allowed is None else allowed
+    w = -np.log(np.maximum(obs.rng.uniform(k), 1e-12)) * allowed  # exponential weights: uniform on the simplex
+    share = np.floor(total[:, None] * w / np.maximum(w.sum(axis=1, keepdims=True), 1e-300)).astype(np.int64)
     rest = total - share.sum(axis=1)
-    share[np.arange(obs.n), obs.rng.integers(np.zeros(obs.n, dtype=np.int64), np.full(obs.n, k - 1))] += rest
+    share[np.arange(obs.n), np.maximum(obs.rng.choice(allowed), 0)] += rest
     return share
 
 
@@ -108,7 +109,7 @@ class RandomStrategy(Strategy):
         return coin(obs)
 
     def allocate_budget(self, obs, legal):
-        return random_split(obs, legal.budget.astype(np.int64), L.N_TREASURIES)
+        return random_split(obs, legal.budget.astype(np.int64), L.N_TREASURIES, legal.open)
 
     def trade_check(self, obs, legal):
         return obs.rng.integers(np.zeros(obs.n, dtype=np.int64), legal.treasury.astype(np.int64))
@@ -333,3 +334,34 @@ class RandomStrategy(Strategy):
     def general_effects(self, obs, legal):
         u = obs.rng.uniform(legal.regions.shape[1])
         return np.floor(u * L.N_GOV_EFFECTS).astype(np.int64)
+
+    # issue 7: positions and upkeep
+    def rank_position_takers(self, obs, legal):
+        return np.argsort(obs.rng.uniform(obs.players), axis=1)
+
+    def take_position(self, obs, legal):
+        options = np.concatenate([np.ones((obs.n, 1), dtype=bool), legal.cards >= 0], axis=1)
+        return obs.rng.choice(options) - 1
+
+    def play_position(self, obs, legal):
+        play = legal.playable & (obs.rng.uniform(legal.playable.shape[1]) < 0.5)
+        if (legal.moment == L.CARD_MOMENTS.index("appointments")).any():  # at most one card there
+            first = play.argmax(axis=1)
+            one = np.zeros(play.shape, dtype=bool)
+            one[np.arange(obs.n), first] = play.any(axis=1)
+            return one
+        return play
+
+    def keep_retirees(self, obs, legal):
+        """Uniform counts per tier, then cut back, dearest tier first, to what the money pays for."""
+        upkeep = obs.rules.d.tier_upkeep.astype(np.int64)
+        retired = legal.retired.astype(np.int64)
+        kept = np.floor(obs.rng.uniform(retired.shape[1]) * (retired + 1)).astype(np.int64)
+        over = (kept * upkeep).sum(axis=1) - legal.money
+        for t in np.argsort(-upkeep, kind="stable"):
+            if upkeep[t] == 0:
+                continue
+            drop = np.minimum(kept[:, t], -(-np.maximum(over, 0) // upkeep[t]))
+            kept[:, t] -= drop
+            over -= drop * upkeep[t]
+        return kept

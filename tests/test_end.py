@@ -40,7 +40,7 @@ def test_blame_board_impeccable_scores_shares_as_a_success():
 @pytest.mark.parametrize(
     "blame, expected",
     [
-        (0, [-3, 0, 0, -1]),  # military: half of trophies + officers + commanders, rounded down
+        (0, [-2, 0, 0, -1]),  # military: half of trophies + officers (a commander is one of them), rounded down
         (1, [0, -2, 0, 0]),  # shipbuilders: -1 per shipyard
         (3, [-1, 0, -4, 0]),  # parliament: -1 per wreath, the PM -2 more
         (4, [0, 0, -2, -4]),  # despots: -2 per governor, -4 for the Governor-General
@@ -51,9 +51,9 @@ def test_blame_situations(blame, expected):
     r, s = blank(1, 4)
     s.trophies[0] = [3, 0, 0, 1]
     give(s, "officers", 0, 2, col=0)
-    s.commander[0, 0] = 0  # seat 0: 3 trophies + 2 officers + 1 commander = 6 -> -3
+    s.commander[0, 0] = 0  # seat 0: 3 trophies + 2 officers, his commander among them = 5 -> -2 (not 6 -> -3)
     give(s, "officers", 3, 1, col=1)
-    s.commander[0, 1] = 3  # seat 3: 1 + 1 + 1 = 3 -> -1
+    s.commander[0, 1] = 3  # seat 3: 1 + 1 = 2 -> -1
     s.shipyards[0, 1] = 2
     s.wreaths[0] = [1, 0, 2, 0]
     s.prime_minister[0] = 2

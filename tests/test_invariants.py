@@ -7,6 +7,7 @@ import pytest
 import sim
 from sim import laws, ledger
 from sim import layout as L
+from sim import positions as pos
 from sim.agents import Agents
 from sim.dice import Dice, Streams
 from sim.engine import begin_round, end_round, resolve_strategies
@@ -33,6 +34,7 @@ def check(state, rules, where):
     assert ((state.office >= -1) & (state.office < state.n_players)).all() and (held >= 0).all(), where
     check_india(state, rules, where)
     check_politics(state, rules, where)
+    check_issue7(state, rules, where)
 
 
 def check_india(state, rules, where):
@@ -102,12 +104,55 @@ def check_politics(state, rules, where):
     assert not (gg & ~laws.flag(state, rules, "governor_general")).any(), f"a Governor-General without law, {where}"
 
 
+def check_issue7(state, rules, where):
+    """Issue 7: conspicuous wealth is the sum of its sources; every position card is in exactly one place; stress
+    markers sit on held offices; half-built ships belong to a sitting governor; retirees are counted."""
+    d = rules.d
+    wealth = (
+        rules.actions.luxury_wealth * state.luxuries
+        + (state.retired * d.tier_wealth).sum(axis=2)
+        + pos.wealth(state, rules)
+    )
+    assert (state.wealth == wealth).all(), f"wealth is not the sum of its sources after {where}"
+    n_cards = state.deck.shape[1]
+    in_deck = np.zeros(state.card_owner.shape, dtype=int)
+    rows, cols = np.nonzero(np.arange(n_cards)[None, :] >= state.deck_top[:, None])
+    np.add.at(in_deck, (rows, state.deck[rows, cols].astype(int)), 1)
+    on_display = np.zeros_like(in_deck)
+    rows, cols = np.nonzero(state.market >= 0)
+    np.add.at(on_display, (rows, state.market[rows, cols].astype(int)), 1)
+    places = in_deck + on_display + (state.card_owner >= 0)
+    assert (places == 1).all(), f"a position card is in no place or in two after {where}"
+    assert (np.sort(state.deck, axis=1) == np.arange(n_cards)).all(), f"the deck is not a permutation after {where}"
+    assert not (state.card_played & ((state.card_owner < 0) | d.card_permanent)).any(), where
+    assert ((state.stress >= 0) & ((state.office >= 0) | (state.stress == 0))).all(), f"stray stress after {where}"
+    assert ((state.half_ships >= 0) & (state.half_ships <= 1)).all(), where
+    assert ((state.gg_half_ship >= 0) & (state.gg_half_ship <= 1)).all(), where
+    if not rules.governors.half_ship_inherited:
+        assert not ((state.half_ships > 0) & (state.governor < 0)).any(), f"a half ship without governor: {where}"
+    assert (state.retired >= 0).all() and (state.emergency_total >= 0).all(), where
+
+
+class CountingAgents(Agents):
+    """Agents that count, per decision, the games it was asked in (to show every path of the rules is reached)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.asked: dict[str, int] = {}
+
+    def ask(self, decision, state, decider, legal, out, check=None):
+        k = int((np.asarray(decider) >= 0).sum())
+        self.asked[decision] = self.asked.get(decision, 0) + k
+        return super().ask(decision, state, decider, legal, out, check)
+
+
 def play_checked(rules, strategy, n_games, seed):
     ids = np.arange(n_games)
     streams = Streams(seed, ids, 1 + rules.players)
     dice = Dice(streams)
-    agents = Agents(resolve_strategies(rules, strategy), rules, streams)
+    agents = CountingAgents(resolve_strategies(rules, strategy), rules, streams)
     state = new_state(rules, ids)
+    agents.filled = np.zeros(L.N_OFFICES, dtype=np.int64)  # offices filled in phase 5, summed over games
     setup(state, rules, dice, agents)
     check(state, rules, "setup")
     assert (state.capital_money.sum(axis=1) == rules.budget).all(), "starting capital must sum to B"
@@ -119,7 +164,10 @@ def play_checked(rules, strategy, n_games, seed):
             finished = np.flatnonzero(state.done)
             frozen = state.take(finished)
             running = ~state.done
+            vacant = state.office < 0
             phase(state, rules, dice, agents)
+            if name == "appointments":
+                agents.filled += (vacant & (state.office >= 0)).sum(axis=0)
             check(state, rules, f"round {rnd} {name}")
             if name == "india":
                 check_events(state, rules, running)
@@ -129,6 +177,7 @@ def play_checked(rules, strategy, n_games, seed):
         end_round(state, rules)
     end_game(state, rules, dice, agents)
     check(state, rules, "end")
+    play_checked.agents = agents  # what was asked and filled, for the coverage asserts
     return state
 
 
@@ -142,6 +191,14 @@ def test_invariants_over_2000_games(strategy):
     assert (state.crashed | (state.end_round == rules.game.rounds)).all()
     if strategy == "balanced":
         assert 0 < state.crashed.mean() < 1
+    # issue 7: offices turn over. Every decision of phases 1 and 10 is reached, the Chairman is elected (with and
+    # without a majority) and every office but the Governor-General's (phase 9) is filled in phase 5
+    agents = play_checked.agents
+    reached = ["retire", "take_position", "play_position", "keep_retirees", "vote_chairman", "choose_chairman"]
+    assert all(agents.asked.get(decision, 0) > 0 for decision in reached), agents.asked
+    assert (agents.filled[: L.CHINA] > 0).all(), agents.filled
+    if strategy == "random":  # the balanced Director never opens China (no opium is controlled)
+        assert agents.filled[L.CHINA] > 0 and agents.asked.get("rank_position_takers", 0) > 0, agents.asked
 
 
 @pytest.mark.parametrize("players", [4, 6])

@@ -24,9 +24,15 @@ def company_cash(state, amount):
 
 
 # ---------------------------------------------------------------------------------------------------- Chairman
+def committees(s, seat=1):
+    for office in (L.DIRECTOR, L.SHIPPING, *L.PRESIDENT):
+        seat_office(s, office, seat)
+
+
 def test_chairman_takes_free_loans_and_hands_out_the_whole_budget():
     r, s = blank(1, 4)
     seat_office(s, L.CHAIRMAN, 0)
+    committees(s)
     company_cash(s, 3)
     strat = Scripted(take_loans=const(2), allocate_budget=const([1, 2, 3, 4, 3]))
     chairman(s, r, dice(), agents(r, s, strat))
@@ -56,6 +62,7 @@ def test_loans_never_pass_the_maximum():
 def test_budget_must_be_handed_out_whole():
     r, s = blank(1, 4)
     seat_office(s, L.CHAIRMAN, 0)
+    committees(s)
     company_cash(s, 6)
     with pytest.raises(IllegalDecision, match="allocate_budget"):
         chairman(s, r, dice(), agents(r, s, Scripted(take_loans=const(0), allocate_budget=const([1, 1, 1, 1, 1]))))
@@ -214,12 +221,12 @@ def test_second_tax_in_a_round_raises_unrest_and_two_halves_make_a_ship():
     i = governed(r, s)
     effects = iter([L.G_TAX_PRESIDENCY, L.G_TAX_PRESIDENCY, L.G_SHIP])
     strat = Scripted(govern=const(True), govern_effect=lambda obs, legal: np.array([next(effects)]))
-    s.half_ships[0, 0] = 1
+    s.half_ships[0, i] = 1  # this governor's own half-built ship (issue 7: per governor)
     d = dice({0: [1, 6, 6, 2, 3, 1]})
     governors(s, r, d, agents(r, s, strat))
     assert d.rolls("lowest") == [3, 2, 1]
     assert s.treasury[0, L.T_PRESIDENCY[0]] == 3 + 4 and s.unrest[0, i] == 1
-    assert s.half_ships[0, 0] == 0 and s.ships[0, 0, L.COMPANY_SHIP] == 1
+    assert s.half_ships[0, i] == 0 and s.ships[0, 0, L.COMPANY_SHIP] == 1
 
 
 # ------------------------------------------------------------------------------------------------ presidents

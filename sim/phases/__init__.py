@@ -14,7 +14,7 @@ from .upkeep import upkeep
 
 # (number, name, function, simulated?) — the round's eleven phases (RULES.md "Round").
 ROUND = (
-    (1, "london_season", london_season, False),
+    (1, "london_season", london_season, True),
     (2, "family_actions", family_actions, True),
     (3, "firms", firms, False),
     (4, "shares", issue_shares, True),
@@ -23,6 +23,6 @@ ROUND = (
     (7, "accounts", accounts, True),
     (8, "india", india, True),
     (9, "parliament", parliament, True),
-    (10, "upkeep", upkeep, False),
+    (10, "upkeep", upkeep, True),
     (11, "deregulation", deregulation, True),
 )

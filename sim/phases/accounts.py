@@ -4,9 +4,12 @@ Families collect income; firms settle (phase 3's issue); the Company pays 1 £ p
 loan. Short of money the Chairman may invoke royal protection once per game (the unpaid rest of the costs is
 cancelled), otherwise the Company takes emergency loans of ``loan_value`` £ each, past the maximum if need be; what
 they raise beyond the costs burns. The Chairman may then pay dividends: one payout costs 1 £ per share (the chair
-counts as one) and every share receives it. Stability: -1 per ``emergency_loans_per_loss`` emergency loans; then
-the compared amount (D-EXPECT) against the expectation E(s) = 2s + 2: below it -1, otherwise +1 per level whose
-expectation it covers cumulatively. Stability 0 is the crash, and the game ends.
+counts as one) and every share receives it. Stability: -1 per ``emergency_loans_per_loss`` emergency loans (taken
+this round, or over the game: D-EMERGENCY ``stability.emergency_count``); then the expectation E(s) = 2s + 2
+(D-EXPECT ``stability.compared``, L203-L208): "split" (default) loses 1 when the profit left after costs is below
+E(s), and gains 1 per level whose expectation the dividends paid cover cumulatively; "dividends" / "profit" compare
+that one amount for both. Stability 0 is the crash, and the game ends. Closed position cards of the "accounts"
+moment are played first (D-POSITIONS).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from .. import layout as L
 from ..agents import Agents
 from ..board import board_votes
 from ..dice import Chance
+from ..positions import play_cards
 from ..rules import Rules
 from ..state import TALLY, State
 from .firms import firm_accounts
@@ -25,6 +29,7 @@ from .firms import firm_accounts
 
 def accounts(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     laws.company_levy(state, rules)  # Calico Acts (issue 9)
+    play_cards(state, rules, agents, "accounts")  # D-POSITIONS (issue 7)
     family_income(state, rules)
     laws.retiree_income(state, rules)  # Inclosure Acts (issue 9)
     firm_accounts(state, rules, dice, agents)
@@ -112,15 +117,21 @@ def dividends(state: State, rules: Rules, agents: Agents) -> np.ndarray:
     return paid
 
 
-def stability_gain(rules: Rules, stability: np.ndarray, amount: np.ndarray) -> np.ndarray:
-    """Change from the compared amount: -1 below E(s); else +1 per level covered cumulatively (L206-L207)."""
+def stability_gain(
+    rules: Rules, stability: np.ndarray, amount: np.ndarray, gain_amount: np.ndarray | None = None
+) -> np.ndarray:
+    """Change from the compared amounts (L206-L207): -1 when ``amount`` is below E(s); else +1 per level whose
+    expectation ``gain_amount`` (default: ``amount``) covers cumulatively."""
     expect = rules.d.expect
     top = rules.company.max_stability
     s = np.clip(stability, 0, top).astype(np.int64)
-    gain = np.where(amount < expect[s], -1, 0)
+    gain_amount = amount if gain_amount is None else gain_amount
+    loss = amount < expect[s]
+    gain = np.where(loss, -1, 0)
     need = np.zeros(amount.shape, dtype=np.int64)
     level = s.copy()
-    covering = amount >= expect[s]
+    covering = ~loss & (gain_amount >= expect[s])
+    amount = gain_amount
     while covering.any():
         need = need + np.where(covering, expect[np.minimum(level, top)], 0)
         covering &= (need <= amount) & (level < top)
@@ -131,10 +142,21 @@ def stability_gain(rules: Rules, stability: np.ndarray, amount: np.ndarray) -> n
 
 def update_stability(state: State, rules: Rules, emergency: np.ndarray, paid: np.ndarray) -> None:
     live = ~state.done
+    st = rules.stability
     before = state.stability.astype(np.int64)
-    s = before - emergency // rules.stability.emergency_loans_per_loss
-    amount = paid if rules.stability.compared == "dividends" else state.tally[:, TALLY["profit"]]
-    s = np.where(s > 0, s + stability_gain(rules, s, amount), s)
+    per = st.emergency_loans_per_loss
+    total = state.emergency_total.astype(np.int64)
+    if st.emergency_count == "cumulative":  # D-EMERGENCY: -1 per ``per`` emergency loans over the whole game
+        lost = (total + emergency) // per - total // per
+    else:
+        lost = emergency // per
+    state.emergency_total[...] += np.where(live, emergency, 0).astype(state.emergency_total.dtype)
+    s = before - lost
+    profit = state.tally[:, TALLY["profit"]]
+    loss_amount, gain_amount = {"split": (profit, paid), "dividends": (paid, paid), "profit": (profit, profit)}[
+        st.compared
+    ]
+    s = np.where(s > 0, s + stability_gain(rules, s, loss_amount, gain_amount), s)
     s = np.clip(s, 0, rules.company.max_stability)
     state.stability[:] = np.where(live, s, before).astype(np.int8)
     state.tally[:, TALLY["stability_change"]] = np.where(live, s - before, 0)

@@ -17,8 +17,9 @@ from .. import laws, notes
 from .. import layout as L
 from ..agents import Agents
 from ..dice import Chance
+from ..positions import waive_nepotism
 from ..rules import Rules
-from ..state import State
+from ..state import TALLY, State
 from .military import settle_commanders
 
 
@@ -39,6 +40,7 @@ def elect_chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
     vacant = ~state.done & (state.office[:, L.CHAIRMAN] < 0)
     if not vacant.any():
         return
+    before = state.last_chair.copy()
     board = state.shares
     empty = board.sum(axis=1) == 0
     electing = vacant & ~empty
@@ -79,6 +81,10 @@ def elect_chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
     state.office[rows, L.CHAIRMAN] = state.last_chair[rows]
     seated = state.office[:, L.CHAIRMAN] >= 0
     state.last_chair[seated] = state.office[seated, L.CHAIRMAN]
+    # the chair changed hands: another family than the last one now holds it (issue 7, rounds frame)
+    state.tally[:, TALLY["chair_changed"]] += (vacant & seated & (state.office[:, L.CHAIRMAN] != before)).astype(
+        np.int32
+    )
 
 
 # ------------------------------------------------------------------------------------------------ candidates
@@ -213,9 +219,12 @@ def choose(
 
     ask = np.where(open_ & (appointer >= 0), appointer, -1)
     agents.ask("appoint", state, ask, {"office": office_arr, "candidates": cand}, (family, source), check)
-    # nepotism: his own relative needs the consent of every other family with a candidate
+    # nepotism: his own relative needs the consent of every other family with a candidate, unless he plays a
+    # position card that waives it (D-POSITIONS "ignore_nepotism", issue 7)
     has_cand = cand.any(axis=2)
     own = (ask >= 0) & (family == ask)
+    others = has_cand & (np.arange(n)[None, :] != ask[:, None])
+    own &= ~waive_nepotism(state, rules, agents, ask, own & others.any(axis=1), office_arr)
     refused = np.zeros(g, dtype=bool)
     for seat in range(n):
         need = own & (ask != seat) & has_cand[:, seat]
@@ -261,6 +270,8 @@ def seat_relative(
     state.stress[rows[office], src[office] - L.SRC_OFFICE0] = 0
     gov = src >= L.SRC_GOVERNOR0
     state.governor[rows[gov], src[gov] - L.SRC_GOVERNOR0] = -1
+    if not rules.governors.half_ship_inherited:  # his half-built ship is lost with him (issue 7)
+        state.half_ships[rows[gov], src[gov] - L.SRC_GOVERNOR0] = 0
     if officer.any():
         settle_commanders(state, rules, dice, agents, rows[officer])
     return stress

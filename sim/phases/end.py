@@ -1,5 +1,9 @@
 """End of the game (R-END, L248-L261): share VP, the public-blame situation on a crash, the final retirement on a
 success, influence ranking VP, and the winner. Every VP source is kept separately in ``state.vp``.
+
+On a success the shareholders score before the final retirement roll (L256: "акционеры компании получают ПО, а
+также делается финальная отставка"): a Chairman who retires at the end keeps the chair's share VP. Influence is
+counted after it (L258 "Также подсчитывается количество Влияния").
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from .. import layout as L
 from ..agents import Agents
 from ..board import board_votes, seat_counts
 from ..dice import Chance
+from ..positions import influence as position_influence
 from ..rules import Rules
 from ..state import State
 from .london import retirement_roll
@@ -23,20 +28,21 @@ def end_game(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     running = ~state.done
     state.end_round[running] = rules.game.rounds
     state.done[:] = True
+    share_votes = board_votes(state)  # L256: the shareholders score before the final retirement (issue 7)
     success = np.flatnonzero(~state.crashed)
     if success.size:
-        retirement_roll(state, rules, dice, agents, success)  # the final retirement, without positions
+        retirement_roll(state, rules, dice, agents, success, final=True)  # the final retirement, without positions
     crash = np.flatnonzero(state.crashed)
     if crash.size:
         state.blame[crash] = dice.weighted(crash, rules.d.blame_p)
-    score(state, rules)
+    score(state, rules, share_votes)
     pick_winner(state, dice)
 
 
 def influence(state: State, rules: Rules) -> np.ndarray:
-    """int[G, N]: PM seat, wreaths, trophies and property by the influence ladder (L258; shares include the
-    chair). The ladder is the game's (``state.ladder``, moved by power policies in phase 9), starting at
-    ``end.influence_ladder``. Positions' influence joins with phase 1's position cards."""
+    """int[G, N]: PM seat, wreaths, trophies, property by the influence ladder (L258; shares include the chair) and
+    permanent position cards (D-POSITIONS). The ladder is the game's (``state.ladder``, moved by power policies in
+    phase 9), starting at ``end.influence_ladder``."""
     e = rules.end
     n = state.n_players
     pm = state.prime_minister[:, None] == np.arange(n)[None, :]
@@ -49,6 +55,7 @@ def influence(state: State, rules: Rules) -> np.ndarray:
         + ladder[:, :, 1] * board_votes(state)
         + ladder[:, :, 2] * state.shipyards
         + ladder[:, :, 3] * state.factories
+        + position_influence(state, rules)
     )
 
 
@@ -67,15 +74,16 @@ def ranking_vp(rules: Rules, infl: np.ndarray, end_round: np.ndarray) -> np.ndar
     return np.where(at_top, np.where(shared, second, first), np.where(runner & ~shared, second, 0))
 
 
-def score(state: State, rules: Rules) -> None:
-    """Fill ``state.vp[G, N, source]`` (R-END). Assumes every game is done."""
+def score(state: State, rules: Rules, share_votes: np.ndarray | None = None) -> None:
+    """Fill ``state.vp[G, N, source]`` (R-END). Assumes every game is done. ``share_votes[G, N]``: the shares (chair
+    included) that score, as they stood before the final retirement (default: as they stand now)."""
     d, pr = rules.d, rules.property
     vp = np.zeros(state.vp.shape, dtype=np.float64)
     crashed = state.crashed[:, None]
     blame = state.blame[:, None]
     vp[:, :, V["luxury"]] = rules.actions.luxury_vp * state.luxuries
     vp[:, :, V["retirements"]] = (state.retired * d.tier_vp).sum(axis=2)
-    shares = board_votes(state)
+    shares = board_votes(state) if share_votes is None else share_votes
     sign = np.where(crashed & (blame != BOARD), -1, 1)
     vp[:, :, V["company_shares"]] = sign * state.share_vp[:, None] * shares
     industrial_blame = crashed & (blame == INDUSTRIALISTS)
@@ -95,8 +103,8 @@ def blame_vp(state: State, rules: Rules) -> np.ndarray:
     e = rules.end
     n = state.n_players
     blame = state.blame[:, None]
-    commanders = seat_counts(state.commander, n)
-    military = -((state.trophies + state.officers.sum(axis=2) + commanders) // 2)
+    # L250 "trophies, officers and commanders together": a commander is one of his army's officers, counted once
+    military = -((state.trophies + state.officers.sum(axis=2)) // 2)
     pm = state.prime_minister[:, None] == np.arange(n)[None, :]
     parliament = -(state.wreaths + e.blame_pm_extra * pm)
     governors = seat_counts(state.governor, n)

@@ -4,6 +4,8 @@ Each family takes one action: luxury, shipyard, factory, a clerk to a presidency
 place on the share exchange, or nothing. The same action as last round may be taken twice. With enough
 committee-head offices vacant every family may also send one extra clerk. Actions are simultaneous; places on the
 exchange go in the order the Chairman ranks the buyers (the family that last held the chair when it is vacant).
+Closed position cards of the "family_actions" moment are played first (D-POSITIONS, issue 7): their money comes at
+once, and each ``extra_action`` gives its family one more action (once, not twice) after the regular ones.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from .. import layout as L
 from ..agents import Agents
 from ..board import committee_vacancies
 from ..dice import Chance
+from ..positions import play_cards
 from ..rules import Rules
 from ..state import State
 
@@ -27,8 +30,9 @@ def action_costs(rules: Rules) -> np.ndarray:
     return costs
 
 
-def legal_actions(state: State, rules: Rules, seat: int) -> tuple[np.ndarray, np.ndarray]:
-    """bool[G, A] actions seat may take once, and bool[G, A] those it may take twice this round."""
+def legal_actions(state: State, rules: Rules, seat: int, extra: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """bool[G, A] actions seat may take once, and bool[G, A] those it may take twice this round (none for an
+    ``extra`` action)."""
     g = state.n_games
     money, supply = state.money[:, seat], state.supply[:, seat]
     costs = action_costs(rules)
@@ -45,7 +49,7 @@ def legal_actions(state: State, rules: Rules, seat: int) -> tuple[np.ndarray, np
     once[:, L.A_CLERK] = once[:, L.A_OFFICER] = supply >= 1
     once[:, L.A_SHARES] = (supply >= 1) & (n_free >= 1) & (money >= price_sorted[:, 0])
     twice = np.zeros_like(once)
-    if rules.actions.repeat_twice:
+    if rules.actions.repeat_twice and not extra:
         for act in (L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY):
             twice[:, act] = money >= 2 * costs[act]
         twice[:, L.A_CLERK] = twice[:, L.A_OFFICER] = supply >= 2
@@ -57,13 +61,25 @@ def legal_actions(state: State, rules: Rules, seat: int) -> tuple[np.ndarray, np
 
 
 def family_actions(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    extra = play_cards(state, rules, agents, "family_actions").extra_action  # D-POSITIONS (issue 7)
+    take_actions(state, rules, agents, ~state.done[:, None] & np.ones(state.money.shape, dtype=bool))
+    while (extra > 0).any():  # one more action per extra_action played, after the regular ones
+        take_actions(state, rules, agents, extra > 0, extra_action=True)
+        extra = extra - (extra > 0)
+    extra_clerks(state, rules, agents)
+    laws.extra_actions(state, rules, agents)  # laws in force with an extra action (issue 9)
+
+
+def take_actions(state: State, rules: Rules, agents: Agents, acting: np.ndarray, extra_action: bool = False) -> None:
+    """Every family where ``acting[G, N]`` takes one action (twice if it repeats last round's, except an
+    ``extra_action``, which is taken once and is not recorded as the round's action)."""
     g, n = state.n_games, state.n_players
     live = ~state.done
     action = np.zeros((g, n), dtype=np.int64)
     repeat = np.zeros((g, n), dtype=bool)
     where = np.zeros((g, n, 2), dtype=np.int64)
     for seat in range(n):
-        once, twice = legal_actions(state, rules, seat)
+        once, twice = legal_actions(state, rules, seat, extra_action)
 
         def check(answer, legal, obs):
             act, two, pres = answer
@@ -76,16 +92,18 @@ def family_actions(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
             bad |= clerk & two & ((pres[:, 1] < 0) | (pres[:, 1] >= L.PRESIDENCIES))
             return bad, "action not affordable or not allowed (twice only repeats last round's action)"
 
-        decider = np.where(live, seat, -1)
+        decider = np.where(live & acting[:, seat], seat, -1)
         agents.ask(
             "family_action",
             state,
             decider,
-            {"once": once, "twice": twice},
+            {"once": once, "twice": twice, "extra": np.full(g, extra_action)},
             (action[:, seat], repeat[:, seat], where[:, seat]),
             check,
         )
-    times = np.where(live[:, None], 1 + repeat, 0)
+    acting = acting & live[:, None]
+    action = np.where(acting, action, L.A_PASS)
+    times = np.where(acting, 1 + repeat, 0)
     costs = action_costs(rules)
     rows = np.arange(g)
     for seat in range(n):
@@ -107,9 +125,8 @@ def family_actions(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
         state.academy[:, seat] += cadets
         state.supply[:, seat] -= cadets
     buy_shares(state, rules, agents, np.where(action == L.A_SHARES, times, 0))
-    state.last_action[live] = action[live]
-    extra_clerks(state, rules, agents)
-    laws.extra_actions(state, rules, agents)  # laws in force with an extra action (issue 9)
+    if not extra_action:
+        state.last_action[acting] = action[acting]
 
 
 def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray) -> None:

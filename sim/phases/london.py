@@ -1,54 +1,100 @@
-"""Phase 1, the London season (R-RETIRE, D-POSITIONS, L58-L74), and the retirement roll it shares with the end
-of a successful game.
+"""Phase 1, the London season (R-RETIRE, D-POSITIONS, seed L58-L74), and the retirement roll it shares with the
+final retirement at the end of a successful game (R-END, L256).
 
-The season itself (retirements from round 2, honourable retirements bought, position cards taken) is the next
-issue's; ``london_season`` is a seam that does nothing yet. ``retirement_roll`` is complete and is used by the
-final retirement at the end of a successful game (R-END), where positions are not taken.
+Round 1 only reveals the position cards on display (L58). From round 2 (L61-L74):
+1. every holder of a rolling office (D-RETIRE-OFFICES) rolls d6 + 1 per stress marker (+1 for the Chairman, L62):
+   5-6 he retires and the office falls vacant, 3-4 he gains a stress marker, 1-2 nothing. The GM rolls for
+   everybody at once (L63), office by office in the layout's order;
+2. each retiree's family buys him one of the honourable retirements it can afford (tier cost, upkeep per round,
+   conspicuous wealth, VP at the end if still retired: 2/0/0/0 ... 20/4/4/12) or sends him home unpaid, back to
+   its supply (decision ``retire``, asked per retiree in office order, L64-L71);
+3. the families that paid at least one honourable retirement this round each take one card on display, the most
+   £ spent on retirements this round first, ties by conspicuous wealth, then the Prime Minister's family decides
+   (L72-L74, ``sim.positions.pick_order`` / ``take_positions``);
+4. the display is refilled to ``positions.revealed`` cards from the deck.
+The final retirement (L256) is the same roll and the same choice without positions.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from .. import laws, ledger
 from .. import layout as L
-from .. import ledger
+from .. import positions as pos
 from ..agents import Agents
 from ..dice import Chance
 from ..rules import Rules
-from ..state import State
+from ..state import TALLY, State
+
+
+@dataclass
+class Retirements:
+    """What a retirement roll did: retirees per game, and per family the £ spent on honourable retirements and how
+    many it paid (the right to a position, L72)."""
+
+    count: np.ndarray  # int[G]
+    spent: np.ndarray  # int[G, N]
+    honoured: np.ndarray  # int[G, N]
 
 
 def london_season(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    """Phase 1. Not simulated yet: no retirements during the game, no position cards."""
+    """Phase 1 (L58-L74): retirements from round 2, positions taken, the display refilled."""
+    live = ~state.done
+    rolling = np.flatnonzero(live & (state.round >= 2))
+    if rolling.size:
+        result = retirement_roll(state, rules, dice, agents, rolling)
+        eligible = result.honoured > 0  # L72: who paid at least one honourable retirement this round
+        if eligible.any():
+            order = pos.pick_order(state, rules, dice, agents, eligible, result.spent)
+            pos.take_positions(state, rules, agents, order)
+    pos.refill_market(state, rules, live)
 
 
-def retirement_roll(state: State, rules: Rules, dice: Chance, agents: Agents, rows: np.ndarray) -> np.ndarray:
-    """R-RETIRE for games ``rows``: every holder of a retiring office rolls d6 (+1 per stress marker, the
-    Chairman +1): 5-6 retires, 3-4 gains a stress marker. A retiree's family buys him an honourable retirement
-    tier it can afford (decision ``retire``) or sends him home unpaid. Returns int[G] retirements."""
-    g = state.n_games
+def retirement_roll(
+    state: State, rules: Rules, dice: Chance, agents: Agents, rows: np.ndarray, final: bool = False
+) -> Retirements:
+    """R-RETIRE for games ``rows``: first every holder of a retiring office rolls d6 (+1 per stress marker, the
+    Chairman +1): 5-6 retires, 3-4 gains a stress marker; then, office by office, each retiree's family buys him an
+    honourable retirement tier it can afford (decision ``retire``) or sends him home unpaid. ``final``: the end of
+    a successful game (no position is won, no upkeep follows)."""
+    g, n = state.n_games, state.n_players
     rt = rules.retirement
     d = rules.d
-    retired = np.zeros(g, dtype=np.int64)
     in_rows = np.zeros(g, dtype=bool)
     in_rows[rows] = True
-    for office in np.flatnonzero(d.retire_offices):
-        holder = np.where(in_rows, state.office[:, office], -1)
-        rolling = np.flatnonzero(holder >= 0)
-        if rolling.size == 0:
-            continue
-        roll = dice.d6(rolling)[:, 0].astype(np.int64)
-        roll += rt.stress_bonus * state.stress[rolling, office] + (rt.chairman_bonus if office == L.CHAIRMAN else 0)
-        leaves = np.zeros(g, dtype=bool)
-        leaves[rolling[roll >= rt.retire_from]] = True
-        stressed = rolling[(roll >= rt.stress_from) & (roll < rt.retire_from)]
-        state.stress[stressed, office] += 1
-        if not leaves.any():
-            continue
-        family = np.where(leaves, holder, -1).astype(np.int64)
-        rows_f = np.flatnonzero(leaves)
-        money = np.zeros(g, dtype=np.int64)
-        money[rows_f] = state.money[rows_f, family[rows_f]]
+    # 1. the GM rolls for everybody at once (L63): one die per holder, in office order
+    leaves = np.zeros((g, L.N_OFFICES), dtype=bool)
+    offices = np.flatnonzero(d.retire_offices)
+    holding = in_rows[:, None] & (state.office[:, offices] >= 0)  # [G, K]
+    count = holding.sum(axis=1)
+    rolling = np.flatnonzero(count > 0)
+    if rolling.size:
+        k = int(count.max())
+        faces = dice.d6(rolling, k, used=count[rolling]).astype(np.int64)  # game's j-th die: its j-th holder
+        held = holding[rolling]
+        nth = np.clip(np.cumsum(held, axis=1) - 1, 0, k - 1)
+        roll = np.take_along_axis(faces, nth, axis=1)
+        roll += rt.stress_bonus * state.stress[rolling][:, offices] + rt.chairman_bonus * (offices == L.CHAIRMAN)
+        leaves[rolling[:, None], offices[None, :]] = held & (roll >= rt.retire_from)
+        if not final:  # Tenure Limits in force (phase 9's law): the Chairman retires whatever his roll
+            tenure = laws.flag(state, rules, "chairman_retires")[rolling] & (state.office[rolling, L.CHAIRMAN] >= 0)
+            leaves[rolling[tenure], L.CHAIRMAN] = True
+        stressed = held & (roll >= rt.stress_from) & (roll < rt.retire_from)
+        state.stress[rolling[:, None], offices[None, :]] += stressed.astype(state.stress.dtype)
+        state.tally[rolling, TALLY["stress_markers"]] += stressed.sum(axis=1).astype(np.int32)
+    # 2. the families send their retirees somewhere (L64-L71)
+    spent = np.zeros((g, n), dtype=np.int64)
+    honoured_by = np.zeros((g, n), dtype=np.int64)
+    can_pick = (state.market >= 0).any(axis=1) & (not final)
+    rows_all = np.arange(g)
+    for office in np.flatnonzero(leaves.any(axis=0)):
+        going = leaves[:, office]
+        family = np.where(going, state.office[:, office], -1).astype(np.int64)
+        fam = np.maximum(family, 0)
+        money = np.where(going, state.money[rows_all, fam], 0)
         affordable = money[:, None] >= d.tier_cost[None, :]
         tier = np.full(g, -1, dtype=np.int64)
 
@@ -57,16 +103,27 @@ def retirement_roll(state: State, rules: Rules, dice: Chance, agents: Agents, ro
             bad = (t < -1) | (t >= legal.affordable.shape[1])
             return bad | ((t >= 0) & ~legal.affordable[np.arange(obs.n), tc]), "tier not affordable"
 
-        legal = {"office": np.full(g, office), "affordable": affordable}
+        legal = {
+            "office": np.full(g, office),
+            "affordable": affordable,
+            "final": np.full(g, final),
+            "pick": can_pick & (honoured_by[rows_all, fam] == 0),
+        }
         agents.ask("retire", state, family, legal, (tier,), check)
-        honoured = leaves & (tier >= 0)
-        ledger.family(state, "retirement", family, -d.tier_cost[np.maximum(tier, 0)], where=honoured)
-        hr = np.flatnonzero(honoured)
+        honoured = going & (tier >= 0)
+        cost = d.tier_cost[np.maximum(tier, 0)]
+        ledger.family(state, "retirement", family, -cost, where=honoured)
+        hr = rows_all[honoured]
         state.retired[hr, family[hr], tier[hr]] += 1
         state.wealth[hr, family[hr]] += d.tier_wealth[tier[hr]]
-        home = np.flatnonzero(leaves & ~honoured)
+        spent[hr, family[hr]] += cost[hr]
+        honoured_by[hr, family[hr]] += 1
+        home = rows_all[going & ~honoured]
         state.supply[home, family[home]] += 1
-        state.office[rows_f, office] = -1
-        state.stress[rows_f, office] = 0
-        retired += leaves
-    return retired
+        state.office[going, office] = -1
+        state.stress[going, office] = 0
+    count = leaves.sum(axis=1)
+    state.tally[:, TALLY["retirements"]] += count.astype(np.int32)
+    state.tally[:, TALLY["honourable_retirements"]] += honoured_by.sum(axis=1).astype(np.int32)
+    state.tally[:, TALLY["sent_home"]] += (count - honoured_by.sum(axis=1)).astype(np.int32)
+    return Retirements(count=count, spent=spent, honoured=honoured_by)

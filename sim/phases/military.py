@@ -266,15 +266,21 @@ def battle(
     deaths = np.zeros_like(deaths_ordered)
     np.put_along_axis(deaths, order, deaths_ordered, axis=1)
     commander_dead = dead_die[:, 0]
-    # a defeat kills or disgraces the commander (if his die did not already) and costs half his family's trophies
+    # a defeat kills or disgraces the commander (if his die did not already) and costs half his family's trophies;
+    # L173 "погиб/был с позором лишён звания" (military.defeated_commander, issue 7): either way his relative
+    # leaves the army for the family's supply; killed counts in officers_killed, disgraced (sent home) in fired
     fallen = mishap & ~commander_dead
-    deaths[r[fallen], cmd[fallen]] += 1
+    disgraced = fallen & (mil.defeated_commander == "disgraced")
+    gone = deaths.copy()
+    gone[r[fallen], cmd[fallen]] += 1
     lost = np.ceil(state.trophies[rows, cmd] * mil.trophy_loss).astype(np.int32)
     state.trophies[rows[mishap], cmd[mishap]] -= lost[mishap]
     state.commander[rows[commander_dead | mishap], army] = -1  # his command is vacant; settle_commanders re-seats
-    state.officers[rows, :, army] -= deaths.astype(np.int32)
-    state.supply[rows] += deaths.astype(np.int32)
-    state.tally[rows, TALLY["officers_killed"]] += deaths.sum(axis=1).astype(np.int32)
+    state.officers[rows, :, army] -= gone.astype(np.int32)
+    state.supply[rows] += gone.astype(np.int32)
+    state.tally[rows, TALLY["officers_killed"]] += (gone.sum(axis=1) - disgraced).astype(np.int32)
+    state.tally[rows, TALLY["fired"]] += disgraced.astype(np.int32)
+    deaths = gone
     survivors = officers - deaths
 
     # success: unrest cleared; a sovereign region is conquered (trophies = its strength, then loot)
@@ -298,7 +304,8 @@ def battle(
         pay = pay[~loot_to_company(state, rules, wr[pay], loot[pay])]  # Treasure Reform (issue 9)
         if pay.size:
             share_loot(state, agents, army, wr[pay], cmd[win][pay], loot[pay], survivors[win][pay],
-                       regiments[win][pay] + mercs[win][pay].sum(axis=1))  # fmt: skip
+                       regiments[win][pay] + mercs[win][pay].sum(axis=1),
+                       officers[win][pay].sum(axis=1))  # fmt: skip
     record_deployment(state, rows, army, officers, regiments)  # used: they cannot defend in phase 8 (issue 8)
     settle_commanders(state, rules, dice, agents, rows, [army])
 
@@ -324,10 +331,12 @@ def share_loot(
     loot: np.ndarray,
     survivors: np.ndarray,
     troops: np.ndarray,
+    took_part: np.ndarray | None = None,
 ) -> None:
     """Loot paid round-robin (L171): 1 £ per surviving officer (the commander's family first), then 1 £ to each
     family the commander names, then 1 £ per regiment and mercenary band (never paid out) until it runs out.
-    Loot smaller than the number of surviving officers pays each of them 1 £ all the same."""
+    Loot smaller than the number of officers who took part (``took_part[m]``, the dead included; default: the
+    survivors) pays each surviving one 1 £ all the same."""
     g, n = state.n_games, state.n_players
     named_full = np.zeros((g, n), dtype=bool)
     decider = np.full(g, -1, dtype=np.int64)
@@ -349,8 +358,10 @@ def share_loot(
     start2 = np.cumsum(named, axis=1) - named
     part_named = np.clip(rest2[:, None] - start2, 0, named)
     pay = full[:, None] * (survivors + named) + part_off + part_named
-    # L171: loot smaller than the surviving officers still pays each of them 1 £ (the seed; RULES.md omits it)
-    pay = np.where((loot < survivors.sum(axis=1))[:, None], survivors, pay)
+    # L171: loot smaller than the officers who took part ("участвующих офицеров+командующий") still pays each
+    # surviving one 1 £ (the seed; RULES.md omits it)
+    took_part = survivors.sum(axis=1) if took_part is None else took_part
+    pay = np.where((loot < took_part)[:, None], survivors, pay)
     amounts = np.zeros((g, n), dtype=np.int64)
     amounts[rows] = pay
     ledger.families(state, "loot", amounts)

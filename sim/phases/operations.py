@@ -47,8 +47,8 @@ def company_operations(state: State, rules: Rules, dice: Chance, agents: Agents)
 # ------------------------------------------------------------------------------------------------- Chairman
 def chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     """R-CHAIRMAN (L129-L133): up to ``free_loans`` loans (more with a board majority, never past ``max_loans``),
-    then the whole budget
-    (loans + carried balance) handed to the Director of Trade, the Shipping Manager and the presidencies."""
+    then the whole budget (loans + carried balance) handed out to the committees whose office is held (L132
+    "доступные комитеты": the Director of Trade, the Shipping Manager, the presidencies); with none held it stays."""
     g, n = state.n_games, state.n_players
     co = rules.company
     chair = np.where(~state.done, state.office[:, L.CHAIRMAN], -1)
@@ -77,13 +77,16 @@ def chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     ledger.company(state, "loans", loans * co.loan_value)
     state.tally[:, TALLY["loans_taken"]] += loans.astype(np.int32)
 
-    budget = np.where(chair >= 0, state.balance, 0)
+    committees = state.office[:, [L.DIRECTOR, L.SHIPPING, *L.PRESIDENT]] >= 0  # [G, 5] in treasury order
+    budget = np.where((chair >= 0) & committees.any(axis=1), state.balance, 0)
     alloc = np.zeros((g, L.N_TREASURIES), dtype=np.int64)
 
     def check_budget(a, legal, obs):
-        return (a < 0).any(axis=1) | (a.sum(axis=1) != legal.budget), "the whole budget must be handed out"
+        bad = (a < 0).any(axis=1) | (a.sum(axis=1) != legal.budget) | ((a > 0) & ~legal.open).any(axis=1)
+        return bad, "the whole budget must be handed out, and only to committees whose office is held"
 
-    agents.ask("allocate_budget", state, np.where(budget > 0, chair, -1), {"budget": budget}, (alloc,), check_budget)
+    legal = {"budget": budget, "open": committees}
+    agents.ask("allocate_budget", state, np.where(budget > 0, chair, -1), legal, (alloc,), check_budget)
     handed = np.where((budget > 0)[:, None], alloc, 0)
     state.balance[...] -= handed.sum(axis=1).astype(np.int32)
     state.treasury[...] += handed.astype(np.int32)
@@ -267,7 +270,6 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     dice."""
     g = state.n_games
     gv = rules.governors
-    rows_all = np.arange(g)
     for region in range(len(rules.d.regions)):
         presidency = state.owner[:, region].astype(np.int64)
         active = ~state.done & (presidency >= 0) & (state.governor[:, region] >= 0)
@@ -297,31 +299,45 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
                 return (e < 0) | (e >= L.N_GOV_EFFECTS), "unknown effect"
 
             agents.ask("govern_effect", state, np.where(won, gov, -1), {"region": region_arr}, (effect,), check)
-            p = np.maximum(presidency, 0)
-            sel = won & (effect == L.G_REGIMENT)
-            state.regiments[rows_all[sel], p[sel]] += 1
-            sel = won & (effect == L.G_SHIP)
-            state.half_ships[rows_all[sel], p[sel]] += 1
-            done_ship = sel & (state.half_ships[rows_all, p] >= 2)
-            state.half_ships[rows_all[done_ship], p[done_ship]] -= 2
-            state.ships[rows_all[done_ship], p[done_ship], L.COMPANY_SHIP] += 1
-            tax = won & ((effect == L.G_TAX_COMPANY) | (effect == L.G_TAX_PRESIDENCY))
-            state.taxed[tax, region] += 1
-            state.unrest[tax & (state.taxed[:, region] > 1), region] += gv.extra_tax_unrest
-            ledger.company(state, "tax", np.where(won & (effect == L.G_TAX_COMPANY), gv.tax, 0))
-            to_pres = np.zeros((g, L.N_TREASURIES), dtype=np.int64)
-            sel = won & (effect == L.G_TAX_PRESIDENCY)
-            to_pres[rows_all[sel], np.asarray(L.T_PRESIDENCY)[p[sel]]] = gv.tax
-            ledger.treasuries(state, "tax", to_pres)
-            state.tally[tax, TALLY["tax"]] += gv.tax
+            govern_effect(state, rules, won, region, effect, state.half_ships[:, region])
             failed[won] = False
             nothing = rows[~won[rows] & ~np.isin(rows, fired)]
             fail_unrest = 1 + laws.modifier(state, rules, "governor_fail_unrest")  # Zamindar Taxes (issue 9)
             state.unrest[nothing, region] += fail_unrest[nothing].astype(np.int32)
             failed[nothing] = True
             state.unrest[fired, region] += fail_unrest[fired].astype(np.int32)
-            vacate_governor(state, fired, region)
+            vacate_governor(state, fired, region, keep_half_ship=gv.half_ship_inherited)
             dice_left[rows] -= 1
+
+
+def govern_effect(
+    state: State, rules: Rules, sel: np.ndarray, region: int, effect: np.ndarray, half: np.ndarray
+) -> None:
+    """R-GOVERNORS (L158-L161): a successful administrative action in ``region`` for games ``sel`` (bool[G]) does
+    ``effect[G]`` (layout.G_*) for the presidency owning the region: raise a regiment in its army; half-build a
+    Company ship (``half``, int[G], is the builder's half-built ship, updated in place: a governor's is his region's
+    column of ``state.half_ships``, L160 "two successful actions"; the second half launches the ship in the
+    presidency's sea); or collect ``governors.tax`` £ for the Company or the presidency's treasury (a second
+    collection in the region this round: ``extra_tax_unrest``). Shared by the governors and the Governor-General."""
+    gv = rules.governors
+    rows = np.arange(state.n_games)
+    p = np.maximum(state.owner[:, region], 0).astype(np.int64)
+    reg = sel & (effect == L.G_REGIMENT)
+    state.regiments[rows[reg], p[reg]] += 1
+    ship = sel & (effect == L.G_SHIP)
+    half[ship] += 1
+    launched = ship & (half >= 2)
+    half[launched] -= 2
+    state.ships[rows[launched], p[launched], L.COMPANY_SHIP] += 1
+    tax = sel & ((effect == L.G_TAX_COMPANY) | (effect == L.G_TAX_PRESIDENCY))
+    state.taxed[tax, region] += 1
+    state.unrest[tax & (state.taxed[:, region] > 1), region] += gv.extra_tax_unrest
+    ledger.company(state, "tax", np.where(sel & (effect == L.G_TAX_COMPANY), gv.tax, 0))
+    to_pres = np.zeros((state.n_games, L.N_TREASURIES), dtype=np.int64)
+    pres = sel & (effect == L.G_TAX_PRESIDENCY)
+    to_pres[rows[pres], np.asarray(L.T_PRESIDENCY)[p[pres]]] = gv.tax
+    ledger.treasuries(state, "tax", to_pres)
+    state.tally[tax, TALLY["tax"]] += gv.tax
 
 
 # ------------------------------------------------------------------------------------------------ presidents

@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import laws, ledger, notes
 from .. import layout as L
+from .. import positions as pos
 from ..agents import Agents
 from ..dice import Chance
 from ..rules import Rules
@@ -173,10 +174,11 @@ def after_recall(state: State, rules: Rules, dice: Chance, rows: np.ndarray, law
 
 # ------------------------------------------------------------------------------------------------ the vote
 def property_votes(state: State, rules: Rules) -> np.ndarray:
-    """int[G, N] a family's own votes from property (L239, L78-L79): shipyard 1, factory 3 (``property.*_votes``).
-    The one place property votes are counted (position cards' votes join here, phase 1)."""
+    """int[G, N] a family's own votes from property (L239, L78-L79): shipyard 1, factory 3 (``property.*_votes``),
+    and its permanent position cards' votes (D-POSITIONS). The one place property votes are counted, so a vote note
+    (kind 4) hands over all of them."""
     pr = rules.property
-    return pr.shipyard_votes * state.shipyards + pr.factory_votes * state.factories
+    return pr.shipyard_votes * state.shipyards + pr.factory_votes * state.factories + pos.permanent_votes(state, rules)
 
 
 def vote_cost(state: State, rules: Rules) -> np.ndarray:
@@ -196,9 +198,10 @@ def hold_vote(
     deregulation: bool = False,
 ) -> SimpleNamespace:
     """Every family votes at once in games ``rows`` (decision ``vote``): side (+1 for, -1 against, 0 none), votes
-    bought for £, and which held notes of kind 4 to use; the PM votes for where ``must_for``. A family's property
-    votes all go to its side; a used note gives the issuer's property votes to the holder's side (the issuer then
-    casts only the votes he bought). Returns net[G], passed[G] (net >= 0), votes for[G, N] and against[G, N]."""
+    bought for £, and which held notes of kind 4 to use; the PM votes for where ``must_for``; then each family taking
+    a side may play closed position cards that carry votes. A family's property votes all go to its side; a used
+    note gives the issuer's property votes to the holder's side (the issuer then casts only the votes he bought).
+    Returns net[G], passed[G] (net >= 0), votes for[G, N] and against[G, N]."""
     g, n = state.n_games, state.n_players
     prop = property_votes(state, rules)
     cost = vote_cost(state, rules)
@@ -240,7 +243,9 @@ def hold_vote(
     use &= (side != 0)[:, :, None] & rows[:, None, None]
     taken = use.any(axis=1)  # [G, issuer]: his property votes were used by a holder
     via_notes = sum(use[:, :, i] * prop[:, i, None] for i in range(n))  # explicit adds: a tiny trailing axis
-    total = np.where(taken, 0, prop) + via_notes + bought
+    # closed position cards with votes are played once the sides are known (D-POSITIONS, moment "parliament")
+    cards = pos.play_cards(state, rules, agents, "parliament", {"deregulation": np.full(g, deregulation)}, side != 0)
+    total = np.where(taken, 0, prop) + via_notes + bought + cards.votes
     total = np.where(side != 0, total, 0)
     votes_for = np.where(side > 0, total, 0)
     against = np.where(side < 0, total, 0)

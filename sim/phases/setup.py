@@ -14,6 +14,7 @@ import numpy as np
 from .. import capital as cap_mod
 from .. import layout as L
 from .. import ledger
+from .. import positions as pos
 from ..agents import Agents
 from ..dice import Chance
 from ..rules import Rules
@@ -25,6 +26,7 @@ def setup(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     """Run the auction, hand out the lots and the starting capital, and seat the first army commanders."""
     base, step, cap = collect_bids(state, rules, agents)
     winner, price, final = run_auction(base, step, cap, rules, dice, np.arange(state.n_games))
+    pos.shuffle_deck(state, rules, dice)  # D-POSITIONS: a lot's position card is drawn from the deck
     apply_lots(state, rules, winner)
     starting_capital(state, rules, dice, winner, price, final)
     state.last_chair[:] = state.office[:, L.CHAIRMAN]
@@ -144,7 +146,8 @@ def apply_lots(state: State, rules: Rules, winner: np.ndarray) -> None:
         state.factories[rows, w] += items["factories"][lot]
         state.luxuries[rows, w] += items["luxuries"][lot]
         state.wealth[rows, w] += items["luxuries"][lot] * rules.actions.luxury_wealth
-        state.positions[rows, w] += items["positions"][lot]
+        if items["positions"][lot]:
+            pos.deal(state, rules, rows, w, int(items["positions"][lot]))
         if items["money"][lot]:
             ledger.family(state, "lot_money", winner[:, lot], np.full(state.n_games, items["money"][lot]))
 

@@ -1,16 +1,56 @@
-"""Phase 10, upkeep of honourable retirements (R-UPKEEP, L242-L243).
+"""Phase 10, upkeep of honourable retirements (R-UPKEEP, seed L242-L243; issue 7).
 
-Not simulated yet: the next issues build it. The seam keeps the phase's place in the round; the README's
-rules-coverage table lists it as "not yet".
+Every retiree in a tier with upkeep costs his family that many £ this round (flow ``upkeep``). A family chooses which
+of them it keeps (decision ``keep_retirees``): it cannot keep more than its money pays for, and may keep fewer. A
+retiree whose upkeep is not paid "refuses honourable retirement" (L243) for good: his tier's conspicuous wealth and
+end VP go with him, and he goes where ``retirement.unpaid_upkeep`` says: ``home`` (the family's supply, default) or
+``lowest_tier`` (he stays retired in the first tier, which costs nothing). Retirees of tiers without upkeep are
+always kept.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from .. import ledger
 from ..agents import Agents
 from ..dice import Chance
 from ..rules import Rules
-from ..state import State
+from ..state import TALLY, State
 
 
 def upkeep(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    """Phase 10. Does nothing yet."""
+    g, n = state.n_games, state.n_players
+    d = rules.d
+    due_tiers = d.tier_upkeep > 0
+    live = ~state.done
+    retired = np.where(live[:, None, None], state.retired, 0)
+    owing = (retired * due_tiers).sum(axis=2) > 0  # [G, N]
+    if not owing.any():
+        return
+    kept = retired.astype(np.int64).copy()
+    for seat in range(n):
+        answer = np.zeros((g, len(d.tier_upkeep)), dtype=np.int64)
+        legal = {"retired": retired[:, seat], "money": state.money[:, seat]}
+
+        def check(k, legal, obs):
+            paying = obs.rules.d.tier_upkeep > 0  # the answer for tiers without upkeep is not used
+            bad = ((k < 0) | (k > legal.retired))[:, paying].any(axis=1)
+            cost = (np.clip(k, 0, None) * obs.rules.d.tier_upkeep).sum(axis=1)
+            return bad | (cost > legal.money), "keeps more retirees than it has, or than its money pays for"
+
+        agents.ask("keep_retirees", state, np.where(owing[:, seat], seat, -1), legal, (answer,), check)
+        kept[:, seat] = np.where(owing[:, seat, None] & due_tiers[None, :], answer, kept[:, seat])
+    paid = (kept * d.tier_upkeep).sum(axis=2)
+    ledger.families(state, "upkeep", -paid)
+    dropped = retired - kept  # [G, N, T], zero where no upkeep is due
+    state.retired[...] -= dropped.astype(state.retired.dtype)
+    state.wealth[...] -= (dropped * d.tier_wealth).sum(axis=2).astype(state.wealth.dtype)
+    gone = dropped.sum(axis=2)
+    if rules.retirement.unpaid_upkeep == "lowest_tier":
+        state.retired[:, :, 0] += gone.astype(state.retired.dtype)
+        state.wealth[...] += (gone * d.tier_wealth[0]).astype(state.wealth.dtype)
+    else:
+        state.supply[...] += gone.astype(state.supply.dtype)
+    state.tally[:, TALLY["upkeep_paid"]] += paid.sum(axis=1).astype(np.int32)
+    state.tally[:, TALLY["upkeep_defaults"]] += gone.sum(axis=1).astype(np.int32)

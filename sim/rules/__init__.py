@@ -366,6 +366,36 @@ class Rules:
                     fail(key, f"unknown office {name!r}")
         if not self.retirement.tiers:
             fail("retirement.tiers", "needs at least one tier")
+        # issue 7: R-UPKEEP and D-POSITIONS
+        elif self.retirement.unpaid_upkeep == "lowest_tier" and self.retirement.tiers[0].upkeep:
+            fail("retirement.unpaid_upkeep", '"lowest_tier" needs a first tier without upkeep')
+        deck = self.positions.deck
+        if len(deck) > 127:
+            fail("positions.deck", "at most 127 cards")
+        for i, card in enumerate(deck):
+            key = f"positions.deck[{i}]"
+            effects = (card.votes, card.wealth, card.influence, card.money, card.ignore_nepotism, card.extra_action)
+            if not any(effects):
+                fail(key, f"card {card.name!r} has no effect")
+            if card.kind == "permanent":
+                if card.moment:
+                    fail(f"{key}.moment", "a permanent card is held, not played: it has no moment")
+                for one_shot in ("money", "ignore_nepotism", "extra_action"):
+                    if getattr(card, one_shot):
+                        fail(f"{key}.{one_shot}", "a one-shot effect needs a closed card")
+                continue
+            if not card.moment:
+                fail(f"{key}.moment", f"a closed card needs a moment ({', '.join(L.CARD_MOMENTS)})")
+            if card.influence:
+                fail(f"{key}.influence", "influence counts for cards held: only permanent cards give it")
+            if card.ignore_nepotism > 1:
+                fail(f"{key}.ignore_nepotism", "a card waives nepotism for one appointment: 0 or 1")
+            if bool(card.ignore_nepotism) != (card.moment == "appointments"):
+                fail(f"{key}.moment", 'ignore_nepotism is played at, and only at, the "appointments" moment')
+            if card.extra_action and card.moment != "family_actions":
+                fail(f"{key}.moment", 'extra_action is played at the "family_actions" moment')
+            if card.votes and card.moment != "parliament":
+                fail(f"{key}.moment", 'votes of a closed card are played at the "parliament" moment')
         if not self.actions.exchange_prices:
             fail("actions.exchange_prices", "needs at least one position")
         prices = self.actions.exchange_prices
@@ -488,6 +518,16 @@ class Derived:
     tier_wealth: np.ndarray
     tier_vp: np.ndarray
     exchange_prices: np.ndarray  # int[POSITIONS]
+    # position cards (D-POSITIONS, issue 7), one entry per card of the deck
+    card_names: tuple[str, ...]
+    card_permanent: np.ndarray  # bool[D]
+    card_moment: np.ndarray  # int[D] index in layout.CARD_MOMENTS, -1 for permanent cards
+    card_votes: np.ndarray  # int[D]
+    card_wealth: np.ndarray  # int[D]
+    card_influence: np.ndarray  # int[D]
+    card_money: np.ndarray  # int[D]
+    card_nepotism: np.ndarray  # int[D] ignore_nepotism
+    card_extra: np.ndarray  # int[D] extra family actions
     # map
     adjacent: np.ndarray  # bool[R, R]
     links: np.ndarray  # bool[O, O]
@@ -598,6 +638,7 @@ def _derive(r: Rules) -> Derived:
         tier_wealth=_frozen(np.array([t.wealth for t in tiers], dtype=np.int32)),
         tier_vp=_frozen(np.array([t.vp for t in tiers], dtype=np.int32)),
         exchange_prices=_frozen(np.array(r.actions.exchange_prices, dtype=np.int32)),
+        **_cards(r),
         adjacent=_frozen(adjacent),
         links=_frozen(links),
         order_region=_frozen(order_region),
@@ -724,4 +765,25 @@ def _derive_politics(r: Rules) -> dict:
         "law_impeach": _frozen(np.array([any(e.effect == "impeach" for e in law.on_pass) for law in laws], dtype=bool)),
         "ladder0": _frozen(np.array([r.end.influence_ladder[a] for a in ASSETS], dtype=np.int64)),
         "law_options": _frozen(options),
+    }
+
+
+def _cards(r: Rules) -> dict:
+    """Derived arrays of the position-card deck (D-POSITIONS, issue 7)."""
+    deck = r.positions.deck
+
+    def col(key: str) -> np.ndarray:
+        return _frozen(np.array([getattr(c, key) for c in deck], dtype=np.int32).reshape(len(deck)))
+
+    moment = [L.CARD_MOMENTS.index(c.moment) if c.moment else -1 for c in deck]
+    return {
+        "card_names": tuple(c.name for c in deck),
+        "card_permanent": _frozen(np.array([c.kind == "permanent" for c in deck], dtype=bool).reshape(len(deck))),
+        "card_moment": _frozen(np.array(moment, dtype=np.int64).reshape(len(deck))),
+        "card_votes": col("votes"),
+        "card_wealth": col("wealth"),
+        "card_influence": col("influence"),
+        "card_money": col("money"),
+        "card_nepotism": col("ignore_nepotism"),
+        "card_extra": col("extra_action"),
     }

@@ -104,12 +104,14 @@ class RetirementRules:
     chairman_bonus: int
     offices: tuple[str, ...]
     tiers: tuple[RetirementTier, ...]
+    unpaid_upkeep: Literal["home", "lowest_tier"]  # issue 7: where a retiree whose upkeep is not paid goes
 
 
 @dataclass(frozen=True)
 class PositionCard:
     name: str
     kind: Literal["closed", "permanent"]
+    moment: Literal["", "family_actions", "appointments", "accounts", "parliament"] = ""  # closed cards only
     votes: int = 0
     wealth: int = 0
     influence: int = 0
@@ -174,8 +176,9 @@ class CompanyRules:
 class StabilityRules:
     expect_base: int
     expect_per_level: int
-    compared: Literal["dividends", "profit"]
+    compared: Literal["split", "dividends", "profit"]
     emergency_loans_per_loss: int
+    emergency_count: Literal["per_round", "cumulative"]  # issue 7, D-EMERGENCY
 
 
 @dataclass(frozen=True)
@@ -206,6 +209,7 @@ class MilitaryRules:
     death_on: int
     trophy_loss: Unit
     mercenaries_need_president: bool
+    defeated_commander: Literal["killed", "disgraced"]  # issue 7, L173
 
 
 @dataclass(frozen=True)
@@ -216,6 +220,7 @@ class GovernorRules:
     tax: int
     extra_tax_unrest: int
     appointer: Literal["president", "chairman"]
+    half_ship_inherited: bool  # issue 7: a governor's half-built ship passes to the region's next governor
 
 
 @dataclass(frozen=True)

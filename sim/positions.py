@@ -1,0 +1,280 @@
+"""Position cards (D-POSITIONS, seed L58-L74; issue 7): the deck, the display, the cards families hold, and the
+small functions the phases call to use them.
+
+The deck is data (``[positions]`` in the rules file; ``rules.d.card_*`` arrays, one entry per physical card). Per
+game it is shuffled at setup through the engine's chance functions; its order (``state.deck``, ``state.deck_top``)
+is hidden from strategies. Cards on display (``state.market``) and the cards each family holds (``state.card_owner``,
+``state.card_played``) are public.
+
+- A *permanent* card is property while held: its votes count in Parliament (``permanent_votes``), its influence at
+  the end (``influence``) and its conspicuous wealth from the moment it is taken.
+- A *closed* card is played once, at its moment (``layout.CARD_MOMENTS``), by its holder's choice (decision
+  ``play_position``): money (flow ``positions``) and wealth at once; ``extra_action`` one more family action in
+  phase 2; ``ignore_nepotism`` one appointment of the holder's own relative without the others' consent in phase 5;
+  ``votes`` for one vote of phase 9.
+
+Wiring for the merge with phase 9 and promissory notes (not built here): phase 9's vote adds
+``permanent_votes(state, rules)`` and ``play_cards(state, rules, agents, "parliament").votes`` to each family's
+votes; a note of kind 3 (R-NOTE, "the issuer's position pick") substitutes its holder for the issuer in the
+``pickers`` array that ``pick_order`` returns before ``take_positions`` is called.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import layout as L
+from . import ledger, notes
+from .agents import Agents
+from .dice import Chance
+from .rules import Rules
+from .state import TALLY, State
+
+MOMENT = {name: i for i, name in enumerate(L.CARD_MOMENTS)}
+
+
+# -------------------------------------------------------------------------------------------- deck and display
+def shuffle_deck(state: State, rules: Rules, dice: Chance) -> None:
+    """Setup: a uniformly random draw order per game (one uniform per card; equal draws keep catalogue order)."""
+    n_cards = state.deck.shape[1]
+    if n_cards == 0:
+        return
+    u = dice.uniform(np.arange(state.n_games), n_cards)
+    state.deck[:] = np.argsort(u, axis=1, kind="stable").astype(np.int8)
+    state.deck_top[:] = 0
+
+
+def draw(state: State, rows: np.ndarray) -> np.ndarray:
+    """The next card of the deck in games ``rows`` (int[len(rows)], -1 where the deck is spent); it leaves the deck."""
+    n_cards = state.deck.shape[1]
+    top = state.deck_top[rows].astype(np.int64)
+    left = top < n_cards
+    card = np.full(rows.size, -1, dtype=np.int64)
+    card[left] = state.deck[rows[left], top[left]]
+    state.deck_top[rows[left]] += 1
+    return card
+
+
+def give(state: State, rules: Rules, rows: np.ndarray, seat: np.ndarray, card: np.ndarray) -> None:
+    """Card ``card[i]`` goes to family ``seat[i]`` in game ``rows[i]`` (entries with card < 0 are skipped); a
+    permanent card's conspicuous wealth counts from now on."""
+    ok = card >= 0
+    rows, seat, card = rows[ok], seat[ok].astype(np.int64), card[ok]
+    state.card_owner[rows, card] = seat
+    d = rules.d
+    np.add.at(state.wealth, (rows, seat), (d.card_wealth[card] * d.card_permanent[card]).astype(state.wealth.dtype))
+
+
+def deal(state: State, rules: Rules, rows: np.ndarray, seat: np.ndarray, k: int) -> None:
+    """Setup (D-LOTS item ``positions``): ``k`` cards from the top of the deck to ``seat`` in games ``rows``."""
+    for _ in range(k):
+        give(state, rules, rows, seat, draw(state, rows))
+
+
+def refill_market(state: State, rules: Rules, live: np.ndarray) -> None:
+    """Fill the empty display slots from the deck (games where ``live``), slot by slot, while cards remain."""
+    n_cards = state.deck.shape[1]
+    for slot in range(state.market.shape[1]):
+        rows = np.flatnonzero(live & (state.market[:, slot] < 0) & (state.deck_top < n_cards))
+        if rows.size:
+            state.market[rows, slot] = draw(state, rows)
+
+
+# --------------------------------------------------------------------------------------------- what is held
+def held(state: State) -> np.ndarray:
+    """bool[G, N, D]: cards each family holds and has not played."""
+    n = state.n_players
+    return (state.card_owner[:, None, :] == np.arange(n)[None, :, None]) & ~state.card_played[:, None, :]
+
+
+def held_count(state: State) -> np.ndarray:
+    """int[G, N]: permanent cards plus unplayed closed cards each family holds (the frames' ``positions``)."""
+    return held(state).sum(axis=2)
+
+
+def permanent_votes(state: State, rules: Rules) -> np.ndarray:
+    """int[G, N] parliamentary votes of the permanent cards each family holds (for phase 9's vote)."""
+    d = rules.d
+    return (held(state) * (d.card_votes * d.card_permanent)).sum(axis=2)
+
+
+def influence(state: State, rules: Rules) -> np.ndarray:
+    """int[G, N] influence of the permanent cards each family holds (end of game, R-END)."""
+    d = rules.d
+    return (held(state) * (d.card_influence * d.card_permanent)).sum(axis=2)
+
+
+def wealth(state: State, rules: Rules) -> np.ndarray:
+    """int[G, N] conspicuous wealth the family has from cards: permanent cards held, closed cards played."""
+    d = rules.d
+    n = state.n_players
+    owned = state.card_owner[:, None, :] == np.arange(n)[None, :, None]
+    counts = owned & (d.card_permanent | state.card_played[:, None, :])
+    return (counts * d.card_wealth).sum(axis=2)
+
+
+# ----------------------------------------------------------------------------------------- taking positions
+def pick_order(
+    state: State, rules: Rules, dice: Chance, agents: Agents, eligible: np.ndarray, spent: np.ndarray
+) -> np.ndarray:
+    """int[G, N]: the seats that take a position this round, in order, -1 after the last (L72-L74).
+
+    ``eligible[G, N]``: families that paid at least one honourable retirement this round; ``spent[G, N]``: £ each
+    spent on them. Most £ first; ties by conspicuous wealth (the most first); families still tied are ordered by
+    the Prime Minister's family (decision ``rank_position_takers``), by chance when nobody holds the PM."""
+    g, n = state.n_games, state.n_players
+    key = spent.astype(np.int64) * (1 << 32) + state.wealth
+    same = eligible[:, :, None] & eligible[:, None, :] & (key[:, :, None] == key[:, None, :])
+    tied = eligible & (same.sum(axis=2) > 1)
+    rank = np.tile(np.arange(n), (g, 1))
+    need = tied.any(axis=1)
+    if need.any():
+        pm = state.prime_minister.astype(np.int64)
+        perm = np.tile(np.arange(n), (g, 1))
+
+        def check(p, legal, obs):
+            return (np.sort(p, axis=1) != np.arange(obs.players)).any(axis=1), "not an ordering of the seats"
+
+        asked = np.where(need & (pm >= 0), pm, -1)
+        agents.ask("rank_position_takers", state, asked, {"eligible": eligible, "tied": tied}, (perm,), check)
+        blind = np.flatnonzero(need & (pm < 0))
+        if blind.size:
+            perm[blind] = np.argsort(dice.uniform(blind, n), axis=1, kind="stable")
+        np.put_along_axis(rank, perm, np.broadcast_to(np.arange(n), (g, n)).copy(), axis=1)
+    order = np.lexsort((rank, -state.wealth, -spent, ~eligible), axis=1)
+    return np.where(np.take_along_axis(eligible, order, axis=1), order, -1)
+
+
+def take_positions(state: State, rules: Rules, agents: Agents, pickers: np.ndarray) -> np.ndarray:
+    """Each seat of ``pickers[G, K]`` in turn takes one card on display or passes (decision ``take_position``);
+    the card goes to that seat, or to the holder of its position note who redeems it for this pick (R-NOTE kind 3,
+    L50). Returns int[G] cards taken."""
+    g = state.n_games
+    taken = np.zeros(g, dtype=np.int64)
+    m = state.market.shape[1]
+    rows_all = np.arange(g)
+    for k in range(pickers.shape[1]):
+        seat = pickers[:, k].astype(np.int64)
+        asking = ~state.done & (seat >= 0) & (state.market >= 0).any(axis=1)
+        if not asking.any():
+            continue
+        slot = np.full(g, -1, dtype=np.int64)
+
+        def check(s, legal, obs):
+            sc = np.clip(s, 0, m - 1)
+            bad = (s < -1) | (s >= m)
+            return bad | ((s >= 0) & (legal.cards[np.arange(obs.n), sc] < 0)), "not a card on display"
+
+        seat = notes.redeem_position_pick(state, rules, agents, np.where(asking, seat, -1))  # R-NOTE kind 3
+        agents.ask("take_position", state, np.where(asking, seat, -1), {"cards": state.market}, (slot,), check)
+        got = asking & (slot >= 0)
+        rows = rows_all[got]
+        card = state.market[rows, slot[got]].astype(np.int64)
+        give(state, rules, rows, seat[got], card)
+        state.market[rows, slot[got]] = -1
+        taken += got
+    state.tally[:, TALLY["positions_taken"]] += taken.astype(np.int32)
+    return taken
+
+
+# ------------------------------------------------------------------------------------------ playing closed
+@dataclass
+class Played:
+    """Effects of the closed cards played at one moment, int[G, N] per family."""
+
+    money: np.ndarray
+    votes: np.ndarray
+    extra_action: np.ndarray
+    ignore_nepotism: np.ndarray
+
+
+def playable(state: State, rules: Rules, moment: str) -> np.ndarray:
+    """bool[G, N, D]: unplayed closed cards of this moment held by each family, in running games."""
+    d = rules.d
+    return held(state) & (d.card_moment == MOMENT[moment]) & ~state.done[:, None, None]
+
+
+def play_cards(
+    state: State,
+    rules: Rules,
+    agents: Agents,
+    moment: str,
+    context: dict | None = None,
+    allowed: np.ndarray | None = None,
+) -> Played:
+    """Ask every family holding closed cards of ``moment`` which to play (decision ``play_position``); apply their
+    money and wealth and return what was played. ``context`` adds entries to the decision's ``legal``;
+    ``allowed[G, N]`` limits who may play."""
+    g, n = state.n_games, state.n_players
+    played = np.zeros((g, n, state.card_owner.shape[1]), dtype=bool)
+    of_moment = rules.d.card_moment == MOMENT[moment]
+    if not ((state.card_owner >= 0) & ~state.card_played & of_moment).any():  # nobody holds one: nothing to ask
+        return _apply(state, rules, played)
+    can = playable(state, rules, moment)
+    if allowed is not None:
+        can &= allowed[:, :, None]
+    for seat in range(n):
+        options = can[:, seat]
+        decider = np.where(options.any(axis=1), seat, -1)
+        if not (decider >= 0).any():
+            continue
+        answer = np.zeros(options.shape, dtype=bool)
+        legal = {"moment": np.full(g, MOMENT[moment]), "playable": options, **(context or {})}
+        agents.ask("play_position", state, decider, legal, (answer,), _check_play(None))
+        played[:, seat] = answer & options & (decider >= 0)[:, None]
+    return _apply(state, rules, played)
+
+
+def waive_nepotism(
+    state: State, rules: Rules, agents: Agents, appointer: np.ndarray, need: np.ndarray, office: np.ndarray
+) -> np.ndarray:
+    """Phase 5: an appointer choosing his own relative where nepotism asks for consent (``need[G]``) may play one
+    ``ignore_nepotism`` card instead (decision ``play_position`` at the "appointments" moment). Returns bool[G]."""
+    g = state.n_games
+    d = rules.d
+    waivers = (d.card_moment == MOMENT["appointments"]) & (d.card_nepotism > 0)
+    need = need & (appointer >= 0)
+    if not need.any() or not waivers.any():
+        return np.zeros(g, dtype=bool)
+    options = (state.card_owner == appointer[:, None]) & ~state.card_played & waivers & need[:, None]
+    decider = np.where(options.any(axis=1), appointer, -1)
+    if not (decider >= 0).any():
+        return np.zeros(g, dtype=bool)
+    seat = np.maximum(appointer, 0).astype(np.int64)
+    answer = np.zeros(options.shape, dtype=bool)
+    legal = {"moment": np.full(g, MOMENT["appointments"]), "playable": options, "office": office}
+    agents.ask("play_position", state, decider, legal, (answer,), _check_play(1))
+    answer &= options
+    played = np.zeros((g, state.n_players, options.shape[1]), dtype=bool)
+    played[np.arange(g), seat] = answer
+    return _apply(state, rules, played).ignore_nepotism.sum(axis=1) > 0
+
+
+def _check_play(limit: int | None):
+    def check(answer, legal, obs):
+        bad = (answer & ~legal.playable).any(axis=1)
+        if limit is not None:
+            bad |= answer.sum(axis=1) > limit
+        return bad, "not a playable card of this moment" + ("" if limit is None else f", or more than {limit}")
+
+    return check
+
+
+def _apply(state: State, rules: Rules, played: np.ndarray) -> Played:
+    """Mark ``played[G, N, D]`` cards spent; pay their money (flow ``positions``) and add their wealth."""
+    d = rules.d
+    g, n = played.shape[:2]
+    out = Played(*(np.zeros((g, n), dtype=np.int64) for _ in range(4)))
+    game, seat, card = np.nonzero(played)
+    if game.size == 0:
+        return out
+    state.card_played[game, card] = True
+    for field, per_card in (("money", d.card_money), ("votes", d.card_votes), ("extra_action", d.card_extra),
+                            ("ignore_nepotism", d.card_nepotism)):  # fmt: skip
+        np.add.at(getattr(out, field), (game, seat), per_card[card])
+    np.add.at(state.wealth, (game, seat), d.card_wealth[card].astype(state.wealth.dtype))
+    if out.money.any():
+        ledger.families(state, "positions", out.money)
+    return out

@@ -1,0 +1,104 @@
+"""Phase 10, upkeep of honourable retirements (R-UPKEEP, seed L242-L243; issue 7): upkeep per tier, retirees the
+family cannot (or will not) pay for leave honourable retirement for good, and where they go
+(``retirement.unpaid_upkeep``)."""
+
+import numpy as np
+import pytest
+from helpers import Scripted, agents, blank, const, dice, fund
+
+from sim import ledger
+from sim.agents import IllegalDecision
+from sim.phases.end import V, score
+from sim.phases.upkeep import upkeep
+from sim.state import FLOW, TALLY
+
+KEEP_ALL = Scripted(keep_retirees=lambda obs, legal: legal.retired)
+
+
+def retire(s, seat, tiers):
+    """Relatives of ``seat`` in honourable retirement, ``tiers`` = counts per tier (with their wealth)."""
+    tiers = np.array(tiers)
+    s.retired[:, seat] += tiers
+    s.supply[:, seat] -= tiers.sum()
+    s.wealth[:, seat] += (tiers * np.array([0, 1, 2, 3, 4])).sum()
+
+
+def test_upkeep_is_paid_per_retiree_and_tier():
+    """Seat 1: one tier-1 and two tier-4 retirees: 1 + 2 * 4 = 9 £; seat 2: tier 0 costs nothing and is not asked."""
+    r, s = blank(1, 4)
+    retire(s, 1, [0, 1, 0, 0, 2])
+    retire(s, 2, [3, 0, 0, 0, 0])
+    fund(s, 1, 12)
+    upkeep(s, r, dice(), agents(r, s, KEEP_ALL))
+    assert KEEP_ALL.asked("keep_retirees")[-1] == ([0], [1])
+    assert s.money[0, 1] == 3 and s.ledger[0, FLOW["upkeep"]] == -9 and ledger.balanced(s).all()
+    assert s.retired[0, 1].tolist() == [0, 1, 0, 0, 2] and s.retired[0, 2].tolist() == [3, 0, 0, 0, 0]
+    assert s.tally[0, TALLY["upkeep_paid"]] == 9 and s.tally[0, TALLY["upkeep_defaults"]] == 0
+
+
+def test_an_unpaid_retiree_goes_home_with_his_wealth_and_vp():
+    """L243: 5 £ for a tier-4 (4 £) and a tier-2 (2 £) retiree: the family keeps the tier-4 one; the tier-2 one
+    refuses honourable retirement: home to the supply, his 2 wealth and 4 end VP gone."""
+    r, s = blank(1, 4)
+    retire(s, 1, [0, 0, 1, 0, 1])
+    fund(s, 1, 5)
+    strat = Scripted(keep_retirees=const([0, 0, 0, 0, 1]))
+    upkeep(s, r, dice(), agents(r, s, strat))
+    assert s.retired[0, 1].tolist() == [0, 0, 0, 0, 1] and s.supply[0, 1] == 11
+    assert s.money[0, 1] == 1 and s.wealth[0, 1] == 4
+    assert s.tally[0, TALLY["upkeep_defaults"]] == 1 and s.tally[0, TALLY["upkeep_paid"]] == 4
+    s.done[:], s.end_round[:] = True, 7
+    score(s, r)
+    assert s.vp[0, 1, V["retirements"]] == 12  # the tier-2 retiree's 4 VP are lost
+    assert (s.relatives() == 12).all()
+
+
+def test_a_family_may_refuse_to_pay_what_it_could():
+    r, s = blank(1, 4)
+    retire(s, 3, [0, 2, 0, 0, 0])
+    fund(s, 3, 10)
+    upkeep(s, r, dice(), agents(r, s, Scripted(keep_retirees=const([0, 0, 0, 0, 0]))))
+    assert s.retired[0, 3].sum() == 0 and s.money[0, 3] == 10 and s.supply[0, 3] == 12 and s.wealth[0, 3] == 0
+
+
+def test_keeping_more_than_the_money_pays_for_is_illegal():
+    r, s = blank(1, 4)
+    retire(s, 1, [0, 0, 0, 1, 0])
+    fund(s, 1, 2)
+    with pytest.raises(IllegalDecision, match="keep_retirees"):
+        upkeep(s, r, dice(), agents(r, s, KEEP_ALL))
+
+
+def test_unpaid_retiree_to_the_lowest_tier_under_the_key():
+    """retirement.unpaid_upkeep = "lowest_tier": he stays retired in tier 0 (no upkeep, no VP, no wealth)."""
+    r, s = blank(1, 4, **{"retirement.unpaid_upkeep": "lowest_tier"})
+    retire(s, 1, [0, 0, 0, 1, 0])
+    upkeep(s, r, dice(), agents(r, s))
+    assert s.retired[0, 1].tolist() == [1, 0, 0, 0, 0] and s.supply[0, 1] == 11 and s.wealth[0, 1] == 0
+
+
+def test_lowest_tier_needs_a_free_first_tier():
+    from sim.rules import Rules, RulesError
+
+    with pytest.raises(RulesError, match="retirement.unpaid_upkeep"):
+        Rules.default().with_overrides({"retirement.unpaid_upkeep": "lowest_tier", "retirement.tiers.0.upkeep": 1})
+
+
+def test_the_balanced_family_keeps_the_dearest_retirees_worth_their_upkeep():
+    """Round 6 (two upkeeps left): tier 4 (12 VP for 8 £) and tier 1 (2 VP for 2 £) are worth it at 2.5 £ a VP;
+    with 4 £ it keeps the tier-4 retiree (not the cheaper tier-1 one) and lets the tier-1 one go."""
+    r, s = blank(1, 4)
+    s.round[:] = 6
+    retire(s, 1, [0, 1, 0, 0, 1])
+    fund(s, 1, 4)
+    upkeep(s, r, dice(), agents(r, s))
+    assert s.retired[0, 1].tolist() == [0, 0, 0, 0, 1] and s.money[0, 1] == 0
+
+
+def test_finished_games_pay_nothing():
+    r, s = blank(2, 4)
+    retire(s, 1, [0, 1, 0, 0, 0])
+    fund(s, 1, 3)
+    s.done[1] = True
+    upkeep(s, r, dice(), agents(r, s, KEEP_ALL))
+    assert s.money[:, 1].tolist() == [2, 3]
