@@ -579,60 +579,17 @@ def military_oversight(state: State, rules: Rules, dice: Chance, agents: Agents)
         state.commander[pick, a] = family[pick]
 
 
-def extra_actions(state: State, rules: Rules, agents: Agents) -> None:
-    """Phase 2, after the family actions: every law in force with an extra action lets each family take that
-    action once more (2e "after taking any family action(s), you may ..."), at its usual price (decision
-    ``extra_action``; a clerk goes to the presidency it names; exchange places in the Chairman's order)."""
-    from .phases.family import action_costs, buy_shares  # late import: family imports this module
-
+def extra_actions(state: State, rules: Rules) -> list[tuple[int, np.ndarray]]:
+    """Phase 2, after the family actions: the laws in force that give an extra action (2e "after taking any family
+    action(s), you may ..."). Returns (action, bool[G] games where a law grants it) per action kind granted somewhere;
+    each family may take each granted kind once more, at its usual price (``family.take_actions`` with ``only``)."""
     d = rules.d
     if (d.law_extra < 0).all():
-        return
-    g, n = state.n_games, state.n_players
+        return []
     force = in_force(state) & ~state.done[:, None]
-    avail = np.zeros((g, L.N_ACTIONS), dtype=bool)
-    for i in np.flatnonzero(d.law_extra >= 0):
-        avail[:, d.law_extra[i]] |= force[:, i]
-    if not avail.any():
-        return
-    costs = action_costs(rules)
-    cheapest = np.where(state.exchange < 0, d.exchange_prices[None, :], 1 << 30).min(axis=1)
-    take = np.zeros((g, n, L.N_ACTIONS), dtype=bool)
-    where = np.zeros((g, n), dtype=np.int64)
-    for seat in range(n):
-        money, supply = state.money[:, seat], state.supply[:, seat]
-        options = avail.copy()
-        for act in (L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY):
-            options[:, act] &= money >= costs[act]
-        options[:, L.A_CLERK] &= supply >= 1
-        options[:, L.A_OFFICER] &= supply >= 1
-        options[:, L.A_SHARES] &= (supply >= 1) & (money >= cheapest)
-        options[:, L.A_PASS] = False
-
-        def check(answer, legal, obs):
-            t, p = answer
-            cost = (t * costs[None, :]).sum(axis=1) + np.where(t[:, L.A_SHARES], legal.cheapest, 0)
-            people = t[:, L.A_CLERK].astype(int) + t[:, L.A_OFFICER] + t[:, L.A_SHARES]
-            bad = (t & ~legal.options).any(axis=1) | (cost > legal.money) | (people > legal.supply)
-            bad |= t[:, L.A_CLERK] & ((p < 0) | (p >= L.PRESIDENCIES))
-            return bad, "extra action not available, not affordable together, or clerk without a presidency"
-
-        decider = np.where(options.any(axis=1), seat, -1)
-        legal = {"options": options, "money": money, "supply": supply, "cheapest": cheapest}
-        agents.ask("extra_action", state, decider, legal, (take[:, seat], where[:, seat]), check)
-    for seat in range(n):
-        t = take[:, seat]
-        seats = np.full(g, seat)
-        for flow, act in (("luxury", L.A_LUXURY), ("shipyard", L.A_SHIPYARD), ("factory", L.A_FACTORY)):
-            ledger.family(state, flow, seats, np.full(g, -costs[act]), where=t[:, act])
-        state.luxuries[:, seat] += t[:, L.A_LUXURY]
-        state.wealth[:, seat] += t[:, L.A_LUXURY] * rules.actions.luxury_wealth
-        state.shipyards[:, seat] += t[:, L.A_SHIPYARD]
-        state.factories[:, seat] += t[:, L.A_FACTORY]
-        clerk = np.flatnonzero(t[:, L.A_CLERK])
-        state.clerks[clerk, seat, where[clerk, seat]] += 1
-        state.supply[clerk, seat] -= 1
-        state.academy[:, seat] += t[:, L.A_OFFICER]
-        state.supply[:, seat] -= t[:, L.A_OFFICER]
-    if take[:, :, L.A_SHARES].any():
-        buy_shares(state, rules, agents, take[:, :, L.A_SHARES].astype(np.int64))
+    out = []
+    for act in np.unique(d.law_extra[d.law_extra >= 0]):
+        granted = force[:, d.law_extra == act].any(axis=1)
+        if granted.any():
+            out.append((int(act), granted))
+    return out

@@ -105,7 +105,10 @@ class Strategy:
 
     # ------------------------------------------------------------------------------------- phase 2 actions
     def family_action(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(action[G'], twice[G'], presidency[G', 2]); ``legal.once`` / ``legal.twice`` are bool[G', ACTIONS]."""
+        """(action[G'], twice[G'], presidency[G', 2] for a clerk and a second clerk). ``legal.once`` / ``legal.twice``
+        bool[G', ACTIONS]: what the family may take once, or twice (last round's action repeated); ``legal.extra``
+        bool[G']: an extra action (a position card's or a law's; once, not recorded as the round's action);
+        ``legal.offered`` int[G']: the one kind a law's extra action offers besides passing, -1 for any."""
         me = np.arange(obs.n), obs.seat
         money = obs.money[me]
         score = np.zeros((obs.n, L.N_ACTIONS))
@@ -593,27 +596,6 @@ class Strategy:
         mine = obs.officers[np.arange(obs.n), obs.seat] > 0  # [G', 3]
         ok = legal.armies & mine & (obs.commander != obs.seat[:, None])
         return pick_best(obs.officers[np.arange(obs.n), obs.seat].astype(float), ok)
-
-    def extra_action(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
-        """Extra actions of laws in force (``legal.options`` bool[G', ACTIONS]): (take bool[G', ACTIONS],
-        presidency int[G'] for a clerk). Free relatives while it has many; property while money allows."""
-        me = np.arange(obs.n), obs.seat
-        money = legal.money.astype(np.int64)
-        a = obs.rules.actions
-        take = np.zeros(legal.options.shape, dtype=bool)
-        people = legal.supply >= 4
-        take[:, L.A_CLERK] = legal.options[:, L.A_CLERK] & people
-        take[:, L.A_OFFICER] = legal.options[:, L.A_OFFICER] & people & ~take[:, L.A_CLERK]
-        left = money.copy()
-        for act, cost, want in (
-            (L.A_FACTORY, a.factory_cost, money >= a.factory_cost + 3),
-            (L.A_SHIPYARD, a.shipyard_cost, obs.shipyards[me] < 1),
-            (L.A_LUXURY, a.luxury_cost, obs.round >= 5),
-        ):
-            go = legal.options[:, act] & want & (left >= cost)
-            take[:, act] = go
-            left = left - np.where(go, cost, 0)
-        return take, obs.clerks[me].argmin(axis=1)
 
     def general_govern(self, obs: Observation, legal) -> np.ndarray:
         """The Governor-General governs this round (``legal.dice`` dice, ``legal.regions`` the Company's)? Yes."""

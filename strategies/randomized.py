@@ -311,23 +311,6 @@ class RandomStrategy(Strategy):
         options = np.concatenate([np.ones((obs.n, 1), dtype=bool), legal.armies], axis=1)
         return obs.rng.choice(options) - 1
 
-    def extra_action(self, obs, legal):
-        a = obs.rules.actions
-        cost = np.zeros(L.N_ACTIONS, dtype=np.int64)
-        cost[[L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY]] = a.luxury_cost, a.shipyard_cost, a.factory_cost
-        u = obs.rng.uniform(L.N_ACTIONS + 1)
-        take = np.zeros(legal.options.shape, dtype=bool)
-        money = legal.money.astype(np.int64).copy()
-        people = legal.supply.astype(np.int64).copy()
-        for act in range(L.N_ACTIONS):
-            price = cost[act] + np.where(act == L.A_SHARES, legal.cheapest, 0)
-            needs = int(act in (L.A_CLERK, L.A_OFFICER, L.A_SHARES))
-            go = legal.options[:, act] & (u[:, act] < 0.5) & (money >= price) & (people >= needs)
-            take[:, act] = go
-            money -= np.where(go, price, 0)
-            people -= np.where(go, needs, 0)
-        return take, np.floor(u[:, -1] * L.PRESIDENCIES).astype(np.int64)
-
     def general_govern(self, obs, legal):
         return coin(obs)
 

@@ -67,19 +67,32 @@ def family_actions(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
         take_actions(state, rules, agents, extra > 0, extra_action=True)
         extra = extra - (extra > 0)
     extra_clerks(state, rules, agents)
-    laws.extra_actions(state, rules, agents)  # laws in force with an extra action (issue 9)
+    for act, granted in laws.extra_actions(state, rules):  # laws in force granting one more action of a kind (2e)
+        acting = np.broadcast_to((granted & ~state.done)[:, None], state.money.shape)
+        take_actions(state, rules, agents, acting, extra_action=True, only=act)
 
 
-def take_actions(state: State, rules: Rules, agents: Agents, acting: np.ndarray, extra_action: bool = False) -> None:
+def take_actions(
+    state: State,
+    rules: Rules,
+    agents: Agents,
+    acting: np.ndarray,
+    extra_action: bool = False,
+    only: int | None = None,
+) -> None:
     """Every family where ``acting[G, N]`` takes one action (twice if it repeats last round's, except an
-    ``extra_action``, which is taken once and is not recorded as the round's action)."""
+    ``extra_action``, which is taken once and is not recorded as the round's action). ``only``: the one action
+    (besides passing) on offer, e.g. a law's extra action."""
     g, n = state.n_games, state.n_players
     live = ~state.done
+    offered = -1 if only is None else only
     action = np.zeros((g, n), dtype=np.int64)
     repeat = np.zeros((g, n), dtype=bool)
     where = np.zeros((g, n, 2), dtype=np.int64)
     for seat in range(n):
         once, twice = legal_actions(state, rules, seat, extra_action)
+        if only is not None:
+            once &= (np.arange(L.N_ACTIONS) == only) | (np.arange(L.N_ACTIONS) == L.A_PASS)
 
         def check(answer, legal, obs):
             act, two, pres = answer
@@ -92,12 +105,15 @@ def take_actions(state: State, rules: Rules, agents: Agents, acting: np.ndarray,
             bad |= clerk & two & ((pres[:, 1] < 0) | (pres[:, 1] >= L.PRESIDENCIES))
             return bad, "action not affordable or not allowed (twice only repeats last round's action)"
 
-        decider = np.where(live & acting[:, seat], seat, -1)
+        asked = live & acting[:, seat]
+        if extra_action:  # an extra action is offered only to a family that can take something
+            asked &= once[:, L.A_PASS + 1 :].any(axis=1)
+        decider = np.where(asked, seat, -1)
         agents.ask(
             "family_action",
             state,
             decider,
-            {"once": once, "twice": twice, "extra": np.full(g, extra_action)},
+            {"once": once, "twice": twice, "extra": np.full(g, extra_action), "offered": np.full(g, offered)},
             (action[:, seat], repeat[:, seat], where[:, seat]),
             check,
         )
