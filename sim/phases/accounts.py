@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import firms as firm_rules
 from .. import laws, ledger
 from .. import layout as L
 from ..agents import Agents
@@ -39,11 +40,12 @@ def accounts(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
 
 
 def family_income(state: State, rules: Rules) -> None:
-    """Uninvested factories and family shipyards whose ships sail pay their owners (L191)."""
+    """Uninvested factories and family shipyards whose ships sail pay their owners (L191): the Company's ships and the
+    firms' (L78: "ship of the Shipping Manager or a private firm")."""
     live = ~state.done[:, None]
     pr = rules.property
     ledger.families(state, "factory_income", np.where(live, state.factories * pr.factory_income, 0))
-    sailing = state.yard_ships.sum(axis=2)
+    sailing = state.yard_ships.sum(axis=2) + firm_rules.yard_income_ships(state)  # issue 10: firms' ships too
     ledger.families(state, "yard_income", np.where(live, sailing * pr.yard_ship_income, 0))
 
 
