@@ -34,8 +34,7 @@ def doomed(obs: Observation) -> np.ndarray:
 
 def yards_free(obs: Observation) -> np.ndarray:
     """int[G', N]: free family shipyards."""
-    use = obs.yard_ships.sum(axis=2) + obs.firm_ships.sum(axis=1)
-    return np.maximum(obs.shipyards - use, 0)
+    return np.maximum(obs.shipyards - fr.yard_use(obs), 0)
 
 
 def my_slot(obs: Observation) -> np.ndarray:
@@ -63,17 +62,18 @@ def best_port(obs: Observation, limit: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 def can_get_ships(obs: Observation) -> np.ndarray:
-    """bool[G']: a firm of the deciding family could get a ship now: a free shipyard of its own (its consent is
-    certain), or, jc2e, a Company yard ship to buy back."""
-    rows = np.arange(obs.n)
-    own = yards_free(obs)[rows, obs.seat] >= 1
-    return own | (fr.jc2e(obs.rules) & (obs.yard_ships.sum(axis=(1, 2)) >= 1))
+    """bool[G']: a firm of the deciding family is sure to get a ship now: a free shipyard of its own (its consent is
+    certain; other families' yards and, jc2e, Company yard ships bought back depend on others' consent and on the
+    other firms wanting them too)."""
+    return yards_free(obs)[np.arange(obs.n), obs.seat] >= 1
 
 
 def shipyard_wanted(obs: Observation) -> np.ndarray:
     """float[G']: how much the balanced family wants a shipyard in phase 2 (issue 10): 5.5 (above shares, below a
     first factory) once Deregulation passed when it has no free yard of its own and either manages a firm without
     ships, or manages none, owns no shipyard, holds two assets to open one with and >= 4 rounds are left."""
+    if not obs.deregulated.any():
+        return np.zeros(obs.n)
     rows = np.arange(obs.n)
     me = rows, obs.seat
     mine = my_slot(obs)
@@ -276,12 +276,13 @@ def balanced_consent_waivers(obs: Observation, legal) -> np.ndarray:
 
 
 def balanced_firm_dividends(obs: Observation, legal) -> np.ndarray:
-    """Pay out what the firm does not need for next round's costs and a 2 £ bid (everything in the last round)."""
+    """Pay out what the firm does not need for two more rounds of costs and a 2 £ bid (everything in the last
+    round: nothing is left to pay for)."""
     rows = np.arange(obs.n)
     f = np.maximum(legal.firm, 0)
     due = (
-        obs.rules.firms.ship_upkeep * obs.firm_ships[rows, f].sum(axis=1)
-        + np.maximum(obs.firm_shares[rows, f].sum(axis=1), obs.firm_value[rows, f])
+        2 * obs.rules.firms.ship_upkeep * obs.firm_ships[rows, f].sum(axis=1)
+        + 2 * np.maximum(obs.firm_shares[rows, f].sum(axis=1), obs.firm_value[rows, f])
         + 2
     ).astype(np.int64)
     other = obs.firm_cash[rows, f] if fr.jc2e(obs.rules) else 0  # jc2e: London's money counts for the costs

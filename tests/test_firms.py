@@ -33,6 +33,14 @@ VARIANTS = ["house", "jc2e"]
 ON = np.ones(1, dtype=bool)
 
 
+def NO_ORDERS(r):  # noqa: N802 - the President's orders when no President trades
+    return np.zeros((1, len(r.d.orders)), dtype=bool)
+
+
+def no_fill(sel, before):
+    assert not sel.any()
+
+
 def firm_rules(variant="house", games=1, players=4, **over):
     """A blank position where Deregulation passed in round 1 and firms act in round 2 (stability 4, no debt)."""
     r, s = blank(games, players, **{"firms.variant": variant, **over})
@@ -431,7 +439,7 @@ def test_the_initiative_orders_the_fills_and_the_second_filler_gets_half(reading
     order[0, bombay3] = True
     strat = Scripted(firm_trade=const(order[0]))
     none = np.zeros(1, dtype=bool)
-    trade_in_turn(s, r, agents(r, s, strat), 0, none, np.zeros(1, dtype=int), lambda sel: None)
+    trade_in_turn(s, r, agents(r, s, strat), 0, none, np.zeros(1, dtype=int), order * False, no_fill)
     assert [seats for _, seats in strat.asked("firm_trade")] == [[first], [1 - first]]
     cash = [4, 2] if first == 0 else [2, 4]
     assert s.firm_cash[0, :2].tolist() == cash and s.firm_filled[0, bombay3]
@@ -451,7 +459,7 @@ def test_a_tie_is_ordered_by_the_chairman_when_no_president_trades():
     s.firm_successes[0, :2] = [1, 3]  # both 0
     seat_office(s, L.CHAIRMAN, 3)
     strat = Scripted(order_traders=const([1, 0, 2, 3, 4]), firm_trade=const(np.zeros(len(r.d.orders), bool)))
-    trade_in_turn(s, r, agents(r, s, strat), 0, np.zeros(1, bool), np.zeros(1, int), lambda sel: None)
+    trade_in_turn(s, r, agents(r, s, strat), 0, np.zeros(1, bool), np.zeros(1, int), NO_ORDERS(r), no_fill)
     assert [seats for _, seats in strat.asked("order_traders")] == [[3]]
     assert [seats for _, seats in strat.asked("firm_trade")] == [[1], [0]]
 
@@ -466,9 +474,9 @@ def test_a_firm_fills_at_most_its_ships_house_or_ships_plus_one_jc2e(variant):
     go = agents(r, s, Scripted(firm_trade=const(two)))
     if variant == "house":
         with pytest.raises(IllegalDecision, match="firm_trade"):
-            trade_in_turn(s, r, go, 0, np.zeros(1, bool), np.zeros(1, int), lambda sel: None)
+            trade_in_turn(s, r, go, 0, np.zeros(1, bool), np.zeros(1, int), NO_ORDERS(r), no_fill)
     else:
-        trade_in_turn(s, r, go, 0, np.zeros(1, bool), np.zeros(1, int), lambda sel: None)
+        trade_in_turn(s, r, go, 0, np.zeros(1, bool), np.zeros(1, int), NO_ORDERS(r), no_fill)
         assert s.firm_india[0, 0] == 4 + 3 and s.firm_cash[0, 0] == 0  # jc2e: revenue to the India treasury
 
 
@@ -481,7 +489,7 @@ def test_a_firm_fills_an_order_the_company_filled_for_half():
     order = np.zeros(len(r.d.orders), dtype=bool)
     order[bombay3] = True
     trade_in_turn(s, r, agents(r, s, Scripted(firm_trade=const(order))), 0, np.zeros(1, bool), np.zeros(1, int),
-                  lambda sel: None)  # fmt: skip
+                  NO_ORDERS(r), no_fill)  # fmt: skip
     assert s.firm_cash[0, 0] == 2 and s.firm_value[0, 0] == 1
 
 

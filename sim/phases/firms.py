@@ -86,10 +86,11 @@ def open_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> Non
     allowed = on & fr.may_open(state, rules)
     if not allowed.any():
         return
+    managing = fr.slot_of(state) >= 0
     for seat in range(n):
         fac = fr.factory_assets(state)[:, seat] > 0
         sh = fr.share_assets(state, rules)[:, seat] > 0
-        ask = allowed & (fr.slot_of(state)[:, seat] < 0) & (fac | sh)
+        ask = allowed & ~managing[:, seat] & (fac | sh)
         if not ask.any():
             continue
         choice = np.zeros(g, dtype=np.int64)
@@ -296,49 +297,46 @@ def ships_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> No
     family shipyards (and, jc2e, Company yard ships to buy back); each yard owner consents per firm (his own
     family's firm needs no consent); applied clockwise from the Prime Minister while the yards and ships last."""
     g, n = state.n_games, state.n_players
-    open_ = on[:, None] & fr.is_open(state)
-    if not open_.any():
-        return
-    f_n = open_.shape[1]
     fi = rules.firms
     buyback = fr.jc2e(rules)
-    cost = fr.ship_cost(state, rules)
     free = fr.free_yards(state)
-    sound = (
-        (state.yard_ships - state.yard_damaged).astype(np.int64) if buyback else np.zeros((g, n, L.N_SHIP_LOCS), int)
-    )
-    damaged = state.yard_damaged.astype(np.int64) if buyback else np.zeros((g, n, L.N_SHIP_LOCS), int)
-    cheapest = np.minimum(cost, fi.buyback_damaged if buyback else cost)
-    can_build = free.any(axis=1) | (buyback & (sound.any(axis=(1, 2)) | damaged.any(axis=(1, 2))))
+    can_build = free.any(axis=1)
+    if buyback:
+        can_build |= state.yard_ships.any(axis=(1, 2))
+    games = np.flatnonzero(on & fr.is_open(state).any(axis=1) & can_build)
+    if games.size == 0:
+        return
+    f_n = state.firm_manager.shape[1]
+    m = games.size
+    cost = fr.ship_cost(state, rules)
+    zeros = np.zeros((g, n, L.N_SHIP_LOCS), dtype=np.int64)
+    sound = (state.yard_ships - state.yard_damaged).astype(np.int64) if buyback else zeros
+    damaged = state.yard_damaged.astype(np.int64) if buyback else zeros
+    cheapest = np.minimum(cost, fi.buyback_damaged) if buyback else cost
     slot = fr.slot_of(state)
-    want_b = np.zeros((g, f_n, n), dtype=np.int64)
-    want_s = np.zeros((g, f_n, n, L.N_SHIP_LOCS), dtype=np.int64)
-    want_d = np.zeros_like(want_s)
-    ps, pd = fi.buyback_sound, fi.buyback_damaged
+    want_b = np.zeros((m, f_n, n), dtype=np.int64)  # per game of ``games``
+    want_s = np.zeros((m, f_n, n, L.N_SHIP_LOCS), dtype=np.int64) if buyback else None
+    want_d = np.zeros_like(want_s) if buyback else None
+    price_s = np.full(g, fi.buyback_sound if buyback else 0)
+    price_d = np.full(g, fi.buyback_damaged if buyback else 0)
 
     def check(answer, legal, obs):
         b, s, d = answer
         bad = (b < 0).any(axis=1) | (s < 0).any(axis=(1, 2)) | (d < 0).any(axis=(1, 2))
-        bad |= (
-            (b > legal.free_yards).any(axis=1)
-            | (s > legal.sound).any(axis=(1, 2))
-            | (d > legal.damaged).any(axis=(1, 2))
-        )
-        price = (
-            legal.cost * b.sum(axis=1)
-            + legal.price_sound * s.sum(axis=(1, 2))
-            + legal.price_damaged * d.sum(axis=(1, 2))
-        )
-        return bad | (
-            price > legal.cash
-        ), "more ships than free yards (or Company yard ships), or than the firm can pay"
+        bad |= (b > legal.free_yards).any(axis=1)
+        bad |= (s > legal.sound).any(axis=(1, 2)) | (d > legal.damaged).any(axis=(1, 2))
+        price = legal.cost * b.sum(axis=1)
+        price = price + legal.price_sound * s.sum(axis=(1, 2)) + legal.price_damaged * d.sum(axis=(1, 2))
+        return bad | (price > legal.cash), "more ships than free yards (or Company yard ships), or than it can pay"
 
+    in_games = np.zeros(g, dtype=bool)
+    in_games[games] = True
     rows_all = np.arange(g)
     for seat in range(n):
         own = slot[:, seat]
         oc = np.maximum(own, 0)
         cash = state.firm_cash[rows_all, oc]
-        ask = on & (own >= 0) & can_build & (cash >= cheapest)
+        ask = in_games & (own >= 0) & (cash >= cheapest)
         if not ask.any():
             continue
         legal = {
@@ -348,49 +346,56 @@ def ships_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> No
             "cash": cash,
             "sound": sound,
             "damaged": damaged,
-            "price_sound": np.full(g, ps if buyback else 0),
-            "price_damaged": np.full(g, pd if buyback else 0),
+            "price_sound": price_s,
+            "price_damaged": price_d,
             "buyback": np.full(g, buyback),
         }
         out = (np.zeros((g, n), dtype=np.int64), np.zeros_like(sound), np.zeros_like(damaged))
         agents.ask("firm_ships", state, np.where(ask, seat, -1), legal, out, check)
-        rows = np.flatnonzero(ask)
-        want_b[rows, oc[rows]] = out[0][rows]
-        want_s[rows, oc[rows]] = out[1][rows]
-        want_d[rows, oc[rows]] = out[2][rows]
-    asked_at = want_b + want_s.sum(axis=3) + want_d.sum(axis=3)  # [G, F, N]
+        sub = np.flatnonzero(ask[games])
+        rows = games[sub]
+        want_b[sub, oc[rows]] = out[0][rows]
+        if buyback:
+            want_s[sub, oc[rows]] = out[1][rows]
+            want_d[sub, oc[rows]] = out[2][rows]
+    buy_at = (want_s.sum(axis=3) + want_d.sum(axis=3)) if buyback else np.zeros_like(want_b)  # [m, F, N]
+    asked_at = want_b + buy_at
     if not asked_at.any():
         return
-    consent = np.zeros((g, f_n, n), dtype=bool)
+    consent = np.zeros((m, f_n, n), dtype=bool)
+    managers = state.firm_manager[games]
     for owner in range(n):
-        own_firm = state.firm_manager == owner
+        own_firm = managers == owner
         need = (asked_at[:, :, owner] > 0) & ~own_firm
         ok = np.zeros((g, f_n), dtype=bool)
-        if need.any(axis=1).any():
-            legal = {
-                "build": want_b[:, :, owner],
-                "buy": want_s[:, :, owner].sum(axis=2) + want_d[:, :, owner].sum(axis=2),
-            }
-            agents.ask("consent_yard", state, np.where(need.any(axis=1), owner, -1), legal, (ok,))
-        consent[:, :, owner] = own_firm | (ok & need)
-    pm = _pm_start(state)
+        asked = need.any(axis=1)
+        if asked.any():
+            build = np.zeros((g, f_n), dtype=np.int64)
+            buy = np.zeros((g, f_n), dtype=np.int64)
+            build[games], buy[games] = want_b[:, :, owner], buy_at[:, :, owner]
+            decider = np.full(g, -1, dtype=np.int64)
+            decider[games[asked]] = owner
+            agents.ask("consent_yard", state, decider, {"build": build, "buy": buy}, (ok,))
+        consent[:, :, owner] = own_firm | (ok[games] & need)
+    pm = _pm_start(state)[games]
+    sub_all = np.arange(m)
     for k in range(n):
         seat = _clockwise(pm, k, n)
-        f = fr.slot_of(state)[rows_all, seat]
-        rows = np.flatnonzero(f >= 0)
+        f = slot[games, seat]
+        has = f >= 0
+        sub, rows, f = sub_all[has], games[has], f[has]
         if rows.size == 0:
             continue
-        f = f[rows]
-        yes = consent[rows, f]  # [m, N]
-        b = np.minimum(np.where(yes, want_b[rows, f], 0), fr.free_yards(state)[rows])
+        yes = consent[sub, f]  # [m', N]
+        b = np.minimum(np.where(yes, want_b[sub, f], 0), fr.free_yards(state)[rows])
         if b.any():
             fr.build_ships(state, rules, rows, f, b)
         if buyback:
             s_now = (state.yard_ships - state.yard_damaged)[rows].astype(np.int64)
-            s = np.minimum(np.where(yes[:, :, None], want_s[rows, f], 0), s_now)
-            d = np.minimum(np.where(yes[:, :, None], want_d[rows, f], 0), state.yard_damaged[rows].astype(np.int64))
-            if s.any() or d.any():
-                fr.buy_back(state, rules, rows, f, s, d)
+            s_ = np.minimum(np.where(yes[:, :, None], want_s[sub, f], 0), s_now)
+            d_ = np.minimum(np.where(yes[:, :, None], want_d[sub, f], 0), state.yard_damaged[rows].astype(np.int64))
+            if s_.any() or d_.any():
+                fr.buy_back(state, rules, rows, f, s_, d_)
 
 
 def strategy_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
@@ -437,28 +442,28 @@ def trade_initiative(state: State, rules: Rules, dice: Chance, agents: Agents) -
     """Phase 6, before the governors (L156; 2e at each presidency's start): every firm with a port and a bid pays
     the bid to the bank and rolls that many dice; the successes (faces <= ``check.success_max``) are its
     initiative's, one is enough to trade (``firm_successes``; 0: no trade). Its ships sail to its port's sea."""
-    on = fr.active(state)
-    if not on.any():
+    games = np.flatnonzero(fr.active(state) & (state.firm_bid >= 1).any(axis=1))
+    if games.size == 0:
         return
-    rolling = on[:, None] & fr.is_open(state) & (state.firm_port >= 0) & (state.firm_bid >= 1)
-    rolling &= fr.fleet(state) >= 1
-    if not rolling.any():
-        return
-    g, f_n = rolling.shape
-    bid = np.where(rolling, np.minimum(state.firm_bid, state.firm_cash), 0).astype(np.int64)
-    for f in range(f_n):
-        rows = np.flatnonzero(bid[:, f] > 0)
-        ledger.firm(state, "firm_trade_spend", rows, np.full(rows.size, f), -bid[rows, f])
-    state.firm_bid[rolling] = 0
+    rolling = fr.is_open(state)[games] & (state.firm_port[games] >= 0) & (state.firm_bid[games] >= 1)
+    rolling &= fr.fleet(state)[games] >= 1
+    bid = np.where(rolling, np.minimum(state.firm_bid[games], state.firm_cash[games]), 0).astype(np.int64)
+    for f in range(bid.shape[1]):
+        sub = np.flatnonzero(bid[:, f] > 0)
+        ledger.firm(state, "firm_trade_spend", games[sub], np.full(sub.size, f), -bid[sub, f])
+    state.firm_bid[games] = np.where(rolling, 0, state.firm_bid[games])
     total = bid.sum(axis=1)
-    rows = np.flatnonzero(total > 0)
-    faces = dice.d6(rows, int(total[rows].max()), used=total[rows])
-    valid = np.arange(faces.shape[1])[None, :] < total[rows, None]
+    keep = total > 0
+    rows, bid, total, rolling = games[keep], bid[keep], total[keep], rolling[keep]
+    if rows.size == 0:
+        return
+    faces = dice.d6(rows, int(total.max()), used=total)
+    valid = np.arange(faces.shape[1])[None, :] < total[:, None]
     success = valid & (faces <= rules.check.success_max)
     cum = np.concatenate([np.zeros((rows.size, 1), dtype=np.int64), np.cumsum(success, axis=1)], axis=1)
-    ends = np.cumsum(bid[rows], axis=1)
-    succ = np.take_along_axis(cum, ends, axis=1) - np.take_along_axis(cum, ends - bid[rows], axis=1)
-    rolled = rolling[rows] & (bid[rows] > 0)
+    ends = np.cumsum(bid, axis=1)
+    succ = np.take_along_axis(cum, ends, axis=1) - np.take_along_axis(cum, ends - bid, axis=1)
+    rolled = rolling & (bid > 0)
     state.firm_successes[rows] = np.where(rolled, succ, state.firm_successes[rows]).astype(np.int8)
     state.firm_sea[rows] = np.where(rolled, state.firm_port[rows], state.firm_sea[rows]).astype(np.int8)
 
@@ -502,67 +507,89 @@ def trade_in_turn(
     presidency: int,
     president_won: np.ndarray,
     president_successes: np.ndarray,
+    president_orders: np.ndarray,
     president_fill,
 ) -> None:
     """The fills of presidency ``presidency``'s trade: where no firm trades there, the President fills (his check
     succeeded: ``president_won``) as ever; otherwise the President and the firms of this port fill in initiative
     order (lower first; D-INITIATIVE, ``firms.initiative``), ties ordered by the President if he trades, else the
-    Chairman (L156, decision ``order_traders``; neither: slot order, the Company last). ``president_fill(bool[G])``
-    fills the President's chosen orders in those games."""
+    Chairman (L156, decision ``order_traders``; neither: slot order, the Company last). At his turn the President's
+    orders ``president_orders[G, O]`` are marked filled (later firms get half) and what firms filled before him is
+    noted; ``president_fill(won bool[G], firm_filled_before bool[G, O])`` then pays for them all at once (value or
+    half value; his bonus and clerks do not depend on the order)."""
     g = state.n_games
     here = traders_at(state, presidency)
     with_firms = here.any(axis=1)
-    plain = president_won & ~with_firms
-    if plain.any():
-        president_fill(plain)
-    if not with_firms.any():
+    before = state.firm_filled.copy()
+    rows = np.flatnonzero(with_firms)
+    if rows.size == 0:
+        president_fill(president_won, before)
         return
-    f_n = here.shape[1]
-    init = np.full((g, f_n + 1), fr.BIG, dtype=np.int64)
-    succ = np.maximum(state.firm_successes, 0)
-    init[:, :f_n] = np.where(here, fr.initiative(rules, fr.fleet(state), succ), fr.BIG)
-    company = president_won & with_firms
-    ships = company_ships(state)[:, presidency]
-    init[:, f_n] = np.where(company, fr.initiative(rules, ships, president_successes), fr.BIG)
+    m, f_n = rows.size, here.shape[1]
+    here = here[rows]
+    init = np.full((m, f_n + 1), fr.BIG, dtype=np.int64)
+    succ = np.maximum(state.firm_successes[rows], 0)
+    init[:, :f_n] = np.where(here, fr.initiative(rules, fr.fleet(state)[rows], succ), fr.BIG)
+    company = president_won[rows]
+    ships = company_ships(state)[rows, presidency]
+    init[:, f_n] = np.where(company, fr.initiative(rules, ships, president_successes[rows]), fr.BIG)
     traders = init < fr.BIG
     srt = np.sort(np.where(traders, init, fr.BIG + np.arange(f_n + 1)[None, :]), axis=1)
-    tied = with_firms & (srt[:, 1:] == srt[:, :-1]).any(axis=1)
-    priority = np.tile(np.arange(f_n + 1), (g, 1))
+    tied = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
+    priority = np.tile(np.arange(f_n + 1), (m, 1))
     if tied.any():
-        president = state.office[:, L.PRESIDENT[presidency]]
-        decider = np.where(tied, np.where(company, president, state.office[:, L.CHAIRMAN]), -1)
+        president = state.office[rows, L.PRESIDENT[presidency]]
+        decider = np.full(g, -1, dtype=np.int64)
+        decider[rows] = np.where(tied, np.where(company, president, state.office[rows, L.CHAIRMAN]), -1)
+        full_traders = np.zeros((g, f_n + 1), dtype=bool)
+        full_traders[rows] = traders
+        full_init = np.full((g, f_n + 1), fr.BIG, dtype=np.int64)
+        full_init[rows] = init
+        out = np.tile(np.arange(f_n + 1), (g, 1))
 
         def check(pr, legal, obs):
             return (np.sort(pr, axis=1) != np.arange(pr.shape[1])).any(axis=1), "not an ordering of the traders"
 
-        legal = {"presidency": np.full(g, presidency), "traders": traders, "initiative": init}
-        agents.ask("order_traders", state, decider, legal, (priority,), check)
-    order = np.lexsort((priority, init), axis=-1)  # [G, F+1]
+        legal = {"presidency": np.full(g, presidency), "traders": full_traders, "initiative": full_init}
+        agents.ask("order_traders", state, decider, legal, (out,), check)
+        priority = out[rows]
+    order = np.lexsort((priority, init), axis=-1)  # [m, F+1]
     reach = None
-    rows_all = np.arange(g)
+    sub = np.arange(m)
     for r in range(f_n + 1):
         who = order[:, r]
-        turn = with_firms & traders[rows_all, who]
-        pres = turn & (who == f_n)
-        if pres.any():
-            president_fill(pres)
+        turn = traders[sub, who]
+        pres = rows[turn & (who == f_n)]
+        if pres.size:
+            before[pres] = state.firm_filled[pres]
+            mine = president_orders[pres]
+            if rules.firms.company_refill == "never":
+                mine = mine & ~before[pres]
+            state.order_filled[pres] |= mine
         firm = turn & (who < f_n)
         if firm.any():
             if reach is None:  # firms route over every open order of their port (filled ones included)
                 reach = reachable(rules, state.order_open)[:, presidency]
-            firm_fill(state, rules, agents, presidency, firm, np.minimum(who, f_n - 1), reach)
+            firm_fill(state, rules, agents, presidency, rows[firm], who[firm], reach)
+    president_fill(president_won, before)
 
 
 def firm_fill(
-    state: State, rules: Rules, agents: Agents, presidency: int, turn: np.ndarray, slot: np.ndarray, reach: np.ndarray
+    state: State, rules: Rules, agents: Agents, presidency: int, rows: np.ndarray, slot: np.ndarray, reach: np.ndarray
 ) -> None:
-    """A firm's turn (decision ``firm_trade``): open orders reachable from its port, at most ``order_limit``."""
+    """The turn of firms ``slot[m]`` in games ``rows[m]`` (decision ``firm_trade``): open orders reachable from its
+    port, at most ``order_limit``."""
     g = state.n_games
-    rows_all = np.arange(g)
-    limit = fr.order_limit(state, rules)[rows_all, slot]
+    limit = np.zeros(g, dtype=np.int64)
+    extra = rules.firms.jc2e_extra_orders if fr.jc2e(rules) else 0
+    limit[rows] = state.firm_ships[rows, slot].sum(axis=1) + extra  # ``firms.order_limit`` for these firms
+    firm = np.full(g, -1, dtype=np.int64)
+    firm[rows] = slot
+    decider = np.full(g, -1, dtype=np.int64)
+    decider[rows] = state.firm_manager[rows, slot]
     orders = np.zeros((g, reach.shape[1]), dtype=bool)
     legal = {
-        "firm": slot,
+        "firm": firm,
         "presidency": np.full(g, presidency),
         "orders": reach,
         "half": state.order_filled | state.firm_filled,
@@ -573,10 +600,10 @@ def firm_fill(
         bad = (o & ~legal.orders).any(axis=1) | (o.sum(axis=1) > legal.limit)
         return bad, "orders not reachable from its port, or more than it may fill"
 
-    agents.ask("firm_trade", state, np.where(turn, state.firm_manager[rows_all, slot], -1), legal, (orders,), check)
-    rows = np.flatnonzero(turn & orders.any(axis=1))
-    if rows.size:
-        fr.fill_orders(state, rules, rows, slot[rows], orders[rows])
+    agents.ask("firm_trade", state, decider, legal, (orders,), check)
+    go = orders[rows].any(axis=1)
+    if go.any():
+        fr.fill_orders(state, rules, rows[go], slot[go], orders[rows[go]])
 
 
 # ================================================================================================ phase 7.1
@@ -591,11 +618,12 @@ def firm_accounts(state: State, rules: Rules, dice: Chance, agents: Agents) -> N
     rows_all = np.arange(g)
     order = fr.accounts_order(state, rules)
     paid = np.zeros((g, f_n), dtype=bool)
+    due = fr.costs_due(state, rules)  # assessed once: emergency shareholders do not add to this round's costs
     for r in range(f_n):
         slot = order[:, r]
         rows = np.flatnonzero(on & fr.is_open(state)[rows_all, slot] & ~paid[rows_all, slot])
         if rows.size:
-            settle(state, rules, agents, rows, slot[rows], paid, order)
+            settle(state, rules, agents, rows, slot[rows], paid, order, due[rows, slot[rows]])
     dividends(state, rules, agents, on)
 
 
@@ -607,10 +635,11 @@ def settle(
     slot: np.ndarray,
     paid: np.ndarray,
     order: np.ndarray,
+    due: np.ndarray,
 ) -> None:
-    """Firm ``slot[m]`` pays its costs (L193); short: emergency investments (L194), jc2e's emergency merger, else
-    bankruptcy (L195)."""
-    short = fr.pay_costs(state, rows, slot, fr.costs_due(state, rules)[rows, slot])
+    """Firm ``slot[m]`` pays its costs ``due[m]`` (L193); short: emergency investments (L194), jc2e's emergency
+    merger, else bankruptcy (L195)."""
+    short = fr.pay_costs(state, rows, slot, due)
     paid[rows, slot] = True
     s = short > 0
     if not s.any():
@@ -642,12 +671,15 @@ def emergency(
     raised = np.zeros(g, dtype=bool)
     while True:
         progress = False
+        rows_all = np.arange(g)
         for k in range(n):
             seat = np.where(manager >= 0, _clockwise(manager, k, n), 0)
-            rows_all = np.arange(g)
-            fac = fr.factory_assets(state)[rows_all, seat] > 0
-            sh = fr.share_assets(state, rules)[rows_all, seat] > 0
-            ask = (need > 0) & (manager >= 0) & (fac | sh)
+            short_rows = rows[need[rows] > 0]
+            fac = np.zeros(g, dtype=bool)
+            sh = np.zeros(g, dtype=bool)
+            fac[short_rows] = fr.factory_assets(state, short_rows, seat[short_rows]) > 0
+            sh[short_rows] = fr.share_assets(state, rules, short_rows, seat[short_rows]) > 0
+            ask = fac | sh
             if not ask.any():
                 continue
             choice = np.zeros(g, dtype=np.int64)
@@ -730,8 +762,7 @@ def rescue(
             continue
         rr = rows[idx]
         keep = np.where(fr.is_open(state)[rr, other[idx]], other[idx], slot[idx])  # the survivor's slot
-        left = fr.pay_costs(state, rr, keep, need[idx])
-        assert not left.any()
+        fr.pay_costs(state, rr, keep, need[idx])  # it holds the rescuer's funds, which cover ``need``
         paid[rr, other[idx]] = True
         paid[rr, slot[idx]] = True
         saved[idx] = True

@@ -392,12 +392,12 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
         k = spend[rows] - regions_outside_home(rules, orders[rows], p)
         won, fired, successes = president_check(rules, dice, rows, k, g, firms_here[rows])
 
-        def fill(sel, orders=orders, clerk_pay=clerk_pay, president=president):
+        def fill(sel, firm_filled, orders=orders, clerk_pay=clerk_pay, president=president):
             filled = orders & sel[:, None]
             if rules.firms.company_refill == "never":  # issue 10: a firm filled it first
-                filled &= ~state.firm_filled
+                filled &= ~firm_filled
             count = filled.sum(axis=1)
-            revenue = (filled * firm_rules.company_order_values(state, rules)).sum(axis=1)
+            revenue = (filled * firm_rules.company_order_values(rules, firm_filled)).sum(axis=1)
             state.order_filled[...] |= filled
             ledger.company(state, "trade", revenue)
             laws.pay_president_bonus(state, rules, agents, president, tr.president_bonus * count, sel)  # issue 9
@@ -405,7 +405,7 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
             state.tally[:, TALLY["trade_revenue"]] += revenue.astype(np.int32)
             state.tally[:, TALLY["orders_filled"]] += count.astype(np.int32)
 
-        trade_in_turn(state, rules, agents, p, won, successes, fill)
+        trade_in_turn(state, rules, agents, p, won, successes, orders, fill)
         vacate(state, fired, L.PRESIDENT[p])
 
 
