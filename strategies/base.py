@@ -711,6 +711,15 @@ class Strategy:
         """Payouts of ``legal.per_payout`` £ each by ``legal.firm``, 0..``legal.max_payouts`` (``legal.available``)."""
         return firm_play.balanced_firm_dividends(obs, legal)
 
+    def dissolve_firm(self, obs: Observation, legal) -> np.ndarray:
+        """jc2e: the manager of ``legal.firm`` proposes dissolving it (its shareholders then go to debtors'
+        prison if all consent): bool[G']. Balanced: never."""
+        return firm_play.balanced_dissolve_firm(obs, legal)
+
+    def consent_dissolution(self, obs: Observation, legal) -> np.ndarray:
+        """jc2e: a shareholder of ``legal.firm`` consents to its dissolution: bool[G']."""
+        return firm_play.balanced_consent_dissolution(obs, legal)
+
     def rescue_firm(self, obs: Observation, legal) -> np.ndarray:
         """jc2e emergency merger: the manager of ``legal.own`` pays ``legal.cost`` (its own unpaid costs and
         ``legal.shortfall``) and merges with failing ``legal.firm``? bool[G']."""

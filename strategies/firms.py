@@ -298,6 +298,15 @@ def balanced_rescue_firm(obs: Observation, legal) -> np.ndarray:
     return obs.firm_shares[rows, np.maximum(legal.firm, 0), obs.seat] > 0
 
 
+def balanced_dissolve_firm(obs: Observation, legal) -> np.ndarray:
+    """Never: its shareholders would go to debtors' prison."""
+    return np.zeros(obs.n, dtype=bool)
+
+
+def balanced_consent_dissolution(obs: Observation, legal) -> np.ndarray:
+    return np.zeros(obs.n, dtype=bool)
+
+
 # --------------------------------------------------------------------------------------------- random play
 def _coin(obs: Observation, k: int | None = None) -> np.ndarray:
     return obs.rng.uniform(1)[:, 0] < 0.5 if k is None else obs.rng.uniform(k) < 0.5
@@ -424,4 +433,12 @@ def random_firm_dividends(obs: Observation, legal) -> np.ndarray:
 
 
 def random_rescue_firm(obs: Observation, legal) -> np.ndarray:
+    return _coin(obs)
+
+
+def random_dissolve_firm(obs: Observation, legal) -> np.ndarray:
+    return obs.rng.uniform(1)[:, 0] < 0.1
+
+
+def random_consent_dissolution(obs: Observation, legal) -> np.ndarray:
     return _coin(obs)

@@ -418,3 +418,9 @@ class RandomStrategy(Strategy):
 
     def rescue_firm(self, obs, legal):
         return firm_play.random_rescue_firm(obs, legal)
+
+    def dissolve_firm(self, obs, legal):
+        return firm_play.random_dissolve_firm(obs, legal)
+
+    def consent_dissolution(self, obs, legal):
+        return firm_play.random_consent_dissolution(obs, legal)

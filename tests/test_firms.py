@@ -310,6 +310,36 @@ def test_a_merger_needs_everyone_and_the_higher_value_survives(variant, refuse):
     relatives_ok(r, s)
 
 
+@pytest.mark.parametrize(("consents", "dissolved"), [((True, True), True), ((True, False), False)])
+def test_jc2e_a_firm_is_dissolved_with_every_shareholders_consent(consents, dissolved):
+    """Seed 002 "解散商行": the manager proposes, every shareholder consents, the firm is dissolved by the
+    dissolution rules: its shareholders go to debtors' prison. One refusal keeps it."""
+    r, s = firm_rules("jc2e")
+    make_firm(s, 0, 0, {0: 1, 2: 2}, cash=3)
+    strat = Scripted(
+        open_firm=const(0),
+        invest_in_firms=lambda obs, legal: (legal.firms * 0, legal.firms * 0),
+        propose_merger=const(-1),
+        take_over_firm=const(-1),
+        dissolve_firm=const(True),
+        consent_dissolution=per_seat({0: consents[0], 2: consents[1]}, default=False),
+        firm_strategy=const(-1, 0),
+    )
+    firms(s, r, dice(), agents(r, s, strat))
+    assert sorted(x for _, seats in strat.asked("consent_dissolution") for x in seats) == [0, 2]
+    assert (s.firm_manager[0, 0] == -1) == dissolved
+    assert s.prisoners[0].tolist() == ([1, 0, 2, 0] if dissolved else [0, 0, 0, 0])
+    relatives_ok(r, s)
+
+
+def test_house_firms_are_not_dissolved_at_will():
+    r, s = firm_rules("house")
+    make_firm(s, 0, 0, {0: 1})
+    strat = Scripted(dissolve_firm=const(True), firm_strategy=const(-1, 0))
+    firms(s, r, dice(), agents(r, s, strat))
+    assert not strat.asked("dissolve_firm") and s.firm_manager[0, 0] == 0
+
+
 # ----------------------------------------------------------------------------------------------------- ships
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("subsidy", [False, True])

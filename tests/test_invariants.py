@@ -324,7 +324,8 @@ def test_invariants_firms_2000_random_games(variant, friendly):
     check_final_vp(state, rules)
     if friendly:
         asked = play_checked.agents.asked
-        reached = FIRM_DECISIONS + (["consent_waivers", "rescue_firm"] if variant == "jc2e" else [])
+        jc2e_only = ["consent_waivers", "rescue_firm", "dissolve_firm", "consent_dissolution"]
+        reached = FIRM_DECISIONS + (jc2e_only if variant == "jc2e" else [])
         assert all(asked.get(d, 0) > 0 for d in reached), {d: asked.get(d, 0) for d in reached}
         assert state.prisoners.sum() > 0 and (state.firm_manager >= 0).any()
 

@@ -1,6 +1,7 @@
 """Phase 7, income and accounts (R-ACCOUNTS, L191-L208).
 
-Families collect income; firms settle (phase 3's issue); the Company pays 1 £ per ship, regiment, officer and
+Families collect income (firm ships earn their yards' owners too); firms settle (7.1, ``phases/firms.py``
+``firm_accounts``, issue 10); the Company pays 1 £ per ship, regiment, officer and
 loan. Short of money the Chairman may invoke royal protection once per game (the unpaid rest of the costs is
 cancelled), otherwise the Company takes emergency loans of ``loan_value`` £ each, past the maximum if need be; what
 they raise beyond the costs burns. The Chairman may then pay dividends: one payout costs 1 £ per share (the chair

@@ -14,7 +14,9 @@ simulator gives every act one moment of phase 3):
    firm over when the holders of more than half its shares approve (house L103 "majority of the shareholders"; 2e's
    hostile takeover: the same rule); several candidates for one firm: the first clockwise from its manager;
 4. mergers (``propose_merger``, everyone involved ``consent_merger``): proposals clockwise from the Prime Minister,
-   each firm in one merger per phase, unanimity of every shareholder and both managers (L104);
+   each firm in one merger per phase, unanimity of every shareholder and both managers (L104); jc2e: a firm may
+   be dissolved by its manager with every shareholder's consent (``dissolve_firm``, ``consent_dissolution``),
+   as a bankrupt one;
 5. ships (``firm_ships``, the yard owners' ``consent_yard``): ships at free family shipyards for ``ship_cost`` £
    (L105); jc2e also buys the Company's family-yard ships back (3 £, damaged 2 £); applied clockwise from the PM,
    as many as the yards still hold;
@@ -75,6 +77,8 @@ def firms(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
         invest_step(state, rules, agents, on)
         manager_step(state, rules, agents, on)
         merger_step(state, rules, agents, on)
+        if fr.jc2e(rules):
+            dissolve_step(state, rules, agents, on)
         ships_step(state, rules, agents, on)
         strategy_step(state, rules, agents, on)
     state.firm_fresh[~state.done] = 0  # jc2e: shares issued from now on are fresh until the next phase 3
@@ -290,6 +294,37 @@ def propose_and_merge(
     if go.size:
         fr.merge(state, rows[go], survivor[go], absorbed[go], lose[go])
     return agreed
+
+
+def dissolve_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
+    """jc2e (seed 002 "解散商行"): a firm is dissolved when its manager proposes it (decision ``dissolve_firm``) and
+    every shareholder consents (``consent_dissolution``), "by the dissolution rules below": as a bankrupt firm
+    (``firms.bankrupt``: its shareholders to debtors' prison, its ships leave their yards, its money is lost)."""
+    g, n = state.n_games, state.n_players
+    slot = fr.slot_of(state)
+    for seat in range(n):
+        own = slot[:, seat]
+        ask = on & (own >= 0)
+        if not ask.any():
+            continue
+        yes = np.zeros(g, dtype=bool)
+        agents.ask("dissolve_firm", state, np.where(ask, seat, -1), {"firm": own}, (yes,))
+        rows = np.flatnonzero(ask & yes)
+        if rows.size == 0:
+            continue
+        f = own[rows]
+        agreed = np.ones(rows.size, dtype=bool)
+        for voter in range(n):
+            holds = state.firm_shares[rows, f, voter] > 0
+            if not holds.any():
+                continue
+            decider = np.full(g, -1, dtype=np.int64)
+            decider[rows[holds]] = voter
+            ok = np.zeros(g, dtype=bool)
+            agents.ask("consent_dissolution", state, decider, {"firm": _full(g, rows, f, -1)}, (ok,))
+            agreed &= ~holds | ok[rows]
+        if agreed.any():
+            fr.bankrupt(state, rows[agreed], f[agreed])
 
 
 def ships_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:

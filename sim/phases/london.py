@@ -8,11 +8,14 @@ Round 1 only reveals the position cards on display (L58). From round 2 (L61-L74)
 2. each retiree's family buys him one of the honourable retirements it can afford (tier cost, upkeep per round,
    conspicuous wealth, VP at the end if still retired: 2/0/0/0 ... 20/4/4/12) or sends him home unpaid, back to
    its supply (decision ``retire``, asked per retiree in office order, L64-L71);
+   2b. (issue 10) once firms act, every family holding a share of a firm with a dividend level may retire one
+   relative from home into a tier costing at most that level (L197, ``special_retirements``);
 3. the families that paid at least one honourable retirement this round each take one card on display, the most
    £ spent on retirements this round first, ties by conspicuous wealth, then the Prime Minister's family decides
    (L72-L74, ``sim.positions.pick_order`` / ``take_positions``);
 4. the display is refilled to ``positions.revealed`` cards from the deck.
-The final retirement (L256) is the same roll and the same choice without positions.
+The final retirement (L256) is the same roll and the same choice without positions; firms allow a final special
+retirement, crash or success (L257, ``end.firm_final_retirements``).
 """
 
 from __future__ import annotations
