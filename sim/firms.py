@@ -432,8 +432,8 @@ def drop_excess_ships(state: State) -> None:
     for f in range(state.firm_ships.shape[1]):
         take = np.minimum(excess, state.firm_ships[:, f])
         state.firm_ships[:, f] -= take.astype(state.firm_ships.dtype)
+        state.firm_damaged[:, f] -= np.minimum(take, state.firm_damaged[:, f]).astype(state.firm_damaged.dtype)
         excess -= take
-    np.minimum(state.firm_damaged, state.firm_ships, out=state.firm_damaged)
 
 
 def batter_ships(state: State, rules: Rules, dice, rows: np.ndarray, hit: np.ndarray) -> None:

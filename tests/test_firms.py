@@ -372,6 +372,16 @@ def test_ships_are_built_at_a_consenting_familys_shipyard(variant, subsidy):
         shipping_manager(s, r, dice(), agents(r, s, Scripted(buy_ships=const([0, 0, 0], [0, 0, 0], yard))))
 
 
+def test_a_shipyard_taxed_away_takes_the_firm_ship_it_holds_damaged_first():
+    """A policy tax (phase 9) costs seat 1 one of its two shipyards, both holding ships of seat 0's firm: one ship
+    leaves with it, the damaged one first."""
+    r, s = firm_rules("house")
+    make_firm(s, 0, 0, {0: 1}, ships={1: 2}, damaged={1: 1})
+    lost = np.array([[0, 1, 0, 0]])
+    laws.lose_assets(s, r, np.array([laws.SHIPYARDS]), lost)
+    assert s.shipyards[0, 1] == 1 and s.firm_ships[0, 0, 1] == 1 and s.firm_damaged[0, 0, 1] == 0
+
+
 def test_a_firm_cannot_afford_more_ships_than_its_treasury():
     r, s = firm_rules("house")
     make_firm(s, 0, 0, {0: 1}, cash=5)

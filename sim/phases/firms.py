@@ -435,8 +435,9 @@ def ships_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> No
 
 def strategy_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
     """The sealed trade strategy (L106; 2e "商行策略"): every manager picks a home port (-1: no trade this round,
-    jc2e's Hobnob) and a £ bid (its dice), at least 1 £ and at most its (London) treasury, with at least one ship.
-    Written to the hidden ``firm_port`` / ``firm_bid`` once every manager has chosen."""
+    jc2e's Hobnob) and a £ bid (its dice), at least 1 £ and at most its (London) treasury, with at least one ship
+    (a firm without a ship or money is not asked: it cannot trade). Written to the hidden ``firm_port`` /
+    ``firm_bid`` once every manager has chosen."""
     g, n = state.n_games, state.n_players
     slot = fr.slot_of(state)
     rows_all = np.arange(g)
@@ -454,7 +455,7 @@ def strategy_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) ->
     for seat in range(n):
         own = slot[:, seat]
         oc = np.maximum(own, 0)
-        ask = on & (own >= 0)
+        ask = on & (own >= 0) & (ships[rows_all, oc] >= 1) & (state.firm_cash[rows_all, oc] >= 1)  # else no trade
         if not ask.any():
             continue
         legal = {
