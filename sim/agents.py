@@ -35,8 +35,11 @@ PUBLIC = frozenset(
     stability loans balance treasury share_vp royal_protection china_open deregulated regiments half_ships ships
     yard_ships owner strength unrest looted capital order_open order_filled taxed tally
     yard_damaged used_officers used_regiments elephant_at elephant_facing event_next
-    policy ladder law_pile note_holder dereg_round market card_owner card_played emergency_total""".split()
-)  # hidden: the orders of the law deck (law_rank), the event stack and the position-card deck
+    policy ladder law_pile note_holder dereg_round market card_owner card_played emergency_total
+    firm_manager firm_shares firm_value firm_cash firm_india firm_ships firm_damaged firm_sea firm_successes
+    firm_dividend firm_carry firm_filled firm_fresh""".split()
+)  # hidden: the orders of the law deck (law_rank), the event stack and the position-card deck; the firms' sealed
+# trade strategies (firm_port, firm_bid) until the initiative roll reveals them (firm_sea, firm_successes; issue 10)
 
 
 class StrategyRandom:

@@ -239,17 +239,38 @@ def batter_ships(state: State, rules: Rules, dice, rows: np.ndarray, hit: np.nda
     sinks, from ``storm_damage_from`` it is damaged, and a damaged ship damaged again sinks. Dice go sea by sea,
     seat by seat, damaged ships before sound ones. A sunk ship leaves its yard free (``yard_ships`` falls), and
     its owner's yard income (phase 7) stops with it."""
-    ind = rules.india
     n = state.n_players
     yard = state.yard_ships[rows, :, :P]  # [m, N, P]
     damaged = state.yard_damaged[rows, :, :P]
     counts = np.stack([damaged, yard - damaged], axis=-1).transpose(0, 2, 1, 3)  # [m, P, N, 2]
     counts = counts * hit[:, :, None, None]
-    flat = counts.reshape(rows.size, -1).astype(np.int64)
+    sunk, hurt, roll = storm_rolls(rules, dice, rows, counts.reshape(rows.size, -1))
+    if roll.size == 0:
+        return
+    rows = rows[roll]
+    sunk = sunk.reshape(roll.size, P, n, 2).transpose(0, 2, 1, 3)  # [m, N, P, 2]
+    hurt = hurt.reshape(roll.size, P, n, 2).transpose(0, 2, 1, 3)
+    lost_damaged = sunk[..., 0] + hurt[..., 0]
+    newly = hurt[..., 1]
+    lost = lost_damaged + sunk[..., 1]
+    state.yard_ships[rows, :, :P] -= lost.astype(np.int32)
+    state.yard_damaged[rows, :, :P] += (newly - lost_damaged).astype(np.int32)
+    state.tally[rows, TALLY["ships_damaged"]] += newly.sum(axis=(1, 2)).astype(np.int32)
+    state.tally[rows, TALLY["ships_sunk"]] += lost.sum(axis=(1, 2)).astype(np.int32)
+
+
+def storm_rolls(rules: Rules, dice, rows: np.ndarray, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """R-STORM's dice for ships in groups (``flat[m, K]`` ships per group, in roll order; a group is all damaged or
+    all sound ships): one d6 per ship, in group order, for the rows holding any. Returns (sunk int[m', K], hurt
+    int[m', K], roll int[m']) where ``roll`` indexes the rows that rolled: per group the ships that sink (from
+    ``storm_sink_from``) and those damaged (from ``storm_damage_from``). Shared by the Company's family-yard ships
+    and the firms' ships (issue 10)."""
+    ind = rules.india
+    flat = flat.astype(np.int64)
     total = flat.sum(axis=1)
     roll = np.flatnonzero(total > 0)
     if roll.size == 0:
-        return
+        return np.zeros((0, flat.shape[1]), np.int64), np.zeros((0, flat.shape[1]), np.int64), roll
     rows, flat, total = rows[roll], flat[roll], total[roll]
     m = rows.size
     width = int(total.max())
@@ -262,17 +283,9 @@ def batter_ships(state: State, rules: Rules, dice, rows: np.ndarray, hit: np.nda
 
     def per_group(mask):
         cum = np.concatenate([np.zeros((m, 1), dtype=np.int64), np.cumsum(mask, axis=1)], axis=1)
-        got = np.take_along_axis(cum, ends, axis=1) - np.take_along_axis(cum, starts, axis=1)
-        return got.reshape(m, P, n, 2).transpose(0, 2, 1, 3)  # [m, N, P, 2]
+        return np.take_along_axis(cum, ends, axis=1) - np.take_along_axis(cum, starts, axis=1)
 
-    sunk, hurt = per_group(sinks), per_group(hurts)
-    lost_damaged = sunk[..., 0] + hurt[..., 0]
-    newly = hurt[..., 1]
-    lost = lost_damaged + sunk[..., 1]
-    state.yard_ships[rows, :, :P] -= lost.astype(np.int32)
-    state.yard_damaged[rows, :, :P] += (newly - lost_damaged).astype(np.int32)
-    state.tally[rows, TALLY["ships_damaged"]] += newly.sum(axis=(1, 2)).astype(np.int32)
-    state.tally[rows, TALLY["ships_sunk"]] += lost.sum(axis=(1, 2)).astype(np.int32)
+    return per_group(sinks), per_group(hurts), roll
 
 
 def settle_damage(yard_ships: np.ndarray, yard_damaged: np.ndarray) -> None:

@@ -254,12 +254,15 @@ def lose_assets(state: State, rules: Rules, asset: np.ndarray, lost: np.ndarray)
     yards = np.where(a == SHIPYARDS, lost, 0).astype(np.int32)
     if yards.any():
         state.shipyards[...] -= yards
-        excess = np.maximum(state.yard_ships.sum(axis=2) - state.shipyards, 0)
+        excess = np.maximum(state.yard_ships.sum(axis=2) - state.shipyards, 0)  # firm ships: below
         for loc in range(L.N_SHIP_LOCS):
             take = np.minimum(excess, state.yard_ships[:, :, loc])
             state.yard_ships[:, :, loc] -= take
             excess -= take
         clamp_to_holdings(state)
+        from .firms import drop_excess_ships  # late import (issue 10): firms import this module
+
+        drop_excess_ships(state)  # then firm ships over the yards left
 
 
 # ------------------------------------------------------------------------------------------ effects of a law

@@ -52,3 +52,15 @@ def treasuries(state: State, flow: str, amounts: np.ndarray) -> None:
     amounts = amounts.astype(state.treasury.dtype, copy=False)
     state.treasury[...] += amounts
     state.ledger[:, FLOW[flow]] += amounts.sum(axis=1)
+
+
+# ------------------------------------------------------------------------------------- issue 10: private firms
+def firm(state: State, flow: str, rows: np.ndarray, slot: np.ndarray, amount: np.ndarray, india: bool = False) -> None:
+    """Pay ``amount[m]`` into firm ``slot[m]``'s treasury in games ``rows[m]`` (distinct games; negative: the firm
+    pays the bank). ``india``: into its India treasury (jc2e) instead of its (London) treasury."""
+    if rows.size == 0:
+        return
+    amount = np.broadcast_to(np.asarray(amount), rows.shape).astype(state.firm_cash.dtype)
+    target = state.firm_india if india else state.firm_cash
+    target[rows, slot] += amount
+    state.ledger[rows, FLOW[flow]] += amount.astype(state.ledger.dtype)

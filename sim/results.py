@@ -60,6 +60,10 @@ class Recorder:
             "prime_minister": s.prime_minister,  # issue 9: politics at the end of the round
             "policy": s.policy,
             "laws_in_force": (s.law_pile == IN_FORCE).sum(axis=1).astype(np.int8),
+            # issue 10: private firms at the end of the round
+            "firms_open": (s.firm_manager >= 0).sum(axis=1).astype(np.int8),
+            "firm_value": s.firm_value.astype(np.int32).sum(axis=1),
+            "prisoners": s.prisoners.sum(axis=1),
         }
         for name in TALLIES:
             row[name] = s.tally[:, TALLY[name]]
@@ -91,6 +95,10 @@ class Recorder:
                 # issue 7: position cards held (permanent + unplayed closed), retirees per tier (cheapest first)
                 "positions": held_count(s).ravel(),
                 "retired_tiers": s.retired.reshape(idx.size * n, -1),
+                # issue 10: firms managed, relatives on firms' share tracks and in debtors' prison
+                "firms_managed": seat_counts(s.firm_manager, n).ravel(),
+                "firm_shares": s.firm_shares.sum(axis=1).ravel(),
+                "prisoners": s.prisoners.ravel(),
             }
         )
 
@@ -155,6 +163,9 @@ class Recorder:
                 "prime_minister": (s.prime_minister[:, None] == np.arange(n)).ravel(),
                 "wreaths": s.wreaths.ravel(),  # issue 9
                 "positions": held_count(s).ravel(),  # issue 7
+                "firms_managed": seat_counts(s.firm_manager, n).ravel(),  # issue 10
+                "firm_shares": s.firm_shares.sum(axis=1).ravel(),
+                "prisoners": s.prisoners.ravel(),
             }
         )
         return BatchRows(games, seats, _concat(self.rounds), _concat(self.seat_rounds))

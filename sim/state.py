@@ -56,6 +56,15 @@ FLOWS = (
     # issue 7: phase 1 and 10
     "upkeep",  # - phase 10 upkeep of retirees in honourable retirement
     "positions",  # + money of closed position cards played
+    # issue 10: private firms (phase 3, the firms' trade in phase 6, phase 7.1)
+    "firm_investment",  # + 5 £ from the bank per firm opened or invested in (phase 3)
+    "firm_emergency",  # + 5 £ from the bank per emergency investment (phase 7.1)
+    "firm_emergency_burned",  # - what emergency investments raised beyond the firm's costs
+    "firm_ships",  # - ships built at family shipyards for firms
+    "firm_trade_spend",  # - the firms' initiative dice (their sealed trade bids)
+    "firm_trade",  # + order values (or half values) paid to firms
+    "firm_costs",  # - phase 7.1: 1 £ per ship and max(shares, value) £
+    "firm_bankrupt",  # - the money a bankrupt firm held when it closed
 )
 FLOW = {name: i for i, name in enumerate(FLOWS)}
 
@@ -120,6 +129,18 @@ TALLIES = (
     "upkeep_paid",  # £ of retirement upkeep paid in phase 10
     "upkeep_defaults",  # retirees who left honourable retirement because their upkeep was not paid
     "chair_changed",  # 1 when phase 5 seated a Chairman of another family than the last one
+    # issue 10: private firms
+    "firms_opened",  # firms opened in phase 3
+    "firm_investments",  # investments in firms in phase 3 (factories and Company shares)
+    "firm_takeovers",  # firms whose manager changed in phase 3 (house: majority; jc2e: hostile takeover)
+    "firm_mergers",  # firms absorbed by mergers (phase 3 and jc2e's emergency mergers in 7.1)
+    "firm_ships_built",  # ships built at family shipyards for firms (jc2e: and bought back from the Company)
+    "firm_revenue",  # £ of trade revenue paid to firms
+    "firm_orders_filled",  # orders filled by firms (half-price fills included)
+    "firm_dividends",  # £ of dividends paid by firms (the manager's share included)
+    "emergency_investments",  # emergency investments in phase 7.1
+    "bankruptcies",  # firms that could not pay their costs
+    "special_retirements",  # honourable retirements a firm's dividend allowed (phase 1 and the end)
 )
 TALLY = {name: i for i, name in enumerate(TALLIES)}
 
@@ -203,6 +224,24 @@ class State:
     card_owner: np.ndarray  # int8[G,D] family holding each card, -1 nobody (in the deck or on display)
     card_played: np.ndarray  # bool[G,D] a closed card its owner has played (spent)
     emergency_total: np.ndarray  # int32[G] emergency loans taken over the game (D-EMERGENCY "cumulative")
+    # ----------------------------------------------------- private firms (R-FIRMS, issue 10; sim/firms.py)
+    # F = N firm slots (a family manages at most one firm); a slot is free when its manager is -1, and a free
+    # slot holds zeros everywhere (value 0, no shares, no money, no ships). Slots are reused after a firm closes.
+    firm_manager: np.ndarray  # int8[G,F] seat managing each firm, -1 = no firm in this slot
+    firm_shares: np.ndarray  # int32[G,F,N] relatives of each family on the firm's share track (shareholders)
+    firm_value: np.ndarray  # int8[G,F] the value track, 1..firms.max_value (0 = no firm)
+    firm_cash: np.ndarray  # int32[G,F] the firm's treasury (house) / its London treasury (jc2e)
+    firm_india: np.ndarray  # int32[G,F] jc2e: the India treasury (trade revenue until 7.1); always 0 in house
+    firm_ships: np.ndarray  # int32[G,F,N] the firm's ships by the family whose shipyard holds each
+    firm_damaged: np.ndarray  # int32[G,F,N] damaged ships among them (<= firm_ships)
+    firm_sea: np.ndarray  # int8[G,F] presidency sea its ships sail: the home port of its last trade roll, -1 none
+    firm_port: np.ndarray  # int8[G,F] hidden: this round's sealed home port, -1 = no trade (jc2e: Hobnob)
+    firm_bid: np.ndarray  # int32[G,F] hidden: this round's sealed trade bid (£ = initiative dice)
+    firm_successes: np.ndarray  # int8[G,F] successes of this round's initiative roll, -1 = did not roll
+    firm_dividend: np.ndarray  # int32[G,F] dividend level: £ paid at its last dividend (kept while not trading)
+    firm_carry: np.ndarray  # int32[G,F] trade revenue not turned into value yet (firms.value_steps "game")
+    firm_filled: np.ndarray  # bool[G,O] orders filled by a firm this round (half price for the next filler)
+    firm_fresh: np.ndarray  # int32[G,N] Company shares issued since the last firm phase (jc2e: not investable)
     # ------------------------------------------------------------------------------------------- accounting
     ledger: np.ndarray  # int32[G,len(FLOWS)] money in (+) and out (-) of the game by flow
     tally: np.ndarray  # int32[G,len(TALLIES)] this round's counters
@@ -242,14 +281,16 @@ class State:
             + self.shares
             + self.retired.sum(axis=2)
             + self.prisoners
+            + self.firm_shares.sum(axis=1)  # issue 10: relatives on firms' share tracks
             + held(self.exchange)
             + held(self.office)
             + held(self.governor)
         )
 
     def money_in_game(self) -> np.ndarray:
-        """int[G] every £ held by families, the Company and its office treasuries."""
-        return self.money.sum(axis=1) + self.balance + self.treasury.sum(axis=1)
+        """int[G] every £ held by families, the Company and its office treasuries, and firms (issue 10)."""
+        firms = self.firm_cash.sum(axis=1) + self.firm_india.sum(axis=1)
+        return self.money.sum(axis=1) + self.balance + self.treasury.sum(axis=1) + firms
 
     def take(self, idx: np.ndarray) -> State:
         """A copy holding only games ``idx``."""
@@ -341,6 +382,21 @@ def new_state(rules: Rules, game_ids: np.ndarray) -> State:
         card_owner=full(-1, len(d.card_names)),
         card_played=z(len(d.card_names), dtype=bool),
         emergency_total=z(),
+        firm_manager=full(-1, n),
+        firm_shares=z(n, n),
+        firm_value=z(n, dtype=np.int8),
+        firm_cash=z(n),
+        firm_india=z(n),
+        firm_ships=z(n, n),
+        firm_damaged=z(n, n),
+        firm_sea=full(-1, n),
+        firm_port=full(-1, n),
+        firm_bid=z(n),
+        firm_successes=full(-1, n),
+        firm_dividend=z(n),
+        firm_carry=z(n),
+        firm_filled=z(o, dtype=bool),
+        firm_fresh=z(n),
         ledger=_start_ledger(rules, g),
         tally=z(len(TALLIES)),
         bid_total=z(n),

@@ -20,6 +20,7 @@ from sim.agents import Observation
 from sim.board import company_ships, reachable, regions_outside_home
 from sim.phases.india import minimal_defence
 
+from . import firms as firm_play
 from . import politics
 from .registry import register
 
@@ -118,6 +119,7 @@ class Strategy:
         score[:, L.A_CLERK] = np.where(obs.clerks[me].sum(axis=1) < 4, 4.0, 0.5)
         score[:, L.A_OFFICER] = np.where(obs.officers[me].sum(axis=1) + obs.academy[me] < 2, 3.0, 0.5)
         score[:, L.A_SHIPYARD] = np.where(obs.shipyards[me] < 1, 2.5, 0.2)
+        score[:, L.A_SHIPYARD] = np.maximum(score[:, L.A_SHIPYARD], firm_play.shipyard_wanted(obs))  # issue 10
         score[:, L.A_LUXURY] = np.where(obs.round >= 5, 7.0, 1.5)
         action = pick_best(score, legal.once)
         twice = legal.twice[np.arange(obs.n), action] & (
@@ -605,6 +607,105 @@ class Strategy:
         """int[G', R]: the governor effect (layout.G_*) he applies in each Company region: tax to the Company
         where it was not taxed this round, else a regiment."""
         return np.where(obs.taxed > 0, L.G_REGIMENT, L.G_TAX_COMPANY).astype(np.int64)
+
+    # ------------------------------------------ private firms: phases 3, 6 and 7.1 (issue 10; strategies/firms.py)
+    def open_firm(self, obs: Observation, legal) -> np.ndarray:
+        """Phase 3: a family managing no firm opens one? (``legal.factory`` / ``legal.share`` bool[G']: it may invest
+        an uninvested factory with a relative at home / a Company share). Returns int[G']: 0 no, 1 with a factory,
+        2 with a share. Balanced: while >= 3 rounds are left and a shipyard is free; a share first when the Company
+        looks doomed or it holds two, else a spare factory."""
+        return firm_play.balanced_open_firm(obs, legal)
+
+    def invest_in_firms(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
+        """Phase 3 offers: (factories int[G', F], shares int[G', F]) to invest in each firm (``legal.firms`` bool[G', F]
+        open firms; at most ``legal.factories`` / ``legal.shares`` int[G'] in all; ``legal.room`` int[G', F]
+        shareholders each firm may still take). The manager consents (his own family needs not)."""
+        return firm_play.balanced_invest_in_firms(obs, legal)
+
+    def consent_investment(self, obs: Observation, legal) -> np.ndarray:
+        """The manager of firm ``legal.firm`` accepts the offers of each family (``legal.factories`` /
+        ``legal.shares`` int[G', N]; ``legal.emergency`` in phase 7.1): bool[G', N]."""
+        return firm_play.balanced_consent_investment(obs, legal)
+
+    def take_over_firm(self, obs: Observation, legal) -> np.ndarray:
+        """A family managing no firm names a firm to take over (``legal.firms`` bool[G', F]), -1 none: int[G']."""
+        return firm_play.balanced_take_over_firm(obs, legal)
+
+    def approve_manager(self, obs: Observation, legal) -> np.ndarray:
+        """A shareholder votes its shares (``legal.shares`` int[G', F]) on each firm's candidate manager
+        (``legal.candidate`` int[G', F], -1 none): bool[G', F]."""
+        return firm_play.balanced_approve_manager(obs, legal)
+
+    def propose_merger(self, obs: Observation, legal) -> np.ndarray:
+        """The manager of ``legal.firm`` proposes merging with one of ``legal.firms`` (bool[G', F]), -1 none."""
+        return firm_play.balanced_propose_merger(obs, legal)
+
+    def consent_merger(self, obs: Observation, legal) -> np.ndarray:
+        """Consent to merging ``legal.firms`` int[G', 2] (the proposer's, the other; jc2e emergency merger when
+        ``legal.rescue``: the rescuer's, the failing firm) into ``legal.survivor`` int[G'], the families losing
+        ``legal.lose`` int[G', N] shares: bool[G']."""
+        return firm_play.balanced_consent_merger(obs, legal)
+
+    def firm_ships(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The manager of ``legal.firm`` asks for (build int[G', N] ships at each family's free yards,
+        ``legal.free_yards``, ``legal.cost`` £ each; jc2e ``legal.buyback``: sound int[G', N, 4] and damaged
+        int[G', N, 4] Company yard ships bought back, at most ``legal.sound`` / ``legal.damaged``, for
+        ``legal.price_sound`` / ``legal.price_damaged``), all within ``legal.cash``. The yard owners consent."""
+        return firm_play.balanced_firm_ships(obs, legal)
+
+    def consent_yard(self, obs: Observation, legal) -> np.ndarray:
+        """A yard owner lets each firm build (``legal.build`` int[G', F]) or buy back (``legal.buy``) ships at his
+        shipyards: bool[G', F]."""
+        return firm_play.balanced_consent_yard(obs, legal)
+
+    def firm_strategy(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
+        """The sealed trade strategy of ``legal.firm`` (``legal.cash``, ``legal.ships``, ``legal.due`` its 7.1 costs):
+        (port int[G'] 0-2 or -1 for none / Hobnob, bid int[G'] 1..cash with a port, 0 without)."""
+        return firm_play.balanced_firm_strategy(obs, legal)
+
+    def order_traders(self, obs: Observation, legal) -> np.ndarray:
+        """The President (else the Chairman) orders traders tied on initiative at ``legal.presidency``
+        (``legal.traders`` bool[G', F+1], firms then the Company last; ``legal.initiative`` int[G', F+1]): a
+        permutation int[G', F+1], lower first among the tied."""
+        return firm_play.balanced_order_traders(obs, legal)
+
+    def firm_trade(self, obs: Observation, legal) -> np.ndarray:
+        """The manager of ``legal.firm`` fills orders (``legal.orders`` bool[G', O] reachable from its port;
+        ``legal.half`` those paying half; at most ``legal.limit``): bool[G', O]."""
+        return firm_play.balanced_firm_trade(obs, legal)
+
+    def emergency_invest(self, obs: Observation, legal) -> np.ndarray:
+        """Phase 7.1: invest one asset in failing firm ``legal.firm`` (short ``legal.shortfall`` £; ``legal.factory``
+        / ``legal.share`` bool[G'])? int[G']: 0 no, 1 a factory, 2 a share."""
+        return firm_play.balanced_emergency_invest(obs, legal)
+
+    def waive_dividends(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
+        """Before firms' dividends: (shares int[G', F] waived of its ``legal.shares``, bool[G', F] its manager's
+        portion waived where ``legal.manager``) in the paying firms ``legal.firms`` (``legal.available``,
+        ``legal.per_payout`` int[G', F]). jc2e: the manager consents."""
+        return firm_play.balanced_waive_dividends(obs, legal)
+
+    def consent_waivers(self, obs: Observation, legal) -> np.ndarray:
+        """jc2e: the manager of ``legal.firm`` accepts the waivers of each family (``legal.waived`` int[G', N])."""
+        return firm_play.balanced_consent_waivers(obs, legal)
+
+    def firm_dividends(self, obs: Observation, legal) -> np.ndarray:
+        """Payouts of ``legal.per_payout`` £ each by ``legal.firm``, 0..``legal.max_payouts`` (``legal.available``)."""
+        return firm_play.balanced_firm_dividends(obs, legal)
+
+    def dissolve_firm(self, obs: Observation, legal) -> np.ndarray:
+        """jc2e: the manager of ``legal.firm`` proposes dissolving it (its shareholders then go to debtors'
+        prison if all consent): bool[G']. Balanced: never."""
+        return firm_play.balanced_dissolve_firm(obs, legal)
+
+    def consent_dissolution(self, obs: Observation, legal) -> np.ndarray:
+        """jc2e: a shareholder of ``legal.firm`` consents to its dissolution: bool[G']."""
+        return firm_play.balanced_consent_dissolution(obs, legal)
+
+    def rescue_firm(self, obs: Observation, legal) -> np.ndarray:
+        """jc2e emergency merger: the manager of ``legal.own`` pays ``legal.cost`` (its own unpaid costs and
+        ``legal.shortfall``) and merges with failing ``legal.firm``? bool[G']."""
+        return firm_play.balanced_rescue_firm(obs, legal)
 
 
 def place_clerks(obs: Observation, clerks: np.ndarray, count: np.ndarray) -> np.ndarray:

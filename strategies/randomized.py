@@ -12,6 +12,7 @@ from sim import layout as L
 from sim.agents import Observation
 from sim.board import regions_outside_home
 
+from . import firms as firm_play
 from .base import Strategy, place_clerks
 from .registry import register
 
@@ -348,3 +349,61 @@ class RandomStrategy(Strategy):
             kept[:, t] -= drop
             over -= drop * upkeep[t]
         return kept
+
+    # issue 10: private firms (strategies/firms.py)
+    def open_firm(self, obs, legal):
+        return firm_play.random_open_firm(obs, legal)
+
+    def invest_in_firms(self, obs, legal):
+        return firm_play.random_invest_in_firms(obs, legal)
+
+    def consent_investment(self, obs, legal):
+        return firm_play.random_consent_investment(obs, legal)
+
+    def take_over_firm(self, obs, legal):
+        return firm_play.random_take_over_firm(obs, legal)
+
+    def approve_manager(self, obs, legal):
+        return firm_play.random_approve_manager(obs, legal)
+
+    def propose_merger(self, obs, legal):
+        return firm_play.random_propose_merger(obs, legal)
+
+    def consent_merger(self, obs, legal):
+        return firm_play.random_consent_merger(obs, legal)
+
+    def firm_ships(self, obs, legal):
+        return firm_play.random_firm_ships(obs, legal)
+
+    def consent_yard(self, obs, legal):
+        return firm_play.random_consent_yard(obs, legal)
+
+    def firm_strategy(self, obs, legal):
+        return firm_play.random_firm_strategy(obs, legal)
+
+    def order_traders(self, obs, legal):
+        return firm_play.random_order_traders(obs, legal)
+
+    def firm_trade(self, obs, legal):
+        return firm_play.random_firm_trade(obs, legal)
+
+    def emergency_invest(self, obs, legal):
+        return firm_play.random_emergency_invest(obs, legal)
+
+    def waive_dividends(self, obs, legal):
+        return firm_play.random_waive_dividends(obs, legal)
+
+    def consent_waivers(self, obs, legal):
+        return firm_play.random_consent_waivers(obs, legal)
+
+    def firm_dividends(self, obs, legal):
+        return firm_play.random_firm_dividends(obs, legal)
+
+    def rescue_firm(self, obs, legal):
+        return firm_play.random_rescue_firm(obs, legal)
+
+    def dissolve_firm(self, obs, legal):
+        return firm_play.random_dissolve_firm(obs, legal)
+
+    def consent_dissolution(self, obs, legal):
+        return firm_play.random_consent_dissolution(obs, legal)

@@ -35,6 +35,7 @@ def check(state, rules, where):
     check_india(state, rules, where)
     check_politics(state, rules, where)
     check_issue7(state, rules, where)
+    check_firms(state, rules, where)
 
 
 def check_india(state, rules, where):
@@ -133,6 +134,35 @@ def check_issue7(state, rules, where):
     assert (state.retired >= 0).all() and (state.emergency_total >= 0).all(), where
 
 
+def check_firms(state, rules, where):
+    """Issue 10: firm slots are consistent (a free slot holds nothing), each family manages at most one firm, shares
+    and values stay in range, yards hold at most one ship each, damage within the fleet, money non-negative, no
+    firm before Deregulation."""
+    fi = rules.firms
+    n = state.n_players
+    open_ = state.firm_manager >= 0
+    assert ((state.firm_manager >= -1) & (state.firm_manager < n)).all(), where
+    managed = (state.firm_manager[:, :, None] == np.arange(n)).sum(axis=1)
+    assert (managed <= 1).all(), f"a family manages two firms after {where}"
+    holders = state.firm_shares.sum(axis=2)
+    assert (state.firm_shares >= 0).all() and (holders <= fi.max_shareholders).all(), f"shares after {where}"
+    assert ((state.firm_value >= 1) & (state.firm_value <= fi.max_value))[open_].all(), f"firm value after {where}"
+    closed = ~open_
+    for field in ("firm_value", "firm_cash", "firm_india", "firm_dividend", "firm_carry", "firm_bid"):
+        assert (getattr(state, field)[closed] == 0).all(), f"a free slot holds {field} after {where}"
+    assert (holders[closed] == 0).all() and (state.firm_ships.sum(axis=2)[closed] == 0).all(), where
+    assert ((state.firm_cash >= 0) & (state.firm_india >= 0)).all(), f"negative firm money after {where}"
+    if fi.variant == "house":
+        assert (state.firm_india == 0).all(), f"an India treasury in the house rules after {where}"
+    assert ((state.firm_damaged >= 0) & (state.firm_damaged <= state.firm_ships)).all(), f"firm damage, {where}"
+    use = state.yard_ships.sum(axis=2) + state.firm_ships.sum(axis=1)
+    assert (use <= state.shipyards).all(), f"more ships than shipyards after {where}"
+    assert not (open_.any(axis=1) & ~state.deregulated).any(), f"a firm before Deregulation after {where}"
+    assert ((state.firm_sea >= -1) & (state.firm_sea < L.PRESIDENCIES)).all(), where
+    assert (state.firm_fresh >= 0).all(), f"fresh shares after {where}"  # (a board member may become Chairman)
+    assert (state.prisoners >= 0).all() and (state.factories >= 0).all() and (state.shares >= 0).all(), where
+
+
 class CountingAgents(Agents):
     """Agents that count, per decision, the games it was asked in (to show every path of the rules is reached)."""
 
@@ -226,6 +256,7 @@ def test_frames_hold_the_invariants():
     assert (joined["end_round"] == joined["round"]).all()
     assert rounds.filter(pl.col("stability") == 0).height == games["crashed"].sum()
     people = ["supply", "clerks", "officers", "academy", "exchange", "retired", "shares", "offices", "governors"]
+    people += ["firm_shares", "prisoners"]  # issue 10
     assert seat_rounds.select(pl.sum_horizontal(people)).to_series().eq(12).all()
     assert (seat_rounds["money"] >= 0).all()
     assert games.height == 1000 and seats.height == 5000
@@ -250,3 +281,60 @@ def test_invariants_politics_keys(overrides):
     rules = Rules.default(5).with_overrides(overrides)
     for strategy in ("random", "balanced"):
         play_checked(rules, strategy, 400, seed=21)
+
+
+# ------------------------------------------------------------------------------------ issue 10: private firms
+FIRM_DECISIONS = [
+    "open_firm", "invest_in_firms", "consent_investment", "take_over_firm", "approve_manager", "propose_merger",
+    "consent_merger", "firm_ships", "consent_yard", "firm_strategy", "order_traders", "firm_trade",
+    "emergency_invest", "waive_dividends", "firm_dividends",
+]  # fmt: skip
+
+
+def check_final_vp(state, rules):
+    """VP sums: firm shares score their firm's value (jc2e: truncated), prisoners -1 each; blame 6 cancels both."""
+    from sim import firms as fr
+
+    blame6 = state.crashed & (state.blame == 5)
+    per = fr.vp_per_share(rules)[state.firm_value.astype(int)]
+    expect = (state.firm_shares * per[:, :, None]).sum(axis=1)
+    if rules.firms.variant == "jc2e":
+        expect = np.trunc(expect)
+    expect[blame6] = 0
+    prison = np.where(blame6[:, None], 0, rules.firms.prison_vp * state.prisoners)
+    v = {name: i for i, name in enumerate(L.VP_SOURCES)}
+    assert np.allclose(state.vp[:, :, v["firm_shares"]], expect), "firm-share VP is not shares x value VP"
+    assert np.array_equal(state.vp[:, :, v["debtors_prison"]], prison), "prison VP is not -1 per prisoner"
+
+
+FIRMS_FRIENDLY = {"company.start_stability": 7, "firms.open_min_stability": 0, "firms.open_max_debt": 20}
+
+
+@pytest.mark.parametrize("variant", ["house", "jc2e"])
+@pytest.mark.parametrize("friendly", [False, True])
+def test_invariants_firms_2000_random_games(variant, friendly):
+    """Issue 10: 2,000 random games with Deregulation forced at the start of round 2 (firms from round 3) keep every
+    invariant after every phase in both variants; with the Company kept alive longer (``FIRMS_FRIENDLY``) random
+    play reaches every firm decision, and bankruptcies fill debtors' prison."""
+    over = {"deregulation.forced_round": 2, "firms.variant": variant}
+    if friendly:
+        over |= FIRMS_FRIENDLY
+    rules = Rules.default(5).with_overrides(over)
+    state = play_checked(rules, "random", 2000, seed=31)
+    check_final_vp(state, rules)
+    if friendly:
+        asked = play_checked.agents.asked
+        jc2e_only = ["consent_waivers", "rescue_firm", "dissolve_firm", "consent_dissolution"]
+        reached = FIRM_DECISIONS + (jc2e_only if variant == "jc2e" else [])
+        assert all(asked.get(d, 0) > 0 for d in reached), {d: asked.get(d, 0) for d in reached}
+        assert state.prisoners.sum() > 0 and (state.firm_manager >= 0).any()
+
+
+@pytest.mark.parametrize("variant", ["house", "jc2e"])
+def test_invariants_firms_balanced(variant):
+    """Issue 10: balanced play with Deregulation forced in round 2 opens firms that trade and pay dividends."""
+    rules = Rules.default(5).with_overrides({"deregulation.forced_round": 2, "firms.variant": variant})
+    state = play_checked(rules, "balanced", 1000, seed=32)
+    check_final_vp(state, rules)
+    asked = play_checked.agents.asked
+    assert all(asked.get(d, 0) > 0 for d in ("open_firm", "firm_trade", "firm_dividends", "firm_ships")), asked

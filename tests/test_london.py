@@ -351,7 +351,9 @@ def test_frames_record_the_season_and_the_upkeep():
     assert (seat_rounds["positions"] >= 0).all() and seat_rounds["positions"].max() > 0
     assert (rounds["positions_taken"] <= 3).all()  # never more than the display holds
     # a crashed game's retirees score their tiers' VP (the crash round's row is the final state)
-    crashed = res.games.filter(pl.col("crashed")).select("game", pl.col("end_round").cast(pl.Int16).alias("round"))
+    # (issue 10: without Deregulation, as firms allow a final retirement after the last row, L257)
+    crashed = res.games.filter(pl.col("crashed") & pl.col("deregulation_round").is_null())
+    crashed = crashed.select("game", pl.col("end_round").cast(pl.Int16).alias("round"))
     last = seat_rounds.join(crashed, on=["game", "round"]).join(seats, on=["game", "seat"])
     vp = np.array([t.vp for t in Rules.default().retirement.tiers])
     held = np.stack(last["retired_tiers"].to_list())

@@ -16,7 +16,7 @@ from .upkeep import upkeep
 ROUND = (
     (1, "london_season", london_season, True),
     (2, "family_actions", family_actions, True),
-    (3, "firms", firms, False),
+    (3, "firms", firms, True),
     (4, "shares", issue_shares, True),
     (5, "appointments", appointments, True),
     (6, "company_operations", company_operations, True),

@@ -1,6 +1,7 @@
 """Phase 7, income and accounts (R-ACCOUNTS, L191-L208).
 
-Families collect income; firms settle (phase 3's issue); the Company pays 1 £ per ship, regiment, officer and
+Families collect income (firm ships earn their yards' owners too); firms settle (7.1, ``phases/firms.py``
+``firm_accounts``, issue 10); the Company pays 1 £ per ship, regiment, officer and
 loan. Short of money the Chairman may invoke royal protection once per game (the unpaid rest of the costs is
 cancelled), otherwise the Company takes emergency loans of ``loan_value`` £ each, past the maximum if need be; what
 they raise beyond the costs burns. The Chairman may then pay dividends: one payout costs 1 £ per share (the chair
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import firms as firm_rules
 from .. import laws, ledger
 from .. import layout as L
 from ..agents import Agents
@@ -39,11 +41,12 @@ def accounts(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
 
 
 def family_income(state: State, rules: Rules) -> None:
-    """Uninvested factories and family shipyards whose ships sail pay their owners (L191)."""
+    """Uninvested factories and family shipyards whose ships sail pay their owners (L191): the Company's ships and the
+    firms' (L78: "ship of the Shipping Manager or a private firm")."""
     live = ~state.done[:, None]
     pr = rules.property
     ledger.families(state, "factory_income", np.where(live, state.factories * pr.factory_income, 0))
-    sailing = state.yard_ships.sum(axis=2)
+    sailing = state.yard_ships.sum(axis=2) + firm_rules.yard_income_ships(state)  # issue 10: firms' ships too
     ledger.families(state, "yard_income", np.where(live, sailing * pr.yard_ship_income, 0))
 
 

@@ -1,6 +1,10 @@
 """End of the game (R-END, L248-L261): share VP, the public-blame situation on a crash, the final retirement on a
 success, influence ranking VP, and the winner. Every VP source is kept separately in ``state.vp``.
 
+Firms (issue 10): their shares score by the firm's value (``firms.share_vp``), debtors' prison -1 VP per relative,
+both cancelled by blame situation 6; firms that paid a dividend allow a final retirement, crash or success (L257,
+``firm_final_retirements``).
+
 On a success the shareholders score before the final retirement roll (L256: "акционеры компании получают ПО, а
 также делается финальная отставка"): a Chairman who retires at the end keeps the chair's share VP. Influence is
 counted after it (L258 "Также подсчитывается количество Влияния").
@@ -10,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import firms as firm_rules
 from .. import layout as L
 from ..agents import Agents
 from ..board import board_votes, seat_counts
@@ -17,7 +22,7 @@ from ..dice import Chance
 from ..positions import influence as position_influence
 from ..rules import Rules
 from ..state import State
-from .london import retirement_roll
+from .london import retirement_roll, special_retirements
 
 V = {name: i for i, name in enumerate(L.VP_SOURCES)}
 MILITARY, SHIPBUILDERS, BOARD, PARLIAMENT, DESPOTS, INDUSTRIALISTS = range(6)
@@ -32,11 +37,32 @@ def end_game(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     success = np.flatnonzero(~state.crashed)
     if success.size:
         retirement_roll(state, rules, dice, agents, success, final=True)  # the final retirement, without positions
+    firm_final_retirements(state, rules, dice, agents)  # issue 10: L257, crash or success
     crash = np.flatnonzero(state.crashed)
     if crash.size:
         state.blame[crash] = dice.weighted(crash, rules.d.blame_p)
     score(state, rules, share_votes)
     pick_winner(state, dice)
+
+
+def firm_final_retirements(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
+    """R-FIRMS, L257 (2e "最後計分時的商行"): firms that paid a dividend or held their level allow a final retirement
+    whether the Company crashed or survived. ``firms.final_retirement = "special"`` (default, 2e): each family with
+    a share in such a firm retires one relative from home into a tier costing at most the firm's dividend level (a
+    special retirement, ``london.special_retirements``, without a position). ``"roll"``: in a crashed game those
+    families' office holders make the final retirement roll that a successful game gives everybody (L256)."""
+    cap = firm_rules.dividend_cap(state)  # [G, N]
+    eligible = cap >= int(rules.d.tier_cost.min())
+    if not eligible.any():
+        return
+    if rules.firms.final_retirement == "special":
+        rows = np.flatnonzero(eligible.any(axis=1))
+        spent = np.zeros(state.money.shape, dtype=np.int64)
+        special_retirements(state, rules, agents, rows, spent, spent.copy(), final=True)
+    else:
+        rows = np.flatnonzero(state.crashed & eligible.any(axis=1))
+        if rows.size:
+            retirement_roll(state, rules, dice, agents, rows, final=True, families=eligible)
 
 
 def influence(state: State, rules: Rules) -> np.ndarray:
@@ -89,7 +115,7 @@ def score(state: State, rules: Rules, share_votes: np.ndarray | None = None) -> 
     industrial_blame = crashed & (blame == INDUSTRIALISTS)
     vp[:, :, V["factories"]] = np.where(crashed & ~industrial_blame, pr.factory_crash_vp * state.factories, 0)
     vp[:, :, V["debtors_prison"]] = np.where(industrial_blame, 0, rules.firms.prison_vp * state.prisoners)
-    vp[:, :, V["firm_shares"]] = 0.0  # firms are not simulated yet
+    vp[:, :, V["firm_shares"]] = np.where(industrial_blame, 0, firm_rules.share_vp(state, rules))  # issue 10
     infl = influence(state, rules)
     state.influence[:] = infl
     vp[:, :, V["influence"]] = ranking_vp(rules, infl, state.end_round)

@@ -1,23 +1,905 @@
-"""Phase 3, private firms (R-FIRMS, L86-L106), their trade initiative (phase 6, D-INITIATIVE) and their accounts
-(phase 7.1). Firms exist only after Deregulation passes (phase 11), which is not simulated yet, so these are
-seams that do nothing; they are listed as "not yet" in the README's rules-coverage table.
+"""Private firms after Deregulation (R-FIRMS, D-FIRM-VARIANT, D-INITIATIVE): phase 3 (L86-L106; seed 002 "商行階段"),
+the firms' trade in phase 6 (L154, L175-L182; 2e "以商行身份滿足需求") and their accounts in phase 7.1 (L191-L199;
+2e "商行的開支與股息"). The rules themselves are small functions in ``sim/firms.py``; here the families decide.
+
+Phase 3, in games where Deregulation passed in an earlier round (``firms.active``), in this order (2e's first step
+has no order: "players may act at any time"; the house rules say "at any time" for manager changes and mergers; the
+simulator gives every act one moment of phase 3):
+1. opening (decision ``open_firm``): a family managing no firm may open one with an uninvested factory or a
+   Company share (house: only while debt <= 4 and stability >= 4; jc2e: shares only while the stock is not weak,
+   never shares issued since the last firm phase);
+2. investing (``invest_in_firms``, the manager's ``consent_investment``; his own family needs none): applied per
+   firm clockwise from its manager, factories before shares; past 10 shareholders money only;
+3. manager change (``take_over_firm``, the shareholders' ``approve_manager``): a family managing no firm takes a
+   firm over when the holders of more than half its shares approve (house L103 "majority of the shareholders"; 2e's
+   hostile takeover: the same rule); several candidates for one firm: the first clockwise from its manager;
+4. mergers (``propose_merger``, everyone involved ``consent_merger``): proposals clockwise from the Prime Minister,
+   each firm in one merger per phase, unanimity of every shareholder and both managers (L104); jc2e: a firm may
+   be dissolved by its manager with every shareholder's consent (``dissolve_firm``, ``consent_dissolution``),
+   as a bankrupt one;
+5. ships (``firm_ships``, the yard owners' ``consent_yard``): ships at free family shipyards for ``ship_cost`` £
+   (L105); jc2e also buys the Company's family-yard ships back (3 £, damaged 2 £); applied clockwise from the PM,
+   as many as the yards still hold;
+6. the sealed trade strategy (``firm_strategy``, L106): a home port (or none: jc2e's Hobnob) and a £ bid, written
+   to the state only once every manager has chosen (hidden from strategies until the initiative roll).
+Company shares issued from now to the next phase 3 are "fresh" (jc2e's ban).
+
+Phase 6: ``trade_initiative`` (before the governors, L156) takes every bid to the bank and rolls its dice: the
+successes (1-2) count, a firm with none does not trade; its ships sail to its port's sea. In each presidency's
+trade (``trade_in_turn``, called by ``operations.presidents``) the firms of that port and its President (when his
+check succeeded) fill orders in initiative order (D-INITIATIVE; ties: the President, else the Chairman, decision
+``order_traders``); a firm (``firm_trade``) fills open orders reachable from its port, one ship each (jc2e: ships
++ 1), half value where anyone filled the order earlier this round; the Company likewise after firms
+(``firms.company_refill``).
+
+Phase 7.1 (``firm_accounts``, after family income, before the Company's costs): firms settle in initiative order
+(``firms.accounts_order``): costs; short, emergency investments from any family clockwise from the manager
+(``emergency_invest``, the manager's ``consent_investment``), -1 value each, the unused rest burns; jc2e: then an
+emergency merger (``rescue_firm``, ``consent_merger``); still short: bankruptcy, shareholders to debtors' prison.
+Then dividends: waivers (``waive_dividends``; jc2e: the manager's ``consent_waivers``), payouts of (shares + 1) £
+(``firm_dividends``); the dividend level (special retirements, ``london.special_retirements``) becomes what was
+paid, unless the firm did not trade (house L198) / chose Hobnob (jc2e, which then pays no dividend); jc2e: the
+India treasury's rest moves to London.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from .. import firms as fr
+from .. import layout as L
+from .. import ledger
 from ..agents import Agents
+from ..board import check_outcome, company_ships, reachable
 from ..dice import Chance
 from ..rules import Rules
 from ..state import State
 
 
+def _clockwise(start: np.ndarray, k: int, n: int) -> np.ndarray:
+    return (np.maximum(start, 0).astype(np.int64) + k) % n
+
+
+def _pm_start(state: State) -> np.ndarray:
+    return np.where(state.prime_minister >= 0, state.prime_minister, 0).astype(np.int64)
+
+
+# ================================================================================================== phase 3
 def firms(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    """Phase 3: open, invest in and manage firms once Deregulation passed (phase 11). Not simulated yet."""
+    """Phase 3 (L86-L106): opening, investing, manager changes, mergers, ships, the sealed trade strategy."""
+    state.firm_filled[~state.done] = False  # nothing is filled yet this round (phase 6 fills)
+    on = fr.active(state)
+    if on.any():
+        state.firm_successes[on] = -1
+        state.firm_port[on] = -1
+        state.firm_bid[on] = 0
+        open_step(state, rules, agents, on)
+        invest_step(state, rules, agents, on)
+        manager_step(state, rules, agents, on)
+        merger_step(state, rules, agents, on)
+        if fr.jc2e(rules):
+            dissolve_step(state, rules, agents, on)
+        ships_step(state, rules, agents, on)
+        strategy_step(state, rules, agents, on)
+    state.firm_fresh[~state.done] = 0  # jc2e: shares issued from now on are fresh until the next phase 3
 
 
+def open_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
+    """Families managing no firm may open one (L88; decision ``open_firm``: 0 no, 1 a factory, 2 a Company share)."""
+    g, n = state.n_games, state.n_players
+    allowed = on & fr.may_open(state, rules)
+    if not allowed.any():
+        return
+    managing = fr.slot_of(state) >= 0
+    for seat in range(n):
+        fac = fr.factory_assets(state)[:, seat] > 0
+        sh = fr.share_assets(state, rules)[:, seat] > 0
+        ask = allowed & ~managing[:, seat] & (fac | sh)
+        if not ask.any():
+            continue
+        choice = np.zeros(g, dtype=np.int64)
+
+        def check(c, legal, obs):
+            bad = (c < fr.NO_ASSET) | (c > fr.SHARE)
+            bad |= ((c == fr.FACTORY) & ~legal.factory) | ((c == fr.SHARE) & ~legal.share)
+            return bad, "0 (none), 1 (an uninvested factory) or 2 (a Company share) the family may invest"
+
+        agents.ask("open_firm", state, np.where(ask, seat, -1), {"factory": fac, "share": sh}, (choice,), check)
+        rows = np.flatnonzero(ask & (choice > 0))
+        if rows.size:
+            fr.open_firm(state, rules, rows, np.full(rows.size, seat), choice[rows])
+
+
+def invest_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
+    """Investments with the manager's consent (L102): offers, consents, then per firm clockwise from its manager."""
+    g, n = state.n_games, state.n_players
+    open_ = on[:, None] & fr.is_open(state)
+    if not open_.any():
+        return
+    f_n = open_.shape[1]
+    fac_assets, sh_assets = fr.factory_assets(state), fr.share_assets(state, rules)
+    offer_f = np.zeros((g, n, f_n), dtype=np.int64)
+    offer_s = np.zeros((g, n, f_n), dtype=np.int64)
+    room = np.maximum(rules.firms.max_shareholders - fr.shareholders(state), 0)
+
+    def check(answer, legal, obs):
+        fa, sa = answer
+        bad = (fa < 0).any(axis=1) | (sa < 0).any(axis=1)
+        bad |= (((fa + sa) > 0) & ~legal.firms).any(axis=1)
+        bad |= (fa.sum(axis=1) > legal.factories) | (sa.sum(axis=1) > legal.shares)
+        return bad, "investments only in open firms, at most the factories (with relatives at home) and shares held"
+
+    for seat in range(n):
+        ask = open_.any(axis=1) & ((fac_assets[:, seat] > 0) | (sh_assets[:, seat] > 0))
+        if not ask.any():
+            continue
+        legal = {"firms": open_, "factories": fac_assets[:, seat], "shares": sh_assets[:, seat], "room": room}
+        agents.ask(
+            "invest_in_firms", state, np.where(ask, seat, -1), legal, (offer_f[:, seat], offer_s[:, seat]), check
+        )
+        offer_f[~ask, seat] = 0
+        offer_s[~ask, seat] = 0
+    if not (offer_f.any() or offer_s.any()):
+        return
+    seats = np.arange(n)
+    for f in range(f_n):
+        manager = state.firm_manager[:, f].astype(np.int64)
+        offered = (offer_f[:, :, f] + offer_s[:, :, f]) > 0
+        own = seats[None, :] == manager[:, None]
+        yes = np.zeros((g, n), dtype=bool)
+        asked = (offered & ~own).any(axis=1)
+        if asked.any():
+            legal = {
+                "firm": np.full(g, f),
+                "factories": offer_f[:, :, f],
+                "shares": offer_s[:, :, f],
+                "emergency": np.zeros(g, dtype=bool),
+            }
+            agents.ask("consent_investment", state, np.where(asked, manager, -1), legal, (yes,))
+        accepted = offered & (own | yes)
+        for k in range(n):
+            seat = _clockwise(manager, k, n)
+            rows = np.flatnonzero(accepted[np.arange(g), seat])
+            if rows.size:
+                s = seat[rows]
+                fr.invest(state, rules, rows, np.full(rows.size, f), s, offer_f[rows, s, f], offer_s[rows, s, f])
+
+
+def manager_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
+    """Manager change (L103; 2e's hostile takeover): a family managing no firm names one; the firm's shareholders
+    vote with their shares; more than half approve."""
+    g, n = state.n_games, state.n_players
+    open_ = on[:, None] & fr.is_open(state)
+    if not open_.any():
+        return
+    f_n = open_.shape[1]
+    slot = fr.slot_of(state)
+    wants = np.full((g, n), -1, dtype=np.int64)
+
+    def check(t, legal, obs):
+        tc = np.clip(t, 0, legal.firms.shape[1] - 1)
+        bad = (t < -1) | (t >= legal.firms.shape[1])
+        return bad | ((t >= 0) & ~legal.firms[np.arange(obs.n), tc]), "not a firm another family manages"
+
+    for seat in range(n):
+        targets = open_ & (state.firm_manager != seat)
+        ask = on & (slot[:, seat] < 0) & targets.any(axis=1)
+        if not ask.any():
+            continue
+        pick = np.full(g, -1, dtype=np.int64)
+        agents.ask("take_over_firm", state, np.where(ask, seat, -1), {"firms": targets}, (pick,), check)
+        wants[:, seat] = np.where(ask, pick, -1)
+    if not (wants >= 0).any():
+        return
+    rows_all = np.arange(g)
+    candidate = np.full((g, f_n), -1, dtype=np.int64)
+    for f in range(f_n):
+        manager = state.firm_manager[:, f]
+        for k in range(1, n):
+            seat = _clockwise(manager, k, n)
+            take = (candidate[:, f] < 0) & (wants[rows_all, seat] == f)
+            candidate[take, f] = seat[take]
+    yes = np.zeros((g, f_n), dtype=np.int64)
+    for seat in range(n):
+        mine = state.firm_shares[:, :, seat]
+        voting = (candidate >= 0) & (mine > 0)
+        ask = voting.any(axis=1)
+        if not ask.any():
+            continue
+        ok = np.zeros((g, f_n), dtype=bool)
+        agents.ask("approve_manager", state, np.where(ask, seat, -1), {"candidate": candidate, "shares": mine}, (ok,))
+        yes += np.where(voting & ok, mine, 0)
+    won = (candidate >= 0) & (2 * yes > fr.shareholders(state))
+    for f in range(f_n):
+        rows = np.flatnonzero(won[:, f])
+        if rows.size:
+            fr.change_manager(state, rows, np.full(rows.size, f), candidate[rows, f])
+
+
+def merger_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
+    """Mergers by unanimity (L104; 2e "合併"): each manager may propose merging with one other firm; proposals are
+    taken clockwise from the Prime Minister, a firm merges at most once per phase."""
+    g, n = state.n_games, state.n_players
+    open_ = on[:, None] & fr.is_open(state)
+    many = open_.sum(axis=1) >= 2
+    if not many.any():
+        return
+    f_n = open_.shape[1]
+    slot = fr.slot_of(state)
+    proposal = np.full((g, n), -1, dtype=np.int64)
+
+    def check(t, legal, obs):
+        tc = np.clip(t, 0, legal.firms.shape[1] - 1)
+        bad = (t < -1) | (t >= legal.firms.shape[1])
+        return bad | ((t >= 0) & ~legal.firms[np.arange(obs.n), tc]), "not another open firm"
+
+    for seat in range(n):
+        own = slot[:, seat]
+        ask = many & (own >= 0)
+        if not ask.any():
+            continue
+        others = open_ & (np.arange(f_n)[None, :] != own[:, None])
+        target = np.full(g, -1, dtype=np.int64)
+        agents.ask("propose_merger", state, np.where(ask, seat, -1), {"firm": own, "firms": others}, (target,), check)
+        proposal[:, seat] = np.where(ask, target, -1)
+    if not (proposal >= 0).any():
+        return
+    merged = np.zeros((g, f_n), dtype=bool)
+    pm = _pm_start(state)
+    rows_all = np.arange(g)
+    for k in range(n):
+        seat = _clockwise(pm, k, n)
+        a = fr.slot_of(state)[rows_all, seat]
+        b = proposal[rows_all, seat]
+        opened = fr.is_open(state)
+        ok = (a >= 0) & (b >= 0)
+        ac, bc = np.maximum(a, 0), np.maximum(b, 0)
+        ok &= opened[rows_all, ac] & opened[rows_all, bc] & ~merged[rows_all, ac] & ~merged[rows_all, bc] & (a != b)
+        rows = np.flatnonzero(ok)
+        if rows.size == 0:
+            continue
+        done = propose_and_merge(state, rules, agents, rows, a[rows], b[rows], rescue=False)
+        merged[rows[done], a[rows[done]]] = True
+        merged[rows[done], b[rows[done]]] = True
+
+
+def propose_and_merge(
+    state: State, rules: Rules, agents: Agents, rows: np.ndarray, a: np.ndarray, b: np.ndarray, rescue: bool
+) -> np.ndarray:
+    """Merge firm ``a[m]`` (the proposer's) with ``b[m]`` in games ``rows`` if every family holding a share of
+    either and both managers consent (decision ``consent_merger``, told the survivor and each family's shares
+    lost). Returns bool[m]: merged."""
+    g, n = state.n_games, state.n_players
+    survivor, absorbed, lose = fr.merge_plan(state, rules, rows, a, b)
+    involved = (state.firm_shares[rows, a] + state.firm_shares[rows, b]) > 0  # [m, N]
+    for x in (a, b):
+        involved[np.arange(rows.size), state.firm_manager[rows, x]] = True
+    full_firms = np.full((g, 2), -1, dtype=np.int64)
+    full_firms[rows] = np.stack([a, b], axis=1)
+    full_survivor = np.full(g, -1, dtype=np.int64)
+    full_survivor[rows] = survivor
+    full_lose = np.zeros((g, n), dtype=np.int64)
+    full_lose[rows] = lose
+    agreed = np.ones(rows.size, dtype=bool)
+    legal = {"firms": full_firms, "survivor": full_survivor, "lose": full_lose, "rescue": np.full(g, rescue)}
+    for seat in range(n):
+        decider = np.full(g, -1, dtype=np.int64)
+        decider[rows[involved[:, seat]]] = seat
+        if not (decider >= 0).any():
+            continue
+        yes = np.zeros(g, dtype=bool)
+        agents.ask("consent_merger", state, decider, legal, (yes,))
+        agreed &= ~involved[:, seat] | yes[rows]
+    go = np.flatnonzero(agreed)
+    if go.size:
+        fr.merge(state, rows[go], survivor[go], absorbed[go], lose[go])
+    return agreed
+
+
+def dissolve_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
+    """jc2e (seed 002 "解散商行"): a firm is dissolved when its manager proposes it (decision ``dissolve_firm``) and
+    every shareholder consents (``consent_dissolution``), "by the dissolution rules below": as a bankrupt firm
+    (``firms.bankrupt``: its shareholders to debtors' prison, its ships leave their yards, its money is lost)."""
+    g, n = state.n_games, state.n_players
+    slot = fr.slot_of(state)
+    for seat in range(n):
+        own = slot[:, seat]
+        ask = on & (own >= 0)
+        if not ask.any():
+            continue
+        yes = np.zeros(g, dtype=bool)
+        agents.ask("dissolve_firm", state, np.where(ask, seat, -1), {"firm": own}, (yes,))
+        rows = np.flatnonzero(ask & yes)
+        if rows.size == 0:
+            continue
+        f = own[rows]
+        agreed = np.ones(rows.size, dtype=bool)
+        for voter in range(n):
+            holds = state.firm_shares[rows, f, voter] > 0
+            if not holds.any():
+                continue
+            decider = np.full(g, -1, dtype=np.int64)
+            decider[rows[holds]] = voter
+            ok = np.zeros(g, dtype=bool)
+            agents.ask("consent_dissolution", state, decider, {"firm": _full(g, rows, f, -1)}, (ok,))
+            agreed &= ~holds | ok[rows]
+        if agreed.any():
+            fr.bankrupt(state, rows[agreed], f[agreed])
+
+
+def ships_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
+    """Ships for firms (L105; 2e "以商行身份獲取船隻", "購回玩家所有的船隻"): each manager asks for ships at
+    family shipyards (and, jc2e, Company yard ships to buy back); each yard owner consents per firm (his own
+    family's firm needs no consent); applied clockwise from the Prime Minister while the yards and ships last."""
+    g, n = state.n_games, state.n_players
+    fi = rules.firms
+    buyback = fr.jc2e(rules)
+    free = fr.free_yards(state)
+    can_build = free.any(axis=1)
+    if buyback:
+        can_build |= state.yard_ships.any(axis=(1, 2))
+    games = np.flatnonzero(on & fr.is_open(state).any(axis=1) & can_build)
+    if games.size == 0:
+        return
+    f_n = state.firm_manager.shape[1]
+    m = games.size
+    cost = fr.ship_cost(state, rules)
+    zeros = np.zeros((g, n, L.N_SHIP_LOCS), dtype=np.int64)
+    sound = (state.yard_ships - state.yard_damaged).astype(np.int64) if buyback else zeros
+    damaged = state.yard_damaged.astype(np.int64) if buyback else zeros
+    cheapest = np.minimum(cost, fi.buyback_damaged) if buyback else cost
+    slot = fr.slot_of(state)
+    want_b = np.zeros((m, f_n, n), dtype=np.int64)  # per game of ``games``
+    want_s = np.zeros((m, f_n, n, L.N_SHIP_LOCS), dtype=np.int64) if buyback else None
+    want_d = np.zeros_like(want_s) if buyback else None
+    price_s = np.full(g, fi.buyback_sound if buyback else 0)
+    price_d = np.full(g, fi.buyback_damaged if buyback else 0)
+
+    def check(answer, legal, obs):
+        b, s, d = answer
+        bad = (b < 0).any(axis=1) | (s < 0).any(axis=(1, 2)) | (d < 0).any(axis=(1, 2))
+        bad |= (b > legal.free_yards).any(axis=1)
+        bad |= (s > legal.sound).any(axis=(1, 2)) | (d > legal.damaged).any(axis=(1, 2))
+        price = legal.cost * b.sum(axis=1)
+        price = price + legal.price_sound * s.sum(axis=(1, 2)) + legal.price_damaged * d.sum(axis=(1, 2))
+        return bad | (price > legal.cash), "more ships than free yards (or Company yard ships), or than it can pay"
+
+    in_games = np.zeros(g, dtype=bool)
+    in_games[games] = True
+    rows_all = np.arange(g)
+    for seat in range(n):
+        own = slot[:, seat]
+        oc = np.maximum(own, 0)
+        cash = state.firm_cash[rows_all, oc]
+        ask = in_games & (own >= 0) & (cash >= cheapest)
+        if not ask.any():
+            continue
+        legal = {
+            "firm": own,
+            "free_yards": free,
+            "cost": cost,
+            "cash": cash,
+            "sound": sound,
+            "damaged": damaged,
+            "price_sound": price_s,
+            "price_damaged": price_d,
+            "buyback": np.full(g, buyback),
+        }
+        out = (np.zeros((g, n), dtype=np.int64), np.zeros_like(sound), np.zeros_like(damaged))
+        agents.ask("firm_ships", state, np.where(ask, seat, -1), legal, out, check)
+        sub = np.flatnonzero(ask[games])
+        rows = games[sub]
+        want_b[sub, oc[rows]] = out[0][rows]
+        if buyback:
+            want_s[sub, oc[rows]] = out[1][rows]
+            want_d[sub, oc[rows]] = out[2][rows]
+    buy_at = (want_s.sum(axis=3) + want_d.sum(axis=3)) if buyback else np.zeros_like(want_b)  # [m, F, N]
+    asked_at = want_b + buy_at
+    if not asked_at.any():
+        return
+    consent = np.zeros((m, f_n, n), dtype=bool)
+    managers = state.firm_manager[games]
+    for owner in range(n):
+        own_firm = managers == owner
+        need = (asked_at[:, :, owner] > 0) & ~own_firm
+        ok = np.zeros((g, f_n), dtype=bool)
+        asked = need.any(axis=1)
+        if asked.any():
+            build = np.zeros((g, f_n), dtype=np.int64)
+            buy = np.zeros((g, f_n), dtype=np.int64)
+            build[games], buy[games] = want_b[:, :, owner], buy_at[:, :, owner]
+            decider = np.full(g, -1, dtype=np.int64)
+            decider[games[asked]] = owner
+            agents.ask("consent_yard", state, decider, {"build": build, "buy": buy}, (ok,))
+        consent[:, :, owner] = own_firm | (ok[games] & need)
+    pm = _pm_start(state)[games]
+    sub_all = np.arange(m)
+    for k in range(n):
+        seat = _clockwise(pm, k, n)
+        f = slot[games, seat]
+        has = f >= 0
+        sub, rows, f = sub_all[has], games[has], f[has]
+        if rows.size == 0:
+            continue
+        yes = consent[sub, f]  # [m', N]
+        b = np.minimum(np.where(yes, want_b[sub, f], 0), fr.free_yards(state)[rows])
+        if b.any():
+            fr.build_ships(state, rules, rows, f, b)
+        if buyback:
+            s_now = (state.yard_ships - state.yard_damaged)[rows].astype(np.int64)
+            s_ = np.minimum(np.where(yes[:, :, None], want_s[sub, f], 0), s_now)
+            d_ = np.minimum(np.where(yes[:, :, None], want_d[sub, f], 0), state.yard_damaged[rows].astype(np.int64))
+            if s_.any() or d_.any():
+                fr.buy_back(state, rules, rows, f, s_, d_)
+
+
+def strategy_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
+    """The sealed trade strategy (L106; 2e "商行策略"): every manager picks a home port (-1: no trade this round,
+    jc2e's Hobnob) and a £ bid (its dice), at least 1 £ and at most its (London) treasury, with at least one ship
+    (a firm without a ship or money is not asked: it cannot trade). Written to the hidden ``firm_port`` /
+    ``firm_bid`` once every manager has chosen."""
+    g, n = state.n_games, state.n_players
+    slot = fr.slot_of(state)
+    rows_all = np.arange(g)
+    ports = np.full((g, n), -1, dtype=np.int64)
+    bids = np.zeros((g, n), dtype=np.int64)
+    ships, due = fr.fleet(state), fr.costs_due(state, rules)
+
+    def check(answer, legal, obs):
+        p, b = answer
+        trade = p >= 0
+        bad = (p < -1) | (p >= L.PRESIDENCIES) | (~trade & (b != 0))
+        bad |= trade & ((legal.ships < 1) | (b < 1) | (b > legal.cash))
+        return bad, "a port 0-2 with a bid of 1 £ up to the treasury (and a ship), or -1 with no bid"
+
+    for seat in range(n):
+        own = slot[:, seat]
+        oc = np.maximum(own, 0)
+        ask = on & (own >= 0) & (ships[rows_all, oc] >= 1) & (state.firm_cash[rows_all, oc] >= 1)  # else no trade
+        if not ask.any():
+            continue
+        legal = {
+            "firm": own,
+            "cash": state.firm_cash[rows_all, oc],
+            "ships": ships[rows_all, oc],
+            "due": due[rows_all, oc],
+        }
+        agents.ask("firm_strategy", state, np.where(ask, seat, -1), legal, (ports[:, seat], bids[:, seat]), check)
+        ports[~ask, seat] = -1
+        bids[~ask, seat] = 0
+    for seat in range(n):
+        rows = np.flatnonzero(slot[:, seat] >= 0)
+        state.firm_port[rows, slot[rows, seat]] = ports[rows, seat]
+        state.firm_bid[rows, slot[rows, seat]] = bids[rows, seat]
+
+
+# ================================================================================================== phase 6
 def trade_initiative(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    """Phase 6: firms roll trade initiative before the presidents trade. Not simulated yet."""
+    """Phase 6, before the governors (L156; 2e at each presidency's start): every firm with a port and a bid pays
+    the bid to the bank and rolls that many dice; the successes (faces <= ``check.success_max``) are its
+    initiative's, one is enough to trade (``firm_successes``; 0: no trade). Its ships sail to its port's sea."""
+    games = np.flatnonzero(fr.active(state) & (state.firm_bid >= 1).any(axis=1))
+    if games.size == 0:
+        return
+    rolling = fr.is_open(state)[games] & (state.firm_port[games] >= 0) & (state.firm_bid[games] >= 1)
+    rolling &= fr.fleet(state)[games] >= 1
+    bid = np.where(rolling, np.minimum(state.firm_bid[games], state.firm_cash[games]), 0).astype(np.int64)
+    for f in range(bid.shape[1]):
+        sub = np.flatnonzero(bid[:, f] > 0)
+        ledger.firm(state, "firm_trade_spend", games[sub], np.full(sub.size, f), -bid[sub, f])
+    state.firm_bid[games] = np.where(rolling, 0, state.firm_bid[games])
+    total = bid.sum(axis=1)
+    keep = total > 0
+    rows, bid, total, rolling = games[keep], bid[keep], total[keep], rolling[keep]
+    if rows.size == 0:
+        return
+    faces = dice.d6(rows, int(total.max()), used=total)
+    valid = np.arange(faces.shape[1])[None, :] < total[:, None]
+    success = valid & (faces <= rules.check.success_max)
+    cum = np.concatenate([np.zeros((rows.size, 1), dtype=np.int64), np.cumsum(success, axis=1)], axis=1)
+    ends = np.cumsum(bid, axis=1)
+    succ = np.take_along_axis(cum, ends, axis=1) - np.take_along_axis(cum, ends - bid, axis=1)
+    rolled = rolling & (bid > 0)
+    state.firm_successes[rows] = np.where(rolled, succ, state.firm_successes[rows]).astype(np.int8)
+    state.firm_sea[rows] = np.where(rolled, state.firm_port[rows], state.firm_sea[rows]).astype(np.int8)
 
 
+def traders_at(state: State, presidency: int) -> np.ndarray:
+    """bool[G, F]: firms trading from ``presidency``'s port this round (their initiative roll had a success)."""
+    return fr.is_open(state) & (state.firm_port == presidency) & (state.firm_successes >= 1) & ~state.done[:, None]
+
+
+def president_check(
+    rules: Rules, dice: Chance, rows: np.ndarray, k: np.ndarray, g: int, counted: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The President's trade check (D-CHECK) in games ``rows`` with ``k[m]`` dice. Where firms trade at his port
+    (``counted[m]``) every die is rolled so that its successes give his initiative too (L181 "the President also has
+    an initiative"; 2e: "as a firm does"); elsewhere the lowest of the dice as always. Returns bool[G] success,
+    int[m'] the rows with a mishap, int[G] successes."""
+    won = np.zeros(g, dtype=bool)
+    successes = np.zeros(g, dtype=np.int64)
+    fired = []
+    plain, many = rows[~counted], rows[counted]
+    if plain.size:
+        success, mishap = check_outcome(rules, dice.lowest(plain, k[~counted]))
+        won[plain[success]] = True
+        fired.append(plain[mishap])
+    if many.size:
+        kk = k[counted].astype(np.int64)
+        faces = dice.d6(many, int(kk.max()), used=kk)
+        valid = np.arange(faces.shape[1])[None, :] < kk[:, None]
+        lowest = np.where(valid, faces, 7).min(axis=1)
+        success, mishap = check_outcome(rules, lowest)
+        won[many[success]] = True
+        successes[many] = (valid & (faces <= rules.check.success_max)).sum(axis=1)
+        fired.append(many[mishap])
+    return won, np.concatenate(fired) if fired else rows[:0], successes
+
+
+def trade_in_turn(
+    state: State,
+    rules: Rules,
+    agents: Agents,
+    presidency: int,
+    president_won: np.ndarray,
+    president_successes: np.ndarray,
+    president_orders: np.ndarray,
+    president_fill,
+) -> None:
+    """The fills of presidency ``presidency``'s trade: where no firm trades there, the President fills (his check
+    succeeded: ``president_won``) as ever; otherwise the President and the firms of this port fill in initiative
+    order (lower first; D-INITIATIVE, ``firms.initiative``), ties ordered by the President if he trades, else the
+    Chairman (L156, decision ``order_traders``; neither: slot order, the Company last). At his turn the President's
+    orders ``president_orders[G, O]`` are marked filled (later firms get half) and what firms filled before him is
+    noted; ``president_fill(won bool[G], firm_filled_before bool[G, O])`` then pays for them all at once (value or
+    half value; his bonus and clerks do not depend on the order)."""
+    g = state.n_games
+    here = traders_at(state, presidency)
+    with_firms = here.any(axis=1)
+    before = state.firm_filled.copy()
+    rows = np.flatnonzero(with_firms)
+    if rows.size == 0:
+        president_fill(president_won, before)
+        return
+    m, f_n = rows.size, here.shape[1]
+    here = here[rows]
+    init = np.full((m, f_n + 1), fr.BIG, dtype=np.int64)
+    succ = np.maximum(state.firm_successes[rows], 0)
+    init[:, :f_n] = np.where(here, fr.initiative(rules, fr.fleet(state)[rows], succ), fr.BIG)
+    company = president_won[rows]
+    ships = company_ships(state)[rows, presidency]
+    init[:, f_n] = np.where(company, fr.initiative(rules, ships, president_successes[rows]), fr.BIG)
+    traders = init < fr.BIG
+    srt = np.sort(np.where(traders, init, fr.BIG + np.arange(f_n + 1)[None, :]), axis=1)
+    tied = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
+    priority = np.tile(np.arange(f_n + 1), (m, 1))
+    if tied.any():
+        president = state.office[rows, L.PRESIDENT[presidency]]
+        decider = np.full(g, -1, dtype=np.int64)
+        decider[rows] = np.where(tied, np.where(company, president, state.office[rows, L.CHAIRMAN]), -1)
+        full_traders = np.zeros((g, f_n + 1), dtype=bool)
+        full_traders[rows] = traders
+        full_init = np.full((g, f_n + 1), fr.BIG, dtype=np.int64)
+        full_init[rows] = init
+        out = np.tile(np.arange(f_n + 1), (g, 1))
+
+        def check(pr, legal, obs):
+            return (np.sort(pr, axis=1) != np.arange(pr.shape[1])).any(axis=1), "not an ordering of the traders"
+
+        legal = {"presidency": np.full(g, presidency), "traders": full_traders, "initiative": full_init}
+        agents.ask("order_traders", state, decider, legal, (out,), check)
+        priority = out[rows]
+    order = np.lexsort((priority, init), axis=-1)  # [m, F+1]
+    reach = None
+    sub = np.arange(m)
+    for r in range(f_n + 1):
+        who = order[:, r]
+        turn = traders[sub, who]
+        pres = rows[turn & (who == f_n)]
+        if pres.size:
+            before[pres] = state.firm_filled[pres]
+            mine = president_orders[pres]
+            if rules.firms.company_refill == "never":
+                mine = mine & ~before[pres]
+            state.order_filled[pres] |= mine
+        firm = turn & (who < f_n)
+        if firm.any():
+            if reach is None:  # firms route over every open order of their port (filled ones included)
+                reach = reachable(rules, state.order_open)[:, presidency]
+            firm_fill(state, rules, agents, presidency, rows[firm], who[firm], reach)
+    president_fill(president_won, before)
+
+
+def firm_fill(
+    state: State, rules: Rules, agents: Agents, presidency: int, rows: np.ndarray, slot: np.ndarray, reach: np.ndarray
+) -> None:
+    """The turn of firms ``slot[m]`` in games ``rows[m]`` (decision ``firm_trade``): open orders reachable from its
+    port, at most ``order_limit``."""
+    g = state.n_games
+    limit = np.zeros(g, dtype=np.int64)
+    extra = rules.firms.jc2e_extra_orders if fr.jc2e(rules) else 0
+    limit[rows] = state.firm_ships[rows, slot].sum(axis=1) + extra  # ``firms.order_limit`` for these firms
+    firm = np.full(g, -1, dtype=np.int64)
+    firm[rows] = slot
+    decider = np.full(g, -1, dtype=np.int64)
+    decider[rows] = state.firm_manager[rows, slot]
+    orders = np.zeros((g, reach.shape[1]), dtype=bool)
+    legal = {
+        "firm": firm,
+        "presidency": np.full(g, presidency),
+        "orders": reach,
+        "half": state.order_filled | state.firm_filled,
+        "limit": limit,
+    }
+
+    def check(o, legal, obs):
+        bad = (o & ~legal.orders).any(axis=1) | (o.sum(axis=1) > legal.limit)
+        return bad, "orders not reachable from its port, or more than it may fill"
+
+    agents.ask("firm_trade", state, decider, legal, (orders,), check)
+    go = orders[rows].any(axis=1)
+    if go.any():
+        fr.fill_orders(state, rules, rows[go], slot[go], orders[rows[go]])
+
+
+# ================================================================================================ phase 7.1
 def firm_accounts(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    """Phase 7.1: firms pay ships and shares, emergency investments, bankruptcy, dividends. Not simulated yet."""
+    """Phase 7.1 (L192-L198): costs in initiative order (emergency investments, emergency mergers, bankruptcy),
+    then dividends."""
+    on = fr.active(state)
+    open_ = on[:, None] & fr.is_open(state)
+    if not open_.any():
+        return
+    g, f_n = open_.shape
+    rows_all = np.arange(g)
+    order = fr.accounts_order(state, rules)
+    paid = np.zeros((g, f_n), dtype=bool)
+    due = fr.costs_due(state, rules)  # assessed once: emergency shareholders do not add to this round's costs
+    for r in range(f_n):
+        slot = order[:, r]
+        rows = np.flatnonzero(on & fr.is_open(state)[rows_all, slot] & ~paid[rows_all, slot])
+        if rows.size:
+            settle(state, rules, agents, rows, slot[rows], paid, order, due[rows, slot[rows]])
+    dividends(state, rules, agents, on)
+
+
+def settle(
+    state: State,
+    rules: Rules,
+    agents: Agents,
+    rows: np.ndarray,
+    slot: np.ndarray,
+    paid: np.ndarray,
+    order: np.ndarray,
+    due: np.ndarray,
+) -> None:
+    """Firm ``slot[m]`` pays its costs ``due[m]`` (L193); short: emergency investments (L194), jc2e's emergency
+    merger, else bankruptcy (L195)."""
+    short = fr.pay_costs(state, rows, slot, due)
+    paid[rows, slot] = True
+    s = short > 0
+    if not s.any():
+        return
+    rows, slot, short = rows[s], slot[s], short[s]
+    short = emergency(state, rules, agents, rows, slot, short)
+    s = short > 0
+    if fr.jc2e(rules) and s.any():
+        rescued = rescue(state, rules, agents, rows[s], slot[s], short[s], paid, order)
+        s[np.flatnonzero(s)[rescued]] = False
+    if s.any():
+        fr.bankrupt(state, rows[s], slot[s])
+
+
+def emergency(
+    state: State, rules: Rules, agents: Agents, rows: np.ndarray, slot: np.ndarray, short: np.ndarray
+) -> np.ndarray:
+    """Emergency investments (L194; 2e "緊急投資"): while the firm is short, any family may invest one factory or
+    Company share at a time (clockwise from the manager, round after round while someone does; decision
+    ``emergency_invest``) with the manager's consent (``consent_investment``): 5 £ each, -1 value each; what
+    they raise pays the costs, the rest burns. Returns int[m] still unpaid."""
+    g, n = state.n_games, state.n_players
+    need = np.zeros(g, dtype=np.int64)
+    need[rows] = short
+    f_full = np.zeros(g, dtype=np.int64)
+    f_full[rows] = slot
+    manager = np.full(g, -1, dtype=np.int64)
+    manager[rows] = state.firm_manager[rows, slot]
+    raised = np.zeros(g, dtype=bool)
+    while True:
+        progress = False
+        rows_all = np.arange(g)
+        for k in range(n):
+            seat = np.where(manager >= 0, _clockwise(manager, k, n), 0)
+            short_rows = rows[need[rows] > 0]
+            fac = np.zeros(g, dtype=bool)
+            sh = np.zeros(g, dtype=bool)
+            fac[short_rows] = fr.factory_assets(state, short_rows, seat[short_rows]) > 0
+            sh[short_rows] = fr.share_assets(state, rules, short_rows, seat[short_rows]) > 0
+            ask = fac | sh
+            if not ask.any():
+                continue
+            choice = np.zeros(g, dtype=np.int64)
+
+            def check(c, legal, obs):
+                bad = (c < fr.NO_ASSET) | (c > fr.SHARE)
+                bad |= ((c == fr.FACTORY) & ~legal.factory) | ((c == fr.SHARE) & ~legal.share)
+                return bad, "0 (none), 1 (an uninvested factory) or 2 (a Company share) the family may invest"
+
+            legal = {"firm": f_full, "shortfall": need, "factory": fac, "share": sh}
+            agents.ask("emergency_invest", state, np.where(ask, seat, -1), legal, (choice,), check)
+            offered = ask & (choice > 0)
+            other = offered & (seat != manager)
+            yes = np.zeros((g, n), dtype=bool)
+            if other.any():
+                offer_f = np.zeros((g, n), dtype=np.int64)
+                offer_s = np.zeros((g, n), dtype=np.int64)
+                offer_f[rows_all[other], seat[other]] = choice[other] == fr.FACTORY
+                offer_s[rows_all[other], seat[other]] = choice[other] == fr.SHARE
+                legal = {"firm": f_full, "factories": offer_f, "shares": offer_s, "emergency": np.ones(g, dtype=bool)}
+                agents.ask("consent_investment", state, np.where(other, manager, -1), legal, (yes,))
+            go = offered & ((seat == manager) | yes[rows_all, seat])
+            r = np.flatnonzero(go)
+            if r.size == 0:
+                continue
+            progress = True
+            c = choice[r]
+            fr.invest(state, rules, r, f_full[r], seat[r], (c == fr.FACTORY).astype(np.int64),
+                      (c == fr.SHARE).astype(np.int64), emergency=True)  # fmt: skip
+            raised[r] = True
+            need[r] = fr.pay_costs(state, r, f_full[r], need[r])
+        if not progress or not (need > 0).any():
+            break
+    burn = np.flatnonzero(raised & (need == 0))
+    ledger.firm(state, "firm_emergency_burned", burn, f_full[burn], -state.firm_cash[burn, f_full[burn]])
+    return need[rows]
+
+
+def rescue(
+    state: State,
+    rules: Rules,
+    agents: Agents,
+    rows: np.ndarray,
+    slot: np.ndarray,
+    short: np.ndarray,
+    paid: np.ndarray,
+    order: np.ndarray,
+) -> np.ndarray:
+    """jc2e's emergency merger (seed 002 "緊急合併"): another firm, asked in settling order (decision
+    ``rescue_firm``), pays its own costs if it has not yet and the failing firm's shortfall, then the two merge by
+    the merger rules if everyone involved consents. Returns bool[m]: rescued."""
+    g = state.n_games
+    f_n = state.firm_manager.shape[1]
+    saved = np.zeros(rows.size, dtype=bool)
+    for r in range(f_n):
+        other = order[rows, r]
+        opened = fr.is_open(state)[rows, other]
+        own_due = np.where(paid[rows, other], 0, fr.costs_due(state, rules)[rows, other])
+        need = own_due + short
+        can = ~saved & opened & (other != slot) & (fr.funds(state)[rows, other] >= need)
+        if not can.any():
+            continue
+        idx = np.flatnonzero(can)
+        decider = np.full(g, -1, dtype=np.int64)
+        decider[rows[idx]] = state.firm_manager[rows[idx], other[idx]]
+        legal = {
+            "firm": _full(g, rows, slot, -1),
+            "own": _full(g, rows, other, -1),
+            "shortfall": _full(g, rows, short, 0),
+            "cost": _full(g, rows, need, 0),
+        }
+        yes = np.zeros(g, dtype=bool)
+        agents.ask("rescue_firm", state, decider, legal, (yes,))
+        idx = idx[yes[rows[idx]]]
+        if idx.size == 0:
+            continue
+        merged = propose_and_merge(state, rules, agents, rows[idx], other[idx], slot[idx], rescue=True)
+        idx = idx[merged]
+        if idx.size == 0:
+            continue
+        rr = rows[idx]
+        keep = np.where(fr.is_open(state)[rr, other[idx]], other[idx], slot[idx])  # the survivor's slot
+        fr.pay_costs(state, rr, keep, need[idx])  # it holds the rescuer's funds, which cover ``need``
+        paid[rr, other[idx]] = True
+        paid[rr, slot[idx]] = True
+        saved[idx] = True
+    return saved
+
+
+def _full(g: int, rows: np.ndarray, values: np.ndarray, fill: int) -> np.ndarray:
+    out = np.full(g, fill, dtype=np.int64)
+    out[rows] = values
+    return out
+
+
+def dividends(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
+    """Dividends (L196-L198; 2e "商行股利", "選擇性股利"): waivers, then the manager's payouts of (shares not waived
+    + 1 unless the manager waives) £; the dividend level; jc2e: India's rest to London."""
+    g, n = state.n_games, state.n_players
+    jc = fr.jc2e(rules)
+    open_ = on[:, None] & fr.is_open(state)
+    f_n = open_.shape[1]
+    avail = (state.firm_india if jc else state.firm_cash).astype(np.int64)
+    hobnob = state.firm_port < 0
+    eligible = open_ & (avail > 0) & ~(jc & hobnob)
+    waived = np.zeros((g, f_n, n), dtype=np.int64)
+    manager_waived = np.zeros((g, f_n), dtype=bool)
+    per_payout = fr.shareholders(state) + 1
+    if eligible.any():
+
+        def check(answer, legal, obs):
+            w, m = answer
+            bad = (w < 0).any(axis=1) | (w > legal.shares).any(axis=1) | (m & ~legal.manager).any(axis=1)
+            return bad, "waives more shares than it holds, or a manager's portion it does not have"
+
+        for seat in range(n):
+            mine = state.firm_shares[:, :, seat]
+            is_mgr = state.firm_manager == seat
+            ask = (eligible & ((mine > 0) | is_mgr)).any(axis=1)
+            if not ask.any():
+                continue
+            w = np.zeros((g, f_n), dtype=np.int64)
+            m = np.zeros((g, f_n), dtype=bool)
+            legal = {
+                "firms": eligible,
+                "shares": mine,
+                "manager": is_mgr,
+                "available": avail,
+                "per_payout": per_payout,
+            }
+            agents.ask("waive_dividends", state, np.where(ask, seat, -1), legal, (w, m), check)
+            waived[:, :, seat] = np.where(eligible & ask[:, None], w, 0)
+            manager_waived |= eligible & ask[:, None] & is_mgr & m
+        if jc and waived.any():  # selective dividends need the manager's consent (2e)
+            seats = np.arange(n)
+            for f in range(f_n):
+                manager = state.firm_manager[:, f].astype(np.int64)
+                others = np.where(seats[None, :] == manager[:, None], 0, waived[:, f])
+                ask = eligible[:, f] & (others > 0).any(axis=1)
+                if not ask.any():
+                    continue
+                ok = np.zeros((g, n), dtype=bool)
+                legal = {"firm": np.full(g, f), "waived": others}
+                agents.ask("consent_waivers", state, np.where(ask, manager, -1), legal, (ok,))
+                keep = ok | (seats[None, :] == manager[:, None])
+                waived[:, f] = np.where(ask[:, None] & ~keep, 0, waived[:, f])
+    per_payout = (state.firm_shares - waived).sum(axis=2) + ~manager_waived
+    max_payouts = np.where(eligible & (per_payout > 0), avail // np.maximum(per_payout, 1), 0)
+    slot = fr.slot_of(state)
+    rows_all = np.arange(g)
+    payouts = np.zeros((g, f_n), dtype=np.int64)
+    ask_any = max_payouts > 0
+
+    def check_k(k, legal, obs):
+        return (k < 0) | (k > legal.max_payouts), "more payouts than the firm's money covers"
+
+    if ask_any.any():
+        for seat in range(n):
+            own = slot[:, seat]
+            oc = np.maximum(own, 0)
+            ask = (own >= 0) & ask_any[rows_all, oc]
+            if not ask.any():
+                continue
+            k = np.zeros(g, dtype=np.int64)
+            legal = {
+                "firm": own,
+                "per_payout": per_payout[rows_all, oc],
+                "max_payouts": max_payouts[rows_all, oc],
+                "available": avail[rows_all, oc],
+            }
+            agents.ask("firm_dividends", state, np.where(ask, seat, -1), legal, (k,), check_k)
+            payouts[rows_all[ask], oc[ask]] = k[ask]
+    total = np.zeros((g, f_n), dtype=np.int64)
+    for f in range(f_n):
+        rows = np.flatnonzero(payouts[:, f] > 0)
+        if rows.size:
+            ff = np.full(rows.size, f)
+            total[rows, f] = fr.pay_dividends(state, rules, rows, ff, payouts[rows, f], waived[rows, f],
+                                              manager_waived[rows, f])  # fmt: skip
+    traded = state.firm_successes >= 0
+    keep_level = ~traded & (total == 0) if not jc else hobnob
+    level = np.where(keep_level, state.firm_dividend, total)
+    state.firm_dividend[...] = np.where(open_, level, state.firm_dividend).astype(state.firm_dividend.dtype)
+    if jc:
+        move = np.where(open_, state.firm_india, 0)
+        state.firm_cash[...] += move
+        state.firm_india[...] -= move

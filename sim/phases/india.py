@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .. import firms as firm_rules
 from .. import laws, ledger
 from .. import layout as L
 from ..agents import Agents
@@ -77,6 +78,7 @@ def storm(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> np.ndar
     face = dice.d6(rows, 1)[:, 0].astype(np.int64)
     state.tally[rows, TALLY["storm"]] = face
     batter_ships(state, rules, dice, rows, rules.d.storm_seas[face - 1])
+    firm_rules.batter_ships(state, rules, dice, rows, rules.d.storm_seas[face - 1])  # issue 10: firms' ships
     return face
 
 

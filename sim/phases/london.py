@@ -8,11 +8,14 @@ Round 1 only reveals the position cards on display (L58). From round 2 (L61-L74)
 2. each retiree's family buys him one of the honourable retirements it can afford (tier cost, upkeep per round,
    conspicuous wealth, VP at the end if still retired: 2/0/0/0 ... 20/4/4/12) or sends him home unpaid, back to
    its supply (decision ``retire``, asked per retiree in office order, L64-L71);
+   2b. (issue 10) once firms act, every family holding a share of a firm with a dividend level may retire one
+   relative from home into a tier costing at most that level (L197, ``special_retirements``);
 3. the families that paid at least one honourable retirement this round each take one card on display, the most
    £ spent on retirements this round first, ties by conspicuous wealth, then the Prime Minister's family decides
    (L72-L74, ``sim.positions.pick_order`` / ``take_positions``);
 4. the display is refilled to ``positions.revealed`` cards from the deck.
-The final retirement (L256) is the same roll and the same choice without positions.
+The final retirement (L256) is the same roll and the same choice without positions; firms allow a final special
+retirement, crash or success (L257, ``end.firm_final_retirements``).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import firms as firm_rules
 from .. import laws, ledger
 from .. import layout as L
 from .. import positions as pos
@@ -46,6 +50,9 @@ def london_season(state: State, rules: Rules, dice: Chance, agents: Agents) -> N
     rolling = np.flatnonzero(live & (state.round >= 2))
     if rolling.size:
         result = retirement_roll(state, rules, dice, agents, rolling)
+        firming = rolling[firm_rules.active(state)[rolling]]  # issue 10: special retirements firms allow (L197)
+        if firming.size:
+            special_retirements(state, rules, agents, firming, result.spent, result.honoured, final=False)
         eligible = result.honoured > 0  # L72: who paid at least one honourable retirement this round
         if eligible.any():
             order = pos.pick_order(state, rules, dice, agents, eligible, result.spent)
@@ -54,12 +61,19 @@ def london_season(state: State, rules: Rules, dice: Chance, agents: Agents) -> N
 
 
 def retirement_roll(
-    state: State, rules: Rules, dice: Chance, agents: Agents, rows: np.ndarray, final: bool = False
+    state: State,
+    rules: Rules,
+    dice: Chance,
+    agents: Agents,
+    rows: np.ndarray,
+    final: bool = False,
+    families: np.ndarray | None = None,
 ) -> Retirements:
     """R-RETIRE for games ``rows``: first every holder of a retiring office rolls d6 (+1 per stress marker, the
     Chairman +1): 5-6 retires, 3-4 gains a stress marker; then, office by office, each retiree's family buys him an
     honourable retirement tier it can afford (decision ``retire``) or sends him home unpaid. ``final``: the end of
-    a successful game (no position is won, no upkeep follows)."""
+    a successful game (no position is won, no upkeep follows). ``families`` (bool[G, N]): only those families'
+    office holders roll (the final retirement firms allow on a crash, ``firms.final_retirement = "roll"``)."""
     g, n = state.n_games, state.n_players
     rt = rules.retirement
     d = rules.d
@@ -69,6 +83,9 @@ def retirement_roll(
     leaves = np.zeros((g, L.N_OFFICES), dtype=bool)
     offices = np.flatnonzero(d.retire_offices)
     holding = in_rows[:, None] & (state.office[:, offices] >= 0)  # [G, K]
+    if families is not None:  # issue 10: only these families' office holders roll (firms.final_retirement "roll")
+        holder = np.maximum(state.office[:, offices], 0).astype(np.int64)
+        holding &= np.take_along_axis(families, holder, axis=1)
     count = holding.sum(axis=1)
     rolling = np.flatnonzero(count > 0)
     if rolling.size:
@@ -93,31 +110,8 @@ def retirement_roll(
     for office in np.flatnonzero(leaves.any(axis=0)):
         going = leaves[:, office]
         family = np.where(going, state.office[:, office], -1).astype(np.int64)
-        fam = np.maximum(family, 0)
-        money = np.where(going, state.money[rows_all, fam], 0)
-        affordable = money[:, None] >= d.tier_cost[None, :]
-        tier = np.full(g, -1, dtype=np.int64)
-
-        def check(t, legal, obs):
-            tc = np.clip(t, 0, legal.affordable.shape[1] - 1)
-            bad = (t < -1) | (t >= legal.affordable.shape[1])
-            return bad | ((t >= 0) & ~legal.affordable[np.arange(obs.n), tc]), "tier not affordable"
-
-        legal = {
-            "office": np.full(g, office),
-            "affordable": affordable,
-            "final": np.full(g, final),
-            "pick": can_pick & (honoured_by[rows_all, fam] == 0),
-        }
-        agents.ask("retire", state, family, legal, (tier,), check)
-        honoured = going & (tier >= 0)
-        cost = d.tier_cost[np.maximum(tier, 0)]
-        ledger.family(state, "retirement", family, -cost, where=honoured)
-        hr = rows_all[honoured]
-        state.retired[hr, family[hr], tier[hr]] += 1
-        state.wealth[hr, family[hr]] += d.tier_wealth[tier[hr]]
-        spent[hr, family[hr]] += cost[hr]
-        honoured_by[hr, family[hr]] += 1
+        pick = can_pick & (honoured_by[rows_all, np.maximum(family, 0)] == 0)
+        honoured = honour(state, rules, agents, family, np.full(g, office), final, pick, spent, honoured_by)
         home = rows_all[going & ~honoured]
         state.supply[home, family[home]] += 1
         state.office[going, office] = -1
@@ -127,3 +121,90 @@ def retirement_roll(
     state.tally[:, TALLY["honourable_retirements"]] += honoured_by.sum(axis=1).astype(np.int32)
     state.tally[:, TALLY["sent_home"]] += (count - honoured_by.sum(axis=1)).astype(np.int32)
     return Retirements(count=count, spent=spent, honoured=honoured_by)
+
+
+def honour(
+    state: State,
+    rules: Rules,
+    agents: Agents,
+    family: np.ndarray,
+    office: np.ndarray,
+    final: bool,
+    pick: np.ndarray,
+    spent: np.ndarray,
+    honoured_by: np.ndarray,
+    cap: np.ndarray | None = None,
+) -> np.ndarray:
+    """One relative's honourable retirement (L64-L71): ``family[G]`` (-1: not asked) picks a tier it can afford, or
+    none (decision ``retire``); the tier's cost is paid, its wealth counts, the relative is retired (the caller
+    takes him from where he was). ``office[G]`` the office he leaves, -1 for a firm's special retirement of a
+    relative from home (issue 10), whose tier costs at most ``cap[G]`` (L197). Updates ``spent`` and
+    ``honoured_by`` (int[G, N]); returns bool[G]: retired honourably."""
+    g = state.n_games
+    d = rules.d
+    rows_all = np.arange(g)
+    fam = np.maximum(family, 0)
+    money = np.where(family >= 0, state.money[rows_all, fam], 0)
+    limit = money if cap is None else np.minimum(money, cap)
+    affordable = limit[:, None] >= d.tier_cost[None, :]
+    tier = np.full(g, -1, dtype=np.int64)
+
+    def check(t, legal, obs):
+        tc = np.clip(t, 0, legal.affordable.shape[1] - 1)
+        bad = (t < -1) | (t >= legal.affordable.shape[1])
+        return bad | ((t >= 0) & ~legal.affordable[np.arange(obs.n), tc]), "tier not affordable"
+
+    legal = {
+        "office": office,
+        "affordable": affordable,
+        "final": np.full(g, final),
+        "pick": pick,
+        "special": office < 0,
+    }
+    agents.ask("retire", state, family, legal, (tier,), check)
+    honoured = (family >= 0) & (tier >= 0)
+    cost = d.tier_cost[np.maximum(tier, 0)]
+    ledger.family(state, "retirement", family, -cost, where=honoured)
+    hr = rows_all[honoured]
+    state.retired[hr, family[hr], tier[hr]] += 1
+    state.wealth[hr, family[hr]] += d.tier_wealth[tier[hr]]
+    spent[hr, family[hr]] += cost[hr]
+    honoured_by[hr, family[hr]] += 1
+    return honoured
+
+
+# --------------------------------------------------------------------------- issue 10: firms' special retirements
+def special_retirements(
+    state: State,
+    rules: Rules,
+    agents: Agents,
+    rows: np.ndarray,
+    spent: np.ndarray,
+    honoured_by: np.ndarray,
+    final: bool,
+) -> np.ndarray:
+    """R-FIRMS special retirement (L197; 2e "特殊退休"): in games ``rows`` every family holding at least one share of
+    a firm whose dividend level is above 0 may retire one relative from home into an honourable-retirement tier
+    costing at most the highest such level (``firms.dividend_cap``), once whatever the number of firms. It is
+    the retirement above in every other way (``honour``): it counts for the position pick of this London season
+    (L72; not at the end, ``final``). Families in seat order. Returns int[G, N]: special retirements taken."""
+    g, n = state.n_games, state.n_players
+    in_rows = np.zeros(g, dtype=bool)
+    in_rows[rows] = True
+    cap = firm_rules.dividend_cap(state)  # [G, N]
+    cheapest = int(rules.d.tier_cost.min())
+    taken = np.zeros((g, n), dtype=np.int64)
+    can_pick = (state.market >= 0).any(axis=1) & (not final)
+    rows_all = np.arange(g)
+    for seat in range(n):
+        ok = in_rows & (cap[:, seat] >= cheapest) & (state.supply[:, seat] >= 1) & (state.money[:, seat] >= cheapest)
+        if not ok.any():
+            continue
+        family = np.where(ok, seat, -1)
+        pick = can_pick & (honoured_by[:, seat] == 0)
+        none = np.full(g, -1)
+        honoured = honour(state, rules, agents, family, none, final, pick, spent, honoured_by, cap=cap[:, seat])
+        state.supply[rows_all[honoured], seat] -= 1
+        taken[:, seat] += honoured
+    state.tally[:, TALLY["special_retirements"]] += taken.sum(axis=1).astype(np.int32)  # not in the roll's tallies
+    return taken

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import firms as firm_rules
 from .. import laws, ledger, notes
 from .. import layout as L
 from ..agents import Agents
@@ -25,7 +26,7 @@ from ..governor_general import governor_general
 from ..india import settle_damage
 from ..rules import Rules
 from ..state import TALLY, State
-from .firms import trade_initiative
+from .firms import president_check, trade_in_turn, trade_initiative, traders_at
 from .military import deployments, military_affairs
 
 
@@ -227,7 +228,7 @@ def shipping_manager(state: State, rules: Rules, dice: Chance, agents: Agents) -
     manager = np.where(~state.done & (money >= sh.must_buy_from), state.office[:, L.SHIPPING], -1)
     if not (manager >= 0).any():
         return
-    free_yards = state.shipyards - state.yard_ships.sum(axis=2)
+    free_yards = firm_rules.free_yards(state)  # issue 10: firm ships hold yards too
     yard_cost = laws.yard_cost(state, rules)  # int[G] (Ship Subsidy, issue 9)
     leased = np.zeros((g, L.PRESIDENCIES), dtype=np.int64)
     company = np.zeros_like(leased)
@@ -344,16 +345,20 @@ def govern_effect(
 def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     """R-TRADE (L175-L182): each President in turn may trade once: spend £ for dice (minus one per region outside
     home), fill open
-    orders linked to his port, one ship each; the Company gets the values, he 1 £ per order, placed clerks 1 £."""
+    orders linked to his port, one ship each; the Company gets the values, he 1 £ per order, placed clerks 1 £.
+    Issue 10: firms trading from his port fill in initiative order with him (``firms.trade_in_turn``); his check then
+    counts its successes for his initiative; an order a firm filled first pays the Company its half value."""
     g, n = state.n_games, state.n_players
     d, tr = rules.d, rules.trade
     for p in range(L.PRESIDENCIES):
         t = L.T_PRESIDENCY[p]
-        reach = reachable(rules, state.order_open, blocked=state.order_filled)[:, p]
+        blocked = state.order_filled | (state.firm_filled if rules.firms.company_refill == "never" else False)
+        reach = reachable(rules, state.order_open, blocked=blocked)[:, p]
         ships = company_ships(state)[:, p]
         president = state.office[:, L.PRESIDENT[p]]
         asked = ~state.done & (president >= 0) & reach.any(axis=1) & (ships >= 1) & (state.treasury[:, t] >= 1)
-        if not asked.any():
+        firms_here = traders_at(state, p).any(axis=1)
+        if not (asked.any() or firms_here.any()):
             continue
         spend = np.zeros(g, dtype=np.int64)
         orders = np.zeros((g, len(d.orders)), dtype=bool)
@@ -378,24 +383,29 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
             bad |= cp.sum(axis=1) != np.minimum(count, lg.clerks.sum(axis=1))
             return bad, "orders not reachable, more orders than ships, no dice left, or clerks misplaced"
 
-        agents.ask("trade", state, np.where(asked, president, -1), legal, (spend, orders, clerk_pay), check)
+        if asked.any():
+            agents.ask("trade", state, np.where(asked, president, -1), legal, (spend, orders, clerk_pay), check)
         trading = asked & orders.any(axis=1)
         spend = np.where(trading, spend, 0)
         ledger.treasury(state, "trade_spend", t, -spend)
         rows = np.flatnonzero(trading)
-        if rows.size == 0:
-            continue
         k = spend[rows] - regions_outside_home(rules, orders[rows], p)
-        won, fired = roll_check(rules, dice, rows, k, g)
-        filled = orders & won[:, None]
-        count = filled.sum(axis=1)
-        revenue = (filled * d.order_value).sum(axis=1)
-        state.order_filled[...] |= filled
-        ledger.company(state, "trade", revenue)
-        laws.pay_president_bonus(state, rules, agents, president, tr.president_bonus * count, won)  # issue 9
-        laws.pay_clerks(state, rules, clerk_pay, won)  # Writer Privileges / Writer Graft Reform (issue 9)
-        state.tally[:, TALLY["trade_revenue"]] += revenue.astype(np.int32)
-        state.tally[:, TALLY["orders_filled"]] += count.astype(np.int32)
+        won, fired, successes = president_check(rules, dice, rows, k, g, firms_here[rows])
+
+        def fill(sel, firm_filled, orders=orders, clerk_pay=clerk_pay, president=president):
+            filled = orders & sel[:, None]
+            if rules.firms.company_refill == "never":  # issue 10: a firm filled it first
+                filled &= ~firm_filled
+            count = filled.sum(axis=1)
+            revenue = (filled * firm_rules.company_order_values(rules, firm_filled)).sum(axis=1)
+            state.order_filled[...] |= filled
+            ledger.company(state, "trade", revenue)
+            laws.pay_president_bonus(state, rules, agents, president, tr.president_bonus * count, sel)  # issue 9
+            laws.pay_clerks(state, rules, clerk_pay, sel)  # Writer Privileges / Writer Graft Reform (issue 9)
+            state.tally[:, TALLY["trade_revenue"]] += revenue.astype(np.int32)
+            state.tally[:, TALLY["orders_filled"]] += count.astype(np.int32)
+
+        trade_in_turn(state, rules, agents, p, won, successes, orders, fill)
         vacate(state, fired, L.PRESIDENT[p])
 
 

@@ -440,8 +440,15 @@ class Rules:
         if not self.parliament.policies:
             fail("parliament.policies", "needs at least one policy")
         self._validate_politics(fail)
-        if len(self.firms.share_vp) != self.firms.max_shareholders:
-            fail("firms.share_vp", f"needs one entry per firm value 1..{self.firms.max_shareholders}")
+        fi = self.firms  # issue 10
+        if fi.max_value < 1:
+            fail("firms.max_value", "the value track needs at least one space")
+        if len(fi.share_vp) != fi.max_value:
+            fail("firms.share_vp", f"needs one entry per firm value 1..{fi.max_value}")
+        if fi.max_shareholders < 1:
+            fail("firms.max_shareholders", "a firm needs room for its first shareholder")
+        if fi.revenue_per_value < 1:
+            fail("firms.revenue_per_value", "must be at least 1 £")
 
     # ------------------------------------------------------------------ phase 9, 11 and notes (issue 9)
     def _validate_politics(self, fail) -> None:

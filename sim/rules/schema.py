@@ -238,7 +238,7 @@ class ChinaRules:
 @dataclass(frozen=True)
 class FirmRules:
     variant: Literal["house", "jc2e"]
-    initiative: Literal["ships_minus_successes", "successes_minus_ships"]
+    initiative: Literal["variant", "ships_minus_successes", "successes_minus_ships"]
     start_treasury: int
     investment: int
     max_shareholders: int
@@ -248,6 +248,17 @@ class FirmRules:
     ship_cost: int
     share_vp: tuple[SignedFloat, ...]
     prison_vp: Signed
+    # issue 10
+    max_value: int = 10
+    ship_upkeep: int = 1
+    share_upkeep: int = 1
+    value_steps: Literal["round", "game"] = "round"
+    company_refill: Literal["half", "full", "never"] = "half"
+    jc2e_extra_orders: int = 1
+    buyback_sound: int = 3
+    buyback_damaged: int = 2
+    storms: bool = True
+    final_retirement: Literal["special", "roll"] = "special"
 
 
 @dataclass(frozen=True)

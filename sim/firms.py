@@ -1,0 +1,482 @@
+"""Private firms after Deregulation (R-FIRMS, D-FIRM-VARIANT, D-INITIATIVE; seed 000 L86-L106, L154, L175-L182,
+L191-L199, L257; seed 002, John Company 2e's Deregulation): the firm state and its rules as small vectorised
+functions over a subset of games ``rows`` (int[m], distinct positions in the batch) with one firm slot per row,
+so phases and tests can call them on hand-built positions. The phases that ask the families are in
+``sim/phases/firms.py``.
+
+State (``state.py``, issue 10 block). F = N firm slots per game: each family manages at most one firm (L88), so N
+slots always suffice; a merger or a bankruptcy frees a slot, and a new firm takes the lowest free one. A slot is
+open when ``firm_manager >= 0``; a free slot holds zeros everywhere (value 0, no shares, money, ships).
+
+- shares: ``firm_shares[G, F, N]`` counts relatives of family n on firm f's share track (one relative = one share =
+  one "shareholder", L89/L102); they are relatives (``State.relatives``). Debtors' prison is ``state.prisoners``.
+- money: ``firm_cash`` is the treasury (house) or the London treasury (jc2e: investments, ships, trade bids);
+  ``firm_india`` the jc2e India treasury (trade revenue; dividends are paid only from it; what is left moves to
+  London after dividends). Money enters and leaves through ``ledger.firm`` with the ``firm_*`` flows.
+- ships: ``firm_ships[G, F, N]`` ships of firm f built at (or bought back from) family n's shipyard. A ship occupies
+  its yard like the Company's family-yard ships do (``yard_use``) and earns the yard's owner 1 £ a round while it
+  sails (phase 7 income, L78). Its sea is the firm's: ``firm_sea``, the port of its last trade roll.
+- Company shares a family holds are relatives on the board (``state.shares``); investing one moves the relative from
+  the board to the firm's track (2e: the share returns to the supply, a family member goes on the track). An
+  invested factory leaves ``state.factories`` for good: no income, no votes, no crash VP, no influence (L79).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import laws, ledger
+from . import layout as L
+from .rules import Rules
+from .state import FLOW, TALLY, State
+
+NO_ASSET, FACTORY, SHARE = 0, 1, 2  # what a family puts into a firm (decisions open_firm, emergency_invest)
+BIG = 1 << 20  # sorts after every real initiative
+
+
+def jc2e(rules: Rules) -> bool:
+    """D-FIRM-VARIANT: seed 002's firm system instead of the house rules."""
+    return rules.firms.variant == "jc2e"
+
+
+def active(state: State) -> np.ndarray:
+    """bool[G]: firms act this round: Deregulation passed in an earlier round (phase 11 follows phase 3, and
+    ``forced_round`` passes it at the start of a round: either way the firms' first phase 3 is the next round's)."""
+    return ~state.done & state.deregulated & (state.round > state.dereg_round)
+
+
+# --------------------------------------------------------------------------------------------------- queries
+def is_open(state: State) -> np.ndarray:
+    """bool[G, F]: slots holding a firm."""
+    return state.firm_manager >= 0
+
+
+def slot_of(state: State) -> np.ndarray:
+    """int[G, N]: the firm slot each family manages, -1 none."""
+    out = np.full((state.n_games, state.n_players), -1, dtype=np.int64)
+    for f in range(state.firm_manager.shape[1]):
+        rows = np.flatnonzero(state.firm_manager[:, f] >= 0)
+        out[rows, state.firm_manager[rows, f]] = f
+    return out
+
+
+def _add_over(a: np.ndarray, axis: int) -> np.ndarray:
+    """``a.sum(axis)`` as explicit adds over a tiny axis (several times faster than a reduction, VECTORISE.md)."""
+    parts = np.moveaxis(a, axis, 0)
+    out = parts[0].astype(np.int64)
+    for part in parts[1:]:
+        out += part
+    return out
+
+
+def shareholders(state: State) -> np.ndarray:
+    """int[G, F]: shares (shareholders) of each firm."""
+    return _add_over(state.firm_shares, 2)
+
+
+def fleet(state: State) -> np.ndarray:
+    """int[G, F]: ships of each firm."""
+    return _add_over(state.firm_ships, 2)
+
+
+def yard_use(state: State) -> np.ndarray:
+    """int[G, N]: ships occupying each family's shipyards, the Company's and the firms' (one ship per yard)."""
+    return _add_over(state.yard_ships, 2) + _add_over(state.firm_ships, 1)
+
+
+def free_yards(state: State) -> np.ndarray:
+    """int[G, N]: each family's shipyards holding no ship."""
+    return np.maximum(state.shipyards - yard_use(state), 0)
+
+
+def ship_cost(state: State, rules: Rules) -> np.ndarray:
+    """int[G]: £ a firm pays for a ship at a family's shipyard (L105; Ship Subsidy's modifier applies, as it does to
+    the Shipping Manager's yard ships)."""
+    return np.maximum(rules.firms.ship_cost + laws.modifier(state, rules, "yard_cost"), 0)
+
+
+def costs_due(state: State, rules: Rules) -> np.ndarray:
+    """int[G, F]: phase 7.1 costs (L193): ``ship_upkeep`` per ship and ``share_upkeep`` per share or per value,
+    whichever is more; 0 for a free slot."""
+    fi = rules.firms
+    value = state.firm_value.astype(np.int64)
+    due = fi.ship_upkeep * fleet(state) + fi.share_upkeep * np.maximum(shareholders(state), value)
+    return np.where(is_open(state), due, 0)
+
+
+def funds(state: State) -> np.ndarray:
+    """int[G, F]: all a firm holds (both treasuries in jc2e)."""
+    return state.firm_cash + state.firm_india
+
+
+def weak_stock(state: State, rules: Rules) -> np.ndarray:
+    """bool[G]: Company debt above ``open_max_debt`` or stability below ``open_min_stability`` (L88; 2e's weak
+    Company stock: the debt or reputation marker on a lined space)."""
+    fi = rules.firms
+    return (state.loans > fi.open_max_debt) | (state.stability < fi.open_min_stability)
+
+
+def may_open(state: State, rules: Rules) -> np.ndarray:
+    """bool[G]: a firm may be opened at all. House (L88): only while debt <= 4 and stability >= 4, whatever is
+    invested. jc2e: always (the weak-stock ban bars Company shares only, ``share_assets``)."""
+    if jc2e(rules):
+        return np.ones(state.n_games, dtype=bool)
+    return ~weak_stock(state, rules)
+
+
+def share_assets(state: State, rules: Rules, rows: np.ndarray | None = None, seat: np.ndarray | None = None):
+    """int[G, N] (or int[m] for games ``rows`` and families ``seat``): Company shares each family may put into a
+    firm. House: every share it holds. jc2e: none while the Company's stock is weak, and never the shares issued
+    since the last firm phase (``firm_fresh``: 2e forbids investing shares issued this round; ours are issued in
+    phase 4, after phase 3, so the ones barred are those issued since the last phase 3)."""
+    shares, fresh, weak = state.shares, state.firm_fresh, weak_stock(state, rules)[:, None]
+    if rows is not None:
+        shares, fresh, weak = shares[rows, seat], fresh[rows, seat], weak[rows, 0]
+    if not jc2e(rules):
+        return shares.astype(np.int64)
+    return np.where(weak, 0, np.maximum(shares - fresh, 0)).astype(np.int64)
+
+
+def factory_assets(state: State, rows: np.ndarray | None = None, seat: np.ndarray | None = None) -> np.ndarray:
+    """int[G, N] (or int[m] for games ``rows`` and families ``seat``): uninvested factories a family may put into
+    a firm; each needs a relative at home to become the new shareholder (``state.supply``; he stays home when the
+    firm is full)."""
+    if rows is not None:
+        return np.minimum(state.factories[rows, seat], state.supply[rows, seat]).astype(np.int64)
+    return np.minimum(state.factories, state.supply).astype(np.int64)
+
+
+def dividend_cap(state: State) -> np.ndarray:
+    """int[G, N]: the highest dividend level among the firms where the family holds at least one share: what its
+    special retirement may cost at most (L197; 2e: a firm whose dividend marker is at 0 allows none)."""
+    held = state.firm_shares > 0  # [G, F, N]
+    level = np.where(held, state.firm_dividend[:, :, None], 0)
+    return level.max(axis=1)
+
+
+def vp_per_share(rules: Rules) -> np.ndarray:
+    """float[max_value + 1]: VP per share by value (L90-L99), index 0 (no firm) scoring 0."""
+    return np.concatenate([[0.0], np.asarray(rules.firms.share_vp, dtype=np.float64)])
+
+
+def share_vp(state: State, rules: Rules) -> np.ndarray:
+    """float[G, N]: VP of every family's firm shares at the end (L89-L99): shares times the VP of the firm's value.
+    jc2e: the fractions of the family's total are dropped (seed 002, "小數點後完全捨去": truncated)."""
+    per = vp_per_share(rules)[state.firm_value.astype(np.int64)]  # [G, F]
+    vp = (state.firm_shares * per[:, :, None]).sum(axis=1)
+    return np.trunc(vp) if jc2e(rules) else vp
+
+
+def initiative(rules: Rules, ships: np.ndarray, successes: np.ndarray) -> np.ndarray:
+    """D-INITIATIVE: a trader's initiative, lower trades first: "ships_minus_successes" (2e) or
+    "successes_minus_ships" (house L156, the seed's words); "variant" takes the variant's own."""
+    reading = rules.firms.initiative
+    if reading == "variant":
+        reading = "ships_minus_successes" if jc2e(rules) else "successes_minus_ships"
+    ships, successes = np.asarray(ships, dtype=np.int64), np.asarray(successes, dtype=np.int64)
+    return ships - successes if reading == "ships_minus_successes" else successes - ships
+
+
+def order_limit(state: State, rules: Rules) -> np.ndarray:
+    """int[G, F]: orders a firm may fill in its trade: one ship per order (house L181); jc2e: ships + 1."""
+    extra = rules.firms.jc2e_extra_orders if jc2e(rules) else 0
+    return fleet(state) + extra
+
+
+# ------------------------------------------------------------------------------------------------- changes
+def clear_slot(state: State, rows: np.ndarray, slot: np.ndarray) -> None:
+    """Empty firm slots (after the firm's shares, ships and money went elsewhere)."""
+    state.firm_manager[rows, slot] = -1
+    state.firm_shares[rows, slot] = 0
+    state.firm_value[rows, slot] = 0
+    state.firm_cash[rows, slot] = 0
+    state.firm_india[rows, slot] = 0
+    state.firm_ships[rows, slot] = 0
+    state.firm_damaged[rows, slot] = 0
+    state.firm_sea[rows, slot] = -1
+    state.firm_port[rows, slot] = -1
+    state.firm_bid[rows, slot] = 0
+    state.firm_successes[rows, slot] = -1
+    state.firm_dividend[rows, slot] = 0
+    state.firm_carry[rows, slot] = 0
+
+
+def _take_assets(
+    state: State, rows: np.ndarray, seat: np.ndarray, factories: np.ndarray, shares: np.ndarray, room: np.ndarray
+) -> np.ndarray:
+    """Family ``seat[m]`` puts ``factories[m]`` uninvested factories (each flipped for good, a relative from home
+    becoming the shareholder) and ``shares[m]`` Company shares (each leaving the board, its relative becoming the
+    shareholder) into a firm with ``room[m]`` shareholders left: factories first; past the room no shareholder is
+    created (a factory's relative stays home, a share's relative goes home). Returns int[m] shareholders created."""
+    factories, shares = factories.astype(np.int64), shares.astype(np.int64)
+    made_f = np.minimum(factories, room)
+    made_s = np.minimum(shares, room - made_f)
+    state.factories[rows, seat] -= factories.astype(state.factories.dtype)
+    state.shares[rows, seat] -= shares.astype(state.shares.dtype)
+    state.supply[rows, seat] += (shares - made_s - made_f).astype(state.supply.dtype)
+    np.minimum(state.firm_fresh, state.shares, out=state.firm_fresh)  # an older share is invested first
+    return made_f + made_s
+
+
+def open_firm(state: State, rules: Rules, rows: np.ndarray, seat: np.ndarray, asset: np.ndarray) -> np.ndarray:
+    """R-FIRMS (L88-L89; 2e "成立商行"): family ``seat[m]`` opens a firm with ``asset[m]`` (FACTORY or SHARE) in the
+    lowest free slot: ``start_treasury`` £ from the bank, one shareholder of the family, value 1, the family its
+    manager. Returns int[m] the slots."""
+    slot = (state.firm_manager[rows] < 0).argmax(axis=1)
+    clear_slot(state, rows, slot)
+    one = np.ones(rows.size, dtype=np.int64)
+    made = _take_assets(state, rows, seat, (asset == FACTORY) * one, (asset == SHARE) * one, one)
+    state.firm_manager[rows, slot] = seat
+    state.firm_shares[rows, slot, seat] += made.astype(state.firm_shares.dtype)
+    state.firm_value[rows, slot] = 1
+    ledger.firm(state, "firm_investment", rows, slot, np.full(rows.size, rules.firms.start_treasury))
+    state.tally[rows, TALLY["firms_opened"]] += 1
+    return slot
+
+
+def invest(
+    state: State,
+    rules: Rules,
+    rows: np.ndarray,
+    slot: np.ndarray,
+    seat: np.ndarray,
+    factories: np.ndarray,
+    shares: np.ndarray,
+    emergency: bool = False,
+) -> np.ndarray:
+    """R-FIRMS (L102; 2e "股份及工廠投資"): family ``seat[m]`` invests ``factories[m]`` factories and ``shares[m]``
+    Company shares in firm ``slot[m]``: one more shareholder of the family per investment while the firm holds fewer
+    than ``max_shareholders``, and ``investment`` £ per investment from the bank into its (London) treasury. An
+    ``emergency`` investment (L194, phase 7.1) also costs the firm 1 value each (never below 1). Returns int[m]
+    shareholders created."""
+    fi = rules.firms
+    k = (factories + shares).astype(np.int64)
+    room = np.maximum(fi.max_shareholders - shareholders(state)[rows, slot], 0)
+    made = _take_assets(state, rows, seat, factories, shares, room)
+    state.firm_shares[rows, slot, seat] += made.astype(state.firm_shares.dtype)
+    ledger.firm(state, "firm_emergency" if emergency else "firm_investment", rows, slot, k * fi.investment)
+    if emergency:
+        state.firm_value[rows, slot] = np.maximum(state.firm_value[rows, slot] - k, 1).astype(state.firm_value.dtype)
+        state.tally[rows, TALLY["emergency_investments"]] += k.astype(np.int32)
+    else:
+        state.tally[rows, TALLY["firm_investments"]] += k.astype(np.int32)
+    return made
+
+
+def change_manager(state: State, rows: np.ndarray, slot: np.ndarray, seat: np.ndarray) -> None:
+    """L103 (house: by a majority of the shareholders) / 2e's hostile takeover (by the holders of more than half
+    the shares): family ``seat[m]``, which manages no firm, takes over firm ``slot[m]`` with everything in it."""
+    state.firm_manager[rows, slot] = seat
+    state.tally[rows, TALLY["firm_takeovers"]] += 1
+
+
+def merge_plan(state: State, rules: Rules, rows: np.ndarray, a: np.ndarray, b: np.ndarray):
+    """A merger of firms ``a[m]`` (the proposer's) and ``b[m]`` (L104; 2e "合併"): the firm of the higher value
+    survives (a tie: the proposer's, whose proposal every shareholder then accepts unanimously). Shares above
+    ``max_shareholders`` go home, taken from the families holding the most shares in the merged firm (ties: the lower
+    seat), a rule every shareholder sees before consenting. Returns (survivor int[m], absorbed int[m],
+    lose int[m, N])."""
+    va, vb = state.firm_value[rows, a], state.firm_value[rows, b]
+    survivor = np.where(va >= vb, a, b)
+    absorbed = np.where(va >= vb, b, a)
+    combined = (state.firm_shares[rows, a] + state.firm_shares[rows, b]).astype(np.int64)
+    excess = np.maximum(combined.sum(axis=1) - rules.firms.max_shareholders, 0)
+    lose = np.zeros_like(combined)
+    for k in range(int(excess.max(initial=0))):
+        go = np.flatnonzero(excess > k)
+        j = (combined[go] - lose[go]).argmax(axis=1)
+        lose[go, j] += 1
+    return survivor, absorbed, lose
+
+
+def merge(state: State, rows: np.ndarray, keep: np.ndarray, gone: np.ndarray, lose: np.ndarray) -> None:
+    """Firm ``gone[m]`` merges into ``keep[m]``: treasuries, ships and shareholders join it (``lose[m, N]``
+    shareholders go home); the survivor keeps its manager, value and dividend level, the absorbed firm's manager
+    is left without a firm (L104; 2e "合併")."""
+    state.firm_shares[rows, keep] += state.firm_shares[rows, gone] - lose.astype(state.firm_shares.dtype)
+    state.supply[rows] += lose.astype(state.supply.dtype)
+    for arr in (state.firm_cash, state.firm_india, state.firm_carry):
+        arr[rows, keep] += arr[rows, gone]
+    for arr in (state.firm_ships, state.firm_damaged):
+        arr[rows, keep] += arr[rows, gone]
+    no_sea = state.firm_sea[rows, keep] < 0
+    state.firm_sea[rows[no_sea], keep[no_sea]] = state.firm_sea[rows[no_sea], gone[no_sea]]
+    clear_slot(state, rows, gone)
+    state.tally[rows, TALLY["firm_mergers"]] += 1
+
+
+def bankrupt(state: State, rows: np.ndarray, slot: np.ndarray) -> None:
+    """L195 (2e "商行的開支與解散"): a firm that cannot pay its costs closes: every shareholder goes to debtors'
+    prison, its ships leave their shipyards (2e: "return to the shipyards"), the money it still holds is lost
+    (flow ``firm_bankrupt``), its manager is left without a firm. Invested factories stay invested."""
+    state.prisoners[rows] += state.firm_shares[rows, slot]
+    left = funds(state)[rows, slot]
+    state.ledger[rows, FLOW["firm_bankrupt"]] -= left.astype(state.ledger.dtype)
+    clear_slot(state, rows, slot)
+    state.tally[rows, TALLY["bankruptcies"]] += 1
+
+
+def build_ships(state: State, rules: Rules, rows: np.ndarray, slot: np.ndarray, per_owner: np.ndarray) -> None:
+    """L105 (2e "以商行身份獲取船隻"): firm ``slot[m]`` builds ``per_owner[m, N]`` ships at those families' free
+    shipyards (consent is the caller's), paying ``ship_cost`` £ each to the bank from its (London) treasury."""
+    count = per_owner.sum(axis=1)
+    ledger.firm(state, "firm_ships", rows, slot, -count * ship_cost(state, rules)[rows])
+    state.firm_ships[rows, slot] += per_owner.astype(state.firm_ships.dtype)
+    state.tally[rows, TALLY["firm_ships_built"]] += count.astype(np.int32)
+
+
+def buy_back(
+    state: State, rules: Rules, rows: np.ndarray, slot: np.ndarray, sound: np.ndarray, damaged: np.ndarray
+) -> None:
+    """jc2e (seed 002 "購回玩家所有的船隻"): firm ``slot[m]`` buys the Company's family-yard ships ``sound[m, N, 4]``
+    and ``damaged[m, N, 4]`` (per yard owner and location; consent is the caller's) for ``buyback_sound`` /
+    ``buyback_damaged`` £ each, paid from its London treasury into the Shipping Manager's treasury. The ships stay
+    at their owners' yards, now the firm's (a damaged one stays damaged)."""
+    fi = rules.firms
+    both = (sound + damaged).astype(state.yard_ships.dtype)
+    state.yard_ships[rows] -= both
+    state.yard_damaged[rows] -= damaged.astype(state.yard_damaged.dtype)
+    state.firm_ships[rows, slot] += both.sum(axis=2)
+    state.firm_damaged[rows, slot] += damaged.sum(axis=2).astype(state.firm_damaged.dtype)
+    price = fi.buyback_sound * sound.sum(axis=(1, 2)) + fi.buyback_damaged * damaged.sum(axis=(1, 2))
+    state.firm_cash[rows, slot] -= price.astype(state.firm_cash.dtype)
+    state.treasury[rows, L.T_SHIPPING] += price.astype(state.treasury.dtype)
+    state.tally[rows, TALLY["firm_ships_built"]] += both.sum(axis=(1, 2)).astype(np.int32)
+
+
+def raise_value(state: State, rules: Rules, rows: np.ndarray, slot: np.ndarray, revenue: np.ndarray) -> None:
+    """L100, L182 (2e: "每增加6塊錢的收益...推進...價值標記一格"): value +1 per ``revenue_per_value`` £ of trade
+    revenue this round, up to ``max_value``; with ``value_steps = "game"`` the remainder carries to later rounds."""
+    fi = rules.firms
+    total = revenue.astype(np.int64)
+    if fi.value_steps == "game":
+        total = total + state.firm_carry[rows, slot]
+        state.firm_carry[rows, slot] = (total % fi.revenue_per_value).astype(state.firm_carry.dtype)
+    steps = total // fi.revenue_per_value
+    value = np.minimum(state.firm_value[rows, slot] + steps, fi.max_value)
+    state.firm_value[rows, slot] = value.astype(state.firm_value.dtype)
+
+
+def fill_orders(state: State, rules: Rules, rows: np.ndarray, slot: np.ndarray, orders: np.ndarray) -> np.ndarray:
+    """L181-L182 (2e "以商行身份滿足需求"): firm ``slot[m]`` fills ``orders[m, O]``: the order's value, or its half
+    value (rounded down, printed on the map) when a firm or the Company filled it earlier this round, into its
+    treasury (jc2e: India treasury); then its value rises (``raise_value``). Returns int[m] revenue."""
+    d = rules.d
+    before = state.order_filled[rows] | state.firm_filled[rows]
+    revenue = (orders * np.where(before, d.order_half, d.order_value)).sum(axis=1)
+    ledger.firm(state, "firm_trade", rows, slot, revenue, india=jc2e(rules))
+    state.firm_filled[rows] |= orders
+    raise_value(state, rules, rows, slot, revenue)
+    state.tally[rows, TALLY["firm_revenue"]] += revenue.astype(np.int32)
+    state.tally[rows, TALLY["firm_orders_filled"]] += orders.sum(axis=1).astype(np.int32)
+    return revenue
+
+
+def company_order_values(rules: Rules, firm_filled: np.ndarray) -> np.ndarray:
+    """int[G, O]: what an order pays the Company (L181, ``company_refill``): its value, or its half value
+    (``"half"``, 2e) where a firm filled it earlier this round (``firm_filled``); ``"full"``: always its value."""
+    d = rules.d
+    if rules.firms.company_refill == "half" and firm_filled.any():
+        return np.where(firm_filled, d.order_half, d.order_value)
+    return np.broadcast_to(d.order_value, firm_filled.shape)
+
+
+def pay_costs(state: State, rows: np.ndarray, slot: np.ndarray, due: np.ndarray) -> np.ndarray:
+    """Firm ``slot[m]`` pays ``due[m]`` £ to the bank (flow ``firm_costs``) from its (London) treasury first, then
+    from its India treasury (jc2e; dividends come only from India, so London pays first). Returns int[m] unpaid."""
+    cash = state.firm_cash[rows, slot].astype(np.int64)
+    from_cash = np.minimum(cash, due)
+    from_india = np.minimum(state.firm_india[rows, slot].astype(np.int64), due - from_cash)
+    ledger.firm(state, "firm_costs", rows, slot, -from_cash)
+    ledger.firm(state, "firm_costs", rows, slot, -from_india, india=True)
+    return due - from_cash - from_india
+
+
+def pay_dividends(
+    state: State,
+    rules: Rules,
+    rows: np.ndarray,
+    slot: np.ndarray,
+    payouts: np.ndarray,
+    waived: np.ndarray,
+    manager_waived: np.ndarray,
+) -> np.ndarray:
+    """L196 (2e "商行股利"): ``payouts[m]`` payouts of firm ``slot[m]``: each pays 1 £ per share not waived
+    (``waived[m, N]`` shares per family) to its holder and 1 £ to the manager's family unless ``manager_waived``;
+    from the treasury (jc2e: the India treasury only). Returns int[m] £ paid."""
+    per_share = np.maximum(state.firm_shares[rows, slot] - waived, 0).astype(np.int64)  # [m, N]
+    k = payouts.astype(np.int64)
+    to_family = k[:, None] * per_share
+    manager = state.firm_manager[rows, slot].astype(np.int64)
+    to_family[np.arange(rows.size), manager] += np.where(manager_waived, 0, k)
+    paid = to_family.sum(axis=1)
+    source = state.firm_india if jc2e(rules) else state.firm_cash
+    source[rows, slot] -= paid.astype(source.dtype)
+    state.money[rows] += to_family.astype(state.money.dtype)
+    state.tally[rows, TALLY["firm_dividends"]] += paid.astype(np.int32)
+    return paid
+
+
+# ------------------------------------------------------------------------------------- yards, storms, income
+def yard_income_ships(state: State) -> np.ndarray:
+    """int[G, N]: firm ships at each family's shipyards, earning the yard's owner his 1 £ a round (L78)."""
+    return _add_over(state.firm_ships, 1)
+
+
+def drop_excess_ships(state: State) -> None:
+    """After a family loses shipyards (a policy tax, phase 9) and its Company yard ships were sunk first, firm ships
+    still over its remaining yards leave too, damaged ones first, in slot order."""
+    excess = np.maximum(yard_use(state) - state.shipyards, 0)  # [G, N]
+    if not excess.any():
+        return
+    for f in range(state.firm_ships.shape[1]):
+        take = np.minimum(excess, state.firm_ships[:, f])
+        state.firm_ships[:, f] -= take.astype(state.firm_ships.dtype)
+        state.firm_damaged[:, f] -= np.minimum(take, state.firm_damaged[:, f]).astype(state.firm_damaged.dtype)
+        excess -= take
+
+
+def batter_ships(state: State, rules: Rules, dice, rows: np.ndarray, hit: np.ndarray) -> None:
+    """R-STORM for firm ships (``firms.storms``; 2e: family-yard ships roll for storms, and a firm's ships are
+    family-yard ships): every ship of a firm whose sea (``firm_sea``) is in ``hit[m, P]`` rolls a d6 as the Company's
+    yard ships do (``india.storm_rolls``): damaged from ``storm_damage_from``, sunk from ``storm_sink_from``, a damaged
+    ship damaged again sinks. Dice go firm by firm, yard owner by yard owner, damaged ships before sound ones, after
+    the Company's ships. A sunk ship frees its yard."""
+    from .india import storm_rolls  # late import: india imports state helpers only
+
+    if not rules.firms.storms or rows.size == 0:
+        return
+    n = state.n_players
+    sea = state.firm_sea[rows].astype(np.int64)  # [m, F]
+    stormed = (sea >= 0) & np.take_along_axis(hit, np.maximum(sea, 0), axis=1)
+    ships, damaged = state.firm_ships[rows], state.firm_damaged[rows]  # [m, F, N]
+    counts = np.stack([damaged, ships - damaged], axis=-1) * stormed[:, :, None, None]  # [m, F, N, 2]
+    f = ships.shape[1]
+    sunk, hurt, roll = storm_rolls(rules, dice, rows, counts.reshape(rows.size, -1))
+    if roll.size == 0:
+        return
+    sunk = sunk.reshape(roll.size, f, n, 2)
+    hurt = hurt.reshape(roll.size, f, n, 2)
+    r = rows[roll]
+    lost_damaged = sunk[..., 0] + hurt[..., 0]
+    newly = hurt[..., 1]
+    lost = lost_damaged + sunk[..., 1]
+    state.firm_ships[r] -= lost.astype(state.firm_ships.dtype)
+    state.firm_damaged[r] += (newly - lost_damaged).astype(state.firm_damaged.dtype)
+    state.tally[r, TALLY["ships_damaged"]] += newly.sum(axis=(1, 2)).astype(np.int32)
+    state.tally[r, TALLY["ships_sunk"]] += lost.sum(axis=(1, 2)).astype(np.int32)
+
+
+# ---------------------------------------------------------------------------------------------- accounting
+def accounts_order(state: State, rules: Rules) -> np.ndarray:
+    """int[G, F]: the order firms settle in phase 7.1 (2e "順序依照順位值"): by this round's initiative (firms that
+    did not trade last), ties by the manager's conspicuous wealth (2e's window-tax markers, most first), then
+    clockwise from the Prime Minister's seat; free slots last. The house rules name no order; 2e's is used."""
+    n = state.n_players
+    succ = state.firm_successes.astype(np.int64)
+    init = np.where(succ >= 0, initiative(rules, fleet(state), np.maximum(succ, 0)), BIG)
+    manager = np.maximum(state.firm_manager, 0).astype(np.int64)
+    wealth = np.take_along_axis(state.wealth.astype(np.int64), manager, axis=1)
+    pm = np.where(state.prime_minister >= 0, state.prime_minister, 0).astype(np.int64)
+    clockwise = (manager - pm[:, None]) % n
+    return np.lexsort((clockwise, -wealth, init, ~is_open(state)), axis=-1)
