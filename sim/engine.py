@@ -71,7 +71,7 @@ def play_batch(
     strategies[s] in every game."""
     if seating is None:
         seating = np.tile(np.arange(len(strategies)), (len(game_ids), 1))
-    names = np.array([s.name for s in strategies])[seating]
+    names = np.array([s.label for s in strategies])[seating]
     streams = Streams(seed, game_ids, 1 + rules.players)
     dice = Dice(streams)
     agents = Agents(strategies, rules, streams, seating)
@@ -113,5 +113,5 @@ def play(
     for start in range(first_game, first_game + n_games, batch_size):
         ids = np.arange(start, min(start + batch_size, first_game + n_games), dtype=np.int64)
         batches.append(play_batch(rules, seats, seed, ids)[1])
-    meta = {"seed": seed, "strategies": [s.name for s in seats], "rules_digest": rules.digest()}
+    meta = {"seed": seed, "strategies": [s.label for s in seats], "rules_digest": rules.digest()}
     return Results.from_batches(batches, meta)

@@ -12,6 +12,9 @@ it cannot put to use, trades whenever it has ships and orders, and pays the divi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
 
 from sim import laws, notes
@@ -90,11 +93,57 @@ def ships_wanted(obs: Observation) -> np.ndarray:
     return reach - company_ships(obs)[:, : L.PRESIDENCIES]
 
 
+class StrategyParameterError(ValueError):
+    """A strategy parameter that the strategy does not have, or a value of the wrong type."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """A tunable parameter of a strategy: its default (which fixes its type) and what it means."""
+
+    default: bool | int | float | str
+    doc: str
+
+
 @register("balanced")
 class Strategy:
     """A moderate all-rounder: income first, shares when affordable, trade whenever possible."""
 
     name = "balanced"
+    #: The strategy's tunable parameters (name -> Param). A subclass extends its parent's:
+    #: ``PARAMS = {**Parent.PARAMS, "max_bid": Param(2, "highest bid on any lot")}``. A method reads
+    #: ``self.max_bid``: the value the instance was made with (``Cls(max_bid=3)``), else the default.
+    PARAMS: ClassVar[dict[str, Param]] = {}
+
+    def __init__(self, **params):
+        for key, value in params.items():
+            if key not in self.PARAMS:
+                known = ", ".join(sorted(self.PARAMS)) or "none"
+                raise StrategyParameterError(f"strategy {self.name!r} has no parameter {key!r} (known: {known})")
+            default = self.PARAMS[key].default
+            ok = isinstance(value, type(default)) and not (isinstance(value, bool) and not isinstance(default, bool))
+            if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+                value, ok = float(value), True
+            if not ok:
+                raise StrategyParameterError(
+                    f"strategy {self.name!r} parameter {key!r}: expected {type(default).__name__}, got {value!r}"
+                )
+            setattr(self, key, value)
+        self.params = {key: getattr(self, key) for key in self.PARAMS}
+
+    def __getattr__(self, key: str):
+        """A parameter not set on the instance reads its default (also for subclasses that skip ``__init__``)."""
+        params = type(self).PARAMS
+        if key in params:
+            return params[key].default
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {key!r}")
+
+    @property
+    def label(self) -> str:
+        """The name, with the parameters that differ from their defaults: ``bid_low(max_bid=3)``."""
+        own = getattr(self, "params", {})
+        changed = [f"{k}={v}" for k, v in own.items() if v != self.PARAMS[k].default]
+        return f"{self.name}({', '.join(changed)})" if changed else self.name
 
     # --------------------------------------------------------------------------------------------- setup
     def bid(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

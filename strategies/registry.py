@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from typing import Any
 
 REGISTRY: dict[str, type] = {}
@@ -30,12 +31,31 @@ def get(name: str) -> type:
         raise UnknownStrategy(f"unknown strategy {name!r} (known: {known})") from None
 
 
-def make(spec: Any):
-    """A strategy instance from a registered name, a Strategy class or an instance."""
+def parse(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"bid_low:max_bid=2,risk=0.5"`` -> ("bid_low", {"max_bid": 2, "risk": 0.5}); values read as TOML scalars
+    (integers, floats, true/false, else the text)."""
+    name, _, rest = spec.partition(":")
+    params: dict[str, Any] = {}
+    for item in filter(None, (x.strip() for x in rest.split(","))):
+        key, eq, text = item.partition("=")
+        if not eq or not key.strip():
+            raise UnknownStrategy(f"strategy {spec!r}: parameters are written name:key=value,key=value")
+        try:
+            value = tomllib.loads(f"v = {text.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = text.strip()
+        params[key.strip()] = value
+    return name.strip(), params
+
+
+def make(spec: Any, **params: Any):
+    """A strategy instance from a registered name (optionally ``name:key=value,...``), a Strategy class (made with
+    ``params``) or an instance."""
     if isinstance(spec, str):
-        return get(spec)()
+        name, parsed = parse(spec)
+        return get(name)(**{**parsed, **params})
     if isinstance(spec, type):
-        return spec()
+        return spec(**params)
     return spec
 
 
