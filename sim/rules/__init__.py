@@ -64,6 +64,12 @@ def load_toml(path: str | Path) -> dict:
         raise RulesError(f"{path}: no such file") from None
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"{path}: malformed TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # issue 12: every unreadable file is one line naming it
+        raise RulesError(f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})") from None
+    except IsADirectoryError:
+        raise RulesError(f"{path}: is a folder, not a TOML file") from None
+    except OSError as exc:
+        raise RulesError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def merge(base: dict, over: dict) -> dict:
