@@ -489,6 +489,8 @@ def run(
     lock = _lock(run_dir)
     try:
         if fresh and (run_dir / rf.META).exists():
+            if Path.cwd().resolve().is_relative_to(run_dir.resolve()):
+                raise RunError(f"{run_dir}: --fresh cannot move the folder you are in aside; run from elsewhere")
             aside = rf.aside_path(run_dir)
             try:
                 run_dir.rename(aside)
@@ -706,13 +708,20 @@ def _fits(manifest: dict[str, Any], keys: dict[int, str], size: int, games: int)
 def _verified(shards_dir: Path, notify: Callable[[str], None]) -> dict[str, dict[str, Any]]:
     """The finished shards whose files match their manifests; a damaged one is removed to be played again."""
     out: dict[str, dict[str, Any]] = {}
+    damaged: list[tuple[str, str]] = []
     for path in _finished(shards_dir):
         reason = verify_shard(path)
         if reason:
-            notify(f"shard {path.name} is damaged ({reason}); it will be played again")
+            damaged.append((path.name, reason))
             shutil.rmtree(path, ignore_errors=True)
             continue
         out[path.name] = read_manifest(path)  # type: ignore[assignment]
+    if len(damaged) > 3:
+        name, reason = damaged[0]
+        notify(f"{len(damaged)} shards are damaged (e.g. {name}: {reason}); they will be played again")
+    else:
+        for name, reason in damaged:
+            notify(f"shard {name} is damaged ({reason}); it will be played again")
     return out
 
 

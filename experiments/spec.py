@@ -282,7 +282,8 @@ def resolve(
     except RulesError as err:
         bad("rules", str(err))
     if rules_file and base_rules is not None:  # the experiment's players win; a rules file saying otherwise conflicts
-        file_players = load_toml(rules_file).get("game", {}).get("players", players)
+        file_game = load_toml(rules_file).get("game")
+        file_players = file_game.get("players", players) if isinstance(file_game, dict) else players
         if file_players != players:
             bad(
                 "rules",

@@ -2,8 +2,8 @@
 
 Every section is a frozen dataclass; the loader walks a TOML table against the annotations, so a key the schema
 does not know, a value of the wrong type or a negative number where one is not allowed fails on load with one
-line naming the key. Integers are non-negative unless annotated ``Signed``. Every number must fit the engine's
-int32 state (|x| <= ``NUMBER_MAX``) and floats must be finite (issue 12).
+line naming the key. Integers are non-negative unless annotated ``Signed``. Every number is finite and within
++-``NUMBER_MAX`` (issue 12).
 """
 
 from __future__ import annotations
@@ -15,7 +15,12 @@ import typing
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-NUMBER_MAX = 2**31 - 1  # the engine's state is int32: no rules number may pass it (issue 12)
+# Issue 12: the largest rules number. The engine keeps money and counts in int32 state and adds up thousands of rules
+# numbers (seven rounds of incomes, costs and loans over six families), so a number must stay far below int32's
+# 2,147,483,647 for no sum to wrap around; 10,000 leaves a factor of 200,000 and is beyond any number of the game
+# (the defaults are at most 20). Numbers the engine keeps in int8 or uses as loop counts have tighter bounds in
+# ``Rules._validate``.
+NUMBER_MAX = 10_000
 
 
 class RulesError(ValueError):
@@ -443,7 +448,7 @@ def convert(tp: Any, value: Any, where: str, source: str) -> Any:
         if marker is not _Signed and value < 0:
             fail("a non-negative integer")
         if abs(value) > NUMBER_MAX:
-            fail(f"an integer within +-{NUMBER_MAX:,} (the engine's int32)")
+            fail(f"an integer within +-{NUMBER_MAX:,}")
         return value
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
