@@ -155,7 +155,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.no_report:
         from reports import write_report
 
-        write_report(out)
+        try:
+            write_report(out)
+        except OSError as err:  # the results are safe; only the report is missing
+            raise runner.RunError(
+                f"{out}: the results are complete but the report could not be written ({err.strerror or err}); "
+                f"write it with: eastindia report {shlex.quote(str(out))}"
+            ) from None
     print(f"results: {out}  ({meta.get('games', 0)} games, {meta.get('games_per_s')} games/s)")
     print_summary(Run.open(out))
     return 0

@@ -291,15 +291,17 @@ def resolve(
                 f"players: set players = {shown(file_players)} in the experiment or drop the key",
             )
 
-    def check_overrides(key: str, overrides: dict[str, Any], named: bool = False) -> None:
-        """Each override alone against the base rules; ``named``: ``key`` already names the rules key."""
-        for k, v in overrides.items() if base_rules is not None else ():
+    def check_overrides(key: str, overrides: dict[str, Any], named: bool = False, rules: Rules | None = None) -> None:
+        """Each override alone against ``rules`` (default: the base rules); ``named``: ``key`` already names the
+        rules key."""
+        rules = rules or base_rules
+        for k, v in overrides.items() if rules is not None else ():
             where_k = key if named else f"{key}.{k}"
             if k == "game.players" and v != players:
                 bad(where_k, f"{shown(v)} conflicts with the experiment's players = {players}: set players")
                 continue
             try:
-                base_rules.with_overrides({k: v})
+                rules.with_overrides({k: v})
             except RulesError as err:
                 message = str(err).split(": ", 1)[-1]
                 bad(where_k, message.split(": ", 1)[-1] if named and message.startswith(f"{k}: ") else message)
@@ -334,7 +336,20 @@ def resolve(
         return names
 
     data["strategies"] = check_strategies("strategies", data["strategies"], data["rotate"])
-    check_overrides("overrides", data["overrides"])
+    # the [overrides] together (keys that must change together, like game.rounds and end.influence_vp, can), each
+    # alone only to name the key at fault; sweep values and listed arms are then checked on top of them
+    over_rules = base_rules
+    if base_rules is not None and data["overrides"]:
+        try:
+            over_rules = base_rules.with_overrides(dict(data["overrides"]))
+        except RulesError as err:
+            over_rules = None
+            before = len(problems)
+            check_overrides("overrides", data["overrides"])
+            if len(problems) == before:
+                bad("overrides", str(err).split(": ", 1)[-1])
+        if over_rules is not None:  # the conflict with players is not a rules error
+            check_overrides("overrides", {k: v for k, v in data["overrides"].items() if k == "game.players"})
 
     sweep = data["sweep"]
     for key, values in sweep.items():
@@ -344,7 +359,7 @@ def resolve(
         for i, v in enumerate(values):
             if any(_same(v, w) for w in values[:i]):
                 bad(f"sweep.{key}[{i}]", f"duplicate value {shown(v)}: every arm would be played twice")
-            check_overrides(f"sweep.{key}[{i}]", {key: v}, named=True)
+            check_overrides(f"sweep.{key}[{i}]", {key: v}, named=True, rules=over_rules)
 
     listed = []
     names_seen = set()
@@ -362,7 +377,7 @@ def resolve(
         if not isinstance(over, dict):
             bad(f"arms[{i}].overrides", "expected a table of rules keys")
             over = {}
-        check_overrides(f"arms[{i}].overrides", over)
+        check_overrides(f"arms[{i}].overrides", over, rules=over_rules)
         strats = arm.get("strategies")
         if strats is not None:
             strats = check_strategies(f"arms[{i}].strategies", strats, data["rotate"])
