@@ -63,7 +63,7 @@ def test_every_number_of_the_rules_refuses_nan_inf_and_numbers_beyond_the_bound(
         ("military.moves", 100, 101),
         ("retirement.chairman_bonus", 100, 101),
         ("governors.admin_dice", 100, 101),
-        ("map.regions.3.admin_dice", 100, 101),
+        ("map.regions.1.admin_dice", 100, 101),
         ("retirement.stress_bonus", (120 - 1) // 7, (120 - 1) // 7 + 1),  # x 7 rounds + the chairman's 1
         ("shipping.leased_cost", 1, 0),
         ("shipping.yard_cost", 1, 0),
