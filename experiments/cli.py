@@ -25,6 +25,7 @@ from sim.rules.schema import NUMBER_MAX
 
 from . import runner, spec
 from .runfolder import Run
+from .runner import one_line
 
 USER_ERRORS = (
     RulesError,
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except UsageError as err:
-        print(f"eastindia: error: {err}", file=sys.stderr)
+        print(f"eastindia: error: {one_line(str(err))}", file=sys.stderr)
         return EXIT_USER
     args.argv = argv
     try:
@@ -77,7 +78,7 @@ def _report(args: argparse.Namespace, err: BaseException, line: str, code: int) 
     if args.debug:
         details = getattr(err, "details", "")
         sys.stderr.write(details or "".join(traceback.format_exception(err)))
-    print(f"eastindia: {line}", file=sys.stderr)
+    print(f"eastindia: {one_line(line)}", file=sys.stderr)
     return code
 
 
@@ -213,7 +214,7 @@ class RichProgress:
                 self.progress.update(self.arms[arm], completed=games)
 
     def note(self, message: str) -> None:
-        self.progress.console.print(f"eastindia: {message}", style="yellow", markup=False, highlight=False)
+        self.progress.console.print(f"eastindia: {one_line(message)}", style="yellow", markup=False, highlight=False)
 
     def advance(self, arm: int, games: int) -> None:
         for task in (self.total, self.arms.get(arm)):
@@ -292,7 +293,7 @@ def cmd_strategies(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     problems = spec.check_file(args.file)
     for line in problems:
-        print(line)
+        print(one_line(line))
     if problems:
         return EXIT_USER
     print(f"{args.file}: ok")

@@ -201,12 +201,12 @@ def play_shard(
             *(pl.lit(_param_value(arm.params[k], t), dtype=t).alias(k) for k, t in types.items()),
         ]
         frames = {name: df.with_columns(extra).sort(rf.SORT_KEYS[name]) for name, df in frames.items()}
+        write_shard(Path(shards_dir), shard, frames, key)
     except USER_ERRORS:
         raise
     except Exception as exc:
         details = "".join(traceback.format_exception(exc))
         raise ShardFailed(f"shard {shard.name} failed: {type(exc).__name__}: {_one_line(exc)}", details) from exc
-    write_shard(Path(shards_dir), shard, frames, key)
     return {"arm": arm.index, "games": shard.games, "seconds": time.perf_counter() - start}
 
 
@@ -224,6 +224,11 @@ def _make(name: str) -> Any:
 
 def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or repr(exc)
+
+
+def one_line(text: str) -> str:
+    """``text`` with every line break or other unprintable character escaped (a key may hold any of them)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
 
 
 def write_shard(shards_dir: Path, shard: Shard, frames: dict[str, pl.DataFrame], key: str) -> None:
@@ -428,7 +433,7 @@ def _commands(command: str) -> tuple[str, str]:
 
 
 def _stderr(message: str) -> None:
-    print(f"eastindia: {message}", file=sys.stderr, flush=True)
+    print(f"eastindia: {one_line(message)}", file=sys.stderr, flush=True)
 
 
 def claim(run_dir: Path) -> None:

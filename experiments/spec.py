@@ -371,7 +371,8 @@ def resolve(
             bad(f"arms[{i}].{key}", f"unknown key (known: {', '.join(sorted(ARM_KEYS))})")
         name = arm.get("name", f"arm{i}")
         if not isinstance(name, str) or name in names_seen:
-            bad(f"arms[{i}].name", f"needs a unique name, got {name!r}")
+            bad(f"arms[{i}].name", f"needs a unique name, got {shown(name)}")
+            name = f"arm{i}"
         names_seen.add(name)
         over = arm.get("overrides", {})
         if not isinstance(over, dict):
