@@ -120,7 +120,7 @@ def load_plugin(spec: str, base: Path | None = None) -> type:
         sys.modules[module_name] = module
         try:
             loader.loader.exec_module(module)
-        except Exception as exc:  # a user's file: report it, do not crash with its traceback
+        except (Exception, SystemExit) as exc:  # a user's file: report it, do not crash with its traceback
             del sys.modules[module_name]
             raise PluginError(f"plugin {spec!r}: {type(exc).__name__}: {exc}") from None
     cls = getattr(module, cls_name, None)

@@ -270,9 +270,32 @@ def test_a_strategys_exception_is_one_line_naming_strategy_seat_decision_and_gam
     kept = out / runner.SHARDS / "arm0000-0000000000-0000000006"
     assert (kept / rf.MANIFEST).exists() and runner.verify_shard(kept) is None  # games 0..5 finished and are kept
     assert rf.read_meta(out)["status"] == "failed" and error in rf.read_meta(out)["error"]
+    kept_bytes = snapshot(kept)
     code, _, err = main(capsys, "run", exp, "--out", out, "--quiet", "--jobs", "1", "--resume", "--debug")
     assert code == 2 and "Traceback" in err and f"{name}.py" in err  # the full traceback only under --debug
     assert STRATEGY_LINE.match(err.strip().splitlines()[-1])
+    assert snapshot(kept) == kept_bytes  # the resumed run failed again and left the finished shard as it was
+
+
+def test_a_plugin_that_exits_or_fails_when_loaded_or_created_is_one_line(capsys, tmp_path, done):
+    (tmp_path / "quits.py").write_text("import sys\nsys.exit(5)\n")
+    (tmp_path / "fussy.py").write_text(
+        "from strategies import Strategy\n\nclass Fussy(Strategy):\n    name = 'fussy'\n\n"
+        "    def __init__(self):\n        raise RuntimeError('no config')\n"
+    )
+    before = snapshot(done)
+    for spec_text, needle in (
+        ("quits.py:Bot", "plugin 'quits.py:Bot': SystemExit: 5"),
+        ("fussy.py:Fussy", "strategy 'fussy' raised RuntimeError when created: no config"),
+    ):
+        seats = '["fussy", "balanced"]' if "fussy" in spec_text else '["balanced", "random"]'
+        text = BASE.replace('["balanced", "random"]', seats) + f'plugins = ["{spec_text}"]\n'
+        (tmp_path / "exp.toml").write_text(text)
+        code, _, err = main(capsys, "run", tmp_path / "exp.toml", "--out", done, "--quiet")
+        assert code == 2 and needle in one_line(err), err
+        code, _, err = main(capsys, "strategies", "--strategy", str(tmp_path / spec_text))
+        assert code == 2 or "fussy" in spec_text
+    assert snapshot(done) == before
 
 
 def test_a_strategy_returning_strings_is_an_illegal_answer_not_a_dead_worker(tmp_path):
@@ -376,6 +399,8 @@ def test_a_legacy_folder_left_complete_with_no_frames_is_refused_then_started_af
     line = one_line(err)
     assert code == 2 and "damaged (its frames are missing)" in line and line.endswith("(moves this folder aside)")
     assert snapshot(broken) == before
+    code, _, err = main(capsys, "report", broken)  # every other command answers in one line too
+    assert code == 2 and "no games, seats, rounds Parquet frames yet" in one_line(err)
     code, _, err = main(capsys, "run", tmp_path / "exp.toml", "--out", broken, "--quiet", "--jobs", "1", "--fresh")
     assert code == 0 and "moved the old run folder" in err
     assert rf.read_meta(broken)["games"] == 12
