@@ -24,6 +24,7 @@ import pytest
 
 from experiments import cli, runner, spec
 from experiments import runfolder as rf
+from sim.rules.schema import NUMBER_MAX
 
 BASE = 'name = "t"\ngames = 12\nshard_size = 6\nseed = 2\nstrategies = ["balanced", "random"]\n'
 STRATEGY_LINE = re.compile(
@@ -116,10 +117,16 @@ BAD_FILES = [
     ('games = 4\nrules = "r.toml"\n', {"r.toml": "[game]\nplayers = 6\n"}, "sets game.players = 6 but the experiment"),
     ('games = 4\nrules = "r.toml"\n', {"r.toml": b"[capital]\nformula = 'caf\xe9'\n"}, "r.toml: not UTF-8 text"),
     ('games = 4\nrules = "rules_dir"\n', {"rules_dir/": ""}, "rules_dir: is a folder, not a TOML file"),
-    (  # two overrides that are each valid but not together: found by validate too, before any game is played
+    (  # a sweep value that does not fit the [overrides]: named by its place in the sweep
         'games = 4\n[overrides]\n"company.max_stability" = 5\n[sweep]\n"company.start_stability" = [4, 6]\n',
         {},
-        "arm 'company.start_stability=6': company.start_stability: must be within 1..5",
+        "sweep.company.start_stability[1]: must be within 1..5",
+    ),
+    (  # a listed arm and a sweep value each valid, but not together: found by validate too, before any game
+        'games = 4\n[[arms]]\nname = "tight"\noverrides = { "company.max_stability" = 5 }\n'
+        '[sweep]\n"company.start_stability" = [4, 6]\n',
+        {},
+        "arm 'tight, company.start_stability=6': company.start_stability: must be within 1..5",
     ),
 ]
 
@@ -226,7 +233,7 @@ def test_out_that_is_a_file_or_cannot_be_written(capsys, tmp_path, done):
 @pytest.mark.parametrize(
     "args, needle",
     [
-        (["--", "-5", "10", "20", "0", "0"], "bid total -5: must be between 0 and 2,147,483,647"),
+        (["--", "-5", "10", "20", "0", "0"], f"bid total -5: must be between 0 and {NUMBER_MAX:,}"),
         ([str(2**62), str(2**62), "1", "1", "1"], f"bid total {2**62}: must be between 0"),
         (["--players", "0", "1", "2", "3", "4"], "0 players is impossible"),
         (["--players", "5", "1", "2", "3", "4"], "4 bid totals given for 5 players"),
