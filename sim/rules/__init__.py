@@ -415,10 +415,9 @@ class Rules:
             "military.moves": (self.military.moves, 0, 100),
             "retirement.chairman_bonus": (rt.chairman_bonus, 0, 100),  # added to int8 stress rolls
         }
-        bounded.update(  # dice per administration check: a [G, dice] draw
-            {f"map.regions[{i}].admin_dice": (r.admin_dice, 0, 100) for i, r in enumerate(m.regions)},
-            **{"governors.admin_dice": (self.governors.admin_dice, 0, 100)},
-        )
+        bounded["governors.admin_dice"] = (self.governors.admin_dice, 0, 100)  # dice per check: a [G, dice] draw
+        for i, region in enumerate(m.regions):
+            bounded[f"map.regions[{i}].admin_dice"] = (region.admin_dice, 0, 100)
         for key, (value, low, high) in bounded.items():
             if not low <= value <= high:
                 fail(key, f"{value} is beyond what the engine holds (it must be within {low}..{high})")
