@@ -1,7 +1,9 @@
 """The ``eastindia`` command: run experiments, compute starting capital, list strategies, validate files.
 
-User errors (a malformed file, an unknown key or strategy, a bad plugin, an output folder holding another
-experiment, a strategy's illegal answer) print one line and exit with code 2, never a traceback.
+Every error is one line on stderr (issue 12): exit code 2 for the user's errors (a malformed or unreadable file,
+an unknown key or strategy, a bad option, a plugin that cannot load, an output folder in use or holding something
+else, a strategy's illegal answer or exception, a disk that cannot take the results), 3 when a worker process
+died, 130 on Ctrl-C, 1 for a failure of the simulator itself. ``--debug`` adds the full traceback.
 """
 
 from __future__ import annotations
@@ -9,18 +11,21 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+import traceback
 from pathlib import Path
 
 import numpy as np
 
 import strategies as registry
 from sim import capital
-from sim.agents import IllegalDecision
+from sim.agents import IllegalDecision, StrategyError
 from sim.engine import PlayError
 from sim.rules import DEFAULT_PATH, Rules, RulesError
+from sim.rules.schema import NUMBER_MAX
 
 from . import runner, spec
 from .runfolder import Run
+from .runner import one_line
 
 USER_ERRORS = (
     RulesError,
@@ -30,37 +35,67 @@ USER_ERRORS = (
     registry.UnknownStrategy,
     PlayError,
     IllegalDecision,
+    StrategyError,
 )
-EXIT_USER, EXIT_INTERRUPTED, EXIT_FAILED = 2, 130, 3
+EXIT_BUG, EXIT_USER, EXIT_INTERRUPTED, EXIT_FAILED = 1, 2, 130, 3
+
+
+class UsageError(Exception):
+    """A malformed command line (argparse's complaint, made one line)."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line instead of argparse's usage block
+        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as err:
+        print(f"eastindia: error: {one_line(str(err))}", file=sys.stderr)
+        return EXIT_USER
+    args.argv = argv
     try:
         return args.func(args)
     except USER_ERRORS as err:
-        print(f"eastindia: error: {err}", file=sys.stderr)
-        return EXIT_USER
+        return _report(args, err, f"error: {err}", EXIT_USER)
     except runner.Interrupted as err:
-        print(f"eastindia: {err}", file=sys.stderr)
-        return EXIT_INTERRUPTED if str(err).startswith("interrupted") else EXIT_FAILED
+        return _report(args, err, str(err), EXIT_INTERRUPTED if str(err).startswith("interrupted") else EXIT_FAILED)
     except KeyboardInterrupt:
         print("eastindia: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as err:  # a failure of the simulator itself: still one line, the traceback under --debug
+        what = str(err) if isinstance(err, runner.ShardFailed) else f"{type(err).__name__}: {runner._one_line(err)}"
+        hint = "" if args.debug else " (run again with --debug for the traceback)"
+        return _report(args, err, f"internal error: {what}{hint}", EXIT_BUG)
+
+
+def _report(args: argparse.Namespace, err: BaseException, line: str, code: int) -> int:
+    """One line on stderr; under --debug the whole traceback first (a worker's own, when it sent one)."""
+    if args.debug:
+        details = getattr(err, "details", "")
+        sys.stderr.write(details or "".join(traceback.format_exception(err)))
+    print(f"eastindia: {one_line(line)}", file=sys.stderr)
+    return code
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="eastindia", description="Corruption & East India balance simulator.")
-    sub = p.add_subparsers(dest="command", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", help="show the full traceback of an error")
+    p = Parser(prog="eastindia", description="Corruption & East India balance simulator.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
 
-    r = sub.add_parser("run", help="run an experiment file (default: the baseline)")
+    r = sub.add_parser("run", help="run an experiment file (default: the baseline)", parents=[common])
     r.add_argument("file", nargs="?", help="experiment TOML (default: experiments/library/baseline.toml)")
     r.add_argument("--games", type=int, help="games per arm (overrides the file)")
     r.add_argument("--seed", type=int, help="master seed (overrides the file)")
     r.add_argument("--jobs", type=int, help="worker processes (default: all cores)")
     r.add_argument("--out", help="run folder (default: runs/<experiment name>)")
-    r.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
+    r.add_argument("--resume", action="store_true", help="finish an interrupted or failed run in --out")
+    r.add_argument("--fresh", action="store_true", help="move an existing run folder aside and start afresh")
     r.add_argument("--shard-size", type=int, help="games per shard (overrides the file)")
     r.add_argument("--strategy", action="append", metavar="NAME|path.py:Class", help="strategies to rotate (repeat)")
     r.add_argument("--backend", default="loky", choices=["loky", "dask", "ray"], help="joblib backend")
@@ -69,26 +104,26 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-report", action="store_true", help="skip report.html")
     r.set_defaults(func=cmd_run)
 
-    c = sub.add_parser("capital", help="starting capital from bid totals (R-CAPITAL)")
+    c = sub.add_parser("capital", help="starting capital from bid totals (R-CAPITAL)", parents=[common])
     c.add_argument("bids", nargs="+", type=int, help="each family's bid total")
     c.add_argument("--players", type=int, help="players (default: the number of bids)")
     c.add_argument("--formula", help=f"capital formula ({', '.join(sorted(capital.FORMULAS))})")
     c.add_argument("--budget", type=int, help="total starting capital B (default: 6 per player)")
     c.set_defaults(func=cmd_capital)
 
-    s = sub.add_parser("strategies", help="registered strategies")
+    s = sub.add_parser("strategies", help="registered strategies", parents=[common])
     s.add_argument("--strategy", action="append", metavar="path.py:Class", help="also load a plugin (repeat)")
     s.set_defaults(func=cmd_strategies)
 
-    v = sub.add_parser("validate", help="check an experiment or rules file and report every problem")
+    v = sub.add_parser("validate", help="check an experiment or rules file and report every problem", parents=[common])
     v.add_argument("file")
     v.set_defaults(func=cmd_validate)
 
-    u = sub.add_parser("rules", help="the default rules file")
+    u = sub.add_parser("rules", help="the default rules file", parents=[common])
     u.add_argument("--dump", action="store_true", help="print the whole file to copy and edit")
     u.set_defaults(func=cmd_rules)
 
-    rep = sub.add_parser("report", help="write report.html and summary.md for a run folder")
+    rep = sub.add_parser("report", help="write report.html and summary.md for a run folder", parents=[common])
     rep.add_argument("run_dir")
     rep.set_defaults(func=cmd_report)
     return p
@@ -101,7 +136,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         changes["strategies"] = args.strategy
     exp = spec.load(args.file, **changes)
     out = Path(args.out) if args.out else runner.default_out(exp)
-    command = "eastindia " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv else ""
+    command = "eastindia " + " ".join(shlex.quote(a) for a in args.argv if a != "--debug")
+    runner.check_options(args.jobs, args.shard_size, args.backend, args.scheduler, args.resume, args.fresh)
     progress = None if args.quiet else RichProgress(exp)
     with progress or _Null():
         meta = runner.run(
@@ -114,11 +150,19 @@ def cmd_run(args: argparse.Namespace) -> int:
             scheduler=args.scheduler,
             command=command,
             progress=progress,
+            fresh=args.fresh,
+            notify=progress.note if progress else None,
         )
     if not args.no_report:
         from reports import write_report
 
-        write_report(out)
+        try:
+            write_report(out)
+        except OSError as err:  # the results are safe; only the report is missing
+            raise runner.RunError(
+                f"{out}: the results are complete but the report could not be written ({err.strerror or err}); "
+                f"write it with: eastindia report {shlex.quote(str(out))}"
+            ) from None
     print(f"results: {out}  ({meta.get('games', 0)} games, {meta.get('games_per_s')} games/s)")
     print_summary(Run.open(out))
     return 0
@@ -169,6 +213,9 @@ class RichProgress:
             if arm in self.arms:
                 self.progress.update(self.arms[arm], completed=games)
 
+    def note(self, message: str) -> None:
+        self.progress.console.print(f"eastindia: {one_line(message)}", style="yellow", markup=False, highlight=False)
+
     def advance(self, arm: int, games: int) -> None:
         for task in (self.total, self.arms.get(arm)):
             if task is None:
@@ -191,9 +238,16 @@ def print_summary(run: Run) -> None:
 
 # -------------------------------------------------------------------------------------------------- capital
 def cmd_capital(args: argparse.Namespace) -> int:
-    n = args.players or len(args.bids)
+    n = len(args.bids) if args.players is None else args.players
+    if not 4 <= n <= 6:
+        raise PlayError(f"{n} players is impossible: the game takes 4 to 6")
     if len(args.bids) != n:
         raise PlayError(f"{len(args.bids)} bid totals given for {n} players")
+    for bid in args.bids:  # a bid total is a sum of bids of 0 or more coins, held in the engine's int32
+        if not 0 <= bid <= NUMBER_MAX:
+            raise PlayError(f"bid total {bid}: must be between 0 and {NUMBER_MAX:,}")
+    if args.budget is not None and not 0 <= args.budget <= NUMBER_MAX:
+        raise PlayError(f"--budget {args.budget}: must be between 0 and {NUMBER_MAX:,}")
     rules = Rules.default(n)
     overrides = {}
     if args.formula:
@@ -239,7 +293,7 @@ def cmd_strategies(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     problems = spec.check_file(args.file)
     for line in problems:
-        print(line)
+        print(one_line(line))
     if problems:
         return EXIT_USER
     print(f"{args.file}: ok")
@@ -261,10 +315,17 @@ def cmd_report(args: argparse.Namespace) -> int:
     from reports import write_report
 
     try:
-        Run.open(args.run_dir)
+        meta = Run.open(args.run_dir).meta
     except FileNotFoundError as err:
         raise runner.RunError(str(err)) from None
-    path = write_report(Path(args.run_dir))
+    except (OSError, ValueError) as err:
+        raise runner.RunError(f"{args.run_dir}: {runner._one_line(err)}") from None
+    if not isinstance(meta, dict):
+        raise runner.RunError(f"{args.run_dir}: run.json is not a table")
+    try:
+        path = write_report(Path(args.run_dir))
+    except FileNotFoundError as err:  # no frames yet (a run that has not merged)
+        raise runner.RunError(runner._one_line(err)) from None
     print(f"report: {path}")
     return 0
 

@@ -9,11 +9,14 @@
       seats.parquet          arm (str), arm_index (int), rotation (int: which seat rotation the game used),
       rounds.parquet         and one column per swept/listed parameter, named by its dotted rules key
       seat_rounds.parquet    (e.g. "capital.formula"); rows sorted by arm_index, game (, round) (, seat)
-      shards/              finished shards (one folder each) until the merge; kept for --resume
+      shards/              finished shards (one folder each: the four frames, then manifest.json with each file's
+                           rows, size and SHA-256, written last) until the merge; kept for --resume
+      .lock                held (an OS file lock) by the one run writing the folder; holds its pid
       charts/*.png, report.html, summary.md   written by reports/
 
-``run.json`` keys: name, command, seed, players, games_per_arm, shard_size, status ("running" | "complete"),
-started, finished, wall_time_s, games_per_s, versions{python, eastindia, numpy, polars, pyarrow, joblib},
+``run.json`` keys: name, command, seed, players, games_per_arm, shard_size, status ("running" | "failed" |
+"interrupted" | "complete"), error (why it stopped), frames{frame: {rows, bytes, sha256}} (when complete), started,
+finished, wall_time_s, games_per_s, versions{python, eastindia, numpy, polars, pyarrow, joblib},
 experiment_digest, param_keys[list of dotted keys], arms[list of {arm, index, params{key: value},
 overrides{dotted key: value} (every rules override of the arm, base + params; applied to
 Rules.default(players) or to rules_file), rules_file (str | null), rules_digest, strategies[list], rotate (bool),
@@ -22,8 +25,15 @@ rotations (int)}].
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import json
+import os
+import socket
+import time
+import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +58,145 @@ def read_meta(run_dir: Path) -> dict[str, Any]:
     return json.loads((Path(run_dir) / META).read_text(encoding="utf-8"))
 
 
+def temp_name(path: Path) -> Path:
+    """A temporary sibling of ``path`` no other writer uses (host, pid and a random part)."""
+    return path.with_name(f".{path.name}.tmp-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``path`` through a unique temporary file renamed into place, flushed to disk first."""
+    tmp = temp_name(path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")  # keeps the params' order
-    tmp.replace(path)
+    write_atomic(path, (json.dumps(data, indent=2, default=str) + "\n").encode())  # keeps the params' order
+
+
+# ---------------------------------------------------------------------------------------- checksums (issue 12)
+MANIFEST = "manifest.json"
+
+
+def file_record(data: bytes, rows: int) -> dict[str, Any]:
+    return {"rows": rows, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def check_record(name: str, data: bytes, record: dict[str, Any] | None) -> str | None:
+    """Why ``data`` does not match its recorded size and checksum (None: it does)."""
+    if not isinstance(record, dict):
+        return f"{name} is not in the manifest"
+    if len(data) != record.get("bytes"):
+        return f"{name} has {len(data)} bytes, {record.get('bytes')} were written"
+    if hashlib.sha256(data).hexdigest() != record.get("sha256"):
+        return f"{name} does not match its checksum"
+    return None
+
+
+def file_sha256(path: Path) -> tuple[int, str]:
+    """Size and SHA-256 of a file, read in blocks."""
+    digest, size = hashlib.sha256(), 0
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 22):
+            digest.update(block)
+            size += len(block)
+    return size, digest.hexdigest()
+
+
+# ------------------------------------------------------------------------------------------- the lock (issue 12)
+LOCK = ".lock"
+
+
+class FolderBusy(Exception):
+    """Another live process holds the run folder's lock."""
+
+    def __init__(self, run_dir: Path, holder: str):
+        super().__init__(f"{run_dir}: in use by another run ({holder})")
+        self.holder = holder
+
+
+class RunLock:
+    """An exclusive OS lock (``flock``) on ``RUN_DIR/.lock``, held by the one process writing the folder.
+
+    The kernel releases it when the holder exits, however it dies, so a crashed run never leaves the folder
+    locked. The holder writes its pid, host and start time into the file for the message other runs print; the
+    file is removed on release (a run that finds the file it locked unlinked or replaced retries)."""
+
+    def __init__(self, run_dir: Path):
+        self.path = Path(run_dir) / LOCK
+        self.fd: int | None = None
+
+    def acquire(self) -> RunLock:
+        import fcntl  # POSIX (Linux, macOS): the run folder lock
+
+        for _ in range(50):
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                os.close(fd)
+                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise
+                raise FolderBusy(self.path.parent, self._holder()) from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if not same:  # the previous holder removed the file between our open and our lock: take the new one
+                os.close(fd)
+                continue
+            stamp = datetime.now(UTC).isoformat(timespec="seconds")
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} since {stamp}\n".encode(), 0)
+            self.fd = fd
+            return self
+        raise FolderBusy(self.path.parent, "the lock file keeps changing")
+
+    def _holder(self) -> str:
+        """What the holder wrote (it may not have written yet: wait a little)."""
+        for _ in range(40):
+            try:
+                text = self.path.read_text(encoding="utf-8", errors="replace").strip()
+            except OSError:
+                text = ""
+            if text:
+                return text
+            time.sleep(0.05)
+        return "pid unknown"
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        try:
+            if os.stat(self.path).st_ino == os.fstat(self.fd).st_ino:
+                self.path.unlink()
+        except OSError:
+            pass
+        os.close(self.fd)
+        self.fd = None
+
+    def __enter__(self) -> RunLock:
+        return self.acquire()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release()
+
+
+def aside_path(run_dir: Path) -> Path:
+    """A free sibling name for an old run folder moved aside: ``NAME.old-YYYYmmdd-HHMMSS[-k]``."""
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    path = run_dir.with_name(f"{run_dir.name}.old-{stamp}")
+    k = 1
+    while path.exists():
+        k += 1
+        path = run_dir.with_name(f"{run_dir.name}.old-{stamp}-{k}")
+    return path
 
 
 @dataclass

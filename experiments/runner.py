@@ -1,21 +1,38 @@
 """Run an experiment: shards of fixed game ranges, played by joblib workers, streamed to Parquet.
 
 Each shard (arm, games first..last-1) is played and written to its own folder under ``RUN_DIR/shards`` atomically
-(a temporary folder renamed into place), so an interrupted run keeps every finished shard and ``resume`` plays only
-the missing ones. When all shards exist they are merged, one shard at a time, into one Parquet file per frame with
-row groups of a fixed size: the merged bytes depend only on the rows, never on the number of jobs or the shard
-size, and memory stays bounded by one shard plus one row group however many games the run has.
+(a temporary folder with a name unique to its writer, renamed into place), its ``manifest.json`` (every file's rows,
+size and SHA-256, and the shard's key) written last, so an interrupted run keeps every finished shard and ``resume``
+plays only the missing ones. A shard whose files do not match its manifest is played again, and the user is told.
+When all shards exist they are merged, one shard at a time and verified as they are read, into one Parquet file
+per frame with row groups of a fixed size: the merged bytes depend only on the rows, never on the number of jobs
+or the shard size, and memory stays bounded by one shard plus one row group however many games the run has.
+Shards are planned lazily (a generator), so a run of 10^12 games starts at once.
+
+One run at a time owns a run folder (``runfolder.RunLock``, an OS lock released however the run ends); a second
+run into it is refused at once naming the holder. A folder whose run failed or was interrupted is resumed when its
+finished shards are still shards of the experiment given (same key: seed, rules, strategies, parameters, plugin
+code), restarted in place when it has none, and otherwise refused with the command that starts afresh (``fresh``:
+the old folder is moved aside, never deleted).
 """
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import importlib.metadata
+import importlib.util
+import io
+import json
 import os
 import platform
+import shlex
 import shutil
+import sys
 import time
-from collections.abc import Iterable
-from contextlib import nullcontext
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import nullcontext, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,19 +44,24 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import strategies as registry
-from sim.engine import play_batch
+from sim.agents import IllegalDecision, StrategyError
+from sim.engine import PlayError, play_batch
 from sim.results import Results
+from sim.rules import RulesError
 
 from . import runfolder as rf
-from .spec import Arm, Experiment, load_plugin
+from .spec import MAX_GAMES, Arm, Experiment, PluginError, load_plugin
 
 ROW_GROUP = 65_536
 SHARDS = "shards"
 PACKAGES = ("eastindia", "numpy", "polars", "pyarrow", "joblib")
+BACKENDS = ("loky", "dask", "ray")
+MAX_JOBS = max(64, 4 * (os.cpu_count() or 1))
+MERGE_ATTEMPTS = 3
 
 
 class RunError(ValueError):
-    """A user error about the run folder (exit code 2)."""
+    """A user error about the run folder or the run's options (exit code 2)."""
 
 
 class Interrupted(RuntimeError):
@@ -48,6 +70,34 @@ class Interrupted(RuntimeError):
     def __init__(self, message: str, done: int, total: int):
         super().__init__(message)
         self.done, self.total = done, total
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.done, self.total))
+
+
+class ShardFailed(RuntimeError):
+    """The engine failed while playing a shard (a bug, not a user error); ``details`` holds the traceback.
+    Raised instead of the original exception so that any error crosses from a worker process intact."""
+
+    def __init__(self, message: str, details: str = ""):
+        super().__init__(message)
+        self.details = details
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.details))
+
+
+class BadShard(Exception):
+    """A finished shard whose files do not match its manifest (found while merging)."""
+
+    def __init__(self, name: str, reason: str):
+        super().__init__(f"{name}: {reason}")
+        self.name, self.reason = name, reason
+
+
+# Errors a worker raises that are the user's (a strategy, a plugin, the rules, the disk): passed through as they are.
+USER_ERRORS = (StrategyError, IllegalDecision, RulesError, PluginError, RunError, PlayError, registry.UnknownStrategy)
+WORKER_DEATHS = ("TerminatedWorkerError", "BrokenProcessPool", "CommClosedError", "KilledWorker")
 
 
 class Progress(Protocol):
@@ -73,11 +123,16 @@ class Shard:
         return self.last - self.first
 
 
-def plan(exp: Experiment, shard_size: int | None = None) -> list[Shard]:
+def plan(exp: Experiment, shard_size: int | None = None) -> Iterator[Shard]:
+    """The shards in (arm, game) order, lazily (a run of 10^12 games is never listed in memory)."""
     size = shard_size or exp.shard_size
-    return [
-        Shard(arm.index, first, min(first + size, exp.games)) for arm in exp.arms for first in range(0, exp.games, size)
-    ]
+    for arm in exp.arms:
+        for first in range(0, exp.games, size):
+            yield Shard(arm.index, first, min(first + size, exp.games))
+
+
+def n_shards(exp: Experiment, shard_size: int) -> int:
+    return len(exp.arms) * -(-exp.games // shard_size)
 
 
 # -------------------------------------------------------------------------------------------- parameter columns
@@ -101,64 +156,235 @@ def _param_value(value: Any, dtype: pl.DataType) -> Any:
     return str(value) if dtype == pl.Utf8 and value is not None else value
 
 
+def shard_key(exp: Experiment, arm: Arm, types: dict[str, pl.DataType]) -> str:
+    """What determines the rows of a shard of ``arm`` besides its game range: the seed, the arm (name, index,
+    parameters and their column types, rules content, strategies, rotation, players) and the plugins' code.
+    A finished shard whose key the experiment still gives holds exactly the rows a fresh run would write."""
+    meta = {k: v for k, v in arm.meta().items() if k != "rules_file"}  # the rules' content counts, not their path
+    data = {
+        "seed": exp.seed,
+        "players": exp.players,
+        "arm": meta,
+        "types": {k: str(t) for k, t in types.items()},
+        "plugins": exp.plugin_code,
+    }
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
 # ------------------------------------------------------------------------------------------------- one shard
 def play_shard(
-    arm: Arm, shard: Shard, seed: int, plugins: tuple[str, ...], types: dict[str, pl.DataType], shards_dir: str
+    arm: Arm,
+    shard: Shard,
+    seed: int,
+    plugins: tuple[str, ...],
+    types: dict[str, pl.DataType],
+    shards_dir: str,
+    key: str = "",
 ) -> dict[str, Any]:
-    """Play one shard and write its four frames atomically. Runs in a worker process."""
-    for spec in plugins:
-        load_plugin(spec)
+    """Play one shard and write its four frames and manifest atomically. Runs in a worker process.
+
+    A user's error (a strategy's exception or illegal answer, bad rules, a disk that cannot take the shard) is
+    raised as it is; anything else becomes ``ShardFailed`` (which, unlike some exceptions, crosses processes)."""
     start = time.perf_counter()
-    rules = arm.rules()
-    ids = np.arange(shard.first, shard.last, dtype=np.int64)
-    names, seating = arm.seating(ids)
-    _, rows = play_batch(rules, [registry.make(name) for name in names], seed, ids, seating)
-    frames = Results.from_batches([rows], {}).frames()
-    extra = [
-        pl.lit(arm.name, dtype=pl.Utf8).alias("arm"),
-        pl.lit(arm.index, dtype=pl.Int32).alias("arm_index"),
-        (pl.col("game") % arm.rotations).cast(pl.Int32).alias("rotation"),
-        *(pl.lit(_param_value(arm.params[k], t), dtype=t).alias(k) for k, t in types.items()),
-    ]
-    final = Path(shards_dir) / shard.name
-    tmp = Path(shards_dir) / f".{shard.name}.tmp-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
-    for name, df in frames.items():
-        df = df.with_columns(extra).sort(rf.SORT_KEYS[name])
-        df.write_parquet(tmp / f"{name}.parquet", compression="zstd", statistics=True)
-    tmp.rename(final)
+    try:
+        for spec in plugins:
+            load_plugin(spec)
+        rules = arm.rules()
+        ids = np.arange(shard.first, shard.last, dtype=np.int64)
+        names, seating = arm.seating(ids)
+        _, rows = play_batch(rules, [_make(name) for name in names], seed, ids, seating)
+        frames = Results.from_batches([rows], {}).frames()
+        extra = [
+            pl.lit(arm.name, dtype=pl.Utf8).alias("arm"),
+            pl.lit(arm.index, dtype=pl.Int32).alias("arm_index"),
+            (pl.col("game") % arm.rotations).cast(pl.Int32).alias("rotation"),
+            *(pl.lit(_param_value(arm.params[k], t), dtype=t).alias(k) for k, t in types.items()),
+        ]
+        frames = {name: df.with_columns(extra).sort(rf.SORT_KEYS[name]) for name, df in frames.items()}
+        write_shard(Path(shards_dir), shard, frames, key)
+    except USER_ERRORS:
+        raise
+    except Exception as exc:
+        details = "".join(traceback.format_exception(exc))
+        raise ShardFailed(f"shard {shard.name} failed: {type(exc).__name__}: {_one_line(exc)}", details) from exc
     return {"arm": arm.index, "games": shard.games, "seconds": time.perf_counter() - start}
 
 
+def _make(name: str) -> Any:
+    try:
+        return registry.make(name)
+    except USER_ERRORS:
+        raise
+    except Exception as exc:
+        raise StrategyError(
+            f"strategy {name!r} raised {type(exc).__name__}: {_one_line(exc)} when created",
+            "".join(traceback.format_exception(exc)),
+        ) from exc
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or repr(exc)
+
+
+def one_line(text: str) -> str:
+    """``text`` with every line break or other unprintable character escaped (a key may hold any of them)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+
+
+def write_shard(shards_dir: Path, shard: Shard, frames: dict[str, pl.DataFrame], key: str) -> None:
+    """Write a shard's frames into a temporary folder unique to this writer, its manifest last, then rename it into
+    place. If another writer finished the same shard first, a valid copy is kept and ours discarded."""
+    final = shards_dir / shard.name
+    tmp = rf.temp_name(final)
+    manifest: dict[str, Any] = {"shard": shard.name, "arm": shard.arm, "first": shard.first, "last": shard.last}
+    manifest.update({"key": key, "files": {}})
+    try:
+        tmp.mkdir(parents=True)
+        for name, df in frames.items():
+            buf = io.BytesIO()
+            df.write_parquet(buf, compression="zstd", statistics=True)
+            data = buf.getvalue()
+            _write_synced(tmp / f"{name}.parquet", data)
+            manifest["files"][f"{name}.parquet"] = rf.file_record(data, df.height)
+        _write_synced(tmp / rf.MANIFEST, json.dumps(manifest, indent=1).encode())
+        try:
+            tmp.rename(final)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
+            if verify_shard(final, shard) is None:
+                return  # another writer finished the same shard first: its copy stays, ours is dropped
+            shutil.rmtree(final, ignore_errors=True)  # a damaged copy: ours replaces it
+            tmp.rename(final)
+    except OSError as exc:
+        raise RunError(
+            f"cannot write shard {shard.name} in {shards_dir}: {exc.strerror or exc}; "
+            "make room (or fix the folder) and run again with --resume: finished shards are kept"
+        ) from None
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    with open(path, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def read_manifest(path: Path) -> dict[str, Any] | None:
+    try:
+        manifest = json.loads((path / rf.MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return manifest if isinstance(manifest, dict) and isinstance(manifest.get("files"), dict) else None
+
+
+def verify_shard(path: Path, shard: Shard | None = None) -> str | None:
+    """Why the finished shard folder ``path`` cannot be used (None: every file matches its manifest)."""
+    manifest = read_manifest(path)
+    if manifest is None:
+        return "its manifest is missing or unreadable"
+    if manifest.get("shard") != path.name or (shard is not None and manifest.get("shard") != shard.name):
+        return "its manifest names another shard"
+    for frame in rf.FRAMES:
+        name = f"{frame}.parquet"
+        try:
+            data = (path / name).read_bytes()
+        except OSError:
+            return f"{name} is missing"
+        reason = rf.check_record(name, data, manifest["files"].get(name))
+        if reason:
+            return reason
+    first, last = manifest.get("first"), manifest.get("last")
+    if (
+        not isinstance(first, int)
+        or not isinstance(last, int)
+        or manifest["files"]["games.parquet"]["rows"] != (last - first)
+    ):
+        return "its games do not match its range"
+    return None
+
+
 # ---------------------------------------------------------------------------------------------------- merging
-def merge(run_dir: Path, shards: list[Shard]) -> None:
-    """Concatenate the shards in (arm, game) order into one Parquet file per frame, fixed-size row groups."""
+def merge(run_dir: Path, shards: Callable[[], Iterable[Shard]] | list[Shard]) -> dict[str, dict[str, Any]]:
+    """Concatenate the shards in (arm, game) order into one Parquet file per frame, fixed-size row groups.
+
+    Every shard file is checked against its manifest as it is read (``BadShard`` if it does not match). Returns
+    each merged frame's rows, size and SHA-256 (kept in run.json, verified when the folder is used again)."""
+    listed = shards if callable(shards) else (lambda: shards)
     shards_dir = run_dir / SHARDS
+    records: dict[str, dict[str, Any]] = {}
     for frame in rf.FRAMES:
         target = rf.frame_path(run_dir, frame)
-        tmp = target.with_name(f".{target.name}.tmp")
+        tmp = rf.temp_name(target)
         writer: pq.ParquetWriter | None = None
         pending: list[pa.Table] = []
-        rows = 0
+        rows = total = 0
+        try:
+            for shard in listed():
+                table = _read_verified(shards_dir / shard.name, f"{frame}.parquet")
+                if writer is None:
+                    writer = pq.ParquetWriter(tmp, table.schema, compression="zstd", write_statistics=True)
+                pending.append(table)
+                rows += table.num_rows
+                total += table.num_rows
+                while rows >= ROW_GROUP:
+                    joined = pa.concat_tables(pending)
+                    writer.write_table(joined.slice(0, ROW_GROUP).combine_chunks(), row_group_size=ROW_GROUP)
+                    rest = joined.slice(ROW_GROUP)
+                    pending, rows = [rest], rest.num_rows
+            if writer is not None:
+                if rows:
+                    writer.write_table(pa.concat_tables(pending).combine_chunks(), row_group_size=ROW_GROUP)
+                writer.close()
+                writer = None
+                size, digest = rf.file_sha256(tmp)
+                with open(tmp, "rb+") as fh:
+                    os.fsync(fh.fileno())
+                tmp.replace(target)
+                records[frame] = {"rows": total, "bytes": size, "sha256": digest}
+        except OSError as exc:
+            raise RunError(
+                f"cannot write {target}: {exc.strerror or exc}; make room and run again with --resume: "
+                "the shards are kept"
+            ) from None
+        finally:
+            if writer is not None:
+                writer.close()
+            tmp.unlink(missing_ok=True)
+    return records
 
-        for shard in shards:
-            table = pq.read_table(shards_dir / shard.name / f"{frame}.parquet")
-            if writer is None:
-                writer = pq.ParquetWriter(tmp, table.schema, compression="zstd", write_statistics=True)
-            pending.append(table)
-            rows += table.num_rows
-            while rows >= ROW_GROUP:
-                joined = pa.concat_tables(pending)
-                writer.write_table(joined.slice(0, ROW_GROUP).combine_chunks(), row_group_size=ROW_GROUP)
-                rest = joined.slice(ROW_GROUP)
-                pending, rows = [rest], rest.num_rows
-        if writer is not None:
-            if rows:
-                writer.write_table(pa.concat_tables(pending).combine_chunks(), row_group_size=ROW_GROUP)
-            writer.close()
-            tmp.replace(target)
+
+def _read_verified(path: Path, name: str) -> pa.Table:
+    manifest = read_manifest(path)
+    try:
+        data = (path / name).read_bytes()
+    except OSError:
+        raise BadShard(path.name, f"{name} is missing") from None
+    reason = "its manifest is missing or unreadable" if manifest is None else None
+    reason = reason or rf.check_record(name, data, manifest["files"].get(name))
+    if reason:
+        raise BadShard(path.name, reason)
+    return pq.read_table(pa.BufferReader(data))
+
+
+def verify_frames(run_dir: Path, meta: dict[str, Any]) -> str | None:
+    """Why a finished run's merged frames cannot be trusted (None: they match run.json's checksums)."""
+    records = meta.get("frames") or {}
+    if not isinstance(records, dict) or not all(isinstance(r, dict) for r in records.values()):
+        return f"the checksums in {rf.META} are unreadable"
+    for frame, record in records.items():
+        path = rf.frame_path(run_dir, frame)
+        if not path.is_file():
+            return f"{path.name} is missing"
+        size, digest = rf.file_sha256(path)
+        if size != record.get("bytes") or digest != record.get("sha256"):
+            return f"{path.name} does not match its checksum"
+    if "frames" not in meta and not all(rf.frame_path(run_dir, f).is_file() for f in rf.FRAMES):
+        return "its frames are missing"
+    return None
 
 
 # ------------------------------------------------------------------------------------------------- the run
@@ -172,22 +398,75 @@ def versions() -> dict[str, str]:
     return out
 
 
-def prepare(run_dir: Path, exp: Experiment, resume: bool) -> dict[str, Any] | None:
-    """Check the output folder; returns the existing metadata of this experiment (None for a fresh folder)."""
-    meta_path = run_dir / rf.META
-    if meta_path.exists():
-        meta = rf.read_meta(run_dir)
-        if meta.get("experiment_digest") != exp.digest():
-            raise RunError(
-                f"{run_dir}: holds a different experiment ({meta.get('name')!r}, digest "
-                f"{meta.get('experiment_digest')}); choose another --out"
-            )
-        if not resume and meta.get("status") != "complete":  # a finished run of the same experiment is reused
-            raise RunError(f"{run_dir}: holds an unfinished run of this experiment; pass --resume to finish it")
-        return meta
-    if run_dir.exists() and any(run_dir.iterdir()):
+def check_options(
+    jobs: int | None, shard_size: int | None, backend: str, scheduler: str | None, resume: bool, fresh: bool
+) -> None:
+    """The run's options, before anything is touched (each a one-line RunError)."""
+    if jobs is not None and not (isinstance(jobs, int) and 1 <= jobs <= MAX_JOBS):
+        raise RunError(f"--jobs: must be between 1 and {MAX_JOBS} worker processes, got {jobs}")
+    if shard_size is not None and not (isinstance(shard_size, int) and 1 <= shard_size <= MAX_GAMES):
+        raise RunError(f"--shard-size: must be between 1 and {MAX_GAMES:,} games, got {shard_size}")
+    if resume and fresh:
+        raise RunError("--resume and --fresh contradict each other: --resume finishes the run, --fresh starts over")
+    if backend not in BACKENDS:
+        raise RunError(f"--backend: unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
+    if scheduler and backend == "loky":
+        raise RunError("--scheduler needs --backend dask or --backend ray")
+    needs = {"dask": ("dask.distributed", 'pip install -e ".[cluster]"'), "ray": ("ray", 'pip install "ray[default]"')}
+    if backend in needs:
+        module, how = needs[backend]
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except ImportError:
+            found = False
+        if not found:
+            raise RunError(f"--backend {backend} needs {module.split('.')[0]}, which is not installed ({how})")
+
+
+def _commands(command: str) -> tuple[str, str]:
+    """The user's command made into the one that resumes and the one that starts afresh."""
+    if not command:
+        return "run(..., resume=True)", "run(..., fresh=True)"
+    words = [w for w in shlex.split(command) if w not in ("--resume", "--fresh")]
+    base = " ".join(shlex.quote(w) for w in words)
+    return f"{base} --resume", f"{base} --fresh"
+
+
+def _stderr(message: str) -> None:
+    print(f"eastindia: {one_line(message)}", file=sys.stderr, flush=True)
+
+
+def claim(run_dir: Path) -> None:
+    """Check that ``run_dir`` can be a run folder and create it; a folder holding something else is refused
+    untouched."""
+    if run_dir.exists() and not run_dir.is_dir():
+        raise RunError(f"--out {run_dir}: is a file, not a folder; choose another --out")
+    if run_dir.is_dir() and not (run_dir / rf.META).exists() and _foreign(run_dir):
         raise RunError(f"{run_dir}: exists, is not empty and is not a run folder; choose another --out")
-    return None
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RunError(f"--out {run_dir}: cannot write there: {exc.strerror or exc}") from None
+
+
+def _foreign(run_dir: Path) -> bool:
+    """Does the folder hold anything but what a run leaves before its run.json (its lock, an empty shards/)?"""
+    for p in run_dir.iterdir():
+        if p.name == rf.LOCK or (p.name == SHARDS and p.is_dir() and not any(p.iterdir())):
+            continue
+        return True
+    return False
+
+
+def _lock(run_dir: Path) -> rf.RunLock:
+    try:
+        return rf.RunLock(run_dir).acquire()
+    except rf.FolderBusy as busy:
+        raise RunError(
+            f"{run_dir}: in use by another run ({busy.holder}); wait for it to finish or choose another --out"
+        ) from None
+    except OSError as exc:
+        raise RunError(f"--out {run_dir}: cannot lock it: {exc.strerror or exc}") from None
 
 
 def run(
@@ -200,100 +479,283 @@ def run(
     scheduler: str | None = None,
     command: str = "",
     progress: Progress | None = None,
+    fresh: bool = False,
+    notify: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Play every missing shard, merge, and return the run's metadata (also written to run.json)."""
+    """Play every missing shard, merge, and return the run's metadata (also written to run.json).
+
+    ``resume`` finishes an unfinished run in ``run_dir``; ``fresh`` moves an existing run folder aside first.
+    ``notify`` receives what the user should know that is not an error (a damaged shard played again, a folder
+    moved aside); by default it goes to stderr."""
     run_dir = Path(run_dir)
-    old = prepare(run_dir, exp, resume)
+    notify = notify or _stderr
+    check_options(jobs, shard_size, backend, scheduler, resume, fresh)
+    claim(run_dir)
+    lock = _lock(run_dir)
+    try:
+        if fresh and (run_dir / rf.META).exists():
+            if Path.cwd().resolve().is_relative_to(run_dir.resolve()):
+                raise RunError(f"{run_dir}: --fresh cannot move the folder you are in aside; run from elsewhere")
+            aside = rf.aside_path(run_dir)
+            try:
+                run_dir.rename(aside)
+            except OSError as exc:
+                raise RunError(f"{run_dir}: cannot move it aside to {aside}: {exc.strerror or exc}") from None
+            lock.path = aside / rf.LOCK
+            lock.release()
+            notify(f"moved the old run folder {run_dir} aside to {aside}")
+            claim(run_dir)
+            lock = _lock(run_dir)
+        return _run_locked(exp, run_dir, jobs, resume, shard_size, backend, scheduler, command, progress, notify)
+    finally:
+        lock.release()
+
+
+def _run_locked(
+    exp: Experiment,
+    run_dir: Path,
+    jobs: int | None,
+    resume: bool,
+    shard_size: int | None,
+    backend: str,
+    scheduler: str | None,
+    command: str,
+    progress: Progress | None,
+    notify: Callable[[str], None],
+) -> dict[str, Any]:
     shards_dir = run_dir / SHARDS
-    shards_dir.mkdir(parents=True, exist_ok=True)
-    for stale in shards_dir.glob(".*.tmp-*"):  # a shard a killed worker left half-written
-        shutil.rmtree(stale, ignore_errors=True)
-    shard_size = (old or {}).get("shard_size") or shard_size or exp.shard_size  # a resume keeps its shard plan
-    shards = plan(exp, shard_size)
-    meta = old or {
+    old, size, done = prepare(run_dir, exp, resume, shard_size or exp.shard_size, command, notify)
+    if old is not None and old.get("status") == "complete":
+        return old
+    types = param_types(exp)
+    keys = {arm.index: shard_key(exp, arm, types) for arm in exp.arms}
+    meta = {
         "name": exp.name,
-        "command": command,
+        "command": command or (old or {}).get("command", ""),
         "seed": exp.seed,
         "players": exp.players,
         "games_per_arm": exp.games,
-        "shard_size": shard_size,
+        "shard_size": size,
         "experiment_digest": exp.digest(),
         "param_keys": list(exp.param_keys),
         "arms": [arm.meta() for arm in exp.arms],
-        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "started": (old or {}).get("started") or datetime.now(UTC).isoformat(timespec="seconds"),
         "status": "running",
     }
-    if old is None:
-        (run_dir / rf.EXPERIMENT).write_text(exp.resolved_toml(), encoding="utf-8")
-        rf.write_json_atomic(run_dir / rf.META, meta)
-    if meta.get("status") == "complete":
-        return meta
-    done = {p.name for p in _finished(shards_dir)}
-    todo = [s for s in shards if s.name not in done]
-    types = param_types(exp)
-    start = time.perf_counter()
-    total = sum(s.games for s in shards)
-    if progress:
-        on_disk: dict[int, int] = {}
-        for s in shards:
-            if s.name in done:
-                on_disk[s.arm] = on_disk.get(s.arm, 0) + s.games
-        progress.start(on_disk)
-    tasks = [(exp.arms[s.arm], s, exp.seed, exp.plugins, types, str(shards_dir)) for s in todo]
-    fresh = 0
+    if old and old.get("wall_time_s"):
+        meta["wall_time_s"] = old["wall_time_s"]
     try:
-        for result in _execute(tasks, jobs, backend, scheduler):
-            fresh += result["games"]
-            if progress:
-                progress.advance(result["arm"], result["games"])
+        shards_dir.mkdir(parents=True, exist_ok=True)
+        for stale in [*shards_dir.glob(".*.tmp-*"), *run_dir.glob(".*.tmp-*")]:  # left by a killed writer
+            shutil.rmtree(stale, ignore_errors=True) if stale.is_dir() else stale.unlink(missing_ok=True)
+        rf.write_atomic(run_dir / rf.EXPERIMENT, exp.resolved_toml().encode())
+        rf.write_json_atomic(run_dir / rf.META, meta)
+    except OSError as exc:
+        raise RunError(f"{run_dir}: cannot write: {exc.strerror or exc}") from None
+
+    total_shards = n_shards(exp, size)
+    start = time.perf_counter()
+    fresh_games = 0
+    try:
+        if progress:
+            on_disk: dict[int, int] = {}
+            for arm, games in done.values():
+                on_disk[arm] = on_disk.get(arm, 0) + games
+            progress.start(on_disk)
+        for attempt in range(MERGE_ATTEMPTS + 1):
+            tasks = (
+                (exp.arms[s.arm], s, exp.seed, exp.plugins, types, str(shards_dir), keys[s.arm])
+                for s in plan(exp, size)
+                if s.name not in done
+            )
+            for result in _execute(tasks, jobs, backend, scheduler):
+                fresh_games += result["games"]
+                if progress:
+                    progress.advance(result["arm"], result["games"])
+            try:
+                records = merge(run_dir, lambda: plan(exp, size))
+                break
+            except BadShard as bad:
+                if attempt == MERGE_ATTEMPTS:
+                    raise RunError(
+                        f"{run_dir}: shard {bad} again after {MERGE_ATTEMPTS} replays; check the disk"
+                    ) from None
+                notify(f"shard {bad.name} is damaged ({bad.reason}); playing it again")
+                shutil.rmtree(shards_dir / bad.name, ignore_errors=True)
+                done = _done_names(shards_dir)
     except KeyboardInterrupt:
-        finished = len(_finished(shards_dir))
+        finished = _count_finished(shards_dir)
+        _mark(run_dir, meta, "interrupted", "Ctrl-C")
         raise Interrupted(
-            f"interrupted: {finished} of {len(shards)} shards are done and kept in {shards_dir}; "
-            "run again with --resume to finish",
+            f"interrupted: {finished} of {total_shards} shards are done and kept in {shards_dir}; "
+            f"run again with --resume to finish: {_commands(command)[0]}",
             finished,
-            len(shards),
+            total_shards,
         ) from None
-    except Exception as exc:  # a lost worker or cluster: keep what is done
-        if type(exc).__name__ not in ("TerminatedWorkerError", "BrokenProcessPool", "CommClosedError", "KilledWorker"):
+    except Exception as exc:
+        if type(exc).__name__ not in WORKER_DEATHS:
+            _mark(run_dir, meta, "failed", _one_line(exc))
             raise
-        finished = len(_finished(shards_dir))
+        finished = _count_finished(shards_dir)
+        _mark(run_dir, meta, "interrupted", f"a worker died ({type(exc).__name__})")
         raise Interrupted(
-            f"a worker died ({type(exc).__name__}): {finished} of {len(shards)} shards are done and kept; "
-            "run again with --resume to finish",
+            f"a worker died ({type(exc).__name__}): {finished} of {total_shards} shards are done and kept; "
+            f"run again with --resume to finish: {_commands(command)[0]}",
             finished,
-            len(shards),
+            total_shards,
         ) from None
-    merge(run_dir, shards)
-    shutil.rmtree(shards_dir)
     elapsed = time.perf_counter() - start
     meta.update(
         {
             "status": "complete",
             "finished": datetime.now(UTC).isoformat(timespec="seconds"),
-            "wall_time_s": round(elapsed + (old or {}).get("wall_time_s", 0.0), 3),
-            "games": total,
-            "games_this_session": fresh,
-            "games_per_s": round(fresh / elapsed, 1) if elapsed > 0 else None,
+            "wall_time_s": round(elapsed + meta.get("wall_time_s", 0.0), 3),
+            "games": exp.games * len(exp.arms),
+            "games_this_session": fresh_games,
+            "games_per_s": round(fresh_games / elapsed, 1) if elapsed > 0 else None,
             "jobs": jobs or os.cpu_count(),
             "backend": backend,
             "versions": versions(),
+            "frames": records,
         }
     )
-    if command and not meta.get("command"):
-        meta["command"] = command
-    rf.write_json_atomic(run_dir / rf.META, meta)
+    meta.pop("error", None)
+    try:
+        rf.write_json_atomic(run_dir / rf.META, meta)
+    except OSError as exc:
+        raise RunError(f"{run_dir}: cannot write {rf.META}: {exc.strerror or exc}; run again with --resume") from None
+    shutil.rmtree(shards_dir, ignore_errors=True)
     return meta
 
 
+def _mark(run_dir: Path, meta: dict[str, Any], status: str, error: str) -> None:
+    """Record why the run stopped (best effort: the disk may be the reason)."""
+    with suppress(OSError):
+        rf.write_json_atomic(run_dir / rf.META, {**meta, "status": status, "error": error})
+
+
+def prepare(
+    run_dir: Path, exp: Experiment, resume: bool, shard_size: int, command: str, notify: Callable[[str], None]
+) -> tuple[dict[str, Any] | None, int, dict[str, tuple[int, int]]]:
+    """Decide what to do with the (locked) run folder: returns its metadata (None: start in place), the shard
+    size to use and the verified finished shards (name -> (arm, games)). Refusals are RunErrors that name the
+    command to use instead."""
+    resume_cmd, fresh_cmd = _commands(command)
+    afresh = f"start afresh with: {fresh_cmd} (moves this folder aside)"
+    meta_path = run_dir / rf.META
+    if not meta_path.exists():
+        if _foreign(run_dir):
+            raise RunError(f"{run_dir}: exists, is not empty and is not a run folder; choose another --out")
+        return None, shard_size, {}
+    try:
+        meta = rf.read_meta(run_dir)
+        if not isinstance(meta, dict):
+            raise ValueError("not a table")
+    except (OSError, ValueError) as exc:
+        raise RunError(f"{run_dir}: {rf.META} is unreadable ({_one_line(exc)}); {afresh}") from None
+    status = meta.get("status")
+    if status == "complete":
+        if meta.get("experiment_digest") != exp.digest():
+            raise RunError(
+                f"{run_dir}: holds a different experiment ({meta.get('name')!r}, digest "
+                f"{meta.get('experiment_digest')}); choose another --out or {afresh}"
+            )
+        reason = verify_frames(run_dir, meta)
+        if reason:
+            raise RunError(f"{run_dir}: the finished run is damaged ({reason}); {afresh}")
+        if (run_dir / SHARDS).exists():  # the run stopped between writing run.json and removing its shards
+            shutil.rmtree(run_dir / SHARDS, ignore_errors=True)
+        return meta, meta.get("shard_size") or shard_size, {}
+
+    size = meta.get("shard_size")
+    size = size if isinstance(size, int) and 1 <= size <= MAX_GAMES else shard_size
+    done = _verified(run_dir / SHARDS, notify)
+    stopped = f"{status}: {meta['error']}" if meta.get("error") else str(status)
+    if not done:  # nothing computed is at stake: start again in place
+        if meta.get("experiment_digest") != exp.digest():
+            notify(f"{run_dir}: the previous run ({stopped}) finished no shard; starting again in this folder")
+        return None, shard_size, {}
+    total = n_shards(exp, size)
+    if not resume:
+        what = "this experiment" if meta.get("experiment_digest") == exp.digest() else "a changed experiment"
+        raise RunError(
+            f"{run_dir}: holds an unfinished run of {what} ({stopped}; {len(done)} of {total} shards done); "
+            f"pass --resume to finish it: {resume_cmd}, or {afresh}"
+        )
+    types = param_types(exp)
+    keys = {arm.index: shard_key(exp, arm, types) for arm in exp.arms}
+    stale = [name for name, m in done.items() if not _fits(m, keys, size, exp.games)]
+    if stale:
+        raise RunError(
+            f"{run_dir}: the experiment changed since this run began and {len(stale)} of its {len(done)} finished "
+            f"shards would differ (e.g. {sorted(stale)[0]}); {afresh}"
+        )
+    if meta.get("experiment_digest") != exp.digest():
+        notify(
+            f"{run_dir}: the experiment changed since this run began, but its {len(done)} finished shards are "
+            f"unaffected: resuming ({total - len(done)} of {total} shards to play)"
+        )
+    return meta, size, {name: (m["arm"], m["last"] - m["first"]) for name, m in done.items()}
+
+
+def _fits(manifest: dict[str, Any], keys: dict[int, str], size: int, games: int) -> bool:
+    """Is this finished shard exactly a shard of the plan, with the key the experiment gives its arm?"""
+    arm, first, last = manifest.get("arm"), manifest.get("first"), manifest.get("last")
+    return (
+        keys.get(arm) == manifest.get("key")
+        and isinstance(first, int)
+        and first % size == 0
+        and first < games
+        and last == min(first + size, games)
+    )
+
+
+def _verified(shards_dir: Path, notify: Callable[[str], None]) -> dict[str, dict[str, Any]]:
+    """The finished shards whose files match their manifests; a damaged one is removed to be played again."""
+    out: dict[str, dict[str, Any]] = {}
+    damaged: list[tuple[str, str]] = []
+    for path in _finished(shards_dir):
+        reason = verify_shard(path)
+        if reason:
+            damaged.append((path.name, reason))
+            shutil.rmtree(path, ignore_errors=True)
+            continue
+        out[path.name] = read_manifest(path)  # type: ignore[assignment]
+    if len(damaged) > 3:
+        name, reason = damaged[0]
+        notify(f"{len(damaged)} shards are damaged (e.g. {name}: {reason}); they will be played again")
+    else:
+        for name, reason in damaged:
+            notify(f"shard {name} is damaged ({reason}); it will be played again")
+    return out
+
+
+def _done_names(shards_dir: Path) -> dict[str, tuple[int, int]]:
+    out = {}
+    for path in _finished(shards_dir):
+        m = read_manifest(path)
+        if m is not None:
+            out[path.name] = (m["arm"], m["last"] - m["first"])
+    return out
+
+
 def _finished(shards_dir: Path) -> list[Path]:
-    return [p for p in shards_dir.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    if not shards_dir.is_dir():
+        return []
+    return sorted(p for p in shards_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
-def _execute(tasks: list[tuple], jobs: int | None, backend: str, scheduler: str | None) -> Iterable[dict[str, Any]]:
-    """Results of play_shard for every task, as they finish."""
-    if not tasks:
+def _count_finished(shards_dir: Path) -> int:
+    return len(_finished(shards_dir))
+
+
+def _execute(tasks: Iterable[tuple], jobs: int | None, backend: str, scheduler: str | None) -> Iterable[dict[str, Any]]:
+    """Results of play_shard for every task, as they finish (tasks are consumed lazily)."""
+    tasks = iter(tasks)
+    first = next(tasks, None)
+    if first is None:
         return
+    tasks = _chain(first, tasks)
     from joblib import Parallel, delayed, parallel_config
 
     n_jobs = jobs or os.cpu_count() or 1
@@ -305,24 +767,37 @@ def _execute(tasks: list[tuple], jobs: int | None, backend: str, scheduler: str 
     if backend == "dask":
         from dask.distributed import Client
 
-        client_ctx = Client(scheduler) if scheduler else Client(processes=True, n_workers=n_jobs, threads_per_worker=1)
+        try:
+            client_ctx = (
+                Client(scheduler, timeout="20s")
+                if scheduler
+                else Client(processes=True, n_workers=n_jobs, threads_per_worker=1)
+            )
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise RunError(f"--scheduler {scheduler}: cannot reach the dask scheduler: {_one_line(exc)}") from None
         n_jobs = -1
     elif backend == "ray":
         import ray
         from ray.util.joblib import register_ray
 
         register_ray()
-        ray.init(address=scheduler or None, ignore_reinit_error=True)
-    elif backend != "loky":
-        raise RunError(f"unknown backend {backend!r} (known: loky, dask, ray)")
+        try:
+            ray.init(address=scheduler or None, ignore_reinit_error=True)
+        except (ConnectionError, ValueError, RuntimeError) as exc:
+            raise RunError(f"--scheduler {scheduler}: cannot reach Ray: {_one_line(exc)}") from None
     with client_ctx, parallel_config(backend=backend, n_jobs=n_jobs):
         parallel = Parallel(return_as="generator_unordered")
         yield from parallel(delayed(play_shard)(*task) for task in tasks)
 
 
+def _chain(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
+    yield first
+    yield from rest
+
+
 def default_out(exp: Experiment) -> Path:
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in exp.name) or "run"
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in exp.name).lstrip(".") or "run"
     return Path("runs") / safe
 
 
-__all__ = ["Interrupted", "RunError", "Shard", "default_out", "merge", "plan", "play_shard", "run"]
+__all__ = ["Interrupted", "RunError", "Shard", "ShardFailed", "default_out", "merge", "plan", "play_shard", "run"]

@@ -46,6 +46,7 @@ import numpy as np
 
 import strategies as registry
 from sim.rules import DEFAULT_PATH, Rules, RulesError, load_toml, merge
+from sim.rules.schema import shown
 
 from . import tomlw
 
@@ -79,6 +80,12 @@ DEFAULTS = {
     "arms": [],
 }
 ARM_KEYS = {"name": str, "overrides": dict, "strategies": list}
+# Bounds of the top-level numbers (issue 12): game indices and the seed are int64 columns of the frames.
+MAX_GAMES = 2**62
+MAX_SEED = 2**63 - 1
+LIMITS = {"games": (1, MAX_GAMES), "seed": (0, MAX_SEED), "shard_size": (1, MAX_GAMES)}
+# Where a top-level key came from when the command line set it (messages name the option, not the file).
+OPTIONS = {"games": "--games", "seed": "--seed", "strategies": "--strategy", "shard_size": "--shard-size"}
 
 
 class ExperimentError(ValueError):
@@ -113,7 +120,7 @@ def load_plugin(spec: str, base: Path | None = None) -> type:
         sys.modules[module_name] = module
         try:
             loader.loader.exec_module(module)
-        except Exception as exc:  # a user's file: report it, do not crash with its traceback
+        except (Exception, SystemExit) as exc:  # a user's file: report it, do not crash with its traceback
             del sys.modules[module_name]
             raise PluginError(f"plugin {spec!r}: {type(exc).__name__}: {exc}") from None
     cls = getattr(module, cls_name, None)
@@ -218,16 +225,23 @@ def load(path: str | Path | None = None, **changes: Any) -> Experiment:
         raw = load_toml(path)
     except RulesError as err:
         raise ExperimentError([str(err)]) from None
-    raw.update({k: v for k, v in changes.items() if v is not None})
-    return resolve(raw, str(path), path.parent)
+    given = {k: v for k, v in changes.items() if v is not None}
+    raw.update(given)
+    return resolve(raw, str(path), path.parent, from_command_line=set(given))
 
 
-def resolve(raw: dict[str, Any], source: str, base: Path | None) -> Experiment:
+def resolve(
+    raw: dict[str, Any], source: str, base: Path | None, from_command_line: set[str] | frozenset = frozenset()
+) -> Experiment:
     problems: list[str] = []
     where = source or "experiment"
 
     def bad(key: str, msg: str) -> None:
-        problems.append(f"{where}: {key}: {msg}")
+        top = key.split(".")[0].split("[")[0]
+        if top in from_command_line and top in OPTIONS:  # a bad command-line value names the option
+            problems.append(f"{OPTIONS[top]}: {msg}")
+        else:
+            problems.append(f"{where}: {key}: {msg}")
 
     for key in sorted(set(raw) - set(TOP_KEYS)):
         bad(key, f"unknown key (known: {', '.join(sorted(TOP_KEYS))})")
@@ -236,21 +250,24 @@ def resolve(raw: dict[str, Any], source: str, base: Path | None) -> Experiment:
         if key in raw:
             value = raw[key]
             if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
-                bad(key, f"expected {typ.__name__}, got {value!r}")
+                bad(key, f"expected {typ.__name__}, got {shown(value)}")
             else:
                 data[key] = value
     if not 4 <= data["players"] <= 6:
-        bad("players", f"{data['players']} players is impossible: the game takes 4 to 6")
-    for key, low in (("games", 1), ("seed", 0), ("shard_size", 1)):
-        if data[key] < low:
-            bad(key, f"must be >= {low}")
+        bad("players", f"{shown(data['players'])} players is impossible: the game takes 4 to 6")
+    for key, (low, high) in LIMITS.items():
+        if not low <= data[key] <= high:
+            bad(key, f"must be between {low} and {high:,}, got {shown(data[key])}")
 
     plugins = []
     for i, spec in enumerate(data["plugins"]):
+        if not isinstance(spec, str):
+            bad(f"plugins[{i}]", f"expected a 'path.py:Class' string, got {shown(spec)}")
+            continue
         try:
             load_plugin(spec, base)
             plugins.append(_absolute_plugin(spec, base))
-        except (PluginError, TypeError) as err:
+        except PluginError as err:
             bad(f"plugins[{i}]", str(err))
 
     rules_file = None
@@ -259,30 +276,48 @@ def resolve(raw: dict[str, Any], source: str, base: Path | None) -> Experiment:
         rules_path = rules_path if rules_path.is_absolute() or base is None else (base / rules_path)
         rules_file = str(rules_path.resolve())
     base_rules = None
+    players = data["players"] if 4 <= data["players"] <= 6 else 5
     try:
-        base_rules = (
-            Rules.from_toml(rules_file, players=data["players"])
-            if rules_file
-            else Rules.default(data["players"] if 4 <= data["players"] <= 6 else 5)
-        )
+        base_rules = Rules.from_toml(rules_file, players=players) if rules_file else Rules.default(players)
     except RulesError as err:
         bad("rules", str(err))
+    if rules_file and base_rules is not None:  # the experiment's players win; a rules file saying otherwise conflicts
+        file_game = load_toml(rules_file).get("game")
+        file_players = file_game.get("players", players) if isinstance(file_game, dict) else players
+        if file_players != players:
+            bad(
+                "rules",
+                f"{rules_file} sets game.players = {shown(file_players)} but the experiment plays {players} "
+                f"players: set players = {shown(file_players)} in the experiment or drop the key",
+            )
 
-    def check_overrides(key: str, overrides: dict[str, Any]) -> None:
-        for k, v in overrides.items() if base_rules is not None else ():
+    def check_overrides(key: str, overrides: dict[str, Any], named: bool = False, rules: Rules | None = None) -> None:
+        """Each override alone against ``rules`` (default: the base rules); ``named``: ``key`` already names the
+        rules key."""
+        rules = rules or base_rules
+        for k, v in overrides.items() if rules is not None else ():
+            where_k = key if named else f"{key}.{k}"
+            if k == "game.players" and v != players:
+                bad(where_k, f"{shown(v)} conflicts with the experiment's players = {players}: set players")
+                continue
             try:
-                base_rules.with_overrides({k: v})
+                rules.with_overrides({k: v})
             except RulesError as err:
-                bad(f"{key}.{k}", str(err).split(": ", 1)[-1])
+                message = str(err).split(": ", 1)[-1]
+                bad(where_k, message.split(": ", 1)[-1] if named and message.startswith(f"{k}: ") else message)
 
-    def check_strategies(key: str, names: list[Any], rotate: bool) -> list[str]:
+    def check_strategies(key: str, names: Any, rotate: bool) -> list[str]:
+        if not isinstance(names, list):
+            bad(key, f"expected a list of strategy names, got {shown(names)}")
+            return []
+        names = list(names)
         if names == ["*"]:
             names = sorted(registry.REGISTRY)
         if not names:
             bad(key, "needs at least one strategy")
         for i, name in enumerate(names):
             if not isinstance(name, str):
-                bad(f"{key}[{i}]", f"expected a strategy name, got {name!r}")
+                bad(f"{key}[{i}]", f"expected a strategy name, got {shown(name)}")
             elif ":" in name:
                 try:
                     names[i] = load_plugin(name, base).name
@@ -291,12 +326,30 @@ def resolve(raw: dict[str, Any], source: str, base: Path | None) -> Experiment:
                     bad(f"{key}[{i}]", str(err))
             elif name not in registry.REGISTRY:
                 bad(f"{key}[{i}]", f"unknown strategy {name!r} (known: {', '.join(sorted(registry.REGISTRY))})")
+            else:
+                try:  # a plugin whose constructor fails is found here, not in the middle of a run
+                    registry.make(name)
+                except Exception as exc:
+                    bad(f"{key}[{i}]", f"strategy {name!r} raised {type(exc).__name__} when created: {exc}")
         if not rotate and len(names) != data["players"]:
             bad(key, f"rotate = false needs one strategy per seat ({data['players']}), got {len(names)}")
         return names
 
-    data["strategies"] = check_strategies("strategies", list(data["strategies"]), data["rotate"])
-    check_overrides("overrides", data["overrides"])
+    data["strategies"] = check_strategies("strategies", data["strategies"], data["rotate"])
+    # the [overrides] together (keys that must change together, like game.rounds and end.influence_vp, can), each
+    # alone only to name the key at fault; sweep values and listed arms are then checked on top of them
+    over_rules = base_rules
+    if base_rules is not None and data["overrides"]:
+        try:
+            over_rules = base_rules.with_overrides(dict(data["overrides"]))
+        except RulesError as err:
+            over_rules = None
+            before = len(problems)
+            check_overrides("overrides", data["overrides"])
+            if len(problems) == before:
+                bad("overrides", str(err).split(": ", 1)[-1])
+        if over_rules is not None:  # the conflict with players is not a rules error
+            check_overrides("overrides", {k: v for k, v in data["overrides"].items() if k == "game.players"})
 
     sweep = data["sweep"]
     for key, values in sweep.items():
@@ -304,7 +357,9 @@ def resolve(raw: dict[str, Any], source: str, base: Path | None) -> Experiment:
             bad(f"sweep.{key}", "expected a non-empty list of values")
             continue
         for i, v in enumerate(values):
-            check_overrides(f"sweep.{key}[{i}]", {key: v})
+            if any(_same(v, w) for w in values[:i]):
+                bad(f"sweep.{key}[{i}]", f"duplicate value {shown(v)}: every arm would be played twice")
+            check_overrides(f"sweep.{key}[{i}]", {key: v}, named=True, rules=over_rules)
 
     listed = []
     names_seen = set()
@@ -316,16 +371,17 @@ def resolve(raw: dict[str, Any], source: str, base: Path | None) -> Experiment:
             bad(f"arms[{i}].{key}", f"unknown key (known: {', '.join(sorted(ARM_KEYS))})")
         name = arm.get("name", f"arm{i}")
         if not isinstance(name, str) or name in names_seen:
-            bad(f"arms[{i}].name", f"needs a unique name, got {name!r}")
+            bad(f"arms[{i}].name", f"needs a unique name, got {shown(name)}")
+            name = f"arm{i}"
         names_seen.add(name)
         over = arm.get("overrides", {})
         if not isinstance(over, dict):
             bad(f"arms[{i}].overrides", "expected a table of rules keys")
             over = {}
-        check_overrides(f"arms[{i}].overrides", over)
+        check_overrides(f"arms[{i}].overrides", over, rules=over_rules)
         strats = arm.get("strategies")
         if strats is not None:
-            strats = check_strategies(f"arms[{i}].strategies", list(strats), data["rotate"])
+            strats = check_strategies(f"arms[{i}].strategies", strats, data["rotate"])
         listed.append({"name": name, "overrides": over, **({"strategies": strats} if strats else {})})
     data["arms"] = listed
 
@@ -334,6 +390,17 @@ def resolve(raw: dict[str, Any], source: str, base: Path | None) -> Experiment:
     plugins = list(dict.fromkeys(plugins))
     data["plugins"], data["rules"] = plugins, rules_file or ""  # absolute: the resolved file loads from anywhere
     arms, keys = expand(data, rules_file)
+    seen: set[str] = set()
+    for arm in arms:  # every arm's overrides together (each was checked alone above): what a worker will load
+        if arm.name in seen:
+            bad("arms", f"two arms are both named {arm.name!r}")
+        seen.add(arm.name)
+        try:
+            arm.rules()
+        except RulesError as err:
+            bad("arms", f"arm {arm.name!r}: {str(err).split(': ', 1)[-1]}")
+    if problems:
+        raise ExperimentError(problems)
     code = hashlib.sha256(b"".join(Path(p.rpartition(":")[0]).read_bytes() for p in plugins)).hexdigest()
     return Experiment(data["name"], source, data, tuple(arms), tuple(keys), tuple(plugins), code if plugins else "")
 
@@ -370,6 +437,11 @@ def expand(data: dict[str, Any], rules_file: str | None) -> tuple[list[Arm], lis
             )
         )
     return arms, param_keys
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values of the same kind (1 and 1.0 are the same number; 1 and true are not)."""
+    return type(a) is type(b) and a == b or {type(a), type(b)} == {int, float} and a == b
 
 
 def _absolute_plugin(spec: str, base: Path | None) -> str:

@@ -2,24 +2,35 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import math
 import re
 from typing import Any
 
 _BARE = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
+def _string(s: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's; DEL must be escaped too)."""
+    return json.dumps(s, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
 def _key(key: str) -> str:
-    return key if _BARE.match(key) else json.dumps(key)
+    return key if _BARE.match(key) else _string(key)
 
 
 def _value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, int | float):
+    if isinstance(v, int):
         return repr(v)
+    if isinstance(v, float):
+        return repr(v) if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+    if isinstance(v, dt.date | dt.time):  # TOML's dates, times and date-times are ISO 8601
+        return v.isoformat()
     if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
+        return _string(v)
     if isinstance(v, list | tuple):
         return "[" + ", ".join(_value(x) for x in v) + "]"
     if isinstance(v, dict):

@@ -4,11 +4,13 @@ A decision belongs to a seat that differs from game to game (the Chairman is sea
 next). ``Agents.ask`` takes the deciding seat per game, groups the games by the strategy object sitting there, and
 calls that strategy once per group with an ``Observation`` (public state of just those games, read-only copies)
 and the legal options sliced to them. The answer is checked; an illegal one raises ``IllegalDecision`` naming the
-strategy, the decision and the global game index.
+strategy, the decision and the global game index; an exception raised by the strategy becomes a
+``StrategyError`` naming the strategy, seat, decision and game (issue 12).
 """
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -26,6 +28,19 @@ if TYPE_CHECKING:
 
 class IllegalDecision(ValueError):
     """A strategy answered a decision with something the rules do not allow."""
+
+
+class StrategyError(RuntimeError):
+    """A strategy raised while answering a decision (issue 12). The message is one line:
+    ``strategy '<name>' (seat s) raised <Error>: <message> in '<decision>' at game g``; ``details`` holds the
+    strategy's traceback (shown by ``eastindia --debug``). Pickles with its details across worker processes."""
+
+    def __init__(self, message: str, details: str = ""):
+        super().__init__(message)
+        self.details = details
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.details))
 
 
 # Public fields a strategy may read (everything on the table; hidden bids never enter the state).
@@ -152,18 +167,11 @@ class Agents:
             idx = np.flatnonzero(group_of == gi)
             if idx.size == 0:
                 continue
-            sub = SimpleNamespace(
-                **{
-                    k: (v[idx] if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == g_all else v)
-                    for k, v in legal.items()
-                }
-            )
-            obs = Observation(state, self.rules, idx, decider[idx], self.streams)
-            answer = getattr(strat, decision)(obs, sub)
+            obs, sub, answer = self._call(strat, decision, state, decider, legal, idx)
             answer = answer if isinstance(answer, tuple) else (answer,)
             if len(answer) != len(out):
                 self._fail(strat, decision, obs, 0, f"returned {len(answer)} values, expected {len(out)}")
-            answer = tuple(np.asarray(a) for a in answer)
+            answer = tuple(self._array(a, strat, decision, obs) for a in answer)
             for a, o in zip(answer, out, strict=True):
                 if a.shape != (idx.size, *o.shape[1:]):
                     self._fail(
@@ -184,6 +192,71 @@ class Agents:
             for a, o in zip(answer, out, strict=True):
                 o[idx] = a
         return out
+
+    # ---------------------------------------------------------------------- a strategy's errors (issue 12)
+    def _call(
+        self, strat: Strategy, decision: str, state: State, decider: np.ndarray, legal: dict[str, Any], idx: np.ndarray
+    ) -> tuple[Observation, SimpleNamespace, Any]:
+        """Ask ``strat`` about games ``idx``; an exception it raises becomes a ``StrategyError``."""
+        obs, sub = self._view(state, decider, legal, idx)
+        try:
+            return obs, sub, getattr(strat, decision)(obs, sub)
+        except (Exception, SystemExit) as exc:
+            error = exc
+        raise self._raised(strat, decision, state, decider, legal, idx, error) from error
+
+    def _view(
+        self, state: State, decider: np.ndarray, legal: dict[str, Any], idx: np.ndarray
+    ) -> tuple[Observation, SimpleNamespace]:
+        g_all = state.n_games
+        sub = SimpleNamespace(
+            **{
+                k: (v[idx] if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == g_all else v)
+                for k, v in legal.items()
+            }
+        )
+        return Observation(state, self.rules, idx, decider[idx], self.streams), sub
+
+    def _raised(
+        self,
+        strat: Strategy,
+        decision: str,
+        state: State,
+        decider: np.ndarray,
+        legal: dict[str, Any],
+        idx: np.ndarray,
+        exc: BaseException,
+    ) -> StrategyError:
+        """The error naming the first game whose question alone makes the strategy raise (it was asked about all
+        of ``idx`` at once); the group's first game when no single game does."""
+        game = idx[0]
+        for g in idx:
+            try:
+                obs, sub = self._view(state, decider, legal, idx[g == idx])
+                getattr(strat, decision)(obs, sub)
+            except (Exception, SystemExit) as single:
+                game, exc = g, single
+                break
+        name = getattr(strat, "name", type(strat).__name__)
+        text = str(exc).strip().replace("\n", " ") or repr(exc)
+        return StrategyError(
+            f"strategy {name!r} (seat {int(decider[game])}) raised {type(exc).__name__}: {text} "
+            f"in {decision!r} at game {int(state.game[game])}",
+            "".join(traceback.format_exception(exc)),
+        )
+
+    def _array(self, value: Any, strat: Strategy, decision: str, obs: Observation) -> np.ndarray:
+        """An answer as a numeric array; anything else is an illegal answer."""
+        try:
+            a = np.asarray(value)
+        except (ValueError, TypeError):
+            a = np.asarray(None)
+        if a.dtype.kind not in "biuf":
+            self._fail(strat, decision, obs, 0, f"returned {a.dtype} values, expected numbers")
+        if a.dtype.kind == "f" and not np.isfinite(a).all():
+            row = int(np.argwhere(~np.isfinite(a))[0][0]) if a.ndim else 0
+            self._fail(strat, decision, obs, min(row, obs.n - 1), "returned a value that is not finite")
+        return a
 
     @staticmethod
     def _fail(strat: Strategy, decision: str, obs: Observation, row: int, why: str) -> None:

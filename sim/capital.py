@@ -56,7 +56,8 @@ def linear(bids: np.ndarray, budget: float, rules: Rules) -> np.ndarray:
     """B/N minus capital.linear_rate £ per bid point above the table's mean bid (floored at 0, rescaled to B)."""
     money = budget / bids.shape[1] - rules.capital.linear_rate * (bids - bids.mean(axis=1, keepdims=True))
     money = np.maximum(money, 0.0)
-    return money * (budget / money.sum(axis=1, keepdims=True))
+    total = money.sum(axis=1, keepdims=True)  # >= B (flooring only adds); 0 only when B = 0 and bids are equal
+    return np.where(total > 0, money * (budget / np.where(total > 0, total, 1.0)), budget / bids.shape[1])
 
 
 def exact_capital(bid_totals: np.ndarray, rules: Rules) -> np.ndarray:

@@ -58,6 +58,8 @@ ASSETS = ("luxuries", "shares", "shipyards", "factories")
 def load_toml(path: str | Path) -> dict:
     """Read a TOML file; a syntax error becomes a one-line RulesError naming the file."""
     path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():  # a device or pipe would never end (issue 12)
+        raise RulesError(f"{path}: is not a regular file")
     try:
         with path.open("rb") as fh:
             return tomllib.load(fh)
@@ -65,6 +67,12 @@ def load_toml(path: str | Path) -> dict:
         raise RulesError(f"{path}: no such file") from None
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"{path}: malformed TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # issue 12: every unreadable file is one line naming it
+        raise RulesError(f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})") from None
+    except IsADirectoryError:
+        raise RulesError(f"{path}: is a folder, not a TOML file") from None
+    except OSError as exc:
+        raise RulesError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def merge(base: dict, over: dict) -> dict:
@@ -158,7 +166,7 @@ class Rules:
         """Load a rules file; keys it leaves out keep their default values."""
         over = load_toml(path)
         raw = merge(load_toml(DEFAULT_PATH), over)
-        if players is not None:
+        if players is not None and isinstance(raw.get("game"), dict):  # else the loader reports the bad table
             raw["game"]["players"] = players
         return cls.from_dict(raw, source=str(path))
 
@@ -282,6 +290,7 @@ class Rules:
             for a in r.adjacent:
                 if a not in rset:
                     fail(f"map.regions[{i}].adjacent", f"unknown region {a!r}")
+                    continue  # (collecting every problem: the checks below need a known region)
                 if a == r.name:
                     fail(f"map.regions[{i}].adjacent", "a region cannot be adjacent to itself")
                 if r.name not in m.regions[regions.index(a)].adjacent:
@@ -296,6 +305,7 @@ class Rules:
             for link in o.links:
                 if link not in oset:
                     fail(f"map.orders[{i}].links", f"link to unknown order {link!r}")
+                    continue
                 if o.name not in m.orders[orders.index(link)].links:
                     fail(f"map.orders[{i}].links", f"{o.name} links {link} but {link} does not link {o.name}")
         for i, p in enumerate(m.presidencies):
@@ -303,7 +313,7 @@ class Rules:
                 fail(f"map.presidencies[{i}].home", f"unknown region {p.home!r}")
             if p.port not in oset:
                 fail(f"map.presidencies[{i}].port", f"unknown order {p.port!r}")
-            if m.orders[orders.index(p.port)].region != p.home:
+            elif m.orders[orders.index(p.port)].region != p.home:
                 fail(f"map.presidencies[{i}].port", f"port {p.port} is not in the home region {p.home}")
         for i, e in enumerate(m.events):
             if e.region not in rset:
@@ -499,6 +509,35 @@ class Rules:
         de = self.deregulation
         if de.forced_stability > de.table_stability_max or de.forced_debt < de.table_debt_min:
             fail("deregulation", "the public's thresholds must lie within the PM's (forced implies tablable)")
+
+        # issue 12: numbers the engine keeps in int8 state or uses as loop lengths and array sizes (beyond the
+        # +-NUMBER_MAX every number has), each with the headroom a round's changes need
+        rt = self.retirement
+        bounded = {
+            "game.rounds": (self.game.rounds, 1, 100),  # round, end_round: int8
+            "company.max_stability": (co.max_stability, 1, 100),  # stability: int8
+            "company.royal_protection": (co.royal_protection, 0, 100),  # int8
+            "company.share_vp_min": (co.share_vp_min, -100, 100),  # share_vp: int8
+            "company.share_vp_max": (co.share_vp_max, -100, 100),
+            "director.moves": (self.director.moves, 0, 100),  # a loop and a [G, moves] array per decision
+            "military.moves": (self.military.moves, 0, 100),
+            "retirement.chairman_bonus": (rt.chairman_bonus, 0, 100),  # added to int8 stress rolls
+        }
+        bounded["governors.admin_dice"] = (self.governors.admin_dice, 0, 100)  # dice per check: a [G, dice] draw
+        for i, region in enumerate(m.regions):
+            bounded[f"map.regions[{i}].admin_dice"] = (region.admin_dice, 0, 100)
+        for key, (value, low, high) in bounded.items():
+            if not low <= value <= high:
+                fail(key, f"{value} is beyond what the engine holds (it must be within {low}..{high})")
+        for key in ("leased_cost", "yard_cost", "company_cost"):  # the Shipping Manager spends the budget down
+            if getattr(self.shipping, key) < 1:
+                fail(f"shipping.{key}", "a ship must cost at least 1 £ (the budget is spent down in ships)")
+        if rt.stress_bonus * self.game.rounds + rt.chairman_bonus > 120:  # stress markers (int8), one per round
+            fail(
+                "retirement.stress_bonus",
+                f"{rt.stress_bonus} per stress marker over {self.game.rounds} rounds, plus the chairman's bonus, is "
+                "beyond what the engine holds in int8 (at most 120)",
+            )
 
 
 @dataclass(frozen=True)

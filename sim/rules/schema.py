@@ -2,16 +2,25 @@
 
 Every section is a frozen dataclass; the loader walks a TOML table against the annotations, so a key the schema
 does not know, a value of the wrong type or a negative number where one is not allowed fails on load with one
-line naming the key. Integers are non-negative unless annotated ``Signed``.
+line naming the key. Integers are non-negative unless annotated ``Signed``. Every number is finite and within
++-``NUMBER_MAX`` (issue 12).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import typing
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
+
+# Issue 12: the largest rules number. The engine keeps money and counts in int32 state and adds up thousands of rules
+# numbers (seven rounds of incomes, costs and loans over six families), so a number must stay far below int32's
+# 2,147,483,647 for no sum to wrap around; 10,000 leaves a factor of 200,000 and is beyond any number of the game
+# (the defaults are at most 20). Numbers the engine keeps in int8 or uses as loop counts have tighter bounds in
+# ``Rules._validate``.
+NUMBER_MAX = 10_000
 
 
 class RulesError(ValueError):
@@ -457,7 +466,7 @@ def build(cls: type, data: Any, where: str, source: str, errors: list[str] | Non
     None if there was any."""
     found: list[str] = []
     if not isinstance(data, dict):
-        found.append(f"{source}: {where}: expected a table, got {data!r}")
+        found.append(f"{source}: {where}: expected a table, got {shown(data)}")
         data = {}
     hints, by_key = _schema(cls)
     for key in sorted(set(data) - set(by_key)):
@@ -482,6 +491,12 @@ def build(cls: type, data: Any, where: str, source: str, errors: list[str] | Non
     return cls(**kwargs)
 
 
+def shown(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for one-line messages."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def convert(tp: Any, value: Any, where: str, source: str) -> Any:
     """Check ``value`` against annotation ``tp`` and return it in the dataclass's form."""
     marker = None
@@ -490,7 +505,7 @@ def convert(tp: Any, value: Any, where: str, source: str) -> Any:
     origin = typing.get_origin(tp)
 
     def fail(expected: str) -> typing.NoReturn:
-        raise RulesError(f"{source}: {where}: expected {expected}, got {value!r}")
+        raise RulesError(f"{source}: {where}: expected {expected}, got {shown(value)}")
 
     if tp is bool:
         if not isinstance(value, bool):
@@ -501,10 +516,14 @@ def convert(tp: Any, value: Any, where: str, source: str) -> Any:
             fail("an integer")
         if marker is not _Signed and value < 0:
             fail("a non-negative integer")
+        if abs(value) > NUMBER_MAX:
+            fail(f"an integer within +-{NUMBER_MAX:,}")
         return value
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             fail("a number")
+        if not (isinstance(value, int) or math.isfinite(value)) or abs(value) > NUMBER_MAX:
+            fail(f"a finite number within +-{NUMBER_MAX:,}")
         value = float(value)
         if marker is _Unit and not 0.0 <= value <= 1.0:
             fail("a number between 0 and 1")
