@@ -20,6 +20,11 @@ from .rules import Rules
 from .state import TALLIES, TALLY, State
 
 FRAMES = ("games", "seats", "rounds", "seat_rounds")
+# seat_rounds columns that count a family's relatives by place: they sum to the family size on every row
+PEOPLE = (
+    "supply", "clerks", "officers", "academy", "exchange", "retired", "shares", "offices", "governors",
+    "firm_shares", "prisoners",
+)  # fmt: skip
 SORT_KEYS = (["game"], ["game", "seat"], ["game", "round"], ["game", "round", "seat"])
 
 

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from experiments import cli, spec, tomlw
 from experiments import runfolder as rf
+from sim.results import PEOPLE
 from sim.rules import DEFAULT_PATH, load_toml
 
 EXAMPLES = int(os.environ.get("EASTINDIA_FUZZ_EXAMPLES", "60"))
@@ -160,8 +161,7 @@ def check_frames(out: Path) -> None:
         assert its_rounds["stability"].is_between(0, rules.company.max_stability).all()
         assert (its_rounds["balance"] >= 0).all() and (its_rounds["loans"] >= 0).all()
         assert (its_seat_rounds["money"] >= 0).all()
-        people = ["supply", "clerks", "officers", "academy", "shares", "retired", "exchange", "offices", "governors"]
-        assert its_seat_rounds.select(pl.sum_horizontal(people)).to_series().eq(rules.game.family_size).all()
+        assert its_seat_rounds.select(pl.sum_horizontal(PEOPLE)).to_series().eq(rules.game.family_size).all()
         its_games = games.filter(pl.col("arm_index") == arm.index)
         assert its_games["end_round"].is_between(1, rules.game.rounds).all()
         assert its_games["winner_seat"].is_between(0, arm.players - 1).all()

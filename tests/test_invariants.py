@@ -15,6 +15,7 @@ from sim.phases import ROUND
 from sim.phases.deregulation import start_of_round
 from sim.phases.end import end_game
 from sim.phases.setup import setup
+from sim.results import PEOPLE
 from sim.rules import Rules
 from sim.state import new_state
 
@@ -255,9 +256,7 @@ def test_frames_hold_the_invariants():
     assert (joined["crashed"] == (joined["stability_last"] == 0)).all()
     assert (joined["end_round"] == joined["round"]).all()
     assert rounds.filter(pl.col("stability") == 0).height == games["crashed"].sum()
-    people = ["supply", "clerks", "officers", "academy", "exchange", "retired", "shares", "offices", "governors"]
-    people += ["firm_shares", "prisoners"]  # issue 10
-    assert seat_rounds.select(pl.sum_horizontal(people)).to_series().eq(12).all()
+    assert seat_rounds.select(pl.sum_horizontal(PEOPLE)).to_series().eq(12).all()
     assert (seat_rounds["money"] >= 0).all()
     assert games.height == 1000 and seats.height == 5000
     assert (games["winner_seat"] >= 0).all()

@@ -102,3 +102,12 @@ def test_the_largest_numbers_accepted_play_without_garbage(tmp_path, overrides):
     path.write_text(f'games = 24\nshard_size = 24\nstrategies = ["balanced", "random"]\n[overrides]\n{lines}\n')
     runner.run(spec.load(path), tmp_path / "out", jobs=1)
     check_frames(tmp_path / "out")
+
+
+def test_policies_indexed_in_int8_are_bounded():
+    """The policy track's position is int8: a cycle of 128 policies is refused on load, 127 plays."""
+    rules = Rules.default(5)
+    raw = rules.raw["parliament"]["policies"]
+    with pytest.raises(RulesError, match=r"parliament\.policies: 128 entries are beyond what the engine holds"):
+        rules.with_overrides({"parliament.policies": (raw * 10)[:128]})
+    rules.with_overrides({"parliament.policies": (raw * 10)[:127]})

@@ -460,6 +460,40 @@ class Rules:
         if fi.revenue_per_value < 1:
             fail("firms.revenue_per_value", "must be at least 1 £")
 
+        # issue 12: numbers the engine keeps in int8 state or uses as loop lengths and array sizes (beyond the
+        # +-NUMBER_MAX every number has), each with the headroom a round's changes need
+        rt = self.retirement
+        bounded = {
+            "game.rounds": (self.game.rounds, 1, 100),  # round, end_round: int8
+            "company.max_stability": (co.max_stability, 1, 100),  # stability: int8
+            "company.royal_protection": (co.royal_protection, 0, 100),  # int8
+            "company.share_vp_min": (co.share_vp_min, -100, 100),  # share_vp: int8
+            "company.share_vp_max": (co.share_vp_max, -100, 100),
+            "director.moves": (self.director.moves, 0, 100),  # a loop and a [G, moves] array per decision
+            "military.moves": (self.military.moves, 0, 100),
+            "retirement.chairman_bonus": (rt.chairman_bonus, 0, 100),  # added to int8 stress rolls
+        }
+        bounded["governors.admin_dice"] = (self.governors.admin_dice, 0, 100)  # dice per check: a [G, dice] draw
+        for i, region in enumerate(m.regions):
+            bounded[f"map.regions[{i}].admin_dice"] = (region.admin_dice, 0, 100)
+        bounded["firms.max_value"] = (self.firms.max_value, 1, 100)  # firm_value: int8
+        for key, (value, low, high) in bounded.items():
+            if not low <= value <= high:
+                fail(key, f"{value} is beyond what the engine holds (it must be within {low}..{high})")
+        # content the engine indexes with int8 (event tiles and position cards are checked with their sections)
+        for key, count in (("map.regions", len(m.regions)), ("parliament.policies", len(self.parliament.policies))):
+            if count > 127:
+                fail(key, f"{count} entries are beyond what the engine holds (at most 127)")
+        for key in ("leased_cost", "yard_cost", "company_cost"):  # the Shipping Manager spends the budget down
+            if getattr(self.shipping, key) < 1:
+                fail(f"shipping.{key}", "a ship must cost at least 1 £ (the budget is spent down in ships)")
+        if rt.stress_bonus * self.game.rounds + rt.chairman_bonus > 120:  # stress markers (int8), one per round
+            fail(
+                "retirement.stress_bonus",
+                f"{rt.stress_bonus} per stress marker over {self.game.rounds} rounds, plus the chairman's bonus, is "
+                "beyond what the engine holds in int8 (at most 120)",
+            )
+
     # ------------------------------------------------------------------ phase 9, 11 and notes (issue 9)
     def _validate_politics(self, fail) -> None:
         """R-NOTE, R-PARLIAMENT, D-LAWS, R-DEREGULATION cross-checks (names from ``sim.laws``)."""
@@ -509,35 +543,6 @@ class Rules:
         de = self.deregulation
         if de.forced_stability > de.table_stability_max or de.forced_debt < de.table_debt_min:
             fail("deregulation", "the public's thresholds must lie within the PM's (forced implies tablable)")
-
-        # issue 12: numbers the engine keeps in int8 state or uses as loop lengths and array sizes (beyond the
-        # +-NUMBER_MAX every number has), each with the headroom a round's changes need
-        rt = self.retirement
-        bounded = {
-            "game.rounds": (self.game.rounds, 1, 100),  # round, end_round: int8
-            "company.max_stability": (co.max_stability, 1, 100),  # stability: int8
-            "company.royal_protection": (co.royal_protection, 0, 100),  # int8
-            "company.share_vp_min": (co.share_vp_min, -100, 100),  # share_vp: int8
-            "company.share_vp_max": (co.share_vp_max, -100, 100),
-            "director.moves": (self.director.moves, 0, 100),  # a loop and a [G, moves] array per decision
-            "military.moves": (self.military.moves, 0, 100),
-            "retirement.chairman_bonus": (rt.chairman_bonus, 0, 100),  # added to int8 stress rolls
-        }
-        bounded["governors.admin_dice"] = (self.governors.admin_dice, 0, 100)  # dice per check: a [G, dice] draw
-        for i, region in enumerate(m.regions):
-            bounded[f"map.regions[{i}].admin_dice"] = (region.admin_dice, 0, 100)
-        for key, (value, low, high) in bounded.items():
-            if not low <= value <= high:
-                fail(key, f"{value} is beyond what the engine holds (it must be within {low}..{high})")
-        for key in ("leased_cost", "yard_cost", "company_cost"):  # the Shipping Manager spends the budget down
-            if getattr(self.shipping, key) < 1:
-                fail(f"shipping.{key}", "a ship must cost at least 1 £ (the budget is spent down in ships)")
-        if rt.stress_bonus * self.game.rounds + rt.chairman_bonus > 120:  # stress markers (int8), one per round
-            fail(
-                "retirement.stress_bonus",
-                f"{rt.stress_bonus} per stress marker over {self.game.rounds} rounds, plus the chairman's bonus, is "
-                "beyond what the engine holds in int8 (at most 120)",
-            )
 
 
 @dataclass(frozen=True)
