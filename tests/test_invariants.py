@@ -5,6 +5,7 @@ import polars as pl
 import pytest
 
 import sim
+from sim import layout as L
 from sim import ledger
 from sim.agents import Agents
 from sim.dice import Dice, Streams
@@ -27,8 +28,18 @@ def check(state, rules, where):
     assert (state.crashed == (state.stability == 0)).all(), f"crashed <=> stability 0 broken after {where}"
     assert (state.loans >= 0).all() and (state.regiments >= 0).all() and (state.ships >= 0).all(), where
     assert (state.yard_ships.sum(axis=2) <= state.shipyards).all(), f"more yard ships than yards after {where}"
-    held = (state.office[:, :, None] == np.arange(state.n_players)).sum(axis=1)
-    assert ((state.office >= -1) & (state.office < state.n_players)).all() and (held >= 0).all(), where
+    assert ((state.office >= -1) & (state.office < state.n_players)).all(), where
+    # issue 15: the office-holder invariants that can fail (the old `held >= 0` was a count, always true)
+    assert (state.office[:, L.GOVERNOR_GENERAL] < 0).all(), f"a Governor-General before his law, after {where}"
+    assert (state.china_open | (state.office[:, L.CHINA] < 0)).all(), f"China manager while closed after {where}"
+    assert ((state.governor < 0) | (state.owner >= 0)).all(), f"a governor of a sovereign region after {where}"
+    for army in range(L.PRESIDENCIES):  # R-COMMANDER: the commander is a family with the most officers there
+        off = state.officers[:, :, army]
+        cmd = state.commander[:, army]
+        top = off.max(axis=1)
+        assert ((cmd >= 0) == (top > 0)).all(), f"army {army} without a commander (or one without officers) {where}"
+        led = off[np.arange(state.n_games), np.maximum(cmd, 0)]
+        assert ((cmd < 0) | (led == top)).all(), f"army {army} commanded by a family without the most officers {where}"
 
 
 def play_checked(rules, strategy, n_games, seed):
