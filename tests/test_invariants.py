@@ -3,6 +3,7 @@
 import numpy as np
 import polars as pl
 import pytest
+from helpers import games as n_games
 
 import sim
 from sim import layout as L
@@ -70,7 +71,7 @@ def play_checked(rules, strategy, n_games, seed):
 @pytest.mark.parametrize("strategy", ["random", "balanced"])
 def test_invariants_over_2000_games(strategy):
     rules = Rules.default(5)
-    state = play_checked(rules, strategy, 2000, seed=11)
+    state = play_checked(rules, strategy, n_games(2000, 200), seed=11)
     assert state.done.all()
     assert ((state.end_round >= 1) & (state.end_round <= rules.game.rounds)).all()
     # games end by a crash or after round 7, and both happen
@@ -83,12 +84,13 @@ def test_invariants_over_2000_games(strategy):
 def test_invariants_other_player_counts(players):
     rules = Rules.default(players)
     for strategy in ("random", "balanced"):
-        play_checked(rules, strategy, 400, seed=players)
+        play_checked(rules, strategy, n_games(400, 60), seed=players)
 
 
 def test_frames_hold_the_invariants():
     rules = Rules.default(5)
-    res = sim.play(rules, ["random", "balanced", "random", "balanced", "balanced"], 1000, seed=5)
+    n = n_games(1000, 150)
+    res = sim.play(rules, ["random", "balanced", "random", "balanced", "balanced"], n, seed=5)
     seats, games, rounds, seat_rounds = res.seats, res.games, res.rounds, res.seat_rounds
     sources = [c for c in seats.columns if c.startswith("vp_")]
     assert len(sources) == 8
@@ -106,5 +108,5 @@ def test_frames_hold_the_invariants():
     people = ["supply", "clerks", "officers", "academy", "exchange", "retired", "shares", "offices", "governors"]
     assert seat_rounds.select(pl.sum_horizontal(people)).to_series().eq(12).all()
     assert (seat_rounds["money"] >= 0).all()
-    assert games.height == 1000 and seats.height == 5000
+    assert games.height == n and seats.height == 5 * n
     assert (games["winner_seat"] >= 0).all()
