@@ -1,0 +1,112 @@
+"""Mutation testing of the engine, one module at a time (issue 15; not in CI: too slow).
+
+    python tools/mutation.py run sim/phases/end.py [--children 2]   # mutate one module, run the tests that reach it
+    python tools/mutation.py report [sim/phases/end.py ...]        # score per module, and every survivor
+
+``run`` is ``mutmut run --max-children N "sim.phases.end.x*"``: mutmut (configured in ``pyproject.toml``,
+``[tool.mutmut]``) mutates the module and runs, for each mutant, only the tests that call the mutated function
+(found by its stats run), failing fast. Results stay in ``mutants/`` (git-ignored) between runs, so a second run only
+tests what changed. ``report`` reads them: killed, survived, timeouts (counted as killed: the mutant made the tests
+hang), not yet run; the score is killed / (killed + survived).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MUTANTS = ROOT / "mutants"
+KILLED = {1, 3, 36, 24, -24, 152, 255, 37}  # failed tests, pytest internal error, timeouts (mutmut's exit codes)
+SURVIVED = {0}
+NO_TESTS = {5, 33}
+
+
+def module_of(path: str) -> str:
+    """sim/phases/end.py -> sim.phases.end (a package's __init__.py -> the package)."""
+    parts = list(Path(path).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def pattern(path: str) -> str:
+    return module_of(path) + ".x*"  # mutant names are <module>.x_<function>__mutmut_<k> (methods: xǁClassǁ...)
+
+
+def run(paths: list[str], children: int, resume: bool) -> int:
+    names = [pattern(p) for p in paths]
+    if resume:  # only the mutants without a result yet (mutmut re-runs every mutant it is given by name)
+        res = results(MUTANTS)
+        names = [k for p in paths for k, v in res.get(module_of(p), {}).items() if v is None] or names
+    cmd = ["mutmut", "run", "--max-children", str(children), *names]
+    print("+", " ".join(cmd[:6]), "..." if len(cmd) > 6 else "", flush=True)
+    return subprocess.call(cmd, cwd=ROOT)
+
+
+def results(folder: Path) -> dict[str, dict[str, int | None]]:
+    """module -> {mutant name: exit code or None (not run)} from mutmut's .meta files under ``folder``."""
+    out: dict[str, dict[str, int | None]] = {}
+    for meta in sorted(folder.glob("sim/**/*.py.meta")):
+        source = meta.relative_to(folder).with_suffix("")
+        codes = json.loads(meta.read_text())["exit_code_by_key"]
+        out[module_of(str(source))] = codes
+    return out
+
+
+def report(paths: list[str], folder: Path) -> int:
+    wanted = {module_of(p) for p in paths}
+    res = results(folder)
+    if not res:
+        print("no results: run `python tools/mutation.py run MODULE` first", file=sys.stderr)
+        return 1
+    print(f"{'module':<28} {'mutants':>7} {'killed':>7} {'survived':>8} {'no tests':>8} {'not run':>7} {'score':>7}")
+    survivors = []
+    for module, codes in res.items():
+        if wanted and module not in wanted:
+            continue
+        c = Counter(
+            "killed"
+            if v in KILLED
+            else "survived"
+            if v in SURVIVED
+            else "no tests"
+            if v in NO_TESTS
+            else "not run"
+            if v is None
+            else "other"
+            for v in codes.values()
+        )
+        tested = c["killed"] + c["survived"]
+        score = f"{100 * c['killed'] / tested:.1f}%" if tested else "-"
+        print(
+            f"{module:<28} {len(codes):>7} {c['killed']:>7} {c['survived']:>8} {c['no tests']:>8} "
+            f"{c['not run']:>7} {score:>7}"
+        )
+        survivors += [name for name, v in codes.items() if v in SURVIVED or v in NO_TESTS]
+    if survivors:
+        print("\nsurvivors (and mutants no test reaches); `mutmut show NAME` prints the diff:")
+        print("\n".join(f"  {name}" for name in survivors))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="mutate modules and run their tests")
+    r.add_argument("paths", nargs="+", help="module files, e.g. sim/capital.py")
+    r.add_argument("--children", type=int, default=1, help="parallel test processes (the machine has 2 cores)")
+    r.add_argument("--resume", action="store_true", help="only mutants without a result (after an interruption)")
+    rep = sub.add_parser("report", help="score per module and the surviving mutants")
+    rep.add_argument("paths", nargs="*", help="module files (default: every module with results)")
+    rep.add_argument("--results", type=Path, default=MUTANTS, help="a copy of mutants/ (its .meta files) to read")
+    args = p.parse_args(argv)
+    return run(args.paths, args.children, args.resume) if args.cmd == "run" else report(args.paths, args.results)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
