@@ -237,7 +237,7 @@ def test_derived_tables_follow_the_rules():
     assert d.tier_wealth.tolist() == [0, 1, 2, 3, 4] and d.tier_vp.tolist() == [0, 2, 4, 8, 12]
     assert d.retire_offices.all() and d.committee_heads.all()
     assert d.capital0.tolist() == [1, 1, 2, 3, 1, 5, 6, 7]  # Punjab and Maratha ruled from Delhi
-    assert d.opium.tolist() == [0, 1, 2, 0, 0, 1, 0, 0] and d.first_loot.tolist()[:3] == [6, 8, 6]
+    assert d.opium.tolist() == [0, 1, 2, 0, 0, 1, 0, 1] and d.first_loot.tolist()[:3] == [6, 8, 6]
     assert d.merc_cost.tolist() == [[5, 3, 0], [3, 4, 0], [2, 4, 4]]
     assert d.merc_strength.tolist() == [[3, 2, 0], [2, 2, 0], [1, 2, 2]]
     assert d.merc_valid.tolist() == [[True, True, False], [True, True, False], [True, True, True]]
