@@ -9,7 +9,7 @@ and each row of ``games`` and ``seats`` with the final state.
 import numpy as np
 import polars as pl
 import pytest
-from helpers import L
+from helpers import L, games
 
 import sim.engine as engine
 from sim.capital import LEFTOVER_CASES
@@ -19,6 +19,7 @@ from sim.state import TALLIES, TALLY
 
 SEED = 23
 STRATEGIES = ["random", "balanced", "random", "random", "balanced"]
+N = games(300, 120)  # fewer under mutation testing (README, "Development")
 
 
 class Keeping(Recorder):
@@ -41,7 +42,7 @@ def played():
     original = engine.Recorder
     engine.Recorder = Keeping
     try:
-        state, rows = engine.play_batch(rules, seats, SEED, np.arange(300, 600, dtype=np.int64))
+        state, rows = engine.play_batch(rules, seats, SEED, np.arange(300, 300 + N, dtype=np.int64))
     finally:
         engine.Recorder = original
     res = Results.from_batches([rows], {})
@@ -69,7 +70,7 @@ def test_games_frame_against_the_final_state(played):
     rules, s, res, _ = played
     g = res.games
     names = np.array(STRATEGIES)
-    assert g["game"].to_list() == list(range(300, 600))
+    assert g["game"].to_list() == list(range(300, 300 + N))
     assert (g["seed"] == SEED).all() and (g["players"] == 5).all()
     for i, row in enumerate(g.iter_rows(named=True)):
         assert row["end_round"] == s.end_round[i] and row["crashed"] == s.crashed[i]
@@ -151,9 +152,9 @@ def test_seats_frame_capital_columns(played):
 def test_seats_frame_against_the_final_state(played):
     rules, s, res, _ = played
     seats = res.seats
-    assert seats["game"].to_list() == [g for g in range(300, 600) for _ in range(5)]
-    assert seats["seat"].to_list() == list(range(5)) * 300
-    assert seats["strategy"].to_list() == STRATEGIES * 300
+    assert seats["game"].to_list() == [g for g in range(300, 300 + N) for _ in range(5)]
+    assert seats["seat"].to_list() == list(range(5)) * N
+    assert seats["strategy"].to_list() == STRATEGIES * N
     vp_cols = [f"vp_{src}" for src in L.VP_SOURCES]
     assert np.allclose(seats.select(pl.sum_horizontal(vp_cols)).to_series(), seats["vp"])
     tier_vp = rules.d.tier_vp
