@@ -7,7 +7,9 @@
 ``[tool.mutmut]``) mutates the module and runs, for each mutant, only the tests that call the mutated function
 (found by its stats run), failing fast. Results stay in ``mutants/`` (git-ignored) between runs, so a second run only
 tests what changed. ``report`` reads them: killed, survived, timeouts (counted as killed: the mutant made the tests
-hang), not yet run; the score is killed / (killed + survived).
+hang), not yet run. ``tools/mutation_survivors.toml`` lists the survivors that are equivalent (no test can tell them
+from the engine: same results, only slower or another dtype with the same values) and those accepted, each with the
+reason; the score is killed / (killed + survived - equivalent), and every survivor not listed there is printed.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ import argparse
 import json
 import subprocess
 import sys
+import tomllib
 from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS = ROOT / "mutants"
+SURVIVORS = ROOT / "tools" / "mutation_survivors.toml"
 KILLED = {1, 3, 36, 24, -24, 152, 255, 37}  # failed tests, pytest internal error, timeouts (mutmut's exit codes)
 SURVIVED = {0}
 NO_TESTS = {5, 33}
@@ -58,16 +62,24 @@ def results(folder: Path) -> dict[str, dict[str, int | None]]:
     return out
 
 
+def explained() -> tuple[dict[str, str], dict[str, str]]:
+    """(equivalent, accepted): mutant name -> reason, from tools/mutation_survivors.toml."""
+    data = tomllib.loads(SURVIVORS.read_text()) if SURVIVORS.exists() else {}
+    return data.get("equivalent", {}), data.get("accepted", {})
+
+
 def report(paths: list[str], folder: Path) -> int:
     wanted = {module_of(p) for p in paths}
     res = results(folder)
     if not res:
         print("no results: run `python tools/mutation.py run MODULE` first", file=sys.stderr)
         return 1
-    print(f"{'module':<28} {'mutants':>7} {'killed':>7} {'survived':>8} {'no tests':>8} {'not run':>7} {'score':>7}")
-    survivors = []
+    equivalent, accepted = explained()
+    head = ("module", "mutants", "killed", "survived", "equiv.", "accepted", "no test", "not run", "score")
+    print(f"{head[0]:<26}" + "".join(f"{h:>9}" for h in head[1:]))
+    unexplained = []
     for module, codes in res.items():
-        if wanted and module not in wanted:
+        if (wanted and module not in wanted) or not codes:
             continue
         c = Counter(
             "killed"
@@ -81,16 +93,17 @@ def report(paths: list[str], folder: Path) -> int:
             else "other"
             for v in codes.values()
         )
-        tested = c["killed"] + c["survived"]
-        score = f"{100 * c['killed'] / tested:.1f}%" if tested else "-"
-        print(
-            f"{module:<28} {len(codes):>7} {c['killed']:>7} {c['survived']:>8} {c['no tests']:>8} "
-            f"{c['not run']:>7} {score:>7}"
-        )
-        survivors += [name for name, v in codes.items() if v in SURVIVED or v in NO_TESTS]
-    if survivors:
-        print("\nsurvivors (and mutants no test reaches); `mutmut show NAME` prints the diff:")
-        print("\n".join(f"  {name}" for name in survivors))
+        lost = [k for k, v in codes.items() if v in SURVIVED or v in NO_TESTS]
+        eq = sum(k in equivalent for k in lost)
+        acc = sum(k in accepted for k in lost)
+        unexplained += [k for k in lost if k not in equivalent and k not in accepted]
+        judged = c["killed"] + len(lost) - eq
+        score = f"{100 * c['killed'] / judged:.1f}%" if judged else "-"
+        row = (len(codes), c["killed"], c["survived"], eq, acc, c["no tests"], c["not run"], score)
+        print(f"{module:<26}" + "".join(f"{x:>9}" for x in row))
+    if unexplained:
+        print("\nsurvivors not yet explained in tools/mutation_survivors.toml (`mutmut show NAME` prints the diff):")
+        print("\n".join(f"  {name}" for name in unexplained))
     return 0
 
 
