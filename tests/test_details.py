@@ -7,6 +7,7 @@ from helpers import L, Scripted, agents, blank, const, dice, give
 from sim import ledger
 from sim.agents import StrategyRandom
 from sim.dice import ScriptedDice, Streams
+from sim.phases.military import deploy, share_loot
 from sim.phases.operations import governors
 from sim.state import FLOW, TALLY
 
@@ -64,3 +65,88 @@ def test_scripted_dice_defaults():
     assert d.uniform(np.array([0, 1])).tolist() == [[0.0], [0.0]]
     d.lowest(np.array([0]), 1)
     assert d.rolls() == [1] and d.rolls(game=0) == [1] and d.rolls("uniform") == [1, 1]
+
+
+# ---------------------------------------------------------------------------------------------------- military
+def deploy_to(region_name):
+    def answer(obs, legal):
+        target = np.full(obs.n, obs.rules.d.regions.index(region_name))
+        return (
+            target,
+            legal.officers.astype(np.int64),
+            legal.regiments.astype(np.int64),
+            np.zeros_like(legal.mercenaries),
+        )
+
+    return answer
+
+
+def test_death_dice_go_commanders_family_first_each_game_its_own_count():
+    """R-DEPLOY: every officer rolls for death, the commander's family first (his own die the very first).
+    Game 0: commander seat 2 (2 officers) and seat 1 (1): dice 1, 1 | 6 -> seat 1's officer dies (read in seat order,
+    seat 2 would lose one). Game 1: commander seat 1 and seat 3 (1 each): 6 | 1 -> the commander dies, seat 3 takes
+    the command. Each game rolls only its own officers' dice (3 and 2)."""
+    r, s = blank(2, 4)
+    give(s, "officers", 2, 2, col=0, games=0)
+    give(s, "officers", 1, 1, col=0, games=0)
+    give(s, "officers", 1, 1, col=0, games=1)
+    give(s, "officers", 3, 1, col=0, games=1)
+    s.commander[:, 0] = [2, 1]
+    s.tally[:, TALLY["officers_killed"]] = [1, 0]
+    d = dice({0: [3, 3, 3, 1, 1, 6], 1: [4, 4, 6, 1]})
+    deploy(s, r, d, agents(r, s, Scripted(deploy=deploy_to("Bombay"))), 0)
+    d.assert_spent()
+    assert d.log == [("lowest", 0, 3), ("lowest", 1, 2), ("d6", 0, 3), ("d6", 1, 2)]
+    assert s.officers[0, :, 0].tolist() == [0, 0, 2, 0] and s.officers[1, :, 0].tolist() == [0, 0, 0, 1]
+    assert s.commander[:, 0].tolist() == [2, 3]
+    assert s.tally[:, TALLY["officers_killed"]].tolist() == [2, 1] and (s.relatives() == 12).all()
+
+
+def test_a_defeated_commander_is_lost_besides_his_familys_dead():
+    """A mishap costs the commander (disgraced) on top of the officers the dice kill: his family had 3 officers, his
+    own die spares him, his family's second die kills one: 2 lost (not 1)."""
+    r, s = blank(1, 4)
+    give(s, "officers", 1, 3, col=0)
+    s.commander[0, 0] = 1
+    s.trophies[0, 1] = 4
+    d = dice({0: [5, 6, 5, 1, 6, 1]})  # 3 officers + 1 regiment - 1: 3 dice, lowest 5: mishap
+    deploy(s, r, d, agents(r, s, Scripted(deploy=deploy_to("Bombay"))), 0)
+    d.assert_spent()
+    assert s.officers[0, 1, 0] == 1 and s.supply[0, 1] == 11 and s.trophies[0, 1] == 2
+    assert s.commander[0, 0] == 1 and s.owner[0, r.d.regions.index("Bombay")] == -1
+
+
+def test_success_in_a_company_region_clears_unrest_only():
+    """Game 0: Bombay already the presidency's, unrest 2: a success clears the unrest (to 0, not 1); no conquest, no
+    trophy, no loot. Game 1: sovereign Bombay (strength 1) taken by a commander who already has 2 trophies: 3."""
+    r, s = blank(2, 4)
+    bombay = r.d.regions.index("Bombay")
+    s.owner[0, bombay] = 0
+    s.unrest[0, bombay] = 2
+    give(s, "officers", 1, 1, col=0)
+    s.commander[:, 0] = 1
+    s.trophies[:, 1] = 2
+    strat = Scripted(deploy=deploy_to("Bombay"), share_loot=const([False] * 4))
+    d = dice({0: [1, 6, 1], 1: [1, 1]})  # game 0: strength 0 -> 2 dice; game 1: 1 die
+    deploy(s, r, d, agents(r, s, strat), 0)
+    d.assert_spent()
+    assert s.unrest[:, bombay].tolist() == [0, 0] and s.owner[:, bombay].tolist() == [0, 0]
+    assert s.trophies[:, 1].tolist() == [2, 3] and s.looted[:, bombay].tolist() == [False, True]
+    assert s.money[:, 1].tolist() == [0, 4] and s.tally[:, TALLY["conquests"]].tolist() == [0, 1]
+    assert [g for g, _ in strat.asked("share_loot")] == [[1]]
+
+
+def test_share_loot_asks_only_the_looting_commanders_with_army_and_loot():
+    r, s = blank(3, 4)
+    seen = []
+
+    def named(obs, legal):
+        seen.append((obs.games.tolist(), obs.seat.tolist(), legal.army.tolist(), legal.loot.tolist()))
+        return np.zeros((obs.n, 4), bool)
+
+    survivors = np.array([[1, 0, 0, 0], [0, 2, 1, 0]])
+    share_loot(s, agents(r, s, Scripted(share_loot=named)), 2, np.array([0, 2]), np.array([0, 1]), np.array([5, 7]),
+               survivors, np.array([1, 0]))  # fmt: skip
+    assert seen == [([0, 2], [0, 1], [2, 2], [5, 7])]
+    # game 0: 5 over 2 slots (1 officer, 1 regiment) -> 2 + the remainder 1 = 3 to seat 0; game 2: 7 over 3 officers
+    assert s.money[0].tolist() == [3, 0, 0, 0] and s.money[2].tolist() == [0, 5, 2, 0] and s.money[1].sum() == 0
