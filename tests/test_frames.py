@@ -19,7 +19,7 @@ from sim.state import TALLIES, TALLY
 
 SEED = 23
 STRATEGIES = ["random", "balanced", "random", "random", "balanced"]
-N = games(300, 120)  # fewer under mutation testing (README, "Development")
+N = games(300, 100)  # fewer under mutation testing (README, "Development")
 
 
 class Keeping(Recorder):
@@ -34,7 +34,7 @@ class Keeping(Recorder):
         super().round(state, rnd, played)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # per test, not per module: mutmut runs for a mutant only the tests during which it was called
 def played():
     rules = Rules.default(5)
     seats = engine.resolve_strategies(rules, STRATEGIES)

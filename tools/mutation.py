@@ -44,9 +44,12 @@ def pattern(path: str) -> str:
 
 def run(paths: list[str], children: int, resume: bool) -> int:
     names = [pattern(p) for p in paths]
-    if resume:  # only the mutants without a result yet (mutmut re-runs every mutant it is given by name)
+    if resume:  # only mutants not run yet or that survived (mutmut re-runs every mutant it is given by name)
         res = results(MUTANTS)
-        names = [k for p in paths for k, v in res.get(module_of(p), {}).items() if v is None] or names
+        names = [k for p in paths for k, v in res.get(module_of(p), {}).items() if v is None or v in SURVIVED]
+        if not names:
+            print("nothing to resume: every mutant of these modules has been killed")
+            return 0
     cmd = ["mutmut", "run", "--max-children", str(children), *names]
     print("+", " ".join(cmd[:6]), "..." if len(cmd) > 6 else "", flush=True)
     return subprocess.call(cmd, cwd=ROOT)
@@ -113,7 +116,11 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("run", help="mutate modules and run their tests")
     r.add_argument("paths", nargs="+", help="module files, e.g. sim/capital.py")
     r.add_argument("--children", type=int, default=1, help="parallel test processes (the machine has 2 cores)")
-    r.add_argument("--resume", action="store_true", help="only mutants without a result (after an interruption)")
+    r.add_argument(
+        "--resume",
+        action="store_true",
+        help="only mutants not run yet or that survived (after an interruption, or new tests)",
+    )
     rep = sub.add_parser("report", help="score per module and the surviving mutants")
     rep.add_argument("paths", nargs="*", help="module files (default: every module with results)")
     rep.add_argument("--results", type=Path, default=MUTANTS, help="a copy of mutants/ (its .meta files) to read")
