@@ -2,7 +2,7 @@
 wrong reading it rules out."""
 
 import numpy as np
-from helpers import L, Scripted, agents, blank, const, dice, give
+from helpers import L, Scripted, agents, blank, const, dice, give, seat_office
 
 from sim import ledger
 from sim.agents import StrategyRandom
@@ -150,3 +150,77 @@ def test_share_loot_asks_only_the_looting_commanders_with_army_and_loot():
     assert seen == [([0, 2], [0, 1], [2, 2], [5, 7])]
     # game 0: 5 over 2 slots (1 officer, 1 regiment) -> 2 + the remainder 1 = 3 to seat 0; game 2: 7 over 3 officers
     assert s.money[0].tolist() == [3, 0, 0, 0] and s.money[2].tolist() == [0, 5, 2, 0] and s.money[1].sum() == 0
+
+
+def test_loot_named_families_per_game_and_the_tally():
+    """Game 0: 9 £ over 1 officer (seat 0, commander) and named seats 1 and 3: 3 each. Game 1: 6 £ over 2 officers
+    of seat 2 (commander) and named seats 0 and 3: 1 each, the 2 £ remainder to the officers. Game 2: 5 £ for one
+    officer alone: all 5. The loot tally adds to what the round already looted."""
+    r, s = blank(3, 4)
+    s.tally[:, TALLY["loot"]] = 1
+    names = {0: [False, True, False, True], 1: [True, False, False, True], 2: [False] * 4}
+
+    def named(obs, legal):
+        return np.array([names[int(g)] for g in obs.games])
+
+    survivors = np.array([[1, 0, 0, 0], [0, 0, 2, 0], [0, 0, 0, 1]])
+    share_loot(s, agents(r, s, Scripted(share_loot=named)), 1, np.arange(3), np.array([0, 2, 3]), np.array([9, 6, 5]),
+               survivors, np.array([0, 0, 0]))  # fmt: skip
+    assert s.money.tolist() == [[3, 3, 0, 3], [1, 0, 4, 1], [0, 0, 0, 5]]
+    assert s.tally[:, TALLY["loot"]].tolist() == [10, 7, 6]
+
+
+def test_loot_remainder_reaches_named_families_in_seat_order_one_pound_each():
+    """5 £ over 1 officer and named seats 1 and 3 (3 slots): 1 each, remainder 2: the officer, then seat 1 -- not
+    seat 3, and 1 £ each, never 2 to one family."""
+    r, s = blank(2, 4)
+    strat = Scripted(share_loot=const([False, True, False, True]))
+    share_loot(s, agents(r, s, strat), 0, np.array([0, 1]), np.array([0, 0]), np.array([5, 8]),
+               np.array([[1, 0, 0, 0], [1, 0, 0, 0]]), np.array([0, 0]))  # fmt: skip
+    assert s.money[0].tolist() == [2, 2, 0, 1]
+    assert s.money[1].tolist() == [3, 3, 0, 2]  # 8 over 3 slots: 2 each, remainder 2: the officer and seat 1
+
+
+def test_loot_with_nobody_to_take_it_is_lost():
+    r, s = blank(1, 4)
+    share_loot(s, agents(r, s, Scripted(share_loot=const([False] * 4))), 0, np.array([0]), np.array([0]),
+               np.array([7]), np.array([[0, 0, 0, 0]]), np.array([0]))  # fmt: skip
+    assert s.money.sum() == 0 and s.ledger[0, FLOW["loot"]] == 0
+
+
+def test_mercenaries_take_their_share_of_the_loot():
+    """A conquest with a mercenary band: loot 4 + 4 = 8 over the commander's officer, his own family named, the
+    regiment and the band: 2 each, the family gets 4 (the troops' 4 are never paid out)."""
+    r, s = blank(1, 4)
+    give(s, "officers", 1, 1, col=0)
+    s.commander[0, 0] = 1
+    seat_office(s, L.PRESIDENT[0], 2)
+    s.treasury[0, L.T_PRESIDENCY[0]] = 5
+    bombay = r.d.regions.index("Bombay")
+
+    def deploy_with_sikhs(obs, legal):
+        return (
+            np.array([bombay]),
+            legal.officers.astype(np.int64),
+            legal.regiments.astype(np.int64),
+            np.array([[False, True, False]]),
+        )
+
+    strat = Scripted(deploy=deploy_with_sikhs, fund_mercenaries=const(True))
+    d = dice({0: [1, 6, 6, 1]})  # 1 + 1 + Sikhs 2 - 1 = 3 dice, success; his death die 1
+    deploy(s, r, d, agents(r, s, strat), 0)
+    d.assert_spent()
+    assert s.money[0].tolist() == [0, 4, 0, 0] and s.treasury[0, L.T_PRESIDENCY[0]] == 2
+
+
+def test_a_tie_for_command_after_a_battle_without_military_affairs_goes_to_chance():
+    """The commander dies; two families are left with one officer each and nobody heads Military Affairs: chance
+    picks among the tied (uniform 0.9 -> the second of them)."""
+    r, s = blank(1, 4)
+    for seat in (1, 2, 3):
+        give(s, "officers", seat, 1, col=0)
+    s.commander[0, 0] = 1
+    d = dice({0: [3, 3, 3, 6, 1, 1]}, uniforms={0: [0.9]})
+    deploy(s, r, d, agents(r, s, Scripted(deploy=deploy_to("Bombay"))), 0)
+    d.assert_spent()
+    assert s.officers[0, :, 0].tolist() == [0, 0, 1, 1] and s.commander[0, 0] == 3
