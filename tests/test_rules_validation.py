@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from sim.rules import Rules, RulesError
+from sim.rules import DEFAULT_PATH, Rules, RulesError
 
 SOURCE = "default.toml + overrides"
 DEFAULT = Rules.default()
@@ -248,3 +248,15 @@ def test_derived_tables_follow_the_rules():
     few = DEFAULT.with_overrides({"retirement.offices": ["chairman"], "actions.committee_heads": ["director_of_trade"]})
     assert few.d.retire_offices.tolist() == [True] + [False] * 8
     assert few.d.committee_heads.tolist() == [False, True] + [False] * 7
+
+
+def test_from_toml_with_a_player_count_and_dump(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text("[company]\nstart_stability = 6\n")
+    r = Rules.from_toml(f, players=4)
+    assert r.players == 4 and r.budget == 24 and r.company.start_stability == 6 and r.source == str(f)
+    assert Rules.default().dump() == DEFAULT_PATH.read_text(encoding="utf-8") and "£" in Rules.default().dump()
+    raw = copy.deepcopy(RAW)
+    raw["game"]["rounds"] = 0
+    assert Rules.problems(raw) == ["rules: game.rounds: the game needs at least one round"]
+    assert raw["game"]["rounds"] == 0 and Rules.from_dict(RAW).source == "rules"
