@@ -7,8 +7,10 @@ from helpers import L, Scripted, agents, blank, const, dice, give, seat_office
 from sim import ledger
 from sim.agents import StrategyRandom
 from sim.dice import ScriptedDice, Streams
+from sim.phases.end import V, end_game, score
 from sim.phases.military import deploy, share_loot
 from sim.phases.operations import governors
+from sim.rules import Rules
 from sim.state import FLOW, TALLY
 
 
@@ -224,3 +226,48 @@ def test_a_tie_for_command_after_a_battle_without_military_affairs_goes_to_chanc
     deploy(s, r, d, agents(r, s, Scripted(deploy=deploy_to("Bombay"))), 0)
     d.assert_spent()
     assert s.officers[0, :, 0].tolist() == [0, 0, 1, 1] and s.commander[0, 0] == 3
+
+
+# --------------------------------------------------------------------------------------------------------- end
+def test_score_retirements_prisoners_and_the_ladder_weights():
+    """R-END: retired relatives score their tier's VP; debtors' prison -1 each (nothing under blame 6); the influence
+    ladder weighs every asset by its rules value (shipyards and factories weigh 0 by default: set 3 and 5 here)."""
+    r = Rules.default(4).with_overrides(
+        {"end.influence_ladder": {"luxuries": 2, "shares": 1, "shipyards": 3, "factories": 5}}
+    )
+    _, s = blank(3, 4, r)
+    s.retired[:, 1, 1] = 1  # tier 1: 2 VP
+    s.retired[:, 1, 4] = 2  # tier 4: 12 VP each
+    s.prisoners[:, 2] = 3
+    s.supply[:, 1] -= 3
+    s.supply[:, 2] -= 3
+    s.shipyards[:, 0] = 1
+    s.factories[:, 3] = 1
+    s.done[:] = True
+    s.end_round[:] = [7, 4, 4]
+    s.crashed[:] = [False, True, True]
+    s.blame[:] = [-1, 5, 1]  # industrialists, shipbuilders
+    score(s, r)
+    assert s.vp[:, 1, V["retirements"]].tolist() == [26, 26, 26]
+    assert s.vp[:, 2, V["debtors_prison"]].tolist() == [-3, 0, -3]
+    assert s.influence[0].tolist() == [3, 0, 0, 5]
+    assert s.vp[:, 3, V["factories"]].tolist() == [0, 0, 1] and s.vp[:, 0, V["blame"]].tolist() == [0, 0, -1]
+    assert (s.vp[:, :, V["firm_shares"]] == 0).all()
+
+
+def test_end_game_ends_running_games_draws_blame_only_on_a_crash_and_retires_only_on_success():
+    """Game 0 survived round 7: its Chairman rolls the final retirement (6 + 1: retires, sent home). Game 1 crashed in
+    round 3: no retirement roll, a blame situation drawn (uniform 0.55 with six equal weights -> the fourth,
+    parliament)."""
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 1)
+    s.crashed[1] = True
+    s.done[1] = True
+    s.end_round[1] = 3
+    s.stability[1] = 0
+    d = dice({0: [6]}, uniforms={1: [0.55]})
+    end_game(s, r, d, agents(r, s, Scripted(retire=const(-1))))
+    d.assert_spent()
+    assert [k for k, g, _ in d.log if k == "d6"] == ["d6"] and d.rolls("d6", 0) == [1]
+    assert s.end_round.tolist() == [7, 3] and s.done.all()
+    assert s.office[:, L.CHAIRMAN].tolist() == [-1, 1] and s.blame.tolist() == [-1, 3]
