@@ -9,11 +9,12 @@ and each row of ``games`` and ``seats`` with the final state.
 import numpy as np
 import polars as pl
 import pytest
-from helpers import L, games
+from helpers import L, blank, games
 
+import sim
 import sim.engine as engine
 from sim.capital import LEFTOVER_CASES
-from sim.results import Recorder, Results
+from sim.results import FRAMES, SORT_KEYS, Recorder, Results
 from sim.rules import Rules
 from sim.state import TALLIES, TALLY
 
@@ -384,3 +385,27 @@ def test_the_frames_schema_is_fixed(played):
     for name, frame in res.frames().items():
         assert {k: str(v) for k, v in frame.schema.items()} == SCHEMA[name], name
         assert list(frame.columns) == list(SCHEMA[name]), name
+
+
+def test_frames_are_sorted_by_their_keys(played):
+    """README: "All frames are long format, sorted by their keys" (rounds are recorded round by round)."""
+    _, _, res, _ = played
+    for name, keys in zip(FRAMES, SORT_KEYS, strict=True):
+        frame = res.frames()[name]
+        assert frame.equals(frame.sort(keys)), name
+    assert res.rounds["round"].head(2).to_list() == [1, 2]
+
+
+def test_a_single_game_batch_records_its_rounds_and_banked_vp():
+    """A batch of one game records every round it played; vp_banked counts luxuries (2 VP) and honourable
+    retirements at their tier's VP, per game."""
+    res = sim.play(Rules.default(4), "balanced", 1, seed=3)
+    assert res.rounds.height == res.games["end_round"][0] and res.seat_rounds.height == 4 * res.rounds.height
+    r, s = blank(2, 4)
+    s.luxuries[0, 1] = 1
+    s.retired[0, 1, 2] = 1  # tier 2: 4 VP
+    s.retired[1, 3, 4] = 2  # tier 4: 12 VP each
+    rec = Recorder(r, 0, np.array([["balanced"] * 4] * 2))
+    rec.round(s, 1, np.array([True, True]))
+    banked = rec.seat_rounds[0]["vp_banked"].tolist()
+    assert banked == [0, 6, 0, 0, 0, 0, 0, 24]
