@@ -7,6 +7,7 @@ from helpers import L, Scripted, agents, blank, const, dice, give, seat_office
 from sim import ledger
 from sim.agents import StrategyRandom
 from sim.dice import ScriptedDice, Streams
+from sim.phases.accounts import accounts, stability_gain
 from sim.phases.end import V, end_game, score
 from sim.phases.military import deploy, share_loot
 from sim.phases.operations import governors
@@ -271,3 +272,50 @@ def test_end_game_ends_running_games_draws_blame_only_on_a_crash_and_retires_onl
     assert [k for k, g, _ in d.log if k == "d6"] == ["d6"] and d.rolls("d6", 0) == [1]
     assert s.end_round.tolist() == [7, 3] and s.done.all()
     assert s.office[:, L.CHAIRMAN].tolist() == [-1, 1] and s.blame.tolist() == [-1, 3]
+
+
+# ---------------------------------------------------------------------------------------------------- accounts
+def test_accounts_leave_a_finished_game_alone_and_tally_the_round():
+    """Game 0 runs: a factory pays 1 £, costs 3 (regiments) from 5 £, profit 2, no dividends (-1 stability, tallied).
+    Game 1 has ended: no income, no costs, no decision, no change."""
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 1)
+    give(s, "shares", 2, 1)
+    s.factories[:, 0] = 1
+    ledger.company(s, "trade", np.array([5, 5]))
+    s.stability[:] = 4
+    s.done[1] = True
+    s.tally[:, TALLY["company_costs"]] = 1
+    strat = Scripted(pay_dividends=const(0))
+    accounts(s, r, dice(), agents(r, s, strat))
+    assert s.money[:, 0].tolist() == [1, 0] and s.balance.tolist() == [2, 5]
+    assert s.tally[:, TALLY["company_costs"]].tolist() == [4, 1] and s.tally[:, TALLY["profit"]].tolist() == [2, 0]
+    assert s.stability.tolist() == [3, 4] and s.tally[:, TALLY["stability_change"]].tolist() == [-1, 0]
+    assert strat.asked("pay_dividends") == [([0], [1])] and ledger.balanced(s).all()
+
+
+def test_royal_protection_needs_a_chairman_and_a_shortfall():
+    """Game 0: short 7 £ but no Chairman: emergency loans. Game 1: costs covered: not asked. Game 2: short, asked,
+    declines: emergency loans; the shortfall offered is what the balance lacks."""
+    r, s = blank(3, 4)
+    seat_office(s, L.CHAIRMAN, 2, games=slice(1, 3))
+    s.regiments[:] = [[3, 3, 1], [1, 0, 0], [3, 3, 1]]
+    ledger.company(s, "trade", np.array([0, 4, 2]))
+    seen = []
+
+    def protect(obs, legal):
+        seen.append((obs.games.tolist(), legal.shortfall.tolist()))
+        return np.zeros(obs.n, bool)
+
+    accounts(s, r, dice(), agents(r, s, Scripted(royal_protection=protect, pay_dividends=const(0))))
+    assert seen == [([2], [5])]
+    assert s.loans.tolist() == [2, 0, 1] and s.royal_protection.tolist() == [1, 1, 1]
+    assert s.tally[:, TALLY["royal_protection"]].tolist() == [0, 0, 0]
+
+
+def test_stability_gain_stops_at_the_top_and_counts_levels_cumulatively():
+    """E(s) = 2s + 2. From 5: 12 -> +1, 12 + 14 = 26 -> +2 (to the top, 7), more buys nothing more; from 7 only 0 or
+    -1; from 2: 6 + 8 + 10 = 24 -> +3, 23 -> +2."""
+    r = Rules.default()
+    got = stability_gain(r, np.array([5, 5, 5, 5, 7, 7, 2, 2]), np.array([11, 12, 26, 99, 16, 15, 24, 23]))
+    assert got.tolist() == [-1, 1, 2, 2, 0, -1, 3, 2]
