@@ -11,6 +11,7 @@ from sim.phases.accounts import accounts, stability_gain
 from sim.phases.end import V, end_game, score
 from sim.phases.military import deploy, share_loot
 from sim.phases.operations import governors
+from sim.phases.shares import issue_shares
 from sim.rules import Rules
 from sim.state import FLOW, TALLY
 
@@ -319,3 +320,26 @@ def test_stability_gain_stops_at_the_top_and_counts_levels_cumulatively():
     r = Rules.default()
     got = stability_gain(r, np.array([5, 5, 5, 5, 7, 7, 2, 2]), np.array([11, 12, 26, 99, 16, 15, 24, 23]))
     assert got.tolist() == [-1, 1, 2, 2, 0, -1, 3, 2]
+
+
+def test_ledger_family_pays_seats_including_seat_0_and_skips_nobody():
+    """ledger.family without a mask: seat -1 games get nothing; a scalar amount is paid to every seat given."""
+    r, s = blank(3, 4)
+    ledger.family(s, "lot_money", np.array([0, -1, 2]), np.int64(3))
+    assert s.money.tolist() == [[3, 0, 0, 0], [0, 0, 0, 0], [0, 0, 3, 0]]
+    ledger.family(s, "lot_money", np.array([0, 1, 2]), np.array([1, 2, 3]), where=np.array([False, True, True]))
+    assert s.money.tolist() == [[3, 0, 0, 0], [0, 2, 0, 0], [0, 0, 6, 0]]
+    assert s.ledger[:, FLOW["lot_money"]].tolist() == [3, 2, 6] and ledger.balanced(s).all()
+
+
+# ------------------------------------------------------------------------------------------------------ shares
+def test_shares_issue_to_seat_0_and_move_the_queue_per_game():
+    """R-SHARES in two games at once: game 0 [0, 1, 2] with 1 loan -> seat 2 joins, [-, 0, 1]; game 1 [0, 0] with
+    3 loans -> both of seat 0's relatives join the board."""
+    r, s = blank(2, 4)
+    s.exchange[0, :3] = [0, 1, 2]
+    s.exchange[1, :2] = [0, 0]
+    s.loans[:] = [1, 3]
+    issue_shares(s, r, dice(), agents(r, s))
+    assert s.exchange.tolist() == [[-1, 0, 1, -1, -1], [-1, -1, -1, -1, -1]]
+    assert s.shares.tolist() == [[0, 0, 1, 0], [2, 0, 0, 0]] and s.loans.tolist() == [0, 1]

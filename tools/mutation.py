@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import subprocess
 import sys
 import tomllib
@@ -125,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("paths", nargs="*", help="module files (default: every module with results)")
     rep.add_argument("--results", type=Path, default=MUTANTS, help="a copy of mutants/ (its .meta files) to read")
     args = p.parse_args(argv)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `report | head` stops quietly
     return run(args.paths, args.children, args.resume) if args.cmd == "run" else report(args.paths, args.results)
 
 
