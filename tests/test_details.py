@@ -4,11 +4,11 @@ wrong reading it rules out."""
 import numpy as np
 from helpers import L, Scripted, agents, blank, const, dice, give, seat_office
 
-from sim import ledger
+from sim import capital, ledger
 from sim.agents import StrategyRandom
 from sim.dice import ScriptedDice, Streams
 from sim.phases.accounts import accounts, stability_gain
-from sim.phases.end import V, end_game, score
+from sim.phases.end import V, end_game, ranking_vp, score
 from sim.phases.military import deploy, share_loot
 from sim.phases.operations import governors
 from sim.phases.shares import issue_shares
@@ -343,3 +343,40 @@ def test_shares_issue_to_seat_0_and_move_the_queue_per_game():
     issue_shares(s, r, dice(), agents(r, s))
     assert s.exchange.tolist() == [[-1, 0, 1, -1, -1], [-1, -1, -1, -1, -1]]
     assert s.shares.tolist() == [[0, 0, 1, 0], [2, 0, 0, 0]] and s.loans.tolist() == [0, 1]
+
+
+# ----------------------------------------------------------------------------------------------------- capital
+def test_capital_rows_are_settled_each_on_its_own():
+    """A batch where one game had no bids (D-S0: B/N) and another bid; one game rounds to an excess of a coin and
+    another to exactly B: only the first gives a coin back."""
+    r = Rules.default(4)  # B = 24
+    exact = capital.exact_capital(np.array([[0, 0, 0, 0], [10, 0, 0, 10]]), r)
+    assert np.allclose(exact, [[6, 6, 6, 6], [4, 8, 8, 4]])
+    exact = np.array([[5.7, 5.8, 5.75, 6.75], [6.0, 6.0, 6.0, 6.0]])
+    rounded = capital.round_capital(exact, r)
+    money, received, case = capital.settle(exact, rounded, np.array([[0, 0], [1, 1]]), r)
+    assert money.tolist() == [[5, 6, 6, 7], [6, 6, 6, 6]] and received.tolist() == [[-1, 0, 0, 0], [0, 0, 0, 0]]
+    assert case.tolist() == [capital.TAKEN_BACK, capital.EXACT]
+
+
+# --------------------------------------------------------------------------------------------------------- end
+def test_influence_ranking_per_game():
+    """Each game ranks its own families: [9, 5, 5, 0] and [2, 2, 1, 0] in one batch (a batch-wide top or tie count
+    would give the second game nothing)."""
+    r = Rules.default(4)
+    got = ranking_vp(r, np.array([[9, 5, 5, 0], [2, 2, 1, 0], [0, 3, 1, 1]]), np.array([7, 7, 7]))
+    assert got.tolist() == [[8, 4, 4, 0], [4, 4, 0, 0], [0, 8, 4, 4]]
+
+
+def test_despots_blame_counts_governors_lost_to_revolts():
+    """Blame 5 (despots): -2 per governor, including those deposed this round, -4 for the Governor-General."""
+    r, s = blank(1, 4)
+    s.governor[0, 0] = 1
+    s.supply[0, 1] -= 1
+    s.deposed[0] = [0, 1, 2, 0]
+    s.done[:] = True
+    s.crashed[:] = True
+    s.end_round[:] = 5
+    s.blame[:] = 4
+    score(s, r)
+    assert s.vp[0, :, V["blame"]].tolist() == [0, -4, -4, 0]
