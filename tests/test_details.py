@@ -2,13 +2,14 @@
 wrong reading it rules out."""
 
 import numpy as np
-from helpers import L, Scripted, agents, blank, const, dice, give, seat_office
+from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
 
 from sim import capital, ledger
 from sim.agents import StrategyRandom
 from sim.dice import ScriptedDice, Streams
 from sim.phases.accounts import accounts, stability_gain
 from sim.phases.end import V, end_game, ranking_vp, score
+from sim.phases.family import family_actions, legal_actions
 from sim.phases.military import deploy, share_loot
 from sim.phases.operations import governors
 from sim.phases.shares import issue_shares
@@ -380,3 +381,80 @@ def test_despots_blame_counts_governors_lost_to_revolts():
     s.blame[:] = 4
     score(s, r)
     assert s.vp[0, :, V["blame"]].tolist() == [0, -4, -4, 0]
+
+
+# ------------------------------------------------------------------------------------------------------ family
+def per_seat(answers: dict):
+    """family_action answering per (game, seat); others pass."""
+
+    def answer(obs, legal):
+        rows = [
+            answers.get((int(g), int(s)), (L.A_PASS, False, [0, 0])) for g, s in zip(obs.games, obs.seat, strict=True)
+        ]
+        return np.array([a[0] for a in rows]), np.array([a[1] for a in rows]), np.array([a[2] for a in rows])
+
+    return answer
+
+
+def test_family_actions_per_game_and_a_finished_game_untouched():
+    """Game 0: seat 0 buys two luxuries (twice: 8 £, wealth 2), seat 1 a shipyard twice, seat 2 two factories,
+    seat 3 an officer twice. Game 1 has ended: nobody is asked and nothing changes."""
+    r, s = blank(2, 4)
+    for seat in range(4):
+        fund(s, seat, 10)
+    s.last_action[:] = [L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY, L.A_OFFICER]
+    s.done[1] = True
+    answers = {(0, 0): (L.A_LUXURY, True, [0, 0]), (0, 1): (L.A_SHIPYARD, True, [0, 0])}
+    answers |= {(0, 2): (L.A_FACTORY, True, [0, 0]), (0, 3): (L.A_OFFICER, True, [0, 0])}
+    strat = Scripted(family_action=per_seat(answers), extra_clerk=const(-1))
+    family_actions(s, r, dice(), agents(r, s, strat))
+    assert [g for g, _ in strat.asked("family_action")] == [[0]] * 4
+    assert s.money.tolist() == [[2, 6, 0, 10], [10, 10, 10, 10]]
+    assert s.luxuries[:, 0].tolist() == [2, 0] and s.wealth[:, 0].tolist() == [2, 0]
+    assert s.shipyards[:, 1].tolist() == [2, 0] and s.factories[:, 2].tolist() == [2, 0]
+    assert s.academy[:, 3].tolist() == [2, 0] and s.supply[:, 3].tolist() == [10, 12]
+    assert s.ledger[0, FLOW["shipyard"]] == -4 and s.ledger[0, FLOW["factory"]] == -10
+    assert s.last_action[1].tolist() == [L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY, L.A_OFFICER]
+    assert ledger.balanced(s).all()
+
+
+def test_no_twice_when_the_rule_is_off_and_none_for_a_single_exchange_position():
+    r = Rules.default(4).with_overrides({"actions.repeat_twice": False})
+    _, s = blank(1, 4, r)
+    fund(s, 0, 20)
+    s.last_action[0, 0] = L.A_LUXURY
+    once, twice = legal_actions(s, r, 0)
+    assert once[0, L.A_LUXURY] and not twice.any()
+    one = Rules.default(4).with_overrides({"actions.exchange_prices": [2]})
+    _, s = blank(1, 4, one)
+    fund(s, 0, 20)
+    s.last_action[0, 0] = L.A_SHARES
+    once, twice = legal_actions(s, one, 0)
+    assert once[0, L.A_SHARES] and not twice[0, L.A_SHARES]
+
+
+def test_contested_exchange_without_a_chairman_is_ranked_by_the_last_chair():
+    """Two buyers, the chair vacant: the family that last held it ranks them (3 puts seat 1 first). One buyer alone:
+    nobody is asked."""
+    r, s = blank(2, 4)
+    for seat in range(4):
+        fund(s, seat, 5)
+    s.last_chair[:] = 3
+    answers = {(0, 0): (L.A_SHARES, False, [0, 0]), (0, 1): (L.A_SHARES, False, [0, 0])}
+    answers |= {(1, 2): (L.A_SHARES, False, [0, 0])}
+    strat = Scripted(family_action=per_seat(answers), extra_clerk=const(-1), rank_share_buyers=const([1, 0, 2, 3]))
+    family_actions(s, r, dice(), agents(r, s, strat))
+    assert strat.asked("rank_share_buyers") == [([0], [3])]
+    assert s.exchange.tolist() == [[1, 0, -1, -1, -1], [2, -1, -1, -1, -1]]
+    assert s.money.tolist() == [[2, 3, 5, 5], [5, 5, 3, 5]]
+
+
+def test_the_extra_clerk_is_offered_only_to_families_with_someone_at_home():
+    r, s = blank(2, 4)
+    s.supply[0, 2] = 0
+    s.academy[0, 2] = 12
+    s.done[1] = True
+    strat = Scripted(family_action=const(L.A_PASS, False, [0, 0]), extra_clerk=const(1))
+    family_actions(s, r, dice(), agents(r, s, strat))
+    assert [(g, seats) for g, seats in strat.asked("extra_clerk")] == [([0], [0]), ([0], [1]), ([0], [3])]
+    assert s.clerks[0, :, 1].tolist() == [1, 1, 0, 1] and s.clerks[1].sum() == 0
