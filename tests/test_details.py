@@ -7,7 +7,7 @@ from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_of
 from sim import capital, ledger
 from sim.agents import StrategyRandom
 from sim.dice import ScriptedDice, Streams
-from sim.phases.accounts import accounts, stability_gain
+from sim.phases.accounts import accounts, company_costs, dividends, family_income, stability_gain
 from sim.phases.end import V, end_game, ranking_vp, score
 from sim.phases.family import family_actions, legal_actions
 from sim.phases.military import deploy, share_loot
@@ -458,3 +458,56 @@ def test_the_extra_clerk_is_offered_only_to_families_with_someone_at_home():
     family_actions(s, r, dice(), agents(r, s, strat))
     assert [(g, seats) for g, seats in strat.asked("extra_clerk")] == [([0], [0]), ([0], [1]), ([0], [3])]
     assert s.clerks[0, :, 1].tolist() == [1, 1, 0, 1] and s.clerks[1].sum() == 0
+
+
+def test_income_uses_the_rules_rates():
+    r = Rules.default(4).with_overrides({"property.factory_income": 2, "property.yard_ship_income": 3})
+    _, s = blank(1, 4, r)
+    s.factories[0, 0] = 3
+    s.shipyards[0, 1] = 1
+    s.yard_ships[0, 1, 0] = 1
+    family_income(s, r)
+    assert s.money[0].tolist() == [6, 3, 0, 0]
+
+
+def test_costs_exactly_covered_offer_no_protection_and_one_loan_burns_its_excess():
+    """Game 0: costs 3 with 3 £: paid, no royal protection offered. Game 1: costs 3 with 0 £: one emergency loan of
+    5 £, 2 £ burn. The round's tallies add to what they held."""
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    s.regiments[:] = [1, 1, 1]
+    ledger.company(s, "trade", np.array([3, 0]))
+    s.tally[:, TALLY["emergency_loans"]] = 1
+    s.tally[:, TALLY["royal_protection"]] = 1
+    strat = Scripted(royal_protection=const(False))
+    emergency = company_costs(s, r, agents(r, s, strat))
+    assert emergency.tolist() == [0, 1] and [g for g, _ in strat.asked("royal_protection")] == [[1]]
+    assert s.ledger[:, FLOW["emergency_burned"]].tolist() == [0, -2] and s.balance.tolist() == [0, 0]
+    assert s.tally[:, TALLY["emergency_loans"]].tolist() == [1, 2] and s.tally[
+        :, TALLY["royal_protection"]
+    ].tolist() == [1, 1]
+
+
+def test_dividends_asked_only_when_one_payout_is_affordable():
+    """Game 0: the chair alone (1 vote) and 5 £: up to 5 payouts of 1 £. Game 1: 3 votes and 2 £: not asked.
+    The dividends tally adds to the round's."""
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    give(s, "shares", 1, 2, games=1)
+    ledger.company(s, "trade", np.array([5, 2]))
+    s.tally[:, TALLY["dividends"]] = 1
+    strat = Scripted(pay_dividends=lambda obs, legal: legal.max_payouts)
+    assert dividends(s, r, agents(r, s, strat)).tolist() == [5, 0]
+    assert [g for g, _ in strat.asked("pay_dividends")] == [[0]]
+    assert s.money[0, 0] == 5 and s.tally[:, TALLY["dividends"]].tolist() == [6, 1]
+
+
+def test_stability_below_zero_is_a_crash_at_zero():
+    """Stability 1 and 4 emergency loans (-2): clipped to 0, the game crashes."""
+    r, s = blank(1, 4)
+    s.stability[0] = 1
+    s.regiments[0] = [6, 6, 6]  # 18 £: 4 loans
+    s.round[0] = 2
+    accounts(s, r, dice(), agents(r, s, Scripted(pay_dividends=const(0))))
+    assert s.loans[0] == 4 and s.stability[0] == 0 and s.crashed[0] and s.end_round[0] == 2
+    assert s.tally[0, TALLY["stability_change"]] == -1
