@@ -1,11 +1,14 @@
 """Details of the rules that the mutation runs found untested (issue 15), grouped by module. Each test names the
 wrong reading it rules out."""
 
+import copy
+
 import numpy as np
 from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
 
 from sim import capital, ledger
 from sim.agents import StrategyRandom
+from sim.board import reachable, vacate
 from sim.dice import ScriptedDice, Streams
 from sim.phases.accounts import accounts, company_costs, dividends, family_income, stability_gain
 from sim.phases.end import V, end_game, ranking_vp, score
@@ -511,3 +514,34 @@ def test_stability_below_zero_is_a_crash_at_zero():
     accounts(s, r, dice(), agents(r, s, Scripted(pay_dividends=const(0))))
     assert s.loans[0] == 4 and s.stability[0] == 0 and s.crashed[0] and s.end_round[0] == 2
     assert s.tally[0, TALLY["stability_change"]] == -1
+
+
+# ------------------------------------------------------------------------------------------------------- board
+def test_vacate_a_seat_0_holder_adds_to_the_fired_tally():
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 0)
+    s.tally[0, TALLY["fired"]] = 2
+    vacate(s, np.array([0]), L.SHIPPING)
+    assert s.office[0, L.SHIPPING] == -1 and s.supply[0, 0] == 12 and s.tally[0, TALLY["fired"]] == 3
+
+
+def test_a_map_with_more_orders_than_the_table_reaches_by_matrix_products():
+    """Past 20 orders reachability falls back from the lookup table to matrix products: four more Bombay orders
+    chained to Bombay3 are reached from Bombay's port, and nothing changes for the others."""
+    raw = copy.deepcopy(Rules.default().raw)
+    orders = raw["map"]["orders"]
+    bombay3 = next(o for o in orders if o["name"] == "Bombay3")
+    bombay3["links"] = [*bombay3["links"], "Extra1"]
+    for i in range(1, 5):
+        links = [f"Extra{j}" for j in (i - 1, i + 1) if 1 <= j <= 4] + (["Bombay3"] if i == 1 else [])
+        orders.append({"name": f"Extra{i}", "region": "Bombay", "value": 1, "half": 0, "links": links})
+    r = Rules.from_dict(raw)
+    assert len(r.d.orders) == 21
+    usable = np.ones((2, 21), dtype=bool)
+    usable[1, r.d.orders.index("Extra2")] = False
+    reach = reachable(r, usable)
+    extra = [r.d.orders.index(f"Extra{i}") for i in range(1, 5)]
+    assert reach[0, 0, extra].all() and reach[1, 0, extra].tolist() == [True, False, False, False]
+    assert not reach[:, 1:, extra].any()
+    small = Rules.default()
+    assert np.array_equal(reach[:, :, :17], reachable(small, usable[:, :17]))  # the dead-end chain adds no route
