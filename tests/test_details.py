@@ -13,6 +13,7 @@ from sim.dice import ScriptedDice, Streams
 from sim.phases.accounts import accounts, company_costs, dividends, family_income, stability_gain
 from sim.phases.end import V, end_game, ranking_vp, score
 from sim.phases.family import family_actions, legal_actions
+from sim.phases.london import retirement_roll
 from sim.phases.military import deploy, share_loot
 from sim.phases.operations import governors
 from sim.phases.shares import issue_shares
@@ -545,3 +546,28 @@ def test_a_map_with_more_orders_than_the_table_reaches_by_matrix_products():
     assert not reach[:, 1:, extra].any()
     small = Rules.default()
     assert np.array_equal(reach[:, :, :17], reachable(small, usable[:, :17]))  # the dead-end chain adds no route
+
+
+# ------------------------------------------------------------------------------------------------------ london
+def test_retirement_roll_only_in_the_games_given_and_pays_for_the_tier():
+    """Games 0 and 2 roll, game 1 does not. Game 0: the Director (2 stress markers) rolls 3 + 2 = 5: retires to tier 4
+    (20 £, wealth 4), his markers cleared. Game 2: the Director rolls 6 and is sent home. Returns the retirements."""
+    r, s = blank(3, 4)
+    seat_office(s, L.DIRECTOR, 1)
+    s.stress[:, L.DIRECTOR] = [2, 2, 0]
+    fund(s, 1, 20)
+    seen = []
+
+    def retire(obs, legal):
+        seen.append((obs.games.tolist(), legal.office.tolist(), legal.affordable.tolist()))
+        return np.where(obs.games == 0, 4, -1)
+
+    d = dice({0: [3], 2: [6]})
+    got = retirement_roll(s, r, d, agents(r, s, Scripted(retire=retire)), np.array([0, 2]))
+    d.assert_spent()
+    assert got.tolist() == [1, 0, 1]
+    assert seen == [([0, 2], [L.DIRECTOR] * 2, [[True] * 5, [True] * 5])]
+    assert s.office[:, L.DIRECTOR].tolist() == [-1, 1, -1] and s.stress[:, L.DIRECTOR].tolist() == [0, 2, 0]
+    assert s.retired[0, 1].tolist() == [0, 0, 0, 0, 1] and s.wealth[:, 1].tolist() == [4, 0, 0]
+    assert s.money[:, 1].tolist() == [0, 20, 20] and s.ledger[:, FLOW["retirement"]].tolist() == [-20, 0, 0]
+    assert s.supply[:, 1].tolist() == [11, 11, 12] and (s.relatives() == 12).all()
