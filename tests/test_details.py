@@ -11,6 +11,7 @@ from sim.agents import StrategyRandom
 from sim.board import reachable, vacate
 from sim.dice import ScriptedDice, Streams
 from sim.phases.accounts import accounts, company_costs, dividends, family_income, stability_gain
+from sim.phases.appointments import appoint_office, appointments, elect_chairman
 from sim.phases.end import V, end_game, ranking_vp, score
 from sim.phases.family import family_actions, legal_actions
 from sim.phases.london import retirement_roll
@@ -571,3 +572,72 @@ def test_retirement_roll_only_in_the_games_given_and_pays_for_the_tier():
     assert s.retired[0, 1].tolist() == [0, 0, 0, 0, 1] and s.wealth[:, 1].tolist() == [4, 0, 0]
     assert s.money[:, 1].tolist() == [0, 20, 20] and s.ledger[:, FLOW["retirement"]].tolist() == [-20, 0, 0]
     assert s.supply[:, 1].tolist() == [11, 11, 12] and (s.relatives() == 12).all()
+
+
+# ------------------------------------------------------------------------------------------------ appointments
+def test_appointments_round_per_game():
+    """Game 0: the Shipping Manager (1 stress marker) is the only other office holder, so he becomes Director and his
+    marker goes with him; China is closed: no manager. Game 1: no Chairman and nobody else in office: chance fills
+    the Director and the Shipping Manager from the clerks (uniforms 0.0: the first candidate, seat 1's Bombay clerks);
+    the new Director (seat 1) then appoints the Presidents (his own Bombay clerk, seat 3 for Madras, seat 2 for
+    Bengal), and chance China's manager (open) from seat 3's second clerk. Game 2 has ended: nothing happens."""
+    r, s = blank(3, 4)
+    seat_office(s, L.CHAIRMAN, 0, games=0)
+    seat_office(s, L.SHIPPING, 2, games=0)
+    s.stress[0, L.SHIPPING] = 1
+    give(s, "clerks", 1, 1, col=0, games=0)
+    for g in (1, 2):
+        give(s, "clerks", 1, 3, col=0, games=g)
+        give(s, "clerks", 3, 2, col=1, games=g)
+        give(s, "clerks", 2, 1, col=2, games=g)
+    s.china_open[1:] = True
+    s.done[2] = True
+    strat = Scripted()
+    appointments(s, r, dice(), agents(r, s, strat))
+    assert s.office[0, L.DIRECTOR] == 2 and s.stress[0, L.DIRECTOR] == 1
+    assert s.office[0, L.SHIPPING] == 1 and s.stress[0, L.SHIPPING] == 0 and s.office[0, L.CHINA] == -1
+    offices = [L.DIRECTOR, L.SHIPPING, L.PRESIDENT[0], L.PRESIDENT[1], L.PRESIDENT[2], L.CHINA]
+    assert s.office[1, offices].tolist() == [1, 1, 1, 3, 2, 3] and s.clerks[1].sum() == 0
+    assert (s.office[2] == -1).all() and s.clerks[2].sum() == 6
+    asked = [(g, seat) for games, seats in strat.asked("appoint") for g, seat in zip(games, seats, strict=True)]
+    assert sorted(set(asked)) == [(0, 0), (1, 1)]  # game 0 has no clerk left for a President
+    assert (s.relatives() == 12).all()
+
+
+def test_presidents_are_appointed_by_the_chairman_when_the_director_is_vacant():
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 3)
+    give(s, "clerks", 1, 1, col=0)
+    strat = Scripted()
+    appoint_office(s, r, dice(), agents(r, s, strat), L.PRESIDENT[0])
+    assert strat.asked("appoint") == [([0], [3])] and s.office[0, L.PRESIDENT[0]] == 1
+
+
+def test_a_hung_board_without_a_former_chair_is_settled_by_chance():
+    """Two families with 1 share each and no former chair: no majority, nobody to pick, chance picks (uniform 0.9 ->
+    the second board family). His share becomes the chair."""
+    r, s = blank(1, 4)
+    give(s, "shares", 1, 1)
+    give(s, "shares", 3, 1)
+    strat = Scripted(vote_chairman=lambda obs, legal: obs.seat)
+    elect_chairman(s, r, dice(uniforms={0: [0.9]}), agents(r, s, strat))
+    assert s.office[0, L.CHAIRMAN] == 3 and s.shares[0].tolist() == [0, 1, 0, 0] and s.last_chair[0] == 3
+    assert strat.asked("choose_chairman") == []
+
+
+def test_chairman_majority_boundary_and_vote_weights():
+    """51 % of share votes: 2 of 4 (50 %) is no majority, 3 of 5 is. Votes weigh by shares, not by families."""
+    r, s = blank(2, 4)
+    give(s, "shares", 0, 2)
+    give(s, "shares", 1, 1)
+    give(s, "shares", 2, 1)
+    give(s, "shares", 3, 1, games=1)
+    s.last_chair[:] = 2
+
+    def vote(obs, legal):
+        return np.where(obs.seat == 0, 0, np.where(obs.games == 1, 0, 1))
+
+    strat = Scripted(vote_chairman=vote, choose_chairman=const(1))
+    elect_chairman(s, r, dice(), agents(r, s, strat))
+    # game 0: seat 0's 2 votes of 4 -> hung, seat 2 (former chair) picks seat 1; game 1: 2 + 1 + 1 of 5 for seat 0
+    assert s.office[:, L.CHAIRMAN].tolist() == [1, 0] and strat.asked("choose_chairman") == [([0], [2])]
