@@ -16,7 +16,7 @@ from sim.phases.end import V, end_game, ranking_vp, score
 from sim.phases.family import family_actions, legal_actions
 from sim.phases.london import retirement_roll
 from sim.phases.military import deploy, share_loot
-from sim.phases.operations import governors
+from sim.phases.operations import chairman, china_trade, director_of_trade, governors, shipping_manager
 from sim.phases.shares import issue_shares
 from sim.rules import Rules
 from sim.state import FLOW, TALLY
@@ -641,3 +641,77 @@ def test_chairman_majority_boundary_and_vote_weights():
     elect_chairman(s, r, dice(), agents(r, s, strat))
     # game 0: seat 0's 2 votes of 4 -> hung, seat 2 (former chair) picks seat 1; game 1: 2 + 1 + 1 of 5 for seat 0
     assert s.office[:, L.CHAIRMAN].tolist() == [1, 0] and strat.asked("choose_chairman") == [([0], [2])]
+
+
+# -------------------------------------------------------------------------------------------------- operations
+def test_loans_past_the_free_three_by_share_weighted_vote_per_game():
+    """Game 0: the Chairman (seat 0, 1 vote) and seat 1 (1 share) -- 1 of 2 votes (50 %) is no majority: only the
+    3 free loans. Game 1: seat 1 holds 2 shares and votes yes with the chair: 5 loans. Game 2 has ended: nothing.
+    The loans tally adds to the round's."""
+    r, s = blank(3, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    give(s, "shares", 1, 1)
+    give(s, "shares", 1, 1, games=1)
+    s.done[2] = True
+    s.tally[:, TALLY["loans_taken"]] = 1
+
+    def approve(obs, legal):
+        return (obs.seat == 0) | (obs.games == 1)
+
+    def to_director(obs, legal):
+        out = np.zeros((obs.n, 5), dtype=np.int64)
+        out[:, 0] = legal.budget
+        return out
+
+    strat = Scripted(take_loans=const(5), approve_loans=approve, allocate_budget=to_director)
+    chairman(s, r, dice(), agents(r, s, strat))
+    assert s.loans.tolist() == [3, 5, 0] and s.tally[:, TALLY["loans_taken"]].tolist() == [4, 6, 1]
+    assert s.ledger[:, FLOW["loans"]].tolist() == [15, 25, 0]
+    assert s.treasury[:, L.T_DIRECTOR].tolist() == [18, 28, 3] and s.balance.tolist() == [0, 0, 0]
+
+
+def test_director_stops_when_he_rolls_no_dice_or_runs_out_of_money():
+    """Game 0 stops at once (0 dice). Game 1 rolls 2 dice (no success), then 1 die with his last £ (no success):
+    his treasury is empty, he is not asked again. The checks tally counts both."""
+    r, s = blank(2, 4)
+    seat_office(s, L.DIRECTOR, 1)
+    s.treasury[:, L.T_DIRECTOR] = [5, 3]
+    ks = {0: iter([0]), 1: iter([2, 1])}
+    strat = Scripted(trade_check=lambda obs, legal: np.array([next(ks[int(g)]) for g in obs.games]))
+    d = dice({1: [3, 4, 4]})
+    director_of_trade(s, r, d, agents(r, s, strat))
+    d.assert_spent()
+    assert [g for g, _ in strat.asked("trade_check")] == [[0, 1], [1]]
+    assert s.treasury[:, L.T_DIRECTOR].tolist() == [5, 0] and s.tally[:, TALLY["checks"]].tolist() == [0, 2]
+
+
+def test_shipping_yard_ships_go_to_their_owners_and_are_tallied():
+    """7 £: a yard ship at seat 2's yard in Madras (3 £) and two leased (4 £); ships tallied, owner's yard full."""
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 0)
+    s.treasury[0, L.T_SHIPPING] = 7
+    s.shipyards[0, 2] = 1
+    yard = np.zeros((4, 3), int)
+    yard[2, 1] = 1
+    strat = Scripted(buy_ships=const([1, 0, 1], [0, 0, 0], yard))
+    shipping_manager(s, r, dice(), agents(r, s, strat))
+    assert s.yard_ships[0, 2].tolist() == [0, 1, 0, 0] and s.ships[0, :, L.LEASED].tolist() == [1, 0, 1, 0]
+    assert s.tally[0, TALLY["ships_bought"]] == 3 and s.treasury[0, L.T_SHIPPING] == 0
+
+
+def test_china_trade_per_game_with_yard_ships_and_manager_pay():
+    """Game 0: 2 ships in China (a leased and a yard ship), success: 4 £ and 1 £ per Company opium. Game 1: the
+    manager declines. Game 2: no ship in China: not asked."""
+    r, s = blank(3, 4)
+    s.china_open[:] = True
+    seat_office(s, L.CHINA, 3)
+    s.ships[:2, L.CHINA_LOC, L.LEASED] = 1
+    s.yard_ships[:2, 1, L.CHINA_LOC] = 1
+    s.owner[:, r.d.regions.index("Hyderabad")] = 1  # 1 opium
+    strat = Scripted(china_trade=lambda obs, legal: obs.games == 0)
+    d = dice({0: [6, 1]})
+    china_trade(s, r, d, agents(r, s, strat))
+    d.assert_spent()
+    assert [g for g, _ in strat.asked("china_trade")] == [[0, 1]]
+    assert s.balance.tolist() == [4, 0, 0] and s.money[:, 3].tolist() == [1, 0, 0]
+    assert s.tally[:, TALLY["china_revenue"]].tolist() == [4, 0, 0]
