@@ -19,7 +19,7 @@ from sim.phases.military import deploy, share_loot
 from sim.phases.operations import chairman, china_trade, director_of_trade, governors, shipping_manager
 from sim.phases.shares import issue_shares
 from sim.rules import Rules
-from sim.state import FLOW, TALLY
+from sim.state import FLOW, TALLY, new_state
 
 
 # ---------------------------------------------------------------------------------------------- ledger / board
@@ -715,3 +715,38 @@ def test_china_trade_per_game_with_yard_ships_and_manager_pay():
     assert [g for g, _ in strat.asked("china_trade")] == [[0, 1]]
     assert s.balance.tolist() == [4, 0, 0] and s.money[:, 3].tolist() == [1, 0, 0]
     assert s.tally[:, TALLY["china_revenue"]].tolist() == [4, 0, 0]
+
+
+# ------------------------------------------------------------------------------------------------------- state
+def test_new_state_builds_every_field_with_its_documented_dtype_and_shape():
+    """Every State field's comment in sim/state.py gives its dtype and shape (``int8[G,OFF]``): new_state must
+    build exactly that (frames, Parquet shards and strategies rely on it)."""
+    import re
+    from dataclasses import fields
+    from pathlib import Path
+
+    import sim.state as state_mod
+
+    r = Rules.default(5)
+    s = state_mod.new_state(r, np.arange(3))
+    dims = {"G": 3, "N": 5, "P": 3, "R": len(r.d.regions), "O": len(r.d.orders), "E": 5, "T": 5, "OFF": L.N_OFFICES}
+    dims |= {"len(FLOWS)": len(state_mod.FLOWS), "len(TALLIES)": len(state_mod.TALLIES), "len(VP_SOURCES)": L.N_VP}
+    source = Path(state_mod.__file__).read_text()
+    documented = dict(re.findall(r"^    (\w+): np\.ndarray  # (\w+\[[^\]]+\])", source, flags=re.M))
+    assert set(documented) == {f.name for f in fields(s)}
+    for name, spec in documented.items():
+        dtype, shape = re.match(r"(\w+)\[([^\]]+)\]", spec).groups()
+        want = tuple(dims[d] if d in dims else int(d) for d in shape.split(","))
+        got = getattr(s, name)
+        assert (str(got.dtype), got.shape) == (dtype, want), name
+
+
+def test_new_state_starts_the_company_and_the_families():
+    r = Rules.default(4).with_overrides({"company.start_balance": 4, "company.start_loans": 2})
+    s = new_state(r, np.arange(2))
+    assert ledger.balanced(s).all() and s.ledger[:, FLOW["company_start"]].tolist() == [19, 19]
+    assert s.balance.tolist() == [4, 4] and (s.treasury == 3).all()
+    assert s.loans.tolist() == [2, 2] and s.round.tolist() == [1, 1] and (s.supply == 12).all()
+    fund(s, 0, 20)
+    assert not legal_actions(s, r, 0)[1].any()  # nothing was done last round: nothing may be done twice
+    assert (s.last_action == -1).all() and (s.winner == -1).all() and (s.blame == -1).all()
