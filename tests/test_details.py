@@ -9,7 +9,7 @@ from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_of
 from sim import capital, ledger
 from sim.agents import StrategyRandom
 from sim.board import reachable, vacate
-from sim.dice import ScriptedDice, Streams
+from sim.dice import Dice, ScriptedDice, Streams
 from sim.phases.accounts import accounts, company_costs, dividends, family_income, stability_gain
 from sim.phases.appointments import appoint_office, appointments, elect_chairman
 from sim.phases.end import V, end_game, ranking_vp, score
@@ -750,3 +750,35 @@ def test_new_state_starts_the_company_and_the_families():
     fund(s, 0, 20)
     assert not legal_actions(s, r, 0)[1].any()  # nothing was done last round: nothing may be done twice
     assert (s.last_action == -1).all() and (s.winner == -1).all() and (s.blame == -1).all()
+
+
+# -------------------------------------------------------------------------------------------------------- dice
+def test_the_dice_streams_are_pinned():
+    """Golden values: a seed's dice are part of every published result (README: the same seed gives the same rows),
+    so any change to the streams' keys or mixing must be deliberate and show here."""
+    s = Streams(1, np.array([0, 7]), 2)
+    assert s.keys.tolist() == [[7050277875871801770, 7449172787555378880], [16629767566454913622, 927777648138443623]]
+    assert s.bits(1, np.array([0, 1]), 2).tolist() == [
+        [8576454416156487779, 5419247533661785162],
+        [13738912750531703486, 2545726564404770220],
+    ]
+    d = Dice(Streams(2, np.array([3, 9]), 1))
+    assert d.d6(np.array([0, 1]), 4).tolist() == [[4, 5, 1, 6], [3, 4, 3, 3]]
+    assert d.lowest(np.array([0, 1]), np.array([2, 3])).tolist() == [1, 1]
+    assert np.allclose(d.uniform(np.array([0, 1]), 2), [[0.44843187180306476, 0.9665522972684779],
+                                                        [0.9203768819656786, 0.2742786643937438]])  # fmt: skip
+
+
+def test_each_chance_function_draws_one_number_per_game_by_default():
+    d = Dice(Streams(3, np.arange(2), 1))
+    assert d.d6(np.arange(2)).shape == (2, 1) and d.uniform(np.arange(2)).shape == (2, 1)
+    d.pick(np.arange(2), np.ones((2, 3), bool))
+    d.weighted(np.arange(2), np.array([0.5, 0.5]))
+    d.lowest(np.arange(2), 4)
+    assert d.streams.counters[0].tolist() == [5, 5]
+
+
+def test_weighted_never_passes_the_last_outcome():
+    """Probabilities whose float sum falls short of 1 and a uniform above it still give the last outcome."""
+    d = ScriptedDice(uniforms={0: [0.99999999]})
+    assert d.weighted(np.array([0]), np.array([0.5, 0.49999])).tolist() == [1]
