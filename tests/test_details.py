@@ -4,10 +4,11 @@ wrong reading it rules out."""
 import copy
 
 import numpy as np
+import pytest
 from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
 
 from sim import capital, ledger
-from sim.agents import StrategyRandom
+from sim.agents import Agents, IllegalDecision, Observation, StrategyRandom
 from sim.board import reachable, vacate
 from sim.dice import Dice, ScriptedDice, Streams
 from sim.phases.accounts import accounts, company_costs, dividends, family_income, stability_gain
@@ -782,3 +783,67 @@ def test_weighted_never_passes_the_last_outcome():
     """Probabilities whose float sum falls short of 1 and a uniform above it still give the last outcome."""
     d = ScriptedDice(uniforms={0: [0.99999999]})
     assert d.weighted(np.array([0]), np.array([0.5, 0.49999])).tolist() == [1]
+
+
+# ------------------------------------------------------------------------------------------------------ agents
+def test_each_seat_is_asked_through_its_own_strategy():
+    """Seat 0 and seat 1 play different strategies: seat 0's decision goes to seat 0's strategy."""
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 0, games=0)
+    seat_office(s, L.CHAIRMAN, 1, games=1)
+    first, other = Scripted(take_loans=const(1)), Scripted(take_loans=const(2))
+    a = Agents([first, other, other, other], r, Streams(0, s.game, 5))
+    chairman(s, r, dice(), a)
+    assert first.asked("take_loans") == [([0], [0])] and other.asked("take_loans") == [([1], [1])]
+    assert s.loans.tolist() == [1, 2]
+
+
+def test_ask_slices_batch_arrays_and_passes_constants_whole():
+    r, s = blank(3, 4)
+    seen = {}
+
+    def take_loans(obs, legal):
+        seen.update(games=obs.games.tolist(), per_game=legal.per_game.tolist(), const=legal.const)
+        seen.update(table=legal.table.tolist(), rng=obs.rng is not None)
+        return np.zeros(obs.n, dtype=np.int64)
+
+    a = Agents([Scripted(take_loans=take_loans)] * 4, r, None)
+    legal = {"per_game": np.array([10, 11, 12]), "const": 7, "table": np.arange(4)}
+    a.ask("take_loans", s, np.array([-1, 2, 0]), legal, (np.zeros(3, dtype=np.int64),))
+    assert seen == {"games": [1, 2], "per_game": [11, 12], "const": 7, "table": [0, 1, 2, 3], "rng": False}
+
+
+def test_answers_are_checked_per_row_and_name_the_game():
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+
+    def wrong_shape(obs, legal):
+        return np.zeros((obs.n, 2), dtype=np.int64)
+
+    def fractional_in_game_1(obs, legal):
+        return np.where(obs.games == 1, 0.5, 1.0)
+
+    def integral_floats(obs, legal):
+        return np.full(obs.n, 2.0)
+
+    with pytest.raises(IllegalDecision, match=r"'take_loans' in game 0: returned shape \(2, 2\), expected \(2,\)$"):
+        chairman(s, r, dice(), agents(r, s, Scripted(take_loans=wrong_shape)))
+    with pytest.raises(IllegalDecision, match=r"'take_loans' in game 1: returned a fractional value$"):
+        chairman(s, r, dice(), agents(r, s, Scripted(take_loans=fractional_in_game_1)))
+    budget = np.array([[1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.5, 0.5]])
+    ledger.company(s, "trade", np.array([1, 1]))
+    allocate = Scripted(take_loans=const(0), allocate_budget=lambda obs, legal: budget[obs.games])
+    with pytest.raises(IllegalDecision, match=r"'allocate_budget' in game 1: returned a fractional value$"):
+        chairman(s, r, dice(), agents(r, s, allocate))
+    chairman(s, r, dice(), agents(r, s, Scripted(take_loans=integral_floats)))
+    assert s.loans.tolist() == [2, 2]
+
+
+def test_observation_refuses_hidden_fields_by_name_and_defaults():
+    r, s = blank(1, 4)
+    obs = Observation(s, r, np.array([0]), np.array([2]), None)
+    assert obs.rng is None and obs.seat.tolist() == [2]
+    with pytest.raises(AttributeError, match="^observation has no field 'ledger'$"):
+        obs.ledger  # noqa: B018
+    rng = StrategyRandom(Streams(1, np.arange(2), 2), np.arange(2), np.zeros(2, dtype=np.int64))
+    assert rng.uniform().shape == (2, 1)
