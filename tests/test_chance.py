@@ -124,11 +124,11 @@ def test_begin_and_end_round():
 
 def test_play_arguments():
     r = Rules.default(4)
-    with pytest.raises(PlayError, match="n_games and first_game must be >= 0"):
+    with pytest.raises(PlayError, match="^n_games and first_game must be >= 0$"):
         sim.play(r, "random", -1, seed=1)
-    with pytest.raises(PlayError, match="n_games and first_game must be >= 0"):
+    with pytest.raises(PlayError, match="^n_games and first_game must be >= 0$"):
         sim.play(r, "random", 1, seed=1, first_game=-1)
-    with pytest.raises(PlayError, match="batch_size must be >= 1"):
+    with pytest.raises(PlayError, match="^batch_size must be >= 1$"):
         sim.play(r, "random", 1, seed=1, batch_size=-2)
     res = sim.play(r, "random", 5, seed=1, batch_size=2, first_game=7)
     assert res.games["game"].to_list() == [7, 8, 9, 10, 11] and res.meta["seed"] == 1

@@ -7,10 +7,12 @@ import numpy as np
 import pytest
 from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
 
+import sim
 from sim import capital, ledger
 from sim.agents import Agents, IllegalDecision, Observation, StrategyRandom
 from sim.board import reachable, vacate
 from sim.dice import Dice, ScriptedDice, Streams
+from sim.engine import play_batch, resolve_strategies
 from sim.phases.accounts import accounts, company_costs, dividends, family_income, stability_gain
 from sim.phases.appointments import appoint_office, appointments, elect_chairman
 from sim.phases.end import V, end_game, ranking_vp, score
@@ -847,3 +849,25 @@ def test_observation_refuses_hidden_fields_by_name_and_defaults():
         obs.ledger  # noqa: B018
     rng = StrategyRandom(Streams(1, np.arange(2), 2), np.arange(2), np.zeros(2, dtype=np.int64))
     assert rng.uniform().shape == (2, 1)
+
+
+# ------------------------------------------------------------------------------------------------------ engine
+def test_play_numbers_games_from_zero_and_repeats_a_seed():
+    r = Rules.default(4)
+    a = sim.play(r, "random", 3, seed=4)
+    assert a.games["game"].to_list() == [0, 1, 2]
+    assert a.games.equals(sim.play(r, "random", 3, seed=4).games)
+    assert not a.seats.equals(sim.play(r, "random", 3, seed=5).seats)
+
+
+def test_distinct_strategy_objects_keep_their_seats_and_seating_rotates_them():
+    r = Rules.default(4)
+    one, two = Scripted(), Scripted()
+    seats = resolve_strategies(r, [one, two, one, two])
+    assert seats[0] is one and seats[1] is two and seats[2] is one
+    one.name, two.name = "one", "two"
+    seating = np.array([[1, 0, 0, 0], [0, 1, 1, 1]])
+    _, rows = play_batch(r, [one, two], 2, np.arange(2), seating)
+    assert rows.seats["strategy"].tolist() == ["two", "one", "one", "one", "one", "two", "two", "two"]
+    bids = {(g, s) for games, seats_ in one.asked("bid") for g, s in zip(games, seats_, strict=True)}
+    assert bids == {(0, 1), (0, 2), (0, 3), (1, 0)}
