@@ -871,3 +871,32 @@ def test_distinct_strategy_objects_keep_their_seats_and_seating_rotates_them():
     assert rows.seats["strategy"].tolist() == ["two", "one", "one", "one", "one", "two", "two", "two"]
     bids = {(g, s) for games, seats_ in one.asked("bid") for g, s in zip(games, seats_, strict=True)}
     assert bids == {(0, 1), (0, 2), (0, 3), (1, 0)}
+
+
+def test_the_cheapest_tier_and_adding_to_what_a_family_already_has():
+    """Game 0: the Director retires to tier 0 (2 £ with 3 £ in hand, tier 1 unaffordable): honoured, not sent home;
+    his family already had one relative there. Game 1: tier 1 adds 1 wealth to the 2 it had. Game 2: the Director
+    with a marker rolls 2 + 1 = 3: a second marker."""
+    r, s = blank(3, 4)
+    seat_office(s, L.DIRECTOR, 1)
+    s.retired[:, 1, 0] = 1
+    s.supply[:, 1] -= 1
+    s.wealth[:, 1] = 2
+    fund(s, 1, 3, games=0)
+    fund(s, 1, 4, games=1)
+    s.stress[2, L.DIRECTOR] = 1
+    strat = Scripted(retire=lambda obs, legal: np.where(obs.games == 0, 0, 1))
+    retirement_roll(s, r, dice({0: [6], 1: [6], 2: [2]}), agents(r, s, strat), np.arange(3))
+    assert s.retired[:, 1, 0].tolist() == [2, 1, 1] and s.retired[:, 1, 1].tolist() == [0, 1, 0]
+    assert s.money[:, 1].tolist() == [1, 0, 0] and s.wealth[:, 1].tolist() == [2, 3, 2]
+    assert s.supply[:, 1].tolist() == [10, 10, 10] and s.stress[:, L.DIRECTOR].tolist() == [0, 0, 2]
+
+
+@pytest.mark.parametrize("tier, money", [(0, 1), (4, 15)])
+def test_a_tier_just_out_of_reach_is_illegal(tier, money):
+    """Tier 0 costs 2, tier 4 costs 20: 1 £ and 15 £ (enough for tier 3) are short."""
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 0)
+    fund(s, 0, money)
+    with pytest.raises(IllegalDecision, match="'retire' in game 0: tier not affordable"):
+        retirement_roll(s, r, dice({0: [6]}), agents(r, s, Scripted(retire=const(tier))), np.arange(1))
