@@ -900,3 +900,60 @@ def test_a_tier_just_out_of_reach_is_illegal(tier, money):
     fund(s, 0, money)
     with pytest.raises(IllegalDecision, match="'retire' in game 0: tier not affordable"):
         retirement_roll(s, r, dice({0: [6]}), agents(r, s, Scripted(retire=const(tier))), np.arange(1))
+
+
+def test_family_action_boundaries():
+    """Exactly the price buys once (luxury 4, shipyard 2, factory 5; one less does not); one relative at home is
+    enough for a clerk, an officer or a share, none is not; a place taken by seat 0 is taken."""
+    r, s = blank(2, 4)
+    s.money[0] = [4, 2, 5, 0]
+    s.money[1] = [2, 1, 4, 9]
+    s.ledger[:, 0] = s.money.sum(axis=1)
+    s.supply[0, 3] = 1
+    s.academy[0, 3] = 11
+    s.supply[1, 3] = 0
+    s.academy[1, 3] = 12
+    s.exchange[1, 0] = 0  # game 1: seat 0 waits on the cheapest position: the cheapest free one costs 3
+    s.supply[1, 0] -= 1
+    once = [legal_actions(s, r, seat)[0] for seat in range(4)]
+    assert [once[0][:, L.A_LUXURY].tolist(), once[1][:, L.A_SHIPYARD].tolist(), once[2][:, L.A_FACTORY].tolist()] == [
+        [True, False],
+        [True, False],
+        [True, False],
+    ]
+    assert once[3][:, L.A_CLERK].tolist() == once[3][:, L.A_OFFICER].tolist() == [True, False]
+    assert once[3][:, L.A_SHARES].tolist() == [False, False]  # game 0: no money; game 1: nobody at home
+    assert once[1][:, L.A_SHARES].tolist() == [True, False]  # 2 £ buy the cheapest place in game 0
+    assert not once[0][1, L.A_SHARES]  # game 1: seat 0's own place is taken, 2 £ do not buy the next (3 £)
+
+
+def test_actions_add_to_what_a_family_has_and_past_the_last_action_is_illegal():
+    r, s = blank(1, 4)
+    for seat in range(4):
+        fund(s, seat, 10)
+    s.luxuries[0, 0], s.wealth[0, 0], s.factories[0, 2], s.academy[0, 3] = 2, 3, 1, 1
+    s.supply[0, 3] -= 1
+    answers = {(0, 0): (L.A_LUXURY, False, [0, 0]), (0, 2): (L.A_FACTORY, False, [0, 0])}
+    answers |= {(0, 3): (L.A_OFFICER, False, [0, 0])}
+    family_actions(s, r, dice(), agents(r, s, Scripted(family_action=per_seat(answers), extra_clerk=const(-1))))
+    assert s.luxuries[0, 0] == 3 and s.wealth[0, 0] == 4 and s.factories[0, 2] == 2 and s.academy[0, 3] == 2
+    with pytest.raises(IllegalDecision, match="'family_action' in game 0: action not affordable"):
+        family_actions(s, r, dice(), agents(r, s, Scripted(family_action=const(L.N_ACTIONS, False, [0, 0]))))
+
+
+def test_a_seat_0_chairman_ranks_the_buyers_who_are_named_to_him_per_game():
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    for seat in range(4):
+        fund(s, seat, 5)
+    answers = {(g, seat): (L.A_SHARES, False, [0, 0]) for g in (0, 1) for seat in (1, 2)}
+    seen = []
+
+    def rank(obs, legal):
+        seen.append((obs.seat.tolist(), legal.buyers.tolist()))
+        return np.where(obs.games[:, None] == 0, [[2, 1, 0, 3]], [[1, 1, 2, 3]])
+
+    strat = Scripted(family_action=per_seat(answers), extra_clerk=const(-1), rank_share_buyers=rank)
+    with pytest.raises(IllegalDecision, match="'rank_share_buyers' in game 1: not an ordering of the seats"):
+        family_actions(s, r, dice(), agents(r, s, strat))
+    assert seen == [([0, 0], [[False, True, True, False]] * 2)]
