@@ -957,3 +957,24 @@ def test_a_seat_0_chairman_ranks_the_buyers_who_are_named_to_him_per_game():
     with pytest.raises(IllegalDecision, match="'rank_share_buyers' in game 1: not an ordering of the seats"):
         family_actions(s, r, dice(), agents(r, s, strat))
     assert seen == [([0, 0], [[False, True, True, False]] * 2)]
+
+
+def test_twice_and_extra_clerk_boundaries():
+    """Two relatives at home are enough to send two (clerks, officers, shares); two free places are enough to buy
+    two; the extra clerk needs just one at home and adds to his clerks there."""
+    r, s = blank(1, 4)
+    s.supply[0] = [2, 2, 1, 12]
+    s.academy[0] = [10, 10, 11, 0]
+    s.exchange[0, :3] = 3
+    s.supply[0, 3] -= 3
+    s.last_action[0] = [L.A_SHARES, L.A_CLERK, L.A_CLERK, L.A_PASS]
+    fund(s, 0, 9)
+    assert legal_actions(s, r, 0)[1][0, L.A_SHARES] and legal_actions(s, r, 1)[1][0, L.A_CLERK]
+    answers = {(0, 0): (L.A_SHARES, True, [0, 0])}
+    give(s, "clerks", 2, 1, col=1)
+    s.supply[0, 2] += 1  # seat 2: one clerk in Madras already, one relative at home
+    strat = Scripted(family_action=per_seat(answers), extra_clerk=const(1))
+    family_actions(s, r, dice(), agents(r, s, strat))
+    assert s.exchange[0].tolist() == [3, 3, 3, 0, 0] and s.money[0, 0] == 0 and s.supply[0, 0] == 0
+    assert [seats for _, seats in strat.asked("extra_clerk")] == [[1], [2], [3]]
+    assert s.clerks[0, 2].tolist() == [0, 2, 0] and s.supply[0, 2] == 0 and s.supply[0, 1] == 1
