@@ -20,6 +20,7 @@ from sim.phases.family import family_actions, legal_actions
 from sim.phases.london import retirement_roll
 from sim.phases.military import deploy, share_loot
 from sim.phases.operations import chairman, china_trade, director_of_trade, governors, shipping_manager
+from sim.phases.setup import apply_lots, run_auction
 from sim.phases.shares import issue_shares
 from sim.rules import Rules
 from sim.state import FLOW, TALLY, new_state
@@ -978,3 +979,51 @@ def test_twice_and_extra_clerk_boundaries():
     assert s.exchange[0].tolist() == [3, 3, 3, 0, 0] and s.money[0, 0] == 0 and s.supply[0, 0] == 0
     assert [seats for _, seats in strat.asked("extra_clerk")] == [[1], [2], [3]]
     assert s.clerks[0, 2].tolist() == [0, 2, 0] and s.supply[0, 2] == 0 and s.supply[0, 1] == 1
+
+
+# ------------------------------------------------------------------------------------------------------- setup
+def test_every_item_of_a_lot_goes_to_its_winner_per_game():
+    """D-LOTS: a lot holding every kind of item (the Luxury lot rewritten): each item reaches the winner of its
+    game, the relatives leave his supply, money enters through the ledger; the Chairman's and the PM's lots too."""
+    lot = {"name": "Everything", "luxuries": 1, "money": 3, "positions": 2, "academy": 1, "shares": 1,
+           "clerks": [0, 1, 0], "officers": [0, 0, 2], "shipyards": 1, "factories": 1}  # fmt: skip
+    r = Rules.default(4).with_overrides({"auction.main_lots.13": lot})
+    _, s = blank(2, 4, r)
+    winner = np.full((2, len(r.d.lot_names)), -1)
+    everything, chair, pm = r.d.lot_names.index("Everything"), 0, r.d.lot_names.index("Prime Minister")
+    winner[:, everything] = [1, 3]
+    winner[:, chair] = [0, 2]
+    winner[:, pm] = [3, 0]
+    apply_lots(s, r, winner)
+    for g, seat in ((0, 1), (1, 3)):
+        assert s.luxuries[g, seat] == 1 and s.wealth[g, seat] == 1 and s.money[g, seat] == 3
+        assert s.positions[g, seat] == 2 and s.academy[g, seat] == 1 and s.shares[g, seat] == 1
+        assert s.clerks[g, seat].tolist() == [0, 1, 0] and s.officers[g, seat].tolist() == [0, 0, 2]
+        assert s.shipyards[g, seat] == 1 and s.factories[g, seat] == 1 and s.supply[g, seat] == 12 - 5
+    assert s.office[:, L.CHAIRMAN].tolist() == [0, 2] and s.prime_minister.tolist() == [3, 0]
+    assert s.money.sum() == 6 and s.ledger[:, FLOW["lot_money"]].tolist() == [3, 3] and ledger.balanced(s).all()
+    assert (s.relatives() == 12).all()
+
+
+def test_zero_bids_are_no_bids_and_unbid_lots_go_at_random_to_families_short_of_lots():
+    """A lot with only zero bids is not auctioned: it goes at random to a family with fewer than four lots."""
+    r = Rules.default(4)
+    shape = (1, 4, len(r.d.lot_names))
+    base, step, cap = np.zeros(shape, int), np.zeros(shape, int), np.zeros(shape, int)
+    winner, price, final = run_auction(base, step, cap, r, dice(), np.arange(1))
+    assert (price == 0).all() and (final == 0).all()
+    played = winner[0] >= 0
+    assert played.sum() == 16 and np.bincount(winner[0][played], minlength=4).tolist() == [4, 4, 4, 4]
+
+
+def test_a_cap_below_the_base_bid_reaches_only_the_base():
+    """A program's cap below its base: its reach is the base (it never raises). Seat 0 bids 5 capped at 3, seat 1
+    bids 5 raising by 1 to 6: seat 1 wins at 6."""
+    r = Rules.default(4)
+    shape = (1, 4, len(r.d.lot_names))
+    base, step, cap = np.zeros(shape, int), np.zeros(shape, int), np.zeros(shape, int)
+    base[0, :2, 0] = 5
+    step[0, 0, 0], cap[0, 0, 0] = 2, 3
+    step[0, 1, 0], cap[0, 1, 0] = 1, 6
+    winner, price, final = run_auction(base, step, cap, r, dice(), np.arange(1))
+    assert winner[0, 0] == 1 and price[0, 0] == 6 and final[0, :2, 0].tolist() == [5, 6]
