@@ -17,6 +17,7 @@ from sim.phases.accounts import accounts, company_costs, dividends, family_incom
 from sim.phases.appointments import appoint_office, appointments, elect_chairman
 from sim.phases.end import V, end_game, ranking_vp, score
 from sim.phases.family import family_actions, legal_actions
+from sim.phases.firms import firms
 from sim.phases.london import retirement_roll
 from sim.phases.military import deploy, share_loot
 from sim.phases.operations import chairman, china_trade, director_of_trade, governors, shipping_manager
@@ -1027,3 +1028,14 @@ def test_a_cap_below_the_base_bid_reaches_only_the_base():
     step[0, 1, 0], cap[0, 1, 0] = 1, 6
     winner, price, final = run_auction(base, step, cap, r, dice(), np.arange(1))
     assert winner[0, 0] == 1 and price[0, 0] == 6 and final[0, :2, 0].tolist() == [5, 6]
+
+
+# ------------------------------------------------------------------------------------------------------- firms
+def test_firms_refuse_a_running_deregulated_game_until_they_are_simulated():
+    r, s = blank(2, 4)
+    s.deregulated[1] = True
+    s.done[1] = True
+    firms(s, r, dice(), agents(r, s))  # a finished game may have passed it
+    s.done[1] = False
+    with pytest.raises(AssertionError, match="^firms are not simulated yet$"):
+        firms(s, r, dice(), agents(r, s))
