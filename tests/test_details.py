@@ -21,7 +21,7 @@ from sim.phases.firms import firms
 from sim.phases.london import retirement_roll
 from sim.phases.military import deploy, share_loot
 from sim.phases.operations import chairman, china_trade, director_of_trade, governors, shipping_manager
-from sim.phases.setup import apply_lots, run_auction
+from sim.phases.setup import apply_lots, collect_bids, run_auction, starting_capital
 from sim.phases.shares import issue_shares
 from sim.rules import Rules
 from sim.state import FLOW, TALLY, new_state
@@ -1039,3 +1039,107 @@ def test_firms_refuse_a_running_deregulated_game_until_they_are_simulated():
     s.done[1] = False
     with pytest.raises(AssertionError, match="^firms are not simulated yet$"):
         firms(s, r, dice(), agents(r, s))
+
+
+def test_ties_settled_by_programs_in_two_games_at_once():
+    """Both games: two bidders tie at 5 on lot 0. Game 0: winner raises by 2 to 11, rival reaches 8: he pays the
+    first value of his ladder above 8, 9. Game 1: winner raises by 1 to 11, rival reaches 8: 9 too. A batch-wide
+    rival or a misread ladder (5 + 2 / 2, 5 + 1 * (3 // 2 + 1)) pays something else."""
+    r = Rules.default(4)
+    shape = (2, 4, len(r.d.lot_names))
+    base, step, cap = np.zeros(shape, int), np.zeros(shape, int), np.zeros(shape, int)
+    base[:, :2, 0] = 5
+    step[0, 0, 0], cap[0, 0, 0] = 2, 11
+    step[1, 0, 0], cap[1, 0, 0] = 1, 11
+    step[:, 1, 0], cap[:, 1, 0] = 3, 8
+    step[1, 1, 0], cap[1, 1, 0] = 1, 6  # game 1's rival reaches only 6: 7
+    winner, price, final = run_auction(base, step, cap, r, dice(), np.arange(2))
+    assert winner[:, 0].tolist() == [0, 0] and price[:, 0].tolist() == [9, 7]
+    assert final[:, 1, 0].tolist() == [8, 6]
+
+
+def test_the_additional_lots_played_are_the_highest_top_bids_ties_at_random():
+    """D-EXTRA, 4 players: 5 additional lots offered, 2 played. Top bids 1 on the first and 0 elsewhere: the first is
+    played, then the highest uniform among the rest (the fourth, 0.9; a 1.5 weight would let it pass the bid)."""
+    r = Rules.default(4)
+    shape = (1, 4, len(r.d.lot_names))
+    base, step, cap = np.zeros(shape, int), np.zeros(shape, int), np.zeros(shape, int)
+    extra = np.flatnonzero(r.d.lot_extra)
+    base[0, 2, extra[0]] = 1
+    d = dice(uniforms={0: [0.0, 0.1, 0.5, 0.9, 0.3]})
+    winner, _, _ = run_auction(base, step, cap, r, d, np.arange(1))
+    assert (winner[0, extra] >= 0).tolist() == [True, False, False, True, False]
+
+
+def test_two_lots_of_a_kind_add_up():
+    lot = {"name": "Everything", "luxuries": 1, "positions": 1, "shipyards": 1, "factories": 1, "officers": [1, 0, 0]}
+    r = Rules.default(4).with_overrides({"auction.main_lots.12": lot, "auction.main_lots.13": {**lot, "name": "Again"}})
+    _, s = blank(1, 4, r)
+    winner = np.full((1, len(r.d.lot_names)), -1)
+    winner[0, [12, 13]] = 2
+    apply_lots(s, r, winner)
+    assert s.luxuries[0, 2] == s.wealth[0, 2] == s.positions[0, 2] == s.shipyards[0, 2] == s.factories[0, 2] == 2
+    assert s.officers[0, 2].tolist() == [2, 0, 0]
+
+
+def capital_of(r, winner, price, final, d=None):
+    _, s = blank(winner.shape[0], r.players, r)
+    starting_capital(s, r, d or dice(), winner, price, final)
+    return s
+
+
+def test_the_leftover_goes_by_the_lowest_prices_then_the_tie_break():
+    """Bid totals 2, 1, 0, 0: 2.67, 5.33, 8, 8 -> 2, 5, 8, 8: one coin short. The cheapest lot is seat 0's lot 4 at
+    0; the second cheapest (price 1) is lot 2 or lot 7 by the tie-break, and decides whether the two lowest are one
+    family's (two_lowest) or not (lowest); the coin goes to the cheapest lot's family either way."""
+    r = Rules.default(4).with_overrides({"capital.leftover_tiebreak": "catalogue"})
+    n_lots = len(r.d.lot_names)
+    winner = np.full((1, n_lots), 3)
+    price = np.full((1, n_lots), 5)
+    winner[0, [4, 2, 7]] = [0, 1, 2]
+    price[0, [4, 2, 7]] = [0, 1, 1]
+    final = np.zeros((1, 4, n_lots), int)
+    final[0, :2, 0] = [2, 1]
+    s = capital_of(r, winner, price, final)
+    assert s.capital_money[0].tolist() == [3, 5, 8, 8] and s.leftover_case[0] == capital.LOWEST
+    # seat 0 also won lot 2 at price 1: the two lowest are both his
+    winner[0, 2] = 0
+    s = capital_of(r, winner, price, final)
+    assert s.leftover_case[0] == capital.TWO_LOWEST and s.leftover[0].tolist() == [1, 0, 0, 0]
+    # the second-lowest decides the case: lots 2 (seat 1) and 7 (seat 0) at price 1, catalogue order takes lot 2
+    winner[0, [2, 7]] = [1, 0]
+    s = capital_of(r, winner, price, final)
+    assert s.leftover_case[0] == capital.LOWEST
+    rnd = r.with_overrides({"capital.leftover_tiebreak": "random"})
+    u = [0.5] * n_lots
+    u[7], u[2] = 0.1, 0.9  # lot 7 before lot 2
+    s = capital_of(rnd, winner, price, final, dice(uniforms={0: u}))
+    assert s.leftover_case[0] == capital.TWO_LOWEST
+    # a 1 £ lot with a high tie-break still comes before a 2 £ lot with a low one
+    price[0, 2], u[2], u[7] = 2, 0.0, 0.99
+    s = capital_of(rnd, winner, price, final, dice(uniforms={0: u}))
+    assert s.leftover_case[0] == capital.TWO_LOWEST
+
+
+def test_an_excess_through_the_setup_takes_back_from_the_largest_round_up():
+    """Linear formula, rate 0.25, bids 4, 4, 4, 0: 5.75 x 3 and 6.75 -> 6, 6, 6, 7 = 25 > 24: one coin back."""
+    r = Rules.default(4).with_overrides({"capital.formula": "linear", "capital.linear_rate": 0.25})
+    n_lots = len(r.d.lot_names)
+    final = np.zeros((1, 4, n_lots), int)
+    final[0, :3, 0] = 4
+    s = capital_of(r, np.full((1, n_lots), 1), np.ones((1, n_lots), int), final)
+    assert s.capital_money[0].sum() == 24 and s.leftover_case[0] == capital.TAKEN_BACK
+    assert s.leftover[0].tolist() == [-1, 0, 0, 0]
+
+
+def test_negative_bids_are_refused_in_the_game_they_are_made():
+    r, s = blank(2, 4)
+    n_lots = len(r.d.lot_names)
+
+    def bid(obs, legal):
+        out = [np.zeros((obs.n, n_lots), dtype=int) for _ in range(3)]
+        out[1][obs.games == 1, 3] = -1
+        return tuple(out)
+
+    with pytest.raises(IllegalDecision, match="'bid' in game 1: bids, steps and caps"):
+        collect_bids(s, r, agents(r, s, Scripted(bid=bid)))
