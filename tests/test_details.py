@@ -21,7 +21,7 @@ from sim.phases.firms import firms
 from sim.phases.london import retirement_roll
 from sim.phases.military import deploy, share_loot
 from sim.phases.operations import chairman, china_trade, director_of_trade, governors, shipping_manager
-from sim.phases.setup import apply_lots, collect_bids, run_auction, starting_capital
+from sim.phases.setup import apply_lots, collect_bids, run_auction, setup, starting_capital
 from sim.phases.shares import issue_shares
 from sim.rules import Rules
 from sim.state import FLOW, TALLY, new_state
@@ -1143,3 +1143,26 @@ def test_negative_bids_are_refused_in_the_game_they_are_made():
 
     with pytest.raises(IllegalDecision, match="'bid' in game 1: bids, steps and caps"):
         collect_bids(s, r, agents(r, s, Scripted(bid=bid)))
+
+
+def test_a_tie_for_command_at_the_start_is_broken_by_military_affairs():
+    """Two additional lots put an officer in Bombay (the Madras officer's lot rewritten): seats 1 and 2 win one each,
+    seat 0 wins Military Affairs and picks seat 2 to command."""
+    r = Rules.default(4).with_overrides(
+        {"auction.extra_lots.4": {"name": "Officer in Bombay too", "officers": [1, 0, 0]}}
+    )
+    n_lots = len(r.d.lot_names)
+    bombay_lots = [i for i, name in enumerate(r.d.lot_names) if name.startswith("Officer in Bombay")]
+
+    def bid(obs, legal):
+        base = np.zeros((obs.n, n_lots), dtype=np.int64)
+        base[obs.seat == 0, r.d.lot_names.index("Military Affairs")] = 10
+        base[obs.seat == 1, bombay_lots[0]] = 9
+        base[obs.seat == 2, bombay_lots[1]] = 9
+        return base, base * 0, base * 0
+
+    _, s = blank(1, 4, r)
+    strat = Scripted(bid=bid, pick_commander=const(2))
+    setup(s, r, dice(), agents(r, s, strat))
+    assert s.office[0, L.MILITARY] == 0 and s.officers[0, :, 0].tolist() == [0, 1, 1, 0]
+    assert strat.asked("pick_commander") == [([0], [0])] and s.commander[0, 0] == 2
