@@ -14,7 +14,7 @@ from sim.board import reachable, vacate
 from sim.dice import Dice, ScriptedDice, Streams
 from sim.engine import play_batch, resolve_strategies
 from sim.phases.accounts import accounts, company_costs, dividends, family_income, stability_gain
-from sim.phases.appointments import appoint_office, appointments, elect_chairman
+from sim.phases.appointments import appoint_governor, appoint_office, appointments, elect_chairman
 from sim.phases.end import V, end_game, ranking_vp, score
 from sim.phases.family import family_actions, legal_actions
 from sim.phases.firms import firms
@@ -1166,3 +1166,66 @@ def test_a_tie_for_command_at_the_start_is_broken_by_military_affairs():
     setup(s, r, dice(), agents(r, s, strat))
     assert s.office[0, L.MILITARY] == 0 and s.officers[0, :, 0].tolist() == [0, 1, 1, 0]
     assert strat.asked("pick_commander") == [([0], [0])] and s.commander[0, 0] == 2
+
+
+def test_chairman_elections_per_game_in_an_appointments_round():
+    """Game 0: a board of 2 + 2 shares, chairman_vote 0.5: seat 0's 2 votes are exactly half -> elected. Game 1: an
+    empty board and no former chair: the chair stays vacant. Game 2: 1 + 1 + 1 shares, each votes for itself, the
+    former chair is seat 0: no majority, seat 0 picks (not chance). Only board members of electing games vote."""
+    r = Rules.default(4).with_overrides({"company.chairman_vote": 0.5})
+    _, s = blank(3, 4, r)
+    give(s, "shares", 0, 2, games=0)
+    give(s, "shares", 1, 2, games=0)
+    for seat in (1, 2, 3):
+        give(s, "shares", seat, 1, games=2)
+    s.last_chair[2] = 0
+
+    def vote(obs, legal):
+        return np.where(obs.games == 0, 0, obs.seat)
+
+    strat = Scripted(vote_chairman=vote, choose_chairman=const(3))
+    appointments(s, r, dice(), agents(r, s, strat))
+    assert s.office[:, L.CHAIRMAN].tolist() == [0, -1, 3]
+    voters = sorted(
+        (g, seat) for games, seats in strat.asked("vote_chairman") for g, seat in zip(games, seats, strict=True)
+    )
+    assert voters == [(0, 0), (0, 1), (2, 1), (2, 2), (2, 3)] and strat.asked("choose_chairman") == [([2], [0])]
+
+
+@pytest.mark.parametrize("vote, ok", [(0, True), (4, False)])
+def test_vote_boundaries(vote, ok):
+    """Candidates seats 0 and 3 (not 1): a vote for seat 0 is legal, a vote for seat 4 (past the last) is not."""
+    r, s = blank(1, 4)
+    give(s, "shares", 0, 1)
+    give(s, "shares", 3, 1)
+    run = lambda: elect_chairman(s, r, dice(), agents(r, s, Scripted(vote_chairman=const(vote))))  # noqa: E731
+    if ok:
+        run()
+        assert s.office[0, L.CHAIRMAN] == 0
+    else:
+        with pytest.raises(IllegalDecision, match="'vote_chairman' in game 0: not a board member's family"):
+            run()
+
+
+def test_governors_by_a_seat_0_president_or_by_chance_and_told_their_region():
+    """Bombay (region 3) owned by Bombay: game 0's President is seat 0 and appoints (asked with office -1 - 3);
+    game 1 has neither President nor Chairman (nor an army commander): chance appoints, and taking seat 1's officer
+    leaves seats 1 and 2 tied for Bombay's army with no Military Affairs: chance picks the commander too."""
+    r, s = blank(2, 4)
+    bombay = r.d.regions.index("Bombay")
+    s.owner[:, bombay] = 0
+    seat_office(s, L.PRESIDENT[0], 0, games=0)
+    give(s, "officers", 1, 2, col=0)
+    give(s, "officers", 2, 1, col=0)
+    s.commander[:, 0] = [1, -1]
+    seen = []
+
+    def appoint(obs, legal):
+        seen.append((obs.games.tolist(), obs.seat.tolist(), legal.office.tolist()))
+        return np.full(obs.n, 2), np.full(obs.n, L.SRC_OFFICER[0])
+
+    d = dice(uniforms={1: [0.0, 0.9]})
+    appoint_governor(s, r, d, agents(r, s, Scripted(appoint=appoint)), bombay)
+    assert seen == [([0], [0], [-1 - bombay])]
+    assert s.governor[:, bombay].tolist() == [2, 1] and s.officers[:, 1:3, 0].tolist() == [[2, 0], [1, 1]]
+    assert s.commander[:, 0].tolist() == [1, 2] and d.rolls("uniform") == [1, 1]
