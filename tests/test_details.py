@@ -14,7 +14,7 @@ from sim.board import reachable, vacate
 from sim.dice import Dice, ScriptedDice, Streams
 from sim.engine import play_batch, resolve_strategies
 from sim.phases.accounts import accounts, company_costs, dividends, family_income, stability_gain
-from sim.phases.appointments import appoint_governor, appoint_office, appointments, elect_chairman
+from sim.phases.appointments import appoint_governor, appoint_office, appointments, candidates, elect_chairman
 from sim.phases.end import V, end_game, ranking_vp, score
 from sim.phases.family import family_actions, legal_actions
 from sim.phases.firms import firms
@@ -1229,3 +1229,109 @@ def test_governors_by_a_seat_0_president_or_by_chance_and_told_their_region():
     assert seen == [([0], [0], [-1 - bombay])]
     assert s.governor[:, bombay].tolist() == [2, 1] and s.officers[:, 1:3, 0].tolist() == [[2, 0], [1, 1]]
     assert s.commander[:, 0].tolist() == [1, 2] and d.rolls("uniform") == [1, 1]
+
+
+def test_an_appointments_round_falls_back_on_chance():
+    """Game 0: a hung board (1 + 1 shares) and no former chair: chance elects (uniform 0.9 -> seat 3). Game 1: no
+    board, no Chairman, Bombay's region owned with no President: chance makes seat 2's commander Military Affairs,
+    then its governor from his family's other officer."""
+    r, s = blank(2, 4)
+    give(s, "shares", 1, 1, games=0)
+    give(s, "shares", 3, 1, games=0)
+    bombay = r.d.regions.index("Bombay")
+    s.owner[1, bombay] = 0
+    give(s, "officers", 2, 2, col=0, games=1)
+    s.commander[1, 0] = 2
+    strat = Scripted(vote_chairman=lambda obs, legal: obs.seat)
+    appointments(s, r, dice(uniforms={0: [0.9]}), agents(r, s, strat))
+    assert s.office[:, L.CHAIRMAN].tolist() == [3, -1] and s.governor[1, bombay] == 2
+    assert s.office[1, L.MILITARY] == 2 and s.officers[1, 2, 0] == 0
+
+
+def test_seat_0_is_a_candidate_from_every_place():
+    """Seat 0 holding Shipping is a Director candidate; commanding Bombay's army, a Military Affairs candidate;
+    governing a Madras region, a candidate for Madras's President."""
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 0)
+    assert candidates(s, r, L.DIRECTOR)[0, 0, L.SRC_OFFICE0 + L.SHIPPING]
+    give(s, "officers", 0, 1, col=0)
+    s.commander[0, 0] = 0
+    assert candidates(s, r, L.MILITARY)[0, 0, L.SRC_OFFICER[0]]
+    mysore = r.d.regions.index("Mysore")
+    s.owner[0, mysore] = 1
+    s.governor[0, mysore] = 0
+    s.supply[0, 0] -= 1
+    assert candidates(s, r, L.PRESIDENT[1])[0, 0, L.SRC_GOVERNOR0 + mysore]
+
+
+def test_an_empty_board_seats_the_last_seat_0_chairs_one_free_relative():
+    r, s = blank(1, 4)
+    s.last_chair[0] = 0
+    s.supply[0, 0] = 1
+    s.academy[0, 0] = 11
+    elect_chairman(s, r, dice(), agents(r, s))
+    assert s.office[0, L.CHAIRMAN] == 0 and s.supply[0, 0] == 0
+
+
+def test_nepotism_asks_each_other_candidate_family_and_one_refusal_is_enough():
+    """The Chairman (seat 0) names his own clerk for Shipping; seats 1 and 2 have candidates, seat 3 none: seat 1
+    refuses, seat 2 consents -- still refused (a later consent does not undo it). Each is told the office, the
+    appointer and the candidates. Naming his own again is illegal."""
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    for seat in (0, 1, 2):
+        give(s, "clerks", seat, 1, col=seat)
+    seen = []
+
+    def consent(obs, legal):
+        seen.append((obs.seat.tolist(), legal.office.tolist(), legal.appointer.tolist(), legal.candidates.sum()))
+        return obs.seat == 2
+
+    picks = iter([(0, 0), (2, 2)])
+
+    def appoint(obs, legal):
+        seen.append(("appoint", legal.office.tolist(), legal.candidates[0, :, :3].sum(axis=1).tolist()))
+        f, src = next(picks)
+        return np.array([f]), np.array([src])
+
+    strat = Scripted(consent=consent, appoint=appoint)
+    appoint_office(s, r, dice(), agents(r, s, strat), L.SHIPPING)
+    assert seen == [
+        ("appoint", [L.SHIPPING], [1, 1, 1, 0]),
+        ([1], [L.SHIPPING], [0], 3),
+        ([2], [L.SHIPPING], [0], 3),
+        ("appoint", [L.SHIPPING], [0, 1, 1, 0]),
+    ]
+    assert s.office[0, L.SHIPPING] == 2
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    for seat in (0, 1):
+        give(s, "clerks", seat, 1, col=seat)
+    again = Scripted(consent=const(False), appoint=const(0, 0))
+    with pytest.raises(IllegalDecision, match="'appoint' in game 0: not one of the candidates"):
+        appoint_office(s, r, dice(), agents(r, s, again), L.SHIPPING)
+
+
+def test_nobody_is_asked_to_appoint_without_candidates_and_past_the_last_source_is_illegal():
+    """Game 0: Shipping vacant, no clerk anywhere: the Chairman is not asked. The last source (the governor of the
+    last region) is the boundary: one past it is illegal."""
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    give(s, "clerks", 1, 1, col=0, games=1)
+    strat = Scripted()
+    appoint_office(s, r, dice(), agents(r, s, strat), L.SHIPPING)
+    assert strat.asked("appoint") == [([1], [0])]
+    r, s = blank(1, 4)
+    seat_office(s, L.DIRECTOR, 0)
+    madras = r.d.regions.index("Madras")
+    assert madras == len(r.d.regions) - 1
+    s.owner[0, madras] = 1
+    s.governor[0, madras] = 3
+    s.supply[0, 3] -= 1
+    last = L.SRC_GOVERNOR0 + madras
+    with pytest.raises(IllegalDecision, match="'appoint' in game 0: not one of the candidates"):
+        appoint_office(s, r, dice(), agents(r, s, Scripted(appoint=const(3, last + 1))), L.PRESIDENT[1])
+    with pytest.raises(IllegalDecision, match="'appoint' in game 0: not one of the candidates"):
+        appoint_office(s, r, dice(), agents(r, s, Scripted(appoint=const(4, last))), L.PRESIDENT[1])
+    appoint_office(s, r, dice(), agents(r, s, Scripted(appoint=const(3, last))), L.PRESIDENT[1])
+    assert s.office[0, L.PRESIDENT[1]] == 3 and s.governor[0, madras] == -1
