@@ -1060,15 +1060,16 @@ def test_ties_settled_by_programs_in_two_games_at_once():
 
 def test_the_additional_lots_played_are_the_highest_top_bids_ties_at_random():
     """D-EXTRA, 4 players: 5 additional lots offered, 2 played. Top bids 1 on the first and 0 elsewhere: the first is
-    played, then the highest uniform among the rest (the fourth, 0.9; a 1.5 weight would let it pass the bid)."""
+    played, then the highest uniform among the rest (the third, 0.9; with a 1.5 weight 0.9 and 0.8 would pass the
+    bid of 1)."""
     r = Rules.default(4)
     shape = (1, 4, len(r.d.lot_names))
     base, step, cap = np.zeros(shape, int), np.zeros(shape, int), np.zeros(shape, int)
     extra = np.flatnonzero(r.d.lot_extra)
     base[0, 2, extra[0]] = 1
-    d = dice(uniforms={0: [0.0, 0.1, 0.5, 0.9, 0.3]})
+    d = dice(uniforms={0: [0.0, 0.8, 0.9, 0.1, 0.3]})
     winner, _, _ = run_auction(base, step, cap, r, d, np.arange(1))
-    assert (winner[0, extra] >= 0).tolist() == [True, False, False, True, False]
+    assert (winner[0, extra] >= 0).tolist() == [True, False, True, False, False]
 
 
 def test_two_lots_of_a_kind_add_up():
@@ -1169,7 +1170,8 @@ def test_a_tie_for_command_at_the_start_is_broken_by_military_affairs():
 
 
 def test_chairman_elections_per_game_in_an_appointments_round():
-    """Game 0: a board of 2 + 2 shares, chairman_vote 0.5: seat 0's 2 votes are exactly half -> elected. Game 1: an
+    """Game 0: a board of 2 + 2 shares voting for themselves, chairman_vote 0.5: seat 0's 2 votes are exactly half
+    (the first of the equal) -> elected; a batch-wide board (7) would make it no majority. Game 1: an
     empty board and no former chair: the chair stays vacant. Game 2: 1 + 1 + 1 shares, each votes for itself, the
     former chair is seat 0: no majority, seat 0 picks (not chance). Only board members of electing games vote."""
     r = Rules.default(4).with_overrides({"company.chairman_vote": 0.5})
@@ -1180,10 +1182,7 @@ def test_chairman_elections_per_game_in_an_appointments_round():
         give(s, "shares", seat, 1, games=2)
     s.last_chair[2] = 0
 
-    def vote(obs, legal):
-        return np.where(obs.games == 0, 0, obs.seat)
-
-    strat = Scripted(vote_chairman=vote, choose_chairman=const(3))
+    strat = Scripted(vote_chairman=lambda obs, legal: obs.seat, choose_chairman=const(3))
     appointments(s, r, dice(), agents(r, s, strat))
     assert s.office[:, L.CHAIRMAN].tolist() == [0, -1, 3]
     voters = sorted(
@@ -1256,7 +1255,9 @@ def test_seat_0_is_a_candidate_from_every_place():
     assert candidates(s, r, L.DIRECTOR)[0, 0, L.SRC_OFFICE0 + L.SHIPPING]
     give(s, "officers", 0, 1, col=0)
     s.commander[0, 0] = 0
-    assert candidates(s, r, L.MILITARY)[0, 0, L.SRC_OFFICER[0]]
+    give(s, "officers", 1, 1, col=2)  # Bengal's army has officers but no commander: not a candidate
+    cand = candidates(s, r, L.MILITARY)
+    assert cand[0, 0, L.SRC_OFFICER[0]] and cand[0].sum() == 1
     mysore = r.d.regions.index("Mysore")
     s.owner[0, mysore] = 1
     s.governor[0, mysore] = 0
@@ -1335,3 +1336,84 @@ def test_nobody_is_asked_to_appoint_without_candidates_and_past_the_last_source_
         appoint_office(s, r, dice(), agents(r, s, Scripted(appoint=const(4, last))), L.PRESIDENT[1])
     appoint_office(s, r, dice(), agents(r, s, Scripted(appoint=const(3, last))), L.PRESIDENT[1])
     assert s.office[0, L.PRESIDENT[1]] == 3 and s.governor[0, madras] == -1
+
+
+def test_appointing_military_affairs_from_a_commander_settles_his_army_by_chance():
+    """Military Affairs from Bombay's commander (seat 1, 2 officers; seat 2 has 2 too): his army is left tied 1-2
+    with the office not yet filled, so chance picks the new commander (0.9 -> seat 2). The office he left (none)
+    and his stress (0) follow; a Director moved from Shipping leaves Shipping's markers at 0."""
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    give(s, "officers", 1, 2, col=0)
+    give(s, "officers", 2, 2, col=0)
+    s.commander[0, 0] = 1
+    d = dice(uniforms={0: [0.9]})
+    appoint_office(s, r, d, agents(r, s, Scripted(appoint=const(1, L.SRC_OFFICER[0]))), L.MILITARY)
+    assert s.office[0, L.MILITARY] == 1 and s.officers[0, :, 0].tolist() == [0, 1, 2, 0]
+    assert s.commander[0, 0] == 2
+    seat_office(s, L.SHIPPING, 3)
+    s.stress[0, L.SHIPPING] = 2
+    appoint_office(s, r, dice(), agents(r, s, Scripted(appoint=const(3, L.SRC_OFFICE0 + L.SHIPPING))), L.DIRECTOR)
+    assert s.stress[0, L.DIRECTOR] == 2 and s.stress[0, L.SHIPPING] == 0 and s.office[0, L.SHIPPING] == -1
+
+
+def test_consent_is_asked_only_in_games_that_need_it():
+    """Game 0: the Chairman names his own clerk: seat 1 (with a candidate) is asked. Game 1: he names seat 1's clerk:
+    nobody is asked."""
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    give(s, "clerks", 0, 1, col=0)
+    give(s, "clerks", 1, 1, col=1)
+    strat = Scripted(appoint=lambda obs, legal: (obs.games, np.where(obs.games == 0, 0, 1)), consent=const(True))
+    appoint_office(s, r, dice(), agents(r, s, strat), L.SHIPPING)
+    assert strat.asked("consent") == [([0], [1])] and s.office[:, L.SHIPPING].tolist() == [0, 1]
+
+
+def test_shares_legal_with_one_at_home_a_full_exchange_and_a_two_place_exchange():
+    r = Rules.default(4).with_overrides({"actions.exchange_prices": [2, 3]})
+    _, s = blank(2, 4, r)
+    s.exchange[1] = [2, 3]
+    s.supply[1, 2] -= 1
+    s.supply[1, 3] -= 1
+    fund(s, 0, 5)
+    s.supply[0, 0] = 1
+    s.academy[0, 0] = 11
+    s.last_action[:, 0] = L.A_SHARES
+    once, twice = legal_actions(s, r, 0)
+    assert once[:, L.A_SHARES].tolist() == [True, False]  # one at home is enough; game 1's exchange is full
+    assert not twice[0, L.A_SHARES]  # ... but twice needs two at home
+    s.supply[0, 0], s.academy[0, 0] = 2, 10
+    assert legal_actions(s, r, 0)[1][:, L.A_SHARES].tolist() == [True, False]  # two places, 2 + 3 = 5 £
+
+
+def test_the_retirement_roll_counts_every_retirement_of_a_game():
+    r, s = blank(1, 4)
+    seat_office(s, L.DIRECTOR, 1)
+    seat_office(s, L.SHIPPING, 2)
+    got = retirement_roll(s, r, dice({0: [6, 5]}), agents(r, s, Scripted(retire=const(-1))), np.arange(1))
+    assert got.tolist() == [2]
+
+
+@pytest.mark.parametrize("which", [0, 2])
+def test_negative_bases_and_caps_are_refused_in_their_game(which):
+    r, s = blank(2, 4)
+    n_lots = len(r.d.lot_names)
+
+    def bid(obs, legal):
+        out = [np.zeros((obs.n, n_lots), dtype=int) for _ in range(3)]
+        out[which][obs.games == 1, 3] = -1
+        return tuple(out)
+
+    with pytest.raises(IllegalDecision, match="'bid' in game 1: bids, steps and caps"):
+        collect_bids(s, r, agents(r, s, Scripted(bid=bid)))
+
+
+def test_a_wrong_shape_names_the_expected_shape():
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    ledger.company(s, "trade", np.array([4]))
+    strat = Scripted(take_loans=const(0), allocate_budget=lambda obs, legal: np.zeros((obs.n, 4), dtype=int))
+    with pytest.raises(
+        IllegalDecision, match=r"'allocate_budget' in game 0: returned shape \(1, 4\), expected \(1, 5\)$"
+    ):
+        chairman(s, r, dice(), agents(r, s, strat))
