@@ -19,7 +19,7 @@ from sim.phases.end import V, end_game, ranking_vp, score
 from sim.phases.family import family_actions, legal_actions
 from sim.phases.firms import firms
 from sim.phases.london import retirement_roll
-from sim.phases.military import deploy, share_loot
+from sim.phases.military import apply_military_moves, deploy, deploy_targets, military_affairs, share_loot
 from sim.phases.operations import chairman, china_trade, director_of_trade, governors, shipping_manager
 from sim.phases.setup import apply_lots, collect_bids, run_auction, setup, starting_capital
 from sim.phases.shares import issue_shares
@@ -1417,3 +1417,95 @@ def test_a_wrong_shape_names_the_expected_shape():
         IllegalDecision, match=r"'allocate_budget' in game 0: returned shape \(1, 4\), expected \(1, 5\)$"
     ):
         chairman(s, r, dice(), agents(r, s, strat))
+
+
+def test_military_moves_remember_an_earlier_illegal_move_and_the_phase_refuses_it():
+    officers = np.array([[[2, 0, 0]]])
+    regiments = np.array([[1, 1, 0]])
+    m = moves_of((L.MOVE_OFFICERS, 0, 0, 1, 0), (L.MOVE_OFFICERS, 0, 0, 1, 1))
+    assert apply_military_moves(officers, regiments, m).tolist() == [True]
+    r, s = blank(2, 4)
+    seat_office(s, L.MILITARY, 0)
+    give(s, "officers", 1, 1, col=0)
+    give(s, "academy", 2, 1, games=1)
+
+    def illegal_in_game_1(obs, legal):
+        count = np.where(obs.games == 1, 5, 1)[:, None] * np.array([[1, 0]])
+        return (np.array([[L.MOVE_OFFICERS, 0]] * obs.n), np.ones((obs.n, 2), int), np.zeros((obs.n, 2), int),
+                np.ones((obs.n, 2), int), count)  # fmt: skip
+
+    strat = Scripted(
+        military_moves=illegal_in_game_1, assign_academy=const([[0, 0, 0]] * 2 + [[1, 0, 0]] + [[0, 0, 0]])
+    )
+    with pytest.raises(IllegalDecision, match="'military_moves' in game 1: illegal move of officers or regiments$"):
+        military_affairs(s, r, dice(), agents(r, s, strat))
+    assert [g for g, _ in strat.asked("assign_academy")] == [[1]]  # only where cadets wait
+
+
+def test_deploy_per_game_checks_and_the_last_region():
+    """Two games deploy at once: game 0 legally, game 1 without dice (force 1 against strength 1): game 1 is named.
+    Madras's army may target Madras, the last region; one past it is illegal."""
+    r, s = blank(2, 4)
+    give(s, "officers", 1, 2, col=0, games=0)
+    give(s, "officers", 1, 1, col=0, games=1)
+    s.regiments[1, 0] = 0
+    s.commander[:, 0] = 1
+    bombay = r.d.regions.index("Bombay")
+    with pytest.raises(IllegalDecision, match="'deploy' in game 1: deployment outside"):
+        deploy(s, r, dice({0: [3, 3, 3, 1, 1]}), agents(r, s, Scripted(deploy=deploy_to("Bombay"))), 0)
+    r, s = blank(1, 4)
+    give(s, "officers", 2, 2, col=1)
+    s.commander[0, 1] = 2
+    madras = r.d.regions.index("Madras")
+    assert madras == len(r.d.regions) - 1 and deploy_targets(s, r, 1)[0, madras]
+    with pytest.raises(IllegalDecision, match="'deploy' in game 0: deployment outside"):
+        deploy(s, r, dice(), agents(r, s, Scripted(deploy=const(madras + 1, [0, 0, 2, 0], 1, [False] * 3))), 1)
+    assert bombay != madras
+
+
+def test_conquests_loot_by_strength_first_loot_and_tally_per_game():
+    """Bombay's army, Bombay already the presidency's. Game 0 takes Maratha (strength 2, never looted): loot
+    4 x 2 + 3 = 11 over 3 officers and a regiment: 2 each, the remainder 3 to the officers (9 £). Game 1 takes
+    Punjab (region 0, strength 0, looted before): no loot, still a conquest. Both add to the round's conquests tally.
+    A seat-0 President makes mercenaries available in both."""
+    r, s = blank(2, 4)
+    names = r.d.regions
+    s.owner[:, names.index("Bombay")] = 0
+    give(s, "officers", 1, 3, col=0)
+    s.commander[:, 0] = 1
+    s.looted[1, names.index("Punjab")] = True
+    s.tally[:, TALLY["conquests"]] = 1
+    seat_office(s, L.PRESIDENT[0], 0)
+    seen = []
+
+    def go(obs, legal):
+        seen.append(legal.mercenaries.any(axis=1).tolist())
+        target = np.where(obs.games == 0, names.index("Maratha"), names.index("Punjab"))
+        return (
+            target,
+            legal.officers.astype(np.int64),
+            legal.regiments.astype(np.int64),
+            np.zeros_like(legal.mercenaries),
+        )
+
+    strat = Scripted(deploy=go, share_loot=const([False] * 4))
+    d = dice({0: [1, 6, 1, 1, 1], 1: [1, 6, 6, 6, 1, 1, 1]})  # 3 + 1 - 2 = 2 dice; 3 + 1 - 0 = 4 dice
+    deploy(s, r, d, agents(r, s, strat), 0)
+    d.assert_spent()
+    assert seen == [[True, True]]
+    assert s.owner[:, names.index("Maratha")].tolist() == [0, -1] and s.owner[:, 0].tolist() == [-1, 0]
+    assert s.money[:, 1].tolist() == [9, 0] and s.tally[:, TALLY["conquests"]].tolist() == [2, 2]
+
+
+def test_loot_smaller_than_the_officers_is_judged_per_game():
+    """Game 0: 3 £ for 1 officer: he gets 3. Game 1: 5 £ for 3 officers: 1 each and the remainder 2 to the first two.
+    (Against the batch's 4 officers, game 0's 3 £ would look smaller than the officers.)"""
+    r, s = blank(2, 4)
+    share_loot(s, agents(r, s, Scripted(share_loot=const([False] * 4))), 0, np.arange(2), np.array([0, 1]),
+               np.array([3, 5]), np.array([[1, 0, 0, 0], [0, 3, 0, 0]]), np.array([0, 0]))  # fmt: skip
+    assert s.money.tolist() == [[3, 0, 0, 0], [0, 5, 0, 0]]
+
+
+def moves_of(*rows):
+    """(kind, family, src, dst, count) per move -> the five int[1, M] arrays."""
+    return tuple(np.array([[m[i] for m in rows]]) for i in range(5))

@@ -208,6 +208,7 @@ def moves(*rows):
         (L.MOVE_OFFICERS, 2, 0, 1, 1),
         (L.MOVE_OFFICERS, 0, 0, 1, 3),
         (L.MOVE_REGIMENTS, 0, 1, 2, 2),
+        (L.MOVE_OFFICERS, 0, 2, 3, 1),
     ],
     ids=[
         "kind-1",
@@ -222,10 +223,11 @@ def moves(*rows):
         "family-past-the-last",
         "more-officers-than-he-has",
         "more-regiments-than-there-are",
+        "dst-3-from-an-army-with-officers",
     ],
 )
 def test_illegal_military_moves(move):
-    officers = np.array([[[2, 0, 0], [0, 0, 0]]])  # family 0 has 2 officers in Bombay; 2 families
+    officers = np.array([[[2, 1, 1], [1, 0, 0]]])  # 2 families; every army has officers (a clipped index finds some)
     regiments = np.array([[1, 1, 0]])
     assert apply_military_moves(officers.copy(), regiments.copy(), moves(move)).tolist() == [True]
 
@@ -271,6 +273,7 @@ BOMBAY = 3  # region index of Bombay (strength 1) in the default map
         pytest.param((BOMBAY, [0, 1, 0, 0], 0, [False] * 3), id="no-dice"),
         pytest.param((-1, [0, 1, 0, 0], 0, [False] * 3), id="troops-without-a-target"),
         pytest.param((-1, [0, 0, 0, 0], 0, [False, True, False]), id="mercenaries-without-a-target"),
+        pytest.param((-1, [0, 0, 0, 0], 1, [False] * 3), id="regiments-without-a-target"),
     ],
 )
 def test_illegal_deployments(answer):
