@@ -1509,3 +1509,16 @@ def test_loot_smaller_than_the_officers_is_judged_per_game():
 def moves_of(*rows):
     """(kind, family, src, dst, count) per move -> the five int[1, M] arrays."""
     return tuple(np.array([[m[i] for m in rows]]) for i in range(5))
+
+
+def test_military_affairs_leaves_a_finished_game_alone():
+    r, s = blank(2, 4)
+    seat_office(s, L.MILITARY, 0)
+    give(s, "academy", 2, 1)
+    s.done[1] = True
+    strat = Scripted(assign_academy=const([[0, 0, 0], [0, 0, 0], [0, 1, 0], [0, 0, 0]]))
+    military_affairs(s, r, dice(), agents(r, s, strat))
+    assert [g for g, _ in strat.asked("assign_academy")] == [[0]] and [g for g, _ in strat.asked("military_moves")] == [
+        [0]
+    ]
+    assert s.academy[:, 2].tolist() == [0, 1] and s.officers[:, 2, 1].tolist() == [1, 0]
