@@ -19,7 +19,14 @@ from sim.phases.end import V, end_game, ranking_vp, score
 from sim.phases.family import family_actions, legal_actions
 from sim.phases.firms import firms
 from sim.phases.london import retirement_roll
-from sim.phases.military import apply_military_moves, deploy, deploy_targets, military_affairs, share_loot
+from sim.phases.military import (
+    apply_military_moves,
+    deploy,
+    deploy_targets,
+    military_affairs,
+    settle_commanders,
+    share_loot,
+)
 from sim.phases.operations import chairman, china_trade, director_of_trade, governors, shipping_manager
 from sim.phases.setup import apply_lots, collect_bids, run_auction, setup, starting_capital
 from sim.phases.shares import issue_shares
@@ -1522,3 +1529,51 @@ def test_military_affairs_leaves_a_finished_game_alone():
         [0]
     ]
     assert s.academy[:, 2].tolist() == [0, 1] and s.officers[:, 2, 1].tolist() == [1, 0]
+
+
+def test_commanders_are_settled_per_game_with_seat_0_and_told_their_army():
+    """Game 0: seat 0 commands Madras's army tied 1-1 with seat 1: he keeps it. Game 1: tied 1-1, no commander:
+    Military Affairs (seat 3) is asked with the army and the tied families and picks seat 0. Game 2: nobody has
+    officers there: no commander. A pick past the last seat is illegal."""
+    r, s = blank(3, 4)
+    for g in (0, 1):
+        give(s, "officers", 0, 1, col=1, games=g)
+        give(s, "officers", 1, 1, col=1, games=g)
+    s.commander[:, 1] = [0, -1, -1]
+    seat_office(s, L.MILITARY, 3)
+    seen = []
+
+    def pick(obs, legal):
+        seen.append((obs.games.tolist(), legal.army.tolist(), legal.tied.tolist()))
+        return np.zeros(obs.n, dtype=np.int64)
+
+    settle_commanders(s, r, dice(), agents(r, s, Scripted(pick_commander=pick)), np.arange(3), [1])
+    assert s.commander[:, 1].tolist() == [0, 0, -1]
+    assert seen == [([1], [1], [[True, True, False, False]])]
+    s.commander[1, 1] = -1
+    with pytest.raises(IllegalDecision, match="'pick_commander' in game 1: not a tied family"):
+        settle_commanders(s, r, dice(), agents(r, s, Scripted(pick_commander=const(4))), np.arange(3), [1])
+
+
+def test_targets_next_to_a_seat_0_presidency_region_and_a_company_home():
+    """Bombay's army with Bombay owned by presidency 0: the sovereign neighbours are targets, a neighbour already the
+    Company's (Madras presidency's Mysore) is not; a Company-owned home is a target as an own region."""
+    r, s = blank(1, 4)
+    names = r.d.regions
+    s.owner[0, names.index("Bombay")] = 0
+    s.owner[0, names.index("Mysore")] = 0  # now Bombay's own: a target as its own region
+    s.owner[0, names.index("Hyderabad")] = 1
+    got = {names[i] for i in np.flatnonzero(deploy_targets(s, r, 0)[0])}
+    assert got == {"Bombay", "Mysore", "Punjab", "Delhi", "Maratha", "Madras"}
+
+
+def test_regions_of_another_presidency_are_no_targets_even_home():
+    """Madras's army: Madras's home held by Bombay's presidency (0) is not a target, nor Mysore (Bombay's) next to
+    Madras's own Hyderabad."""
+    r, s = blank(1, 4)
+    names = r.d.regions
+    s.owner[0, names.index("Madras")] = 0
+    s.owner[0, names.index("Mysore")] = 0
+    s.owner[0, names.index("Hyderabad")] = 1
+    got = {names[i] for i in np.flatnonzero(deploy_targets(s, r, 1)[0])}
+    assert got == {"Hyderabad", "Bombay", "Maratha"}
