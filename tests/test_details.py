@@ -1577,3 +1577,21 @@ def test_regions_of_another_presidency_are_no_targets_even_home():
     s.owner[0, names.index("Hyderabad")] = 1
     got = {names[i] for i in np.flatnonzero(deploy_targets(s, r, 1)[0])}
     assert got == {"Hyderabad", "Bombay", "Maratha"}
+
+
+def test_china_trade_with_one_ship_by_a_seat_0_manager_who_is_told_ships_and_opium():
+    r, s = blank(1, 4)
+    s.china_open[0] = True
+    seat_office(s, L.CHINA, 0)
+    s.ships[0, L.CHINA_LOC, L.LEASED] = 1
+    s.owner[0, r.d.regions.index("Bengal")] = 2  # 2 opium
+    seen = []
+
+    def go(obs, legal):
+        seen.append((obs.seat.tolist(), legal.ships.tolist(), legal.opium.tolist()))
+        return np.ones(obs.n, bool)
+
+    d = dice({0: [2]})
+    china_trade(s, r, d, agents(r, s, Scripted(china_trade=go)))
+    d.assert_spent()
+    assert seen == [([0], [1], [2])] and s.balance[0] == 8 and s.money[0, 0] == 2
