@@ -1347,18 +1347,19 @@ def test_nobody_is_asked_to_appoint_without_candidates_and_past_the_last_source_
 
 
 def test_appointing_military_affairs_from_a_commander_settles_his_army_by_chance():
-    """Military Affairs from Bombay's commander (seat 1, 2 officers; seat 2 has 1): his army is left tied 1-1
-    with the office not yet filled, so chance picks the new commander (0.9 -> seat 2). The office he left (none)
-    and his stress (0) follow; a Director moved from Shipping leaves Shipping's markers at 0."""
+    """Military Affairs from Bombay's commander (seat 1, 2 officers; seats 2 and 3 have 2 each): his family drops to
+    1, seats 2 and 3 tie with the office not yet filled, so chance picks the new commander (0.9 -> seat 3). A
+    Director moved from Shipping takes his markers and leaves Shipping's at 0."""
     r, s = blank(1, 4)
     seat_office(s, L.CHAIRMAN, 0)
     give(s, "officers", 1, 2, col=0)
-    give(s, "officers", 2, 1, col=0)
+    give(s, "officers", 2, 2, col=0)
+    give(s, "officers", 3, 2, col=0)
     s.commander[0, 0] = 1
     d = dice(uniforms={0: [0.9]})
     appoint_office(s, r, d, agents(r, s, Scripted(appoint=const(1, L.SRC_OFFICER[0]))), L.MILITARY)
-    assert s.office[0, L.MILITARY] == 1 and s.officers[0, :, 0].tolist() == [0, 1, 1, 0]
-    assert s.commander[0, 0] == 2 and d.rolls("uniform") == [1]
+    assert s.office[0, L.MILITARY] == 1 and s.officers[0, :, 0].tolist() == [0, 1, 2, 2]
+    assert s.commander[0, 0] == 3 and d.rolls("uniform") == [1]
     seat_office(s, L.SHIPPING, 3)
     s.stress[0, L.SHIPPING] = 2
     appoint_office(s, r, dice(), agents(r, s, Scripted(appoint=const(3, L.SRC_OFFICE0 + L.SHIPPING))), L.DIRECTOR)
