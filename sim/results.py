@@ -107,6 +107,15 @@ class Recorder:
             }
         )
 
+    def _protected(self, s: State) -> np.ndarray:
+        """bool[G]: royal protection was invoked in some round (counted by the rounds' tallies: a law may grant
+        the Chairman more uses, so the uses left do not tell)."""
+        if not self.rounds:
+            return np.zeros(s.n_games, dtype=bool)
+        game = np.concatenate([r["game"] for r in self.rounds])
+        used = np.concatenate([r["royal_protection"] for r in self.rounds])
+        return np.bincount(np.searchsorted(s.game, game), weights=used, minlength=s.n_games) > 0
+
     def finish(self, state: State) -> BatchRows:
         s, n, g = state, state.n_players, state.n_games
         total = s.vp.sum(axis=2)
@@ -130,7 +139,7 @@ class Recorder:
             "company_region_names": company_region_names(self.rules, s.owner),  # phase 8 (issue 8)
             "open_orders": s.order_open.sum(axis=1),
             "china_open": s.china_open,
-            "royal_protection_used": s.royal_protection < self.rules.company.royal_protection,
+            "royal_protection_used": self._protected(s),
             "leftover_case": np.array(LEFTOVER_CASES)[s.leftover_case],
             "money_in_game": s.money_in_game(),
         }

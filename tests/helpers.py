@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import numpy as np
@@ -13,6 +14,16 @@ from sim.dice import ScriptedDice, Streams
 from sim.rules import Rules
 from sim.state import State, new_state
 from strategies import Strategy
+
+# Under mutation testing (mutmut sets MUTANT_UNDER_TEST in its workers) the whole-game tests play fewer games, so
+# that a module's mutants finish in minutes; the hand-built rule tests are unchanged (README, "Development").
+MUTATING = bool(os.environ.get("MUTANT_UNDER_TEST"))
+
+
+def games(n: int, under_mutation: int) -> int:
+    """``n`` games normally, ``under_mutation`` games in a mutation-testing worker."""
+    return under_mutation if MUTATING else n
+
 
 DECISIONS = [name for name, fn in vars(Strategy).items() if callable(fn) and not name.startswith("_")]
 
@@ -95,4 +106,4 @@ def give(state: State, field: str, seat: int, amount: int, col=None, games=slice
         state.supply[games, seat] -= amount
 
 
-__all__ = ["L", "Scripted", "agents", "blank", "const", "dice", "fund", "give", "seat_office"]
+__all__ = ["L", "MUTATING", "games", "Scripted", "agents", "blank", "const", "dice", "fund", "give", "seat_office"]

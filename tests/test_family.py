@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
+from helpers import L, Scripted, agents, blank, const, dice, fund, seat_office
 
 from sim import ledger
 from sim.agents import IllegalDecision
@@ -136,9 +136,3 @@ def test_shares_stop_when_nobody_waits():
     issue_shares(s, r, dice(), agents(r, s))
     assert s.shares[0, 3] == 2 and s.loans[0] == 3 and (s.exchange[0] < 0).all()
     assert s.shares[1].sum() == 0 and s.exchange[1, 0] == 1  # no loans, no issue
-
-
-def test_give_helper_keeps_relatives_conserved():
-    r, s = blank(1, 4)
-    give(s, "clerks", 0, 2, col=1)
-    assert (s.relatives() == 12).all()

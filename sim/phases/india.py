@@ -489,13 +489,13 @@ def lose_region(
     state.tally[rows, TALLY["regions_lost"]] += 1
     state.stability[rows] = np.maximum(state.stability[rows] - 1, 0)
     state.tally[rows, TALLY["stability_change"]] -= 1
+    for a in range(P):  # the army's next commander (also where the Company is about to crash: its last state)
+        going = rows[army == a]
+        if going.size:
+            settle_commanders(state, rules, dice, agents, going, [a])
     live = np.zeros(state.n_games, dtype=bool)
     live[rows] = True
     crash(state, live)
-    for a in range(P):
-        going = rows[(army == a) & ~state.done[rows]]
-        if going.size:
-            settle_commanders(state, rules, dice, agents, going, [a])
 
 
 def revolt_wave(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:

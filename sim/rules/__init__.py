@@ -464,7 +464,7 @@ class Rules:
         # +-NUMBER_MAX every number has), each with the headroom a round's changes need
         rt = self.retirement
         bounded = {
-            "game.rounds": (self.game.rounds, 1, 100),  # round, end_round: int8
+            "game.rounds": (self.game.rounds, 0, 100),  # round, end_round: int8 (0: "needs at least one round")
             "company.max_stability": (co.max_stability, 1, 100),  # stability: int8
             "company.royal_protection": (co.royal_protection, 0, 100),  # int8
             "company.share_vp_min": (co.share_vp_min, -100, 100),  # share_vp: int8
