@@ -26,6 +26,7 @@ import io
 import json
 import os
 import platform
+import re
 import shlex
 import shutil
 import sys
@@ -454,9 +455,13 @@ def claim(run_dir: Path) -> None:
 
 
 def _foreign(run_dir: Path) -> bool:
-    """Does the folder hold anything but what a run leaves before its run.json (its lock, an empty shards/)?"""
+    """Does the folder hold anything but what a run leaves before its run.json (its lock, an empty shards/, the
+    experiment.toml it writes just before run.json, and their temporary files)? A second run that looks while the
+    first is between those writes must find the folder busy, not foreign."""
     for p in run_dir.iterdir():
-        if p.name == rf.LOCK or (p.name == SHARDS and p.is_dir() and not any(p.iterdir())):
+        if p.name in (rf.LOCK, rf.EXPERIMENT) or (p.name == SHARDS and p.is_dir() and not any(p.iterdir())):
+            continue
+        if p.name.startswith((f".{rf.EXPERIMENT}.tmp-", f".{rf.META}.tmp-")):
             continue
         return True
     return False
@@ -883,7 +888,8 @@ def _chain(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
 
 
 def default_out(exp: Experiment) -> Path:
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in exp.name).lstrip(".") or "run"
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in exp.name)
+    safe = re.sub("_{2,}", "_", safe).strip("_").lstrip(".") or "run"
     return Path("runs") / safe
 
 

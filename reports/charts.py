@@ -803,7 +803,7 @@ def margin_chart(agg: Aggregates, out_dir: Path) -> Chart:
         ax.set_title(arm.title(), fontsize=9)
         _pct_axis(ax.yaxis)
         ax.grid(axis="y", alpha=0.3)
-    fig.supxlabel("winning margin: the winner's VP minus the runner-up's (0: a tie broken by wealth, money or chance)")
+    fig.supxlabel("winning margin: the winner's VP − the runner-up's")
     fig.supylabel("share of the strategy's wins")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside upper center", ncols=_legend_columns(fig, handles, labels), fontsize=9)
