@@ -58,7 +58,7 @@ SCHEMA = {
     "arm_value": pl.Float64,
     "reference_value": pl.Float64,
 }
-ROWS_PER_CHUNK = 1_000_000  # seat rows read per chunk of games (all arms together)
+ROWS_PER_CHUNK = 250_000  # seat rows read per range of games (all arms together): bounds the memory
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from sim.layout import VP_SOURCES
 
 VP_COLUMNS = [f"vp_{source}" for source in VP_SOURCES]
 SAMPLE_GAMES = 1500  # games per arm in the capital scatter
+JOIN_ROWS = 250_000  # seat rows per range of games joined with their game's outcome (issue 13: bounds the memory)
 _HASH_BINS = 1_000_000
 # issue 13: the economy per round (median and band): series name -> expression over the rounds frame
 ECONOMY = {
@@ -203,8 +204,9 @@ def _fill_crashed(stability: pl.DataFrame, outcomes: pl.DataFrame, rounds: dict[
 
 
 def _collect(queries: list[pl.LazyFrame]) -> list[pl.DataFrame]:
-    """Run lazy queries together on Polars' streaming engine (memory bounded by the batch, not the frame)."""
-    return pl.collect_all(queries, engine="streaming")
+    """Run lazy queries on Polars' streaming engine (memory bounded by the batch, not the frame), one at a time:
+    run together, their streaming buffers add up (issue 13: a million-game report peaked 130 MiB higher)."""
+    return [q.collect(engine="streaming") for q in queries]
 
 
 def aggregate(run: Run | str | Path, sample_games: int = SAMPLE_GAMES) -> Aggregates:
@@ -355,7 +357,7 @@ def _issue13(
     cols = ["vp", *VP_COLUMNS]
     outcome_parts, margin_parts = [], []
     first, last = game_range(run)
-    for lo, hi in chunks(first, last, len(arm_indices), players):
+    for lo, hi in chunks(first, last, len(arm_indices), players, JOIN_ROWS):
         where = (pl.col("game") >= lo) & (pl.col("game") < hi)
         part_seats = seats.filter(where)
         crashed = games.filter(where).select(arm, "game", "crashed")

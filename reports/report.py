@@ -9,7 +9,7 @@ from experiments.runfolder import EXPERIMENT, Run
 from . import html, markdown
 from .banner import banner
 from .charts import draw_all
-from .compare import comparisons, precision_of
+from .compare import comparisons, plan, precision_of
 from .data import aggregate
 from .summary import arm_summary
 from .tables import (
@@ -38,6 +38,7 @@ def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
     RUN_DIR/comparisons.parquet (every arm against ``reference``, an arm name: default run.json's reference, else
     the first arm); return the report's path."""
     run = Run.open(run_dir)
+    plan(run, reference)  # a reference that names no arm fails here, before any work
     agg = aggregate(run)
     comp = comparisons(run, reference, arms=[a.index for a in agg.arms])
     agg.comparisons = comp

@@ -181,5 +181,4 @@ def test_report_names_the_reference_and_can_change_it(runs, capsys):
     assert "--reference: reference arm 'nope' is not an arm" in capsys.readouterr().err
     meta = json.loads((both / "run.json").read_text())
     assert "reference" not in meta  # a fixture run: the first arm is the reference by default
-    reports.write_report(both)
-    assert set(pl.read_parquet(both / "comparisons.parquet")["reference"]) == {"capital.formula=inverse_share"}
+    assert set(reports.comparisons(both)["reference"]) == {"capital.formula=inverse_share"}

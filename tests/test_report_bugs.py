@@ -28,8 +28,8 @@ def single(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def many(tmp_path_factory):
-    arms = [{"capital.formula": f, "capital.budget_per_player": b} for f in ("flat", "linear") for b in (5, 7)]
-    return aggregate(make_run(tmp_path_factory.mktemp("many"), arms, games=60, seed=2, rotations=2))
+    arms = [{"capital.formula": "flat", "capital.budget_per_player": b} for b in (5, 6, 7)]  # one row of three
+    return aggregate(make_run(tmp_path_factory.mktemp("many"), arms, games=40, seed=2, rotations=2))
 
 
 def drawn(monkeypatch, chart, agg, out: Path):
@@ -87,14 +87,14 @@ def test_no_label_or_legend_is_clipped(which, request, monkeypatch, tmp_path):
 
 def test_crash_rate_axes_have_distinct_tick_labels(many, monkeypatch, tmp_path):
     """5,000 games per arm crashing 2.1-2.8 %: ticks every 0.25 % must not all read "2 %" and "3 %"."""
-    crashes = [105, 120, 130, 140]
+    crashes = [105, 125, 140]
     rows = []
     for arm, k in enumerate(crashes):
         rows += [(arm, 3, True, k), (arm, 7, False, 5000 - k)]
     outcomes = pl.DataFrame(rows, schema=["arm_index", "end_round", "crashed", "games"], orient="row").with_columns(
         pl.col("arm_index").cast(pl.Int32), pl.col("end_round").cast(pl.Int8)
     )
-    end = pl.DataFrame({"arm_index": [0, 1, 2, 3], "games": [5000] * 4, "mean": [6.9] * 4, "std": [0.5] * 4})
+    end = pl.DataFrame({"arm_index": [0, 1, 2], "games": [5000] * 3, "mean": [6.9] * 3, "std": [0.5] * 3})
     fake = dataclasses.replace(many, outcomes=outcomes, end_round=end.with_columns(pl.col("arm_index").cast(pl.Int32)))
     fig = drawn(monkeypatch, charts.crash_chart, fake, tmp_path)
     for ax in fig.axes:
