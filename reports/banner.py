@@ -94,18 +94,17 @@ def _sentences(note: str) -> str:
 
 
 def _set_keys(raw: Any, prefix: str = "") -> set[str]:
-    """Every dotted key a (partial) rules table sets, tables included (``map.regions`` for an array of tables)."""
+    """Every dotted key a (partial) rules table sets a value of (``map.regions`` for an array of tables; a table is
+    not set by setting one of its keys)."""
     out: set[str] = set()
-    if isinstance(raw, dict):
-        for k, v in raw.items():
-            key = f"{prefix}.{k}" if prefix else k
-            out.add(key)
-            out |= _set_keys(v, key)
+    for k, v in raw.items() if isinstance(raw, dict) else ():
+        key = f"{prefix}.{k}" if prefix else k
+        out |= _set_keys(v, key) if isinstance(v, dict) else {key}
     return out
 
 
 def _replaced(mark: str, keys: set[str]) -> bool:
-    """Is the marked key (or a table holding it) set by the user?"""
+    """Is the marked key, or a value holding it (``map.regions`` for ``map.regions[Mysore].shapes``), set?"""
     base = re.sub(r"\[[^\]]*\]", "", mark)
     parts = base.split(".")
     return any(".".join(parts[: i + 1]) in keys for i in range(len(parts)))
@@ -122,13 +121,8 @@ def arm_placeholders(arm: dict[str, Any]) -> list[Mark]:
         except Exception:  # an unreadable file: nothing it replaces can be known
             user = set()
         own = placeholder_marks(rules_file)
-    user |= {k for key in (arm.get("overrides") or {}) for k in _prefixes(key)}
+    user |= set(arm.get("overrides") or {})
     return [m for m in placeholder_marks(DEFAULT_PATH) if not _replaced(m.key, user)] + own
-
-
-def _prefixes(key: str) -> list[str]:
-    parts = key.split(".")
-    return [".".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 def changed_keys(default: dict[str, Any], rules: dict[str, Any], prefix: str = "") -> dict[str, tuple[Any, Any]]:

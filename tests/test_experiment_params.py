@@ -214,6 +214,8 @@ def test_rotate_all_in_an_experiment(tmp_path):
     assert arm.rotations == 20 and arm.meta()["rotate"] == "all"
     names, seating = arm.seating(np.arange(40))
     assert seating.shape == (40, 5) and (seating[:20] == seating[20:]).all()
+    seats = spec.load(Path(spec.__file__).with_name("library") / "seats.toml")
+    assert seats.arms[0].rotations == 20 and seats.target_ci == 0.02
     bad = tmp_path / "bad.toml"
     bad.write_text('rotate = "sometimes"\n')
     with pytest.raises(spec.ExperimentError, match='rotate: expected true, false or "all"'):
