@@ -370,6 +370,8 @@ class Experiment:
         """What determines the results: the resolved experiment (but its shard size and reference arm, which never
         change a row) and the code of its plugins as loaded."""
         data = {k: v for k, v in self.data.items() if k not in NOT_RESULTS}
+        if not data.get("target_ci"):  # off: the digest of a run folder written before the key existed
+            data.pop("target_ci", None)
         return hashlib.sha256((tomlw.dumps(data) + self.plugin_code).encode()).hexdigest()[:16]
 
 

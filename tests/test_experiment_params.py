@@ -80,6 +80,9 @@ strategies = [{ name = "careful", max_loans = 0 }, "careful:risk=0.9", "careful"
     again = spec.load(write(bots / "bots", text, "resolved.toml"))
     assert again.digest() == exp.digest() and again.arms[0].strategies == arm.strategies
     assert spec.load(bots / "exp.toml", games=6).digest() == exp.digest()
+    # the reference arm and a target of 0 (off) change no result: a run folder written before they existed is reused
+    same = spec.load(bots / "exp.toml", reference=exp.arms[0].name, target_ci=0.0)
+    assert same.digest() == exp.digest() and spec.load(bots / "exp.toml", target_ci=0.05).digest() != exp.digest()
     other = spec.load(write(bots, text.replace("max_loans = 0", "max_loans = 1"), "other.toml"))
     assert other.digest() != exp.digest()  # another tuning is another experiment
 
