@@ -38,7 +38,8 @@ def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
     RUN_DIR/comparisons.parquet (every arm against ``reference``, an arm name: default run.json's reference, else
     the first arm); return the report's path."""
     run = Run.open(run_dir)
-    plan(run, reference)  # a reference that names no arm fails here, before any work
+    if reference is not None and run.arms:
+        plan(run, reference)  # a reference that names no arm fails here, before any work
     agg = aggregate(run)
     comp = comparisons(run, reference, arms=[a.index for a in agg.arms])
     agg.comparisons = comp
