@@ -23,6 +23,7 @@ from sim.engine import PlayError
 from sim.rules import DEFAULT_PATH, Rules, RulesError
 from sim.rules.schema import NUMBER_MAX
 
+from . import runfolder as rf
 from . import runner, spec
 from .runfolder import Run
 from .runner import one_line
@@ -97,7 +98,19 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--resume", action="store_true", help="finish an interrupted or failed run in --out")
     r.add_argument("--fresh", action="store_true", help="move an existing run folder aside and start afresh")
     r.add_argument("--shard-size", type=int, help="games per shard (overrides the file)")
-    r.add_argument("--strategy", action="append", metavar="NAME|path.py:Class", help="strategies to rotate (repeat)")
+    r.add_argument(
+        "--strategy",
+        action="append",
+        metavar="NAME[:k=v,..]|path.py:Class[:k=v,..]",
+        help="strategies to rotate (repeat); parameters after a colon, e.g. bid_low:max_bid=2",
+    )
+    r.add_argument(
+        "--target-ci",
+        type=float,
+        metavar="HALF_WIDTH",
+        help="play until every headline 95%% interval is within +-HALF_WIDTH (e.g. 0.01); --games is the maximum",
+    )
+    r.add_argument("--reference", metavar="ARM", help="the arm the report compares the others with (default: first)")
     r.add_argument("--backend", default="loky", choices=["loky", "dask", "ray"], help="joblib backend")
     r.add_argument("--scheduler", help="dask scheduler address (tcp://host:8786) or ray address")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -108,10 +121,14 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("bids", nargs="+", type=int, help="each family's bid total")
     c.add_argument("--players", type=int, help="players (default: the number of bids)")
     c.add_argument("--formula", help=f"capital formula ({', '.join(sorted(capital.FORMULAS))})")
-    c.add_argument("--budget", type=int, help="total starting capital B (default: 6 per player)")
+    c.add_argument(
+        "--budget",
+        type=int,
+        help="starting capital per player, the rules key capital.budget_per_player (default: 6; B = budget x players)",
+    )
     c.set_defaults(func=cmd_capital)
 
-    s = sub.add_parser("strategies", help="registered strategies", parents=[common])
+    s = sub.add_parser("strategies", help="registered strategies and their parameters", parents=[common])
     s.add_argument("--strategy", action="append", metavar="path.py:Class", help="also load a plugin (repeat)")
     s.set_defaults(func=cmd_strategies)
 
@@ -125,13 +142,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("report", help="write report.html and summary.md for a run folder", parents=[common])
     rep.add_argument("run_dir")
+    rep.add_argument("--reference", metavar="ARM", help="the arm to compare the others with (default: the run's)")
     rep.set_defaults(func=cmd_report)
+
+    cmp_ = sub.add_parser(
+        "compare", help="compare two run folders arm by arm (paired where they share games)", parents=[common]
+    )
+    cmp_.add_argument("run_a", help="the reference run folder (A)")
+    cmp_.add_argument("run_b", help="the run folder compared with it (B)")
+    cmp_.add_argument("--out", help="also write the comparisons to this Parquet file")
+    cmp_.set_defaults(func=cmd_compare)
     return p
 
 
 # ------------------------------------------------------------------------------------------------------ run
 def cmd_run(args: argparse.Namespace) -> int:
-    changes = {"games": args.games, "seed": args.seed}
+    changes = {"games": args.games, "seed": args.seed, "target_ci": args.target_ci, "reference": args.reference}
     if args.strategy:
         changes["strategies"] = args.strategy
     exp = spec.load(args.file, **changes)
@@ -157,7 +183,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         from reports import write_report
 
         try:
-            write_report(out)
+            write_report(out, reference=exp.reference)
         except OSError as err:  # the results are safe; only the report is missing
             raise runner.RunError(
                 f"{out}: the results are complete but the report could not be written ({err.strerror or err}); "
@@ -246,21 +272,22 @@ def cmd_capital(args: argparse.Namespace) -> int:
     for bid in args.bids:  # a bid total is a sum of bids of 0 or more coins, held in the engine's int32
         if not 0 <= bid <= NUMBER_MAX:
             raise PlayError(f"bid total {bid}: must be between 0 and {NUMBER_MAX:,}")
-    if args.budget is not None and not 0 <= args.budget <= NUMBER_MAX:
-        raise PlayError(f"--budget {args.budget}: must be between 0 and {NUMBER_MAX:,}")
+    if args.budget is not None and not 0 <= args.budget * n <= NUMBER_MAX:
+        raise PlayError(f"--budget {args.budget}: must be between 0 and {NUMBER_MAX // n:,} per player")
     rules = Rules.default(n)
     overrides = {}
     if args.formula:
         overrides["capital.formula"] = args.formula
-    if args.budget is not None:
-        if args.budget % n:
-            raise PlayError(f"--budget {args.budget} is not a multiple of {n} players (the rules set B per player)")
-        overrides["capital.budget_per_player"] = args.budget // n
+    if args.budget is not None:  # issue 13: per player, as the rules key capital.budget_per_player
+        overrides["capital.budget_per_player"] = args.budget
     rules = rules.with_overrides(overrides, source="command line") if overrides else rules
     bids = np.array([args.bids])
     exact = capital.exact_capital(bids, rules)
     rounded = capital.round_capital(exact, rules)
-    print(f"starting capital: formula {rules.capital.formula}, {n} players, B = {rules.budget}")
+    per = rules.capital.budget_per_player
+    print(
+        f"starting capital: formula {rules.capital.formula}, {n} players, B = {per} per player x {n} = {rules.budget}"
+    )
     print(f"{'family':<8}{'bids':>8}{'exact':>10}{'money':>8}")
     for i in range(n):
         print(f"{chr(65 + i):<8}{bids[0, i]:>8}{exact[0, i]:>10.2f}{rounded[0, i]:>8}")
@@ -283,10 +310,16 @@ def cmd_capital(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------------------- strategies, files
 def cmd_strategies(args: argparse.Namespace) -> int:
+    """Each registered strategy, one line, then one line per parameter: its default (whose type it fixes) and
+    what it does (issue 11)."""
     for plugin in args.strategy or []:
-        spec.load_plugin(plugin, Path.cwd())
+        spec.load_plugin(spec.split_plugin(plugin)[0] if spec.is_plugin(plugin) else plugin, Path.cwd())
     for name, doc in registry.describe().items():
         print(f"{name:<16} {doc}")
+        for key, param in (getattr(registry.get(name), "PARAMS", None) or {}).items():
+            default = param.default
+            print(f"{'':<18}{key} = {default!r} ({type(default).__name__}): {param.doc}")
+    print('parameters: --strategy NAME:key=value,... or { name = "NAME", key = value } in an experiment file')
     return 0
 
 
@@ -323,11 +356,67 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not isinstance(meta, dict):
         raise runner.RunError(f"{args.run_dir}: run.json is not a table")
     try:
-        path = write_report(Path(args.run_dir))
+        path = write_report(Path(args.run_dir), reference=args.reference)
     except FileNotFoundError as err:  # no frames yet (a run that has not merged)
         raise runner.RunError(runner._one_line(err)) from None
+    except ValueError as err:  # a --reference that names no arm
+        raise runner.RunError(f"--reference: {runner._one_line(err)}") from None
     print(f"report: {path}")
     return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Each arm of run B against its counterpart in run A (issue 13): a table of changes with 95 % intervals."""
+    import polars as pl
+
+    from reports.compare import compare_runs, shared_games
+    from reports.tables import change_cell
+
+    runs = []
+    for folder in (args.run_a, args.run_b):
+        try:
+            run = Run.open(folder)
+        except FileNotFoundError as err:
+            raise runner.RunError(str(err)) from None
+        except (OSError, ValueError) as err:
+            raise runner.RunError(f"{folder}: {runner._one_line(err)}") from None
+        if not rf.frame_path(run.path, "games").is_file():
+            raise runner.RunError(f"{folder}: no frames yet (run status: {run.meta.get('status', 'unknown')})")
+        runs.append(run)
+    try:
+        df = compare_runs(*runs)
+    except ValueError as err:
+        raise runner.RunError(runner._one_line(err)) from None
+    how = "paired on the games both play (same seed)" if shared_games(*runs) else "independent samples (other seeds)"
+    print(f"A = {runs[0].path}, B = {runs[1].path}: B − A, 95 % intervals, {how}")
+    rows = [
+        {
+            "arm": r["arm"][3:],
+            "metric": r["metric"] + (f" {r['strategy']}" if r["strategy"] else ""),
+            "A": _value(r["metric"], r["reference_value"]),
+            "B": _value(r["metric"], r["arm_value"]),
+            "B − A (95 % CI)": change_cell(r["metric"], r["estimate"], r["lo"], r["hi"]),
+            "excludes 0": "yes" if r["lo"] > 0 or r["hi"] < 0 else "",
+            "n": r["n"],
+        }
+        for r in df.iter_rows(named=True)
+    ]
+    config = {"tbl_rows": 1000, "tbl_cols": 20, "tbl_width_chars": 220, "fmt_str_lengths": 80}
+    with pl.Config(**config, tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
+        print(pl.DataFrame(rows))
+    if args.out:
+        try:
+            df.write_parquet(args.out)
+        except OSError as err:
+            raise runner.RunError(f"--out {args.out}: {err.strerror or err}") from None
+        print(f"comparisons: {args.out}")
+    return 0
+
+
+def _value(metric: str, value: float) -> str:
+    from reports.tables import pct
+
+    return pct(value) if metric in ("crash rate", "win rate") else f"{value:.2f}"
 
 
 if __name__ == "__main__":

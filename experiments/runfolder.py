@@ -12,15 +12,17 @@
       shards/              finished shards (one folder each: the four frames, then manifest.json with each file's
                            rows, size and SHA-256, written last) until the merge; kept for --resume
       .lock                held (an OS file lock) by the one run writing the folder; holds its pid
-      charts/*.png, report.html, summary.md   written by reports/
+      charts/*.png, report.html, summary.md, comparisons.parquet   written by reports/
 
 ``run.json`` keys: name, command, seed, players, games_per_arm, shard_size, status ("running" | "failed" |
 "interrupted" | "complete"), error (why it stopped), frames{frame: {rows, bytes, sha256}} (when complete), started,
 finished, wall_time_s, games_per_s, versions{python, eastindia, numpy, polars, pyarrow, joblib},
-experiment_digest, param_keys[list of dotted keys], arms[list of {arm, index, params{key: value},
-overrides{dotted key: value} (every rules override of the arm, base + params; applied to
-Rules.default(players) or to rules_file), rules_file (str | null), rules_digest, strategies[list], rotate (bool),
-rotations (int)}].
+experiment_digest, param_keys[list of dotted keys], reference (the arm the report compares the others with),
+target_ci (0: off), precision{target, reached, widest, games_per_arm, max_games_per_arm, stopped} (runs with a
+target), arms[list of {arm, index, params{key: value}, overrides{dotted key: value} (every rules override of the
+arm, base + params; applied to Rules.default(players) or to rules_file), rules_file (str | null: the arm's or the
+experiment's), rules_digest, strategies[list of labels], strategy_params{label: {name, params{key: value}}},
+rotate (true | false | "all"), rotations (int: seatings)}].
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ import io
 import json
 import os
 import platform
+import re
 import shlex
 import shutil
 import sys
@@ -123,12 +124,14 @@ class Shard:
         return self.last - self.first
 
 
-def plan(exp: Experiment, shard_size: int | None = None) -> Iterator[Shard]:
-    """The shards in (arm, game) order, lazily (a run of 10^12 games is never listed in memory)."""
+def plan(exp: Experiment, shard_size: int | None = None, games: int | None = None) -> Iterator[Shard]:
+    """The shards in (arm, game) order, lazily (a run of 10^12 games is never listed in memory); ``games``: only
+    the first ones of each arm (a precision target reached early)."""
     size = shard_size or exp.shard_size
+    games = exp.games if games is None else games
     for arm in exp.arms:
-        for first in range(0, exp.games, size):
-            yield Shard(arm.index, first, min(first + size, exp.games))
+        for first in range(0, games, size):
+            yield Shard(arm.index, first, min(first + size, games))
 
 
 def n_shards(exp: Experiment, shard_size: int) -> int:
@@ -192,7 +195,7 @@ def play_shard(
         rules = arm.rules()
         ids = np.arange(shard.first, shard.last, dtype=np.int64)
         names, seating = arm.seating(ids)
-        _, rows = play_batch(rules, [_make(name) for name in names], seed, ids, seating)
+        _, rows = play_batch(rules, [_make(arm, name) for name in names], seed, ids, seating)
         frames = Results.from_batches([rows], {}).frames()
         extra = [
             pl.lit(arm.name, dtype=pl.Utf8).alias("arm"),
@@ -210,9 +213,11 @@ def play_shard(
     return {"arm": arm.index, "games": shard.games, "seconds": time.perf_counter() - start}
 
 
-def _make(name: str) -> Any:
+def _make(arm: Arm, label: str) -> Any:
+    """The strategy labelled ``label`` with its parameters (issue 11)."""
+    name = arm.spec(label).name
     try:
-        return registry.make(name)
+        return arm.spec(label).make()
     except USER_ERRORS:
         raise
     except Exception as exc:
@@ -450,9 +455,13 @@ def claim(run_dir: Path) -> None:
 
 
 def _foreign(run_dir: Path) -> bool:
-    """Does the folder hold anything but what a run leaves before its run.json (its lock, an empty shards/)?"""
+    """Does the folder hold anything but what a run leaves before its run.json (its lock, an empty shards/, the
+    experiment.toml it writes just before run.json, and their temporary files)? A second run that looks while the
+    first is between those writes must find the folder busy, not foreign."""
     for p in run_dir.iterdir():
-        if p.name == rf.LOCK or (p.name == SHARDS and p.is_dir() and not any(p.iterdir())):
+        if p.name in (rf.LOCK, rf.EXPERIMENT) or (p.name == SHARDS and p.is_dir() and not any(p.iterdir())):
+            continue
+        if p.name.startswith((f".{rf.EXPERIMENT}.tmp-", f".{rf.META}.tmp-")):
             continue
         return True
     return False
@@ -538,6 +547,8 @@ def _run_locked(
         "shard_size": size,
         "experiment_digest": exp.digest(),
         "param_keys": list(exp.param_keys),
+        "reference": exp.reference,  # issue 13: the arm the report compares the others with
+        "target_ci": exp.target_ci,  # issue 13: 0 = every game of ``games_per_arm``
         "arms": [arm.meta() for arm in exp.arms],
         "started": (old or {}).get("started") or datetime.now(UTC).isoformat(timespec="seconds"),
         "status": "running",
@@ -556,6 +567,8 @@ def _run_locked(
     total_shards = n_shards(exp, size)
     start = time.perf_counter()
     fresh_games = 0
+    played = exp.games  # games per arm in the results (fewer when a precision target is reached early)
+    precision: dict[str, Any] | None = None
     try:
         if progress:
             on_disk: dict[int, int] = {}
@@ -563,17 +576,29 @@ def _run_locked(
                 on_disk[arm] = on_disk.get(arm, 0) + games
             progress.start(on_disk)
         for attempt in range(MERGE_ATTEMPTS + 1):
-            tasks = (
-                (exp.arms[s.arm], s, exp.seed, exp.plugins, types, str(shards_dir), keys[s.arm])
-                for s in plan(exp, size)
-                if s.name not in done
-            )
-            for result in _execute(tasks, jobs, backend, scheduler):
+            finished = dict(done)
+
+            def tasks_for(shards: Iterable[Shard], finished: dict = finished) -> Iterator[tuple]:
+                for s in shards:
+                    if s.name not in finished:
+                        yield (exp.arms[s.arm], s, exp.seed, exp.plugins, types, str(shards_dir), keys[s.arm])
+
+            def on_result(result: dict[str, Any]) -> None:
+                nonlocal fresh_games
                 fresh_games += result["games"]
                 if progress:
                     progress.advance(result["arm"], result["games"])
+
+            if exp.target_ci > 0:  # issue 13: waves of shards until the headline intervals are narrow enough
+                played, precision = play_to_target(
+                    exp, size, shards_dir, tasks_for, on_result, jobs, backend, scheduler
+                )
+            else:
+                for result in _execute(tasks_for(plan(exp, size)), jobs, backend, scheduler):
+                    on_result(result)
             try:
-                records = merge(run_dir, lambda: plan(exp, size))
+                kept = played
+                records = merge(run_dir, lambda kept=kept: plan(exp, size, kept))
                 break
             except BadShard as bad:
                 if attempt == MERGE_ATTEMPTS:
@@ -610,7 +635,8 @@ def _run_locked(
             "status": "complete",
             "finished": datetime.now(UTC).isoformat(timespec="seconds"),
             "wall_time_s": round(elapsed + meta.get("wall_time_s", 0.0), 3),
-            "games": exp.games * len(exp.arms),
+            "games_per_arm": played,
+            "games": played * len(exp.arms),
             "games_this_session": fresh_games,
             "games_per_s": round(fresh_games / elapsed, 1) if elapsed > 0 else None,
             "jobs": jobs or os.cpu_count(),
@@ -620,12 +646,78 @@ def _run_locked(
         }
     )
     meta.pop("error", None)
+    if precision is not None:
+        meta["precision"] = precision
+        if played < exp.games:
+            notify(
+                f"precision target ±{exp.target_ci:g} reached after {played:,} of at most {exp.games:,} games per arm "
+                f"(largest half-width {precision['reached']:.4g}: {precision['widest']})"
+            )
     try:
         rf.write_json_atomic(run_dir / rf.META, meta)
     except OSError as exc:
         raise RunError(f"{run_dir}: cannot write {rf.META}: {exc.strerror or exc}; run again with --resume") from None
     shutil.rmtree(shards_dir, ignore_errors=True)
     return meta
+
+
+def play_to_target(
+    exp: Experiment,
+    size: int,
+    shards_dir: Path,
+    tasks_for: Callable[[Iterable[Shard]], Iterator[tuple]],
+    on_result: Callable[[dict[str, Any]], None],
+    jobs: int | None,
+    backend: str,
+    scheduler: str | None,
+) -> tuple[int, dict[str, Any]]:
+    """Play ranges of ``size`` games (every arm's shard of the range) until every headline interval's half-width
+    is within ``exp.target_ci`` (``reports.compare.Precision``) or the ``games`` run out; returns the games per
+    arm kept and the precision reached. The target is checked after each range in game order, so where the run
+    stops depends only on the experiment and the shard size, never on --jobs; a wave plays several ranges at once
+    (enough shards for the jobs), and shards past the stopping point are left out of the results."""
+    from reports.compare import Precision, indicators
+
+    ranges = -(-exp.games // size)
+    labels = {arm.index: list(dict.fromkeys(arm.strategies)) for arm in exp.arms}
+    names = {arm.index: arm.name for arm in exp.arms}
+    reference = next(arm.index for arm in exp.arms if arm.name == exp.reference)
+    tracker = Precision(names, labels, reference)
+    every = list(dict.fromkeys(s for ss in labels.values() for s in ss))
+    width = max(1, -(-(jobs or os.cpu_count() or 1) // len(exp.arms)))
+    kept = 0
+    reached, widest = np.nan, ""
+    while kept < ranges:
+        wave = range(kept, min(kept + width, ranges))
+        shards = [Shard(arm.index, r * size, min((r + 1) * size, exp.games)) for r in wave for arm in exp.arms]
+        for result in _execute(tasks_for(shards), jobs, backend, scheduler):
+            on_result(result)
+        for r in wave:
+            first, last = r * size, min((r + 1) * size, exp.games)
+            tables = {
+                arm.index: pl.read_parquet(
+                    shards_dir / Shard(arm.index, first, last).name / "games.parquet",
+                    columns=["game", "crashed", "end_round", "winner_strategy"],
+                ).select(indicators(every))
+                for arm in exp.arms
+            }
+            tracker.add(tables)
+            kept = r + 1
+            reached, widest = tracker.reached()
+            if reached <= exp.target_ci:
+                break
+        if reached <= exp.target_ci:
+            break
+    played = min(kept * size, exp.games)
+    precision = {
+        "target": exp.target_ci,
+        "reached": round(float(reached), 6),
+        "widest": widest,
+        "games_per_arm": played,
+        "max_games_per_arm": exp.games,
+        "stopped": "target reached" if reached <= exp.target_ci else "games exhausted",
+    }
+    return played, precision
 
 
 def _mark(run_dir: Path, meta: dict[str, Any], status: str, error: str) -> None:
@@ -796,7 +888,8 @@ def _chain(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
 
 
 def default_out(exp: Experiment) -> Path:
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in exp.name).lstrip(".") or "run"
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in exp.name)
+    safe = re.sub("_{2,}", "_", safe).strip("_").lstrip(".") or "run"
     return Path("runs") / safe
 
 

@@ -8,9 +8,13 @@ An experiment is a TOML file::
     seed = 1
     shard_size = 1000              # games per shard (a unit of parallel work and of --resume)
     strategies = ["balanced", "random"]   # rotated over the seats; ["*"] = every registered strategy
-    rotate = true                  # false: exactly one strategy per seat, fixed
+    # a tuned strategy: { name = "bid_low", max_bid = 2 } (or "bid_low:max_bid=2"); a plugin class, tuned or not:
+    # "bots/mine.py:Mine", { plugin = "bots/mine.py:Mine", risk = 0.2 } (or "bots/mine.py:Mine:risk=0.2")
+    rotate = true                  # false: exactly one strategy per seat, fixed; "all": every distinct seating
     plugins = ["bots/mine.py:Mine"]        # strategy classes loaded from explicit file paths
     rules = "my_rules.toml"        # optional rules file (relative to the experiment file)
+    reference = "flat"             # the arm the others are compared with (default: the first arm)
+    target_ci = 0.01               # play shards until every headline 95 % interval is within +-0.01 (0: off)
 
     [overrides]                    # rules keys set for every arm
     "company.start_stability" = 4
@@ -23,10 +27,17 @@ An experiment is a TOML file::
     name = "flat"
     overrides = { "capital.formula" = "flat" }
     strategies = ["balanced", "random"]   # optional, per arm
+    rules = "other_rules.toml"            # optional, per arm (relative to the experiment file)
 
 Seat rotation: with k strategies, rotation r puts strategies[(s + r) % k] in seat s and game i uses rotation
-i % k, so every strategy plays every seat equally often. Arms share dice: game i of every arm uses the same
+i % k, so every strategy plays every seat equally often. ``rotate = "all"`` plays every distinct seating of the
+tables that rotation sets (game i uses seating i % their number), so that every strategy also plays every seat
+equally often with every table composition (issue 13). Arms share dice: game i of every arm uses the same
 per-game random streams. ``load`` checks everything and reports every problem found, one line each.
+
+With ``target_ci`` the ``games`` are a maximum: the runner plays shards (every arm's shard of the same games
+together) until every headline interval (per arm: crash rate and win rates; against the reference arm: the paired
+changes of crash rate and win rates) has a half-width within the target (issue 13).
 """
 
 from __future__ import annotations
@@ -47,6 +58,8 @@ import numpy as np
 import strategies as registry
 from sim.rules import DEFAULT_PATH, Rules, RulesError, load_toml, merge
 from sim.rules.schema import shown
+from strategies.base import StrategyParameterError
+from strategies.registry import parse as parse_strategy
 
 from . import tomlw
 
@@ -61,6 +74,8 @@ TOP_KEYS = {
     "rotate": bool,
     "plugins": list,
     "rules": str,
+    "reference": str,
+    "target_ci": float,
     "overrides": dict,
     "sweep": dict,
     "arms": list,
@@ -75,17 +90,29 @@ DEFAULTS = {
     "rotate": True,
     "plugins": [],
     "rules": "",
+    "reference": "",
+    "target_ci": 0.0,
     "overrides": {},
     "sweep": {},
     "arms": [],
 }
-ARM_KEYS = {"name": str, "overrides": dict, "strategies": list}
+ARM_KEYS = {"name": str, "overrides": dict, "strategies": list, "rules": str}
 # Bounds of the top-level numbers (issue 12): game indices and the seed are int64 columns of the frames.
 MAX_GAMES = 2**62
 MAX_SEED = 2**63 - 1
 LIMITS = {"games": (1, MAX_GAMES), "seed": (0, MAX_SEED), "shard_size": (1, MAX_GAMES)}
 # Where a top-level key came from when the command line set it (messages name the option, not the file).
-OPTIONS = {"games": "--games", "seed": "--seed", "strategies": "--strategy", "shard_size": "--shard-size"}
+OPTIONS = {
+    "games": "--games",
+    "seed": "--seed",
+    "strategies": "--strategy",
+    "shard_size": "--shard-size",
+    "target_ci": "--target-ci",
+    "reference": "--reference",
+}
+# Keys that change no row of the results (left out of the experiment's digest): how it is cut, what it is compared
+# with.
+NOT_RESULTS = ("shard_size", "reference")
 
 
 class ExperimentError(ValueError):
@@ -133,7 +160,116 @@ def load_plugin(spec: str, base: Path | None = None) -> type:
     return cls
 
 
+# ---------------------------------------------------------------------------------- strategy specs (issue 11)
+def is_plugin(text: str) -> bool:
+    """``path.py:Class`` (optionally ``:key=value,...``): the part before the first colon names a Python file."""
+    return text.partition(":")[0].endswith(".py")
+
+
+def split_plugin(text: str) -> tuple[str, str]:
+    """``bots/mine.py:Mine:risk=0.2`` -> (``bots/mine.py:Mine``, ``risk=0.2``)."""
+    path, _, rest = text.partition(":")
+    cls, _, params = rest.partition(":")
+    return f"{path}:{cls}", params
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    """A strategy as an experiment plays it: its registered name and every parameter's value (defaults spelled
+    out, in the order the strategy declares them); ``label`` (``strategy.label``) names it in the frames."""
+
+    name: str
+    params: tuple[tuple[str, Any], ...]
+    label: str
+
+    def make(self) -> Any:
+        return registry.make(self.name, **dict(self.params))
+
+    def resolved(self) -> str | dict[str, Any]:
+        """As the resolved experiment.toml writes it: the name, or a table of the name and every parameter."""
+        return {"name": self.name, **dict(self.params)} if self.params else self.name
+
+    def meta(self) -> dict[str, Any]:
+        return {"name": self.name, "params": dict(self.params)}
+
+
+class StrategyEntryError(ValueError):
+    """A strategy entry that cannot be played (the message names the strategy, not the file)."""
+
+
+def strategy_spec(entry: Any, base: Path | None) -> tuple[StrategySpec, str | None]:
+    """The spec of one entry of a ``strategies`` list and the absolute plugin it needs (None: a registered one).
+
+    Entries: ``"name"``, ``"name:key=value,..."``, ``"path.py:Class"``, ``"path.py:Class:key=value,..."``,
+    ``{ name = "...", key = value, ... }`` or ``{ plugin = "path.py:Class", key = value, ... }``; a relative plugin
+    path is relative to ``base``."""
+    plugin = None
+    if isinstance(entry, str):
+        if is_plugin(entry):
+            plugin, text = split_plugin(entry)
+            _, params = parse_strategy(f"x:{text}")
+        else:
+            name, params = parse_strategy(entry)
+    elif isinstance(entry, dict):
+        params = {k: v for k, v in entry.items() if k not in ("name", "plugin")}
+        if ("name" in entry) == ("plugin" in entry):
+            raise StrategyEntryError(
+                'a strategy table needs either name = "registered name" or plugin = "path.py:Class" '
+                f"(got {shown(entry)})"
+            )
+        which = entry.get("name", entry.get("plugin"))
+        if not isinstance(which, str) or not which:
+            raise StrategyEntryError(f"expected a string, got {shown(which)}")
+        if "plugin" in entry:
+            plugin = which
+            if not is_plugin(plugin) or plugin.count(":") != 1:
+                raise StrategyEntryError(f"plugin {plugin!r}: expected path.py:ClassName")
+        else:
+            name = which
+    else:
+        raise StrategyEntryError(f"expected a strategy name or table, got {shown(entry)}")
+    if plugin is not None:
+        try:
+            name = load_plugin(plugin, base).name
+        except PluginError as err:
+            raise StrategyEntryError(str(err)) from None
+        plugin = _absolute_plugin(plugin, base)
+    elif name not in registry.REGISTRY:
+        raise StrategyEntryError(f"unknown strategy {name!r} (known: {', '.join(sorted(registry.REGISTRY))})")
+    try:  # a bad parameter, or a plugin whose constructor fails, is found here, not in the middle of a run
+        made = registry.make(name, **params)
+    except StrategyParameterError as err:
+        raise StrategyEntryError(str(err)) from None
+    except Exception as exc:
+        raise StrategyEntryError(f"strategy {name!r} raised {type(exc).__name__} when created: {exc}") from None
+    values = getattr(made, "params", None)
+    values = dict(values) if isinstance(values, dict) else dict(params)
+    label = getattr(made, "label", None)
+    return StrategySpec(name, tuple(values.items()), label if isinstance(label, str) else name), plugin
+
+
 # ----------------------------------------------------------------------------------------------------- arms
+def seatings(strategies: tuple[str, ...] | list[str], players: int, rotate: bool | str) -> list[tuple[str, ...]]:
+    """The strategy in each seat for every rotation: one fixed seating (rotate = false); the round robin
+    ``strategies[(s + r) % k]`` (true); or every distinct seating of the round robin's tables, in their order and
+    each table's seatings sorted (``"all"``, issue 13: every strategy plays every seat equally often with every
+    table composition, so seat advantage is not confounded with who else sits at the table)."""
+    k = len(strategies)
+    if not rotate:
+        return [tuple(strategies)]
+    robin = [tuple(strategies[(s + r) % k] for s in range(players)) for r in range(k)]
+    if rotate is True:
+        return robin
+    out: list[tuple[str, ...]] = []
+    seen: set[tuple[str, ...]] = set()
+    for table in robin:
+        for seating in sorted(set(itertools.permutations(table))):
+            if seating not in seen:
+                seen.add(seating)
+                out.append(seating)
+    return out
+
+
 @dataclass(frozen=True)
 class Arm:
     """One set of rules and strategies to play ``games`` games with."""
@@ -142,27 +278,36 @@ class Arm:
     index: int
     params: dict[str, Any]  # the keys that vary between arms
     overrides: dict[str, Any]  # every rules override of this arm (base overrides + params)
-    strategies: tuple[str, ...]  # rotated over the seats (or one per seat when not rotating)
-    rotate: bool
+    strategies: tuple[str, ...]  # labels, rotated over the seats (or one per seat when not rotating)
+    rotate: bool | str  # True, False or "all"
     players: int
     rules_file: str | None
+    specs: tuple[StrategySpec, ...] = ()  # one per entry of ``strategies`` (issue 11: names and parameters)
+
+    @functools.cached_property
+    def _seatings(self) -> list[tuple[str, ...]]:
+        return seatings(self.strategies, self.players, self.rotate)
 
     @property
     def rotations(self) -> int:
-        return len(self.strategies) if self.rotate else 1
+        return len(self._seatings)
 
     def seats(self, rotation: int) -> list[str]:
-        """Strategy name in each seat for a rotation (R-rotation: strategies[(s + r) % k])."""
-        k = len(self.strategies)
-        if not self.rotate:
-            return list(self.strategies)
-        return [self.strategies[(s + rotation) % k] for s in range(self.players)]
+        """Strategy label in each seat for a rotation (see ``seatings``)."""
+        return list(self._seatings[rotation % self.rotations])
 
     def seating(self, game_ids: np.ndarray) -> tuple[list[str], np.ndarray]:
-        """The distinct strategy names and, per game and seat, the index of the one sitting there (int[G, N])."""
+        """The distinct strategy labels and, per game and seat, the index of the one sitting there (int[G, N])."""
         names = list(dict.fromkeys(self.strategies))
         table = np.array([[names.index(x) for x in self.seats(r)] for r in range(self.rotations)])
         return names, table[np.asarray(game_ids) % self.rotations]
+
+    def spec(self, label: str) -> StrategySpec:
+        """The spec of the strategy labelled ``label`` (a registered name without parameters when none is given)."""
+        for spec in self.specs:
+            if spec.label == label:
+                return spec
+        return StrategySpec(label, (), label)
 
     def rules(self) -> Rules:
         return _arm_rules(self.rules_file, self.players, json.dumps(self.overrides, sort_keys=True), self.name)
@@ -176,6 +321,7 @@ class Arm:
             "rules_file": self.rules_file,
             "rules_digest": self.rules().digest(),
             "strategies": list(self.strategies),
+            "strategy_params": {label: self.spec(label).meta() for label in dict.fromkeys(self.strategies)},
             "rotate": self.rotate,
             "rotations": self.rotations,
         }
@@ -207,13 +353,25 @@ class Experiment:
     def shard_size(self) -> int:
         return self.data["shard_size"]
 
+    @property
+    def reference(self) -> str:
+        """The name of the arm the others are compared with (issue 13)."""
+        return self.data["reference"] or self.arms[0].name
+
+    @property
+    def target_ci(self) -> float:
+        """The half-width every headline 95 % interval must reach (0: play all ``games``; issue 13)."""
+        return float(self.data["target_ci"])
+
     def resolved_toml(self) -> str:
         return tomlw.dumps(self.data)
 
     def digest(self) -> str:
-        """What determines the results: the resolved experiment (but its shard size, which never changes a row)
-        and the code of its plugins as loaded."""
-        data = {k: v for k, v in self.data.items() if k != "shard_size"}
+        """What determines the results: the resolved experiment (but its shard size and reference arm, which never
+        change a row) and the code of its plugins as loaded."""
+        data = {k: v for k, v in self.data.items() if k not in NOT_RESULTS}
+        if not data.get("target_ci"):  # off: the digest of a run folder written before the key existed
+            data.pop("target_ci", None)
         return hashlib.sha256((tomlw.dumps(data) + self.plugin_code).encode()).hexdigest()[:16]
 
 
@@ -249,10 +407,18 @@ def resolve(
     for key, typ in TOP_KEYS.items():
         if key in raw:
             value = raw[key]
-            if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
-                bad(key, f"expected {typ.__name__}, got {shown(value)}")
+            if key == "rotate" and value == "all":  # issue 13: every distinct seating
+                data[key] = value
+            elif key == "rotate" and not isinstance(value, bool):
+                bad(key, f'expected true, false or "all", got {shown(value)}')
+            elif typ is float and isinstance(value, int) and not isinstance(value, bool):
+                data[key] = float(value)
+            elif not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
+                bad(key, f"expected {'a number' if typ is float else typ.__name__}, got {shown(value)}")
             else:
                 data[key] = value
+    if not (0.0 <= data["target_ci"] < 0.5):  # also refuses NaN
+        bad("target_ci", f"must be 0 (off) or a half-width between 0 and 0.5, got {shown(data['target_ci'])}")
     if not 4 <= data["players"] <= 6:
         bad("players", f"{shown(data['players'])} players is impossible: the game takes 4 to 6")
     for key, (low, high) in LIMITS.items():
@@ -270,26 +436,31 @@ def resolve(
         except PluginError as err:
             bad(f"plugins[{i}]", str(err))
 
-    rules_file = None
-    if data["rules"]:
-        rules_path = Path(data["rules"])
-        rules_path = rules_path if rules_path.is_absolute() or base is None else (base / rules_path)
-        rules_file = str(rules_path.resolve())
-    base_rules = None
     players = data["players"] if 4 <= data["players"] <= 6 else 5
-    try:
-        base_rules = Rules.from_toml(rules_file, players=players) if rules_file else Rules.default(players)
-    except RulesError as err:
-        bad("rules", str(err))
-    if rules_file and base_rules is not None:  # the experiment's players win; a rules file saying otherwise conflicts
-        file_game = load_toml(rules_file).get("game")
+
+    def load_rules(key: str, text: str) -> tuple[str | None, Rules | None]:
+        """A rules file (relative to the experiment file) and its rules; (None, defaults) for none."""
+        if not text:
+            return None, Rules.default(players)
+        path = Path(text)
+        path = path if path.is_absolute() or base is None else (base / path)
+        path_text = str(path.resolve())
+        try:
+            rules = Rules.from_toml(path_text, players=players)
+        except RulesError as err:
+            bad(key, str(err))
+            return path_text, None
+        file_game = load_toml(path_text).get("game")  # the experiment's players win; a file saying otherwise conflicts
         file_players = file_game.get("players", players) if isinstance(file_game, dict) else players
         if file_players != players:
             bad(
-                "rules",
-                f"{rules_file} sets game.players = {shown(file_players)} but the experiment plays {players} "
+                key,
+                f"{path_text} sets game.players = {shown(file_players)} but the experiment plays {players} "
                 f"players: set players = {shown(file_players)} in the experiment or drop the key",
             )
+        return path_text, rules
+
+    rules_file, base_rules = load_rules("rules", data["rules"])
 
     def check_overrides(key: str, overrides: dict[str, Any], named: bool = False, rules: Rules | None = None) -> None:
         """Each override alone against ``rules`` (default: the base rules); ``named``: ``key`` already names the
@@ -306,36 +477,40 @@ def resolve(
                 message = str(err).split(": ", 1)[-1]
                 bad(where_k, message.split(": ", 1)[-1] if named and message.startswith(f"{k}: ") else message)
 
-    def check_strategies(key: str, names: Any, rotate: bool) -> list[str]:
-        if not isinstance(names, list):
-            bad(key, f"expected a list of strategy names, got {shown(names)}")
+    def check_strategies(key: str, entries: Any, rotate: bool | str) -> list[StrategySpec]:
+        """The specs of a ``strategies`` list (issue 11: names, tunings and plugins); problems go to ``bad``. A
+        plugin path given on the command line is relative to the current folder, in a file to the file's."""
+        if not isinstance(entries, list):
+            bad(key, f"expected a list of strategy names, got {shown(entries)}")
             return []
-        names = list(names)
-        if names == ["*"]:
-            names = sorted(registry.REGISTRY)
-        if not names:
+        entries = list(entries)
+        if entries == ["*"]:
+            entries = sorted(registry.REGISTRY)
+        if not entries:
             bad(key, "needs at least one strategy")
-        for i, name in enumerate(names):
-            if not isinstance(name, str):
-                bad(f"{key}[{i}]", f"expected a strategy name, got {shown(name)}")
-            elif ":" in name:
-                try:
-                    names[i] = load_plugin(name, base).name
-                    plugins.append(_absolute_plugin(name, base))
-                except PluginError as err:
-                    bad(f"{key}[{i}]", str(err))
-            elif name not in registry.REGISTRY:
-                bad(f"{key}[{i}]", f"unknown strategy {name!r} (known: {', '.join(sorted(registry.REGISTRY))})")
-            else:
-                try:  # a plugin whose constructor fails is found here, not in the middle of a run
-                    registry.make(name)
-                except Exception as exc:
-                    bad(f"{key}[{i}]", f"strategy {name!r} raised {type(exc).__name__} when created: {exc}")
-        if not rotate and len(names) != data["players"]:
-            bad(key, f"rotate = false needs one strategy per seat ({data['players']}), got {len(names)}")
-        return names
+        where_from = Path.cwd() if key == "strategies" and "strategies" in from_command_line else base
+        specs = []
+        for i, entry in enumerate(entries):
+            try:
+                spec, plugin = strategy_spec(entry, where_from)
+            except (StrategyEntryError, registry.UnknownStrategy) as err:
+                bad(f"{key}[{i}]", str(err))
+                continue
+            specs.append(spec)
+            if plugin:
+                plugins.append(plugin)
+        labels = [spec.label for spec in specs]
+        for i, spec in enumerate(specs):  # one label, one strategy: two tunings that print alike cannot be told apart
+            if any(other.label == spec.label and other != spec for other in specs[:i]):
+                bad(key, f"two different strategies are both labelled {spec.label!r}")
+        if not rotate and len(labels) != data["players"]:
+            bad(key, f"rotate = false needs one strategy per seat ({data['players']}), got {len(labels)}")
+        return specs
 
-    data["strategies"] = check_strategies("strategies", data["strategies"], data["rotate"])
+    top_specs = check_strategies("strategies", data["strategies"], data["rotate"])
+    data["strategies"] = [spec.resolved() for spec in top_specs]
+    if "strategies" in from_command_line:  # issue 13: another experiment than the file's: its own name and --out
+        data["name"] = "+".join([data["name"], *dict.fromkeys(spec.label for spec in top_specs)])
     # the [overrides] together (keys that must change together, like game.rounds and end.influence_vp, can), each
     # alone only to name the key at fault; sweep values and listed arms are then checked on top of them
     over_rules = base_rules
@@ -362,6 +537,7 @@ def resolve(
             check_overrides(f"sweep.{key}[{i}]", {key: v}, named=True, rules=over_rules)
 
     listed = []
+    arm_specs: dict[str, list[StrategySpec]] = {}
     names_seen = set()
     for i, arm in enumerate(data["arms"]):
         if not isinstance(arm, dict):
@@ -378,18 +554,42 @@ def resolve(
         if not isinstance(over, dict):
             bad(f"arms[{i}].overrides", "expected a table of rules keys")
             over = {}
-        check_overrides(f"arms[{i}].overrides", over, rules=over_rules)
+        arm_rules_file, arm_over_rules = rules_file, over_rules
+        if "rules" in arm:  # issue 13: a rules file per arm, the experiment's overrides on top
+            if not isinstance(arm["rules"], str) or not arm["rules"]:
+                bad(f"arms[{i}].rules", f"expected a rules file name, got {shown(arm['rules'])}")
+                arm_over_rules = None
+            else:
+                arm_rules_file, arm_base = load_rules(f"arms[{i}].rules", arm["rules"])
+                arm_over_rules = arm_base
+                if arm_base is not None and data["overrides"]:
+                    try:
+                        arm_over_rules = arm_base.with_overrides(dict(data["overrides"]))
+                    except RulesError as err:
+                        bad(f"arms[{i}].rules", f"with the experiment's [overrides]: {str(err).split(': ', 1)[-1]}")
+                        arm_over_rules = None
+        if arm_over_rules is not None:
+            check_overrides(f"arms[{i}].overrides", over, rules=arm_over_rules)
         strats = arm.get("strategies")
-        if strats is not None:
-            strats = check_strategies(f"arms[{i}].strategies", strats, data["rotate"])
-        listed.append({"name": name, "overrides": over, **({"strategies": strats} if strats else {})})
+        specs = check_strategies(f"arms[{i}].strategies", strats, data["rotate"]) if strats is not None else []
+        entry: dict[str, Any] = {"name": name, "overrides": over}
+        if specs:
+            entry["strategies"] = [spec.resolved() for spec in specs]
+            arm_specs[name] = specs
+        if "rules" in arm:
+            entry["rules"] = arm_rules_file or ""
+        listed.append(entry)
     data["arms"] = listed
 
     if problems:
         raise ExperimentError(problems)
     plugins = list(dict.fromkeys(plugins))
     data["plugins"], data["rules"] = plugins, rules_file or ""  # absolute: the resolved file loads from anywhere
-    arms, keys = expand(data, rules_file)
+    arms, keys = expand(data, rules_file, top_specs, arm_specs)
+    names = [arm.name for arm in arms]
+    if data["reference"] and data["reference"] not in names:
+        bad("reference", f"no arm is named {data['reference']!r} (arms: {', '.join(map(repr, names))})")
+    data["reference"] = data["reference"] or names[0]
     seen: set[str] = set()
     for arm in arms:  # every arm's overrides together (each was checked alone above): what a worker will load
         if arm.name in seen:
@@ -413,8 +613,15 @@ def _arm_rules(rules_file: str | None, players: int, overrides_json: str, name: 
     return base.with_overrides(overrides, source=f"arm {name!r}") if overrides else base
 
 
-def expand(data: dict[str, Any], rules_file: str | None) -> tuple[list[Arm], list[str]]:
-    """The arms: listed arms (or one base arm) crossed with the sweep grid; params = keys that vary."""
+def expand(
+    data: dict[str, Any],
+    rules_file: str | None,
+    specs: list[StrategySpec] | None = None,
+    arm_specs: dict[str, list[StrategySpec]] | None = None,
+) -> tuple[list[Arm], list[str]]:
+    """The arms: listed arms (or one base arm) crossed with the sweep grid; params = keys that vary. ``specs``
+    (per listed arm: ``arm_specs``) are the strategies' names and parameters (default: registered names alone)."""
+    arm_specs = arm_specs or {}
     sweep_keys = list(data["sweep"])
     grid = list(itertools.product(*(data["sweep"][k] for k in sweep_keys))) or [()]
     listed = data["arms"] or [{"name": "", "overrides": {}}]
@@ -424,16 +631,21 @@ def expand(data: dict[str, Any], rules_file: str | None) -> tuple[list[Arm], lis
         params = {**arm["overrides"], **dict(zip(sweep_keys, values, strict=True))}
         label = ", ".join(f"{k}={v}" for k, v in zip(sweep_keys, values, strict=True))
         name = ", ".join(x for x in (arm["name"], label) if x) or data["name"]
+        arm_spec = arm_specs.get(arm["name"]) or specs
+        if not arm_spec:
+            entries = arm.get("strategies") or data["strategies"]
+            arm_spec = [e if isinstance(e, StrategySpec) else StrategySpec(e, (), e) for e in entries]
         arms.append(
             Arm(
                 name=name,
                 index=len(arms),
                 params={k: params.get(k) for k in param_keys},
                 overrides={**data["overrides"], **params},
-                strategies=tuple(arm.get("strategies") or data["strategies"]),
+                strategies=tuple(spec.label for spec in arm_spec),
                 rotate=data["rotate"],
                 players=data["players"],
-                rules_file=rules_file,
+                rules_file=arm.get("rules") or rules_file,
+                specs=tuple(dict.fromkeys(arm_spec)),
             )
         )
     return arms, param_keys

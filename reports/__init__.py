@@ -4,21 +4,24 @@
 - ``arm_summary(run) -> pl.DataFrame``: one row per arm (games, crash rate, mean end round, win rate and mean VP
   per strategy, with 95 % intervals); its docstring lists the columns. ``arm_summary_short(run)``: the
   columns a terminal needs (arm, games, crash_rate, mean_end_round, win_S per strategy S).
-- ``arm_differences(run) -> pl.DataFrame``: every pair of arms, change in crash rate and win rates with 95 % CIs.
+- ``comparisons(run, reference=None) -> pl.DataFrame``: every arm against the reference arm, paired on the shared
+  games (``reports.compare``; written to RUN_DIR/comparisons.parquet); ``compare_runs(run_a, run_b)``: two runs.
 - ``aggregate(run)`` and ``charts.CHARTS``: the lazily aggregated frames and the chart functions behind them.
 """
 
 from .charts import CHARTS, Chart, draw_all
+from .compare import compare_runs, comparisons
 from .data import Aggregates, aggregate
 from .report import write_report
-from .summary import arm_differences, arm_summary, arm_summary_short
+from .summary import arm_summary, arm_summary_short
 
 __all__ = [
     "CHARTS",
     "Aggregates",
     "Chart",
     "aggregate",
-    "arm_differences",
+    "compare_runs",
+    "comparisons",
     "arm_summary",
     "arm_summary_short",
     "draw_all",

@@ -24,10 +24,31 @@ from sim.capital import exact_capital
 from sim.layout import VP_SOURCES
 
 from .data import VP_COLUMNS, Aggregates, Arm, format_value
-from .summary import arm_summary, crash_hazard, seat_win_rates, stability_quantiles, win_rates
+from .stats import quantile_from_counts
+from .summary import arm_summary, crash_hazard, seat_advantage, several_strategies, stability_quantiles, win_rates
 
 DPI = 110
-PCT = PercentFormatter(1.0, decimals=0)
+
+
+class UniquePercent(PercentFormatter):
+    """Percent tick labels with as few decimals as keep every label distinct (issue 13: a crash-rate axis
+    spanning 2-3 % no longer reads "2 %, 2 %, 3 %, 3 %")."""
+
+    def __init__(self):
+        super().__init__(1.0, decimals=0)
+
+    def format_ticks(self, values):
+        for decimals in range(5):
+            self.decimals = decimals
+            labels = [self(v, i) for i, v in enumerate(values)]
+            if len(set(labels)) == len(labels):
+                break
+        return labels
+
+
+def _pct_axis(axis) -> None:
+    """A percent axis (``ax.xaxis`` or ``ax.yaxis``) with distinct labels; each axis gets its own formatter."""
+    axis.set_major_formatter(UniquePercent())
 
 
 @dataclass
@@ -101,6 +122,14 @@ def _errorbar(ax, x, p, lo, hi, horizontal: bool = False, **kw) -> None:
         ax.errorbar(x, p, yerr=err, capsize=3, linestyle="none", **kw)
 
 
+def _legend_columns(fig: Figure, handles: list, labels: list[str] | None = None, fontsize: float = 9) -> int:
+    """Columns for a figure legend so that it fits the figure's width (rows of entries otherwise)."""
+    labels = labels or [h.get_label() for h in handles]
+    longest = max((len(str(x)) for x in labels), default=1)
+    entry = (longest * 0.55 * fontsize + 4 * fontsize) / 72  # inches: text plus the handle and padding
+    return max(1, min(len(labels), int((fig.get_figwidth() - 0.4) // entry)))
+
+
 def _arm_axis(ax, agg: Aggregates, axis: str = "x") -> None:
     """Arms as categories: compact value ticks under the params' names (x) or full labels (y, top to bottom)."""
     ticks = np.arange(len(agg.arms))
@@ -144,9 +173,11 @@ def stability_chart(agg: Aggregates, out_dir: Path) -> Chart:
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     fig.supxlabel("round")
     fig.supylabel("Company stability at the end of the round")
-    fig.colorbar(mesh, ax=axes, label="share of the arm's games (square-root scale)", shrink=0.8, format=PCT)
+    fig.colorbar(
+        mesh, ax=axes, label="share of the arm's games (square-root scale)", shrink=0.8, format=UniquePercent()
+    )
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside upper center", ncols=3, fontsize=9)
+    fig.legend(handles, labels, loc="outside upper center", ncols=_legend_columns(fig, handles, labels), fontsize=9)
     caption = (
         "Company stability at the end of each round per arm: shading is the share of games at each value, the red "
         "line the median, the orange lines the 10th and 90th percentiles; a crashed game counts as stability 0 "
@@ -167,7 +198,7 @@ def crash_chart(agg: Aggregates, out_dir: Path) -> Chart:
         _errorbar(ax0, [i], [rate[i]], [lo[i]], [hi[i]], horizontal=True, marker="o", color=colors[arm.index])
         ax0.annotate(f"{rate[i]:.1%}", (hi[i], i), xytext=(4, 0), textcoords="offset points", va="center", fontsize=8)
     _arm_axis(ax0, agg, "y")
-    ax0.xaxis.set_major_formatter(PCT)
+    _pct_axis(ax0.xaxis)
     ax0.set_xlabel("games that crashed")
     ax0.set_title("Overall crash rate", fontsize=10)
     ax0.margins(x=0.25)
@@ -185,13 +216,15 @@ def crash_chart(agg: Aggregates, out_dir: Path) -> Chart:
     for ax in (ax1, ax2):
         ax.set_xlabel("round")
         ax.set_xticks(rounds)
-        ax.yaxis.set_major_formatter(PCT)
+        _pct_axis(ax.yaxis)
         ax.set_ylim(0, None)
         ax.grid(axis="y", alpha=0.3)
     ax1.set_ylabel("crash hazard")
     ax2.set_ylabel("games crashed so far")
     if n > 1:
-        fig.legend(*ax2.get_legend_handles_labels(), loc="outside lower center", ncols=min(n, 3), fontsize=8)
+        handles, labels = ax2.get_legend_handles_labels()
+        ncols = min(3, _legend_columns(fig, handles, labels, 8))
+        fig.legend(handles, labels, loc="outside lower center", ncols=ncols, fontsize=8)
     caption = (
         "Left: share of each arm's games that crashed; middle: the hazard, crashes in round r divided by the games "
         "still running at the start of round r; right: the share of all games crashed by the end of round r; "
@@ -226,7 +259,9 @@ def vp_chart(agg: Aggregates, out_dir: Path) -> Chart:
         ax.grid(axis="y", alpha=0.3)
     _arm_axis(axes[-1], agg)
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside upper center", ncols=5, fontsize=9)
+    fig.legend(
+        handles, labels, loc="outside upper center", ncols=min(5, _legend_columns(fig, handles, labels)), fontsize=9
+    )
     caption = (
         "Mean final VP of a seat playing each strategy, split by where the VP came from (losses such as blame "
         "stack below zero); the black diamond is the net mean VP."
@@ -234,8 +269,11 @@ def vp_chart(agg: Aggregates, out_dir: Path) -> Chart:
     return _save(fig, out_dir, "vp_split", "How the VP split", caption)
 
 
-def win_rate_chart(agg: Aggregates, out_dir: Path) -> Chart:
-    """Win rate per strategy and arm with 95 % Wilson intervals and the fair share of its seats."""
+def win_rate_chart(agg: Aggregates, out_dir: Path) -> Chart | None:
+    """Win rate per strategy and arm with 95 % Wilson intervals and the fair share of its seats (not drawn when
+    one strategy plays every seat: it wins every game)."""
+    if not several_strategies(agg):
+        return None
     colors = strategy_colors(agg)
     fig = _figure(max(8, 1.1 * len(agg.arms) + 3), 4.8)
     ax = fig.subplots()
@@ -248,11 +286,12 @@ def win_rate_chart(agg: Aggregates, out_dir: Path) -> Chart:
         ax.hlines(part["fair"], xs - 0.12, xs + 0.12, colors=[colors[s]], linestyles="dashed", linewidth=1.5)
     ax.plot([], [], color="grey", linestyle="dashed", label="fair share (its seats / players)")
     _arm_axis(ax, agg)
-    ax.yaxis.set_major_formatter(PCT)
+    ax.yaxis.set_major_formatter(UniquePercent())
     ax.set_ylabel("share of games won")
     ax.set_ylim(0, None)
     ax.grid(axis="y", alpha=0.3)
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside upper center", ncols=len(agg.strategies) + 1)
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=_legend_columns(fig, handles, labels, 10))
     caption = (
         "Share of games won by the seats playing each strategy, with 95 % Wilson intervals; the dashed tick is its "
         "fair share (seats playing it / players): a point above its tick wins more than its seats alone explain."
@@ -261,33 +300,32 @@ def win_rate_chart(agg: Aggregates, out_dir: Path) -> Chart:
 
 
 def seat_chart(agg: Aggregates, out_dir: Path) -> Chart:
-    """Win rate by seat per arm with 95 % Wilson intervals and the fair 1/players line."""
+    """Seat advantage per arm (``summary.seat_advantage``: each seat against the seats playing the same strategy
+    in the same seating), with 95 % intervals."""
     n = len(agg.arms)
     ncols = panel_columns(n)
-    fig = _figure(4 * ncols + 0.5, 2.9 * math.ceil(n / ncols) + 0.4)
+    fig = _figure(max(7.5, 4 * ncols + 0.5), 3.0 * math.ceil(n / ncols) + 0.9)
     axes = _grid(fig, n, ncols, sharex=True, sharey=True)
     colors = arm_colors(agg)
-    rates = seat_win_rates(agg)
+    adv = seat_advantage(agg)
     for ax, arm in zip(axes, agg.arms, strict=True):
-        part = rates.filter(pl.col("arm_index") == arm.index)
+        part = adv.filter(pl.col("arm_index") == arm.index)
         seats = part["seat"].to_numpy() + 1
-        ax.bar(seats, part["win"], 0.6, color=colors[arm.index], alpha=0.75)
-        _errorbar(ax, seats, part["win"], part["lo"], part["hi"], color="black")
-        ax.axhline(1 / agg.players, color="black", linestyle="dashed", linewidth=1)
+        ax.bar(seats, part["advantage"].fill_nan(None).fill_null(0), 0.6, color=colors[arm.index], alpha=0.75)
+        _errorbar(ax, seats, part["advantage"], part["lo"], part["hi"], color="black")
+        ax.axhline(0, color="black", linewidth=1)
         ax.set_title(arm.title(), fontsize=9)
         ax.set_xticks(seats)
-        ax.yaxis.set_major_formatter(PCT)
+        ax.yaxis.set_major_formatter(PointsFormatter())
         ax.grid(axis="y", alpha=0.3)
-    fig.supxlabel("seat (numbered from 1; the frames number seats from 0)")
-    fig.supylabel("share of games won from the seat")
-    rotated = all(a.get("rotate") for a in agg.run.arms)
-    note = (
-        "strategies rotate over the seats, so a seat's excess over the line is seat advantage"
-        if rotated
-        else "strategies do not rotate, so a seat's rate mixes seat advantage with the strategy that sits there"
+    fig.supxlabel("seat (from 1; the frames count from 0)")
+    fig.supylabel("win rate above its peers' (pp)")
+    caption = (
+        "Seat advantage with 95 % intervals: how much more often each seat wins than the seats playing the same "
+        "strategy in the same seating (with one strategy at the table, its excess over 1/players), so neither the "
+        "strategy nor the table's composition that a rotation puts in a seat can pass for seat advantage."
     )
-    caption = f"Share of games won from each seat, with 95 % Wilson intervals and the fair 1/players line ({note})."
-    return _save(fig, out_dir, "seat_wins", "Win rate by seat", caption)
+    return _save(fig, out_dir, "seat_wins", "Seat advantage", caption)
 
 
 def capital_curve(arm: Arm, bids: dict, players: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -304,7 +342,7 @@ def capital_chart(agg: Aggregates, out_dir: Path) -> Chart:
     """Starting capital received against the family's bid total, with the arm's formula curve."""
     n = len(agg.arms)
     ncols = panel_columns(n)
-    fig = _figure(4.3 * ncols + 0.5, 3.2 * math.ceil(n / ncols) + 0.8)
+    fig = _figure(max(7.5, 4.3 * ncols + 0.5), 3.2 * math.ceil(n / ncols) + 1.0)
     axes = _grid(fig, n, ncols, sharex=True, sharey=True)
     colors = strategy_colors(agg)
     bids = {r["arm_index"]: r for r in agg.bids.iter_rows(named=True)}
@@ -321,11 +359,11 @@ def capital_chart(agg: Aggregates, out_dir: Path) -> Chart:
             ax.plot(*curve, color="black", linewidth=1.8, label="formula (others bid the arm's mean)")
         ax.set_title(arm.title(), fontsize=9)
         ax.grid(alpha=0.3)
-    fig.supxlabel("family's bid total (sum of the final values of its bids)")
+    fig.supxlabel("family's bid total (sum of its bids' final values)")
     fig.supylabel("starting capital received (£)")
     handles = [Line2D([], [], marker="o", linestyle="none", color=colors[s], label=s) for s in agg.strategies]
     handles += axes[0].get_legend_handles_labels()[0]
-    fig.legend(handles=handles, loc="outside upper center", ncols=len(handles), fontsize=9)
+    fig.legend(handles=handles, loc="outside upper center", ncols=_legend_columns(fig, handles), fontsize=9)
     shown = sample.height // max(n, 1) // max(agg.players, 1)
     caption = (
         "Starting capital each family received (after rounding and leftover coins, jittered ±0.2 £ so the "
@@ -356,8 +394,11 @@ def sweep_axes(agg: Aggregates) -> tuple[str | None, str | None]:
     return keys[0], keys[1] if len(keys) == 2 else None
 
 
-def sweep_chart(agg: Aggregates, out_dir: Path) -> Chart:
-    """Each strategy's win rate across the sweep: x = a swept parameter, panels = the other (if any)."""
+def sweep_chart(agg: Aggregates, out_dir: Path) -> Chart | None:
+    """Each strategy's win rate across the sweep: x = a swept parameter, panels = the other (if any); not drawn
+    when one strategy plays every seat."""
+    if not several_strategies(agg):
+        return None
     colors = strategy_colors(agg)
     x_key, panel_key = sweep_axes(agg)
     if panel_key:
@@ -397,14 +438,14 @@ def sweep_chart(agg: Aggregates, out_dir: Path) -> Chart:
             ax.set_xlabel(x_key)
         else:
             _arm_axis(ax, agg)
-        ax.yaxis.set_major_formatter(PCT)
+        ax.yaxis.set_major_formatter(UniquePercent())
         ax.grid(alpha=0.3)
     axes[0].set_ylim(0, min(1.0, top * 1.08 + 0.02))
     axes[0].set_ylabel("share of games won")
     handles, labels = axes[0].get_legend_handles_labels()
     handles.append(axes[0].plot([], [], color="grey", linestyle="dashed")[0])
     labels.append("fair share (its seats / players)")
-    fig.legend(handles, labels, loc="outside upper center", ncols=len(labels), fontsize=9)
+    fig.legend(handles, labels, loc="outside upper center", ncols=_legend_columns(fig, handles, labels), fontsize=9)
     what = f"across {x_key}" + (f", one panel per {panel_key}" if panel_key else "") if x_key else "across the arms"
     caption = (
         f"Each strategy's share of games won {what}, with 95 % Wilson intervals and its fair share dashed: the "
@@ -458,9 +499,12 @@ def game_length_chart(agg: Aggregates, out_dir: Path) -> Chart:
         )
     _arm_axis(ax, agg, "y")
     ax.set_xlim(0, 1)
-    ax.xaxis.set_major_formatter(PCT)
+    ax.xaxis.set_major_formatter(UniquePercent())
     ax.set_xlabel("share of the arm's games")
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=4, fontsize=8)
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(
+        handles, labels, loc="outside lower center", ncols=min(4, _legend_columns(fig, handles, labels, 8)), fontsize=8
+    )
     caption = (
         f"How each arm's games ended: the share that crashed in each round (darker = later) and the share that "
         f"survived round {agg.rounds} (green), with the mean round the games ended in."
@@ -468,18 +512,379 @@ def game_length_chart(agg: Aggregates, out_dir: Path) -> Chart:
     return _save(fig, out_dir, "game_length", "Game length and how games ended", caption)
 
 
-CHARTS: list[Callable[[Aggregates, Path], Chart]] = [
+# ---------------------------------------------------------------------------------------------- issue 13
+CAUSE_COLORS = {
+    "emergency": "tab:purple",
+    "expectation": "tab:orange",
+    "regions": "tab:red",
+    "laws": "tab:blue",
+    "unknown": "tab:gray",
+}
+CHANGE_COLORS = {
+    "stability_loss_emergency": "tab:purple",
+    "stability_loss_expectation": "tab:orange",
+    "stability_loss_regions": "tab:red",
+    "stability_loss_laws": "tab:blue",
+    "stability_gain": "tab:green",
+    "stability_gain_laws": "tab:olive",
+}
+
+
+def _panels(agg: Aggregates, width: float = 4.3, height: float = 3.0, extra: float = 1.1, **kw) -> tuple:
+    """A figure with one panel per arm (rows of up to three) and its axes."""
+    n = len(agg.arms)
+    ncols = panel_columns(n)
+    fig = _figure(max(7.5, width * ncols + 0.6), height * math.ceil(n / ncols) + extra)
+    return fig, _grid(fig, n, ncols, **kw)
+
+
+def comparison_chart(agg: Aggregates, out_dir: Path) -> Chart | None:
+    """Forest plot: every arm's change against the reference arm, one panel per metric, paired 95 % intervals."""
+    comp = agg.comparisons
+    if comp is None or comp.is_empty():
+        return None
+    keys = list(dict.fromkeys(comp.select("metric", "strategy").iter_rows()))
+    n = len(keys)
+    ncols = min(3, n)
+    arms = list(dict.fromkeys(comp["arm"]))
+    rows = math.ceil(n / ncols)
+    fig = _figure(max(7.5, 4.6 * ncols + 1.5), rows * (0.32 * len(arms) + 1.5) + 0.8)
+    axes = _grid(fig, n, ncols, sharey=True)
+    labels = {a.name: a.label for a in agg.arms}
+    y = np.arange(len(arms))
+    for ax, (metric, strategy) in zip(axes, keys, strict=True):
+        part = comp.filter((pl.col("metric") == metric) & (pl.col("strategy").eq_missing(strategy)))
+        pos = [arms.index(a) for a in part["arm"]]
+        excludes = ((part["lo"] > 0) | (part["hi"] < 0)).to_list()
+        colors = ["tab:red" if e else "tab:gray" for e in excludes]
+        for yi, e, lo, hi, c in zip(pos, part["estimate"], part["lo"], part["hi"], colors, strict=True):
+            _errorbar(ax, [yi], [e], [lo], [hi], horizontal=True, marker="o", color=c)
+        ax.axvline(0, color="black", linewidth=1)
+        ax.set_yticks(y, [_wrap(labels.get(a, a), 28) for a in arms], fontsize=8)
+        ax.set_ylim(len(arms) - 0.5, -0.5)
+        if metric in ("crash rate", "win rate"):
+            ax.xaxis.set_major_formatter(PointsFormatter())
+            ax.set_xlabel("change (percentage points)", fontsize=8)
+        else:
+            ax.set_xlabel("change" + (" (VP)" if metric == "mean VP" else " (rounds)"), fontsize=8)
+        ax.set_title(metric + (f": {strategy}" if strategy else ""), fontsize=10)
+        ax.grid(axis="x", alpha=0.3)
+        ax.margins(x=0.15)
+    ref = agg.arm_by_name(comp["reference"][0])
+    caption = (
+        f"Each arm's change against the reference arm ({ref.label if ref else comp['reference'][0]}) with 95 % "
+        "intervals that use the pairing of the shared dice (paired Newcombe for proportions, paired t for means); "
+        "red: the interval excludes zero."
+    )
+    return _save(fig, out_dir, "comparisons", "Changes against the reference arm", caption)
+
+
+class PointsFormatter(PercentFormatter):
+    """A change of a proportion in percentage points: ``+1.5``, ``−2``, distinct labels."""
+
+    def __init__(self):
+        super().__init__(1.0, decimals=0, symbol="")
+
+    def format_ticks(self, values):
+        for decimals in range(5):
+            labels = [f"{100 * v:+.{decimals}f}".replace("-", "−") if abs(v) > 1e-12 else "0" for v in values]
+            if len(set(labels)) == len(labels):
+                break
+        return labels
+
+
+def _wrap(text: str, width: int) -> str:
+    import textwrap
+
+    return textwrap.fill(text, width, break_long_words=False, break_on_hyphens=False)
+
+
+def crash_cause_chart(agg: Aggregates, out_dir: Path) -> Chart:
+    """Per arm: the share of its games that crashed in each round, split by the loss that took the last point."""
+    fig, axes = _panels(agg, sharex=True, sharey=True)
+    games = _games(agg)
+    rounds = np.arange(1, agg.rounds + 1)
+    causes = list(dict.fromkeys([*CAUSE_COLORS, *agg.crash_causes["cause"]]))
+    for ax, arm in zip(axes, agg.arms, strict=True):
+        part = agg.crash_causes.filter(pl.col("arm_index") == arm.index)
+        bottom = np.zeros(rounds.size)
+        for cause in causes:
+            counts = dict(part.filter(pl.col("cause") == cause).select("round", "crashes").iter_rows())
+            share = np.array([counts.get(r, 0) for r in rounds]) / games[arm.index]
+            if share.any() or cause in CAUSE_COLORS and cause != "unknown":
+                ax.bar(rounds, share, 0.7, bottom=bottom, color=CAUSE_COLORS.get(cause, "black"), label=cause)
+            bottom += share
+        ax.set_title(arm.title(), fontsize=9)
+        ax.set_xticks(rounds)
+        _pct_axis(ax.yaxis)
+        ax.grid(axis="y", alpha=0.3)
+    fig.supxlabel("round of the crash")
+    fig.supylabel("share of the arm's games")
+    handles, labels = axes[0].get_legend_handles_labels()
+    names = {
+        "emergency": "emergency loans",
+        "expectation": "profit below expectation",
+        "regions": "regions lost",
+        "laws": "laws (Impeachment! failed)",
+    }
+    labels = [names.get(x, x) for x in labels]
+    fig.legend(handles, labels, loc="outside upper center", ncols=_legend_columns(fig, handles, labels), fontsize=9)
+    caption = (
+        "Why games crash: the share of each arm's games that crashed in each round, split by the stability loss "
+        "that took the Company's last point (phase 7's emergency loans or missed expectation, phase 8's lost "
+        "regions, phase 9's laws)."
+    )
+    return _save(fig, out_dir, "crash_causes", "Crash causes by round", caption)
+
+
+def stability_cause_chart(agg: Aggregates, out_dir: Path) -> Chart:
+    """Per arm: the mean stability change per running game in each round, by cause (losses below zero)."""
+    from .summary import stability_changes
+
+    fig, axes = _panels(agg, sharex=True, sharey=True)
+    changes = stability_changes(agg)
+    rounds = np.arange(1, agg.rounds + 1)
+    for ax, arm in zip(axes, agg.arms, strict=True):
+        part = changes.filter(pl.col("arm_index") == arm.index)
+        pos, neg = np.zeros(rounds.size), np.zeros(rounds.size)
+        net = np.zeros(rounds.size)
+        for cause, color in CHANGE_COLORS.items():
+            means = dict(part.filter(pl.col("cause") == cause).select("round", "mean").iter_rows())
+            v = np.array([means.get(r, 0.0) for r in rounds])
+            base = np.where(v >= 0, pos, neg)
+            label = cause.removeprefix("stability_").replace("_", " ")
+            ax.bar(rounds, v, 0.7, bottom=base, color=color, label=label, edgecolor="white", linewidth=0.4)
+            pos += np.clip(v, 0, None)
+            neg += np.clip(v, None, 0)
+            net += v
+        played = set(part["round"].to_list())
+        mask = np.array([r in played for r in rounds])
+        ax.plot(rounds[mask], net[mask], color="black", marker="D", markersize=4, linewidth=1.4, label="net change")
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.set_title(arm.title(), fontsize=9)
+        ax.set_xticks(rounds)
+        ax.grid(axis="y", alpha=0.3)
+    fig.supxlabel("round")
+    fig.supylabel("mean stability change per running game")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=_legend_columns(fig, handles, labels), fontsize=9)
+    caption = (
+        "Where stability goes: the mean change per game still running in each round, by cause (losses stacked below "
+        "zero, gains from dividends and laws above), with the net change as the black line."
+    )
+    return _save(fig, out_dir, "stability_causes", "Stability changes by cause", caption)
+
+
+ECONOMY_TITLES = {
+    "treasuries": "committee treasuries at the end of the round (£)",
+    "balance": "Company balance at the end of the round (£)",
+    "revenue": "revenue in the round: trade + China (£)",
+    "costs": "Company costs paid in the round (£)",
+    "loans": "loans outstanding at the end of the round",
+    "dividends": "dividends paid in the round (£)",
+}
+
+
+def economy_chart(agg: Aggregates, out_dir: Path) -> Chart:
+    """The Company's economy by round: median and 10-90 % band of six series per arm."""
+    from .summary import economy_quantiles
+
+    q = economy_quantiles(agg)
+    colors = arm_colors(agg)
+    fig = _figure(13.5, 7.6)
+    axes = _grid(fig, len(ECONOMY_TITLES), 3, sharex=True)
+    rounds = np.arange(1, agg.rounds + 1)
+    for ax, (series, title) in zip(axes, ECONOMY_TITLES.items(), strict=True):
+        for arm in agg.arms:
+            part = q.filter((pl.col("arm_index") == arm.index) & (pl.col("series") == series))
+            c = colors[arm.index]
+            ax.plot(part["round"], part["q50"], color=c, marker="o", markersize=3, label=arm.label)
+            ax.fill_between(part["round"], part["q10"], part["q90"], color=c, alpha=0.12, step=None)
+        ax.set_title(title, fontsize=9)
+        ax.set_xticks(rounds)
+        ax.set_ylim(0, None)
+        ax.grid(alpha=0.3)
+    fig.supxlabel("round (games still running at its end)")
+    handles, labels = axes[0].get_legend_handles_labels()
+    if len(agg.arms) > 1:
+        ncols = min(3, _legend_columns(fig, handles, labels, 8))
+        fig.legend(handles, labels, loc="outside upper center", ncols=ncols, fontsize=8)
+    caption = (
+        "The Company's economy round by round: the median (line) and the 10th to 90th percentiles (band) over the "
+        "games still running at the end of the round, per arm."
+    )
+    return _save(fig, out_dir, "economy", "The economy by round", caption)
+
+
+OUTCOME_COLORS = {"survived": "tab:green", "crashed": "tab:red"}
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+
+
+def vp_outcome_chart(agg: Aggregates, out_dir: Path) -> Chart:
+    """Mean VP by source for crashed and surviving games, per strategy and arm, with 95 % intervals."""
+    from .summary import vp_by_outcome
+
+    df = vp_by_outcome(agg)
+    sources = ["total", *[s for s in VP_SOURCES if s not in agg.zero_sources]]
+    fig, axes = _panels(agg, width=5.2, height=3.2, sharey=True)
+    x = np.arange(len(sources))
+    series = [(s, o) for s in agg.strategies for o in ("survived", "crashed")]
+    offsets = _dodge(len(series), 0.7)
+    for ax, arm in zip(axes, agg.arms, strict=True):
+        for (strategy, outcome), dx in zip(series, offsets, strict=True):
+            part = df.filter(
+                (pl.col("arm_index") == arm.index) & (pl.col("strategy") == strategy) & (pl.col("outcome") == outcome)
+            )
+            if part.is_empty():
+                continue
+            rows = {r["source"]: r for r in part.iter_rows(named=True)}
+            m = np.array([rows[src]["mean"] if src in rows else np.nan for src in sources])
+            lo = np.array([rows[src]["lo"] if src in rows else np.nan for src in sources])
+            hi = np.array([rows[src]["hi"] if src in rows else np.nan for src in sources])
+            marker = MARKERS[agg.strategies.index(strategy) % len(MARKERS)]
+            lo, hi = np.where(np.isnan(lo), m, lo), np.where(np.isnan(hi), m, hi)
+            color, label = OUTCOME_COLORS[outcome], f"{strategy}, {outcome}"
+            _errorbar(ax, x + dx, m, lo, hi, marker=marker, markersize=4, color=color, label=label)
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.set_xticks(x, [src.replace("_", " ") for src in sources], rotation=40, ha="right", fontsize=8)
+        ax.set_title(arm.title(), fontsize=9)
+        ax.grid(axis="y", alpha=0.3)
+    fig.supylabel("mean final VP of a seat")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=_legend_columns(fig, handles, labels), fontsize=9)
+    caption = (
+        "Mean final VP of a seat by source, in games that crashed (red) and games that survived (green), one marker "
+        "shape per strategy, with 95 % Student-t intervals; sources that are 0 in every game are left out."
+    )
+    return _save(fig, out_dir, "vp_outcome", "VP by source: crashed or survived", caption)
+
+
+def vp_distribution_chart(agg: Aggregates, out_dir: Path) -> Chart:
+    """The distribution of final VP per strategy and arm (share of its seats), with the median marked."""
+    colors = strategy_colors(agg)
+    fig, axes = _panels(agg, sharex=True, sharey=True)
+    for ax, arm in zip(axes, agg.arms, strict=True):
+        for s in agg.strategies:
+            part = agg.vp_values.filter((pl.col("arm_index") == arm.index) & (pl.col("strategy") == s)).sort("vp")
+            if part.is_empty():
+                continue
+            v, c = part["vp"].to_numpy(), part["seats"].to_numpy().astype(float)
+            ax.step(v, c / c.sum(), where="mid", color=colors[s], label=s, linewidth=1.6)
+            ax.axvline(quantile_from_counts(v, c, 0.5), color=colors[s], linestyle="dashed", linewidth=1)
+        ax.set_title(arm.title(), fontsize=9)
+        _pct_axis(ax.yaxis)
+        ax.grid(alpha=0.3)
+    fig.supxlabel("final VP of a seat")
+    fig.supylabel("share of the strategy's seats")
+    handles, labels = axes[0].get_legend_handles_labels()
+    handles.append(Line2D([], [], color="grey", linestyle="dashed"))
+    labels.append("median")
+    fig.legend(handles, labels, loc="outside upper center", ncols=_legend_columns(fig, handles, labels), fontsize=9)
+    caption = (
+        "How final VP are spread: for each strategy the share of its seats ending on each VP total, with its median "
+        "dashed, per arm."
+    )
+    return _save(fig, out_dir, "vp_distribution", "VP distributions", caption)
+
+
+def margin_chart(agg: Aggregates, out_dir: Path) -> Chart:
+    """Winning margins (winner's VP - the runner-up's) per winning strategy and arm, as shares of its wins."""
+    colors = strategy_colors(agg)
+    fig, axes = _panels(agg, sharex=True, sharey=True)
+    for ax, arm in zip(axes, agg.arms, strict=True):
+        strategies = [
+            s for s in agg.strategies if s in set(agg.margins.filter(pl.col("arm_index") == arm.index)["strategy"])
+        ]
+        for s, dx in zip(strategies, _dodge(len(strategies), 0.5), strict=True):
+            part = agg.margins.filter((pl.col("arm_index") == arm.index) & (pl.col("strategy") == s)).sort("margin")
+            v, c = part["margin"].to_numpy(), part["games"].to_numpy().astype(float)
+            width = 0.6 / max(len(strategies), 1)
+            ax.bar(v + dx, c / c.sum(), width, color=colors[s], label=s)
+        ax.set_title(arm.title(), fontsize=9)
+        _pct_axis(ax.yaxis)
+        ax.grid(axis="y", alpha=0.3)
+    fig.supxlabel("winning margin: the winner's VP − the runner-up's")
+    fig.supylabel("share of the strategy's wins")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=_legend_columns(fig, handles, labels), fontsize=9)
+    caption = (
+        "How close games are: the winner's VP minus the runner-up's, as shares of the games each strategy won, per "
+        "arm (a margin of 0 is a tie the tie-breakers settled)."
+    )
+    return _save(fig, out_dir, "margins", "Winning margins", caption)
+
+
+def capital_win_chart(agg: Aggregates, out_dir: Path) -> Chart:
+    """Win rate of a seat against its bid total and against its starting capital, per strategy and arm."""
+    from .summary import capital_win_rates
+
+    df = capital_win_rates(agg)
+    colors = strategy_colors(agg)
+    n = len(agg.arms)
+    fig = _figure(11, 2.9 * n + 1.2)
+    axes = fig.subplots(n, 2, squeeze=False, sharey=True)
+    for row, arm in zip(axes, agg.arms, strict=True):
+        for ax, by, title in zip(
+            row, ("bid_total", "starting_capital"), ("bid total", "starting capital (£)"), strict=True
+        ):
+            for s in agg.strategies:
+                part = df.filter((pl.col("arm_index") == arm.index) & (pl.col("strategy") == s) & (pl.col("by") == by))
+                if part.is_empty():
+                    continue
+                ax.plot(part["mid"], part["win"], marker="o", markersize=4, color=colors[s], label=s)
+                ax.fill_between(part["mid"], part["lo"], part["hi"], color=colors[s], alpha=0.15)
+            ax.axhline(1 / agg.players, color="black", linestyle="dashed", linewidth=1, label="1 / players")
+            ax.set_title(f"{arm.title(60)}: by {title}", fontsize=9)
+            ax.set_xlabel(title, fontsize=8)
+            _pct_axis(ax.yaxis)
+            ax.set_ylim(0, None)
+            ax.grid(alpha=0.3)
+    fig.supylabel("share of its games a seat won")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=_legend_columns(fig, handles, labels), fontsize=9)
+    caption = (
+        "What bidding and capital buy: the win rate of a seat against its bid total (left) and its starting capital "
+        "(right), in ranges of about equal numbers of seats, per strategy with 95 % Wilson bands; dashed: 1/players."
+    )
+    return _save(fig, out_dir, "capital_wins", "Win rate against bids and capital", caption)
+
+
+CHARTS: list[Callable[[Aggregates, Path], Chart | None]] = [
+    comparison_chart,
     stability_chart,
     crash_chart,
+    crash_cause_chart,
+    stability_cause_chart,
+    economy_chart,
     vp_chart,
+    vp_outcome_chart,
+    vp_distribution_chart,
+    margin_chart,
     win_rate_chart,
     seat_chart,
     capital_chart,
+    capital_win_chart,
     sweep_chart,
     game_length_chart,
 ]
 
 
 def draw_all(agg: Aggregates, out_dir: Path) -> list[Chart]:
-    """Draw every chart into ``out_dir`` (RUN_DIR/charts) and return them in report order."""
-    return [chart(agg, out_dir) for chart in CHARTS]
+    """Draw every chart that applies into ``out_dir`` (RUN_DIR/charts) and return them in report order (a
+    comparison needs two arms; win rates need two strategies). A chart no longer drawn is removed."""
+    out = []
+    for chart in CHARTS:
+        drawn = chart(agg, out_dir)
+        if drawn is None:
+            stale = Path(out_dir) / f"{CHART_NAMES[chart.__name__]}.png"
+            stale.unlink(missing_ok=True)
+        else:
+            out.append(drawn)
+    return out
+
+
+CHART_NAMES = {
+    "comparison_chart": "comparisons",
+    "win_rate_chart": "win_rates",
+    "sweep_chart": "win_sweep",
+}

@@ -2,14 +2,15 @@
 
 ``aggregate(run)`` runs lazy queries over the Parquet frames on Polars' streaming engine (each reads only the
 columns it uses), so a run of millions of games per arm costs a few streamed group-bys in bounded memory;
-``seat_rounds`` is never read.
+``seat_rounds`` is never read. What needs one row per game (a seat's game outcome, a game's winning margin) is
+computed a range of games at a time (``reports.compare.chunks``) and summed, so memory stays bounded by one range.
 Scatter plots get a deterministic sample of games (by a hash of the game id, the same games in every arm).
 """
 
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,17 @@ from sim.layout import VP_SOURCES
 
 VP_COLUMNS = [f"vp_{source}" for source in VP_SOURCES]
 SAMPLE_GAMES = 1500  # games per arm in the capital scatter
+JOIN_ROWS = 250_000  # seat rows per range of games joined with their game's outcome (issue 13: bounds the memory)
 _HASH_BINS = 1_000_000
+# issue 13: the economy per round (median and band): series name -> expression over the rounds frame
+ECONOMY = {
+    "treasuries": pl.col("treasuries"),
+    "balance": pl.col("balance"),
+    "revenue": pl.col("trade_revenue") + pl.col("china_revenue"),
+    "costs": pl.col("company_costs"),
+    "loans": pl.col("loans"),
+    "dividends": pl.col("dividends"),
+}
 
 
 @dataclass
@@ -67,9 +78,24 @@ class Aggregates:
     end_round: pl.DataFrame  # arm_index, games, mean, std
     bids: pl.DataFrame  # arm_index, bid_mean, bid_min, bid_max
     capital: pl.DataFrame  # sample of seats: arm_index, strategy, bid_total, starting_capital
+    # issue 13
+    causes: pl.DataFrame | None = None  # arm_index, round, games (alive), <stability cause> (sums over games)
+    crash_causes: pl.DataFrame | None = None  # arm_index, round, cause, crashes (the cause of the last point lost)
+    economy: pl.DataFrame | None = None  # arm_index, round, series, value, games (value counts per series)
+    vp_outcome: pl.DataFrame | None = None  # arm_index, strategy, crashed, seats, sum_<col>, sq_<col> (vp + sources)
+    vp_values: pl.DataFrame | None = None  # arm_index, strategy, vp, seats (final VP distribution)
+    margins: pl.DataFrame | None = None  # arm_index, strategy (the winner's), margin, games
+    capital_wins: pl.DataFrame | None = None  # arm_index, strategy, by ("bid_total" | "starting_capital"), value,
+    #                                            seats, wins
+    seat_strategy: pl.DataFrame | None = None  # arm_index, rotation, seat, strategy, games, wins
+    zero_sources: list[str] = field(default_factory=list)  # VP sources that are 0 in every seat of every game
+    comparisons: pl.DataFrame | None = None  # reports.compare.comparisons (set by write_report: it needs the reference)
 
     def arm(self, index: int) -> Arm:
         return next(a for a in self.arms if a.index == index)
+
+    def arm_by_name(self, name: str) -> Arm | None:
+        return next((a for a in self.arms if a.name == name), None)
 
     def games(self) -> pl.DataFrame:
         """arm_index, games, crashed (counts)."""
@@ -178,8 +204,9 @@ def _fill_crashed(stability: pl.DataFrame, outcomes: pl.DataFrame, rounds: dict[
 
 
 def _collect(queries: list[pl.LazyFrame]) -> list[pl.DataFrame]:
-    """Run lazy queries together on Polars' streaming engine (memory bounded by the batch, not the frame)."""
-    return pl.collect_all(queries, engine="streaming")
+    """Run lazy queries on Polars' streaming engine (memory bounded by the batch, not the frame), one at a time:
+    run together, their streaming buffers add up (issue 13: a million-game report peaked 130 MiB higher)."""
+    return [q.collect(engine="streaming") for q in queries]
 
 
 def aggregate(run: Run | str | Path, sample_games: int = SAMPLE_GAMES) -> Aggregates:
@@ -247,6 +274,7 @@ def aggregate(run: Run | str | Path, sample_games: int = SAMPLE_GAMES) -> Aggreg
     )
     listed = [s for a in arms for s in a.strategies]
     strategies = list(dict.fromkeys([*listed, *sorted(set(vp["strategy"].to_list()) - set(listed))]))
+    extra = _issue13(run, games, seats, rounds, [a.index for a in arms], players)
     return Aggregates(
         run=run,
         arms=arms,
@@ -262,4 +290,117 @@ def aggregate(run: Run | str | Path, sample_games: int = SAMPLE_GAMES) -> Aggreg
         end_round=end_round.sort("arm_index"),
         bids=bids.sort("arm_index"),
         capital=capital,
+        **extra,
     )
+
+
+def crash_cause() -> pl.Expr:
+    """The cause of a crash: the last loss of its round in the order the round applies them (phase 7's emergency
+    loans, then its expectation, phase 8's lost regions, phase 9's laws), i.e. what took the last point."""
+    from sim.state import STABILITY_CAUSES
+
+    losses = [c for c in STABILITY_CAUSES if "loss" in c]
+    expr = pl.lit("unknown")
+    for cause in losses:  # later causes win
+        expr = pl.when(pl.col(cause) < 0).then(pl.lit(cause.removeprefix("stability_loss_"))).otherwise(expr)
+    return expr.alias("cause")
+
+
+def _issue13(
+    run: Run, games: pl.LazyFrame, seats: pl.LazyFrame, rounds: pl.LazyFrame, arm_indices: list[int], players: int
+) -> dict[str, Any]:
+    """The aggregates behind issue 13's charts and tables (see the ``Aggregates`` fields)."""
+    from sim.state import STABILITY_CAUSES
+
+    from .compare import chunks, game_range
+
+    causes_present = [c for c in STABILITY_CAUSES if c in rounds.collect_schema().names()]
+    arm = pl.col("arm_index").cast(pl.Int64)
+    queries = [
+        rounds.group_by(arm, pl.col("round").cast(pl.Int64)).agg(
+            pl.len().cast(pl.Int64).alias("games"), *[pl.col(c).cast(pl.Int64).sum() for c in causes_present]
+        ),
+        rounds.filter(pl.col("crashed"))
+        .with_columns(crash_cause() if causes_present else pl.lit("unknown").alias("cause"))
+        .group_by(arm, pl.col("round").cast(pl.Int64), "cause")
+        .agg(pl.len().cast(pl.Int64).alias("crashes")),
+        pl.concat(
+            [
+                rounds.select(
+                    arm, pl.col("round").cast(pl.Int64), pl.lit(k).alias("series"), e.cast(pl.Int64).alias("value")
+                )
+                for k, e in ECONOMY.items()
+            ]
+        )
+        .group_by("arm_index", "round", "series", "value")
+        .agg(pl.len().cast(pl.Int64).alias("games")),
+        seats.group_by(arm, "strategy", pl.col("vp").cast(pl.Float64)).agg(pl.len().cast(pl.Int64).alias("seats")),
+        pl.concat(
+            [
+                seats.group_by(arm, "strategy", pl.col(by).cast(pl.Int64).alias("value")).agg(
+                    pl.len().cast(pl.Int64).alias("seats"),
+                    pl.col("winner").cast(pl.Int64).sum().alias("wins"),
+                    pl.lit(by).alias("by"),
+                )
+                for by in ("bid_total", "starting_capital")
+            ]
+        ),
+        seats.group_by(arm, pl.col("rotation").cast(pl.Int64), pl.col("seat").cast(pl.Int64), "strategy").agg(
+            pl.len().cast(pl.Int64).alias("games"), pl.col("winner").cast(pl.Int64).sum().alias("wins")
+        ),
+        seats.select(*[pl.col(c).abs().max() for c in VP_COLUMNS]),
+    ]
+    causes, crash_causes, economy, vp_values, capital_wins, seat_strategy, top = _collect(queries)
+    zero = [c.removeprefix("vp_") for c in VP_COLUMNS if not (top[c][0] or 0)]
+
+    # per game: a seat's outcome (crashed or survived) and the winning margin, one range of games at a time
+    cols = ["vp", *VP_COLUMNS]
+    outcome_parts, margin_parts = [], []
+    first, last = game_range(run)
+    for lo, hi in chunks(first, last, len(arm_indices), players, JOIN_ROWS):
+        where = (pl.col("game") >= lo) & (pl.col("game") < hi)
+        part_seats = seats.filter(where)
+        crashed = games.filter(where).select(arm, "game", "crashed")
+        outcome, margin = _collect(
+            [
+                part_seats.with_columns(arm)
+                .join(crashed, on=["arm_index", "game"], how="inner")
+                .group_by("arm_index", "strategy", "crashed")
+                .agg(
+                    pl.len().cast(pl.Int64).alias("seats"),
+                    *[pl.col(c).cast(pl.Float64).sum().alias(f"sum_{c}") for c in cols],
+                    *[(pl.col(c).cast(pl.Float64) ** 2).sum().alias(f"sq_{c}") for c in cols],
+                ),
+                part_seats.group_by(arm, "game")
+                .agg(
+                    pl.col("strategy").filter(pl.col("winner")).first(),
+                    (pl.col("vp").max() - pl.col("vp").sort(descending=True).get(1)).alias("margin"),
+                )
+                .group_by("arm_index", "strategy", pl.col("margin").cast(pl.Float64))
+                .agg(pl.len().cast(pl.Int64).alias("games")),
+            ]
+        )
+        outcome_parts.append(outcome)
+        margin_parts.append(margin)
+    sums = [c for c in outcome_parts[0].columns if c.startswith(("seats", "sum_", "sq_"))] if outcome_parts else []
+    vp_outcome = (
+        pl.concat(outcome_parts).group_by("arm_index", "strategy", "crashed").agg(pl.col(sums).sum())
+        if outcome_parts
+        else pl.DataFrame()
+    )
+    margins = (
+        pl.concat(margin_parts).group_by("arm_index", "strategy", "margin").agg(pl.col("games").sum())
+        if margin_parts
+        else pl.DataFrame()
+    )
+    return {
+        "causes": causes.sort("arm_index", "round"),
+        "crash_causes": crash_causes.sort("arm_index", "round", "cause"),
+        "economy": economy.sort("arm_index", "series", "round", "value"),
+        "vp_outcome": vp_outcome.sort("arm_index", "strategy", "crashed") if vp_outcome.height else vp_outcome,
+        "vp_values": vp_values.sort("arm_index", "strategy", "vp"),
+        "margins": margins.sort("arm_index", "strategy", "margin") if margins.height else margins,
+        "capital_wins": capital_wins.sort("arm_index", "strategy", "by", "value"),
+        "seat_strategy": seat_strategy.sort("arm_index", "rotation", "seat"),
+        "zero_sources": zero,
+    }

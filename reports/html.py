@@ -49,8 +49,8 @@ def table_html(table: Table, table_id: str, css_class: str = "") -> str:
     )
 
 
-def _slug(measure: str) -> str:
-    return "differences-" + re.sub(r"[^a-z0-9]+", "-", measure.lower()).strip("-")
+def _slug(text: str, prefix: str = "comparison-") -> str:
+    return prefix + re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def figure_html(chart: Chart) -> str:
@@ -64,10 +64,11 @@ def figure_html(chart: Chart) -> str:
 
 METHODS = (
     "Intervals are 95 %. Proportions (crash rate, hazard, win rates) use the Wilson score interval "
-    "(statsmodels proportion_confint, method wilson); the mean end round uses a Student-t interval (scipy); a change "
-    "between two arms uses Newcombe's hybrid score interval for a difference of independent proportions "
-    "(statsmodels confint_proportions_2indep, method newcomb). A strategy's win rate is the share of games won by "
-    "any seat playing it; its fair share is the number of seats playing it divided by the players."
+    "(statsmodels proportion_confint, method wilson); means (end round, VP, margins) a Student-t interval (scipy). "
+    "A change between two arms is paired on the games they share (the same dice): Newcombe's paired interval "
+    "(method 10, Newcombe 1998) for a proportion, the Student-t interval of the per-game differences for a mean. "
+    "A strategy's win rate is the share of games won by any seat playing it; its fair share is the number of seats "
+    "playing it divided by the players."
 )
 
 
@@ -75,19 +76,25 @@ def render(
     *,
     title: str,
     status: str | None,
+    banner: list[str],
+    precision: str,
     settings: Table,
     arms: Table,
     summary: Table,
     charts: list[Chart],
-    differences: list[tuple[str, Table]],
-    differences_note: str,
+    comparisons: list[tuple[str, Table]],
+    comparisons_note: str,
+    sections: list[tuple[str, list[tuple[str, Table]]]],
     experiment_toml: str | None,
 ) -> str:
     """The whole page as one HTML string."""
     warn = ""
     if status and status != "complete":
         warn = f'<p class="warn">Run not complete (status: {escape(status)}): this covers the games written so far.</p>'
-
+    read_first = ""
+    if banner:
+        items = "".join(f"<li>{escape(line)}</li>" for line in banner)
+        read_first = f'<div class="warn" id="banner"><strong>Read this first</strong><ul>{items}</ul></div>'
     toml = (
         f"<pre>{escape(experiment_toml)}</pre>" if experiment_toml else '<p class="note">No experiment.toml found.</p>'
     )
@@ -96,9 +103,15 @@ def render(
         for i, t in [
             ("settings", "Settings"),
             ("summary", "Summary"),
+            ("comparisons", "Comparisons"),
             ("charts", "Charts"),
-            ("differences", "Differences"),
+            ("tables", "Tables"),
         ]
+    )
+    extra = "".join(
+        f"<h3>{escape(heading)}</h3>"
+        + "".join(f"<h4>{escape(t)}</h4>{table_html(tab, _slug(t, 'table-'))}" for t, tab in tables)
+        for heading, tables in sections
     )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -107,6 +120,7 @@ def render(
 <h1>{escape(title)}</h1>
 <p class="sub">Corruption &amp; East India balance simulator — experiment report</p>
 {warn}
+{read_first}
 <nav>{nav}</nav>
 <h2 id="settings">Settings</h2>
 {table_html(settings, "settings-table")}
@@ -115,12 +129,15 @@ def render(
 <h3>experiment.toml</h3>
 {toml}
 <h2 id="summary">Summary per arm</h2>
+<p class="note" id="precision">{escape(precision)}</p>
 {table_html(summary, "summary-table")}
 <p class="note">{escape(METHODS)}</p>
+<h2 id="comparisons">Comparisons with the reference arm</h2>
+<p class="note">{escape(comparisons_note)} Highlighted rows: the 95 % interval of the change excludes zero.</p>
+{"".join(f"<h3>{escape(m[:1].upper() + m[1:])}</h3>{table_html(t, _slug(m), 'comparisons')}" for m, t in comparisons)}
 <h2 id="charts">Charts</h2>
 {"".join(figure_html(c) for c in charts)}
-<h2 id="differences">Differences between arms</h2>
-<p class="note">{escape(differences_note)} Highlighted rows: the 95 % interval of the change excludes zero.</p>
-{"".join(f"<h3>{escape(m.capitalize())}</h3>{table_html(t, _slug(m), 'differences')}" for m, t in differences)}
+<h2 id="tables">Tables</h2>
+{extra}
 </body></html>
 """

@@ -22,12 +22,32 @@ def table_md(table: Table) -> str:
 
 
 def render(
-    *, title: str, settings: Table, arms: Table, summary: Table, differences: list[tuple[str, Table]], note: str
+    *,
+    title: str,
+    banner: list[str],
+    precision: str,
+    settings: Table,
+    arms: Table,
+    summary: Table,
+    comparisons: list[tuple[str, Table]],
+    note: str,
+    sections: list[tuple[str, list[tuple[str, Table]]]],
+    charts: list,
 ) -> str:
-    """The whole file: settings, arms, the per-arm summary and one differences table per measure."""
-    parts = [f"# {title}", "## Settings", table_md(settings), "## Arms", table_md(arms)]
-    parts += ["## Summary per arm (95 % intervals)", table_md(summary), "## Differences between arms"]
-    parts.append(note + " Rows in bold: the interval excludes zero.")
-    for measure, table in differences:
-        parts += [f"### {measure.capitalize()}", table_md(table)]
+    """The whole file: the banner, settings, arms, the per-arm summary, the comparisons with the reference arm,
+    the issue-13 tables and the list of charts."""
+    parts = [f"# {title}"]
+    if banner:
+        parts += ["**Read this first**", "\n".join(f"- {line}" for line in banner)]
+    parts += ["## Settings", table_md(settings), "## Arms", table_md(arms)]
+    parts += ["## Summary per arm (95 % intervals)", precision, table_md(summary)]
+    parts += ["## Comparisons with the reference arm", note + " Rows in bold: the interval excludes zero."]
+    for measure, table in comparisons:
+        parts += [f"### {measure[:1].upper() + measure[1:]}", table_md(table)]
+    for heading, tables in sections:
+        parts.append(f"## {heading}")
+        for name, table in tables:
+            parts += [f"### {name}", table_md(table)]
+    if charts:
+        parts += ["## Charts", "\n".join(f"- `charts/{c.path.name}`: {c.caption}" for c in charts)]
     return "\n\n".join(parts) + "\n"

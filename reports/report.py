@@ -1,4 +1,4 @@
-"""``write_report(run_dir)``: charts, report.html and summary.md for a run folder."""
+"""``write_report(run_dir)``: charts, report.html, summary.md and comparisons.parquet for a run folder."""
 
 from __future__ import annotations
 
@@ -7,44 +7,96 @@ from pathlib import Path
 from experiments.runfolder import EXPERIMENT, Run
 
 from . import html, markdown
+from .banner import banner
 from .charts import draw_all
+from .compare import comparisons, plan, precision_of
 from .data import aggregate
-from .summary import arm_differences, arm_summary
-from .tables import arms_table, differences_note, differences_tables, settings_table, summary_table
+from .summary import arm_summary
+from .tables import (
+    arms_table,
+    capital_table,
+    comparison_tables,
+    comparisons_note,
+    crash_cause_table,
+    economy_table,
+    precision_line,
+    seat_table,
+    settings_table,
+    summary_table,
+    vp_outcome_table,
+    vp_table,
+)
 
 REPORT = "report.html"
 SUMMARY = "summary.md"
+COMPARISONS = "comparisons.parquet"
 CHARTS_DIR = "charts"
 
 
-def write_report(run_dir: str | Path) -> Path:
-    """Write RUN_DIR/charts/*.png, RUN_DIR/report.html (self-contained) and RUN_DIR/summary.md; return the
-    report's path."""
+def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
+    """Write RUN_DIR/charts/*.png, RUN_DIR/report.html (self-contained), RUN_DIR/summary.md and (issue 13)
+    RUN_DIR/comparisons.parquet (every arm against ``reference``, an arm name: default run.json's reference, else
+    the first arm); return the report's path."""
     run = Run.open(run_dir)
+    if reference is not None and run.arms:
+        plan(run, reference)  # a reference that names no arm fails here, before any work
     agg = aggregate(run)
+    comp = comparisons(run, reference, arms=[a.index for a in agg.arms])
+    agg.comparisons = comp
+    comp.write_parquet(run.path / COMPARISONS)
+    precision = precision_of(run, reference)
     charts = draw_all(agg, run.path / CHARTS_DIR)
-    summary, diffs = arm_summary(agg), arm_differences(agg)
     tables = {
         "settings": settings_table(agg),
         "arms": arms_table(agg),
-        "summary": summary_table(agg, summary),
+        "summary": summary_table(agg, arm_summary(agg)),
     }
-    differences = differences_tables(agg, diffs)
-    note = differences_note(diffs)
+    sections = [
+        ("Why games crash", [("Crash causes by round", crash_cause_table(agg))]),
+        ("The economy", [("Median (10–90 %) by round", economy_table(agg))]),
+        (
+            "Victory points",
+            [
+                ("VP by source: crashed or survived (95 % CI)", vp_outcome_table(agg)),
+                ("VP distributions and winning margins", vp_table(agg)),
+            ],
+        ),
+        (
+            "Bids, capital and seats",
+            [("Win rate against bids and capital", capital_table(agg)), ("Seat advantage", seat_table(agg))],
+        ),
+    ]
+    compared = comparison_tables(agg, comp)
+    note = comparisons_note(agg, comp)
+    warnings = banner(agg)
+    reached = precision_line(agg, precision)
     title = str(run.meta.get("name") or run.path.name)
     toml_path = run.path / EXPERIMENT
     page = html.render(
         title=title,
         status=run.meta.get("status"),
+        banner=warnings,
+        precision=reached,
         charts=charts,
-        differences=differences,
-        differences_note=note,
+        comparisons=compared,
+        comparisons_note=note,
+        sections=sections,
         experiment_toml=toml_path.read_text(encoding="utf-8") if toml_path.exists() else None,
         **tables,
     )
     out = run.path / REPORT
     out.write_text(page, encoding="utf-8")
     (run.path / SUMMARY).write_text(
-        markdown.render(title=title, differences=differences, note=note, **tables), encoding="utf-8"
+        markdown.render(
+            title=title,
+            banner=warnings,
+            precision=reached,
+            comparisons=compared,
+            note=note,
+            sections=sections,
+            charts=charts,
+            **tables,
+        ),
+        encoding="utf-8",
     )
     return out

@@ -1,19 +1,26 @@
 """Per-arm statistics as small Polars frames: the summary the CLI prints, win rates, crash hazard, stability
-percentiles and the differences between arms (what the tables and charts show)."""
+percentiles, and (issue 13) crash causes, stability changes by cause, the economy by round, VP by outcome, VP
+distributions and winning margins, win rates against bids and capital, and seat advantage (what the tables and
+charts show; the comparisons between arms are in ``reports.compare``)."""
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
 import polars as pl
 
 from experiments.runfolder import Run
+from sim.layout import VP_SOURCES
 
 from .data import Aggregates, aggregate
-from .stats import diff_ci, mean_ci, quantile_from_counts, wilson
+from .stats import mean_ci, quantile_from_counts, wilson
 
 CRASH = "crash rate"
+
+
+def several_strategies(agg: Aggregates) -> bool:
+    """Does some arm seat two strategies or more? (With one, it wins every game: no win rate to show.)"""
+    return any(len(set(arm.strategies)) > 1 for arm in agg.arms)
 
 
 def _aggregates(run: Run | Aggregates | str | Path) -> Aggregates:
@@ -135,51 +142,268 @@ def arm_summary_short(run: Run | Aggregates | str | Path) -> pl.DataFrame:
     )
 
 
-def arm_differences(run: Run | Aggregates | str | Path) -> pl.DataFrame:
-    """For every measure (crash rate, then each strategy's win rate) and pair of arms (A before B): the
-    change ``diff = rate_b - rate_a`` with its 95 % Newcombe interval ``lo``, ``hi`` (see ``stats.diff_ci``) and
-    ``excludes_zero`` (the interval does not contain 0). Columns: ``arm_a, arm_b`` (indices), ``label_a,
-    label_b``, ``measure``, ``rate_a, rate_b, diff, lo, hi, excludes_zero``."""
+# ------------------------------------------------------------------------------------------------ issue 13
+CAUSES = ("emergency", "expectation", "regions", "laws")  # a crash's cause: what took the last point (crash_cause)
+
+
+def crash_causes(run: Run | Aggregates | str | Path) -> pl.DataFrame:
+    """Per arm and cause (``CAUSES``: the stability loss that took the Company's last point, ``data.crash_cause``):
+    ``crashes``, ``share`` of the arm's crashes with its Wilson ``lo, hi``, ``rate`` (crashes of that cause / the
+    arm's games) and ``r1 .. rR`` (crashes of that cause in round r)."""
     agg = _aggregates(run)
-    games = {row["arm_index"]: row for row in agg.games().iter_rows(named=True)}
-    wins = {(r["arm_index"], r["strategy"]): r["wins"] for r in agg.wins.iter_rows(named=True)}
-    pairs = list(itertools.combinations([arm.index for arm in agg.arms if arm.index in games], 2))
-    counts = {(CRASH, a): games[a]["crashed"] for a in games}
-    counts |= {(f"win rate {s}", a): w for (a, s), w in wins.items()}
+    games = dict(agg.games().select("arm_index", "games").iter_rows())
     rows = []
-    for measure in [CRASH, *[f"win rate {s}" for s in agg.strategies]]:
-        for a, b in pairs:
-            if (measure, a) not in counts or (measure, b) not in counts:
+    for arm in agg.arms:
+        part = agg.crash_causes.filter(pl.col("arm_index") == arm.index)
+        total = int(part["crashes"].sum())
+        for cause in [*CAUSES, *sorted(set(part["cause"]) - set(CAUSES))]:
+            mine = part.filter(pl.col("cause") == cause)
+            k = int(mine["crashes"].sum())
+            if k == 0 and cause not in CAUSES:
                 continue
-            count_a, count_b = counts[measure, a], counts[measure, b]
-            n_a, n_b = games[a]["games"], games[b]["games"]
-            diff, lo, hi = diff_ci(count_a, n_a, count_b, n_b)
+            by_round = dict(mine.select("round", "crashes").iter_rows())
+            lo, hi = wilson(k, total)
             rows.append(
                 {
-                    "arm_a": a,
-                    "arm_b": b,
-                    "label_a": agg.arm(a).label,
-                    "label_b": agg.arm(b).label,
-                    "measure": measure,
-                    "rate_a": count_a / n_a,
-                    "rate_b": count_b / n_b,
-                    "diff": diff,
-                    "lo": lo,
-                    "hi": hi,
-                    "excludes_zero": bool(lo > 0 or hi < 0),
+                    "arm_index": arm.index,
+                    "cause": cause,
+                    "crashes": k,
+                    "share": k / total if total else float("nan"),
+                    "lo": float(lo),
+                    "hi": float(hi),
+                    "rate": k / games[arm.index],
+                    **{f"r{r}": int(by_round.get(r, 0)) for r in range(1, agg.rounds + 1)},
                 }
             )
-    schema = {
-        "arm_a": pl.Int64,
-        "arm_b": pl.Int64,
-        "label_a": pl.String,
-        "label_b": pl.String,
-        "measure": pl.String,
-        "rate_a": pl.Float64,
-        "rate_b": pl.Float64,
-        "diff": pl.Float64,
-        "lo": pl.Float64,
-        "hi": pl.Float64,
-        "excludes_zero": pl.Boolean,
-    }
-    return pl.DataFrame(rows, schema=schema)
+    return pl.DataFrame(rows)
+
+
+def stability_changes(run: Run | Aggregates | str | Path) -> pl.DataFrame:
+    """Per arm, round and stability cause: ``games`` alive in the round and ``mean`` change per such game (losses
+    negative), from the rounds frame's cause tallies."""
+    from sim.state import STABILITY_CAUSES
+
+    agg = _aggregates(run)
+    causes = [c for c in STABILITY_CAUSES if c in agg.causes.columns]
+    return (
+        agg.causes.unpivot(index=["arm_index", "round", "games"], on=causes, variable_name="cause", value_name="sum")
+        .with_columns((pl.col("sum") / pl.col("games")).alias("mean"))
+        .sort("arm_index", "round")
+    )
+
+
+def economy_quantiles(run: Run | Aggregates | str | Path) -> pl.DataFrame:
+    """Per arm, series (``data.ECONOMY``) and round: ``games`` running at its end and the ``q10, q50, q90`` of the
+    series over them (inverted-CDF percentiles of integer £ counts)."""
+    agg = _aggregates(run)
+    rows = []
+    for (arm, series, rnd), part in agg.economy.group_by("arm_index", "series", "round", maintain_order=True):
+        values, counts = part["value"], part["games"]
+        rows.append(
+            {
+                "arm_index": arm,
+                "series": series,
+                "round": rnd,
+                "games": int(counts.sum()),
+                **{f"q{round(100 * q)}": quantile_from_counts(values, counts, q) for q in (0.1, 0.5, 0.9)},
+            }
+        )
+    return pl.DataFrame(rows).sort("arm_index", "series", "round")
+
+
+def vp_by_outcome(run: Run | Aggregates | str | Path) -> pl.DataFrame:
+    """Per arm, strategy, outcome (``crashed`` / ``survived``) and source (``vp`` = the total, then each VP
+    source): ``seats`` and the ``mean`` final VP of such a seat with its 95 % Student-t ``lo, hi``."""
+    agg = _aggregates(run)
+    rows = []
+    for r in agg.vp_outcome.iter_rows(named=True):
+        n = r["seats"]
+        for col in ["vp", *[f"vp_{s}" for s in VP_SOURCES]]:
+            mean = r[f"sum_{col}"] / n
+            var = max((r[f"sq_{col}"] - n * mean**2) / (n - 1), 0.0) if n > 1 else float("nan")
+            lo, hi = mean_ci(n, mean, var**0.5)
+            rows.append(
+                {
+                    "arm_index": r["arm_index"],
+                    "strategy": r["strategy"],
+                    "outcome": "crashed" if r["crashed"] else "survived",
+                    "source": col.removeprefix("vp_") if col != "vp" else "total",
+                    "seats": n,
+                    "mean": mean,
+                    "lo": float(lo),
+                    "hi": float(hi),
+                }
+            )
+    return pl.DataFrame(rows)
+
+
+def vp_distribution(run: Run | Aggregates | str | Path) -> pl.DataFrame:
+    """Per arm and strategy: ``seats``, the ``mean`` final VP with its Student-t ``lo, hi``, the ``q10, q50, q90``
+    and the share of seats ending with VP <= 0 (``at_most_0``)."""
+    agg = _aggregates(run)
+    rows = []
+    for (arm, strategy), part in agg.vp_values.group_by("arm_index", "strategy", maintain_order=True):
+        v, c = part["vp"].to_numpy(), part["seats"].to_numpy().astype(float)
+        n = c.sum()
+        mean = float((v * c).sum() / n)
+        std = float(((c * (v - mean) ** 2).sum() / (n - 1)) ** 0.5) if n > 1 else float("nan")
+        lo, hi = mean_ci(n, mean, std)
+        rows.append(
+            {
+                "arm_index": arm,
+                "strategy": strategy,
+                "seats": int(n),
+                "mean": mean,
+                "lo": float(lo),
+                "hi": float(hi),
+                **{f"q{round(100 * q)}": quantile_from_counts(v, c, q) for q in (0.1, 0.5, 0.9)},
+                "at_most_0": float(c[v <= 0].sum() / n),
+            }
+        )
+    return pl.DataFrame(rows).sort("arm_index", "strategy")
+
+
+def winning_margins(run: Run | Aggregates | str | Path) -> pl.DataFrame:
+    """Per arm and winning strategy: ``wins`` (games its seat won), the ``mean`` margin (winner's VP − the
+    runner-up's) with its Student-t ``lo, hi``, the median ``q50`` and ``close`` (share of those wins by at most
+    1 VP; a margin of 0 is a tie broken by wealth, money or chance)."""
+    agg = _aggregates(run)
+    rows = []
+    for (arm, strategy), part in agg.margins.group_by("arm_index", "strategy", maintain_order=True):
+        v, c = part["margin"].to_numpy(), part["games"].to_numpy().astype(float)
+        n = c.sum()
+        mean = float((v * c).sum() / n)
+        std = float(((c * (v - mean) ** 2).sum() / (n - 1)) ** 0.5) if n > 1 else float("nan")
+        lo, hi = mean_ci(n, mean, std)
+        rows.append(
+            {
+                "arm_index": arm,
+                "strategy": strategy,
+                "wins": int(n),
+                "mean": mean,
+                "lo": float(lo),
+                "hi": float(hi),
+                "q50": quantile_from_counts(v, c, 0.5),
+                "close": float(c[v <= 1].sum() / n),
+            }
+        )
+    return pl.DataFrame(rows).sort("arm_index", "strategy")
+
+
+def _bins(values: list[int], counts: list[int], target: int) -> list[tuple[int, int]]:
+    """Consecutive value ranges (lo, hi) holding at least ``target`` seats each (the last one absorbs a remainder)."""
+    bins, start, held = [], None, 0
+    for v, c in zip(values, counts, strict=True):
+        start = v if start is None else start
+        held += c
+        if held >= target:
+            bins.append((start, v))
+            start, held = None, 0
+    if start is not None:
+        if bins:
+            bins[-1] = (bins[-1][0], values[-1])
+        else:
+            bins.append((start, values[-1]))
+    return bins
+
+
+def capital_win_rates(run: Run | Aggregates | str | Path, max_bins: int = 8, min_seats: int = 30) -> pl.DataFrame:
+    """Per arm, strategy and ``by`` (``bid_total`` or ``starting_capital``): the seats' values in ranges of about
+    equal size (at most ``max_bins``, at least ``min_seats`` seats each; ``lo_value .. hi_value``, ``mid`` the
+    seats' mean value), their ``seats``, ``wins`` and win rate ``win`` with its Wilson ``lo, hi``."""
+    agg = _aggregates(run)
+    rows = []
+    for (arm, strategy, by), part in agg.capital_wins.group_by("arm_index", "strategy", "by", maintain_order=True):
+        part = part.sort("value")
+        values, seats, wins = part["value"].to_list(), part["seats"].to_list(), part["wins"].to_list()
+        target = max(min_seats, -(-sum(seats) // max_bins))
+        for lo_v, hi_v in _bins(values, seats, target):
+            inside = [(v, s, w) for v, s, w in zip(values, seats, wins, strict=True) if lo_v <= v <= hi_v]
+            n, k = sum(s for _, s, _ in inside), sum(w for _, _, w in inside)
+            lo, hi = wilson(k, n)
+            rows.append(
+                {
+                    "arm_index": arm,
+                    "strategy": strategy,
+                    "by": by,
+                    "lo_value": lo_v,
+                    "hi_value": hi_v,
+                    "mid": sum(v * s for v, s, _ in inside) / n,
+                    "seats": n,
+                    "wins": k,
+                    "win": k / n,
+                    "lo": float(lo),
+                    "hi": float(hi),
+                }
+            )
+    return pl.DataFrame(rows)
+
+
+def seat_strategy_rates(run: Run | Aggregates | str | Path) -> pl.DataFrame:
+    """Per arm, strategy and seat (0-based): ``seat_games`` (games the strategy sat there), ``wins`` and the win
+    rate ``win`` with its Wilson ``lo, hi``."""
+    agg = _aggregates(run)
+    df = (
+        agg.seat_strategy.group_by("arm_index", "strategy", "seat")
+        .agg(pl.col("games").sum().alias("seat_games"), pl.col("wins").sum())
+        .sort("arm_index", "strategy", "seat")
+    )
+    lo, hi = wilson(df["wins"], df["seat_games"])
+    return df.with_columns(
+        (pl.col("wins") / pl.col("seat_games")).alias("win"), pl.Series("lo", lo), pl.Series("hi", hi)
+    )
+
+
+def seat_advantage(run: Run | Aggregates | str | Path) -> pl.DataFrame:
+    """Seat advantage that holds under any rotation (issue 13). In every seating (rotation) a seat is compared
+    with the seats playing the same strategy at the same table: per game, X = 1[the seat won] − (1/m)·1[one of
+    those m seats won]; ``advantage`` is the mean of X over the games where the seat has m > 1 such peers (one
+    strategy per table: m = players and X = its excess over 1/players), with its Student-t ``lo, hi``. Who sits
+    where and who else is at the table are the same for the seat and its peers, so neither strategy nor table
+    composition can pass for seat advantage. Columns: ``arm_index, seat, games`` (games compared), ``advantage,
+    lo, hi`` and the raw ``win`` rate of the seat over all games with its Wilson ``win_lo, win_hi``."""
+    agg = _aggregates(run)
+    rows = []
+    for arm in agg.arms:
+        part = agg.seat_strategy.filter(pl.col("arm_index") == arm.index)
+        stats: dict[int, list[float]] = {}
+        raw: dict[int, list[int]] = {}
+        for (_rotation,), table in part.group_by("rotation", maintain_order=True):
+            games = int(table["games"].max())
+            group = dict(table.group_by("strategy").agg(pl.col("wins").sum(), pl.len().alias("m")).select(
+                "strategy", pl.struct("wins", "m")).iter_rows())  # fmt: skip
+            for r in table.iter_rows(named=True):
+                seat = r["seat"]
+                w = raw.setdefault(seat, [0, 0])
+                w[0] += r["wins"]
+                w[1] += r["games"]
+                wins_p, m = group[r["strategy"]]["wins"], group[r["strategy"]]["m"]
+                if m < 2:
+                    continue
+                sum_x = r["wins"] - wins_p / m
+                sum_x2 = r["wins"] * (1 - 1 / m) ** 2 + (wins_p - r["wins"]) / m**2
+                acc = stats.setdefault(seat, [0.0, 0.0, 0.0])
+                acc[0] += games
+                acc[1] += sum_x
+                acc[2] += sum_x2
+        for seat in sorted(raw):
+            n, sx, sx2 = stats.get(seat, [0.0, 0.0, 0.0])
+            mean = sx / n if n else float("nan")
+            std = max((sx2 - n * mean**2) / (n - 1), 0.0) ** 0.5 if n > 1 else float("nan")
+            lo, hi = mean_ci(n, mean, std)
+            k, games = raw[seat]
+            w_lo, w_hi = wilson(k, games)
+            rows.append(
+                {
+                    "arm_index": arm.index,
+                    "seat": seat,
+                    "games": int(n),
+                    "advantage": mean,
+                    "lo": float(lo),
+                    "hi": float(hi),
+                    "win": k / games,
+                    "win_lo": float(w_lo),
+                    "win_hi": float(w_hi),
+                }
+            )
+    return pl.DataFrame(rows)

@@ -9,7 +9,7 @@ from typing import Any
 import polars as pl
 
 from .data import Aggregates, format_value, short_keys
-from .summary import arm_differences, arm_summary
+from .summary import arm_summary, several_strategies
 
 
 @dataclass
@@ -71,38 +71,228 @@ def summary_table(agg: Aggregates, summary: pl.DataFrame | None = None) -> Table
     return Table(columns, rows, numeric=[False, False] + [True] * (len(columns) - 2))
 
 
-def differences_tables(agg: Aggregates, diffs: pl.DataFrame | None = None) -> list[tuple[str, Table]]:
-    """One table per measure (crash rate, each strategy's win rate): every pair of arms, both rates, the change
-    B − A with its 95 % CI, and whether the CI excludes zero."""
-    df = arm_differences(agg) if diffs is None else diffs
+def change_cell(metric: str, est: float, lo: float, hi: float) -> str:
+    """A change with its interval: percentage points for proportions, plain numbers for means."""
+    if est != est:
+        return "—"
+    if metric in ("crash rate", "win rate"):
+        return change(est, lo, hi)
+
+    def signed(x: float) -> str:
+        return f"{x:+.2f}".replace("-", "−")
+
+    return f"{signed(est)} ({signed(lo)} to {signed(hi)})"
+
+
+def value_cell(metric: str, value: float) -> str:
+    if value != value:
+        return "—"
+    return pct(value) if metric in ("crash rate", "win rate") else f"{value:.2f}"
+
+
+def comparison_tables(agg: Aggregates, comp: pl.DataFrame) -> list[tuple[str, Table]]:
+    """One table per metric (and strategy): each arm against the reference arm, both values, the change with its
+    paired 95 % interval, whether it excludes zero, and the games paired."""
+    labels = {a.name: a.label for a in agg.arms}
     out = []
-    for (measure,), part in df.group_by("measure", maintain_order=True):
-        columns = ["arm A", "arm B", f"{measure} A", f"{measure} B", "change B − A (95 % CI)", "CI excludes 0"]
+    for (metric, strategy), part in comp.group_by("metric", "strategy", maintain_order=True):
+        title = metric + (f": {strategy}" if strategy else "")
+        columns = ["arm", "reference", f"{metric} (arm)", f"{metric} (reference)", "change (95 % CI)", "excludes 0"]
+        columns.append("games paired")
+        excludes = [bool(lo > 0 or hi < 0) for lo, hi in zip(part["lo"], part["hi"], strict=True)]
         rows = [
             [
-                r["label_a"],
-                r["label_b"],
-                pct(r["rate_a"]),
-                pct(r["rate_b"]),
-                change(r["diff"], r["lo"], r["hi"]),
-                "yes" if r["excludes_zero"] else "",
+                labels.get(r["arm"], r["arm"]),
+                labels.get(r["reference"], r["reference"]),
+                value_cell(metric, r["arm_value"]),
+                value_cell(metric, r["reference_value"]),
+                change_cell(metric, r["estimate"], r["lo"], r["hi"]),
+                "yes" if e else "",
+                f"{r['n']:,}",
             ]
-            for r in part.iter_rows(named=True)
+            for r, e in zip(part.iter_rows(named=True), excludes, strict=True)
         ]
-        numeric = [False, False, True, True, True, False]
-        out.append((measure, Table(columns, rows, highlight=part["excludes_zero"].to_list(), numeric=numeric)))
+        numeric = [False, False, True, True, True, False, True]
+        out.append((title, Table(columns, rows, highlight=excludes, numeric=numeric)))
     return out
 
 
-def differences_note(diffs: pl.DataFrame) -> str:
-    n, k = diffs.height, int(diffs["excludes_zero"].sum()) if diffs.height else 0
+def comparisons_note(agg: Aggregates, comp: pl.DataFrame | None) -> str:
+    if comp is None or comp.is_empty():
+        return "Only one arm: nothing to compare."
+    n = comp.height
+    k = int(((comp["lo"] > 0) | (comp["hi"] < 0)).sum())
+    ref = agg.arm_by_name(comp["reference"][0])
     return (
-        f"{k} of {n} intervals exclude zero. With {n} intervals at 95 %, about {n / 20:.1f} would exclude zero by "
-        "chance alone if no arm differed; the arms share their dice (common random numbers), which makes these "
-        "independent-sample (Newcombe) intervals conservative."
-        if n
-        else "Only one arm: nothing to compare."
+        f"Every arm against the reference arm {ref.label if ref else comp['reference'][0]!r}, each effect once (with "
+        "exactly two strategies only the first one's win rate: the other's change is its mirror image). The arms "
+        "play the same games with the same dice, so every interval is paired on the games: Newcombe's paired "
+        "interval (method 10) for a change of a proportion, the Student-t interval of the per-game differences for "
+        f"a change of a mean. {k} of {n} intervals exclude zero; with {n} intervals at 95 %, about {n / 20:.1f} "
+        "would by chance alone if no arm differed."
     )
+
+
+def precision_line(agg: Aggregates, precision: Any) -> str:
+    """What the headline intervals' precision is (``compare.Precision``) and, with a target, whether it was met."""
+    reached, widest = precision.reached()
+    m = agg.run.meta
+    target = m.get("target_ci") or 0
+    games = _num(m.get("games_per_arm"))
+    text = (
+        f"Largest half-width of the headline 95 % intervals: ±{100 * reached:.2f} pp ({widest}), {games} games per arm"
+    )
+    if target:
+        info = m.get("precision") or {}
+        stopped = info.get("stopped")
+        cap = _num(info.get("max_games_per_arm"))
+        text += f"; target ±{100 * target:.2f} pp " + (
+            f"reached after {games} of at most {cap} games per arm"
+            if stopped == "target reached"
+            else f"not reached: all {cap} games per arm were played"
+            if stopped
+            else "(the run did not finish)"
+        )
+    return text + "."
+
+
+def crash_cause_table(agg: Aggregates) -> Table:
+    """Per arm and crash cause: crashes, their share of the arm's crashes (Wilson 95 %), the share of all its games,
+    and the crashes per round."""
+    from .summary import crash_causes
+
+    df = crash_causes(agg)
+    rounds = [f"r{r}" for r in range(1, agg.rounds + 1)]
+    columns = ["arm", "cause of the last point lost", "crashes", "share of crashes (95 % CI)", "share of games"]
+    columns += [f"round {r[1:]}" for r in rounds]
+    names = {
+        "emergency": "emergency loans (phase 7)",
+        "expectation": "profit below expectation (phase 7)",
+        "regions": "region lost (phase 8/9)",
+        "laws": "law (phase 9)",
+    }
+    rows = [
+        [
+            agg.arm(r["arm_index"]).label,
+            names.get(r["cause"], r["cause"]),
+            f"{r['crashes']:,}",
+            pct(r["share"], r["lo"], r["hi"]),
+            pct(r["rate"]),
+            *[f"{r[c]:,}" for c in rounds],
+        ]
+        for r in df.iter_rows(named=True)
+    ]
+    return Table(columns, rows, numeric=[False, False] + [True] * (len(columns) - 2))
+
+
+def economy_table(agg: Aggregates) -> Table:
+    """Per arm and series: the median and 10-90 % range in each round (games running at its end)."""
+    from .charts import ECONOMY_TITLES
+    from .summary import economy_quantiles
+
+    q = economy_quantiles(agg)
+    columns = ["arm", "series", *[f"round {r}" for r in range(1, agg.rounds + 1)]]
+    rows = []
+    for arm in agg.arms:
+        for series in ECONOMY_TITLES:
+            mine = q.filter((pl.col("arm_index") == arm.index) & (pl.col("series") == series))
+            part = {r["round"]: r for r in mine.iter_rows(named=True)}
+            cells = [
+                f"{part[r]['q50']:g} ({part[r]['q10']:g}–{part[r]['q90']:g})" if r in part else "—"
+                for r in range(1, agg.rounds + 1)
+            ]
+            rows.append([arm.label, series, *cells])
+    return Table(columns, rows, numeric=[False, False] + [True] * agg.rounds)
+
+
+def vp_outcome_table(agg: Aggregates) -> Table:
+    """Per arm, strategy and outcome: seats and the mean VP in total and per source (95 % Student-t)."""
+    from sim.layout import VP_SOURCES
+
+    from .summary import vp_by_outcome
+
+    df = vp_by_outcome(agg)
+    sources = ["total", *[s for s in VP_SOURCES if s not in agg.zero_sources]]
+    columns = ["arm", "strategy", "games", "seats", *[f"{s.replace('_', ' ')} VP" for s in sources]]
+    rows = []
+    for (arm, strategy, outcome), part in df.group_by("arm_index", "strategy", "outcome", maintain_order=True):
+        by = {r["source"]: r for r in part.iter_rows(named=True)}
+        cells = [f"{by[s]['mean']:.2f} ({by[s]['lo']:.2f}–{by[s]['hi']:.2f})" if s in by else "—" for s in sources]
+        rows.append([agg.arm(arm).label, strategy, outcome, f"{part['seats'][0]:,}", *cells])
+    return Table(columns, rows, numeric=[False, False, False] + [True] * (len(columns) - 3))
+
+
+def vp_table(agg: Aggregates) -> Table:
+    """Per arm and strategy: the final VP's mean (95 % CI), 10th / 50th / 90th percentiles, the share at 0 or
+    less; its wins, their mean margin (95 % CI), median margin and the share won by at most 1 VP."""
+    from .summary import vp_distribution, winning_margins
+
+    dist = vp_distribution(agg)
+    margins = {(r["arm_index"], r["strategy"]): r for r in winning_margins(agg).iter_rows(named=True)}
+    columns = ["arm", "strategy", "mean VP (95 % CI)", "VP 10 / 50 / 90 %", "VP ≤ 0", "wins"]
+    columns += ["mean winning margin (95 % CI)", "median margin", "won by ≤ 1 VP"]
+    rows = []
+    for r in dist.iter_rows(named=True):
+        m = margins.get((r["arm_index"], r["strategy"]))
+        rows.append(
+            [
+                agg.arm(r["arm_index"]).label,
+                r["strategy"],
+                f"{r['mean']:.2f} ({r['lo']:.2f}–{r['hi']:.2f})",
+                f"{r['q10']:g} / {r['q50']:g} / {r['q90']:g}",
+                pct(r["at_most_0"]),
+                f"{m['wins']:,}" if m else "0",
+                f"{m['mean']:.2f} ({m['lo']:.2f}–{m['hi']:.2f})" if m and m["lo"] == m["lo"] else "—",
+                f"{m['q50']:g}" if m else "—",
+                pct(m["close"]) if m else "—",
+            ]
+        )
+    return Table(columns, rows, numeric=[False, False] + [True] * (len(columns) - 2))
+
+
+def capital_table(agg: Aggregates) -> Table:
+    """Per arm, strategy and measure (bid total, starting capital): ranges of values, seats and the win rate of a
+    seat with its Wilson 95 % interval."""
+    from .summary import capital_win_rates
+
+    df = capital_win_rates(agg)
+    columns = ["arm", "strategy", "by", "range", "seats", "win rate of a seat (95 % CI)"]
+    rows = [
+        [
+            agg.arm(r["arm_index"]).label,
+            r["strategy"],
+            r["by"].replace("_", " "),
+            f"{r['lo_value']}" if r["lo_value"] == r["hi_value"] else f"{r['lo_value']}–{r['hi_value']}",
+            f"{r['seats']:,}",
+            pct(r["win"], r["lo"], r["hi"]),
+        ]
+        for r in df.sort("arm_index", "strategy", "by", "lo_value").iter_rows(named=True)
+    ]
+    return Table(columns, rows, numeric=[False, False, False, True, True, True])
+
+
+def seat_table(agg: Aggregates) -> Table:
+    """Per arm and seat: the seat advantage (95 % CI) against same-strategy peers in the same seating, the raw win
+    rate of the seat, and each strategy's win rate when it sits there (Wilson 95 %)."""
+    from .summary import seat_advantage, seat_strategy_rates
+
+    adv = seat_advantage(agg)
+    per = {(r["arm_index"], r["seat"], r["strategy"]): r for r in seat_strategy_rates(agg).iter_rows(named=True)}
+    columns = ["arm", "seat", "advantage (95 % CI)", "win rate of the seat (95 % CI)"]
+    strategies = agg.strategies if several_strategies(agg) else []
+    columns += [f"{s} in this seat" for s in strategies]
+    rows = []
+    for r in adv.iter_rows(named=True):
+        ok = r["advantage"] == r["advantage"]
+        cells = [
+            change(r["advantage"], r["lo"], r["hi"]) if ok else "— (no same-strategy peer)",
+            pct(r["win"], r["win_lo"], r["win_hi"]),
+        ]
+        for s in strategies:
+            x = per.get((r["arm_index"], r["seat"], s))
+            cells.append(pct(x["win"], x["lo"], x["hi"]) + f" of {x['seat_games']:,}" if x else "—")
+        rows.append([agg.arm(r["arm_index"]).label, str(r["seat"] + 1), *cells])
+    return Table(columns, rows, numeric=[False, True] + [True] * (len(columns) - 2))
 
 
 def settings_table(agg: Aggregates) -> Table:
@@ -121,7 +311,10 @@ def settings_table(agg: Aggregates) -> Table:
         ("games in total", f"{total:,}"),
         ("swept / listed parameters", ", ".join(agg.run.param_keys) or "none"),
         ("strategies", ", ".join(agg.arms[0].strategies) if len(strategies) == 1 else "per arm, below"),
+        ("strategy parameters", _strategy_params(agg)),
         ("seat rotation", _rotation(agg)),
+        ("reference arm", m.get("reference") or (agg.arms[0].name if agg.arms else None)),
+        ("precision target", f"±{100 * m['target_ci']:.2f} pp" if m.get("target_ci") else None),
         ("shard size", _num(m.get("shard_size"))),
         ("started", m.get("started")),
         ("finished", m.get("finished")),
@@ -163,8 +356,26 @@ def _num(value: Any) -> str | None:
 
 
 def _rotation(agg: Aggregates) -> str:
+    """How strategies were seated: one strategy needs no rotation; "1 rotation", "2 rotations"."""
     arms = agg.run.arms
-    if all(a.get("rotate") for a in arms):
-        rotations = {a.get("rotations") for a in arms}
-        return "yes" + (f" ({rotations.pop()} rotations)" if len(rotations) == 1 and None not in rotations else "")
-    return "no" if not any(a.get("rotate") for a in arms) else "some arms"
+    if all(len(set(a.get("strategies") or [])) <= 1 for a in arms):
+        return "one strategy in every seat"
+    modes = {str(a.get("rotate")) for a in arms}
+    counts = {a.get("rotations") for a in arms}
+    count = counts.pop() if len(counts) == 1 and None not in counts else None
+    if modes == {"all"}:
+        return "every distinct seating" + (f" ({count:,} seatings)" if count else "")
+    if modes == {"True"}:
+        return "yes" + (f" ({count} rotation{'' if count == 1 else 's'})" if count else "")
+    return "no" if modes == {"False"} else "differs between arms"
+
+
+def _strategy_params(agg: Aggregates) -> str | None:
+    """Every tuned strategy's parameters (issue 11), e.g. ``bid_low(max_bid=2): max_bid = 2``."""
+    seen: dict[str, str] = {}
+    for arm in agg.run.arms:
+        for label, spec in (arm.get("strategy_params") or {}).items():
+            params = spec.get("params") or {}
+            if params:
+                seen[label] = f"{label}: " + ", ".join(f"{k} = {v!r}" for k, v in params.items())
+    return "; ".join(seen.values()) or None

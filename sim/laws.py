@@ -326,6 +326,8 @@ def change_stability(state: State, rules: Rules, rows: np.ndarray, amount: int |
     after = np.where(rows, after, before)
     state.stability[:] = after.astype(np.int8)
     state.tally[:, TALLY["stability_change"]] += (after - before).astype(np.int32)
+    state.tally[:, TALLY["stability_loss_laws"]] += np.minimum(after - before, 0).astype(np.int32)  # issue 13
+    state.tally[:, TALLY["stability_gain_laws"]] += np.maximum(after - before, 0).astype(np.int32)
     crash = rows & (after == 0) & ~state.done
     state.crashed[crash] = True
     state.done[crash] = True

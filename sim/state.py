@@ -141,6 +141,23 @@ TALLIES = (
     "emergency_investments",  # emergency investments in phase 7.1
     "bankruptcies",  # firms that could not pay their costs
     "special_retirements",  # honourable retirements a firm's dividend allowed (phase 1 and the end)
+    # issue 13: the cause of every stability change this round, signed (losses <= 0, gains >= 0); they add up to
+    # stability_change. A loss the crash floor (0) cuts short counts only what was really lost.
+    "stability_loss_emergency",  # phase 7: -1 per stability.emergency_loans_per_loss emergency loans (D-EMERGENCY)
+    "stability_loss_expectation",  # phase 7: the profit left after costs below E(s) (D-EXPECT, L203-L208)
+    "stability_gain",  # phase 7: +1 per level whose expectation the dividends paid cover (D-EXPECT, L206-L207)
+    "stability_loss_regions",  # phase 8 (and 9: War Against France! failed): Company regions lost (R-ATTACK)
+    "stability_loss_laws",  # law effects that lower it (Impeachment! failed, phase 9; R-PARLIAMENT)
+    "stability_gain_laws",  # law effects that raise it (none in the default rules; a rules file may add one)
+)
+# issue 13: the causes above, in the order a round applies them (phases 7, 8, 9); they sum to stability_change
+STABILITY_CAUSES = (
+    "stability_loss_emergency",
+    "stability_loss_expectation",
+    "stability_gain",
+    "stability_loss_regions",
+    "stability_loss_laws",
+    "stability_gain_laws",
 )
 TALLY = {name: i for i, name in enumerate(TALLIES)}
 

@@ -52,9 +52,9 @@ def test_capital_calculator_seed_example():
 
 
 def test_capital_calculator_options(capsys):
-    assert cli.main(["capital", "10", "10", "10", "10", "--formula", "flat", "--budget", "28"]) == 0
+    assert cli.main(["capital", "10", "10", "10", "10", "--formula", "flat", "--budget", "7"]) == 0  # per player
     text = capsys.readouterr().out
-    assert "flat" in text and "B = 28" in text and text.count(" 7\n") >= 4
+    assert "flat" in text and "B = 7 per player x 4 = 28" in text and text.count(" 7\n") >= 4
     assert cli.main(["capital", "1", "2", "3"]) == 2  # 3 players is impossible
     assert "3 players is impossible" in capsys.readouterr().err
 

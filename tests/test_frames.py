@@ -425,6 +425,12 @@ SCHEMA = {
         "emergency_investments": "Int32",
         "bankruptcies": "Int32",
         "special_retirements": "Int32",
+        "stability_loss_emergency": "Int32",
+        "stability_loss_expectation": "Int32",
+        "stability_gain": "Int32",
+        "stability_loss_regions": "Int32",
+        "stability_loss_laws": "Int32",
+        "stability_gain_laws": "Int32",
     },
     "seat_rounds": {
         "game": "Int64",

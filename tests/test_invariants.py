@@ -49,6 +49,22 @@ def check(state, rules, where):
     check_politics(state, rules, where)
     check_issue7(state, rules, where)
     check_firms(state, rules, where)
+    check_stability_causes(state, where)
+
+
+def check_stability_causes(state, where, start=None):
+    """Issue 13: the round's stability causes are signed (losses <= 0, gains >= 0) and add up to its
+    stability_change; with ``start`` (stability at the start of the round), that change is the real one."""
+    from sim.state import STABILITY_CAUSES, TALLY
+
+    t = state.tally.astype(np.int64)
+    causes = np.stack([t[:, TALLY[c]] for c in STABILITY_CAUSES], axis=1)
+    assert (causes.sum(axis=1) == t[:, TALLY["stability_change"]]).all(), f"stability causes do not add up ({where})"
+    gains = np.array(["gain" in c for c in STABILITY_CAUSES])
+    assert (causes[:, gains] >= 0).all() and (causes[:, ~gains] <= 0).all(), f"a cause has the wrong sign ({where})"
+    if start is not None:
+        change = state.stability.astype(np.int64) - start
+        assert (change == t[:, TALLY["stability_change"]]).all(), f"stability_change misses a change ({where})"
 
 
 def check_india(state, rules, where):
@@ -203,6 +219,7 @@ def play_checked(rules, strategy, n_games, seed):
         begin_round(state)
         start_of_round(state, rules)
         check(state, rules, f"round {rnd} start")
+        round_start = state.stability.astype(np.int64)  # issue 13: every change of the round is in its tallies
         for _, name, phase, _ in ROUND:
             finished = np.flatnonzero(state.done)
             frozen = state.take(finished)
@@ -212,6 +229,7 @@ def play_checked(rules, strategy, n_games, seed):
             if name == "appointments":
                 agents.filled += (vacant & (state.office >= 0)).sum(axis=0)
             check(state, rules, f"round {rnd} {name}")
+            check_stability_causes(state, f"round {rnd} {name}", round_start)
             if name == "india":
                 check_events(state, rules, running)
             after = state.take(finished)

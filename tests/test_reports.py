@@ -26,6 +26,10 @@ from reports.summary import crash_hazard, seat_win_rates, stability_quantiles, w
 
 Z = sps.norm.ppf(0.975)
 ARMS = grid(capital__formula=["inverse_share", "flat"], capital__budget_per_player=[5, 8])
+ALL_CHARTS = (
+    "comparisons", "stability", "crashes", "crash_causes", "stability_causes", "economy", "vp_split", "vp_outcome",
+    "vp_distribution", "margins", "win_rates", "seat_wins", "capital", "capital_wins", "win_sweep", "game_length",
+)  # fmt: skip
 
 
 def wilson_direct(k: float, n: float) -> tuple[float, float]:
@@ -129,22 +133,92 @@ def test_arm_summary_matches_the_raw_frames(run_dir, agg, frames):
     assert short.drop("arm").equals(summary.select(short.columns[1:]))
 
 
-def test_differences_match_newcombe_on_direct_counts(agg, frames):
-    diffs = reports.arm_differences(agg)
-    measures = ["crash rate", "win rate balanced", "win rate random"]
-    assert diffs.height == len(measures) * math.comb(len(ARMS), 2)
-    assert diffs["measure"].unique(maintain_order=True).to_list() == measures
-    games = frames["games"]
+def newcombe_paired_direct(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    """Newcombe (1998b) method 10 for p_x - p_y on paired 0/1 data, written out from the 2 x 2 table of pairs."""
+    a, b = int(((x == 1) & (y == 1)).sum()), int(((x == 1) & (y == 0)).sum())
+    c, d = int(((x == 0) & (y == 1)).sum()), int(((x == 0) & (y == 0)).sum())
+    n = a + b + c + d
+    p1, p2 = (a + b) / n, (a + c) / n
+    (l1, u1), (l2, u2) = wilson_direct(a + b, n), wilson_direct(a + c, n)
+    den = (a + b) * (c + d) * (a + c) * (b + d)
+    phi = (a * d - b * c) / math.sqrt(den) if den else 0.0
+    lo = (p1 - p2) - math.sqrt((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2)
+    hi = (p1 - p2) + math.sqrt((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2)
+    return p1 - p2, lo, hi
 
-    def count(arm: int, measure: str) -> int:
-        g = games.filter(pl.col("arm_index") == arm)
-        return int(g["crashed"].sum()) if measure == "crash rate" else int((g["winner_strategy"] == measure[9:]).sum())
 
-    for r in diffs.iter_rows(named=True):
-        k_a, k_b = count(r["arm_a"], r["measure"]), count(r["arm_b"], r["measure"])
-        assert r["diff"] == pytest.approx((k_b - k_a) / 200)
-        assert (r["lo"], r["hi"]) == pytest.approx(newcombe_direct(k_a, 200, k_b, 200), abs=1e-10)
-        assert r["excludes_zero"] == (r["lo"] > 0 or r["hi"] < 0)
+def paired_t_direct(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    d = x - y
+    half = sps.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
+    return d.mean(), d.mean() - half, d.mean() + half
+
+
+def test_comparisons_recomputed_by_hand_from_the_frames(run_dir, frames):
+    """Issue 13: every arm against the reference (arm 0), paired on the games: the 2 x 2 tables of crashes and
+    wins and the per-game differences of end round and mean VP, recomputed from the raw frames."""
+    comp = reports.comparisons(run_dir)
+    games, seats = frames["games"], frames["seats"]
+    names = {a["index"]: a["arm"] for a in json.loads((run_dir / "run.json").read_text())["arms"]}
+    # each effect once: 3 arms x (crash rate, balanced's win rate, end round, mean VP of each strategy)
+    assert comp.height == 3 * 5 and set(comp["reference"]) == {names[0]}
+    assert comp.columns[:9] == ["arm", "reference", "metric", "strategy", "estimate", "lo", "hi", "method", "n"]
+    assert comp.filter(pl.col("metric") == "win rate")["strategy"].unique().to_list() == ["balanced"]
+
+    def per_game(arm: int) -> pl.DataFrame:
+        g = games.filter(pl.col("arm_index") == arm).select(
+            "game", pl.col("crashed").cast(pl.Int64), pl.col("end_round").cast(pl.Float64),
+            (pl.col("winner_strategy") == "balanced").cast(pl.Int64).alias("won"),
+        )  # fmt: skip
+        vp = (
+            seats.filter(pl.col("arm_index") == arm)
+            .group_by("game")
+            .agg(*[pl.col("vp").filter(pl.col("strategy") == s).mean().alias(s) for s in ("balanced", "random")])
+        )
+        return g.join(vp, on="game")
+
+    ref = per_game(0)
+    for arm in (1, 2, 3):
+        both = per_game(arm).join(ref, on="game", suffix="_ref")
+        expected = {
+            ("crash rate", None): newcombe_paired_direct(both["crashed"].to_numpy(), both["crashed_ref"].to_numpy()),
+            ("win rate", "balanced"): newcombe_paired_direct(both["won"].to_numpy(), both["won_ref"].to_numpy()),
+            ("mean end round", None): paired_t_direct(both["end_round"].to_numpy(), both["end_round_ref"].to_numpy()),
+            **{
+                ("mean VP", s): paired_t_direct(both[s].to_numpy(), both[f"{s}_ref"].to_numpy())
+                for s in ("balanced", "random")
+            },
+        }
+        got = comp.filter(pl.col("arm") == names[arm])
+        for r in got.iter_rows(named=True):
+            assert (r["estimate"], r["lo"], r["hi"]) == pytest.approx(expected[r["metric"], r["strategy"]], abs=1e-10)
+            assert r["n"] == 200
+            assert r["method"] == ("paired t" if r["metric"].startswith("mean") else "paired Newcombe (method 10)")
+        crash = got.filter(pl.col("metric") == "crash rate").row(0, named=True)
+        assert crash["arm_value"] == pytest.approx(both["crashed"].mean())
+        assert crash["reference_value"] == pytest.approx(both["crashed_ref"].mean())
+
+
+NUMBERS = ["estimate", "lo", "hi", "arm_value", "reference_value"]
+
+
+def test_comparisons_read_in_chunks_give_the_same_answer(run_dir, monkeypatch):
+    """Memory stays bounded by one range of games: a tiny chunk size changes nothing but the number of reads."""
+    from reports import compare
+
+    whole = reports.comparisons(run_dir, reference="capital.formula=flat, capital.budget_per_player=8")
+    monkeypatch.setattr(compare, "ROWS_PER_CHUNK", 1)  # 256 games per read (the floor)
+    chunks = list(compare.chunks(0, 200, 4, 5, rows=1))
+    assert len(chunks) == 1 and chunks[0] == (0, 200)
+    monkeypatch.setattr(
+        compare, "chunks", lambda first, last, *_, **__: [(x, min(x + 37, last)) for x in range(first, last, 37)]
+    )
+    cut = reports.comparisons(run_dir, reference="capital.formula=flat, capital.budget_per_player=8")
+    assert cut.drop(NUMBERS).equals(whole.drop(NUMBERS)) and cut["n"].equals(whole["n"])
+    for col in NUMBERS:
+        assert cut[col].to_list() == pytest.approx(whole[col].to_list(), abs=1e-12)  # sums in another order
+    assert set(whole["reference"]) == {"capital.formula=flat, capital.budget_per_player=8"}
+    with pytest.raises(ValueError, match="reference arm 'nope' is not an arm"):
+        reports.comparisons(run_dir, reference="nope")
 
 
 def test_crash_hazard_counts_games_alive_from_the_rounds_frame(agg, frames):
@@ -239,12 +313,12 @@ def test_report_is_one_self_contained_file(run_dir, report):
     assert "script" not in tags and "link" not in tags and "iframe" not in tags
     assert all(a["href"].startswith("#") for t, a in page.tags if "href" in a)
     images = [a["src"] for t, a in page.tags if t == "img"]
-    assert len(images) == len(charts.CHARTS)
+    assert len(images) == len(charts.CHARTS)  # four arms, two strategies: every chart applies
     for src in images:
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
     assert "http://" not in text and "https://" not in text and "url(" not in text
-    for name in ("stability", "crashes", "vp_split", "win_rates", "seat_wins", "capital", "win_sweep", "game_length"):
+    for name in ALL_CHARTS:
         png = run_dir / "charts" / f"{name}.png"
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
     captions = text.split("<figcaption>")[1:]
@@ -254,20 +328,35 @@ def test_report_is_one_self_contained_file(run_dir, report):
         assert len(sentence) > 60 and sentence.endswith(".") and ". " not in sentence
 
 
-def test_report_lists_settings_summary_and_differences(run_dir, report):
+def test_report_lists_settings_summary_comparisons_and_tables(run_dir, report):
     text = report.read_text(encoding="utf-8")
     meta = json.loads((run_dir / "run.json").read_text())
-    for table in ("settings-table", "arms-table", "summary-table", "differences-crash-rate"):
-        assert text.count(f'id="{table}"') == 1
-    assert text.count('class="differences"') == 3  # crash rate and two win rates
+    for table in ("settings-table", "arms-table", "summary-table", "comparison-crash-rate", "banner", "precision"):
+        assert text.count(f'id="{table}"') == 1, table
+    assert text.count('class="comparisons"') == 5  # crash rate, balanced's win rate, end round, two mean VPs
+    tables = (
+        "crash-causes-by-round",
+        "median-10-90-by-round",
+        "vp-by-source-crashed-or-survived-95-ci",
+        "vp-distributions-and-winning-margins",
+        "win-rate-against-bids-and-capital",
+        "seat-advantage",
+    )
+    for table in tables:
+        assert text.count(f'id="table-{table}"') == 1, table
     for arm in meta["arms"]:
         assert arm["arm"] in text
     assert "reports-test" in text and "seed" in text and "games per arm" in text
     assert "capital.formula&quot; = [&quot;flat&quot;, &quot;inverse_share&quot;]" in text  # experiment.toml, escaped
+    assert "Placeholder content in every arm: auction.main_lots" in text  # the banner
+    assert "Changed rules key: capital.budget_per_player (default 6)" in text
     md = (run_dir / "summary.md").read_text(encoding="utf-8")
     assert md.count("\n| 0 | formula=inverse_share, budget_per_player=5 |") == 1
-    for heading in ("## Settings", "## Arms", "## Summary per arm", "### Crash rate", "### Win rate balanced"):
-        assert heading in md
+    for heading in ("## Settings", "## Arms", "## Summary per arm", "### Crash rate", "### Win rate: balanced",
+                    "## Why games crash", "### Seat advantage", "**Read this first**", "## Charts"):  # fmt: skip
+        assert heading in md, heading
+    assert "Largest half-width of the headline 95 % intervals" in md
+    assert (run_dir / "comparisons.parquet").is_file()
 
 
 def test_single_arm_run_without_params_and_a_running_status(tmp_path):
@@ -278,8 +367,9 @@ def test_single_arm_run_without_params_and_a_running_status(tmp_path):
     text = reports.write_report(run_dir).read_text(encoding="utf-8")
     assert "Run not complete (status: running)" in text
     assert "Only one arm: nothing to compare." in text
-    assert "do not rotate" in text
+    assert "seat rotation</td><td>no<" in text
     assert reports.arm_summary(run_dir)["games"].to_list() == [60]
+    assert pl.read_parquet(run_dir / "comparisons.parquet").height == 0
 
 
 def test_rules_of_each_arm_follow_its_overrides(agg):

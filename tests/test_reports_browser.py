@@ -15,6 +15,11 @@ from reports_fixture import make_run
 import reports
 from reports.charts import CHARTS
 
+CHART_NAMES = [
+    "comparisons", "stability", "crashes", "crash_causes", "stability_causes", "economy", "vp_split", "vp_outcome",
+    "vp_distribution", "margins", "win_rates", "seat_wins", "capital", "capital_wins", "win_sweep", "game_length",
+]  # fmt: skip
+
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
     "--headless=new",
@@ -51,17 +56,22 @@ def test_report_renders_in_chromium(tmp_path):
             )
             rows = {
                 table: page.locator(f"#{table} tbody tr").count()
-                for table in ("settings-table", "arms-table", "summary-table")
+                for table in ("settings-table", "arms-table", "summary-table", "table-crash-causes-by-round")
             }
-            diff_rows = page.locator("table.differences tbody tr").count()
+            diff_rows = page.locator("table.comparisons tbody tr").count()
+            figures = page.evaluate("Array.from(document.querySelectorAll('figure')).map(f => f.id)")
+            banner = page.locator("#banner li").count()
             shot = tmp_path / "report.png"
             page.screenshot(path=str(shot), full_page=True)
         finally:
             browser.close()
-    assert len(images) == len(CHARTS)
+    assert len(images) == len(CHARTS)  # two arms and two strategies: every chart applies, issue 13's included
+    assert figures == [f"chart-{name}" for name in CHART_NAMES]
     assert all(img["complete"] and img["width"] > 0 for img in images), images
     assert rows["arms-table"] == rows["summary-table"] == len(arms) and rows["settings-table"] > 5
-    assert diff_rows == 3  # one pair of arms x (crash rate, win rate balanced, win rate random)
+    assert rows["table-crash-causes-by-round"] >= 2 * 4  # two arms x the four causes
+    assert diff_rows == 5  # flat against inverse_share: crash rate, balanced's win rate, end round, two mean VPs
+    assert banner >= 4  # placeholder content (3 marks) and the changed key capital.formula
     assert outside == []  # nothing fetched from anywhere but the file itself
     assert shot.stat().st_size > 50_000
     ARTIFACTS.mkdir(exist_ok=True)

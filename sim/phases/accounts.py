@@ -155,6 +155,7 @@ def update_stability(state: State, rules: Rules, emergency: np.ndarray, paid: np
         lost = emergency // per
     state.emergency_total[...] += np.where(live, emergency, 0).astype(state.emergency_total.dtype)
     s = before - lost
+    after_emergency = np.maximum(s, 0)  # issue 13: the loss the crash floor leaves
     profit = state.tally[:, TALLY["profit"]]
     loss_amount, gain_amount = {"split": (profit, paid), "dividends": (paid, paid), "profit": (profit, profit)}[
         st.compared
@@ -162,7 +163,12 @@ def update_stability(state: State, rules: Rules, emergency: np.ndarray, paid: np
     s = np.where(s > 0, s + stability_gain(rules, s, loss_amount, gain_amount), s)
     s = np.clip(s, 0, rules.company.max_stability)
     state.stability[:] = np.where(live, s, before).astype(np.int8)
-    state.tally[:, TALLY["stability_change"]] = np.where(live, s - before, 0)
+    state.tally[:, TALLY["stability_change"]] += np.where(live, s - before, 0).astype(np.int32)
+    # issue 13: the causes (signed), which add up to the change above
+    expectation = np.where(live, s - after_emergency, 0)
+    state.tally[:, TALLY["stability_loss_emergency"]] += np.where(live, after_emergency - before, 0).astype(np.int32)
+    state.tally[:, TALLY["stability_loss_expectation"]] += np.minimum(expectation, 0).astype(np.int32)
+    state.tally[:, TALLY["stability_gain"]] += np.maximum(expectation, 0).astype(np.int32)
     crash(state, live)
 
 

@@ -487,8 +487,11 @@ def lose_region(
     inside = (state.elephant_at[rows] == region) & (state.elephant_facing[rows] < 0)
     march(state, rules, rows[inside], region[inside], shape[inside])
     state.tally[rows, TALLY["regions_lost"]] += 1
-    state.stability[rows] = np.maximum(state.stability[rows] - 1, 0)
-    state.tally[rows, TALLY["stability_change"]] -= 1
+    lowered = np.maximum(state.stability[rows] - 1, 0)
+    lost = (lowered - state.stability[rows]).astype(np.int32)  # -1 (0 if it already stood at 0)
+    state.stability[rows] = lowered
+    state.tally[rows, TALLY["stability_change"]] += lost
+    state.tally[rows, TALLY["stability_loss_regions"]] += lost  # issue 13
     for a in range(P):  # the army's next commander (also where the Company is about to crash: its last state)
         going = rows[army == a]
         if going.size:

@@ -1,0 +1,184 @@
+"""Issue 13: paired comparisons (Newcombe's paired interval, the paired t), ``eastindia compare`` of two runs, and
+seat advantage that holds under rotation."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from reports_fixture import make_run
+from scipy import stats as sps
+from test_reports import newcombe_direct, newcombe_paired_direct, paired_t_direct
+
+import reports
+from experiments import cli
+from reports import stats
+from reports.compare import compare_runs, pair_measures
+from reports.data import aggregate
+from reports.summary import seat_advantage, seat_strategy_rates
+
+
+def pairs(a: int, b: int, c: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """0/1 vectors x, y with the 2 x 2 table of pairs (a: both 1, b: x only, c: y only, d: neither)."""
+    x = np.array([1] * a + [1] * b + [0] * c + [0] * d)
+    y = np.array([1] * a + [0] * b + [1] * c + [0] * d)
+    return x, y
+
+
+@pytest.mark.parametrize(("a", "b", "c", "d"), [(10, 15, 5, 20), (59, 23, 3, 37), (0, 0, 3, 97), (40, 0, 0, 60)])
+def test_paired_newcombe_is_method_10_written_out(a, b, c, d):
+    est, lo, hi = stats.paired_diff_ci(a, b, c, d)
+    assert (est, lo, hi) == pytest.approx(newcombe_paired_direct(*pairs(a, b, c, d)), abs=1e-12)
+    assert lo <= est <= hi and hi - lo > 0  # no discordant pair (last case): still not a zero-width interval
+
+
+def test_paired_interval_reduces_to_newcombes_independent_one_without_correlation():
+    """phi = 0 (ad = bc): the paired interval is Newcombe's independent interval on the two margins."""
+    a, b, c, d = 6, 12, 9, 18  # 6 * 18 == 12 * 9
+    n = a + b + c + d
+    _, lo, hi = stats.paired_diff_ci(a, b, c, d)
+    assert (lo, hi) == pytest.approx(newcombe_direct(a + c, n, a + b, n), abs=1e-12)
+
+
+def test_paired_mean_and_welch_intervals():
+    rng = np.random.default_rng(1)
+    x, y = rng.normal(5, 2, 400), rng.normal(4.8, 2, 400)
+    d = x - y
+    est, lo, hi = stats.paired_mean_ci(d.size, d.sum(), (d * d).sum())
+    assert (est, lo, hi) == pytest.approx(paired_t_direct(x, y), abs=1e-9)
+    w = stats.welch_ci(x.size, x.sum(), (x * x).sum(), 300, y[:300].sum(), (y[:300] ** 2).sum())
+    t = sps.ttest_ind(x, y[:300], equal_var=False).confidence_interval(0.95)
+    assert w == pytest.approx((x.mean() - y[:300].mean(), t.low, t.high), abs=1e-9)
+
+
+def test_each_effect_once():
+    names = [(m.metric, m.strategy) for m in pair_measures(["balanced", "random"], ["balanced", "random"])]
+    assert names == [
+        ("crash rate", None), ("win rate", "balanced"), ("mean end round", None),
+        ("mean VP", "balanced"), ("mean VP", "random"),
+    ]  # fmt: skip
+    three = [m.strategy for m in pair_measures(["a", "b", "c"], ["a", "b", "c"]) if m.metric == "win rate"]
+    assert three == ["a", "b", "c"]  # three strategies: no win rate is the mirror of another
+    assert [m.metric for m in pair_measures(["balanced"], ["balanced"])] == ["crash rate", "mean end round", "mean VP"]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("cmp")
+    arms = [{"capital.formula": "inverse_share"}, {"capital.formula": "flat"}]
+    both = make_run(base / "both", arms, games=150, seed=7, rotations=2)
+    a = make_run(base / "a", arms[:1], games=150, seed=7, rotations=2)
+    b = make_run(base / "b", arms[1:], games=150, seed=7, rotations=2)
+    other = make_run(base / "other", arms[1:], games=120, seed=8, rotations=2)
+    return both, a, b, other
+
+
+def test_two_runs_sharing_their_games_compare_as_the_arms_of_one_run(runs):
+    both, a, b, _ = runs
+    within = reports.comparisons(both)
+    across = compare_runs(a, b)
+    assert across["arm"].to_list() == ["B: capital.formula=flat"] * 5
+    assert across["reference"][0] == "A: capital.formula=inverse_share"
+    for col in ("estimate", "lo", "hi", "arm_value", "reference_value"):
+        assert across[col].to_list() == pytest.approx(within[col].to_list(), abs=1e-12)
+    assert across["method"].to_list() == within["method"].to_list() and across["n"].to_list() == [150] * 5
+
+
+def test_runs_of_other_seeds_compare_as_independent_samples(runs):
+    _, a, _, other = runs
+    df = compare_runs(a, other)
+    assert set(df["method"]) == {"independent Newcombe (method 10)", "Welch t"}
+    games_a = pl.read_parquet(a / "games.parquet")
+    games_o = pl.read_parquet(other / "games.parquet")
+    crash = df.filter(pl.col("metric") == "crash rate").row(0, named=True)
+    k_a, k_o = int(games_a["crashed"].sum()), int(games_o["crashed"].sum())
+    assert crash["n"] == 270
+    assert (crash["lo"], crash["hi"]) == pytest.approx(newcombe_direct(k_a, 150, k_o, 120), abs=1e-10)
+    end = df.filter(pl.col("metric") == "mean end round").row(0, named=True)
+    t = sps.ttest_ind(games_o["end_round"].to_numpy(), games_a["end_round"].to_numpy(), equal_var=False)
+    assert (end["lo"], end["hi"]) == pytest.approx(tuple(t.confidence_interval(0.95)), abs=1e-9)
+
+
+def test_eastindia_compare(runs, tmp_path, capsys):
+    _, a, b, _ = runs
+    out = tmp_path / "cmp.parquet"
+    assert cli.main(["compare", str(a), str(b), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "paired on the games both play" in text and "crash rate" in text and "win rate balanced" in text
+    assert pl.read_parquet(out).height == 5
+    assert cli.main(["compare", str(a), str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a run folder" in err
+
+
+# --------------------------------------------------------------------------------------------- seat advantage
+def test_rotation_cannot_pass_for_seat_advantage(tmp_path):
+    """Two strategies rotated over five seats: seats 0, 2, 4 hold 'balanced' only in tables of three 'balanced',
+    seats 1, 3 only in tables of two. With no seat effect at all but a table-composition effect, the raw seat win
+    rates differ by 6 pp; the advantage, measured against same-strategy peers in the same seating, is exactly 0."""
+    agg = aggregate(make_run(tmp_path / "r", [{}], games=40, seed=1, rotations=2))
+    per_seat = {0: (0.25, 0.10), 1: (0.125, 0.35), 2: (0.25, 0.10), 3: (0.125, 0.35), 4: (0.25, 0.10)}
+    games = 10_000
+    rows = []
+    for rotation in (0, 1):
+        for seat in range(5):
+            strategy = ("balanced", "random")[(seat + rotation) % 2]
+            wins = round(games * per_seat[seat][rotation])
+            rows.append((0, rotation, seat, strategy, games, wins))
+    schema = ["arm_index", "rotation", "seat", "strategy", "games", "wins"]
+    fake = dataclasses.replace(agg, seat_strategy=pl.DataFrame(rows, schema=schema, orient="row"))
+    adv = seat_advantage(fake)
+    assert adv["win"].to_list() == pytest.approx([0.175, 0.2375, 0.175, 0.2375, 0.175])  # the false advantage
+    assert adv["advantage"].to_list() == pytest.approx([0.0] * 5, abs=1e-12)
+    # a real advantage: in every seating seat 0 wins 3 pp more, its two same-strategy peers (seats 2 and 4) 1.5 pp
+    # less each; against the mean of its group (itself included, unchanged) seat 0 is +3 pp, seats 2 and 4 -1.5
+    bumped = [(*r[:5], r[5] + (300 if r[2] == 0 else -150 if r[2] in (2, 4) else 0)) for r in rows]
+    fake = dataclasses.replace(agg, seat_strategy=pl.DataFrame(bumped, schema=schema, orient="row"))
+    adv = seat_advantage(fake)
+    assert adv["advantage"].to_list() == pytest.approx([0.03, 0, -0.015, 0, -0.015], abs=1e-12)
+    assert adv["lo"][0] > 0 and adv["hi"][2] < 0
+
+
+def test_seat_advantage_recomputed_from_the_frames(tmp_path):
+    run_dir = make_run(tmp_path / "r", [{}], games=120, seed=4, rotations=5)
+    agg = aggregate(run_dir)
+    seats = pl.read_parquet(run_dir / "seats.parquet")
+    adv = seat_advantage(agg)
+    for seat in range(5):
+        xs = []
+        for (_rot,), part in seats.group_by("rotation"):
+            mine = part.filter(pl.col("seat") == seat)
+            strategy = mine["strategy"][0]
+            peers = part.filter(pl.col("strategy") == strategy)
+            m = peers["seat"].n_unique()
+            if m < 2:
+                continue
+            won = mine.sort("game")["winner"].cast(pl.Float64).to_numpy()
+            peer_won = peers.group_by("game").agg(pl.col("winner").sum()).sort("game")["winner"].to_numpy()
+            xs.append(won - peer_won / m)
+        x = np.concatenate(xs)
+        half = sps.t.ppf(0.975, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
+        row = adv.filter(pl.col("seat") == seat).row(0, named=True)
+        assert (row["advantage"], row["lo"], row["hi"]) == pytest.approx((x.mean(), x.mean() - half, x.mean() + half))
+    rates = seat_strategy_rates(agg)
+    assert rates["seat_games"].sum() == 120 * 5
+    one = aggregate(make_run(tmp_path / "one", [{}], games=50, seed=4, strategies=["balanced"] * 5, rotations=1))
+    solo = seat_advantage(one)  # one strategy: the advantage is the excess over 1 / players
+    assert solo["advantage"].to_list() == pytest.approx([w - 0.2 for w in solo["win"]], abs=1e-12)
+
+
+def test_report_names_the_reference_and_can_change_it(runs, capsys):
+    both = runs[0]
+    assert cli.main(["report", str(both), "--reference", "capital.formula=flat"]) == 0
+    capsys.readouterr()
+    comp = pl.read_parquet(both / "comparisons.parquet")
+    assert set(comp["reference"]) == {"capital.formula=flat"} and set(comp["arm"]) == {"capital.formula=inverse_share"}
+    assert cli.main(["report", str(both), "--reference", "nope"]) == 2
+    assert "--reference: reference arm 'nope' is not an arm" in capsys.readouterr().err
+    meta = json.loads((both / "run.json").read_text())
+    assert "reference" not in meta  # a fixture run: the first arm is the reference by default
+    assert set(reports.comparisons(both)["reference"]) == {"capital.formula=inverse_share"}

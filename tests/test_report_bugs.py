@@ -1,0 +1,155 @@
+"""Issue 13's bugs, each with a test that fails on the code before it: a relative plugin path on ``run``, duplicate
+tick labels on the crash-rate axis, clipped labels and legends, a ``--strategy`` run refused into runs/baseline,
+``capital --budget`` as a total, single-strategy win-rate charts, "1 rotations"."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import polars as pl
+import pytest
+from matplotlib.text import Text
+from reports_fixture import make_run
+
+from experiments import cli, runner, spec
+from reports import charts
+from reports.data import aggregate
+from reports.tables import settings_table
+
+BOT = 'from strategies import Strategy\n\nclass Bot(Strategy):\n    """A bot."""\n    name = "bot"\n'
+
+
+@pytest.fixture(scope="module")
+def single(tmp_path_factory):
+    """One arm, two strategies rotated: the layout of a plain `eastindia run --strategy x --strategy y`."""
+    return aggregate(make_run(tmp_path_factory.mktemp("single"), [{}], games=60, seed=2, rotations=2))
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory):
+    arms = [{"capital.formula": "flat", "capital.budget_per_player": b} for b in (5, 6, 7)]  # one row of three
+    return aggregate(make_run(tmp_path_factory.mktemp("many"), arms, games=40, seed=2, rotations=2))
+
+
+def drawn(monkeypatch, chart, agg, out: Path):
+    """Draw ``chart`` and return its (drawn) figure."""
+    seen = {}
+    save = charts._save
+
+    def keep(fig, *args, **kw):
+        seen["fig"] = fig
+        return save(fig, *args, **kw)
+
+    monkeypatch.setattr(charts, "_save", keep)
+    if chart(agg, out) is None:
+        return None
+    fig = seen["fig"]
+    fig.canvas.draw()
+    return fig
+
+
+def tick_labels(axis) -> list[Text]:
+    """The labels of the major ticks inside the axis's view (others are not drawn)."""
+    lo, hi = sorted(axis.get_view_interval())
+    slack = 1e-9 * max(1.0, abs(hi - lo))
+    return [
+        t.label1 for t in axis.get_major_ticks() if lo - slack <= t.get_loc() <= hi + slack and t.label1.get_visible()
+    ]
+
+
+def visible_texts(fig) -> list[Text]:
+    texts = [t for ax in fig.axes if ax.get_visible() for axis in (ax.xaxis, ax.yaxis) for t in tick_labels(axis)]
+    texts += [t for ax in fig.axes for t in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label)]
+    texts += [t for legend in fig.legends for t in legend.get_texts()]
+    texts += [t for t in (fig._supxlabel, fig._supylabel, fig._suptitle) if t is not None]
+    return [t for t in texts if t.get_visible() and t.get_text().strip()]
+
+
+@pytest.mark.parametrize("which", ["single", "many"])
+def test_no_label_or_legend_is_clipped(which, request, monkeypatch, tmp_path):
+    """Every title, axis label, tick label and legend entry of every chart lies inside its canvas (single-arm
+    seat_wins.png and capital.png had their x label and legend cut off)."""
+    agg = request.getfixturevalue(which)
+    clipped = []
+    for chart in charts.CHARTS:
+        fig = drawn(monkeypatch, chart, agg, tmp_path)
+        if fig is None:
+            continue
+        width, height = fig.bbox.width, fig.bbox.height
+        renderer = fig.canvas.get_renderer()
+        for text in visible_texts(fig):
+            box = text.get_window_extent(renderer)
+            if not (box.x0 >= -2 and box.x1 <= width + 2 and box.y0 >= -2 and box.y1 <= height + 2):
+                clipped.append(f"{chart.__name__}: {text.get_text()!r} at {box} outside {width:.0f} x {height:.0f}")
+    assert clipped == [], "\n".join(clipped)
+
+
+def test_crash_rate_axes_have_distinct_tick_labels(many, monkeypatch, tmp_path):
+    """5,000 games per arm crashing 2.1-2.8 %: ticks every 0.25 % must not all read "2 %" and "3 %"."""
+    crashes = [105, 125, 140]
+    rows = []
+    for arm, k in enumerate(crashes):
+        rows += [(arm, 3, True, k), (arm, 7, False, 5000 - k)]
+    outcomes = pl.DataFrame(rows, schema=["arm_index", "end_round", "crashed", "games"], orient="row").with_columns(
+        pl.col("arm_index").cast(pl.Int32), pl.col("end_round").cast(pl.Int8)
+    )
+    end = pl.DataFrame({"arm_index": [0, 1, 2], "games": [5000] * 3, "mean": [6.9] * 3, "std": [0.5] * 3})
+    fake = dataclasses.replace(many, outcomes=outcomes, end_round=end.with_columns(pl.col("arm_index").cast(pl.Int32)))
+    fig = drawn(monkeypatch, charts.crash_chart, fake, tmp_path)
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            labels = [t.get_text() for t in tick_labels(axis) if t.get_text()]
+            if any("%" in x for x in labels):
+                assert len(labels) == len(set(labels)), labels
+
+
+def test_single_strategy_runs_draw_no_win_rate_charts(tmp_path):
+    run_dir = make_run(tmp_path / "solo", [{}], games=40, seed=1, strategies=["balanced"] * 5, rotations=1)
+    agg = aggregate(run_dir)
+    (run_dir / "charts").mkdir()
+    (run_dir / "charts" / "win_rates.png").write_bytes(b"stale")
+    names = {c.name for c in charts.draw_all(agg, run_dir / "charts")}
+    assert "win_rates" not in names and "win_sweep" not in names and "comparisons" not in names
+    assert not (run_dir / "charts" / "win_rates.png").exists()  # a stale chart of an earlier report is gone
+    assert {"seat_wins", "crash_causes", "economy"} <= names
+
+
+def test_rotation_is_not_written_1_rotations(tmp_path):
+    agg = aggregate(make_run(tmp_path / "solo", [{}], games=20, seed=1, strategies=["balanced"] * 5, rotations=1))
+    settings = dict(settings_table(agg).rows)
+    assert settings["seat rotation"] == "one strategy in every seat"
+    rotated = aggregate(make_run(tmp_path / "two", [{}], games=20, seed=1, rotations=2))
+    assert dict(settings_table(rotated).rows)["seat rotation"] == "yes (2 rotations)"
+
+
+def test_a_relative_plugin_on_the_command_line_is_relative_to_the_current_folder(tmp_path, monkeypatch):
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "x.py").write_text(BOT)
+    monkeypatch.chdir(tmp_path)
+    exp = spec.load(None, strategies=["bots/x.py:Bot", "balanced"])  # the baseline file lives elsewhere
+    assert exp.data["plugins"] == [f"{tmp_path / 'bots' / 'x.py'}:Bot"] and exp.arms[0].strategies == (
+        "bot",
+        "balanced",
+    )
+
+
+def test_a_strategy_run_without_a_file_gets_its_own_name_and_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    base = ["--games", "4", "--shard-size", "4", "--quiet", "--no-report", "--jobs", "1"]
+    assert cli.main(["run", *base]) == 0
+    assert cli.main(["run", "--strategy", "balanced", "--strategy", "random", *base]) == 0, capsys.readouterr().err
+    exp = spec.load(None, strategies=["balanced", "random"])
+    assert exp.name == "baseline+balanced+random" and runner.default_out(exp) == Path("runs/baseline_balanced_random")
+    assert (tmp_path / "runs" / "baseline" / "run.json").is_file()
+    assert (tmp_path / "runs" / "baseline_balanced_random" / "run.json").is_file()
+
+
+def test_capital_budget_is_per_player_like_the_rules_key(capsys):
+    assert cli.main(["capital", "50", "35", "20", "0", "0", "--budget", "6"]) == 0
+    text = capsys.readouterr().out
+    assert "B = 6 per player x 5 = 30" in text
+    rows = [line.split() for line in text.splitlines() if line[:1] in "ABCDE" and len(line.split()) == 4]
+    assert [r[3] for r in rows] == ["4", "5", "6", "7", "7"]  # the seed's example: 6 per player is the default
+    assert cli.main(["capital", "10", "10", "10", "10", "--budget", "7"]) == 0
+    assert "B = 7 per player x 4 = 28" in capsys.readouterr().out
