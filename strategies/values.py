@@ -1,0 +1,153 @@
+"""Shared valuations for the strategies (issue 11): the odds of a check, what an order, a ship, a share, a lot or the
+Company's survival is worth to a family, from public state only.
+
+Every function takes an ``Observation`` (or anything with the same public fields) and returns arrays over its games,
+so a strategy decides each game from that game's rows only. Worth is in £-like points; ``VP_WORTH`` converts VP.
+The strategies (``balanced`` in ``base.py``, its Company play in ``company.py``, the archetypes in
+``archetypes.py``) read these instead of keeping their own copies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim import layout as L
+from sim.board import company_ships, reachable
+
+# What the balanced family reckons a VP worth in £ mid-game (a luxury: 4 £ -> 2 VP and 1 wealth, and money still
+# buys income).
+VP_WORTH = 2.5
+
+
+# ------------------------------------------------------------------------------------------------ the dice
+def check_odds(rules, k) -> tuple[np.ndarray, np.ndarray]:
+    """(P(success), P(mishap)) of a D-CHECK with ``k`` dice (the lowest die decides; k <= 0: no check)."""
+    k = np.asarray(k, dtype=float)
+    c = rules.check
+    fail = (6 - c.success_max) / 6.0  # one die above the success band
+    mishap = (7 - c.mishap_min) / 6.0  # one die in the mishap band
+    ok = k >= 1
+    kk = np.maximum(k, 0)
+    return np.where(ok, 1.0 - fail**kk, 0.0), np.where(ok, mishap**kk, 0.0)
+
+
+def best_dice(rules, worth: np.ndarray, most: np.ndarray, cost_per_die: float = 1.0, cap: int = 8) -> np.ndarray:
+    """int[G']: the dice 0..min(most, cap) that maximise P(success) * worth - cost_per_die * dice."""
+    k = np.arange(cap + 1)[None, :]
+    p, _ = check_odds(rules, k)
+    gain = p * np.asarray(worth, dtype=float)[:, None] - cost_per_die * k
+    gain = np.where(k <= np.asarray(most)[:, None], gain, -np.inf)
+    return gain.argmax(axis=1)
+
+
+# ------------------------------------------------------------------------------------------------ the game
+def rounds_left(obs) -> np.ndarray:
+    """int[G']: rounds still to play, this one included."""
+    return obs.rules.game.rounds - obs.round.astype(np.int64) + 1
+
+
+def expectation(obs, stability: np.ndarray | None = None) -> np.ndarray:
+    """int[G']: the public expectation E(s) = 2s + 2 at ``stability`` (default the Company's), L203."""
+    s = obs.stability if stability is None else stability
+    return obs.rules.d.expect[np.clip(np.asarray(s, dtype=np.int64), 0, obs.rules.company.max_stability)]
+
+
+def chair_shares(obs) -> np.ndarray:
+    """int[G', N] Company shares per family, the chair counted as one (R-CHAIRMAN, L130)."""
+    chair = obs.office[:, L.CHAIRMAN][:, None] == np.arange(obs.players)[None, :]
+    return obs.shares + chair
+
+
+def company_stake(obs) -> np.ndarray:
+    """float[G', N]: VP each family gains if the Company survives instead of crashing: its shares (chair included)
+    score +share VP instead of -share VP; its uninvested factories score only on a crash (R-END, L248-L256)."""
+    e = obs.rules.property
+    return 2.0 * chair_shares(obs) * obs.share_vp[:, None] - e.factory_crash_vp * obs.factories
+
+
+def crash_risk(obs) -> np.ndarray:
+    """float[G'] a rough chance that the Company crashes before the end, from its stability, debt and the rounds
+    left: 0 when it is safe, towards 1 when stability is 1 with rounds to go."""
+    left = rounds_left(obs).astype(float)
+    s = obs.stability.astype(float)
+    margin = s - 0.45 * left - 0.25 * np.maximum(obs.loans - 4, 0)
+    return np.clip(0.5 - 0.22 * margin, 0.0, 1.0)
+
+
+# ------------------------------------------------------------------------------------------------- trade
+def trade_reach(obs) -> np.ndarray:
+    """bool[G', P, O]: open orders each presidency can still fill this round (not filled yet), R-TRADE."""
+    return reachable(obs.rules, obs.order_open, obs.order_filled)
+
+
+def sorted_values(obs, reach: np.ndarray) -> np.ndarray:
+    """float[G', P, O]: the values of each presidency's reachable orders, best first (0 beyond them)."""
+    vals = np.where(reach, obs.rules.d.order_value[None, None, :].astype(float), 0.0)
+    return -np.sort(-vals, axis=2)
+
+
+def ships_wanted(obs, min_value: float = 3.0, reach: np.ndarray | None = None) -> np.ndarray:
+    """int[G', P]: ships each presidency's sea could use this round: one per reachable order worth at least
+    ``min_value`` (none where the presidency has no President to trade)."""
+    reach = trade_reach(obs) if reach is None else reach
+    vals = np.where(reach, obs.rules.d.order_value[None, None, :], 0)
+    want = (vals >= min_value).sum(axis=2)
+    president = obs.office[:, list(L.PRESIDENT)] >= 0
+    return np.where(president, want, 0)
+
+
+def ship_gap(obs, min_value: float = 3.0, reach: np.ndarray | None = None) -> np.ndarray:
+    """int[G', P]: ships wanted in each sea minus the ships sailing there (negative: spare ships)."""
+    return ships_wanted(obs, min_value, reach) - company_ships(obs)[:, : L.PRESIDENCIES]
+
+
+def trade_worth(obs, reach: np.ndarray, ships: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(worth float[G', P], regions int[G', P]): the value of the ``ships`` best reachable orders of each presidency
+    and the regions outside its home they lie in (each costs a die, L179)."""
+    d = obs.rules.d
+    vals = np.where(reach, d.order_value[None, None, :].astype(float), -1.0)
+    rank = np.argsort(np.argsort(-vals, axis=2, kind="stable"), axis=2)
+    chosen = reach & (rank < ships[:, :, None])
+    worth = (chosen * d.order_value[None, None, :]).sum(axis=2).astype(float)
+    in_region = (chosen[:, :, :, None] & d.order_in_region[None, None]).any(axis=2)  # [G', P, R]
+    in_region[:, np.arange(L.PRESIDENCIES), d.home] = False
+    return worth, in_region.sum(axis=2)
+
+
+def opening_gain(obs) -> np.ndarray:
+    """float[G', O+1]: the value a Director of Trade's success would add by opening each closed order (the orders it
+    makes reachable for a presidency with a President: a closed port that cuts a presidency off adds all its
+    orders) or, last column, the route to China (the Company's opium revenue). The value of orders already
+    reachable does not count again."""
+    r = obs.rules
+    d = r.d
+    n_orders = len(d.orders)
+    president = (obs.office[:, list(L.PRESIDENT)] >= 0)[:, :, None]
+    base = (reachable(r, obs.order_open) & president).any(axis=1)  # [G', O]
+    base_value = (base * d.order_value[None, :]).sum(axis=1)
+    gain = np.zeros((obs.n, n_orders + 1))
+    closed = ~obs.order_open
+    for o in range(n_orders):
+        rows = np.flatnonzero(closed[:, o])
+        if rows.size == 0:
+            continue
+        opened = obs.order_open[rows].copy()
+        opened[:, o] = True
+        reach = (reachable(r, opened) & president[rows]).any(axis=1)
+        gain[rows, o] = (reach * d.order_value[None, :]).sum(axis=1) - base_value[rows]
+    china = r.china.revenue_per_opium * ((obs.owner >= 0) * d.opium).sum(axis=1)
+    gain[:, n_orders] = np.where(obs.china_open, 0, china)
+    return gain
+
+
+# ------------------------------------------------------------------------------------------------- assets
+def share_worth(obs) -> np.ndarray:
+    """float[G']: what one more Company share is worth to the deciding family in £: its expected share VP (+share VP
+    on a success, - on a crash), one influence point, the dividends it may draw in the rounds left, and the loan
+    it retires (the Company's survival is its other shares' worth)."""
+    left = rounds_left(obs).astype(float)
+    risk = crash_risk(obs)
+    vp = obs.share_vp * (1.0 - 2.0 * risk)
+    dividends = 0.6 * np.maximum(left - 1, 0) * (1.0 - risk)
+    refinance = np.where(left >= 2, 1.5, 0.0)  # the share retires a loan (R-SHARES): 1 £ interest a round less
+    return VP_WORTH * vp + 1.0 + dividends + refinance
