@@ -48,7 +48,16 @@ _TABLE_MAX_ORDERS = 20  # a table of 2**O entries per presidency; larger maps fa
 def _other_home(rules: Rules) -> np.ndarray:
     """bool[P, O]: orders in another presidency's home region."""
     d = rules.d
-    return np.stack([np.isin(d.order_region, np.delete(d.home, p)) for p in range(L.PRESIDENCIES)])
+    return _other_home_table(d.order_region.tobytes(), d.order_region.dtype.str, tuple(int(h) for h in d.home))
+
+
+@functools.lru_cache(maxsize=8)
+def _other_home_table(region_bytes: bytes, dtype: str, home: tuple[int, ...]) -> np.ndarray:
+    """``_other_home`` computed once per map (issue 11: reachability is asked thousands of times a batch)."""
+    order_region = np.frombuffer(region_bytes, dtype=dtype)
+    table = np.stack([np.isin(order_region, np.delete(np.array(home), p)) for p in range(L.PRESIDENCIES)])
+    table.setflags(write=False)
+    return table
 
 
 @functools.lru_cache(maxsize=8)

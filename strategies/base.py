@@ -124,6 +124,7 @@ class Strategy:
         ),
         "invest_debt": Param(8, "loans the Chairman carries at most to buy ships, beyond the waiting relatives"),
         "target_stability": Param(5, "stability the Chairman pays dividends to reach (L203-L208)"),
+        "vp_worth": Param(2.5, "£ a VP is worth to the family mid-game (luxuries, honourable retirements)"),
         "director_checks": Param(3, "checks the Chairman funds the Director of Trade for at most"),
         "director_from": Param(
             1,
@@ -131,6 +132,9 @@ class Strategy:
             "goes to the ships and the dice)",
         ),
         "open_min": Param(3.0, "reachable value an opening must add for the Chairman to fund a second check"),
+        "cash_out_risk": Param(
+            0.8, "crash risk (values.crash_risk) from which the Chairman pays out the whole balance"
+        ),
         "lease_reserve": Param(
             0.0,
             "share of the other wanted ships a Shipping Manager keeps money to lease before "
@@ -366,7 +370,7 @@ class Strategy:
         money = obs.mine(obs.money)
         rounds_left = obs.rules.game.rounds - obs.round.astype(np.int64) + 1  # upkeep phases still to pay
         best_card = np.maximum(display_values(obs, obs.market).max(axis=1, initial=-np.inf), 0.0)
-        value = VP_WORTH * d.tier_vp - d.tier_cost - d.tier_upkeep * rounds_left[:, None]
+        value = self.vp_worth * d.tier_vp - d.tier_cost - d.tier_upkeep * rounds_left[:, None]
         value = value + np.where(legal.pick, best_card, 0.0)[:, None]
         ok = legal.affordable & (money[:, None] >= d.tier_cost + d.tier_upkeep)
         final = legal.final[:, None]
@@ -413,7 +417,7 @@ class Strategy:
             if up == 0:
                 kept[:, t] = legal.retired[:, t]
                 continue
-            worth = VP_WORTH * d.tier_vp[t] >= up * rounds_left
+            worth = self.vp_worth * d.tier_vp[t] >= up * rounds_left
             kept[:, t] = np.where(worth, np.minimum(legal.retired[:, t], money // up), 0)
             money -= kept[:, t] * up
         return kept

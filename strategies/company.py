@@ -20,7 +20,7 @@ import numpy as np
 from sim import firms as fr
 from sim import layout as L
 from sim.agents import Observation
-from sim.board import company_ships, regions_outside_home
+from sim.board import regions_outside_home
 
 from . import politics
 from . import values as V
@@ -60,7 +60,7 @@ def plan(strategy, obs: Observation) -> Plan:
     r = obs.rules
     reach = V.trade_reach(obs)
     gap = V.ship_gap(obs, strategy.min_order, reach)
-    ships = company_ships(obs)[:, : L.PRESIDENCIES]
+    ships = V.sea_ships(obs)[:, : L.PRESIDENCIES]
     after = ships + np.maximum(gap, 0)
     president = obs.office[:, list(L.PRESIDENT)] >= 0
     worth, regions = V.trade_worth(obs, reach, after)
@@ -168,7 +168,8 @@ def pay_dividends(strategy, obs: Observation, legal) -> np.ndarray:
     fewest payouts that cover it (+1 stability) while stability is below ``target_stability``, two levels when the
     profit allows and stability is two short; at or above the target nothing (the balance funds next round's
     budget instead of loans). In the last round everything goes out (money left in the Company scores nothing),
-    and the levels it covers are a buffer against India."""
+    and the levels it covers are a buffer against India; so it does when the Company looks doomed
+    (``values.crash_risk`` at least ``cash_out_risk``): a crash would lose the balance anyway."""
     per = np.maximum(legal.per_payout, 1).astype(np.int64)
     most = legal.max_payouts.astype(np.int64)
     s = obs.stability.astype(np.int64)
@@ -181,7 +182,8 @@ def pay_dividends(strategy, obs: Observation, legal) -> np.ndarray:
     k = np.where(below & (two <= most) & (s + 2 <= strategy.target_stability), two, np.where(below, one, 0))
     k = np.where(k <= most, k, 0)
     last = V.rounds_left(obs) <= 1
-    return np.where(last, most, k).astype(np.int64)
+    doomed = V.crash_risk(obs) >= strategy.cash_out_risk  # the balance is lost on a crash: pay it to the shares
+    return np.where(last | doomed, most, k).astype(np.int64)
 
 
 def royal_protection(strategy, obs: Observation, legal) -> np.ndarray:
@@ -225,7 +227,7 @@ def director_moves(strategy, obs: Observation, legal) -> tuple[np.ndarray, ...]:
     gap = np.concatenate([pl.gap, np.zeros((obs.n, 1), dtype=np.int64)], axis=1)  # [G', 4] with China
     opium = ((obs.owner >= 0) * obs.rules.d.opium).sum(axis=1)
     china = obs.china_open & (opium > 0) & (obs.office[:, L.CHINA] >= 0)
-    gap[:, L.CHINA_LOC] = np.where(china, 2 - company_ships(obs)[:, L.CHINA_LOC], 0)
+    gap[:, L.CHINA_LOC] = np.where(china, 2 - V.sea_ships(obs)[:, L.CHINA_LOC], 0)
     company = legal.ships[:, :, L.COMPANY_SHIP].astype(np.int64).copy()  # [G', 4]
     yard = legal.yard_ships.astype(np.int64).copy()  # [G', N, 4]
     rows = np.arange(obs.n)
@@ -267,7 +269,7 @@ def buy_ships(strategy, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray
     president = obs.office[:, list(L.PRESIDENT)] >= 0
     sea_value = V.sorted_values(obs, plan(strategy, obs).reach) * president[:, :, None]  # [G', P, O]
     sea_value = np.concatenate([sea_value, np.zeros((obs.n, L.PRESIDENCIES, 1))], axis=2)
-    ships = company_ships(obs)[:, : L.PRESIDENCIES].astype(np.int64)
+    ships = V.sea_ships(obs)[:, : L.PRESIDENCIES].astype(np.int64)
     leased = np.zeros((obs.n, L.PRESIDENCIES), dtype=np.int64)
     company = np.zeros_like(leased)
     yard = np.zeros((obs.n, obs.players, L.PRESIDENCIES), dtype=np.int64)

@@ -3,8 +3,9 @@ which the archetypes reweigh.
 
 ``action_values`` returns, per game and action, the worth of taking it once less what it costs, in £ (pass is 0):
 
-- luxury: its VP (``VP_WORTH`` £ each, more in the last two rounds, when money has little else to buy), its
-  influence by the game's ladder, a little for conspicuous wealth;
+- luxury: its VP (the strategy's ``vp_worth`` £ each, more as the expected end nears, when money has little else
+  to buy), its influence by the game's ladder, a little for conspicuous wealth, and more when money piles up
+  faster than luxuries could spend it before the end;
 - factory: its income for the rounds left, its VP on a crash times the chance of one, its votes;
 - shares: ``values.share_worth`` less the cheapest free position on the exchange;
 - shipyard: 1 £ a round while a ship sails from it, likely when the Company lacks ships or firms want yards, and a
@@ -22,7 +23,6 @@ import numpy as np
 from sim import firms as fr
 from sim import layout as L
 from sim.agents import Observation
-from sim.board import company_ships
 
 from . import firms as firm_play
 from . import values as V
@@ -30,10 +30,19 @@ from . import values as V
 INFLUENCE_WORTH = 0.6  # £ per influence point: the ranking pays 8 / 4 VP at the end of round 7 (R-END)
 
 
-def vp_worth(obs: Observation) -> np.ndarray:
-    """float[G']: £ per VP now: ``VP_WORTH``, rising in the last two rounds (money has little else to buy then)."""
-    left = V.rounds_left(obs)
-    return np.where(left <= 1, 4.0, np.where(left <= 2, 3.2, V.VP_WORTH))
+def horizon(obs: Observation) -> np.ndarray:
+    """float[G']: the rounds the family expects to play still, this one included: the rounds left, fewer when the
+    Company looks like crashing (``values.crash_risk``; a crash ends the game at once)."""
+    left = V.rounds_left(obs).astype(float)
+    return np.maximum(1.0, left * (1.0 - 0.6 * V.crash_risk(obs)))
+
+
+def vp_worth(strategy, obs: Observation) -> np.ndarray:
+    """float[G']: £ per VP now: the strategy's ``vp_worth``, rising as the expected end nears (``horizon``: money
+    has little else to buy then)."""
+    h = horizon(obs)
+    base = strategy.vp_worth
+    return base + np.clip(2.5 - h, 0.0, 1.5)
 
 
 def action_values(strategy, obs: Observation, legal) -> np.ndarray:
@@ -41,13 +50,16 @@ def action_values(strategy, obs: Observation, legal) -> np.ndarray:
     are -inf."""
     r = obs.rules
     me = np.arange(obs.n), obs.seat
-    left = V.rounds_left(obs).astype(float)
-    vpw = vp_worth(obs)
+    left = horizon(obs)
+    vpw = vp_worth(strategy, obs)
     value = np.zeros((obs.n, L.N_ACTIONS))
     a = r.actions
     # luxury
     ladder = obs.ladder.astype(float)  # [G', 4] rules.ASSETS order: luxuries, shares, shipyards, factories
     value[:, L.A_LUXURY] = a.luxury_vp * vpw + INFLUENCE_WORTH * ladder[:, 0] + 0.3 * a.luxury_wealth - a.luxury_cost
+    # money piling up faster than two luxuries a round could turn it into VP before the expected end
+    hoard = obs.money[me] / left - 2 * a.luxury_cost
+    value[:, L.A_LUXURY] += np.clip(hoard, 0.0, 8.0) / 2.0
     # factory
     pr = r.property
     risk = V.crash_risk(obs)
@@ -61,7 +73,7 @@ def action_values(strategy, obs: Observation, legal) -> np.ndarray:
     price = np.where(free, prices[None, :], 99).min(axis=1)
     value[:, L.A_SHARES] = V.share_worth(obs) + INFLUENCE_WORTH * (ladder[:, 1] - 1) - price
     # shipyard: used when the Company's seas lack ships beyond the free yards, or a firm wants one
-    gap = np.maximum(V.ship_gap(obs), 0).sum(axis=1)
+    gap = obs.order_open.sum(axis=1) - V.sea_ships(obs)[:, : L.PRESIDENCIES].sum(axis=1)  # a cheap estimate
     yards_free = np.maximum(obs.shipyards - fr.yard_use(obs), 0).sum(axis=1)
     used = np.clip((gap - yards_free) / 2.0, 0.0, 1.0) * (left >= 2)
     value[:, L.A_SHIPYARD] = pr.yard_ship_income * (left - 1) * used * 0.8 + 0.15 * pr.shipyard_votes - a.shipyard_cost
@@ -80,12 +92,14 @@ def action_values(strategy, obs: Observation, legal) -> np.ndarray:
 
 
 def clerk_targets(obs: Observation) -> np.ndarray:
-    """int[G', 2]: presidencies for a clerk and a second one: where the family has none and the sea has the most
-    orders, then the next."""
+    """int[G', 2]: presidencies for a clerk and a second one: where the family has none and the presidency trades
+    most (its port open, the open orders of its home region), then the next."""
     me = np.arange(obs.n), obs.seat
+    d = obs.rules.d
     clerks = obs.clerks[me].astype(float)
-    reach = V.trade_reach(obs).sum(axis=2) + 0.1 * company_ships(obs)[:, : L.PRESIDENCIES]
-    score = -5.0 * clerks + reach
+    home_orders = obs.order_open.astype(np.float32) @ d.order_in_region[:, d.home].astype(np.float32)  # [G', P]
+    trades = 2.0 * obs.order_open[:, d.port] + home_orders
+    score = -5.0 * clerks + trades
     order = np.argsort(-score, axis=1, kind="stable")
     return order[:, :2].astype(np.int64)
 
