@@ -159,10 +159,12 @@ class Strategy:
         self.params = {key: getattr(self, key) for key in self.PARAMS}
 
     def __getattr__(self, key: str):
-        """A parameter not set on the instance reads its default (also for subclasses that skip ``__init__``)."""
-        params = type(self).PARAMS
-        if key in params:
-            return params[key].default
+        """A parameter not set on the instance reads its default (also for subclasses that skip ``__init__``, and
+        for a parent's parameter a subclass's ``PARAMS`` left out: the base methods still find theirs)."""
+        for klass in type(self).__mro__:
+            params = klass.__dict__.get("PARAMS", {})
+            if key in params:
+                return params[key].default
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {key!r}")
 
     @property
