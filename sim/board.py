@@ -45,6 +45,18 @@ def reachable(rules: Rules, order_open: np.ndarray, blocked: np.ndarray | None =
 _TABLE_MAX_ORDERS = 20  # a table of 2**O entries per presidency; larger maps fall back to matrix products
 
 
+def reach_bits(rules: Rules, bits: np.ndarray) -> np.ndarray | None:
+    """int64[P, K]: the orders each presidency reaches (as a bit mask, order o = bit o) for each set of usable
+    orders given as a bit mask ``bits`` int64[K] (``reachable`` without unpacking; issue 11's strategies value
+    thousands of hypothetical openings this way). None for a map with more than 20 orders."""
+    d = rules.d
+    n_orders = len(d.orders)
+    if n_orders > _TABLE_MAX_ORDERS:
+        return None
+    table = _reach_table(d.links.tobytes(), n_orders, tuple(int(p) for p in d.port), _other_home(rules).tobytes())
+    return table[:, bits]
+
+
 def _other_home(rules: Rules) -> np.ndarray:
     """bool[P, O]: orders in another presidency's home region."""
     d = rules.d

@@ -51,6 +51,13 @@ def ship_price(obs: Observation, count: np.ndarray, free_yards: np.ndarray, yard
     return at_yards * yard_cost + rest * other
 
 
+def fleet(strategy, obs: Observation) -> tuple[np.ndarray, np.ndarray]:
+    """(reach bool[G', P, O], gap int[G', P]): the orders each presidency can fill and the ships its sea lacks for
+    those worth at least ``min_order`` (negative: spare ships)."""
+    reach = V.trade_reach(obs)
+    return reach, V.cached(obs, ("gap", strategy.min_order), lambda: V.ship_gap(obs, strategy.min_order, reach))
+
+
 def plan(strategy, obs: Observation) -> Plan:
     """The Company's plan for this round (cached on the observation: several offices read it)."""
     store = obs.__dict__.setdefault("_company_plan", {})
@@ -58,8 +65,7 @@ def plan(strategy, obs: Observation) -> Plan:
     if key in store:
         return store[key]
     r = obs.rules
-    reach = V.trade_reach(obs)
-    gap = V.ship_gap(obs, strategy.min_order, reach)
+    reach, gap = fleet(strategy, obs)
     ships = V.sea_ships(obs)[:, : L.PRESIDENCIES]
     after = ships + np.maximum(gap, 0)
     president = obs.office[:, list(L.PRESIDENT)] >= 0
@@ -223,8 +229,8 @@ def director_moves(strategy, obs: Observation, legal) -> tuple[np.ndarray, ...]:
     if m == 0:
         return out
     kind, fam, src, dst, cnt = out
-    pl = plan(strategy, obs)
-    gap = np.concatenate([pl.gap, np.zeros((obs.n, 1), dtype=np.int64)], axis=1)  # [G', 4] with China
+    _, sea_gap = fleet(strategy, obs)
+    gap = np.concatenate([sea_gap, np.zeros((obs.n, 1), dtype=np.int64)], axis=1)  # [G', 4] with China
     opium = ((obs.owner >= 0) * obs.rules.d.opium).sum(axis=1)
     china = obs.china_open & (opium > 0) & (obs.office[:, L.CHINA] >= 0)
     gap[:, L.CHINA_LOC] = np.where(china, 2 - V.sea_ships(obs)[:, L.CHINA_LOC], 0)
@@ -267,7 +273,7 @@ def buy_ships(strategy, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray
     free = legal.free_yards.astype(np.int64).copy()
     yard_cost = np.maximum(legal.yard_cost.astype(np.int64), 0)
     president = obs.office[:, list(L.PRESIDENT)] >= 0
-    sea_value = V.sorted_values(obs, plan(strategy, obs).reach) * president[:, :, None]  # [G', P, O]
+    sea_value = V.sorted_values(obs, fleet(strategy, obs)[0]) * president[:, :, None]  # [G', P, O]
     sea_value = np.concatenate([sea_value, np.zeros((obs.n, L.PRESIDENCIES, 1))], axis=2)
     ships = V.sea_ships(obs)[:, : L.PRESIDENCIES].astype(np.int64)
     leased = np.zeros((obs.n, L.PRESIDENCIES), dtype=np.int64)

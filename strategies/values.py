@@ -9,10 +9,12 @@ The strategies (``balanced`` in ``base.py``, its Company play in ``company.py``,
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from sim import layout as L
-from sim.board import reachable
+from sim.board import reach_bits, reachable
 
 # What the balanced family reckons a VP worth in £ mid-game (a luxury: 4 £ -> 2 VP and 1 wealth, and money still
 # buys income).
@@ -130,12 +132,15 @@ def ship_gap(obs, min_value: float = 3.0, reach: np.ndarray | None = None) -> np
 
 def trade_worth(obs, reach: np.ndarray, ships: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(worth float[G', P], regions int[G', P]): the value of the ``ships`` best reachable orders of each presidency
-    and the regions outside its home they lie in (each costs a die, L179)."""
+    and the regions outside its home they lie in (each costs a die, L179; orders tied with the worst one taken all
+    count for the regions)."""
     d = obs.rules.d
-    vals = np.where(reach, d.order_value[None, None, :].astype(float), -1.0)
-    rank = np.argsort(np.argsort(-vals, axis=2, kind="stable"), axis=2)
-    chosen = reach & (rank < ships[:, :, None])
-    worth = (chosen * d.order_value[None, None, :]).sum(axis=2).astype(float)
+    vals = sorted_values(obs, reach)  # best first
+    k = np.minimum(ships, vals.shape[2])
+    top = np.concatenate([np.zeros(vals.shape[:2] + (1,)), np.cumsum(vals, axis=2)], axis=2)
+    worth = np.take_along_axis(top, k[:, :, None], axis=2)[:, :, 0]
+    kth = np.take_along_axis(vals, np.maximum(k - 1, 0)[:, :, None], axis=2)  # the worst order taken
+    chosen = reach & (d.order_value[None, None, :] >= kth) & (k > 0)[:, :, None]  # (ties: all tied orders)
     in_region = (chosen.astype(np.float32) @ d.order_in_region.astype(np.float32)) > 0  # [G', P, R]
     in_region[:, np.arange(L.PRESIDENCIES), d.home] = False
     return worth, in_region.sum(axis=2)
@@ -146,18 +151,62 @@ def opening_gain(obs) -> np.ndarray:
     makes reachable for a presidency with a President: a closed port that cuts a presidency off adds all its
     orders) or, last column, the route to China (the Company's opium revenue). The value of orders already
     reachable does not count again."""
+    return cached(obs, "opening_gain", lambda: _opening_gain(obs))
+
+
+def _opening_gain(obs) -> np.ndarray:
     r = obs.rules
     d = r.d
     n_orders = len(d.orders)
-    president = (obs.office[:, list(L.PRESIDENT)] >= 0)[:, :, None]
-    base = (reachable(r, obs.order_open) & president).any(axis=1)  # [G', O]
+    president = obs.office[:, list(L.PRESIDENT)] >= 0  # [G', P]
+    gain = np.zeros((obs.n, n_orders + 1))
+    weight = np.int64(1) << np.arange(n_orders, dtype=np.int64)
+    open_bits = (obs.order_open.astype(np.int64) * weight).sum(axis=1)  # int[G']
+    base = reach_bits(r, open_bits)
+    if base is None:  # a large map: unpack every hypothetical opening
+        return _opening_gain_unpacked(obs, president)
+    values = _mask_values(tuple(int(v) for v in d.order_value))
+
+    def worth(reach: np.ndarray, pres: np.ndarray) -> np.ndarray:  # reach int64[P, K], pres bool[K, P]
+        union = np.zeros(reach.shape[1], dtype=np.int64)
+        for p in range(reach.shape[0]):
+            union |= np.where(pres[:, p], reach[p], 0)
+        return values[union]
+
+    base_value = worth(base, president)
+    rows, cand = np.nonzero(~obs.order_open)  # every (game, closed order) pair, in one table lookup
+    if rows.size:
+        after = reach_bits(r, open_bits[rows] | weight[cand])
+        gain[rows, cand] = worth(after, president[rows]) - base_value[rows]
+    china = r.china.revenue_per_opium * ((obs.owner >= 0) * d.opium).sum(axis=1)
+    gain[:, n_orders] = np.where(obs.china_open, 0, china)
+    return gain
+
+
+@functools.lru_cache(maxsize=8)
+def _mask_values(values: tuple[int, ...]) -> np.ndarray:
+    """float[2**O]: the summed order values of every set of orders (a bit mask)."""
+    masks = np.arange(1 << len(values), dtype=np.int64)
+    out = np.zeros(masks.size)
+    for o, v in enumerate(values):
+        out += ((masks >> o) & 1) * float(v)
+    out.setflags(write=False)
+    return out
+
+
+def _opening_gain_unpacked(obs, president: np.ndarray) -> np.ndarray:
+    r = obs.rules
+    d = r.d
+    n_orders = len(d.orders)
+    pres = president[:, :, None]
+    base = (reachable(r, obs.order_open) & pres).any(axis=1)  # [G', O]
     base_value = (base * d.order_value[None, :]).sum(axis=1)
     gain = np.zeros((obs.n, n_orders + 1))
-    rows, cand = np.nonzero(~obs.order_open)  # every (game, closed order) pair, opened in one reachability call
+    rows, cand = np.nonzero(~obs.order_open)
     if rows.size:
         opened = obs.order_open[rows].copy()
         opened[np.arange(rows.size), cand] = True
-        reach = (reachable(r, opened) & president[rows]).any(axis=1)
+        reach = (reachable(r, opened) & pres[rows]).any(axis=1)
         gain[rows, cand] = (reach * d.order_value[None, :]).sum(axis=1) - base_value[rows]
     china = r.china.revenue_per_opium * ((obs.owner >= 0) * d.opium).sum(axis=1)
     gain[:, n_orders] = np.where(obs.china_open, 0, china)
