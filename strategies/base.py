@@ -5,9 +5,17 @@ receives an ``Observation`` for the deciding seat in G' games (``obs.money`` is 
 ...) and the legal options as arrays over those games, and returns arrays over those games. A method must decide
 each game from that game's own rows only (never from batch statistics), so a game plays the same in any batch.
 
-Subclass ``Strategy``, override what you want to play differently, and register it with ``@register("name")``.
-The base class plays a sensible, moderate game: it bids modestly, builds income before shares, never takes loans
-it cannot put to use, trades whenever it has ships and orders, and pays the dividends that meet expectations.
+Subclass ``Strategy``, override what you want to play differently, and register it with ``@register("name")``;
+``docs/strategies.md`` documents every decision point.
+
+The base class (issue 11) is a competent all-rounder that reacts to the position. In phase 2 it takes the family
+action worth most for its cost (``family.py``: shares while the Company looks like surviving, luxuries as the end
+nears or money piles up, clerks where it has no candidate, shipyards when the Company lacks ships). In the
+Company's offices it follows one plan (``company.py``): ships for the reachable orders, the dice that pay, the
+Director's checks where an opening adds value; its Chairman borrows for that plan within debt limits, hands the
+budget out by urgency and pays the dividends that lift stability towards a target, everything when the Company is
+doomed or the game ends. It fights only at good odds (``military.py``). Shared valuations are in ``values.py``;
+the archetypes (``archetypes.py``) reweigh them.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from sim.agents import Observation
 from sim.board import company_ships, reachable
 from sim.phases.india import minimal_defence
 
-from . import company, family, politics
+from . import company, family, military, politics
 from . import firms as firm_play
 from .registry import register
 
@@ -107,7 +115,7 @@ class Param:
 
 @register("balanced")
 class Strategy:
-    """A moderate all-rounder: income first, shares when affordable, trade whenever possible."""
+    """A competent all-rounder: reacts to money, stability, debt, open orders, threats and the round."""
 
     name = "balanced"
     #: The strategy's tunable parameters (name -> Param). A subclass extends its parent's:
@@ -301,22 +309,12 @@ class Strategy:
 
     # -------------------------------------------------------------------------------- phase 6 commanders
     def deploy(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(target region or -1, officers[G', N], regiments, mercenaries bool[G', M]): the weakest legal target
-        the whole army beats with at least two dice, sovereign regions first."""
-        force = legal.officers.sum(axis=1) + legal.regiments
-        margin = force[:, None] - legal.strength
-        sovereign = obs.owner < 0
-        unrest = obs.unrest > 0
-        useful = legal.targets & (sovereign | unrest) & (margin >= 2)
-        score = margin + 10.0 * sovereign
-        target = pick_best(score, useful)
-        go = (target >= 0)[:, None]
-        leads = legal.officers[np.arange(obs.n), obs.seat] >= 1
-        target = np.where(leads, target, -1)
-        go = go & leads[:, None]
-        officers = np.where(go, legal.officers, 0).astype(np.int64)
-        regiments = np.where(go[:, 0], legal.regiments, 0)
-        return target, officers, regiments, np.zeros(legal.mercenaries.shape, dtype=bool)
+        """(target region or -1, officers int[G', N], regiments int[G'], mercenaries bool[G', M]) for army
+        ``legal.army`` (``legal.targets`` bool[G', R], ``legal.strength`` int[G', R], ``legal.officers`` int[G', N],
+        ``legal.regiments``, ``legal.mercenaries`` bool[G', M] bands on offer, ``legal.treasury`` the presidency's
+        £): a battle only at two dice or more and a positive expected gain for the family, without mercenaries,
+        committing only the troops those dice need (``military.plan_deployment``)."""
+        return military.plan_deployment(self, obs, legal, 2, 2, False, 0.0)
 
     def fund_mercenaries(self, obs: Observation, legal) -> np.ndarray:
         """The President pays for the mercenaries a commander asked for?"""
