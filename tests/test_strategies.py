@@ -2,6 +2,9 @@
 ``run_firm``, ``go_military``: their decisions in hand-built positions, their signatures over 2,000 rotated
 five-player games, no pushover against ``random`` head to head, and batch independence of a mixed table."""
 
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -348,3 +351,45 @@ def test_the_balanced_table_keeps_the_company_alive_more_often_than_not():
     """The all-balanced baseline (issue 11: 71.5 % crashes before): fewer than a third of the games crash."""
     res = sim.play(sim.Rules.default(5), "balanced", 1000, seed=1)
     assert res.games["crashed"].mean() < 1 / 3 and res.games["end_round"].mean() > 6.3
+
+
+# ------------------------------------------------------------------------------------ the example, the bench
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "merchant.py"
+
+
+def test_the_example_strategy_runs_through_the_command_line(tmp_path):
+    """``eastindia run --strategy examples/merchant.py:Merchant --strategy balanced`` (the plugin path given absolute:
+    a relative one resolves against the experiment file's folder, the library's for the default experiment)."""
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "experiments.cli", "run", "--strategy", f"{EXAMPLE}:Merchant", "--strategy",
+           "balanced", "--games", "20", "--shard-size", "20", "--out", str(out), "--quiet", "--jobs", "1",
+           "--no-report"]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    seats = pl.read_parquet(out / "seats.parquet")
+    assert set(seats["strategy"].unique()) == {"merchant", "balanced"} and seats["game"].n_unique() == 20
+
+
+def test_the_example_is_a_tunable_strategy():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("merchant_example", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    tuned = module.Merchant(loan_cap=0)
+    assert tuned.label == "merchant(loan_cap=0)" and tuned.max_debt == Strategy.PARAMS["max_debt"].default
+    r, s = blank(1, 5)
+    bengal_trade(s, r)
+    chairman(s, r, dice(), agents(r, s, tuned))
+    assert s.loans.tolist() == [0]  # the base Chairman would borrow 3 here
+
+
+def test_the_bench_takes_a_mix(tmp_path):
+    cmd = [sys.executable, "-m", "sim.bench", "--strategy", "bid_low", "go_military", "balanced", "--sizes", "4",
+           "--repeats", "1", "--min-games", "4"]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert (
+        "strategy 'bid_low go_military balanced'" in done.stdout
+        and done.stdout.strip().splitlines()[-1].split()[0] == "4"
+    )
