@@ -31,12 +31,39 @@ def battle_worth(obs: Observation, legal, target: np.ndarray, own_slots: np.ndar
     return share + TROPHY_WORTH * np.where(sovereign, strength, 0.0)
 
 
+REGION_LOSS_RATE = 0.3  # Company regions lost per region and round in simulated games of the archetypes (issue 11)
+
+
+def holding_cost(obs: Observation) -> np.ndarray:
+    """float[G']: what holding one more Company region costs the deciding family in £: each round left it may be lost
+    (about ``REGION_LOSS_RATE`` a round: attacks and revolts, L211-L213), a stability point each time, which raises
+    the crash risk (``values.crash_risk``) and so costs the family its stake in a survival (``company_stake``) and
+    a share of the military blame on a crash (L250: trophies and officers, halved)."""
+    rows = np.arange(obs.n)
+    left = V.rounds_left(obs).astype(float)
+    lost = np.minimum(REGION_LOSS_RATE * left, 1.5)
+    now = V.crash_risk(obs)
+    worse = V.crash_risk(_Shifted(obs, -1))
+    blame = (obs.trophies[rows, obs.seat] + obs.officers[rows, obs.seat].sum(axis=1)) / 2.0 / 6.0
+    stake = V.company_stake(obs)[rows, obs.seat] + blame
+    return lost * np.maximum(worse - now, 0.0) * np.maximum(stake, 0.0) * V.VP_WORTH
+
+
+class _Shifted:
+    """The fields ``values.crash_risk`` reads, with stability moved by ``by``."""
+
+    def __init__(self, obs: Observation, by: int):
+        self.stability = np.maximum(obs.stability.astype(np.int64) + by, 0)
+        self.loans, self.emergency_total, self.round, self.rules = obs.loans, obs.emergency_total, obs.round, obs.rules
+
+
 def plan_deployment(
     strategy, obs: Observation, legal, min_dice: int, want_dice: int, mercenaries: bool, risk: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(target, officers int[G', N], regiments int[G'], mercenaries bool[G', M]) for the deciding commander: every
     legal target is scored by the family's expected gain, P(success) * ``battle_worth`` - P(mishap) * (his trophies
-    lost and the commander, ``risk`` scaling the losses down) - the officers' deaths (1 in 6 each); the whole army
+    lost and the commander, and a conquest's ``holding_cost``, ``risk`` scaling the losses down) - the officers'
+    deaths (1 in 6 each); the whole army
     goes (its own officers and regiments; mercenaries bands, cheapest strength first, while the dice stay below
     ``want_dice`` and the presidency's treasury pays, when ``mercenaries``); at least ``min_dice`` dice, else no
     battle."""
@@ -56,6 +83,7 @@ def plan_deployment(
     best_gain = np.full(obs.n, -np.inf)
     best_mercs = np.zeros((obs.n, n_m), dtype=bool)
     regions = legal.targets.shape[1]
+    holding = holding_cost(obs)
     sovereign_all = obs.owner < 0
     useful = legal.targets & (sovereign_all | (obs.unrest > 0))
     for t in range(regions):
@@ -79,7 +107,8 @@ def plan_deployment(
         slots = force - legal.regiments + 1 + troops  # surviving officers, the named family, regiments and bands
         gain = p_s * battle_worth(obs, legal, target, own + 1, slots)
         loss = p_m * (obs.trophies[rows, obs.seat] * r.military.trophy_loss * TROPHY_WORTH + 3.0) + own / 6.0 * 2.0
-        gain = gain - (1.0 - risk) * loss - 0.3 * np.where(mercenaries, (hired * cost).sum(axis=1), 0)
+        conquest = p_s * (obs.owner[:, t] < 0)  # a new Company region to hold
+        gain = gain - (1.0 - risk) * (loss + conquest * holding) - 0.3 * np.where(mercenaries, (hired * cost).sum(1), 0)
         better = can & (k >= min_dice) & (gain > best_gain) & (gain > 0)
         best = np.where(better, t, best)
         best_gain = np.where(better, gain, best_gain)

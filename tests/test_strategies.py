@@ -393,3 +393,25 @@ def test_the_bench_takes_a_mix(tmp_path):
         "strategy 'bid_low go_military balanced'" in done.stdout
         and done.stdout.strip().splitlines()[-1].split()[0] == "4"
     )
+
+
+# ------------------------------------------------------------------------------------------- the documentation
+DOC = (Path(__file__).resolve().parents[1] / "docs" / "strategies.md").read_text()
+
+
+def test_every_decision_point_is_documented():
+    decisions = [
+        name
+        for name, fn in vars(Strategy).items()
+        if callable(fn) and not name.startswith("_") and name not in ("action_values",)
+    ]
+    assert len(decisions) > 60
+    missing = [name for name in decisions if f"| `{name}` |" not in DOC]
+    assert not missing, missing
+
+
+def test_every_parameter_is_documented_with_its_default():
+    for name, cls in strategies.REGISTRY.items():
+        own = {k: p for k, p in cls.PARAMS.items() if name == "balanced" or Strategy.PARAMS.get(k) != p}
+        for key, p in own.items():
+            assert f"| `{key}` | `{p.default!r}` | {p.doc} |" in DOC, (name, key)
