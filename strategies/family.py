@@ -114,4 +114,6 @@ def choose(obs: Observation, legal, value: np.ndarray) -> tuple[np.ndarray, np.n
     best = value[rows, action]
     second = best - np.where(action == L.A_SHARES, 1.0, 0.0) - np.where(action == L.A_FACTORY, 1.0, 0.0)
     twice = legal.twice[rows, action] & (second > 0.5)
-    return action.astype(np.int64), twice, clerk_targets(obs)
+    clerk = action == L.A_CLERK  # the presidencies are read only for a clerk
+    where = clerk_targets(obs) if clerk.any() else np.zeros((obs.n, 2), dtype=np.int64)
+    return action.astype(np.int64), twice, where

@@ -21,6 +21,18 @@ from sim.board import reach_bits, reachable
 VP_WORTH = 2.5
 
 
+def cached(obs, key, make):
+    """A value derived from the observation, computed once per decision (kept on the observation; an object
+    without a ``__dict__`` gets it fresh)."""
+    store = getattr(obs, "__dict__", None)
+    if store is None:
+        return make()
+    store = store.setdefault("_values", {})
+    if key not in store:
+        store[key] = make()
+    return store[key]
+
+
 # ------------------------------------------------------------------------------------------------ the dice
 def check_odds(rules, k) -> tuple[np.ndarray, np.ndarray]:
     """(P(success), P(mishap)) of a D-CHECK with ``k`` dice (the lowest die decides; k <= 0: no check)."""
@@ -45,7 +57,7 @@ def best_dice(rules, worth: np.ndarray, most: np.ndarray, cost_per_die: float = 
 # ------------------------------------------------------------------------------------------------ the game
 def rounds_left(obs) -> np.ndarray:
     """int[G']: rounds still to play, this one included."""
-    return obs.rules.game.rounds - obs.round.astype(np.int64) + 1
+    return cached(obs, "rounds_left", lambda: obs.rules.game.rounds - obs.round.astype(np.int64) + 1)
 
 
 def expectation(obs, stability: np.ndarray | None = None) -> np.ndarray:
@@ -77,20 +89,15 @@ def crash_risk(obs) -> np.ndarray:
     """float[G'] the chance that the Company crashes before the end (``CRASH_LOGIT`` on its stability, debt,
     emergency loans taken so far and the rounds left): about 1/3 at the 1710 start, above 0.9 at stability 1 with
     four rounds to go, near 0 at stability 6 in the last round."""
-    b0, b_s, b_l, b_e, b_r = CRASH_LOGIT
-    z = b0 + b_s * obs.stability + b_l * obs.loans + b_e * obs.emergency_total + b_r * rounds_left(obs)
-    return 1.0 / (1.0 + np.exp(-z))
+    def make():
+        b0, b_s, b_l, b_e, b_r = CRASH_LOGIT
+        z = b0 + b_s * obs.stability + b_l * obs.loans + b_e * obs.emergency_total + b_r * rounds_left(obs)
+        return 1.0 / (1.0 + np.exp(-z))
+
+    return cached(obs, "crash_risk", make)
 
 
 # ------------------------------------------------------------------------------------------------- trade
-def cached(obs, key: str, make):
-    """A value derived from the observation, computed once per decision (kept on the observation)."""
-    store = obs.__dict__.setdefault("_values", {})
-    if key not in store:
-        store[key] = make()
-    return store[key]
-
-
 def sea_ships(obs) -> np.ndarray:
     """int[G', 4] ships per location (3 seas, China) of every kind, family-yard ships included
     (``board.company_ships`` with explicit adds over the tiny axes)."""
