@@ -89,6 +89,7 @@ def crash_risk(obs) -> np.ndarray:
     """float[G'] the chance that the Company crashes before the end (``CRASH_LOGIT`` on its stability, debt,
     emergency loans taken so far and the rounds left): about 1/3 at the 1710 start, above 0.9 at stability 1 with
     four rounds to go, near 0 at stability 6 in the last round."""
+
     def make():
         b0, b_s, b_l, b_e, b_r = CRASH_LOGIT
         z = b0 + b_s * obs.stability + b_l * obs.loans + b_e * obs.emergency_total + b_r * rounds_left(obs)
