@@ -31,7 +31,7 @@ from sim.agents import Observation
 from sim.board import company_ships, reachable
 from sim.phases.india import minimal_defence
 
-from . import company, family, military, politics
+from . import company, family, military, politics, values
 from . import firms as firm_play
 from .registry import register
 
@@ -204,10 +204,9 @@ class Strategy:
         return family.action_values(self, obs, legal)
 
     def rank_share_buyers(self, obs: Observation, legal) -> np.ndarray:
-        """The Chairman orders the exchange buyers: a permutation of the seats int[G', N] (own family first)."""
-        seats = np.tile(np.arange(obs.players), (obs.n, 1))
-        key = np.where(seats == obs.seat[:, None], -1, seats)
-        return np.take_along_axis(seats, np.argsort(key, axis=1), axis=1)
+        """The Chairman orders the exchange buyers (``legal.buyers`` bool[G', N]): a permutation of the seats
+        int[G', N], own family first, then clockwise (``values.clockwise``)."""
+        return values.clockwise(obs).astype(np.int64)
 
     def extra_clerk(self, obs: Observation, legal) -> np.ndarray:
         """Presidency for the extra clerk, or -1."""
@@ -226,10 +225,12 @@ class Strategy:
 
     def appoint(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
         """(family, source) among ``legal.candidates`` bool[G', N, SOURCES]; own relatives first (nepotism may
-        refuse, then the engine asks again without them), else the family with the fewest offices."""
+        refuse, then the engine asks again without them), else the family with the fewest offices, ties clockwise
+        from the appointer (no seat number favoured)."""
         cand = legal.candidates
         held = (obs.office[:, :, None] == np.arange(obs.players)[None, None, :]).sum(axis=1)
-        family_score = -held.astype(float) + 100.0 * (np.arange(obs.players)[None, :] == obs.seat[:, None])
+        after = (np.arange(obs.players)[None, :] - obs.seat[:, None]) % obs.players  # 0 itself, 1 next clockwise
+        family_score = -held.astype(float) + 100.0 * (after == 0) - 0.01 * after
         score = np.where(cand, family_score[:, :, None], -np.inf)
         flat = score.reshape(obs.n, -1).argmax(axis=1)
         return flat // cand.shape[2], flat % cand.shape[2]
@@ -699,10 +700,8 @@ class Strategy:
 
 
 def place_clerks(obs: Observation, clerks: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """int[G', N] clerks placed on filled orders: the deciding family's first, then in seat order."""
-    order = np.argsort(
-        np.where(np.arange(obs.players)[None, :] == obs.seat[:, None], -1, np.arange(obs.players)), axis=1
-    )
+    """int[G', N] clerks placed on filled orders: the deciding family's first, then clockwise."""
+    order = values.clockwise(obs)
     ordered = np.take_along_axis(clerks.astype(np.int64), order, axis=1)
     before = np.cumsum(ordered, axis=1) - ordered
     placed = np.clip(np.minimum(count, clerks.sum(axis=1))[:, None] - before, 0, ordered)

@@ -264,7 +264,7 @@ def director_moves(strategy, obs: Observation, legal) -> tuple[np.ndarray, ...]:
 # ---------------------------------------------------------------------------------------- Shipping Manager
 def buy_ships(strategy, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Ships one at a time for the sea whose next unserved order is worth most (at least ``min_order``): at a free
-    family yard (own first, then the others in seat order); else a Company ship while the rounds left pay for it
+    family yard (own first, then the others clockwise); else a Company ship while the rounds left pay for it
     and the money still leases a ship for every other order wanted, else a leased ship. Then, as the rules oblige
     (R-SHIPPING), the cheapest ships while 3 £ or more remain, to the sea whose next order is worth most."""
     sh = obs.rules.shipping
@@ -279,7 +279,7 @@ def buy_ships(strategy, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray
     leased = np.zeros((obs.n, L.PRESIDENCIES), dtype=np.int64)
     company = np.zeros_like(leased)
     yard = np.zeros((obs.n, obs.players, L.PRESIDENCIES), dtype=np.int64)
-    order = np.argsort(np.where(np.arange(obs.players)[None, :] == obs.seat[:, None], -1, np.arange(obs.players)), 1)
+    order = V.clockwise(obs)  # own yards first, then clockwise
     lasting = V.rounds_left(obs) >= 3
     wanted_by_sea = (sea_value >= strategy.min_order).sum(axis=2)
     last_slot = sea_value.shape[2] - 1

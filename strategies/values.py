@@ -55,6 +55,12 @@ def best_dice(rules, worth: np.ndarray, most: np.ndarray, cost_per_die: float = 
 
 
 # ------------------------------------------------------------------------------------------------ the game
+def clockwise(obs) -> np.ndarray:
+    """int[G', N]: the seats from the deciding one clockwise (itself first): the order a family favours when it
+    ranks others, so that no seat number is favoured over another (a rotated table plays every seat alike)."""
+    return (obs.seat[:, None] + np.arange(obs.players)[None, :]) % obs.players
+
+
 def rounds_left(obs) -> np.ndarray:
     """int[G']: rounds still to play, this one included."""
     return cached(obs, "rounds_left", lambda: obs.rules.game.rounds - obs.round.astype(np.int64) + 1)
