@@ -595,12 +595,13 @@ def print_tune(out: Path, meta: dict) -> None:
     confirm = (meta.get("confirm") or {}).get("objective")
     if confirm:
         c = meta["confirm"]
+        objective = meta["objective"]
+        default = tune.format_value(objective, confirm["default"], confirm["default_lo"], confirm["default_hi"])
+        chosen = tune.format_value(objective, confirm["best"], confirm["best_lo"], confirm["best_hi"])
+        change = tune.format_change(objective, confirm["change"], confirm["change_lo"], confirm["change_hi"])
         print(
-            f"confirmation at {c['games']:,} games per arm (seed {c['seed']}): {what} "
-            f"{tune.format_value(meta['objective'], confirm['default'], confirm['default_lo'], confirm['default_hi'])}"
-            f" with the default rules, "
-            f"{tune.format_value(meta['objective'], confirm['best'], confirm['best_lo'], confirm['best_hi'])} with the "
-            f"best; change {tune.format_change(meta['objective'], confirm['change'], confirm['change_lo'], confirm['change_hi'])}"
+            f"confirmation at {c['games']:,} games per arm (seed {c['seed']}): {what} {default} with the default "
+            f"rules, {chosen} with the best; change {change}"
         )
     print(f"best overrides: {out / tune.BEST}")
 
@@ -610,7 +611,8 @@ def print_sensitivity(out: Path, meta: dict) -> None:
 
     from . import sensitivity
 
-    print(f"results: {out}  (sensitivity: {meta.get('method')}, {meta.get('points')} points of {meta.get('games_per_point'):,} games)")
+    games = meta.get("games_per_point")
+    print(f"results: {out}  (sensitivity: {meta.get('method')}, {meta.get('points')} points of {games:,} games)")
     df = pl.read_parquet(out / sensitivity.INDICES)
     for (metric,), part in df.group_by("metric", maintain_order=True):
         ranked = ", ".join(f"{r['key']} {r['estimate']:.3g}" for r in part.sort("rank").iter_rows(named=True))

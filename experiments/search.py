@@ -10,8 +10,11 @@ and games ``0..games-1``), and reduces each arm to a few numbers:
 - ``mean_end_round``: the mean round the games ended in (Student-t);
 - ``win_spread``: the best strategy's win rate minus the worst one's, each taken as its excess over its fair share
   (the share of the seats it plays; under seat rotation every strategy's fair share is the same and this is the
-  plain gap between win rates). Its 95 % interval is a percentile bootstrap over the games (each game's winner
-  resampled: a multinomial draw from the winners' counts), with a fixed seed so that it is reproducible.
+  plain gap between win rates). Its 95 % interval is simultaneous over the pairs of strategies (``spread_interval``:
+  Newcombe's paired interval of each difference of win rates, Bonferroni-adjusted).
+
+A change between two arms that play the same games (a tune's confirmation) is estimated with a paired bootstrap
+over the games (``paired_bootstrap``: the games resampled jointly in both arms, a fixed seed, reproducible).
 
 Searched keys (``[tune.params]``, ``[sensitivity.params]``) are rules keys with a range or a list of choices::
 
@@ -26,6 +29,7 @@ is loaded, so a range the rules refuse is one line and exit 2 before any game is
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
@@ -315,7 +319,11 @@ def base_rules(exp: Experiment | None) -> Rules | None:
 
 
 def study_experiment(
-    exp: Experiment, name: str, arms: list[tuple[str, dict[str, Any]]], games: int | None = None, seed: int | None = None
+    exp: Experiment,
+    name: str,
+    arms: list[tuple[str, dict[str, Any]]],
+    games: int | None = None,
+    seed: int | None = None,
 ) -> Experiment:
     """An experiment of the study's own arms (name, overrides on top of the experiment's), played by the runner
     on the experiment's games and dice (or ``games`` / ``seed``)."""
@@ -425,15 +433,33 @@ def measure(stats: ArmStats, metric: str, strategy: str | None = None) -> tuple[
         lo, hi = mean_ci(n, mean, std)
         return mean, float(lo), float(hi)
     if metric == "win_spread":
-        labels = stats.strategies
-        counts = np.array([stats.wins.get(s, 0) for s in labels], dtype=float)
-        fair = np.array([stats.fair[s] for s in labels])
-        value = spread(counts[None, :] / n, fair)[0]
-        rng = np.random.default_rng(BOOTSTRAP_SEED)
-        draws = rng.multinomial(n, counts / counts.sum(), size=BOOTSTRAP) / n
-        lo, hi = np.percentile(spread(draws, fair), [2.5, 97.5])
-        return float(value), float(lo), float(hi)
+        return spread_interval(stats)
     raise ValueError(f"unknown metric {metric!r}")
+
+
+def spread_interval(stats: ArmStats) -> tuple[float, float, float]:
+    """The win spread with a simultaneous 95 % interval: the spread is the largest difference e_i - e_j of two
+    strategies' excesses over their fair shares; each difference of win rates is measured on the same games (a game
+    has one winner) and gets Newcombe's paired interval (method 10) at the Bonferroni level 5 % / (pairs); the
+    spread then lies between the largest lower bound (and 0) and the largest upper bound. The estimate always lies
+    inside; the interval is conservative."""
+    from reports.stats import paired_diff_ci
+
+    n = stats.games
+    labels = stats.strategies
+    k = len(labels)
+    wins = np.array([stats.wins.get(s, 0) for s in labels], dtype=float)
+    fair = np.array([stats.fair[s] for s in labels])
+    value = float(spread(wins[None, :] / n, fair)[0])
+    if k < 2:
+        return value, value, value
+    i, j = (a.ravel() for a in np.meshgrid(np.arange(k), np.arange(k), indexing="ij"))
+    keep = i != j
+    i, j = i[keep], j[keep]
+    alpha = 0.05 / (k * (k - 1) / 2)
+    _, lo, hi = paired_diff_ci(np.zeros(i.size), wins[i], wins[j], n - wins[i] - wins[j], alpha=alpha)
+    shift = fair[i] - fair[j]
+    return value, float(max(0.0, np.max(lo - shift))), float(np.max(hi - shift))
 
 
 def spread(rates: np.ndarray, fair: np.ndarray) -> np.ndarray:
@@ -521,20 +547,30 @@ class Folder:
         self.lock: rf.RunLock | None = None
 
     def __enter__(self) -> Folder:
-        from .runner import _lock, claim
+        from .runner import _lock
 
-        if self.path.is_dir() and not (self.path / META).exists() and _foreign_study(self.path):
-            raise RunError(f"{self.path}: exists, is not empty and is not a {self.kind} folder; choose another --out")
-        claim(self.path)
+        self._claim()
         self.lock = _lock(self.path)
         return self
+
+    def _claim(self) -> None:
+        if self.path.exists() and not self.path.is_dir():
+            raise RunError(f"--out {self.path}: is a file, not a folder; choose another --out")
+        if self.path.is_dir() and not (self.path / META).exists() and _foreign_study(self.path):
+            if (self.path / rf.META).exists():
+                raise RunError(f"{self.path}: holds a run of `eastindia run`, not a {self.kind}; choose another --out")
+            raise RunError(f"{self.path}: exists, is not empty and is not a {self.kind} folder; choose another --out")
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RunError(f"--out {self.path}: cannot write there: {exc.strerror or exc}") from None
 
     def __exit__(self, *exc: Any) -> None:
         if self.lock is not None:
             self.lock.release()
 
     def move_aside(self) -> None:
-        from .runner import _lock, claim
+        from .runner import _lock
 
         if Path.cwd().resolve().is_relative_to(self.path.resolve()):
             raise RunError(f"{self.path}: --fresh cannot move the folder you are in aside; run from elsewhere")
@@ -546,7 +582,7 @@ class Folder:
         self.lock.path = aside / rf.LOCK
         self.lock.release()
         self.notify(f"moved the old {self.kind} folder {self.path} aside to {aside}")
-        claim(self.path)
+        self._claim()
         self.lock = _lock(self.path)
 
     def open(self, study_digest: str, resume: bool, fresh: bool) -> dict[str, Any] | None:
@@ -557,8 +593,6 @@ class Folder:
             self.move_aside()
             return None
         if not (self.path / META).exists():
-            if (self.path / rf.META).exists():
-                raise RunError(f"{self.path}: holds a run of `eastindia run`, not a {self.kind}; choose another --out")
             return None
         try:
             meta = read_meta(self.path)
@@ -588,10 +622,8 @@ class Folder:
 
     def mark(self, meta: dict[str, Any], status: str, error: str) -> None:
         """Record why the study stopped (best effort)."""
-        try:
+        with contextlib.suppress(OSError):
             rf.write_json_atomic(self.path / META, {**meta, "status": status, "error": error})
-        except OSError:
-            pass
 
 
 def _foreign_study(path: Path) -> bool:

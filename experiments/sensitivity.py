@@ -143,7 +143,9 @@ def load(path: str | Path, **changes: Any) -> SensitivitySpec:
     search.check_keys(table, KEYS, where, problems)
 
     def bad(key: str, msg: str) -> None:
-        problems.append(f"--samples: {msg}" if key == "samples" and samples_option is not None else f"{where}.{key}: {msg}")
+        problems.append(
+            f"--samples: {msg}" if key == "samples" and samples_option is not None else f"{where}.{key}: {msg}"
+        )
 
     method = table.get("method", "morris")
     if method not in METHODS:
@@ -278,7 +280,9 @@ def run(
             raise RunError(f"{run_dir}: cannot write: {exc.strerror or exc}") from None
         start = time.perf_counter()
         try:
-            exp = search.study_experiment(ss.exp, f"{ss.name} points", [(f"point {i}", v) for i, v in enumerate(points)])
+            exp = search.study_experiment(
+                ss.exp, f"{ss.name} points", [(f"point {i}", v) for i, v in enumerate(points)]
+            )
             if progress:
                 progress.points(len(points), ss.games * len(points))
             runner.run(

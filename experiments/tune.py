@@ -8,6 +8,7 @@ An experiment file with a ``[tune]`` section::
     trials = 40                # trials in all (a finished study given more and --resume continues)
     batch = 4                  # trials asked at once and played in parallel (results never depend on --jobs)
     startup = 10               # the first trials are drawn at random, then TPE models the results
+    default_first = true       # trial 0 plays the rules' own values (when they lie in the ranges)
     seed = 1                   # the sampler's seed (default: the experiment's)
     confirm_games = 8000       # the confirmation's games per arm (default 4 x games; 0: none)
     confirm_seed = 2           # its dice (default: the experiment's seed + 1: games the trials never saw)
@@ -66,8 +67,9 @@ KEYS: dict[str, Any] = {
     "seed": int,
     "confirm_games": int,
     "confirm_seed": int,
+    "default_first": bool,
 }
-DEFAULTS = {"objective": "win_spread", "trials": 40, "batch": 4, "startup": 10}
+DEFAULTS = {"objective": "win_spread", "trials": 40, "batch": 4, "startup": 10, "default_first": True}
 MAX_TRIALS = 100_000
 STUDY = "study.db"
 STUDY_NAME = "tune"
@@ -105,10 +107,29 @@ class TuneSpec:
     confirm_games: int
     confirm_seed: int
     params: tuple[Param, ...]
+    default_first: bool = True
 
     @property
     def name(self) -> str:
         return self.exp.name
+
+    def default_values(self) -> dict[str, Any] | None:
+        """The searched keys' values in the experiment's rules, when every one lies in its search space (the first
+        trial plays them with ``default_first``: the best is then never worse than the rules on the tuning games)."""
+        rules = search.base_rules(self.exp)
+        if rules is None:
+            return None
+        values = {}
+        for p in self.params:
+            value = search._lookup(rules.raw, p.key)
+            dist = p.distribution()
+            try:
+                if not dist._contains(dist.to_internal_repr(value)):
+                    return None
+            except (ValueError, TypeError):
+                return None
+            values[p.key] = value
+        return values
 
     @property
     def games(self) -> int:
@@ -139,6 +160,7 @@ class TuneSpec:
             "seed": self.seed,
             "confirm_games": self.confirm_games,
             "confirm_seed": self.confirm_seed,
+            "default_first": self.default_first,
             "params": {p.key: p.resolved() for p in self.params},
         }
 
@@ -171,7 +193,9 @@ def load(path: str | Path, **changes: Any) -> TuneSpec:
         data["trials"] = trials_option
 
     def bad(key: str, msg: str) -> None:
-        problems.append(f"--trials: {msg}" if key == "trials" and trials_option is not None else f"{where}.{key}: {msg}")
+        problems.append(
+            f"--trials: {msg}" if key == "trials" and trials_option is not None else f"{where}.{key}: {msg}"
+        )
 
     objective = data["objective"]
     if objective not in search.OBJECTIVES:
@@ -235,6 +259,7 @@ def load(path: str | Path, **changes: Any) -> TuneSpec:
         confirm_games,
         confirm_seed,
         tuple(params),
+        data["default_first"],
     )
 
 
@@ -263,10 +288,12 @@ def plan_batch(ts: TuneSpec, history: list[Any], b: int, n: int) -> list[dict[st
     """The params of batch ``b``'s ``n`` trials, from the finished trials of the batches before it only: asked in a
     throwaway in-memory copy of the study by a sampler seeded with (seed, b)."""
     optuna = _quiet_optuna()
-    study = optuna.create_study(
-        storage=optuna.storages.InMemoryStorage(), sampler=sampler(ts, b), direction="minimize"
-    )
+    study = optuna.create_study(storage=optuna.storages.InMemoryStorage(), sampler=sampler(ts, b), direction="minimize")
     study.add_trials(history)
+    if b == 0 and ts.default_first and n > 0:
+        defaults = ts.default_values()
+        if defaults is not None:
+            study.enqueue_trial(defaults)
     dists = ts.distributions()
     return [study.ask(dists).params for _ in range(n)]
 
@@ -370,6 +397,7 @@ def _meta(ts: TuneSpec, command: str, old: dict[str, Any] | None) -> dict[str, A
         "trials": ts.trials,
         "batch": ts.batch,
         "startup": ts.startup,
+        "default_first": ts.default_first and ts.default_values() is not None,
         "sampler_seed": ts.seed,
         "seed": ts.exp.seed,
         "players": ts.exp.players,
@@ -637,7 +665,10 @@ def best_toml(ts: TuneSpec, best: Any, confirm: dict[str, Any] | None) -> str:
         )
     others = {k: v for k, v in ts.exp.data["overrides"].items() if k not in best.params}
     if others:
-        lines.append("# the trials also played the experiment's [overrides]: " + ", ".join(f"{k} = {v!r}" for k, v in others.items()))
+        lines.append(
+            "# the trials also played the experiment's [overrides]: "
+            + ", ".join(f"{k} = {v!r}" for k, v in others.items())
+        )
     lines.append(tomlw.dumps({"overrides": dict(best.params)}).strip())
     return "\n".join(lines) + "\n"
 
@@ -719,7 +750,9 @@ def confirmation(
         search.move_run_aside(folder)
     if progress:
         progress.confirming(ts.confirm_games * 2)
-    runner.run(exp, folder, jobs=jobs, resume=True, shard_size=shard_size, command=command, progress=progress, notify=notify)
+    runner.run(
+        exp, folder, jobs=jobs, resume=True, shard_size=shard_size, command=command, progress=progress, notify=notify
+    )
     if report:
         from reports import write_report
 

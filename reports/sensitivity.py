@@ -139,15 +139,21 @@ def ranking_tables(meta: dict[str, Any], indices: pl.DataFrame) -> list[tuple[st
             columns = ["rank", "key", "range", "ST (95 % CI)", "S1 (95 % CI)"]
         rows = []
         for r in part.iter_rows(named=True):
-            cell = f"{_num(output, r['estimate'], morris)} ({_num(output, r['lo'], morris)}–{_num(output, r['hi'], morris)})"
+            num = lambda v, m=morris, o=output: _num(o, v, m)  # noqa: E731
+            cell = f"{num(r['estimate'])} ({num(r['lo'])}–{num(r['hi'])})"
             row = [str(r["rank"]), r["key"], r["range"], cell]
             if morris:
                 row += [_num(output, r["mu"], morris), _num(output, r["sigma"], morris)]
             else:
-                row.append(f"{_num(output, r['s1'], False)} ({_num(output, r['s1_lo'], False)}–{_num(output, r['s1_hi'], False)})")
+                row.append(f"{num(r['s1'], False)} ({num(r['s1_lo'], False)}–{num(r['s1_hi'], False)})")
             rows.append(row)
         flags = [r == 1 for r in part["rank"]]
-        out.append((_label(output), Table(columns, rows, highlight=flags, numeric=[True, False, False] + [True] * (len(columns) - 3))))
+        out.append(
+            (
+                _label(output),
+                Table(columns, rows, highlight=flags, numeric=[True, False, False] + [True] * (len(columns) - 3)),
+            )
+        )
     return out
 
 

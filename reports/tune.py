@@ -33,6 +33,7 @@ from .markdown import table_md
 from .tables import Table, change_cell, value_cell
 
 REPORT, SUMMARY, CHARTS_DIR = "report.html", "summary.md", "charts"
+NO_CONFIRMATION = '<p class="note">No confirmation run (confirm_games = 0).</p>'
 
 
 def _is_prop(objective: str) -> bool:
@@ -99,7 +100,9 @@ def params_chart(meta: dict[str, Any], trials: pl.DataFrame, out_dir: Path) -> c
     handles = [
         Line2D([], [], marker="o", linestyle="none", color=cmap(0.0), label="early trial"),
         Line2D([], [], marker="o", linestyle="none", color=cmap(1.0), label="late trial"),
-        Line2D([], [], marker="o", markersize=12, markerfacecolor="none", linestyle="none", color="#c0392b", label="best"),
+        Line2D(
+            [], [], marker="o", markersize=12, markerfacecolor="none", linestyle="none", color="#c0392b", label="best"
+        ),
     ]
     if isinstance(meta.get("target"), int | float):
         handles.append(Line2D([], [], color="#c0392b", linestyle="--", label="target"))
@@ -167,6 +170,7 @@ def settings_table(meta: dict[str, Any]) -> Table:
         ("trials", f"{meta.get('trials_told')} of {meta.get('trials')}"),
         ("batch (trials asked at once)", meta.get("batch")),
         ("random start-up trials", meta.get("startup")),
+        ("trial 0", "the rules' own values" if meta.get("default_first") else "drawn like the others"),
         ("sampler", f"Optuna TPE (multivariate, constant liar), seed {meta.get('sampler_seed')} (batch b: (seed, b))"),
         ("games per trial", f"{meta.get('games_per_trial'):,} (the same games and dice for every trial)"),
         ("seed of the games", meta.get("seed")),
@@ -186,7 +190,9 @@ def best_table(meta: dict[str, Any]) -> Table:
     best = meta.get("best") or {}
     rows = [["trial", str(best.get("trial"))]]
     rows += [[k, _param_text(v)] for k, v in (best.get("params") or {}).items()]
-    rows.append([_what(meta) + " (95 % CI)", _fmt(meta["objective"], best.get("value"), best.get("lo"), best.get("hi"))])
+    rows.append(
+        [_what(meta) + " (95 % CI)", _fmt(meta["objective"], best.get("value"), best.get("lo"), best.get("hi"))]
+    )
     return Table(["", "best trial"], rows)
 
 
@@ -276,7 +282,11 @@ def write_tune_report(run_dir: str | Path) -> Path:
     run_dir = Path(run_dir)
     meta = search.read_meta(run_dir) or {}
     trials = pl.read_parquet(run_dir / tn.TRIALS)
-    charts = [c for c in (params_chart(meta, trials, run_dir / CHARTS_DIR), history_chart(meta, trials, run_dir / CHARTS_DIR)) if c]
+    charts = [
+        c
+        for c in (params_chart(meta, trials, run_dir / CHARTS_DIR), history_chart(meta, trials, run_dir / CHARTS_DIR))
+        if c
+    ]
     settings, best, confirm, table = (
         settings_table(meta),
         best_table(meta),
@@ -318,7 +328,7 @@ def write_tune_report(run_dir: str | Path) -> Path:
 <pre>{escape(best_text)}</pre>
 <h3 id="confirmation">Confirmation</h3>
 <p class="note">{escape(confirm_note)} Highlighted rows: the 95 % interval of the change excludes zero.</p>
-{table_html(confirm, "tune-confirmation") if confirm else '<p class="note">No confirmation run (confirm_games = 0).</p>'}
+{table_html(confirm, "tune-confirmation") if confirm else NO_CONFIRMATION}
 {confirm_link}
 <h3 id="charts">Charts</h3>
 {"".join(figure_html(c) for c in charts)}
