@@ -376,6 +376,10 @@ def run(
         meta.update({"status": "complete", "finished": search.now(), "versions": search.versions()})
         meta.pop("error", None)
         search.write_meta(run_dir, meta)
+        if report:
+            from reports.tune import write_tune_report
+
+            write_tune_report(run_dir)
         return meta
 
 
@@ -705,10 +709,6 @@ def _finish(
     except OSError as exc:
         raise RunError(f"{run_dir}: cannot write {BEST}: {exc.strerror or exc}") from None
     search.write_meta(run_dir, meta)
-    if report:
-        from reports.tune import write_tune_report
-
-        write_tune_report(run_dir)
 
 
 def _write_parquet(path: Path, frame: pl.DataFrame) -> None:
