@@ -75,7 +75,7 @@ def params_chart(meta: dict[str, Any], trials: pl.DataFrame, out_dir: Path) -> c
         if param["kind"] == "choice":
             choices = [str(c) for c in param["choices"]]
             x = np.array([choices.index(str(v)) for v in values], dtype=float)
-            x = x + ch._dodge(1)[0] + (ok["trial"].to_numpy() % 7 - 3) * 0.03  # a little jitter to see every trial
+            x = x + (ok["trial"].to_numpy() % 7 - 3) * 0.03  # a little jitter to see every trial
             ax.set_xticks(range(len(choices)), choices, fontsize=8)
             ax.set_xlim(-0.5, len(choices) - 0.5)
         else:
