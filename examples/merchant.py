@@ -36,10 +36,10 @@ class Merchant(Strategy):
     name = "merchant"  # a plugin loaded from a file keeps its class's name (``register`` sets it for built-ins)
     PARAMS = {
         **Strategy.PARAMS,  # keep the base's knobs: its inherited decisions read them
-        "yard_bonus": Param(2.0, "£ added to a shipyard's worth in phase 2 while the Company lacks ships"),
-        "clerk_bonus": Param(1.0, "£ added to a clerk's worth in phase 2"),
-        "trade_bid": Param(1.5, "bid multiplier on shipyards, clerks and the Presidents' lots"),
-        "loan_cap": Param(2, "loans its Chairman takes at most in a round"),
+        "yard_bonus": Param(2.0, "£ added to a shipyard's worth in phase 2 while the Company lacks ships", low=0),
+        "clerk_bonus": Param(1.0, "£ added to a clerk's worth in phase 2", low=0),
+        "trade_bid": Param(1.5, "bid multiplier on shipyards, clerks and the Presidents' lots", low=0),
+        "loan_cap": Param(2, "loans its Chairman takes at most in a round", low=0),
     }
 
     def bid(self, obs, legal):

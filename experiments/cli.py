@@ -24,7 +24,7 @@ from sim.rules import DEFAULT_PATH, Rules, RulesError
 from sim.rules.schema import NUMBER_MAX
 
 from . import runfolder as rf
-from . import runner, spec
+from . import runner, search, spec
 from .runfolder import Run
 from .runner import one_line
 
@@ -152,6 +152,34 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("run_b", help="the run folder compared with it (B)")
     cmp_.add_argument("--out", help="also write the comparisons to this Parquet file")
     cmp_.set_defaults(func=cmd_compare)
+
+    # issue 14: tune and sensitivity
+    for name, helptext in (
+        ("tune", "tune rules values to a target with Optuna (the file's [tune] section)"),
+        ("sensitivity", "rank which rules values move the results (the file's [sensitivity] section, SALib)"),
+    ):
+        t = sub.add_parser(name, help=helptext, parents=[common])
+        t.add_argument("file", help=f"experiment TOML with a [{name}] section")
+        if name == "tune":
+            t.add_argument("--trials", type=int, help="trials in all (overrides the file; more continue a study)")
+        else:
+            t.add_argument("--samples", type=int, help="Morris trajectories or Sobol base samples (overrides the file)")
+        t.add_argument("--games", type=int, help="games per trial / per point (overrides the file)")
+        t.add_argument("--seed", type=int, help="master seed of the games (overrides the file)")
+        t.add_argument("--jobs", type=int, help="worker processes (default: all cores)")
+        t.add_argument("--out", help="study folder (default: runs/<experiment name>)")
+        t.add_argument("--resume", action="store_true", help="continue an interrupted or finished study in --out")
+        t.add_argument("--fresh", action="store_true", help="move an existing study folder aside and start afresh")
+        t.add_argument("--shard-size", type=int, help="games per shard (overrides the file)")
+        t.add_argument(
+            "--strategy",
+            action="append",
+            metavar="NAME[:k=v,..]|path.py:Class[:k=v,..]",
+            help="strategies to rotate (repeat; overrides the file)",
+        )
+        t.add_argument("--quiet", action="store_true", help="no progress bar")
+        t.add_argument("--no-report", action="store_true", help="skip report.html")
+        t.set_defaults(func=cmd_tune if name == "tune" else cmd_sensitivity)
     return p
 
 
@@ -318,7 +346,8 @@ def cmd_strategies(args: argparse.Namespace) -> int:
         print(f"{name:<16} {doc}")
         for key, param in (getattr(registry.get(name), "PARAMS", None) or {}).items():
             default = param.default
-            print(f"{'':<18}{key} = {default!r} ({type(default).__name__}): {param.doc}")
+            kind = type(default).__name__ + (f", {param.range}" if getattr(param, "range", "") else "")
+            print(f"{'':<18}{key} = {default!r} ({kind}): {param.doc}")
     print('parameters: --strategy NAME:key=value,... or { name = "NAME", key = value } in an experiment file')
     return 0
 
@@ -347,6 +376,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from reports import write_report
 
+    if (Path(args.run_dir) / search.META).is_file():  # issue 14: a tune or sensitivity folder
+        return _report_study(args)
     try:
         meta = Run.open(args.run_dir).meta
     except FileNotFoundError as err:
@@ -417,6 +448,176 @@ def _value(metric: str, value: float) -> str:
     from reports.tables import pct
 
     return pct(value) if metric in ("crash rate", "win rate") else f"{value:.2f}"
+
+
+# --------------------------------------------------------------------------------------- tune, sensitivity
+def _study_changes(args: argparse.Namespace) -> dict:
+    changes = {"games": args.games, "seed": args.seed}
+    if args.strategy:
+        changes["strategies"] = args.strategy
+    return changes
+
+
+def _command(args: argparse.Namespace) -> str:
+    return "eastindia " + " ".join(shlex.quote(a) for a in args.argv if a != "--debug")
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    from . import tune
+
+    ts = tune.load(args.file, trials=args.trials, **_study_changes(args))
+    out = Path(args.out) if args.out else runner.default_out(ts.exp)
+    runner.check_options(args.jobs, args.shard_size, "loky", None, args.resume, args.fresh)
+    progress = None if args.quiet else StudyProgress("trials")
+    with progress or _Null():
+        meta = tune.run(
+            ts,
+            out,
+            jobs=args.jobs,
+            resume=args.resume,
+            fresh=args.fresh,
+            shard_size=args.shard_size,
+            command=_command(args),
+            progress=progress,
+            notify=progress.note if progress else None,
+            report=not args.no_report,
+        )
+    print_tune(out, meta)
+    return 0
+
+
+def cmd_sensitivity(args: argparse.Namespace) -> int:
+    from . import sensitivity
+
+    ss = sensitivity.load(args.file, samples=args.samples, **_study_changes(args))
+    out = Path(args.out) if args.out else runner.default_out(ss.exp)
+    runner.check_options(args.jobs, args.shard_size, "loky", None, args.resume, args.fresh)
+    progress = None if args.quiet else StudyProgress("points")
+    with progress or _Null():
+        meta = sensitivity.run(
+            ss,
+            out,
+            jobs=args.jobs,
+            resume=args.resume,
+            fresh=args.fresh,
+            shard_size=args.shard_size,
+            command=_command(args),
+            progress=progress,
+            notify=progress.note if progress else None,
+            report=not args.no_report,
+        )
+    print_sensitivity(out, meta)
+    return 0
+
+
+def _report_study(args: argparse.Namespace) -> int:
+    try:
+        meta = search.read_meta(Path(args.run_dir))
+    except (OSError, ValueError) as err:
+        raise runner.RunError(f"{args.run_dir}: {search.META}: {runner._one_line(err)}") from None
+    if args.reference:
+        raise runner.RunError("--reference: a tune or sensitivity report has no reference arm to choose")
+    if not meta or meta.get("status") != "complete":
+        raise runner.RunError(f"{args.run_dir}: the study has not finished (status: {(meta or {}).get('status')})")
+    if meta.get("kind") == "tune":
+        from reports.tune import write_tune_report
+
+        path = write_tune_report(Path(args.run_dir))
+    else:
+        from reports.sensitivity import write_sensitivity_report
+
+        path = write_sensitivity_report(Path(args.run_dir))
+    print(f"report: {path}")
+    return 0
+
+
+class StudyProgress:
+    """A study's progress: its trials (or points) with the best value so far, and the games of what is playing."""
+
+    def __init__(self, unit: str):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.unit = unit
+        self.progress = Progress(
+            TextColumn("{task.description}", justify="left"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[extra]}"),
+            TimeRemainingColumn(),
+            transient=False,
+        )
+        self.outer = self.progress.add_task(unit, total=None, extra="") if unit == "trials" else None
+        self.games = self.progress.add_task("  games", total=None, extra="")
+
+    def __enter__(self):
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.progress.stop()
+        return False
+
+    def note(self, message: str) -> None:
+        self.progress.console.print(f"eastindia: {one_line(message)}", style="yellow", markup=False, highlight=False)
+
+    def told(self, told: int, total: int, best: str) -> None:
+        self.progress.update(self.outer, completed=told, total=total, extra=best)
+
+    def batch(self, index: int, trials: list[int], games: int) -> None:
+        first, last = trials[0], trials[-1]
+        label = f"trial {first}" if first == last else f"trials {first}–{last}"
+        self.progress.reset(self.games, total=games, description=f"  {label}: games", extra="")
+
+    def points(self, points: int, games: int) -> None:
+        self.progress.reset(self.games, total=games, description=f"{points} points: games", extra="")
+
+    def confirming(self, games: int) -> None:
+        self.progress.reset(self.games, total=games, description="  confirmation: games", extra="")
+
+    def start(self, done: dict[int, int]) -> None:
+        self.progress.update(self.games, completed=sum(done.values()))
+
+    def advance(self, arm: int, games: int) -> None:
+        self.progress.advance(self.games, games)
+        speed = self.progress.tasks[self.games].speed
+        self.progress.update(self.games, extra=f"{speed:,.0f} games/s" if speed else "")
+
+
+def print_tune(out: Path, meta: dict) -> None:
+    from . import tune
+
+    best = meta.get("best") or {}
+    print(f"results: {out}  (tune: {meta.get('trials_told')} trials of {meta.get('games_per_trial'):,} games)")
+    what = meta["objective"] + (f" of {meta['strategy']}" if meta.get("strategy") else "")
+    value = tune.format_value(meta["objective"], best.get("value"), best.get("lo"), best.get("hi"))
+    print(f"best: trial {best.get('trial')}, {what} {value} (target {meta.get('target')})")
+    for key, v in (best.get("params") or {}).items():
+        print(f"  {key} = {v!r}")
+    confirm = (meta.get("confirm") or {}).get("objective")
+    if confirm:
+        c = meta["confirm"]
+        objective = meta["objective"]
+        default = tune.format_value(objective, confirm["default"], confirm["default_lo"], confirm["default_hi"])
+        chosen = tune.format_value(objective, confirm["best"], confirm["best_lo"], confirm["best_hi"])
+        change = tune.format_change(objective, confirm["change"], confirm["change_lo"], confirm["change_hi"])
+        print(
+            f"confirmation at {c['games']:,} games per arm (seed {c['seed']}): {what} {default} with the default "
+            f"rules, {chosen} with the best; change {change}"
+        )
+    print(f"best overrides: {out / tune.BEST}")
+
+
+def print_sensitivity(out: Path, meta: dict) -> None:
+    import polars as pl
+
+    from . import sensitivity
+
+    games = meta.get("games_per_point")
+    print(f"results: {out}  (sensitivity: {meta.get('method')}, {meta.get('points')} points of {games:,} games)")
+    df = pl.read_parquet(out / sensitivity.INDICES)
+    for (metric,), part in df.group_by("metric", maintain_order=True):
+        ranked = ", ".join(f"{r['key']} {r['estimate']:.3g}" for r in part.sort("rank").iter_rows(named=True))
+        print(f"  {metric} ({part['index'][0]}): {ranked}")
 
 
 if __name__ == "__main__":

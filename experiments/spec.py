@@ -110,6 +110,8 @@ OPTIONS = {
     "target_ci": "--target-ci",
     "reference": "--reference",
 }
+# Sections of a study file (issue 14), read by `eastindia tune` / `eastindia sensitivity` (experiments.search).
+STUDY_SECTIONS = ("tune", "sensitivity")
 # Keys that change no row of the results (left out of the experiment's digest): how it is cut, what it is compared
 # with.
 NOT_RESULTS = ("shard_size", "reference")
@@ -402,7 +404,10 @@ def resolve(
             problems.append(f"{where}: {key}: {msg}")
 
     for key in sorted(set(raw) - set(TOP_KEYS)):
-        bad(key, f"unknown key (known: {', '.join(sorted(TOP_KEYS))})")
+        if key in STUDY_SECTIONS:  # issue 14: a tune or sensitivity file
+            bad(key, f"[{key}] is read by `eastindia {key} FILE`, not by this command")
+        else:
+            bad(key, f"unknown key (known: {', '.join(sorted(TOP_KEYS))})")
     data = {"name": Path(source).stem if source else "experiment", **DEFAULTS}
     for key, typ in TOP_KEYS.items():
         if key in raw:
@@ -672,6 +677,15 @@ def check_file(path: str | Path) -> list[str]:
         raw = load_toml(path)
     except RulesError as err:
         return [str(err)]
+    if raw.keys() & set(STUDY_SECTIONS):  # issue 14: checked as `eastindia tune` / `sensitivity` reads it
+        import importlib
+
+        section = next(s for s in STUDY_SECTIONS if s in raw)
+        try:
+            importlib.import_module(f"experiments.{section}").load(path)
+        except ExperimentError as err:
+            return err.problems
+        return []
     if raw.keys() & {"game", "map", "capital", "company"} or not raw.keys() & set(TOP_KEYS):
         return _rules_problems(path)
     try:

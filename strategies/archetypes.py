@@ -78,11 +78,11 @@ class BidLow(Strategy):
 
     PARAMS = {
         **Strategy.PARAMS,
-        "max_bid": Param(1, "highest bid on any lot (R-AUCTION); 0 bids nothing at all"),
-        "bid_lots": Param(2, "lots it bids on at all: its most valuable non-office ones"),
-        "luxury_bonus": Param(1.5, "£ added to a luxury's worth in phase 2"),
-        "vp_worth": Param(3.2, "£ a VP is worth to the family (honourable retirements, luxuries)"),
-        "office_penalty": Param(4.0, "£ a risky office lot (one that rolls to retire) is worth less to it"),
+        "max_bid": Param(1, "highest bid on any lot (R-AUCTION); 0 bids nothing at all", low=0),
+        "bid_lots": Param(2, "lots it bids on at all: its most valuable non-office ones", low=0),
+        "luxury_bonus": Param(1.5, "£ added to a luxury's worth in phase 2", low=0),
+        "vp_worth": Param(3.2, "£ a VP is worth to the family (honourable retirements, luxuries)", low=0),
+        "office_penalty": Param(4.0, "£ a risky office lot (one that rolls to retire) is worth less to it", low=0),
     }
 
     def bid(self, obs: Observation, legal):
@@ -110,12 +110,14 @@ class BuyShares(Strategy):
 
     PARAMS = {
         **Strategy.PARAMS,
-        "share_bid": Param(1.6, "bid multiplier on share lots and the Chairman's lot"),
-        "share_bonus": Param(3.0, "£ added to a place on the exchange's worth in phase 2"),
-        "target_stability": Param(6, "stability its Chairman pays dividends to reach (L203-L208)"),
-        "cash_out_risk": Param(0.6, "crash risk from which its Chairman pays out the whole balance"),
-        "vote_spend": Param(0.5, "share of its money it spends on votes against Deregulation"),
-        "doubt_risk": Param(0.5, "crash risk from which it stops opposing Deregulation and stops buying shares"),
+        "share_bid": Param(1.6, "bid multiplier on share lots and the Chairman's lot", low=0),
+        "share_bonus": Param(3.0, "£ added to a place on the exchange's worth in phase 2", low=0),
+        "target_stability": Param(6, "stability its Chairman pays dividends to reach (L203-L208)", low=0),
+        "cash_out_risk": Param(0.6, "crash risk from which its Chairman pays out the whole balance", low=0, high=1),
+        "vote_spend": Param(0.5, "share of its money it spends on votes against Deregulation", low=0, high=1),
+        "doubt_risk": Param(
+            0.5, "crash risk from which it stops opposing Deregulation and stops buying shares", low=0, high=1
+        ),
     }
 
     def bid(self, obs: Observation, legal):
@@ -162,10 +164,12 @@ class RunFirm(Strategy):
 
     PARAMS = {
         **Strategy.PARAMS,
-        "factory_bonus": Param(2.0, "£ added to a factory's worth in phase 2 (an asset to open or invest a firm)"),
-        "yard_bonus": Param(2.5, "£ added to a shipyard's worth in phase 2 once Deregulation passed"),
-        "open_from_left": Param(2, "rounds that must be left (this one included) to open a firm"),
-        "vote_spend": Param(0.7, "share of its money it spends on votes for Deregulation"),
+        "factory_bonus": Param(
+            2.0, "£ added to a factory's worth in phase 2 (an asset to open or invest a firm)", low=0
+        ),
+        "yard_bonus": Param(2.5, "£ added to a shipyard's worth in phase 2 once Deregulation passed", low=0),
+        "open_from_left": Param(2, "rounds that must be left (this one included) to open a firm", low=0),
+        "vote_spend": Param(0.7, "share of its money it spends on votes for Deregulation", low=0, high=1),
     }
 
     def bid(self, obs: Observation, legal):
@@ -230,13 +234,13 @@ class GoMilitary(Strategy):
 
     PARAMS = {
         **Strategy.PARAMS,
-        "officer_bonus": Param(4.0, "£ added to an officer's worth in phase 2"),
-        "officers_wanted": Param(6, "officers (academy and armies) it aims for"),
-        "idle_money": Param(20, "£ in hand from which it recruits less and turns its money into VP"),
-        "min_dice": Param(1, "fewest dice it attacks with (R-DEPLOY: force - strength)"),
-        "want_dice": Param(3, "dice it hires mercenaries towards when the presidency pays"),
-        "risk": Param(0.5, "0..1: how lightly it weighs a defeat's losses"),
-        "military_bid": Param(1.8, "bid multiplier on Military Affairs and officer lots"),
+        "officer_bonus": Param(4.0, "£ added to an officer's worth in phase 2", low=0),
+        "officers_wanted": Param(6, "officers (academy and armies) it aims for", low=0),
+        "idle_money": Param(20, "£ in hand from which it recruits less and turns its money into VP", low=0),
+        "min_dice": Param(1, "fewest dice it attacks with (R-DEPLOY: force - strength)", low=0),
+        "want_dice": Param(3, "dice it hires mercenaries towards when the presidency pays", low=0),
+        "risk": Param(0.5, "0..1: how lightly it weighs a defeat's losses", low=0, high=1),
+        "military_bid": Param(1.8, "bid multiplier on Military Affairs and officer lots", low=0),
     }
 
     def bid(self, obs: Observation, legal):

@@ -20,6 +20,7 @@ the archetypes (``archetypes.py``) reweigh them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -102,15 +103,37 @@ def ships_wanted(obs: Observation) -> np.ndarray:
 
 
 class StrategyParameterError(ValueError):
-    """A strategy parameter that the strategy does not have, or a value of the wrong type."""
+    """A strategy parameter that the strategy does not have, or a value of the wrong type or out of its range."""
 
 
 @dataclass(frozen=True)
 class Param:
-    """A tunable parameter of a strategy: its default (which fixes its type) and what it means."""
+    """A tunable parameter of a strategy: its default (which fixes its type), what it means, and for a number the
+    range it may take (``low``/``high``, inclusive; None: unbounded). A float must be finite."""
 
     default: bool | int | float | str
     doc: str
+    low: float | None = None
+    high: float | None = None
+
+    @property
+    def range(self) -> str:
+        """The range as the docs and ``eastindia strategies`` print it: ``0..1``, ``>= 0`` or empty."""
+        if self.low is not None and self.high is not None:
+            return f"{self.low:g}..{self.high:g}"
+        if self.low is not None:
+            return f">= {self.low:g}"
+        return "" if self.high is None else f"<= {self.high:g}"
+
+    def refuse(self, value) -> str | None:
+        """Why ``value`` (already of the right type) is out of range, or None."""
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        if not math.isfinite(value):
+            return f"expected a finite number, got {value!r}"
+        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+            return f"expected {self.range}, got {value!r}"
+        return None
 
 
 @register("balanced")
@@ -119,34 +142,38 @@ class Strategy:
 
     name = "balanced"
     #: The strategy's tunable parameters (name -> Param). A subclass extends its parent's:
-    #: ``PARAMS = {**Parent.PARAMS, "max_bid": Param(2, "highest bid on any lot")}``. A method reads
+    #: ``PARAMS = {**Parent.PARAMS, "max_bid": Param(2, "highest bid on any lot", low=0)}``. A method reads
     #: ``self.max_bid``: the value the instance was made with (``Cls(max_bid=3)``), else the default.
     PARAMS: ClassVar[dict[str, Param]] = {
         # issue 11: the Company's offices (strategies/company.py)
-        "min_order": Param(3, "least value of an order a ship is bought for (R-SHIPPING)"),
-        "trade_cost": Param(0.6, "£ a die of Company money counts as when a President or Director picks dice"),
+        "min_order": Param(3, "least value of an order a ship is bought for (R-SHIPPING)", low=0),
+        "trade_cost": Param(0.6, "£ a die of Company money counts as when a President or Director picks dice", low=0),
         "max_debt": Param(
             8,
             "loans the Chairman carries at most for running needs (dice, checks), beyond the "
             "relatives waiting on the exchange",
+            low=0,
         ),
-        "invest_debt": Param(8, "loans the Chairman carries at most to buy ships, beyond the waiting relatives"),
-        "target_stability": Param(5, "stability the Chairman pays dividends to reach (L203-L208)"),
-        "vp_worth": Param(2.5, "£ a VP is worth to the family mid-game (luxuries, honourable retirements)"),
-        "director_checks": Param(3, "checks the Chairman funds the Director of Trade for at most"),
+        "invest_debt": Param(8, "loans the Chairman carries at most to buy ships, beyond the waiting relatives", low=0),
+        "target_stability": Param(5, "stability the Chairman pays dividends to reach (L203-L208)", low=0),
+        "vp_worth": Param(2.5, "£ a VP is worth to the family mid-game (luxuries, honourable retirements)", low=0),
+        "director_checks": Param(3, "checks the Chairman funds the Director of Trade for at most", low=0),
         "director_from": Param(
             1,
             "rounds before the Chairman funds the Director of Trade (the first round's budget "
             "goes to the ships and the dice)",
+            low=0,
         ),
-        "open_min": Param(3.0, "reachable value an opening must add for the Chairman to fund a second check"),
+        "open_min": Param(3.0, "reachable value an opening must add for the Chairman to fund a second check", low=0),
         "cash_out_risk": Param(
-            0.8, "crash risk (values.crash_risk) from which the Chairman pays out the whole balance"
+            0.8, "crash risk (values.crash_risk) from which the Chairman pays out the whole balance", low=0, high=1
         ),
         "lease_reserve": Param(
             0.0,
             "share of the other wanted ships a Shipping Manager keeps money to lease before "
             "buying a Company ship (0: Company ships whenever affordable)",
+            low=0,
+            high=1,
         ),
     }
 
@@ -163,6 +190,8 @@ class Strategy:
                 raise StrategyParameterError(
                     f"strategy {self.name!r} parameter {key!r}: expected {type(default).__name__}, got {value!r}"
                 )
+            if (why := self.PARAMS[key].refuse(value)) is not None:
+                raise StrategyParameterError(f"strategy {self.name!r} parameter {key!r}: {why}")
             setattr(self, key, value)
         self.params = {key: getattr(self, key) for key in self.PARAMS}
 

@@ -414,4 +414,4 @@ def test_every_parameter_is_documented_with_its_default():
     for name, cls in strategies.REGISTRY.items():
         own = {k: p for k, p in cls.PARAMS.items() if name == "balanced" or Strategy.PARAMS.get(k) != p}
         for key, p in own.items():
-            assert f"| `{key}` | `{p.default!r}` | {p.doc} |" in DOC, (name, key)
+            assert f"| `{key}` | `{p.default!r}` | {p.range} | {p.doc} |" in DOC, (name, key)

@@ -11,7 +11,12 @@ from strategies.registry import UnknownStrategy, make, parse
 
 class Careful(Strategy):
     name = "careful"
-    PARAMS = {**Strategy.PARAMS, "max_loans": Param(2, "loans a Chairman takes at most"), "risk": Param(0.5, "x")}
+    PARAMS = {
+        **Strategy.PARAMS,
+        "max_loans": Param(2, "loans a Chairman takes at most", low=0),
+        "risk": Param(0.5, "x"),
+        "bounded": Param(0.5, "a share", low=0, high=1),
+    }
 
 
 def test_defaults_are_read_without_init_and_values_with_it():
@@ -22,6 +27,7 @@ def test_defaults_are_read_without_init_and_values_with_it():
     assert tuned.max_loans == 4 and tuned.risk == 1.0 and isinstance(tuned.risk, float)
     assert tuned.label == "careful(max_loans=4, risk=1.0)"
     assert Careful(max_loans=2).label == "careful"  # a default value is not part of the label
+    assert Careful(bounded=0, max_loans=0).bounded == 0 and Careful(bounded=1).bounded == 1  # the edges are in
 
 
 @pytest.mark.parametrize(
@@ -31,6 +37,11 @@ def test_defaults_are_read_without_init_and_values_with_it():
         ({"max_loans": 2.5}, "strategy 'careful' parameter 'max_loans': expected int, got 2.5"),
         ({"max_loans": True}, "strategy 'careful' parameter 'max_loans': expected int, got True"),
         ({"risk": "high"}, "strategy 'careful' parameter 'risk': expected float, got 'high'"),
+        ({"bounded": 1.01}, "strategy 'careful' parameter 'bounded': expected 0..1, got 1.01"),
+        ({"bounded": -0.01}, "strategy 'careful' parameter 'bounded': expected 0..1, got -0.01"),
+        ({"bounded": float("nan")}, "strategy 'careful' parameter 'bounded': expected a finite number, got nan"),
+        ({"risk": float("inf")}, "strategy 'careful' parameter 'risk': expected a finite number, got inf"),
+        ({"max_loans": -1}, "strategy 'careful' parameter 'max_loans': expected >= 0, got -1"),
     ],
 )
 def test_bad_parameters_fail_in_one_line(params, message):

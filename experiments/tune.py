@@ -1,0 +1,794 @@
+"""``eastindia tune FILE``: search rules values that bring one number of the game to a target (issue 14).
+
+An experiment file with a ``[tune]`` section::
+
+    [tune]
+    objective = "win_spread"   # or "crash_rate", "win_rate" (with strategy = "..."), "mean_end_round"
+    target = 0.0               # the value to reach (|value - target| is minimised), or "min" / "max"
+    trials = 40                # trials in all (a finished study given more and --resume continues)
+    batch = 4                  # trials asked at once and played in parallel (results never depend on --jobs)
+    startup = 10               # the first trials are drawn at random, then TPE models the results
+    default_first = true       # trial 0 plays the rules' own values (when they lie in the ranges)
+    seed = 1                   # the sampler's seed (default: the experiment's)
+    confirm_games = 8000       # the confirmation's games per arm (default 4 x games; 0: none)
+    confirm_seed = 2           # its dice (default: the experiment's seed + 1: games the trials never saw)
+
+    [tune.params]
+    "capital.linear_rate" = { low = 0.0, high = 0.5 }
+    "capital.budget_per_player" = { low = 4, high = 9, int = true }
+    "capital.formula" = { choices = ["inverse_share", "linear"] }
+
+Optuna's TPE sampler proposes the trials; each trial is one arm of ``games`` games played by the runner on the same
+games and dice as every other trial (common random numbers), so two trials differ by their rules only. Trials are
+asked in fixed batches of ``batch``: batch b is planned from the trials of the batches before it only, by a sampler
+seeded with (seed, b), in a throwaway in-memory copy of the study (the constant liar spreads a batch's trials
+apart); its trials are played as the arms of one run folder (``trials/batch-BBBB-nK``) and told to the study in
+trial order. The plan of a batch depends on the trials before it, never on the number of jobs or on whether the
+study was interrupted, so the same file and seed give the same trials and results, and ``--resume`` continues the
+same study: the trials already told stay, an interrupted batch resumes from its finished shards.
+
+The study lives in ``RUN_DIR/study.db`` (SQLite; ``optuna.load_study(study_name="tune", storage="sqlite:///...")``
+opens it); every trial carries its batch, its slot in the batch, its value with the 95 % interval and its games as
+user attributes. At the end the folder gets ``trials.parquet``, ``best.toml``, the confirmation run
+(``confirm/``: the default rules and the best trial's at ``confirm_games`` on fresh dice, paired) and the report.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import polars as pl
+
+from sim.rules.schema import shown
+
+from . import runfolder as rf
+from . import runner, search, tomlw
+from .runner import Interrupted, RunError, _one_line
+from .search import Param
+from .spec import MAX_GAMES, MAX_SEED, Experiment, ExperimentError
+
+SECTION = "tune"
+KEYS: dict[str, Any] = {
+    "objective": str,
+    "strategy": str,
+    "target": (float, int, str),
+    "trials": int,
+    "batch": int,
+    "startup": int,
+    "seed": int,
+    "confirm_games": int,
+    "confirm_seed": int,
+    "default_first": bool,
+}
+DEFAULTS = {"objective": "win_spread", "trials": 40, "batch": 4, "startup": 10, "default_first": True}
+MAX_TRIALS = 100_000
+STUDY = "study.db"
+STUDY_NAME = "tune"
+TRIALS = "trials.parquet"
+BEST = "best.toml"
+CONFIRM = "confirm"
+BATCHES = "trials"
+
+
+class TuneProgress(Protocol):
+    """What a tune reports: the runner's games (per batch), and each trial told."""
+
+    def batch(self, index: int, trials: list[int], games: int) -> None: ...
+
+    def start(self, done: dict[int, int]) -> None: ...
+
+    def advance(self, arm: int, games: int) -> None: ...
+
+    def told(self, told: int, total: int, best: str) -> None: ...
+
+    def confirming(self, games: int) -> None: ...
+
+
+# ------------------------------------------------------------------------------------------------------ spec
+@dataclass(frozen=True)
+class TuneSpec:
+    exp: Experiment
+    objective: str
+    strategy: str | None
+    target: float | str  # a number, or "min" / "max"
+    trials: int
+    batch: int
+    startup: int
+    seed: int
+    confirm_games: int
+    confirm_seed: int
+    params: tuple[Param, ...]
+    default_first: bool = True
+
+    @property
+    def name(self) -> str:
+        return self.exp.name
+
+    def default_values(self) -> dict[str, Any] | None:
+        """The searched keys' values in the experiment's rules, when every one lies in its search space (the first
+        trial plays them with ``default_first``: the best is then never worse than the rules on the tuning games)."""
+        rules = search.base_rules(self.exp)
+        if rules is None:
+            return None
+        values = {}
+        for p in self.params:
+            value = search._lookup(rules.raw, p.key)
+            dist = p.distribution()
+            try:
+                if not dist._contains(dist.to_internal_repr(value)):
+                    return None
+            except (ValueError, TypeError):
+                return None
+            values[p.key] = value
+        return values
+
+    @property
+    def games(self) -> int:
+        return self.exp.games
+
+    @property
+    def what(self) -> str:
+        """``win_spread``, ``win_rate of bid_low``."""
+        return self.objective + (f" of {self.strategy}" if self.strategy else "")
+
+    def distance(self, value: float) -> float:
+        """What the study minimises: |value - target|, or the value (``min``) or its negative (``max``)."""
+        if self.target == "min":
+            return value
+        if self.target == "max":
+            return -value
+        return abs(value - float(self.target))
+
+    def section(self) -> dict[str, Any]:
+        """The resolved ``[tune]`` table (every default spelled out)."""
+        return {
+            "objective": self.objective,
+            **({"strategy": self.strategy} if self.strategy else {}),
+            "target": self.target,
+            "trials": self.trials,
+            "batch": self.batch,
+            "startup": self.startup,
+            "seed": self.seed,
+            "confirm_games": self.confirm_games,
+            "confirm_seed": self.confirm_seed,
+            "default_first": self.default_first,
+            "params": {p.key: p.resolved() for p in self.params},
+        }
+
+    def resolved_toml(self) -> str:
+        return tomlw.dumps({**self.exp.data, SECTION: self.section()})
+
+    def study_digest(self) -> str:
+        """What determines every trial's params and value: the experiment and the search (not ``trials``: more
+        trials extend the same study; not the confirmation's settings)."""
+        section = {k: v for k, v in self.section().items() if k not in ("trials", "confirm_games", "confirm_seed")}
+        return search.digest({"experiment": self.exp.digest(), "tune": section})
+
+    def distributions(self) -> dict[str, Any]:
+        return {p.key: p.distribution() for p in self.params}
+
+    def batch_size(self, b: int, trials: int | None = None) -> int:
+        trials = self.trials if trials is None else trials
+        return max(0, min(self.batch, trials - b * self.batch))
+
+
+def load(path: str | Path, **changes: Any) -> TuneSpec:
+    """Read a tune file (``changes``: ``trials`` and the experiment's top-level keys from the command line); every
+    problem is reported at once (``ExperimentError``)."""
+    trials_option = changes.pop("trials", None)
+    exp, table, path, problems = search.load_study_file(path, SECTION, changes)
+    where = f"{path}: {SECTION}"
+    search.check_keys(table, KEYS, where, problems)
+    data = {**DEFAULTS, **{k: v for k, v in table.items() if k in KEYS}}
+    if trials_option is not None:
+        data["trials"] = trials_option
+
+    def bad(key: str, msg: str) -> None:
+        problems.append(
+            f"--trials: {msg}" if key == "trials" and trials_option is not None else f"{where}.{key}: {msg}"
+        )
+
+    objective = data["objective"]
+    if objective not in search.OBJECTIVES:
+        bad("objective", f"unknown objective {shown(objective)} (known: {', '.join(search.OBJECTIVES)})")
+    labels = list(dict.fromkeys(exp.arms[0].strategies)) if exp is not None else []
+    strategy = data.get("strategy")
+    if objective == "win_rate" and exp is not None:
+        if strategy is None:
+            bad("strategy", f'objective win_rate needs strategy = "..." (one of {", ".join(labels)})')
+        elif strategy not in labels:
+            bad("strategy", f"{shown(strategy)} does not play in this experiment (strategies: {', '.join(labels)})")
+    elif strategy is not None and objective in search.OBJECTIVES:
+        bad("strategy", f"only objective win_rate takes a strategy, not {objective}")
+    if objective in ("win_spread", "win_rate") and exp is not None and len(labels) < 2:
+        bad("objective", f"{objective} needs two strategies or more (the experiment plays {', '.join(labels)})")
+    target = data.get("target", 0.0 if objective == "win_spread" else None)
+    if target is None:
+        if objective in search.OBJECTIVES:
+            bad("target", f'objective {objective} needs a target: the value to reach, or "min" / "max"')
+        target = 0.0
+    elif isinstance(target, str):
+        if target not in ("min", "max"):
+            bad("target", f'expected a number, "min" or "max", got {shown(target)}')
+    elif isinstance(target, bool) or not math.isfinite(target):
+        bad("target", f"expected a finite number, got {shown(target)}")
+    elif objective in search.PROPORTION_METRICS and not 0 <= target <= 1:
+        bad("target", f"{objective} is a share of games: the target must be between 0 and 1, got {shown(target)}")
+    else:
+        target = float(target)
+    limits = {"trials": (1, MAX_TRIALS), "batch": (1, 1000), "startup": (0, MAX_TRIALS), "seed": (0, MAX_SEED)}
+    limits.update({"confirm_games": (0, MAX_GAMES), "confirm_seed": (0, MAX_SEED)})
+    seed = data.get("seed", exp.seed if exp is not None else 0)
+    games = exp.games if exp is not None else 1
+    confirm_games = data.get("confirm_games", min(4 * games, MAX_GAMES))
+    confirm_seed = data.get("confirm_seed", (exp.seed + 1) % (MAX_SEED + 1) if exp is not None else 1)
+    values = {"trials": data["trials"], "batch": data["batch"], "startup": data["startup"], "seed": seed}
+    values.update({"confirm_games": confirm_games, "confirm_seed": confirm_seed})
+    for key, (low, high) in limits.items():
+        v = values[key]
+        if isinstance(v, int) and not isinstance(v, bool) and not low <= v <= high:
+            bad(key, f"must be between {low} and {high:,}, got {shown(v)}")
+    rules = search.base_rules(exp)
+    params: list[Param] = []
+    if "params" not in table:
+        problems.append(f"{where}.params: missing: [tune.params] lists the rules keys to search")
+    else:
+        params, trouble = search.parse_params(table["params"], f"{where}.params", rules)
+        problems += trouble
+    if problems:
+        raise ExperimentError(problems)
+    assert exp is not None
+    return TuneSpec(
+        exp,
+        objective,
+        strategy,
+        target,
+        values["trials"],
+        values["batch"],
+        values["startup"],
+        seed,
+        confirm_games,
+        confirm_seed,
+        tuple(params),
+        data["default_first"],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------- Optuna
+def _quiet_optuna() -> Any:
+    import optuna
+
+    optuna.logging.set_verbosity(logging.WARNING)
+    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+    return optuna
+
+
+def batch_seed(seed: int, b: int) -> int:
+    """The sampler's seed for batch ``b`` (a 32-bit number, as numpy's RandomState takes)."""
+    return int(np.random.SeedSequence([seed, b]).generate_state(1)[0])
+
+
+def sampler(ts: TuneSpec, b: int) -> Any:
+    optuna = _quiet_optuna()
+    return optuna.samplers.TPESampler(
+        seed=batch_seed(ts.seed, b), n_startup_trials=ts.startup, multivariate=True, constant_liar=True
+    )
+
+
+def plan_batch(ts: TuneSpec, history: list[Any], b: int, n: int) -> list[dict[str, Any]]:
+    """The params of batch ``b``'s ``n`` trials, from the finished trials of the batches before it only: asked in a
+    throwaway in-memory copy of the study by a sampler seeded with (seed, b)."""
+    optuna = _quiet_optuna()
+    study = optuna.create_study(storage=optuna.storages.InMemoryStorage(), sampler=sampler(ts, b), direction="minimize")
+    study.add_trials(history)
+    if b == 0 and ts.default_first and n > 0:
+        defaults = ts.default_values()
+        if defaults is not None:
+            study.enqueue_trial(defaults)
+    dists = ts.distributions()
+    return [study.ask(dists).params for _ in range(n)]
+
+
+def open_study(run_dir: Path) -> Any:
+    optuna = _quiet_optuna()
+    storage = optuna.storages.RDBStorage(f"sqlite:///{(run_dir / STUDY).resolve()}")
+    return optuna.create_study(study_name=STUDY_NAME, storage=storage, direction="minimize", load_if_exists=True)
+
+
+def close_study(study: Any) -> None:
+    engine = getattr(study._storage, "engine", None)
+    if engine is not None:
+        engine.dispose()
+
+
+def finished(study: Any) -> list[Any]:
+    """The study's trials in trial order."""
+    return sorted(study.get_trials(deepcopy=False), key=lambda t: t.number)
+
+
+# ------------------------------------------------------------------------------------------------------- run
+def run(
+    ts: TuneSpec,
+    run_dir: str | Path,
+    jobs: int | None = None,
+    resume: bool = False,
+    fresh: bool = False,
+    shard_size: int | None = None,
+    command: str = "",
+    progress: TuneProgress | None = None,
+    notify: Callable[[str], None] | None = None,
+    report: bool = True,
+) -> dict[str, Any]:
+    """Play the study into ``run_dir`` (see the module docstring) and return its metadata (``study.json``)."""
+    run_dir = Path(run_dir)
+    notify = notify or runner._stderr
+    runner.check_options(jobs, shard_size, "loky", None, resume, fresh)
+    with search.Folder(run_dir, "tune", command, notify) as folder:
+        old = folder.open(ts.study_digest(), resume, fresh)
+        meta = _meta(ts, command, old)
+        if old is not None and old.get("status") == "complete":
+            told = int(old.get("trials_told") or 0)
+            if told > ts.trials:
+                raise RunError(
+                    f"{run_dir}: holds a finished tune of {told} trials, more than trials = {ts.trials}; choose "
+                    f"another --out or start afresh with: {runner._commands(command)[1]}"
+                )
+            if told == ts.trials and _confirm_settled(old, ts):
+                return old
+            if told < ts.trials and not resume:
+                raise RunError(
+                    f"{run_dir}: holds a finished tune of {told} trials; pass --resume to continue it to "
+                    f"{ts.trials}: {runner._commands(command)[0]}"
+                )
+        try:
+            rf.write_atomic(run_dir / rf.EXPERIMENT, ts.resolved_toml().encode())
+            search.write_meta(run_dir, meta)
+        except OSError as exc:
+            raise RunError(f"{run_dir}: cannot write: {exc.strerror or exc}") from None
+        start = time.perf_counter()
+        try:
+            _play(ts, run_dir, meta, jobs, shard_size, command, progress, notify)
+            _finish(ts, run_dir, meta, jobs, shard_size, command, progress, notify, report)
+        except KeyboardInterrupt:
+            folder.mark(meta, "interrupted", "Ctrl-C")
+            raise Interrupted(
+                f"interrupted: {meta.get('trials_told', 0)} of {ts.trials} trials are told and kept in "
+                f"{run_dir / STUDY}; run again with --resume to continue: {runner._commands(command)[0]}",
+                meta.get("trials_told", 0),
+                ts.trials,
+            ) from None
+        except Interrupted as exc:
+            folder.mark(meta, "interrupted", _one_line(exc))
+            raise
+        except Exception as exc:
+            folder.mark(meta, "failed", _one_line(exc))
+            raise
+        meta["wall_time_s"] = round(meta.get("wall_time_s", 0.0) + time.perf_counter() - start, 3)
+        meta.update({"status": "complete", "finished": search.now(), "versions": search.versions()})
+        meta.pop("error", None)
+        search.write_meta(run_dir, meta)
+        if report:
+            from reports.tune import write_tune_report
+
+            write_tune_report(run_dir)
+        return meta
+
+
+def _confirm_settled(meta: dict[str, Any], ts: TuneSpec) -> bool:
+    confirm = meta.get("confirm") or {}
+    return confirm.get("games") == ts.confirm_games and confirm.get("seed") == ts.confirm_seed
+
+
+def _meta(ts: TuneSpec, command: str, old: dict[str, Any] | None) -> dict[str, Any]:
+    meta = {
+        "kind": "tune",
+        "name": ts.name,
+        "command": command or (old or {}).get("command", ""),
+        "study_digest": ts.study_digest(),
+        "experiment_digest": ts.exp.digest(),
+        "objective": ts.objective,
+        "strategy": ts.strategy,
+        "target": ts.target,
+        "trials": ts.trials,
+        "batch": ts.batch,
+        "startup": ts.startup,
+        "default_first": ts.default_first and ts.default_values() is not None,
+        "sampler_seed": ts.seed,
+        "seed": ts.exp.seed,
+        "players": ts.exp.players,
+        "games_per_trial": ts.games,
+        "strategies": list(dict.fromkeys(ts.exp.arms[0].strategies)),
+        "params": [{"key": p.key, "kind": p.kind, "range": p.describe(), **p.resolved()} for p in ts.params],
+        "confirm_games": ts.confirm_games,
+        "confirm_seed": ts.confirm_seed,
+        "started": (old or {}).get("started") or search.now(),
+        "status": "running",
+        "started_work": bool((old or {}).get("started_work")),
+        "trials_told": int((old or {}).get("trials_told") or 0),
+    }
+    for key in ("wall_time_s", "best", "confirm"):
+        if old and key in old:
+            meta[key] = old[key]
+    return meta
+
+
+def _play(
+    ts: TuneSpec,
+    run_dir: Path,
+    meta: dict[str, Any],
+    jobs: int | None,
+    shard_size: int | None,
+    command: str,
+    progress: TuneProgress | None,
+    notify: Callable[[str], None],
+) -> None:
+    """Plan, play and tell batches until ``ts.trials`` trials are told."""
+    optuna = _quiet_optuna()
+    study = open_study(run_dir)
+    try:
+        meta["started_work"] = True
+        search.write_meta(run_dir, meta)
+        told = finished(study)
+        if progress:
+            progress.told(len(told), ts.trials, best_text(ts, told))
+        while len(told) < ts.trials:
+            b, k = divmod(len(told), ts.batch)
+            n = ts.batch_size(b)
+            history = [t for t in told if t.user_attrs.get("batch", -1) < b]
+            plan = plan_batch(ts, history, b, n)
+            done_here = [t for t in told if t.user_attrs.get("batch") == b]
+            for t, params in zip(done_here, plan, strict=False):
+                if t.params != params:
+                    raise RunError(
+                        f"{run_dir}: trial {t.number} of the study is not the one its plan gives (another Optuna "
+                        f"version?); start afresh with: {runner._commands(command)[1]}"
+                    )
+            numbers = [b * ts.batch + j for j in range(n)]
+            failures = {j: why for j, p in enumerate(plan) if (why := search.arm_problem(ts.exp, p)) is not None}
+            # the same values as an earlier trial: the same rules on the same games give the same results, so they
+            # are not played again (``same_as`` names the trial played)
+            earlier = {}
+            for t in history:
+                if t.value is not None:
+                    earlier.setdefault(_params_key(t.params), t)
+            first_slot: dict[str, int] = {}
+            source: dict[int, int] = {}  # slot -> the slot of this batch whose arm it reads
+            for j, params in enumerate(plan):
+                key = _params_key(params)
+                if j in failures or key in earlier:
+                    continue
+                source[j] = first_slot.setdefault(key, j)
+            arms = sorted(set(source.values()))
+            results: dict[int, search.ArmStats] = {}
+            if any(j >= k for j in source):
+                exp = search.study_experiment(
+                    ts.exp, f"{ts.name} trials {b}", [(f"trial {numbers[j]}", plan[j]) for j in arms]
+                )
+                folder = run_dir / BATCHES / f"batch-{b:04d}-n{n}"
+                if progress:
+                    progress.batch(b, [numbers[j] for j in arms], ts.games * len(arms))
+                if folder.exists() and (folder / rf.META).exists() and search.sub_run(folder, exp):
+                    search.move_run_aside(folder)
+                runner.run(
+                    exp,
+                    folder,
+                    jobs=jobs,
+                    resume=True,
+                    shard_size=shard_size,
+                    command=command,
+                    progress=progress,
+                    notify=notify,
+                )
+                stats = search.arm_stats(folder)
+                for arm, j in zip(exp.arms, arms, strict=True):
+                    results[j] = stats[arm.index]
+            for j in range(k, n):  # told in trial order
+                attrs: dict[str, Any] = {"batch": b, "slot": j}
+                if j in failures:
+                    trial = optuna.trial.create_trial(
+                        state=optuna.trial.TrialState.FAIL,
+                        params=plan[j],
+                        distributions=ts.distributions(),
+                        user_attrs={**attrs, "error": failures[j]},
+                    )
+                    notify(f"trial {numbers[j]}: the rules refuse these values ({failures[j]}); it counts as failed")
+                else:
+                    key = _params_key(plan[j])
+                    if key in earlier:
+                        same = earlier[key]
+                        attrs.update({k2: v for k2, v in same.user_attrs.items() if k2 not in ("batch", "slot")})
+                        attrs["same_as"] = same.user_attrs.get("same_as", same.number)
+                        distance = same.value
+                    else:
+                        s = results[source[j]]
+                        value, lo, hi = search.measure(s, ts.objective, ts.strategy)
+                        attrs.update({"value": value, "lo": lo, "hi": hi, "games": s.games})
+                        attrs.update(_headline(s))
+                        if source[j] != j:
+                            attrs["same_as"] = numbers[source[j]]
+                        distance = ts.distance(value)
+                    trial = optuna.trial.create_trial(
+                        value=distance, params=plan[j], distributions=ts.distributions(), user_attrs=attrs
+                    )
+                study.add_trial(trial)
+            told = finished(study)
+            meta["trials_told"] = len(told)
+            meta["best"] = best_record(ts, told)
+            search.write_meta(run_dir, meta)
+            if progress:
+                progress.told(len(told), ts.trials, best_text(ts, told))
+    finally:
+        close_study(study)
+
+
+def _params_key(params: dict[str, Any]) -> str:
+    return json.dumps(params, sort_keys=True)
+
+
+def _headline(s: search.ArmStats) -> dict[str, Any]:
+    """The trial's other numbers: crash rate, mean end round and each strategy's win rate."""
+    out = {"crash_rate": s.crashes / s.games, "mean_end_round": s.end_sum / s.games}
+    for label in s.strategies:
+        out[f"win_rate::{label}"] = s.wins.get(label, 0) / s.games
+    return out
+
+
+def best_trial(told: list[Any]) -> Any | None:
+    """The complete trial nearest the target; ties go to the earliest."""
+    complete = [t for t in told if t.value is not None]
+    return min(complete, key=lambda t: (t.value, t.number)) if complete else None
+
+
+def best_record(ts: TuneSpec, told: list[Any]) -> dict[str, Any] | None:
+    best = best_trial(told)
+    if best is None:
+        return None
+    a = best.user_attrs
+    return {"trial": best.number, "params": dict(best.params), "value": a["value"], "lo": a["lo"], "hi": a["hi"]}
+
+
+def best_text(ts: TuneSpec, told: list[Any]) -> str:
+    """``best: trial 7, win_spread 3.1 % (1.9–4.6)``."""
+    best = best_trial(told)
+    if best is None:
+        return "best: —"
+    a = best.user_attrs
+    return f"best: trial {best.number}, {ts.what} {format_value(ts.objective, a['value'], a['lo'], a['hi'])}"
+
+
+def format_value(objective: str, value: float, lo: float | None = None, hi: float | None = None) -> str:
+    if value is None or value != value:
+        return "—"
+    if objective in search.PROPORTION_METRICS:
+        text = f"{100 * value:.1f} %"
+        return text + (f" ({100 * lo:.1f}–{100 * hi:.1f})" if lo is not None else "")
+    return f"{value:.3f}" + (f" ({lo:.3f}–{hi:.3f})" if lo is not None else "")
+
+
+def format_change(objective: str, est: float, lo: float, hi: float) -> str:
+    """A change with its interval: percentage points for shares of games, plain numbers for means."""
+    if est is None or est != est:
+        return "—"
+    if objective in search.PROPORTION_METRICS:
+        from reports.tables import change
+
+        return change(est, lo, hi)
+    return f"{est:+.3f} ({lo:+.3f} to {hi:+.3f})".replace("-", "−")
+
+
+# ------------------------------------------------------------------------------------------- the finished study
+def trials_frame(ts: TuneSpec, told: list[Any]) -> pl.DataFrame:
+    """``trials.parquet``: ``trial``, one column per parameter, ``objective``, ``value``, ``lo``, ``hi``, ``games``,
+    then ``target``, ``distance`` (what the study minimised), ``state``, ``batch``, ``error`` and the trial's crash
+    rate, mean end round and ``win_rate::S`` per strategy."""
+    labels = list(dict.fromkeys(ts.exp.arms[0].strategies))
+    rows = []
+    for t in told:
+        a = t.user_attrs
+        row: dict[str, Any] = {"trial": t.number}
+        for p in ts.params:
+            row[p.key] = t.params.get(p.key)
+        row.update(
+            {
+                "objective": ts.what,
+                "value": a.get("value"),
+                "lo": a.get("lo"),
+                "hi": a.get("hi"),
+                "games": a.get("games", 0),
+                "target": str(ts.target) if isinstance(ts.target, str) else ts.target,
+                "distance": t.value,
+                "state": t.state.name.lower(),
+                "batch": a.get("batch"),
+                "error": a.get("error"),
+                "crash_rate": a.get("crash_rate"),
+                "mean_end_round": a.get("mean_end_round"),
+            }
+        )
+        for label in labels:
+            row[f"win_rate::{label}"] = a.get(f"win_rate::{label}")
+        rows.append(row)
+    schema: dict[str, Any] = {"trial": pl.Int64}
+    for p in ts.params:
+        kinds = {type(c) for c in p.choices} if p.kind == "choice" else {int if p.kind == "int" else float}
+        schema[p.key] = (
+            pl.Boolean
+            if kinds == {bool}
+            else pl.Int64
+            if kinds == {int}
+            else pl.Float64
+            if kinds <= {int, float}
+            else pl.String
+        )
+    schema.update(
+        {
+            "objective": pl.String,
+            "value": pl.Float64,
+            "lo": pl.Float64,
+            "hi": pl.Float64,
+            "games": pl.Int64,
+            "target": pl.String if isinstance(ts.target, str) else pl.Float64,
+            "distance": pl.Float64,
+            "state": pl.String,
+            "batch": pl.Int64,
+            "error": pl.String,
+            "crash_rate": pl.Float64,
+            "mean_end_round": pl.Float64,
+            **{f"win_rate::{label}": pl.Float64 for label in labels},
+        }
+    )
+    if any(schema[p.key] == pl.String for p in ts.params):
+        for row in rows:
+            for p in ts.params:
+                if schema[p.key] == pl.String and row[p.key] is not None:
+                    row[p.key] = str(row[p.key])
+    return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
+
+
+def best_toml(ts: TuneSpec, best: Any, confirm: dict[str, Any] | None) -> str:
+    """``best.toml``: the best trial's values as an ``[overrides]`` table, ready to paste into an experiment."""
+    a = best.user_attrs
+    lines = [
+        f"# {ts.name}: the best of {ts.trials} trials (trial {best.number}) at {a['games']:,} games per trial",
+        f"# {ts.what} = {format_value(ts.objective, a['value'], a['lo'], a['hi'])}, target {ts.target}",
+    ]
+    if confirm and confirm.get("objective"):
+        c = confirm["objective"]
+        lines.append(
+            f"# confirmation at {confirm['games']:,} games on fresh dice (seed {confirm['seed']}): "
+            f"{format_value(ts.objective, c['best'], c['best_lo'], c['best_hi'])} with these values, "
+            f"{format_value(ts.objective, c['default'], c['default_lo'], c['default_hi'])} with the default rules"
+        )
+    others = {k: v for k, v in ts.exp.data["overrides"].items() if k not in best.params}
+    if others:
+        lines.append(
+            "# the trials also played the experiment's [overrides]: "
+            + ", ".join(f"{k} = {v!r}" for k, v in others.items())
+        )
+    lines.append(tomlw.dumps({"overrides": dict(best.params)}).strip())
+    return "\n".join(lines) + "\n"
+
+
+def _finish(
+    ts: TuneSpec,
+    run_dir: Path,
+    meta: dict[str, Any],
+    jobs: int | None,
+    shard_size: int | None,
+    command: str,
+    progress: TuneProgress | None,
+    notify: Callable[[str], None],
+    report: bool,
+) -> None:
+    """trials.parquet, best.toml, the confirmation run and the report."""
+    study = open_study(run_dir)
+    try:
+        told = finished(study)[: ts.trials]
+    finally:
+        close_study(study)
+    frame = trials_frame(ts, told)
+    _write_parquet(run_dir / TRIALS, frame)
+    best = best_trial(told)
+    if best is None:
+        raise RunError(f"{run_dir}: every trial failed (the rules refuse their values); see {TRIALS}")
+    meta["best"] = best_record(ts, told)
+    confirm = None
+    if ts.confirm_games > 0:
+        confirm = confirmation(ts, run_dir, dict(best.params), jobs, shard_size, command, progress, notify, report)
+    meta["confirm"] = confirm or {"games": 0, "seed": ts.confirm_seed}
+    try:
+        rf.write_atomic(run_dir / BEST, best_toml(ts, best, confirm).encode())
+    except OSError as exc:
+        raise RunError(f"{run_dir}: cannot write {BEST}: {exc.strerror or exc}") from None
+    search.write_meta(run_dir, meta)
+
+
+def _write_parquet(path: Path, frame: pl.DataFrame) -> None:
+    tmp = rf.temp_name(path)
+    try:
+        frame.write_parquet(tmp)
+        tmp.replace(path)
+    except OSError as exc:
+        raise RunError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def confirmation(
+    ts: TuneSpec,
+    run_dir: Path,
+    best: dict[str, Any],
+    jobs: int | None,
+    shard_size: int | None,
+    command: str,
+    progress: TuneProgress | None,
+    notify: Callable[[str], None],
+    report: bool,
+) -> dict[str, Any]:
+    """Play the default rules and the best trial's at ``confirm_games`` games on the confirmation's dice (paired:
+    the same games in both arms) and compare them: the objective (and its distance to the target) with a paired
+    bootstrap interval, every headline metric with ``reports.compare`` (paired Newcombe / paired t)."""
+    from reports.compare import comparisons
+
+    exp = search.study_experiment(
+        ts.exp,
+        f"{ts.name} confirmation",
+        [("default", {}), ("best", best)],
+        games=ts.confirm_games,
+        seed=ts.confirm_seed,
+    )
+    folder = run_dir / CONFIRM
+    if folder.exists() and (folder / rf.META).exists() and search.sub_run(folder, exp):
+        search.move_run_aside(folder)
+    if progress:
+        progress.confirming(ts.confirm_games * 2)
+    runner.run(
+        exp, folder, jobs=jobs, resume=True, shard_size=shard_size, command=command, progress=progress, notify=notify
+    )
+    if report:
+        from reports import write_report
+
+        write_report(folder, reference="default")
+    stats = search.arm_stats(folder, keep_games=True)
+    default, chosen = stats[0], stats[1]
+    dv, dlo, dhi = search.measure(default, ts.objective, ts.strategy)
+    bv, blo, bhi = search.measure(chosen, ts.objective, ts.strategy)
+    fx = search.per_game_metric(chosen.per_game, ts.objective, ts.strategy, chosen.fair)
+    fy = search.per_game_metric(default.per_game, ts.objective, ts.strategy, default.fair)
+    est, lo, hi = search.paired_bootstrap(chosen.per_game, default.per_game, fx, fy, lambda v: v)
+    d_est, d_lo, d_hi = search.paired_bootstrap(
+        chosen.per_game, default.per_game, fx, fy, lambda v: np.vectorize(ts.distance)(v)
+    )
+    comp = comparisons(folder, reference="default")
+    return {
+        "games": ts.confirm_games,
+        "seed": ts.confirm_seed,
+        "params": best,
+        "objective": {
+            "what": ts.what,
+            "default": dv,
+            "default_lo": dlo,
+            "default_hi": dhi,
+            "best": bv,
+            "best_lo": blo,
+            "best_hi": bhi,
+            "change": est,
+            "change_lo": lo,
+            "change_hi": hi,
+            "distance_default": ts.distance(dv),
+            "distance_best": ts.distance(bv),
+            "distance_change": d_est,
+            "distance_change_lo": d_lo,
+            "distance_change_hi": d_hi,
+            "method": "paired bootstrap over the games (percentile, 4,000 resamples)",
+        },
+        "comparisons": comp.to_dicts(),
+    }

@@ -1,0 +1,365 @@
+"""eastindia tune (issue 14): a known answer recovered, the same study after an interruption and --resume (same
+trials, no repeats), more trials extend a study, the same seed gives the same trials whatever --jobs, the folder's
+files (trials.parquet, best.toml, the paired confirmation, the report) and bad [tune] input (one line, exit 2)."""
+
+import json
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+import sim
+import strategies as registry
+from experiments import cli, runner, search, spec, tune
+from experiments import runfolder as rf
+from strategies.base import Strategy
+
+LIBRARY = Path(spec.__file__).with_name("library")
+
+STABILITY = """name = "stability"
+players = 4
+games = 300
+shard_size = 300
+seed = 5
+strategies = ["balanced"]
+
+[tune]
+objective = "crash_rate"
+target = {target}
+trials = 8
+batch = 4
+startup = 4
+confirm_games = 0
+default_first = false   # trial 0 would play the default 4, already within 1 of the answer
+
+[tune.params]
+"company.start_stability" = {{ low = 1, high = 7 }}
+"""
+
+SMALL = """name = "small"
+players = 4
+games = 60
+shard_size = 60
+seed = 9
+strategies = ["balanced", "random"]
+
+[tune]
+objective = "mean_end_round"
+target = 3.5
+trials = {trials}
+batch = 4
+startup = 3
+confirm_games = {confirm}
+
+[tune.params]
+"company.start_stability" = {{ low = 2, high = 6 }}
+"capital.round_up_from" = {{ low = 0.5, high = 0.9 }}
+"capital.formula" = {{ choices = ["inverse_share", "flat"] }}
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "tune.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def quiet(message: str) -> None:
+    pass
+
+
+# ------------------------------------------------------------------------------------------- a known answer
+def test_tuning_start_stability_to_its_own_crash_rate_recovers_it(tmp_path):
+    """The crash rate measured with company.start_stability = 5 (300 four-player games of `balanced`) is the target:
+    the tune must find 5 again (±1). On the same games and dice (common random numbers) the trial at 5 reproduces
+    the measured rate exactly, so its distance is 0; a tuner that maximised the distance, or read the wrong trial's
+    games, would end at 1 or 7 (crash rates 100 % and about 65 %)."""
+    rules = sim.Rules.default(4).with_overrides({"company.start_stability": 5})
+    measured = float(sim.play(rules, "balanced", n_games=300, seed=5).games["crashed"].mean())
+    neighbours = {
+        s: float(
+            sim.play(sim.Rules.default(4).with_overrides({"company.start_stability": s}), "balanced", 300, seed=5)
+            .games["crashed"]
+            .mean()
+        )
+        for s in (1, 7)
+    }
+    assert abs(neighbours[1] - measured) > 0.05 and abs(neighbours[7] - measured) > 0.05  # the answer is clear-cut
+    ts = tune.load(write(tmp_path, STABILITY.format(target=repr(measured))))
+    meta = tune.run(ts, tmp_path / "out", jobs=1, notify=quiet, report=False)
+    best = meta["best"]
+    assert abs(best["params"]["company.start_stability"] - 5) <= 1
+    trials = pl.read_parquet(tmp_path / "out" / tune.TRIALS)
+    at_five = trials.filter(pl.col("company.start_stability") == 5)
+    if at_five.height:  # the trial at the answer reproduces the measurement exactly
+        assert at_five["value"].to_list() == [measured] * at_five.height
+        assert at_five["distance"].max() == 0.0
+        assert best["params"]["company.start_stability"] == 5 and best["value"] == measured
+    # every trial is one arm of all 300 games, with the crash rate its own games give
+    assert trials["games"].to_list() == [300] * 8
+    for r in trials.iter_rows(named=True):
+        k = round(r["value"] * 300)
+        assert r["lo"] < r["value"] < r["hi"] or k in (0, 300)
+        assert r["distance"] == pytest.approx(abs(r["value"] - measured))
+
+
+# -------------------------------------------------------------------------------- resume, determinism, jobs
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory):
+    """The reference: the 8-trial study played without interruption (one job)."""
+    tmp = tmp_path_factory.mktemp("whole")
+    ts = tune.load(write(tmp, SMALL.format(trials=8, confirm=0)))
+    tune.run(ts, tmp / "out", jobs=1, notify=quiet, report=False)
+    return tmp / "out"
+
+
+def study_trials(run_dir: Path) -> list:
+    study = tune.open_study(run_dir)
+    try:
+        return tune.finished(study)
+    finally:
+        tune.close_study(study)
+
+
+class Cut:
+    """A progress that raises Ctrl-C at a chosen moment: after ``told`` trials are told, or at the first games of
+    batch ``in_batch``."""
+
+    def __init__(self, told: int | None = None, in_batch: int | None = None):
+        self.at_told, self.in_batch, self.current = told, in_batch, None
+
+    def batch(self, index, trials, games):
+        self.current = index
+
+    def start(self, done):
+        pass
+
+    def advance(self, arm, games):
+        if self.in_batch is not None and self.current == self.in_batch:
+            raise KeyboardInterrupt
+
+    def told(self, told, total, best):
+        if self.at_told is not None and told == self.at_told:
+            raise KeyboardInterrupt
+
+    def confirming(self, games):
+        pass
+
+
+def test_an_interrupted_tune_resumes_the_same_study(tmp_path, whole):
+    """Ctrl-C in the middle of the second batch (its shards half played): --resume keeps the 4 trials told, finishes
+    the batch from its finished shards and tells the rest, with another --jobs: the same 8 trials as without the
+    interruption, none repeated."""
+    cut = Cut(in_batch=1)
+    path = write(tmp_path, SMALL.format(trials=8, confirm=0))
+    ts = tune.load(path)
+    out = tmp_path / "out"
+    with pytest.raises(runner.Interrupted):
+        tune.run(ts, out, jobs=1, notify=quiet, report=False, progress=cut)
+    before = study_trials(out)
+    assert len(before) == 4 and [t.number for t in before] == [0, 1, 2, 3]
+    assert search.read_meta(out)["status"] == "interrupted"
+    with pytest.raises(runner.RunError, match="unfinished tune of this experiment.*pass --resume"):
+        tune.run(ts, out, jobs=1, notify=quiet, report=False)
+    meta = tune.run(ts, out, jobs=2, resume=True, notify=quiet, report=False)  # another --jobs: the same trials
+    after = study_trials(out)
+    assert [t.number for t in after] == list(range(8))  # no trial repeated, none lost
+    assert [(t.params, t.value) for t in after[:4]] == [(t.params, t.value) for t in before]  # the same trials kept
+    assert pl.read_parquet(out / tune.TRIALS).equals(pl.read_parquet(whole / tune.TRIALS))
+    assert meta["best"] == search.read_meta(whole)["best"]
+
+
+def test_more_trials_extend_a_finished_study_and_match_a_longer_one(tmp_path, whole):
+    ts4 = tune.load(write(tmp_path, SMALL.format(trials=4, confirm=0)))
+    out = tmp_path / "out"
+    tune.run(ts4, out, jobs=1, notify=quiet, report=False)
+    first = study_trials(out)
+    ts8 = tune.load(write(tmp_path, SMALL.format(trials=4, confirm=0)), trials=8)  # --trials 8
+    with pytest.raises(runner.RunError, match="finished tune of 4 trials; pass --resume"):
+        tune.run(ts8, out, jobs=1, notify=quiet, report=False)
+    tune.run(ts8, out, jobs=1, resume=True, notify=quiet, report=False)
+    assert [t.params for t in study_trials(out)[:4]] == [t.params for t in first]
+    assert pl.read_parquet(out / tune.TRIALS).equals(pl.read_parquet(whole / tune.TRIALS))
+    # and a finished study of the same file is reused as it is
+    stamp = (out / search.META).read_text()
+    tune.run(ts8, out, jobs=1, notify=quiet, report=False)
+    assert (out / search.META).read_text() == stamp
+
+
+def test_trials_are_one_arm_each_on_the_same_games_and_repeats_are_not_played(whole):
+    trials = pl.read_parquet(whole / tune.TRIALS)
+    batches = sorted((whole / tune.BATCHES).iterdir())
+    played = {}
+    for folder in batches:
+        run = rf.Run.open(folder)
+        games = run.frame("games", ["arm", "game"])
+        for arm in run.arms:
+            ids = games.filter(pl.col("arm") == arm["arm"])["game"].to_list()
+            assert ids == list(range(60))  # every trial: the same games 0..59 (the experiment's seed)
+            played[int(arm["arm"].split()[1])] = arm["overrides"]
+    keys = ["company.start_stability", "capital.round_up_from", "capital.formula"]
+    seen = {}
+    for r in trials.iter_rows(named=True):
+        values = tuple(r[k] for k in keys)
+        if values in seen:  # a repeat reads the first trial's games, with its values
+            assert r["trial"] not in played and r["value"] == seen[values]
+        else:
+            assert played[r["trial"]] == dict(zip(keys, values, strict=True))
+            seen[values] = r["value"]
+    # the trial's value is its arm's mean end round, recomputed from the frames
+    for folder in batches:
+        games = rf.Run.open(folder).frame("games", ["arm", "end_round"])
+        for (arm,), part in games.group_by("arm"):
+            row = trials.filter(pl.col("trial") == int(arm.split()[1]))
+            assert row["value"][0] == pytest.approx(part["end_round"].mean())
+
+
+def test_batches_are_planned_from_earlier_batches_only(tmp_path, whole):
+    """Batch b's plan depends on the trials of the batches before it and on (seed, b), nothing else: the same
+    history gives the same plan, another batch index another one; the study's second batch is the plan from its
+    first batch's trials."""
+    ts = tune.load(write(tmp_path, SMALL.format(trials=8, confirm=0)))
+    told = study_trials(whole)
+    assert [t.params for t in told[4:]] == tune.plan_batch(ts, told[:4], 1, 4)
+    a = tune.plan_batch(ts, [], 0, 4)
+    assert [t.params for t in told[:4]] == a
+    assert a == tune.plan_batch(ts, [], 0, 4)
+    assert a != tune.plan_batch(ts, [], 1, 4)
+    assert len({json.dumps(p, sort_keys=True) for p in a}) > 1
+    assert tune.plan_batch(ts, [], 0, 2) == a[:2]  # a shorter batch is the start of the longer one
+
+
+# ----------------------------------------------------------------------------------------- the folder's files
+def test_best_toml_confirmation_and_report(tmp_path):
+    path = write(tmp_path, SMALL.format(trials=4, confirm=120))
+    ts = tune.load(path)
+    out = tmp_path / "out"
+    code = cli.main(["tune", str(path), "--out", str(out), "--jobs", "1", "--quiet"])
+    assert code == 0
+    meta = search.read_meta(out)
+    trials = pl.read_parquet(out / tune.TRIALS)
+    for column in ["trial", *(p.key for p in ts.params), "objective", "value", "lo", "hi", "games"]:
+        assert column in trials.columns
+    best = meta["best"]
+    assert best["trial"] == trials.sort("distance", "trial")["trial"][0]
+    # best.toml: the best trial's values as [overrides], ready to paste
+    pasted = tomllib.loads((out / tune.BEST).read_text())
+    assert pasted == {"overrides": best["params"]}
+    exp = spec.resolve({"games": 10, **pasted}, "best", None)
+    assert exp.arms[0].overrides == best["params"]
+    # the confirmation: default rules and the best trial's, 120 games each on fresh dice (seed 10), paired
+    confirm = rf.Run.open(out / tune.CONFIRM)
+    assert confirm.meta["seed"] == 10 and confirm.meta["games_per_arm"] == 120
+    assert [a["arm"] for a in confirm.arms] == ["default", "best"]
+    assert confirm.arms[0]["overrides"] == {} and confirm.arms[1]["overrides"] == best["params"]
+    games = confirm.frame("games", ["arm", "end_round"])
+    means = {a: float(p["end_round"].mean()) for (a,), p in games.group_by("arm")}
+    c = meta["confirm"]["objective"]
+    assert c["default"] == pytest.approx(means["default"]) and c["best"] == pytest.approx(means["best"])
+    assert c["change"] == pytest.approx(means["best"] - means["default"])
+    assert c["change_lo"] <= c["change"] <= c["change_hi"]
+    assert c["distance_best"] == pytest.approx(abs(means["best"] - 3.5))
+    rows = {(r["metric"], r["strategy"]): r for r in meta["confirm"]["comparisons"]}
+    assert rows["mean end round", None]["estimate"] == pytest.approx(c["change"])
+    # the report: the tuning section, its charts, the confirmation table; the confirmation's own report
+    page = (out / "report.html").read_text()
+    for text in ("Tuning", "Confirmation", "tune_params", "tune_history", "best.toml", "confirm/report.html"):
+        assert text in page
+    assert (out / "charts" / "tune_params.png").stat().st_size > 0
+    assert (out / tune.CONFIRM / "report.html").exists()
+    assert "mean_end_round (objective)" in (out / "summary.md").read_text()
+    (out / "report.html").unlink()
+    assert cli.main(["report", str(out)]) == 0 and (out / "report.html").exists()
+
+
+# ----------------------------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (('objective = "mean_end_round"', 'objective = "fun"'), "tune.objective: unknown objective 'fun'"),
+        (('objective = "mean_end_round"', 'objective = "win_rate"'), 'objective win_rate needs strategy = "..."'),
+        (("target = 3.5", 'target = 3.5\nstrategy = "random"'), "only objective win_rate takes a strategy"),
+        (('objective = "mean_end_round"', 'objective = "crash_rate"'), "the target must be between 0 and 1"),
+        (("target = 3.5", 'target = "most"'), 'expected a number, "min" or "max"'),
+        (("trials = 8", "trials = 0"), "tune.trials: must be between 1"),
+        (("batch = 4", "batch = 4\nspeed = 2"), "tune.speed: unknown key"),
+        (("batch = 4", 'batch = "4"'), "tune.batch: expected int"),
+        (('"capital.round_up_from"', '"capital.nothing"'), "tune.params.capital.nothing: not a rules key"),
+        (("high = 0.9", "high = 0.4"), "low (0.5) must be below high (0.4)"),
+        (("high = 6 }", "high = 9 }"), "tune.params.company.start_stability: 9: must be within 1..7"),
+        (("high = 6 }", "high = 6, int = false }"), "holds an integer: drop int = false"),
+        (('"flat"]', '"nope"]'), "tune.params.capital.formula: 'nope'"),
+        (('"capital.formula" = { choices', '"capital.formula" = { low = 1, high = 2, choices'), "do not go together"),
+        (("[tune]", '[sweep]\n"capital.formula" = ["flat"]\n[tune]'), "sweep: has no place in a tune file"),
+        (("[tune]", "target_ci = 0.01\n[tune]"), "target_ci: has no place in a tune file"),
+        (("[tune]", "[sensitivity]\n[tune]"), "sensitivity: read by `eastindia sensitivity`"),
+    ],
+)
+def test_bad_tune_input_is_one_line_exit_2(tmp_path, capsys, change, message):
+    text = SMALL.format(trials=8, confirm=0)
+    old, new = change
+    assert old in text
+    path = write(tmp_path, text.replace(old, new, 1))
+    code = cli.main(["tune", str(path), "--out", str(tmp_path / "out"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+    assert any(message in line for line in spec.check_file(path))  # validate finds it too
+
+
+def test_missing_sections_and_options(tmp_path, capsys):
+    plain = write(tmp_path, "games = 10\n", "plain.toml")
+    assert cli.main(["tune", str(plain), "--quiet"]) == 2
+    assert "tune: missing: `eastindia tune` needs a [tune] section" in capsys.readouterr().err
+    path = write(tmp_path, SMALL.format(trials=8, confirm=0))
+    assert cli.main(["tune", str(path), "--trials", "-3", "--quiet"]) == 2
+    assert "--trials: must be between 1" in capsys.readouterr().err
+    assert cli.main(["run", str(path), "--quiet"]) == 2
+    assert "[tune] is read by `eastindia tune FILE`" in capsys.readouterr().err
+    assert cli.main(["tune", str(path), "--jobs", "0", "--quiet", "--out", str(tmp_path / "o")]) == 2
+    assert "--jobs: must be between 1" in capsys.readouterr().err
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "notes.txt").write_text("mine")
+    assert cli.main(["tune", str(path), "--quiet", "--out", str(tmp_path / "busy")]) == 2
+    assert "is not empty and is not a tune folder" in capsys.readouterr().err
+    assert (tmp_path / "busy" / "notes.txt").read_text() == "mine"
+
+
+# ------------------------------------------------------------------------------------ the library's tune file
+def test_tune_capital_library_file(monkeypatch):
+    """experiments/library/tune_capital.toml names the four archetypes of issue 11; loaded here with stand-ins
+    registered under their names. Its budget: trials x games plus the confirmation's two arms."""
+    for name in ("bid_low", "buy_shares", "run_firm", "go_military"):
+        if name not in registry.REGISTRY:
+            monkeypatch.setitem(registry.REGISTRY, name, type(name, (Strategy,), {"name": name}))
+    ts = tune.load(LIBRARY / "tune_capital.toml")
+    assert ts.objective == "win_spread" and ts.target == 0.0
+    assert list(ts.exp.arms[0].strategies) == ["bid_low", "buy_shares", "run_firm", "go_military"]
+    assert {p.key for p in ts.params} >= {"capital.formula", "capital.budget_per_player", "capital.linear_rate"}
+    total = ts.trials * ts.games + 2 * ts.confirm_games
+    assert total <= 700_000 and ts.confirm_games == 4 * ts.games
+
+
+def test_spread_and_its_interval():
+    """win_spread: best minus worst excess over the fair share, with a simultaneous interval over the pairs
+    (Newcombe's paired interval of each difference, Bonferroni): a spread of exactly 0 has an interval from 0; two
+    strategies give the interval of |difference| from the one paired interval at 5 %."""
+    from reports.stats import paired_diff_ci
+
+    stats = search.ArmStats(400, 0, 0.0, 0.0, {"a": 100, "b": 100, "c": 200}, {"a": 0.25, "b": 0.25, "c": 0.5})
+    value, lo, hi = search.measure(stats, "win_spread")
+    assert value == 0.0 and lo == 0.0 and 0.05 < hi < 0.15
+    _, l3, h3 = paired_diff_ci(0, 100, 200, 100, alpha=0.05 / 3)  # a - c, shifted by the fair shares' -0.25
+    assert hi == pytest.approx(max(h3 + 0.25, -(l3 + 0.25)))
+    two = search.ArmStats(1000, 0, 0.0, 0.0, {"a": 560, "b": 440}, {"a": 0.5, "b": 0.5})
+    value, lo, hi = search.measure(two, "win_spread")
+    est, l2, h2 = paired_diff_ci(0, 560, 440, 0)
+    assert value == pytest.approx(0.12) and (lo, hi) == pytest.approx((l2, h2)) and lo > 0
+    skew = search.ArmStats(400, 0, 0.0, 0.0, {"a": 160, "b": 40}, {"a": 0.6, "b": 0.4})
+    value, lo, hi = search.measure(skew, "win_spread")
+    assert value == pytest.approx((0.4 - 0.6) - (0.1 - 0.4)) and lo < value < hi  # b: -0.3, a: -0.2 -> 0.1
+    assert np.isclose(search.spread(np.array([[0.3, 0.7]]), np.array([0.5, 0.5]))[0], 0.4)
