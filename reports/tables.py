@@ -371,11 +371,14 @@ def _rotation(agg: Aggregates) -> str:
 
 
 def _strategy_params(agg: Aggregates) -> str | None:
-    """Every tuned strategy's parameters (issue 11), e.g. ``bid_low(max_bid=2): max_bid = 2``."""
-    seen: dict[str, str] = {}
+    """The tuned strategies (issue 11): a label names the parameters that differ from the strategy's defaults,
+    e.g. ``bid_low(max_bid=2)``; every value is spelled out in experiment.toml and run.json."""
+    labels: dict[str, bool] = {}
     for arm in agg.run.arms:
-        for label, spec in (arm.get("strategy_params") or {}).items():
-            params = spec.get("params") or {}
-            if params:
-                seen[label] = f"{label}: " + ", ".join(f"{k} = {v!r}" for k, v in params.items())
-    return "; ".join(seen.values()) or None
+        for label in arm.get("strategy_params") or {}:
+            labels[label] = "(" in label
+    if not labels:
+        return None
+    tuned = [label for label, changed in labels.items() if changed]
+    where = "every value in experiment.toml and run.json; the defaults: `eastindia strategies`"
+    return f"{', '.join(tuned)} ({where})" if tuned else f"all at their defaults ({where})"

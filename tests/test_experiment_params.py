@@ -120,7 +120,7 @@ strategies = [{ plugin = "bots/careful.py:Careful", max_loans = 0 }, "balanced"]
     from reports import write_report
 
     text = write_report(tmp_path / "run").read_text()
-    assert "careful(max_loans=0): max_loans = 0, risk = 0.5" in text  # the settings table
+    assert "careful(max_loans=0) (every value in experiment.toml and run.json" in text  # the settings table
 
 
 def test_a_parameter_changes_play():
