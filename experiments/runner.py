@@ -19,6 +19,7 @@ the old folder is moved aside, never deleted).
 from __future__ import annotations
 
 import errno
+import functools
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -44,6 +45,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+import sim
 import strategies as registry
 from sim.agents import IllegalDecision, StrategyError
 from sim.engine import PlayError, play_batch
@@ -159,10 +161,24 @@ def _param_value(value: Any, dtype: pl.DataType) -> Any:
     return str(value) if dtype == pl.Utf8 and value is not None else value
 
 
+@functools.cache
+def engine_digest() -> str:
+    """The code that makes a run's rows: a hash of the engine's and the shipped strategies' files (``sim/`` and
+    ``strategies/``, sources and default rules). Shards written by another version of it are never mixed in."""
+    h = hashlib.sha256()
+    for package in (sim, registry):
+        root = Path(package.__file__).parent
+        for path in sorted(root.rglob("*")):
+            if path.suffix in (".py", ".toml") and "__pycache__" not in path.parts:
+                h.update(path.relative_to(root.parent).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def shard_key(exp: Experiment, arm: Arm, types: dict[str, pl.DataType]) -> str:
     """What determines the rows of a shard of ``arm`` besides its game range: the seed, the arm (name, index,
-    parameters and their column types, rules content, strategies, rotation, players) and the plugins' code.
-    A finished shard whose key the experiment still gives holds exactly the rows a fresh run would write."""
+    parameters and their column types, rules content, strategies, rotation, players), the plugins' code and the
+    engine's (``engine_digest``). A finished shard whose key the experiment still gives holds exactly the rows a
+    fresh run would write."""
     meta = {k: v for k, v in arm.meta().items() if k != "rules_file"}  # the rules' content counts, not their path
     data = {
         "seed": exp.seed,
@@ -170,6 +186,7 @@ def shard_key(exp: Experiment, arm: Arm, types: dict[str, pl.DataType]) -> str:
         "arm": meta,
         "types": {k: str(t) for k, t in types.items()},
         "plugins": exp.plugin_code,
+        "engine": engine_digest(),
     }
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
@@ -546,6 +563,7 @@ def _run_locked(
         "games_per_arm": exp.games,
         "shard_size": size,
         "experiment_digest": exp.digest(),
+        "engine_digest": engine_digest(),  # the code that made the rows (a resume never mixes two)
         "param_keys": list(exp.param_keys),
         "reference": exp.reference,  # issue 13: the arm the report compares the others with
         "target_ci": exp.target_ci,  # issue 13: 0 = every game of ``games_per_arm``
@@ -757,6 +775,8 @@ def prepare(
             raise RunError(f"{run_dir}: the finished run is damaged ({reason}); {afresh}")
         if (run_dir / SHARDS).exists():  # the run stopped between writing run.json and removing its shards
             shutil.rmtree(run_dir / SHARDS, ignore_errors=True)
+        if meta.get("engine_digest", engine_digest()) != engine_digest():
+            notify(f"{run_dir}: these results were played by another version of the engine; {afresh} to replay")
         return meta, meta.get("shard_size") or shard_size, {}
 
     size = meta.get("shard_size")
@@ -773,6 +793,12 @@ def prepare(
         raise RunError(
             f"{run_dir}: holds an unfinished run of {what} ({stopped}; {len(done)} of {total} shards done); "
             f"pass --resume to finish it: {resume_cmd}, or {afresh}"
+        )
+    if meta.get("engine_digest") != engine_digest():
+        raise RunError(
+            f"{run_dir}: its {len(done)} finished shards were played by another version of the engine (sim/ or "
+            f"strategies/ changed since this run began: {meta.get('engine_digest') or 'unrecorded'}, now "
+            f"{engine_digest()}) and cannot be mixed with this one's; {afresh}"
         )
     types = param_types(exp)
     keys = {arm.index: shard_key(exp, arm, types) for arm in exp.arms}

@@ -17,9 +17,7 @@ import tracemalloc
 
 import numpy as np
 
-import strategies
-
-from .engine import play_batch, resolve_strategies
+from .engine import play_batch, resolve_strategies, strategy_registry
 from .rules import Rules
 
 
@@ -60,8 +58,9 @@ def main(argv: list[str] | None = None) -> int:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     rules = Rules.default(args.players)
     try:
-        seats = [strategies.make(name) for name in args.strategy]
-    except (strategies.UnknownStrategy, ValueError) as err:
+        make = strategy_registry()
+        seats = [make(name) for name in args.strategy]
+    except ValueError as err:  # an unknown name or parameter, no registry: one line
         print(f"error: {err}", file=sys.stderr)
         return 2
     if len(seats) == 1:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib.metadata
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,21 +26,29 @@ class PlayError(ValueError):
     """A bad argument to ``play`` (player count, strategies, game range)."""
 
 
+def strategy_registry() -> Callable[[Any], Any]:
+    """The function that makes a strategy from a name, a class or an instance: the ``eastindia.strategies`` entry
+    point (the ``strategies`` package declares ``strategies:make``), so the engine imports none of its plug-ins."""
+    found = importlib.metadata.entry_points(group="eastindia.strategies")
+    if not found:
+        raise PlayError("no strategy registry is installed: install the project (pip install -e .)")
+    return next(iter(found)).load()
+
+
 def resolve_strategies(rules: Rules, strategies: Any) -> list:
     """One strategy instance per seat from a name, a Strategy, or a sequence of them (one per seat)."""
-    import strategies as registry  # the package at the top of the repository
-
     n = rules.players
     if isinstance(strategies, str | type) or not isinstance(strategies, Sequence):
         strategies = [strategies] * n
     if len(strategies) != n:
         raise PlayError(f"{len(strategies)} strategies given for {n} players")
+    make = strategy_registry()
     made: dict[Any, Any] = {}
     out = []
     for spec in strategies:
         key = spec if isinstance(spec, str | type) else id(spec)
         if key not in made:  # seats naming the same strategy share one instance (one call per decision)
-            made[key] = registry.make(spec)
+            made[key] = make(spec)
         out.append(made[key])
     return out
 

@@ -23,7 +23,7 @@ import numpy as np
 from . import layout as L
 from . import ledger
 from .board import board_votes, vacate
-from .india import clamp_to_holdings
+from .india import clamp_to_holdings, close_northernmost
 from .state import TALLY, State
 
 if TYPE_CHECKING:
@@ -340,15 +340,12 @@ def _unrest(state, rules, dice, agents, rows, eff, ctx) -> None:
 
 
 def _turmoil_home(state, rules, dice, agents, rows, eff, ctx) -> None:
-    """The first (northernmost) open order of each home region closes (2e Turmoil without its cascade, which is
-    phase 8's: issue 8 may swap in its own Turmoil)."""
+    """Turmoil in each presidency's home region (R-TURMOIL, phase 8's): its northernmost open order closes; a home
+    region with every order closed already cascades (india.cascade), as 2e's Turmoil does."""
     d = rules.d
+    idx = np.flatnonzero(rows)
     for p in range(L.PRESIDENCIES):
-        in_home = d.order_region == d.home[p]
-        open_home = state.order_open & in_home[None, :]
-        first = open_home.argmax(axis=1)
-        hit = np.flatnonzero(rows & open_home.any(axis=1))
-        state.order_open[hit, first[hit]] = False
+        close_northernmost(state, rules, idx, np.full(idx.size, d.home[p]))
 
 
 def _impeach(state, rules, dice, agents, rows, eff, ctx) -> None:

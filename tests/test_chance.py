@@ -1,6 +1,9 @@
 """Chance and the engine's plumbing (issue 15): the dice's distributions and keys, the chance functions, the
 strategies' random streams, the test double itself, the engine's loop helpers and the capital-formula registry."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from helpers import L, Scripted, agents, blank, dice, give, seat_office
@@ -147,6 +150,20 @@ def test_resolve_strategies_shares_instances_per_name():
 
     seats = resolve_strategies(r, [RandomStrategy, RandomStrategy, "random", mine])
     assert seats[0] is seats[1] and seats[2] is not seats[0] and seats[3] is mine
+
+
+def test_the_engine_imports_none_of_its_plug_ins():
+    """sim/ is the core: it resolves strategy names through the ``eastindia.strategies`` entry point, and playing
+    objects (or benchmarking) never imports the ``strategies`` package by itself."""
+    code = (
+        "import sys, sim, sim.engine, sim.bench, sim.__main__\n"
+        "assert not [m for m in sys.modules if m.split('.')[0] == 'strategies'], 'the engine imported strategies'\n"
+        "r = sim.Rules.default(4)\n"
+        "assert sim.play(r, 'random', 3, seed=1).games.height == 3  # a name: now the registry is loaded\n"
+        "assert 'strategies' in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
 
 
 # ------------------------------------------------------------------------------------------------------ board

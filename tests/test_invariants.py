@@ -253,13 +253,14 @@ def test_invariants_over_2000_games(strategy):
     if strategy == "balanced":
         assert 0 < state.crashed.mean() < 1
     # issue 7: offices turn over. Every decision of phases 1 and 10 is reached, the Chairman is elected (with and
-    # without a majority) and every office but the Governor-General's (phase 9) is filled in phase 5
+    # without a majority) and every office is filled in phase 5 (the Governor-General's once its law passed)
     agents = play_checked.agents
     reached = ["retire", "take_position", "play_position", "keep_retirees", "vote_chairman", "choose_chairman"]
     assert all(agents.asked.get(decision, 0) > 0 for decision in reached), agents.asked
     assert (agents.filled[: L.CHINA] > 0).all(), agents.filled
     if strategy == "random":  # the balanced Director never opens China (no opium is controlled)
         assert agents.filled[L.CHINA] > 0 and agents.asked.get("rank_position_takers", 0) > 0, agents.asked
+        assert agents.filled[L.GOVERNOR_GENERAL] > 0, agents.filled  # issue 9: the law passes, the Chairman appoints
 
 
 @pytest.mark.parametrize("players", [4, 6])

@@ -425,6 +425,23 @@ def test_indian_famine_failed_closes_home_orders_and_raises_unrest():
     assert s.unrest[0].tolist() == [int(x == "Delhi") for x in r.d.regions]
 
 
+def test_indian_famine_failed_cascades_from_a_home_region_already_closed():
+    """R-TURMOIL as phase 8 plays it: Bombay's home orders are all closed, so its Turmoil cascades: every order
+    linked to Bombay from next door closes (Madras and Bengal still lose only their northernmost order)."""
+    r, s = blank(1, 4)
+    d = r.d
+    bombay = d.home[0]
+    s.order_open[0, d.order_region == bombay] = False
+    linked = [int(o) for o in d.cross_links[bombay][: d.cross_count[bombay]] if o >= 0]
+    s.order_open[0, linked] = True  # Punjab, Delhi3, Maratha2, Mysore1 on the default map
+    untouched = s.order_open[0].copy()
+    passes(r, s, "Relief Demanded for Indian Famine!", when="on_fail")
+    assert not s.order_open[0, linked].any()
+    closed = untouched & ~s.order_open[0]
+    expected = set(linked) | {r.d.orders.index("Madras1"), r.d.orders.index("Bengal1")}
+    assert set(np.flatnonzero(closed).tolist()) == expected
+
+
 def test_masses_demand_franchise_failed_does_nothing():
     r, s = blank(1, 4)
     before = s.take(np.arange(1))

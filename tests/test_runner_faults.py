@@ -459,6 +459,33 @@ def test_resume_after_a_change_that_leaves_finished_shards_unaffected(tmp_path):
     assert snapshot(tmp_path / "cut2") == before
 
 
+def test_shards_of_another_engine_are_never_mixed_in(tmp_path, monkeypatch):
+    """A run begun before the engine changed (sim/ or strategies/ edited, a new version installed): --resume refuses
+    in one line naming --fresh instead of merging frames of two engines (once an ArrowInvalid traceback)."""
+    (tmp_path / "exp.toml").write_text(BASE)
+    exp = spec.load(tmp_path / "exp.toml")
+
+    class StopAfterOne:
+        def start(self, done):
+            pass
+
+        def advance(self, arm, games):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "engine_digest", lambda: "0ld0ld0ld0ld0ld0")
+    with pytest.raises(runner.Interrupted):
+        runner.run(exp, tmp_path / "cut", jobs=1, progress=StopAfterOne())
+    assert rf.read_meta(tmp_path / "cut")["engine_digest"] == "0ld0ld0ld0ld0ld0"
+    monkeypatch.undo()
+    before = snapshot(tmp_path / "cut")
+    with pytest.raises(runner.RunError, match=r"1 finished shards were played by another version of the engine .*"
+                       r"0ld0ld0ld0ld0ld0, now [0-9a-f]{16}\) .*fresh"):  # fmt: skip
+        runner.run(exp, tmp_path / "cut", jobs=1, resume=True)
+    assert snapshot(tmp_path / "cut") == before  # nothing computed is lost
+    meta = runner.run(exp, tmp_path / "cut", jobs=1, fresh=True)  # the way out the message names
+    assert meta["status"] == "complete" and meta["engine_digest"] == runner.engine_digest()
+
+
 # ----------------------------------------------------------------------------- checksums: damaged shards
 def test_a_truncated_shard_is_replayed_on_resume_and_the_user_told_which(capsys, tmp_path):
     exp_path = tmp_path / "exp.toml"

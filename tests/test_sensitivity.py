@@ -200,3 +200,13 @@ def test_a_point_the_rules_refuse_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert "is refused by the rules" in err and "narrow the ranges" in err
+
+
+def test_the_library_sensitivity_file():
+    """experiments/library/sensitivity.toml: eight rule numbers screened by Morris for the crash rate, the end round
+    and each of the five strategies' win rates; at most 10 x (8 + 1) points of 1,000 games."""
+    ss = sensitivity.load(Path(spec.__file__).with_name("library") / "sensitivity.toml")
+    assert ss.method == "morris" and len(ss.params) == 8 and ss.games == 1000
+    assert len(ss.outputs()) == 2 + 5
+    points, _ = sensitivity.points_of(ss, ss.design())
+    assert len(points) <= 90
