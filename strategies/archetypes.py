@@ -310,7 +310,7 @@ class GoMilitary(Strategy):
     def deploy(self, obs: Observation, legal):
         """Whenever the expected gain pays, with ``min_dice`` dice at least, hiring mercenaries towards
         ``want_dice`` (``military.plan_deployment``); a new region's price is its ``holding`` cost, and none is
-        taken once the crash risk with it reaches ``fragile_risk`` (unrest in Company regions is still cleared) --
+        taken once the crash risk with it reaches ``fragile_risk`` --
         unless the Company is doomed anyway (``cash_out_risk``): then the loot and trophies are all that is left."""
         cost, after = self.holding(obs)
         conquer = (after < self.fragile_risk) | (V.crash_risk(obs) >= self.cash_out_risk)

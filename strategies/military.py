@@ -75,8 +75,8 @@ def plan_deployment(
     goes (its own officers and regiments; mercenaries bands, cheapest strength first, while the dice stay below
     ``want_dice`` and the presidency's treasury pays, when ``mercenaries``); at least ``min_dice`` dice, else no
     battle. ``holding`` float[G'] replaces ``holding_cost`` (a strategy's own price of a new Company region);
-    ``conquer`` bool[G'] False forbids new regions (a sovereign target) in that game: only Company regions with
-    unrest are then fought over (a success clears it, L170)."""
+    ``conquer`` bool[G'] False forbids new regions (a sovereign target) in that game (Company regions with unrest
+    stay legal targets, but a battle there earns no loot or trophies, so the gain rarely pays)."""
     r = obs.rules
     d = r.d
     rows = np.arange(obs.n)
