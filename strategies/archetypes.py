@@ -230,17 +230,30 @@ def _my_firm(obs: Observation) -> np.ndarray:
 # -------------------------------------------------------------------------------------------------- go_military
 @register("go_military")
 class GoMilitary(Strategy):
-    """Officers to the academy, seeks Military Affairs and commands, conquers and loots, collects trophies."""
+    """Officers to the academy, seeks Military Affairs and commands, conquers and loots, collects trophies, defends
+    the Company's regions; conquers only what the Company can hold, weighed by its own stake in the Company."""
 
     PARAMS = {
         **Strategy.PARAMS,
         "officer_bonus": Param(4.0, "£ added to an officer's worth in phase 2", low=0),
-        "officers_wanted": Param(6, "officers (academy and armies) it aims for", low=0),
-        "idle_money": Param(20, "£ in hand from which it recruits less and turns its money into VP", low=0),
+        "officers_wanted": Param(3, "officers (academy and armies) it aims for", low=0),
+        "officers_kept": Param(2, "officers it replaces even when the Company is fragile (a command to hold)", low=0),
+        "idle_money": Param(6, "£ in hand from which it recruits less and turns its money (loot) into VP", low=0),
         "min_dice": Param(1, "fewest dice it attacks with (R-DEPLOY: force - strength)", low=0),
         "want_dice": Param(3, "dice it hires mercenaries towards when the presidency pays", low=0),
         "risk": Param(0.5, "0..1: how lightly it weighs a defeat's losses", low=0, high=1),
-        "military_bid": Param(1.8, "bid multiplier on Military Affairs and officer lots", low=0),
+        "military_bid": Param(1.4, "bid multiplier on Military Affairs and officer lots", low=0),
+        "fragile_risk": Param(
+            0.35,
+            "crash risk (values.crash_risk, with the expected losses of the regions held and the new one) from which "
+            "it takes no new region (unless the Company is doomed: cash_out_risk) and recruits no officer beyond "
+            "officers_kept",
+            low=0,
+            high=1,
+        ),
+        "future_vp": Param(
+            1.0, "VP per round left that a crash costs it besides its shares and blame (the rounds it cuts off)", low=0
+        ),
     }
 
     def bid(self, obs: Observation, legal):
@@ -249,14 +262,37 @@ class GoMilitary(Strategy):
         value = lot_values(obs) * np.where(kinds["military"] | kinds["officers"], self.military_bid, 1.0)
         return _bids(obs, value, 1.0)
 
+    def crash_loss(self, obs: Observation) -> np.ndarray:
+        """float[G'] £ the family loses if the Company crashes: its shares' VP both ways and the chair
+        (``values.company_stake``), the military blame (one situation in six: half its trophies and officers,
+        L250), and ``future_vp`` for each round a crash would cut off (R-END)."""
+        rows = np.arange(obs.n)
+        blame = (obs.trophies[rows, obs.seat] + obs.officers[rows, obs.seat].sum(axis=1)) / 2.0 / 6.0
+        future = self.future_vp * np.maximum(V.rounds_left(obs) - 1, 0)
+        return np.maximum(V.company_stake(obs)[rows, obs.seat] + blame + future, 0.0) * V.VP_WORTH
+
+    def holding(self, obs: Observation) -> tuple[np.ndarray, np.ndarray]:
+        """(cost float[G'], risk float[G']): what one more Company region costs the family, and the crash risk it
+        leaves. Each region held is lost before the end with chance 1 - (1 - ``REGION_LOSS_RATE``)^rounds left
+        (L211-L213: attacks and revolts), a stability point each; the crash risk (``values.crash_risk``) with the
+        regions held and the new one counted so, less the risk with the held ones, times ``crash_loss``."""
+        left = V.rounds_left(obs).astype(float)
+        lost = 1.0 - (1.0 - mil.REGION_LOSS_RATE) ** left  # per region
+        held = (obs.owner >= 0).sum(axis=1) * lost
+        before = V.crash_risk(mil._Shifted(obs, -held))
+        after = V.crash_risk(mil._Shifted(obs, -(held + lost)))
+        return np.maximum(after - before, 0.0) * self.crash_loss(obs), after
+
     def action_values(self, obs: Observation, legal) -> np.ndarray:
-        """Officers to the academy (``officer_bonus``) until it has ``officers_wanted``, while fights are ahead and
-        its money stays below ``idle_money`` (loot piling up is turned into VP)."""
+        """Officers to the academy (``officer_bonus``) until it has ``officers_wanted`` while a round is left after
+        this one; beyond ``officers_kept`` only while the Company is not fragile (``fragile_risk``: each officer
+        costs it 1 £ a round, L191); less as its money passes ``idle_money`` (loot is turned into VP)."""
         value = family.action_values(self, obs, legal)
         me = np.arange(obs.n), obs.seat
         have = obs.officers[me].sum(axis=1) + obs.academy[me]
         idle = np.clip((obs.money[me] - self.idle_money) / 10.0, 0.0, 1.0)  # loot piling up: VP instead
-        want = (have < self.officers_wanted) & (family.horizon(obs) >= 2)
+        fragile = (V.crash_risk(obs) >= self.fragile_risk) & (have >= self.officers_kept)
+        want = (have < self.officers_wanted) & (V.rounds_left(obs) >= 2) & ~fragile
         value[:, L.A_OFFICER] += np.where(want, (self.officer_bonus + 0.5) * (1.0 - idle), 0.0)
         return value
 
@@ -273,8 +309,12 @@ class GoMilitary(Strategy):
 
     def deploy(self, obs: Observation, legal):
         """Whenever the expected gain pays, with ``min_dice`` dice at least, hiring mercenaries towards
-        ``want_dice`` (``military.plan_deployment``)."""
-        return mil.plan_deployment(self, obs, legal, self.min_dice, self.want_dice, True, self.risk)
+        ``want_dice`` (``military.plan_deployment``); a new region's price is its ``holding`` cost, and none is
+        taken once the crash risk with it reaches ``fragile_risk`` --
+        unless the Company is doomed anyway (``cash_out_risk``): then the loot and trophies are all that is left."""
+        cost, after = self.holding(obs)
+        conquer = (after < self.fragile_risk) | (V.crash_risk(obs) >= self.cash_out_risk)
+        return mil.plan_deployment(self, obs, legal, self.min_dice, self.want_dice, True, self.risk, cost, conquer)
 
     def fund_mercenaries(self, obs: Observation, legal) -> np.ndarray:
         """As President: always for its own commander, else as ``balanced``."""

@@ -58,7 +58,15 @@ class _Shifted:
 
 
 def plan_deployment(
-    strategy, obs: Observation, legal, min_dice: int, want_dice: int, mercenaries: bool, risk: float
+    strategy,
+    obs: Observation,
+    legal,
+    min_dice: int,
+    want_dice: int,
+    mercenaries: bool,
+    risk: float,
+    holding: np.ndarray | None = None,
+    conquer: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(target, officers int[G', N], regiments int[G'], mercenaries bool[G', M]) for the deciding commander: every
     legal target is scored by the family's expected gain, P(success) * ``battle_worth`` - P(mishap) * (his trophies
@@ -66,7 +74,9 @@ def plan_deployment(
     deaths (1 in 6 each); the whole army
     goes (its own officers and regiments; mercenaries bands, cheapest strength first, while the dice stay below
     ``want_dice`` and the presidency's treasury pays, when ``mercenaries``); at least ``min_dice`` dice, else no
-    battle."""
+    battle. ``holding`` float[G'] replaces ``holding_cost`` (a strategy's own price of a new Company region);
+    ``conquer`` bool[G'] False forbids new regions (a sovereign target) in that game (Company regions with unrest
+    stay legal targets, but a battle there earns no loot or trophies, so the gain rarely pays)."""
     r = obs.rules
     d = r.d
     rows = np.arange(obs.n)
@@ -83,9 +93,10 @@ def plan_deployment(
     best_gain = np.full(obs.n, -np.inf)
     best_mercs = np.zeros((obs.n, n_m), dtype=bool)
     regions = legal.targets.shape[1]
-    holding = holding_cost(obs)
+    holding = holding_cost(obs) if holding is None else holding
     sovereign_all = obs.owner < 0
-    useful = legal.targets & (sovereign_all | (obs.unrest > 0))
+    allowed = sovereign_all if conquer is None else sovereign_all & np.asarray(conquer, dtype=bool)[:, None]
+    useful = legal.targets & (allowed | ((obs.owner >= 0) & (obs.unrest > 0)))
     for t in range(regions):
         can = useful[:, t] & (own >= 1)
         if not can.any():

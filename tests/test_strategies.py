@@ -250,8 +250,10 @@ def test_go_military_hires_mercenaries_towards_its_dice_and_commits_only_what_th
     """R-DEPLOY (L166-L173): Bengal's army (seat 0's officer and a regiment) against the sovereign Bengal region
     (strength 1): one die. go_military hires the cheapest strength per £ (Orissa 2 £/1, then Jagat Seths 4 £/2) until
     it has 3 dice: 4 dice then, of which the bands give 3, so its officer goes in alone and the regiment stays to
-    defend (phase 8). balanced does not fight on one die."""
+    defend (phase 8). balanced does not fight on one die. (A sound Company, stability 5 in round 3: go_military
+    takes no new region from a fragile one, see below.)"""
     r, s = blank(1, 5)
+    s.stability[:], s.round[:] = 5, 3
     give(s, "officers", 0, 1, col=2)
     legal = SimpleNamespace(
         army=np.array([2]), targets=(np.arange(len(r.d.regions)) == r.d.regions.index("Bengal"))[None, :],
@@ -268,6 +270,70 @@ def test_go_military_hires_mercenaries_towards_its_dice_and_commits_only_what_th
     assert mercs.tolist() == [[True, False, False]] and regiments.tolist() == [1] and officers[0, 0] == 1
     assert Strategy().deploy(observe(s, r, 0), legal)[0].tolist() == [-1]
     assert GoMilitary(min_dice=3, want_dice=3).deploy(observe(s, r, 0), legal)[0].tolist() == [-1]
+
+
+def _bengal_deployment(s, r):
+    """Bengal's army (seat 0's officer) against the sovereign Bengal region, 10 £ in the presidency's treasury."""
+    give(s, "officers", 0, 1, col=2)
+    return SimpleNamespace(
+        army=np.array([2]), targets=(np.arange(len(r.d.regions)) == r.d.regions.index("Bengal"))[None, :],
+        strength=s.strength.copy(), officers=s.officers[:, :, 2].copy(), regiments=s.regiments[:, 2].copy(),
+        mercenaries=r.d.merc_valid[2][None, :].copy(), treasury=np.array([10]),
+    )  # fmt: skip
+
+
+def test_go_military_takes_no_new_region_when_the_company_is_fragile_unless_it_is_doomed():
+    """R-DEPLOY (L166-L173) against the Company's survival (L211-L213, R-END): the same battle for Bengal is fought
+    at stability 5 (crash risk with the new region below ``fragile_risk``), refused at stability 3 and 2 loans (the
+    risk with the region passes it; a conquest would cost the family its stake), and fought again at stability 1
+    with 8 loans and 4 emergency loans (the Company is doomed: crash risk >= ``cash_out_risk``, loot is all that is
+    left)."""
+    bengal = None
+    for stability, loans, emergency, fights in ((5, 0, 0, True), (3, 2, 0, False), (1, 8, 4, True)):
+        r, s = blank(1, 5)
+        bengal = r.d.regions.index("Bengal")
+        s.round[:] = 3
+        s.stability[:], s.loans[:], s.emergency_total[:] = stability, loans, emergency
+        legal = _bengal_deployment(s, r)
+        gm = GoMilitary()
+        obs = observe(s, r, 0)
+        cost, after = gm.holding(obs)
+        assert (after[0] < gm.fragile_risk or V.crash_risk(obs)[0] >= gm.cash_out_risk) == fights, (stability, after)
+        assert cost[0] >= 0.0
+        target = gm.deploy(observe(s, r, 0), legal)[0]
+        assert target.tolist() == [bengal if fights else -1], (stability, loans, emergency)
+
+
+def test_go_military_prices_a_region_by_the_rounds_left_and_its_stake():
+    """A region held for fewer rounds is lost less often (1 - 0.7^rounds left): the holding price falls towards the
+    end; a family with more Company shares (more to lose on a crash, R-END) pays more for the same region."""
+    r, s = blank(1, 5)
+    s.stability[:] = 3
+    costs = []
+    for round_ in (2, 6):
+        s.round[:] = round_
+        costs.append(GoMilitary().holding(observe(s, r, 0))[0][0])
+    assert costs[0] > costs[1] > 0.0
+    s.round[:] = 4
+    poor = GoMilitary().holding(observe(s, r, 0))[0][0]
+    s.shares[0, 0] = 4
+    assert GoMilitary().holding(observe(s, r, 0))[0][0] > poor
+
+
+def test_go_military_recruits_officers_beyond_its_command_only_while_the_company_is_sound():
+    """Phase 2 (R-ACTIONS): with two officers it wants a third (``officers_wanted`` 3) at stability 5, not at
+    stability 1 (``fragile_risk``: each officer costs the Company 1 £ a round, L191); with one officer it replaces the
+    second (``officers_kept``) either way; in the last round none."""
+    for stability, have, round_, wants in ((5, 2, 3, True), (1, 2, 3, False), (1, 1, 3, True), (5, 1, 7, False)):
+        r, s = blank(1, 5)
+        s.round[:] = round_
+        s.stability[:] = stability
+        s.money[0, 0] = 5
+        give(s, "officers", 0, have, col=2)
+        once = np.ones((1, L.N_ACTIONS), dtype=bool)
+        value = GoMilitary().action_values(observe(s, r, 0), SimpleNamespace(once=once))
+        base = Strategy().action_values(observe(s, r, 0), SimpleNamespace(once=once))
+        assert (value[0, L.A_OFFICER] > base[0, L.A_OFFICER]) == wants, (stability, have, round_)
 
 
 def test_archetypes_keep_the_base_competence_in_office():
@@ -330,7 +396,12 @@ def test_no_pushover_against_random(name):
     wins = int((g["winner_strategy"] == name).sum())
     fair = (s["strategy"] == name).sum() / s.height
     lo, _ = proportion_confint(wins, g.height, method="wilson")
-    assert fair == 0.5 and lo > fair, (name, wins / g.height, lo)
+    assert fair == 0.5 and lo > max(fair, NO_PUSHOVER.get(name, 0.0)), (name, wins / g.height, lo)
+
+
+# Floors above the fair share where a strategy was made to beat random by more: go_military wins 79.8 % at seed 21
+# (Wilson 78.0-81.5 %; gomil branch), required above 70 %.
+NO_PUSHOVER = {"go_military": 0.70}
 
 
 def test_a_mixed_table_plays_the_same_in_any_batch():
