@@ -296,7 +296,7 @@ def _money_per_asset(state, rules, dice, agents, rows, eff: LawEffect, ctx) -> N
 
 
 def _regiments(state, rules, dice, agents, rows, eff, ctx) -> None:
-    state.regiments[rows] += eff.amount
+    state.regiments[rows] = np.maximum(state.regiments[rows] + eff.amount, 0)
 
 
 def _open_china(state, rules, dice, agents, rows, eff, ctx) -> None:
@@ -309,11 +309,13 @@ def _clear_debt(state, rules, dice, agents, rows, eff, ctx) -> None:
 
 def _share_vp(state, rules, dice, agents, rows, eff, ctx) -> None:
     co = rules.company
-    state.share_vp[rows] = np.clip(state.share_vp[rows] + eff.amount, co.share_vp_min, co.share_vp_max)
+    vp = state.share_vp[rows].astype(np.int64) + eff.amount  # int8 state: add in int64, then bound
+    state.share_vp[rows] = np.clip(vp, co.share_vp_min, co.share_vp_max)
 
 
 def _royal_protection(state, rules, dice, agents, rows, eff, ctx) -> None:
-    state.royal_protection[rows] += eff.amount
+    uses = state.royal_protection[rows].astype(np.int64) + eff.amount  # int8 state
+    state.royal_protection[rows] = np.clip(uses, 0, 100)
 
 
 def _stability(state, rules, dice, agents, rows, eff, ctx) -> None:

@@ -111,3 +111,33 @@ def test_policies_indexed_in_int8_are_bounded():
     with pytest.raises(RulesError, match=r"parliament\.policies: 128 entries are beyond what the engine holds"):
         rules.with_overrides({"parliament.policies": (raw * 10)[:128]})
     rules.with_overrides({"parliament.policies": (raw * 10)[:127]})
+
+
+def test_law_amounts_are_bounded_and_added_without_wrapping():
+    """A law's effect amount lands in int8 state (share VP, royal protection): beyond +-100 it is refused on load
+    in one line (the fuzz once found 128 crashing a run); at the bound it plays, bounded by the rules' limits."""
+    import numpy as np
+    from helpers import blank
+    from test_laws import passes
+
+    import copy
+
+    def with_amount(amount: int, **company) -> Rules:
+        raw = copy.deepcopy(Rules.default(4).raw)
+        raw["parliament"]["laws"][aid]["on_pass"][0]["amount"] = amount
+        raw["company"].update(company)
+        return Rules.from_dict(raw)
+
+    laws = Rules.default(4).raw["parliament"]["laws"]
+    aid = next(i for i, law in enumerate(laws) if law["name"] == "Company Aids Government")
+    assert laws[aid]["on_pass"][0]["effect"] == "share_vp"
+    where = re.escape(f"parliament.laws[{aid}].on_pass[0].amount")
+    with pytest.raises(RulesError, match=rf"{where}: 128 is beyond what the engine holds"):
+        with_amount(128)
+    with pytest.raises(RulesError, match=rf"{where}: -101 is beyond what the engine holds"):
+        with_amount(-101)
+    r = with_amount(100, share_vp_max=100)
+    _, s = blank(1, 4)
+    s.share_vp[0] = 100  # 100 + 100 in int8 would wrap to -56
+    passes(r, s, "Company Aids Government")
+    assert s.share_vp[0] == 100 and s.share_vp.dtype == np.int8

@@ -530,6 +530,11 @@ class Rules:
                         )
                     if eff.effect == "money_per_asset" and eff.asset not in ASSETS:
                         fail(f"{where}.{key}[{j}].asset", f"needs one of {', '.join(ASSETS)}")
+                    if not -100 <= eff.amount <= 100:  # added to int8 state (share VP, royal protection, stability)
+                        fail(
+                            f"{where}.{key}[{j}].amount",
+                            f"{eff.amount} is beyond what the engine holds (it must be within -100..100)",
+                        )
             for mod in law.modifiers:
                 if mod not in MODIFIERS:
                     fail(f"{where}.modifiers.{mod}", f"unknown modifier (known: {', '.join(MODIFIERS)})")
