@@ -116,11 +116,11 @@ def test_policies_indexed_in_int8_are_bounded():
 def test_law_amounts_are_bounded_and_added_without_wrapping():
     """A law's effect amount lands in int8 state (share VP, royal protection): beyond +-100 it is refused on load
     in one line (the fuzz once found 128 crashing a run); at the bound it plays, bounded by the rules' limits."""
+    import copy
+
     import numpy as np
     from helpers import blank
     from test_laws import passes
-
-    import copy
 
     def with_amount(amount: int, **company) -> Rules:
         raw = copy.deepcopy(Rules.default(4).raw)
