@@ -64,16 +64,6 @@ def pick_best(score: np.ndarray, legal: np.ndarray) -> np.ndarray:
     return np.where(legal.any(axis=1), masked.argmax(axis=1), -1)
 
 
-def split(total: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Integer split of ``total[G]`` proportional to ``weights[G, K]`` (remainder to the heaviest column)."""
-    w = np.maximum(weights, 0).astype(float)
-    w_sum = w.sum(axis=1, keepdims=True)
-    w = np.where(w_sum > 0, w, 1.0)
-    share = np.floor(total[:, None] * w / w.sum(axis=1, keepdims=True)).astype(np.int64)
-    share[np.arange(len(total)), w.argmax(axis=1)] += total - share.sum(axis=1)
-    return share
-
-
 # issue 7: what the balanced family reckons a VP worth in £ mid-game (a luxury: 4 £ -> 2 VP and 1 wealth, and money
 # still buys income), and what a position card is worth to it.
 VP_WORTH = 2.5

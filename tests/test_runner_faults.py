@@ -421,16 +421,19 @@ def test_unreadable_run_json_is_refused_with_the_fresh_command(capsys, tmp_path,
     assert snapshot(done) == before
 
 
+class StopAfterOne:
+    """A progress that interrupts the run after its first finished shard."""
+
+    def start(self, done):
+        self.done = done
+
+    def advance(self, arm, games):
+        raise KeyboardInterrupt
+
+
 def test_resume_after_a_change_that_leaves_finished_shards_unaffected(tmp_path):
     (tmp_path / "exp.toml").write_text(BASE)
     exp = spec.load(tmp_path / "exp.toml")
-
-    class StopAfterOne:
-        def start(self, done):
-            pass
-
-        def advance(self, arm, games):
-            raise KeyboardInterrupt
 
     class Watch:
         def start(self, done):
@@ -464,13 +467,6 @@ def test_shards_of_another_engine_are_never_mixed_in(tmp_path, monkeypatch):
     in one line naming --fresh instead of merging frames of two engines (once an ArrowInvalid traceback)."""
     (tmp_path / "exp.toml").write_text(BASE)
     exp = spec.load(tmp_path / "exp.toml")
-
-    class StopAfterOne:
-        def start(self, done):
-            pass
-
-        def advance(self, arm, games):
-            raise KeyboardInterrupt
 
     monkeypatch.setattr(runner, "engine_digest", lambda: "0ld0ld0ld0ld0ld0")
     with pytest.raises(runner.Interrupted):
@@ -564,13 +560,6 @@ def test_a_trillion_games_are_planned_lazily_and_interrupt_cleanly(capsys, tmp_p
     exp = spec.load(exp_path)
     assert not isinstance(runner.plan(exp), list)
 
-    class StopAfterOne:
-        def start(self, done):
-            self.done = done
-
-        def advance(self, arm, games):
-            raise KeyboardInterrupt
-
     with pytest.raises(runner.Interrupted, match="1 of 250,?000,?000,?000 shards are done"):
         runner.run(exp, tmp_path / "big", jobs=1, progress=StopAfterOne())
     kept = snapshot(tmp_path / "big" / runner.SHARDS)
@@ -592,13 +581,6 @@ def test_a_disk_that_cannot_take_a_shard_is_one_line_and_resumable(tmp_path):
     exp.write_text(BASE)
     cut = tmp_path / "cut"
     runner_exp = spec.load(exp)
-
-    class StopAfterOne:
-        def start(self, done):
-            pass
-
-        def advance(self, arm, games):
-            raise KeyboardInterrupt
 
     with pytest.raises(runner.Interrupted):
         runner.run(runner_exp, cut, jobs=1, progress=StopAfterOne())
