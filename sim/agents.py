@@ -98,7 +98,7 @@ class Observation:
     def __getattr__(self, name: str) -> np.ndarray:
         if name.startswith("_") or name not in PUBLIC:
             raise AttributeError(f"observation has no field {name!r}")
-        value = getattr(self._state, name)[self._idx]
+        value = getattr(self._state, name).take(self._idx, axis=0)  # a copy; take gathers rows faster than [idx]
         value.setflags(write=False)
         self.__dict__[name] = value  # later reads find it without calling __getattr__
         return value
@@ -139,6 +139,7 @@ class Agents:
             group_of[i] = groups.setdefault(id(strat), (strat, len(groups)))[1]
         self.groups = [strat for strat, _ in groups.values()]
         self._group = group_of[np.asarray(seating)]  # int[G or 1, N]
+        self._flat: dict[int, np.ndarray] = {}  # the group table broadcast to G games and flattened, per G
 
     def ask(
         self,
@@ -158,13 +159,7 @@ class Agents:
         asked = decider >= 0
         if not asked.any():
             return out
-        g_all = state.n_games
-        table = np.broadcast_to(self._group, (g_all, self._group.shape[1]))
-        group_of = np.where(asked, table[np.arange(g_all), np.maximum(decider, 0)], -1)
-        for gi, strat in enumerate(self.groups):
-            idx = np.flatnonzero(group_of == gi)
-            if idx.size == 0:
-                continue
+        for strat, idx in self._grouped(decider, asked):
             obs, sub, answer = self._call(strat, decision, state, decider, legal, idx)
             answer = answer if isinstance(answer, tuple) else (answer,)
             if len(answer) != len(out):
@@ -191,6 +186,21 @@ class Agents:
                 o[idx] = a
         return out
 
+    def _grouped(self, decider: np.ndarray, asked: np.ndarray):
+        """(strategy, games asked) for each strategy object asked in some game."""
+        if len(self.groups) == 1:  # one strategy object at every seat: every asked game is its
+            yield self.groups[0], np.flatnonzero(asked)
+            return
+        g_all, n = decider.shape[0], self._group.shape[1]
+        flat = self._flat.get(g_all)
+        if flat is None:
+            flat = self._flat[g_all] = np.ascontiguousarray(np.broadcast_to(self._group, (g_all, n))).ravel()
+        group_of = np.where(asked, flat[np.arange(0, g_all * n, n) + np.maximum(decider, 0)], -1)
+        for gi, strat in enumerate(self.groups):
+            idx = np.flatnonzero(group_of == gi)
+            if idx.size:
+                yield strat, idx
+
     # ---------------------------------------------------------------------- a strategy's errors (issue 12)
     def _call(
         self, strat: Strategy, decision: str, state: State, decider: np.ndarray, legal: dict[str, Any], idx: np.ndarray
@@ -209,7 +219,7 @@ class Agents:
         g_all = state.n_games
         sub = SimpleNamespace(
             **{
-                k: (v[idx] if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == g_all else v)
+                k: (v.take(idx, axis=0) if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == g_all else v)
                 for k, v in legal.items()
             }
         )
