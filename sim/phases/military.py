@@ -30,33 +30,40 @@ def settle_commanders(
     rows: np.ndarray,
     armies: range | list = range(3),
 ) -> None:
-    """Re-seat the commander of each army in games ``rows`` from its officers (R-COMMANDER)."""
-    g = state.n_games
-    in_rows = np.zeros(g, dtype=bool)
-    in_rows[rows] = True
+    """Re-seat the commander of each army in games ``rows`` from its officers (R-COMMANDER). Works on those games
+    only (lost regions re-seat a few games at a time)."""
+    rows = np.unique(rows)
+    if rows.size == 0:
+        return
+    g, m = state.n_games, rows.size
+    officers = state.officers.take(rows, axis=0)  # [m, N, A]: choosing a commander moves no officer
     for a in armies:
-        off = state.officers[:, :, a]
+        off = officers[:, :, a]
         top = off.max(axis=1)
         tied = (off == top[:, None]) & (top > 0)[:, None]
-        cur = state.commander[:, a]
-        keep = (cur >= 0) & tied[np.arange(g), np.maximum(cur, 0)]
+        cur = state.commander[rows, a]
+        keep = (cur >= 0) & tied[np.arange(m), np.maximum(cur, 0)]
         single = tied.sum(axis=1) == 1
         new = np.where(keep, cur, np.where(single, tied.argmax(axis=1), -1))
-        need = in_rows & (top > 0) & ~keep & ~single
+        need = (top > 0) & ~keep & ~single
         if need.any():
-            head = np.where(need, state.office[:, L.MILITARY], -1)
+            head = np.full(g, -1, dtype=state.office.dtype)
+            head[rows] = np.where(need, state.office[rows, L.MILITARY], -1)
+            tied_all = np.zeros((g, state.n_players), dtype=bool)
+            tied_all[rows] = tied
             picked = np.full(g, -1, dtype=np.int64)
 
             def check(seat, legal, obs):
                 ok = (seat >= 0) & (seat < obs.players)
                 return ~ok | ~legal.tied[np.arange(obs.n), np.clip(seat, 0, obs.players - 1)], "not a tied family"
 
-            agents.ask("pick_commander", state, head, {"army": np.full(g, a), "tied": tied}, (picked,), check)
-            nobody = np.flatnonzero(need & (head < 0))
+            agents.ask("pick_commander", state, head, {"army": np.full(g, a), "tied": tied_all}, (picked,), check)
+            picked = picked[rows]
+            nobody = np.flatnonzero(need & (head[rows] < 0))
             if nobody.size:
-                picked[nobody] = dice.pick(nobody, tied[nobody])
+                picked[nobody] = dice.pick(rows[nobody], tied[nobody])
             new = np.where(need, picked, new)
-        state.commander[:, a] = np.where(in_rows, np.where(top > 0, new, -1), cur)
+        state.commander[rows, a] = np.where(top > 0, new, -1)
 
 
 # --------------------------------------------------------------------------------------------- Military Affairs
