@@ -269,12 +269,17 @@ def _apply(state: State, rules: Rules, played: np.ndarray) -> Played:
     out = Played(*(np.zeros((g, n), dtype=np.int64) for _ in range(4)))
     if not played.any():
         return out
-    game, seat, card = np.nonzero(played)
-    state.card_played[game, card] = True
+    hit = np.flatnonzero(played)  # a flat index is several times faster than np.nonzero of a [G, N, D] array
+    game_seat, card = np.divmod(hit, played.shape[2])
+    state.card_played[game_seat // n, card] = True
+
+    def per_seat(per_card: np.ndarray) -> np.ndarray:  # int64[G, N]: the played cards' values summed per seat
+        return np.bincount(game_seat, per_card[card], minlength=g * n).astype(np.int64).reshape(g, n)
+
     for field, per_card in (("money", d.card_money), ("votes", d.card_votes), ("extra_action", d.card_extra),
                             ("ignore_nepotism", d.card_nepotism)):  # fmt: skip
-        np.add.at(getattr(out, field), (game, seat), per_card[card])
-    np.add.at(state.wealth, (game, seat), d.card_wealth[card].astype(state.wealth.dtype))
+        getattr(out, field)[...] = per_seat(per_card)
+    state.wealth[...] += per_seat(d.card_wealth).astype(state.wealth.dtype)
     if out.money.any():
         ledger.families(state, "positions", out.money)
     return out
