@@ -28,7 +28,7 @@ import numpy as np
 from sim import laws, notes
 from sim import layout as L
 from sim.agents import Observation
-from sim.board import company_ships, reachable
+from sim.board import company_ships, reachable, seat_counts
 from sim.phases.india import minimal_defence
 
 from . import company, family, military, politics, values
@@ -228,7 +228,7 @@ class Strategy:
         refuse, then the engine asks again without them), else the family with the fewest offices, ties clockwise
         from the appointer (no seat number favoured)."""
         cand = legal.candidates
-        held = (obs.office[:, :, None] == np.arange(obs.players)[None, None, :]).sum(axis=1)
+        held = seat_counts(obs.office, obs.players)
         after = (np.arange(obs.players)[None, :] - obs.seat[:, None]) % obs.players  # 0 itself, 1 next clockwise
         family_score = -held.astype(float) + 100.0 * (after == 0) - 0.01 * after
         score = np.where(cand, family_score[:, :, None], -np.inf)
@@ -578,7 +578,7 @@ class Strategy:
     def remove_officeholder(self, obs: Observation, legal) -> np.ndarray:
         """Board of Control: the office (``legal.removable`` bool[G', OFFICES]) whose holder the PM removes, -1
         none: only a rival family's holding three offices or more."""
-        held = (obs.office[:, :, None] == np.arange(obs.players)[None, None, :]).sum(axis=1)
+        held = seat_counts(obs.office, obs.players)
         rival = np.take_along_axis(held, np.maximum(obs.office, 0), axis=1)
         ok = legal.removable & (rival >= 3) & (obs.office != obs.seat[:, None])
         return pick_best(np.arange(L.N_OFFICES, dtype=float)[None, :].repeat(obs.n, 0), ok)

@@ -97,7 +97,7 @@ def clerk_targets(obs: Observation) -> np.ndarray:
     me = np.arange(obs.n), obs.seat
     d = obs.rules.d
     clerks = obs.clerks[me].astype(float)
-    home_orders = obs.order_open.astype(np.float32) @ d.order_in_region[:, d.home].astype(np.float32)  # [G', P]
+    home_orders = np.stack([obs.order_open[:, d.order_region == h].sum(axis=1) for h in d.home], axis=1)  # [G', P]
     trades = 2.0 * obs.order_open[:, d.port] + home_orders
     score = -5.0 * clerks + trades
     order = np.argsort(-score, axis=1, kind="stable")

@@ -14,7 +14,7 @@ import functools
 import numpy as np
 
 from sim import layout as L
-from sim.board import reach_bits, reachable
+from sim.board import reach_bits, reachable, regions_of
 
 # What the balanced family reckons a VP worth in £ mid-game (a luxury: 4 £ -> 2 VP and 1 wealth, and money still
 # buys income).
@@ -155,7 +155,7 @@ def trade_worth(obs, reach: np.ndarray, ships: np.ndarray) -> tuple[np.ndarray, 
     worth = np.take_along_axis(top, k[:, :, None], axis=2)[:, :, 0]
     kth = np.take_along_axis(vals, np.maximum(k - 1, 0)[:, :, None], axis=2)  # the worst order taken
     chosen = reach & (d.order_value[None, None, :] >= kth) & (k > 0)[:, :, None]  # (ties: all tied orders)
-    in_region = (chosen.astype(np.float32) @ d.order_in_region.astype(np.float32)) > 0  # [G', P, R]
+    in_region = regions_of(obs.rules, chosen)  # [G', P, R]
     in_region[:, np.arange(L.PRESIDENCIES), d.home] = False
     return worth, in_region.sum(axis=2)
 
