@@ -42,7 +42,7 @@ def _close(state: State, rows: np.ndarray, orders: np.ndarray) -> None:
 def northernmost_open(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> np.ndarray:
     """int[m]: the first open order of ``region`` in the map's north-to-south listing, -1 if all are closed."""
     inside = rules.d.order_in_region.T[region]  # [m, O]
-    open_ = inside & state.order_open[rows]
+    open_ = inside & state.order_open.take(rows, axis=0)
     return np.where(open_.any(axis=1), open_.argmax(axis=1), -1)
 
 
@@ -58,7 +58,7 @@ def close_northernmost(state: State, rules: Rules, rows: np.ndarray, region: np.
 def close_all(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, cascading: bool = True) -> None:
     """Close every open order of the region; with ``cascading``, a region with none open cascades (2e)."""
     inside = rules.d.order_in_region.T[region]  # [m, O]
-    was_open = inside & state.order_open[rows]
+    was_open = inside & state.order_open.take(rows, axis=0)
     any_open = was_open.any(axis=1)
     r_idx, o_idx = np.nonzero(was_open)
     state.order_open[rows[r_idx], o_idx] = False

@@ -178,16 +178,19 @@ def powered(ladder: np.ndarray, asset: np.ndarray) -> np.ndarray:
     """int[G, 4]: the ladder after power on ``asset[G]`` (L225): the asset swaps its influence with the asset on
     the next higher rung (the first such asset in rules.ASSETS order); the top asset stays."""
     lad = ladder.astype(np.int64)
-    g = np.arange(lad.shape[0])
     a = np.asarray(asset, dtype=np.int64)
-    v = lad[g, a]
-    higher = lad > v[:, None]
-    nxt = np.where(higher, lad, _BIG).min(axis=1)
-    target = (higher & (lad == nxt[:, None])).argmax(axis=1)
-    go = np.flatnonzero(higher.any(axis=1))
-    out = lad.copy()
-    out[go, a[go]] = nxt[go]
-    out[go, target[go]] = v[go]
+    cols = [lad[:, k] for k in range(lad.shape[1])]  # explicit ops over the 4 assets, no trailing-axis reductions
+    v = np.choose(a, cols)
+    nxt = np.full(lad.shape[0], _BIG, dtype=np.int64)  # the next higher rung
+    for c in cols:
+        nxt = np.where(c > v, np.minimum(nxt, c), nxt)
+    go = nxt < _BIG
+    target = np.zeros(lad.shape[0], dtype=np.int64)
+    for k in reversed(range(len(cols))):  # the first asset on that rung
+        target = np.where((cols[k] > v) & (cols[k] == nxt), k, target)
+    out = np.empty_like(lad)
+    for k, c in enumerate(cols):
+        out[:, k] = np.where(go & (a == k), nxt, np.where(go & (target == k), v, c))
     return out
 
 

@@ -100,8 +100,8 @@ def deal(
         decider = np.where(held.reshape(g, -1).any(axis=1), seat, -1)
         legal = dict(about, held=held)
         agents.ask("offer_notes", state, decider, legal, (offer_to, ask_price), check)
-        buyer = np.where(held & (decider >= 0)[:, None, None], offer_to, buyer)
-        price = np.where(held & (decider >= 0)[:, None, None], ask_price, price)
+        np.copyto(buyer, offer_to, where=held)  # held is empty where the seat was not asked
+        np.copyto(price, ask_price, where=held)
     accepted = np.zeros((g, n, k), dtype=bool)
     money0 = state.money.astype(np.int64)
     for seat in range(n):
@@ -118,7 +118,7 @@ def deal(
 
         legal = dict(about, offered=offered, price=price, money=money0[:, seat], holder=holder)
         agents.ask("accept_notes", state, decider, legal, (answer,), check)
-        accepted |= answer & offered & (decider >= 0)[:, None, None]
+        accepted |= answer & offered  # offered is empty where the seat was not asked
     if accepted.any():
         pay = np.where(accepted, price, 0).reshape(g, -1)
         base = (np.arange(g) * n)[:, None]
