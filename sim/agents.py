@@ -139,7 +139,7 @@ class Agents:
             group_of[i] = groups.setdefault(id(strat), (strat, len(groups)))[1]
         self.groups = [strat for strat, _ in groups.values()]
         self._group = group_of[np.asarray(seating)]  # int[G or 1, N]
-        self._flat: dict[int, np.ndarray] = {}  # the group table broadcast to G games and flattened, per G
+        self._flat: dict[int, tuple] = {}  # per G: the group table broadcast to G games, flattened; row starts
 
     def ask(
         self,
@@ -192,14 +192,17 @@ class Agents:
             yield self.groups[0], np.flatnonzero(asked)
             return
         g_all, n = decider.shape[0], self._group.shape[1]
-        flat = self._flat.get(g_all)
-        if flat is None:
-            flat = self._flat[g_all] = np.ascontiguousarray(np.broadcast_to(self._group, (g_all, n))).ravel()
-        group_of = np.where(asked, flat[np.arange(0, g_all * n, n) + np.maximum(decider, 0)], -1)
+        cached = self._flat.get(g_all)
+        if cached is None:
+            flat = np.ascontiguousarray(np.broadcast_to(self._group, (g_all, n))).ravel().astype(np.int16)
+            cached = self._flat[g_all] = flat, np.arange(0, g_all * n, n)
+        flat, base = cached
+        group_of = np.where(asked, flat[base + np.maximum(decider, 0)], np.int16(-1))
+        order = np.argsort(group_of, kind="stable")  # games by group, in game order within it (a radix sort)
+        ends = np.cumsum(np.bincount(group_of + 1, minlength=len(self.groups) + 1))
         for gi, strat in enumerate(self.groups):
-            idx = np.flatnonzero(group_of == gi)
-            if idx.size:
-                yield strat, idx
+            if ends[gi + 1] > ends[gi]:
+                yield strat, order[ends[gi] : ends[gi + 1]]
 
     # ---------------------------------------------------------------------- a strategy's errors (issue 12)
     def _call(
