@@ -197,12 +197,11 @@ class Agents:
             flat = np.ascontiguousarray(np.broadcast_to(self._group, (g_all, n))).ravel().astype(np.int16)
             cached = self._flat[g_all] = flat, np.arange(0, g_all * n, n)
         flat, base = cached
-        group_of = np.where(asked, flat[base + np.maximum(decider, 0)], np.int16(-1))
-        order = np.argsort(group_of, kind="stable")  # games by group, in game order within it (a radix sort)
-        ends = np.cumsum(np.bincount(group_of + 1, minlength=len(self.groups) + 1))
+        group_of = np.where(asked, flat[base + np.maximum(decider, 0)], -1)
         for gi, strat in enumerate(self.groups):
-            if ends[gi + 1] > ends[gi]:
-                yield strat, order[ends[gi] : ends[gi + 1]]
+            idx = np.flatnonzero(group_of == gi)
+            if idx.size:
+                yield strat, idx
 
     # ---------------------------------------------------------------------- a strategy's errors (issue 12)
     def _call(
