@@ -10,6 +10,7 @@ strategy, the decision and the global game index; an exception raised by the str
 
 from __future__ import annotations
 
+import functools
 import traceback
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -61,7 +62,11 @@ class StrategyRandom:
     """Random numbers for a strategy: each game draws from the stream of the seat deciding there."""
 
     def __init__(self, streams: Streams, idx: np.ndarray, seat: np.ndarray):
-        self._streams, self._idx, self._stream = streams, idx, 1 + seat.astype(np.int64)
+        self._streams, self._idx, self._seat = streams, idx, seat
+
+    @functools.cached_property
+    def _stream(self) -> np.ndarray:  # on the first draw: most decisions draw nothing
+        return 1 + self._seat.astype(np.int64)
 
     def uniform(self, n: int = 1) -> np.ndarray:
         """float[G', n] in [0, 1)."""
@@ -90,10 +95,14 @@ class Observation:
         self._state, self._idx = state, idx
         self.rules = rules
         self.seat = seat.astype(np.int64)
-        self.games = state.game[idx]
         self.n = len(idx)
         self.players = state.n_players
         self.rng = StrategyRandom(streams, idx, self.seat) if streams is not None else None
+
+    @functools.cached_property
+    def games(self) -> np.ndarray:
+        """int[G']: the global index of each game."""
+        return self._state.game[self._idx]
 
     def __getattr__(self, name: str) -> np.ndarray:
         if name.startswith("_") or name not in PUBLIC:
