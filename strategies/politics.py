@@ -19,7 +19,10 @@ SHARE_VP_VALUE = 2.0  # £ per VP of a Company share
 def in_force(obs, name: str) -> np.ndarray:
     """int[G'] modifier ``name`` summed over the laws in force (``laws.modifier`` on an observation)."""
     col = obs.rules.d.law_mod[:, laws.MOD[name]]
-    return (obs.law_pile == laws.IN_FORCE) @ col
+    out = np.zeros(obs.n, dtype=col.dtype)
+    for law in np.flatnonzero(col):  # few laws carry a given modifier (no bool @ int matmul over every law)
+        out += np.where(obs.law_pile[:, law] == laws.IN_FORCE, col[law], 0)
+    return out
 
 
 def _cached(obs, key: str, make):
