@@ -148,7 +148,7 @@ class Agents:
             group_of[i] = groups.setdefault(id(strat), (strat, len(groups)))[1]
         self.groups = [strat for strat, _ in groups.values()]
         self._group = group_of[np.asarray(seating)]  # int[G or 1, N]
-        self._flat: dict[int, tuple] = {}  # per G: the group table broadcast to G games, flattened; row starts
+        self._flat: dict[int, np.ndarray] = {}  # per G: the group table broadcast to G games, flattened
 
     def ask(
         self,
@@ -197,18 +197,17 @@ class Agents:
 
     def _grouped(self, decider: np.ndarray, asked: np.ndarray):
         """(strategy, games asked) for each strategy object asked in some game."""
+        rows = np.flatnonzero(asked)
         if len(self.groups) == 1:  # one strategy object at every seat: every asked game is its
-            yield self.groups[0], np.flatnonzero(asked)
+            yield self.groups[0], rows
             return
         g_all, n = decider.shape[0], self._group.shape[1]
-        cached = self._flat.get(g_all)
-        if cached is None:
-            flat = np.ascontiguousarray(np.broadcast_to(self._group, (g_all, n))).ravel().astype(np.int16)
-            cached = self._flat[g_all] = flat, np.arange(0, g_all * n, n)
-        flat, base = cached
-        group_of = np.where(asked, flat[base + np.maximum(decider, 0)], -1)
+        flat = self._flat.get(g_all)
+        if flat is None:
+            flat = self._flat[g_all] = np.ascontiguousarray(np.broadcast_to(self._group, (g_all, n))).ravel()
+        group_of = flat[rows * n + decider[rows]]  # the group seated at the decider, in the asked games only
         for gi, strat in enumerate(self.groups):
-            idx = np.flatnonzero(group_of == gi)
+            idx = rows[group_of == gi]
             if idx.size:
                 yield strat, idx
 

@@ -32,9 +32,10 @@ def settle_commanders(
 ) -> None:
     """Re-seat the commander of each army in games ``rows`` from its officers (R-COMMANDER). Works on those games
     only (lost regions re-seat a few games at a time)."""
-    rows = np.unique(rows)
     if rows.size == 0:
         return
+    if rows.size > 1 and not (rows[1:] > rows[:-1]).all():
+        rows = np.unique(rows)  # distinct games in order
     g, m = state.n_games, rows.size
     officers = state.officers.take(rows, axis=0)  # [m, N, A]: choosing a commander moves no officer
     for a in armies:
