@@ -28,7 +28,7 @@ import numpy as np
 from sim import laws, notes
 from sim import layout as L
 from sim.agents import Observation
-from sim.board import company_ships, reachable, seat_counts
+from sim.board import any_last, company_ships, reachable, seat_counts
 from sim.phases.india import minimal_defence
 
 from . import company, family, military, politics, values
@@ -231,9 +231,9 @@ class Strategy:
         held = seat_counts(obs.office, obs.players)
         after = (np.arange(obs.players)[None, :] - obs.seat[:, None]) % obs.players  # 0 itself, 1 next clockwise
         family_score = -held.astype(float) + 100.0 * (after == 0) - 0.01 * after
-        score = np.where(cand, family_score[:, :, None], -np.inf)
-        flat = score.reshape(obs.n, -1).argmax(axis=1)
-        return flat // cand.shape[2], flat % cand.shape[2]
+        # the best family with a candidate, then its first source (as the first best of all (family, source) pairs)
+        family = np.where(any_last(cand), family_score, -np.inf).argmax(axis=1)
+        return family, cand[np.arange(obs.n), family].argmax(axis=1)
 
     def consent(self, obs: Observation, legal) -> np.ndarray:
         """Consent to another family appointing its own relative (nepotism)? The base strategy refuses."""
