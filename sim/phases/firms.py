@@ -145,6 +145,8 @@ def invest_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> N
     for f in range(f_n):
         manager = state.firm_manager[:, f].astype(np.int64)
         offered = (offer_f[:, :, f] + offer_s[:, :, f]) > 0
+        if not offered.any():  # no offer for this firm in any game
+            continue
         own = seats[None, :] == manager[:, None]
         yes = np.zeros((g, n), dtype=bool)
         asked = (offered & ~own).any(axis=1)
@@ -157,7 +159,7 @@ def invest_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> N
             }
             agents.ask("consent_investment", state, np.where(asked, manager, -1), legal, (yes,))
         accepted = offered & (own | yes)
-        for k in range(n):
+        for k in range(n if accepted.any() else 0):
             seat = _clockwise(manager, k, n)
             rows = np.flatnonzero(accepted[np.arange(g), seat])
             if rows.size:
