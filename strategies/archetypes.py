@@ -182,7 +182,7 @@ class RunFirm(Strategy):
         firm = _my_firm(obs)
         few = obs.factories[me] < np.where(firm >= 0, 1, 2)
         value[:, L.A_FACTORY] += np.where(few & (V.rounds_left(obs) >= 3), self.factory_bonus, 0.0)
-        free_own = np.maximum(obs.shipyards[me] - fr.yard_use(obs)[me], 0)
+        free_own = np.maximum(obs.shipyards[me] - V.yard_use(obs)[me], 0)
         value[:, L.A_SHIPYARD] += np.where(obs.deregulated & (free_own == 0), self.yard_bonus, 0.0)
         return value
 

@@ -17,7 +17,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from sim import firms as fr
 from sim import layout as L
 from sim.agents import Observation
 from sim.board import regions_outside_home
@@ -95,7 +94,7 @@ def plan(strategy, obs: Observation) -> Plan:
 
 
 def _yard_use(obs: Observation) -> np.ndarray:
-    return fr.yard_use(obs)
+    return V.yard_use(obs)
 
 
 def _modifier(obs: Observation, name: str) -> np.ndarray:

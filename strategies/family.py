@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim import firms as fr
 from sim import layout as L
 from sim.agents import Observation
 
@@ -74,7 +73,7 @@ def action_values(strategy, obs: Observation, legal) -> np.ndarray:
     value[:, L.A_SHARES] = V.share_worth(obs) + INFLUENCE_WORTH * (ladder[:, 1] - 1) - price
     # shipyard: used when the Company's seas lack ships beyond the free yards, or a firm wants one
     gap = obs.order_open.sum(axis=1) - V.sea_ships(obs)[:, : L.PRESIDENCIES].sum(axis=1)  # a cheap estimate
-    yards_free = np.maximum(obs.shipyards - fr.yard_use(obs), 0).sum(axis=1)
+    yards_free = np.maximum(obs.shipyards - V.yard_use(obs), 0).sum(axis=1)
     used = np.clip((gap - yards_free) / 2.0, 0.0, 1.0) * (left >= 2)
     value[:, L.A_SHIPYARD] = pr.yard_ship_income * (left - 1) * used * 0.8 + 0.15 * pr.shipyard_votes - a.shipyard_cost
     value[:, L.A_SHIPYARD] = np.maximum(value[:, L.A_SHIPYARD], firm_play.shipyard_wanted(obs) - 4.0)

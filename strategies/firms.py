@@ -19,6 +19,8 @@ from sim import layout as L
 from sim.agents import Observation
 from sim.board import reachable
 
+from . import values as V
+
 # -------------------------------------------------------------------------------------------------- helpers
 
 
@@ -34,7 +36,7 @@ def doomed(obs: Observation) -> np.ndarray:
 
 def yards_free(obs: Observation) -> np.ndarray:
     """int[G', N]: free family shipyards."""
-    return np.maximum(obs.shipyards - fr.yard_use(obs), 0)
+    return np.maximum(obs.shipyards - V.yard_use(obs), 0)
 
 
 def my_slot(obs: Observation) -> np.ndarray:

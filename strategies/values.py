@@ -13,12 +13,18 @@ import functools
 
 import numpy as np
 
+from sim import firms as fr
 from sim import layout as L
 from sim.board import reach_bits, reachable, regions_of
 
 # What the balanced family reckons a VP worth in £ mid-game (a luxury: 4 £ -> 2 VP and 1 wealth, and money still
 # buys income).
 VP_WORTH = 2.5
+
+
+def yard_use(obs) -> np.ndarray:
+    """int[G', N]: ``sim.firms.yard_use`` (ships occupying each family's yards), once per decision."""
+    return cached(obs, "yard_use", lambda: fr.yard_use(obs))
 
 
 def cached(obs, key, make):
