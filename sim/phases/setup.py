@@ -86,13 +86,14 @@ def run_auction(
         lot_key = np.broadcast_to(0.5 - 0.5 * np.arange(n_lots) / n_lots, (g, n_lots))
     # greedy: the highest (bid, lot) pair whose bidder still has < 4 lots; equal pairs on different lots go in
     # catalogue order, tied bidders on one lot settle by their programs
+    # the bids still in play: open lots, families short of their lots (-1 once a lot or a family is done)
+    value = np.where(open_lot[:, None, :] & (won < per_family)[:, :, None], base, -1)
     for _ in range(per_family * n):
-        value = np.where(open_lot[:, None, :] & (won < per_family)[:, :, None], base, -1)
         best = value.max(axis=(1, 2))
         rows = np.flatnonzero(best > 0)
         if rows.size == 0:
             break
-        v, b = value[rows], best[rows]
+        v, b = value.take(rows, axis=0), best[rows]
         lot = np.where((v == b[:, None, None]).any(axis=1), lot_key[rows], -1.0).argmax(axis=1)
         tied = v[np.arange(rows.size), :, lot] == b[:, None]
         r = np.where(tied, reach[rows, :, lot], -1)
@@ -107,6 +108,9 @@ def run_auction(
         winner[rows, lot], price[rows, lot] = w, p
         won[rows, w] += 1
         open_lot[rows, lot] = False
+        value[rows, :, lot] = -1
+        full = won[rows, w] >= per_family
+        value[rows[full], w[full], :] = -1
     # lots nobody bid on go at random to families still short of their lots
     for lot in range(n_lots):
         rows = np.flatnonzero(open_lot[:, lot])
