@@ -103,6 +103,8 @@ def take_actions(
     exchange = cheapest_exchange(state, rules)
     kind = {"extra": np.full(g, extra_action), "offered": np.full(g, offered)}
     for seat in range(n):
+        if not (live & acting[:, seat]).any():  # an extra action: this family takes none in any game
+            continue
         once, twice = legal_actions(state, rules, seat, extra_action, exchange)
         if only is not None:
             once &= (np.arange(L.N_ACTIONS) == only) | (np.arange(L.N_ACTIONS) == L.A_PASS)
@@ -136,6 +138,8 @@ def take_actions(
     costs = action_costs(rules)
     rows = np.arange(g)
     for seat in range(n):
+        if not acting[:, seat].any():
+            continue
         act, k = action[:, seat], times[:, seat]
         pay = -costs[act] * k - np.where(act == L.A_FACTORY, laws.factory_discount(state, rules, seat), 0)
         seats = np.full(g, seat)
