@@ -60,7 +60,7 @@ def close_all(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, 
     inside = rules.d.order_in_region.T[region]  # [m, O]
     was_open = inside & state.order_open.take(rows, axis=0)
     any_open = was_open.any(axis=1)
-    r_idx, o_idx = np.nonzero(was_open)
+    r_idx, o_idx = np.divmod(np.flatnonzero(was_open), was_open.shape[1])
     state.order_open[rows[r_idx], o_idx] = False
     state.tally[rows, TALLY["orders_closed"]] += was_open.sum(axis=1).astype(np.int32)
     if cascading:
@@ -132,7 +132,7 @@ def empires(state: State, rows: np.ndarray) -> np.ndarray:
     cap = state.capital[rows].astype(np.int64)
     dominated = cap != np.arange(n_r)[None, :]
     ruled = np.zeros((rows.size, n_r), dtype=bool)
-    r_idx, c_idx = np.nonzero(dominated)
+    r_idx, c_idx = np.divmod(np.flatnonzero(dominated), n_r)
     ruled[r_idx, cap[r_idx, c_idx]] = True
     return ruled.sum(axis=1)
 
