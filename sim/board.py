@@ -53,12 +53,28 @@ def reachable(rules: Rules, order_open: np.ndarray, blocked: np.ndarray | None =
     if n_orders > _TABLE_MAX_ORDERS:
         return _reachable_iterative(rules, usable)
     table = _reach_table(d.links.tobytes(), n_orders, tuple(int(p) for p in d.port), _other_home(rules).tobytes())
-    bits = (usable.astype(np.int64) << np.arange(n_orders, dtype=np.int64)).sum(axis=1)  # int[G]
-    reach = table[:, bits]  # int[P, G]
-    return ((reach.T[:, :, None] >> np.arange(n_orders, dtype=np.int64)) & 1).astype(bool)
+    reach = table[:, order_bits(usable)]  # int[P, G]
+    return unpack_bits(reach.T, n_orders)
 
 
 _TABLE_MAX_ORDERS = 20  # a table of 2**O entries per presidency; larger maps fall back to matrix products
+
+
+def order_bits(mask: np.ndarray) -> np.ndarray:
+    """int64[...]: a bool[..., O] set of orders (O <= 63) as a bit mask, order o = bit o (packed 8 at a time)."""
+    packed = np.packbits(mask, axis=-1, bitorder="little")
+    if packed.shape[-1] == 0:  # no orders
+        return np.zeros(packed.shape[:-1], dtype=np.int64)
+    out = packed[..., 0].astype(np.int64)
+    for j in range(1, packed.shape[-1]):
+        out |= packed[..., j].astype(np.int64) << (8 * j)
+    return out
+
+
+def unpack_bits(bits: np.ndarray, n: int) -> np.ndarray:
+    """bool[..., n]: the low n bits of int64 bit masks (``order_bits`` undone)."""
+    words = np.ascontiguousarray(bits, dtype="<i8")
+    return np.unpackbits(words.view(np.uint8).reshape(*words.shape, 8), axis=-1, count=n, bitorder="little").view(bool)
 
 
 def reach_bits(rules: Rules, bits: np.ndarray) -> np.ndarray | None:

@@ -15,7 +15,7 @@ import numpy as np
 
 from sim import firms as fr
 from sim import layout as L
-from sim.board import reach_bits, reachable, regions_of
+from sim.board import order_bits, reach_bits, reachable, regions_of
 
 # What the balanced family reckons a VP worth in £ mid-game (a luxury: 4 £ -> 2 VP and 1 wealth, and money still
 # buys income).
@@ -181,7 +181,7 @@ def _opening_gain(obs) -> np.ndarray:
     president = obs.office[:, list(L.PRESIDENT)] >= 0  # [G', P]
     gain = np.zeros((obs.n, n_orders + 1))
     weight = np.int64(1) << np.arange(n_orders, dtype=np.int64)
-    open_bits = (obs.order_open.astype(np.int64) * weight).sum(axis=1)  # int[G']
+    open_bits = order_bits(obs.order_open)  # int[G']
     base = reach_bits(r, open_bits)
     if base is None:  # a large map: unpack every hypothetical opening
         return _opening_gain_unpacked(obs, president)
