@@ -19,19 +19,6 @@ def seat_counts(holder: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(flat[held], minlength=g * n).reshape(g, n)
 
 
-def any_last(mask: np.ndarray) -> np.ndarray:
-    """``mask.any(axis=-1)`` of a bool array. Where the last axis holds a multiple of 8 entries, 8 at a time as one
-    uint64 word: numpy's reduction over a short last axis costs some ns an entry, this a fraction of one."""
-    k = mask.shape[-1]
-    if k == 0 or k % 8 or not mask.flags.c_contiguous:
-        return mask.any(axis=-1)
-    words = mask.view(np.uint64)
-    out = words[..., 0].copy()
-    for j in range(1, k // 8):
-        out |= words[..., j]
-    return out != 0
-
-
 def board_votes(state: State) -> np.ndarray:
     """int[G, N] shares per family with the Chairman's seat counted as one share (R-CHAIRMAN, L130)."""
     votes = state.shares.copy()

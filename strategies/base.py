@@ -28,8 +28,9 @@ import numpy as np
 from sim import laws, notes
 from sim import layout as L
 from sim.agents import Observation
-from sim.board import any_last, company_ships, reachable, seat_counts
+from sim.board import company_ships, reachable, seat_counts
 from sim.phases.india import minimal_defence
+from sim.reduce import any_last
 
 from . import company, family, military, politics, values
 from . import firms as firm_play

@@ -16,9 +16,9 @@ import numpy as np
 from .. import laws, notes
 from .. import layout as L
 from ..agents import Agents
-from ..board import any_last
 from ..dice import Chance
 from ..positions import waive_nepotism
+from ..reduce import any_last
 from ..rules import Rules
 from ..state import TALLY, State
 from .military import settle_commanders
