@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import layout as L
+from .reduce import any_last
 from .rules import Rules
 from .state import TALLY, State
 
@@ -43,7 +44,7 @@ def northernmost_open(state: State, rules: Rules, rows: np.ndarray, region: np.n
     """int[m]: the first open order of ``region`` in the map's north-to-south listing, -1 if all are closed."""
     inside = rules.d.order_in_region.T[region]  # [m, O]
     open_ = inside & state.order_open.take(rows, axis=0)
-    return np.where(open_.any(axis=1), open_.argmax(axis=1), -1)
+    return np.where(any_last(open_), open_.argmax(axis=1), -1)
 
 
 def close_northernmost(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> None:
@@ -59,7 +60,7 @@ def close_all(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, 
     """Close every open order of the region; with ``cascading``, a region with none open cascades (2e)."""
     inside = rules.d.order_in_region.T[region]  # [m, O]
     was_open = inside & state.order_open.take(rows, axis=0)
-    any_open = was_open.any(axis=1)
+    any_open = any_last(was_open)
     r_idx, o_idx = np.divmod(np.flatnonzero(was_open), was_open.shape[1])
     state.order_open[rows[r_idx], o_idx] = False
     state.tally[rows, TALLY["orders_closed"]] += was_open.sum(axis=1).astype(np.int32)

@@ -24,6 +24,7 @@ from . import layout as L
 from . import ledger
 from .board import board_votes, vacate
 from .india import clamp_to_holdings
+from .reduce import any_last, sum_last
 from .state import TALLY, State
 
 if TYPE_CHECKING:
@@ -133,12 +134,12 @@ def draw(state: State, dice: Chance, rows: np.ndarray) -> np.ndarray:
     shuffled; the first draw of a game shuffles the deck. Returns int[G] the law drawn (-1 none), now DRAWN."""
     pile = state.law_pile
     deck = pile == DECK
-    fresh = rows & (deck & (state.law_rank < 0)).any(axis=1)
-    empty = rows & ~deck.any(axis=1) & (pile == DISCARD).any(axis=1)
+    fresh = rows & any_last(deck & (state.law_rank < 0))
+    empty = rows & ~any_last(deck) & any_last(pile == DISCARD)
     if (fresh | empty).any():
         reshuffle(state, dice, fresh | empty, (pile == DISCARD) & empty[:, None])
         deck = state.law_pile == DECK
-    has = rows & deck.any(axis=1)
+    has = rows & any_last(deck)
     top = np.where(deck, state.law_rank, np.inf).argmin(axis=1)
     top = np.where(has, top, -1)
     hit = np.flatnonzero(has)
@@ -258,7 +259,7 @@ def lose_assets(state: State, rules: Rules, asset: np.ndarray, lost: np.ndarray)
     yards = np.where(a == SHIPYARDS, lost, 0).astype(np.int32)
     if yards.any():
         state.shipyards[...] -= yards
-        excess = np.maximum(state.yard_ships.sum(axis=2) - state.shipyards, 0)  # firm ships: below
+        excess = np.maximum(sum_last(state.yard_ships) - state.shipyards, 0)  # firm ships: below
         for loc in range(L.N_SHIP_LOCS):
             take = np.minimum(excess, state.yard_ships[:, :, loc])
             state.yard_ships[:, :, loc] -= take

@@ -29,6 +29,7 @@ from . import layout as L
 from . import ledger, notes
 from .agents import Agents
 from .dice import Chance
+from .reduce import any_last, sum_last
 from .rules import Rules
 from .state import TALLY, State
 
@@ -91,13 +92,13 @@ def held(state: State) -> np.ndarray:
 
 def held_count(state: State) -> np.ndarray:
     """int[G, N]: permanent cards plus unplayed closed cards each family holds (the frames' ``positions``)."""
-    return held(state).sum(axis=2)
+    return sum_last(held(state))
 
 
 def permanent_votes(state: State, rules: Rules) -> np.ndarray:
     """int[G, N] parliamentary votes of the permanent cards each family holds (for phase 9's vote)."""
     d = rules.d
-    return (held(state) * (d.card_votes * d.card_permanent)).sum(axis=2)
+    return sum_last(held(state) * (d.card_votes * d.card_permanent))
 
 
 def influence(state: State, rules: Rules) -> np.ndarray:
@@ -217,7 +218,7 @@ def play_cards(
         can &= allowed[:, :, None]
     for seat in range(n):
         options = can[:, seat]
-        decider = np.where(options.any(axis=1), seat, -1)
+        decider = np.where(any_last(options), seat, -1)
         if not (decider >= 0).any():
             continue
         answer = np.zeros(options.shape, dtype=bool)

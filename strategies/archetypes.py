@@ -13,6 +13,7 @@ import numpy as np
 from sim import firms as fr
 from sim import layout as L
 from sim.agents import Observation
+from sim.reduce import sum_last
 
 from . import family, politics
 from . import military as mil
@@ -133,7 +134,7 @@ class BuyShares(Strategy):
 
     def approve_loans(self, obs: Observation, legal) -> np.ndarray:
         """Loans become shares on the exchange (R-SHARES): yes while buyers wait for them, else as ``balanced``."""
-        waiting = (obs.exchange >= 0).sum(axis=1)
+        waiting = sum_last(obs.exchange >= 0)
         return super().approve_loans(obs, legal) | (legal.loans <= waiting)
 
     def table_deregulation(self, obs: Observation, legal) -> np.ndarray:

@@ -20,6 +20,7 @@ import numpy as np
 from sim import layout as L
 from sim.agents import Observation
 from sim.board import regions_outside_home
+from sim.reduce import sum_last
 
 from . import politics
 from . import values as V
@@ -280,14 +281,14 @@ def buy_ships(strategy, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray
     yard = np.zeros((obs.n, obs.players, L.PRESIDENCIES), dtype=np.int64)
     order = V.clockwise(obs)  # own yards first, then clockwise
     lasting = V.rounds_left(obs) >= 3
-    wanted_by_sea = (sea_value >= strategy.min_order).sum(axis=2)
+    wanted_by_sea = sum_last(sea_value >= strategy.min_order)
     last_slot = sea_value.shape[2] - 1
     while True:  # each pass buys a ship in some game or stops; money falls, so it ends
         nxt = np.take_along_axis(sea_value, np.minimum(ships, last_slot)[:, :, None], 2)[:, :, 0]
         d = nxt.argmax(axis=1)
         wanted = nxt[rows, d] >= strategy.min_order
         forced = (money >= sh.must_buy_from) & ~wanted  # the rules oblige him to spend: the cheapest ship
-        others = np.maximum(wanted_by_sea - ships, 0).sum(axis=1) - 1
+        others = sum_last(np.maximum(wanted_by_sea - ships, 0)) - 1
         has_free = free.sum(axis=1) > 0
         to_yard = (wanted | forced) & has_free & (money >= yard_cost)
         to_yard &= ~forced | (yard_cost <= sh.leased_cost)

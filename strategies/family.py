@@ -22,6 +22,7 @@ import numpy as np
 
 from sim import layout as L
 from sim.agents import Observation
+from sim.reduce import any_last, sum_last
 
 from . import firms as firm_play
 from . import values as V
@@ -72,15 +73,15 @@ def action_values(strategy, obs: Observation, legal) -> np.ndarray:
     price = np.where(free, prices[None, :], 99).min(axis=1)
     value[:, L.A_SHARES] = V.share_worth(obs) + INFLUENCE_WORTH * (ladder[:, 1] - 1) - price
     # shipyard: used when the Company's seas lack ships beyond the free yards, or a firm wants one
-    gap = obs.order_open.sum(axis=1) - V.sea_ships(obs)[:, : L.PRESIDENCIES].sum(axis=1)  # a cheap estimate
-    yards_free = np.maximum(obs.shipyards - V.yard_use(obs), 0).sum(axis=1)
+    gap = sum_last(obs.order_open) - sum_last(V.sea_ships(obs)[:, : L.PRESIDENCIES])  # a cheap estimate
+    yards_free = sum_last(np.maximum(obs.shipyards - V.yard_use(obs), 0))
     used = np.clip((gap - yards_free) / 2.0, 0.0, 1.0) * (left >= 2)
     value[:, L.A_SHIPYARD] = pr.yard_ship_income * (left - 1) * used * 0.8 + 0.15 * pr.shipyard_votes - a.shipyard_cost
     value[:, L.A_SHIPYARD] = np.maximum(value[:, L.A_SHIPYARD], firm_play.shipyard_wanted(obs) - 4.0)
     # clerk: a candidate where the family has none
     clerks = obs.clerks[me]  # [G', P]
     lacking = (clerks == 0) & (obs.office[:, list(L.PRESIDENT)] != obs.seat[:, None])
-    value[:, L.A_CLERK] = np.where(lacking.any(axis=1), 0.8 + 0.2 * left, 0.6 - 0.2 * clerks.sum(axis=1))
+    value[:, L.A_CLERK] = np.where(any_last(lacking), 0.8 + 0.2 * left, 0.6 - 0.2 * sum_last(clerks))
     # officer: a family that does not fight gains little
     value[:, L.A_OFFICER] = -0.5
     # relatives are few: keep the last ones at home

@@ -18,6 +18,7 @@ from sim import firms as fr
 from sim import layout as L
 from sim.agents import Observation
 from sim.board import reachable
+from sim.reduce import sum_last
 
 from . import values as V
 
@@ -152,7 +153,7 @@ def balanced_consent_investment(obs: Observation, legal) -> np.ndarray:
 def balanced_take_over_firm(obs: Observation, legal) -> np.ndarray:
     """A firm where the family holds more than half the shares, managed by another family."""
     mine = obs.firm_shares[np.arange(obs.n), :, obs.seat]  # [G', F]
-    total = obs.firm_shares.sum(axis=2)
+    total = sum_last(obs.firm_shares)
     ok = legal.firms & (2 * mine > total)
     return np.where(ok.any(axis=1), ok.argmax(axis=1), -1)
 

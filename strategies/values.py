@@ -16,6 +16,7 @@ import numpy as np
 from sim import firms as fr
 from sim import layout as L
 from sim.board import order_bits, reach_bits, reachable, regions_of
+from sim.reduce import sum_last
 
 # What the balanced family reckons a VP worth in £ mid-game (a luxury: 4 £ -> 2 VP and 1 wealth, and money still
 # buys income).
@@ -140,7 +141,7 @@ def ships_wanted(obs, min_value: float = 3.0, reach: np.ndarray | None = None) -
     ``min_value`` (none where the presidency has no President to trade)."""
     reach = trade_reach(obs) if reach is None else reach
     vals = np.where(reach, obs.rules.d.order_value[None, None, :], 0)
-    want = (vals >= min_value).sum(axis=2)
+    want = sum_last(vals >= min_value)
     president = obs.office[:, list(L.PRESIDENT)] >= 0
     return np.where(president, want, 0)
 

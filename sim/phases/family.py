@@ -18,6 +18,7 @@ from ..agents import Agents
 from ..board import committee_vacancies
 from ..dice import Chance
 from ..positions import play_cards
+from ..reduce import any_last, sum_last
 from ..rules import Rules
 from ..state import State
 
@@ -34,7 +35,7 @@ def cheapest_exchange(state: State, rules: Rules) -> tuple[np.ndarray, np.ndarra
     """int[G] free exchange positions and int[G, E] their prices in ascending order (taken positions last), shared
     by every seat's ``legal_actions`` (nothing on the exchange changes while the families choose)."""
     free = state.exchange < 0
-    return free.sum(axis=1), np.sort(np.where(free, rules.d.exchange_prices[None, :], 1 << 30), axis=1)
+    return sum_last(free), np.sort(np.where(free, rules.d.exchange_prices[None, :], 1 << 30), axis=1)
 
 
 def legal_actions(
@@ -122,7 +123,7 @@ def take_actions(
 
         asked = live & acting[:, seat]
         if extra_action:  # an extra action is offered only to a family that can take something
-            asked &= once[:, L.A_PASS + 1 :].any(axis=1)
+            asked &= any_last(once[:, L.A_PASS + 1 :])
         decider = np.where(asked, seat, -1)
         agents.ask(
             "family_action",
