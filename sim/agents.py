@@ -191,8 +191,12 @@ class Agents:
                 bad = np.asarray(bad)
                 if bad.any():
                     self._fail(strat, decision, obs, int(np.flatnonzero(bad)[0]), why)
+            full = idx.size == decider.shape[0]  # every game, in order: a plain copy, not a scatter
             for a, o in zip(answer, out, strict=True):
-                o[idx] = a
+                if full:
+                    o[...] = a
+                else:
+                    o[idx] = a
         return out
 
     def _grouped(self, decider: np.ndarray, asked: np.ndarray):
