@@ -31,6 +31,14 @@ def any_last(mask: np.ndarray) -> np.ndarray:
 
 def sum_last(a: np.ndarray) -> np.ndarray:
     """``a.sum(axis=-1)`` of a bool or signed integer array (int64, as numpy sums them)."""
-    if a.ndim < 2 or a.shape[-1] == 0 or a.size < _SMALL or a.dtype.kind not in "bi":
+    k = a.shape[-1] if a.ndim else 0
+    if a.ndim < 2 or k == 0 or a.size < _SMALL or a.dtype.kind not in "bi":
         return a.sum(axis=-1)
+    if a.dtype == bool and k < 256:  # counted in uint8, which cannot wrap
+        return np.einsum("...k->...", a.view(np.uint8)).astype(np.int64)
+    if k <= 8:  # explicit adds over the few entries
+        out = a[..., 0].astype(np.int64)
+        for j in range(1, k):
+            out += a[..., j]
+        return out
     return np.einsum("...k->...", a, dtype=np.int64)
