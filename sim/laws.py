@@ -377,7 +377,7 @@ def _war_losses(state, rules, dice, agents, rows, eff, ctx) -> None:
             [state.ships[:, :, L.COMPANY_SHIP] > 0, (state.yard_ships > 0).reshape(g, n * L.N_SHIP_LOCS)], axis=1
         )
         troops = np.concatenate([state.regiments > 0, (state.officers > 0).reshape(g, n * L.PRESIDENCIES)], axis=1)
-        asked = rows & (ships.any(axis=1) | troops.any(axis=1)) & ~state.done
+        asked = rows & (any_last(ships) | any_last(troops)) & ~state.done
         if not asked.any():
             break
         ship = np.full(g, -1, dtype=np.int64)

@@ -49,7 +49,7 @@ def used(state: State, rules: Rules, mask: np.ndarray) -> None:
     back = np.broadcast_to(np.arange(n, dtype=np.int8)[None, :, None], state.note_holder.shape)
     after = back if rules.notes.after_use == "return" else np.int8(-1)
     state.note_holder[...] = np.where(mask, after, state.note_holder)
-    state.tally[:, TALLY["notes_used"]] += mask.sum(axis=(1, 2)).astype(np.int32)
+    state.tally[:, TALLY["notes_used"]] += sum_last(mask.reshape(len(mask), -1)).astype(np.int32)
 
 
 def out_with(state: State, kind: int) -> np.ndarray:

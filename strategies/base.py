@@ -61,7 +61,7 @@ def lot_values(obs: Observation) -> np.ndarray:
 def pick_best(score: np.ndarray, legal: np.ndarray) -> np.ndarray:
     """Column of the highest score among legal columns per row (-1 where none is legal)."""
     masked = np.where(legal, score, -np.inf)
-    return np.where(legal.any(axis=1), masked.argmax(axis=1), -1)
+    return np.where(any_last(legal), masked.argmax(axis=1), -1)
 
 
 def split(total: np.ndarray, weights: np.ndarray) -> np.ndarray:

@@ -20,7 +20,7 @@ import numpy as np
 from sim import layout as L
 from sim.agents import Observation
 from sim.board import regions_outside_home
-from sim.reduce import sum_last
+from sim.reduce import any_last, sum_last
 
 from . import politics
 from . import values as V
@@ -332,7 +332,7 @@ def trade(strategy, obs: Observation, legal, place_clerks) -> tuple[np.ndarray, 
     options = []
     for orders in (best, home_only):
         regions = regions_outside_home(r, orders, legal.presidency)
-        worth = (orders * d.order_value[None, :]).sum(axis=1).astype(float)
+        worth = sum_last(orders * d.order_value[None, :]).astype(float)
         most = treasury - regions
         k = V.best_dice(r, worth, most, strategy.trade_cost)
         k = np.where(last, np.maximum(most, 0), k)
@@ -345,7 +345,7 @@ def trade(strategy, obs: Observation, legal, place_clerks) -> tuple[np.ndarray, 
     orders = np.where(use_home[:, None], o2, o1)
     regions = np.where(use_home, r2, r1)
     k = np.where(use_home, k2, k1)
-    go = (k >= 1) & orders.any(axis=1) & (np.maximum(g1, g2) > -np.inf)
+    go = (k >= 1) & any_last(orders) & (np.maximum(g1, g2) > -np.inf)
     orders &= go[:, None]
     spend = np.where(go, regions + k, 0)
     return spend, orders, place_clerks(obs, legal.clerks, orders.sum(axis=1))

@@ -18,7 +18,7 @@ from sim import firms as fr
 from sim import layout as L
 from sim.agents import Observation
 from sim.board import reachable
-from sim.reduce import sum_last
+from sim.reduce import any_last, sum_last
 
 from . import values as V
 
@@ -43,7 +43,7 @@ def yards_free(obs: Observation) -> np.ndarray:
 def my_slot(obs: Observation) -> np.ndarray:
     """int[G']: the firm the deciding family manages, -1 none."""
     mine = obs.firm_manager == obs.seat[:, None]
-    return np.where(mine.any(axis=1), mine.argmax(axis=1), -1)
+    return np.where(any_last(mine), mine.argmax(axis=1), -1)
 
 
 def firm_vp(obs: Observation, value: np.ndarray) -> np.ndarray:

@@ -558,7 +558,7 @@ def trade_in_turn(
     half value; his bonus and clerks do not depend on the order)."""
     g = state.n_games
     here = traders_at(state, presidency)
-    with_firms = here.any(axis=1)
+    with_firms = any_last(here)
     before = state.firm_filled.copy()
     rows = np.flatnonzero(with_firms)
     if rows.size == 0:

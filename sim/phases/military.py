@@ -17,6 +17,7 @@ from ..board import check_outcome
 from ..dice import Chance
 from ..india import record_deployment, turn_inward
 from ..laws import loot_to_company
+from ..reduce import sum_last
 from ..rules import Rules
 from ..state import TALLY, State
 
@@ -216,7 +217,7 @@ def deploy(state: State, rules: Rules, dice: Chance, agents: Agents, army: int) 
         paid = np.where(want & fund, cost, 0)
         ledger.treasury(state, "mercenaries", t_pres, -paid)
     tgt = np.maximum(target, 0)
-    force = officers.sum(axis=1) + regiments + (mercs * d.merc_strength[army]).sum(axis=1)
+    force = sum_last(officers) + regiments + sum_last(mercs * d.merc_strength[army])
     k = force - strength[np.arange(g), tgt]
     go &= k >= 1  # refused mercenaries can leave too small a force: then there is no battle
     rows = np.flatnonzero(go)
