@@ -208,7 +208,8 @@ class Agents:
         g_all, n = decider.shape[0], self._group.shape[1]
         flat = self._flat.get(g_all)
         if flat is None:
-            flat = self._flat[g_all] = np.ascontiguousarray(np.broadcast_to(self._group, (g_all, n))).ravel()
+            table = np.broadcast_to(self._group, (g_all, n)).astype(np.int8 if len(self.groups) < 128 else np.int64)
+            flat = self._flat[g_all] = table.ravel()
         group_of = flat[rows * n + decider[rows]]  # the group seated at the decider, in the asked games only
         for gi, strat in enumerate(self.groups):
             idx = rows[group_of == gi]
