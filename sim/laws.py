@@ -185,13 +185,12 @@ def powered(ladder: np.ndarray, asset: np.ndarray) -> np.ndarray:
     nxt = np.full(lad.shape[0], _BIG, dtype=np.int64)  # the next higher rung
     for c in cols:
         nxt = np.where(c > v, np.minimum(nxt, c), nxt)
-    go = nxt < _BIG
-    target = np.zeros(lad.shape[0], dtype=np.int64)
-    for k in reversed(range(len(cols))):  # the first asset on that rung
-        target = np.where((cols[k] > v) & (cols[k] == nxt), k, target)
-    out = np.empty_like(lad)
-    for k, c in enumerate(cols):
-        out[:, k] = np.where(go & (a == k), nxt, np.where(go & (target == k), v, c))
+    go = np.flatnonzero(nxt < _BIG)
+    target = (lad == nxt[:, None]).argmax(axis=1)  # the first asset on that rung
+    out = lad.copy()
+    flat, k = out.reshape(-1), lad.shape[1]  # a view: flat indices are fast, [rows, cols] pairs are not
+    flat[go * k + a[go]] = nxt[go]
+    flat[go * k + target[go]] = v[go]
     return out
 
 
