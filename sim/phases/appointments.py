@@ -207,7 +207,7 @@ def choose(
     g, n = state.n_games, state.n_players
     s = cand.shape[2]
     has_cand = any_last(cand)  # [G, N]
-    open_ = vacant & has_cand.any(axis=1)
+    open_ = vacant & any_last(has_cand)
     appointer = np.where(open_, np.where(appointer >= 0, appointer, state.office[:, L.CHAIRMAN]), -1)
     family = np.full(g, -1, dtype=np.int64)
     source = np.full(g, -1, dtype=np.int64)
@@ -225,7 +225,7 @@ def choose(
     # position card that waives it (D-POSITIONS "ignore_nepotism", issue 7)
     own = (ask >= 0) & (family == ask)
     others = has_cand & (np.arange(n)[None, :] != ask[:, None])
-    own &= ~waive_nepotism(state, rules, agents, ask, own & others.any(axis=1), office_arr)
+    own &= ~waive_nepotism(state, rules, agents, ask, own & any_last(others), office_arr)
     refused = np.zeros(g, dtype=bool)
     for seat in range(n):
         need = own & (ask != seat) & has_cand[:, seat]
