@@ -78,14 +78,14 @@ def plan(strategy, obs: Observation) -> Plan:
     gain = gains.max(axis=1)
     open_worth = 0.5 * np.minimum(gain, 12.0) * V.rounds_left(obs)
     open_dice = np.where(obs.office[:, L.DIRECTOR] >= 0, V.best_dice(r, open_worth, np.full(obs.n, 4)), 0)
-    checks = np.minimum((gains >= strategy.open_min).sum(axis=1), strategy.director_checks)
+    checks = np.minimum(sum_last(gains >= strategy.open_min), strategy.director_checks)
     checks = np.maximum(checks, (gain > 0).astype(np.int64))
     need = np.zeros((obs.n, L.N_TREASURIES))
     need[:, L.T_DIRECTOR] = open_dice * checks * (obs.round > strategy.director_from)
-    free = np.maximum(obs.shipyards - _yard_use(obs), 0).sum(axis=1)
+    free = sum_last(np.maximum(obs.shipyards - _yard_use(obs), 0))
     yard_cost = np.maximum(r.shipping.yard_cost + _modifier(obs, "yard_cost"), 0)
     need[:, L.T_SHIPPING] = np.where(
-        obs.office[:, L.SHIPPING] >= 0, ship_price(obs, np.maximum(gap, 0).sum(axis=1), free, yard_cost), 0
+        obs.office[:, L.SHIPPING] >= 0, ship_price(obs, sum_last(np.maximum(gap, 0)), free, yard_cost), 0
     )
     need[:, T_PRES] = np.where(dice > 0, dice + regions, 0)
     need = np.maximum(need - obs.treasury, 0)
@@ -112,7 +112,7 @@ def take_loans(strategy, obs: Observation, legal) -> np.ndarray:
     value = obs.rules.company.loan_value
     ships = pl.need[:, L.T_SHIPPING]
     running = pl.need.sum(axis=1) - ships
-    waiting = (obs.exchange >= 0).sum(axis=1)
+    waiting = sum_last(obs.exchange >= 0)
     run_short = np.maximum(running - obs.balance, 0)
     run_loans = np.ceil(run_short / value).astype(np.int64)
     run_loans = np.minimum(run_loans, np.maximum(strategy.max_debt + waiting - obs.loans, 0))
@@ -126,7 +126,7 @@ def take_loans(strategy, obs: Observation, legal) -> np.ndarray:
 def approve_loans(strategy, obs: Observation, legal) -> np.ndarray:
     """The board approves loans past the free ones while the debt stays within ``invest_debt`` plus the waiting
     buyers; the Chairman's own family always does."""
-    waiting = (obs.exchange >= 0).sum(axis=1)
+    waiting = sum_last(obs.exchange >= 0)
     return (legal.chairman == obs.seat) | (obs.loans + legal.loans <= strategy.invest_debt + waiting)
 
 

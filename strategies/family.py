@@ -33,8 +33,12 @@ INFLUENCE_WORTH = 0.6  # £ per influence point: the ranking pays 8 / 4 VP at th
 def horizon(obs: Observation) -> np.ndarray:
     """float[G']: the rounds the family expects to play still, this one included: the rounds left, fewer when the
     Company looks like crashing (``values.crash_risk``; a crash ends the game at once)."""
-    left = V.rounds_left(obs).astype(float)
-    return np.maximum(1.0, left * (1.0 - 0.6 * V.crash_risk(obs)))
+
+    def make():
+        left = V.rounds_left(obs).astype(float)
+        return np.maximum(1.0, left * (1.0 - 0.6 * V.crash_risk(obs)))
+
+    return V.cached(obs, "horizon", make)
 
 
 def vp_worth(strategy, obs: Observation) -> np.ndarray:

@@ -80,7 +80,7 @@ def shipyard_wanted(obs: Observation) -> np.ndarray:
     rows = np.arange(obs.n)
     me = rows, obs.seat
     mine = my_slot(obs)
-    ships = obs.firm_ships[rows, np.maximum(mine, 0)].sum(axis=1)
+    ships = sum_last(obs.firm_ships[rows, np.maximum(mine, 0)])
     own_free = yards_free(obs)[me]
     assets = np.minimum(obs.factories[me], obs.supply[me]) + obs.shares[me]
     starting = (mine < 0) & (obs.shipyards[me] == 0) & (assets >= 2) & (rounds_left(obs) >= 4)
