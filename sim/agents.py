@@ -10,6 +10,7 @@ strategy, the decision and the global game index; an exception raised by the str
 
 from __future__ import annotations
 
+import functools
 import traceback
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -61,7 +62,11 @@ class StrategyRandom:
     """Random numbers for a strategy: each game draws from the stream of the seat deciding there."""
 
     def __init__(self, streams: Streams, idx: np.ndarray, seat: np.ndarray):
-        self._streams, self._idx, self._stream = streams, idx, 1 + seat.astype(np.int64)
+        self._streams, self._idx, self._seat = streams, idx, seat
+
+    @functools.cached_property
+    def _stream(self) -> np.ndarray:  # on the first draw: most decisions draw nothing
+        return 1 + self._seat.astype(np.int64)
 
     def uniform(self, n: int = 1) -> np.ndarray:
         """float[G', n] in [0, 1)."""
@@ -90,15 +95,19 @@ class Observation:
         self._state, self._idx = state, idx
         self.rules = rules
         self.seat = seat.astype(np.int64)
-        self.games = state.game[idx]
         self.n = len(idx)
         self.players = state.n_players
         self.rng = StrategyRandom(streams, idx, self.seat) if streams is not None else None
 
+    @functools.cached_property
+    def games(self) -> np.ndarray:
+        """int[G']: the global index of each game."""
+        return self._state.game[self._idx]
+
     def __getattr__(self, name: str) -> np.ndarray:
         if name.startswith("_") or name not in PUBLIC:
             raise AttributeError(f"observation has no field {name!r}")
-        value = getattr(self._state, name)[self._idx]
+        value = getattr(self._state, name).take(self._idx, axis=0)  # a copy; take gathers rows faster than [idx]
         value.setflags(write=False)
         self.__dict__[name] = value  # later reads find it without calling __getattr__
         return value
@@ -139,6 +148,7 @@ class Agents:
             group_of[i] = groups.setdefault(id(strat), (strat, len(groups)))[1]
         self.groups = [strat for strat, _ in groups.values()]
         self._group = group_of[np.asarray(seating)]  # int[G or 1, N]
+        self._flat: dict[int, np.ndarray] = {}  # per G: the group table broadcast to G games, flattened
 
     def ask(
         self,
@@ -158,13 +168,7 @@ class Agents:
         asked = decider >= 0
         if not asked.any():
             return out
-        g_all = state.n_games
-        table = np.broadcast_to(self._group, (g_all, self._group.shape[1]))
-        group_of = np.where(asked, table[np.arange(g_all), np.maximum(decider, 0)], -1)
-        for gi, strat in enumerate(self.groups):
-            idx = np.flatnonzero(group_of == gi)
-            if idx.size == 0:
-                continue
+        for strat, idx in self._grouped(decider, asked):
             obs, sub, answer = self._call(strat, decision, state, decider, legal, idx)
             answer = answer if isinstance(answer, tuple) else (answer,)
             if len(answer) != len(out):
@@ -187,9 +191,30 @@ class Agents:
                 bad = np.asarray(bad)
                 if bad.any():
                     self._fail(strat, decision, obs, int(np.flatnonzero(bad)[0]), why)
+            full = idx.size == decider.shape[0]  # every game, in order: a plain copy, not a scatter
             for a, o in zip(answer, out, strict=True):
-                o[idx] = a
+                if full:
+                    o[...] = a
+                else:
+                    o[idx] = a
         return out
+
+    def _grouped(self, decider: np.ndarray, asked: np.ndarray):
+        """(strategy, games asked) for each strategy object asked in some game."""
+        rows = np.flatnonzero(asked)
+        if len(self.groups) == 1:  # one strategy object at every seat: every asked game is its
+            yield self.groups[0], rows
+            return
+        g_all, n = decider.shape[0], self._group.shape[1]
+        flat = self._flat.get(g_all)
+        if flat is None:
+            table = np.broadcast_to(self._group, (g_all, n)).astype(np.int8 if len(self.groups) < 128 else np.int64)
+            flat = self._flat[g_all] = table.ravel()
+        group_of = flat[rows * n + decider[rows]]  # the group seated at the decider, in the asked games only
+        for gi, strat in enumerate(self.groups):
+            idx = rows[group_of == gi]
+            if idx.size:
+                yield strat, idx
 
     # ---------------------------------------------------------------------- a strategy's errors (issue 12)
     def _call(
@@ -209,7 +234,7 @@ class Agents:
         g_all = state.n_games
         sub = SimpleNamespace(
             **{
-                k: (v[idx] if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == g_all else v)
+                k: (v.take(idx, axis=0) if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == g_all else v)
                 for k, v in legal.items()
             }
         )

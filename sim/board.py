@@ -13,7 +13,10 @@ from .state import TALLY, State
 
 def seat_counts(holder: np.ndarray, n: int) -> np.ndarray:
     """int[G, N]: how many entries of an int8[G, K] holder array (-1 = nobody) each seat holds."""
-    return (holder[:, :, None] == np.arange(n, dtype=holder.dtype)[None, None, :]).sum(axis=1)
+    g = holder.shape[0]
+    held = (holder >= 0) & (holder < n)
+    flat = holder.astype(np.int64) + (np.arange(g, dtype=np.int64) * n)[:, None]  # game g, seat s -> g * n + s
+    return np.bincount(flat[held], minlength=g * n).reshape(g, n)
 
 
 def board_votes(state: State) -> np.ndarray:
@@ -37,12 +40,28 @@ def reachable(rules: Rules, order_open: np.ndarray, blocked: np.ndarray | None =
     if n_orders > _TABLE_MAX_ORDERS:
         return _reachable_iterative(rules, usable)
     table = _reach_table(d.links.tobytes(), n_orders, tuple(int(p) for p in d.port), _other_home(rules).tobytes())
-    bits = (usable.astype(np.int64) << np.arange(n_orders, dtype=np.int64)).sum(axis=1)  # int[G]
-    reach = table[:, bits]  # int[P, G]
-    return ((reach.T[:, :, None] >> np.arange(n_orders, dtype=np.int64)) & 1).astype(bool)
+    reach = table[:, order_bits(usable)]  # int[P, G]
+    return unpack_bits(reach.T, n_orders)
 
 
 _TABLE_MAX_ORDERS = 20  # a table of 2**O entries per presidency; larger maps fall back to matrix products
+
+
+def order_bits(mask: np.ndarray) -> np.ndarray:
+    """int64[...]: a bool[..., O] set of orders (O <= 63) as a bit mask, order o = bit o (packed 8 at a time)."""
+    packed = np.packbits(mask, axis=-1, bitorder="little")
+    if packed.shape[-1] == 0:  # no orders
+        return np.zeros(packed.shape[:-1], dtype=np.int64)
+    out = packed[..., 0].astype(np.int64)
+    for j in range(1, packed.shape[-1]):
+        out |= packed[..., j].astype(np.int64) << (8 * j)
+    return out
+
+
+def unpack_bits(bits: np.ndarray, n: int) -> np.ndarray:
+    """bool[..., n]: the low n bits of int64 bit masks (``order_bits`` undone)."""
+    words = np.ascontiguousarray(bits, dtype="<i8")
+    return np.unpackbits(words.view(np.uint8).reshape(*words.shape, 8), axis=-1, count=n, bitorder="little").view(bool)
 
 
 def reach_bits(rules: Rules, bits: np.ndarray) -> np.ndarray | None:
@@ -156,10 +175,20 @@ def check_outcome(rules: Rules, lowest: np.ndarray) -> tuple[np.ndarray, np.ndar
 def regions_outside_home(rules: Rules, orders: np.ndarray, presidency: int | np.ndarray) -> np.ndarray:
     """int[G]: distinct regions, other than the trading presidency's home, holding the chosen orders (L179).
     ``presidency`` is one index or one per game."""
-    regions = (orders.astype(np.float32) @ rules.d.order_in_region.astype(np.float32)) > 0  # [G, R]
+    regions = regions_of(rules, orders)  # [G, R]
     home = np.broadcast_to(rules.d.home[presidency], (orders.shape[0],))
     regions[np.arange(orders.shape[0]), home] = False
     return regions.sum(axis=1)
+
+
+def regions_of(rules: Rules, orders: np.ndarray) -> np.ndarray:
+    """bool[..., R]: the regions holding some of ``orders[..., O]`` (each order lies in region ``order_region``).
+    A loop over the orders: a float matmul would call BLAS, whose threads cost far more than this on a busy or
+    pinned core."""
+    out = np.zeros((*orders.shape[:-1], len(rules.d.regions)), dtype=bool)
+    for o, region in enumerate(rules.d.order_region):
+        out[..., region] |= orders[..., o]
+    return out
 
 
 def roll_check(rules: Rules, dice, rows: np.ndarray, k: np.ndarray, n_games: int) -> tuple[np.ndarray, np.ndarray]:
@@ -173,4 +202,10 @@ def roll_check(rules: Rules, dice, rows: np.ndarray, k: np.ndarray, n_games: int
 def company_ships(state: State) -> np.ndarray:
     """int[G, 4] ships per location (3 seas, China) of every kind, family-yard ships included (works on an
     Observation too)."""
-    return state.ships.sum(axis=2) + state.yard_ships.sum(axis=1)
+    ships, yard = state.ships, state.yard_ships
+    out = ships[:, :, 0].astype(np.int64)  # explicit adds over the tiny kind and seat axes (VECTORISE.md)
+    for kind in range(1, ships.shape[2]):
+        out += ships[:, :, kind]
+    for seat in range(yard.shape[1]):
+        out += yard[:, seat]
+    return out

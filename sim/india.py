@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import layout as L
+from .reduce import any_last
 from .rules import Rules
 from .state import TALLY, State
 
@@ -42,8 +43,8 @@ def _close(state: State, rows: np.ndarray, orders: np.ndarray) -> None:
 def northernmost_open(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> np.ndarray:
     """int[m]: the first open order of ``region`` in the map's north-to-south listing, -1 if all are closed."""
     inside = rules.d.order_in_region.T[region]  # [m, O]
-    open_ = inside & state.order_open[rows]
-    return np.where(open_.any(axis=1), open_.argmax(axis=1), -1)
+    open_ = inside & state.order_open.take(rows, axis=0)
+    return np.where(any_last(open_), open_.argmax(axis=1), -1)
 
 
 def close_northernmost(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> None:
@@ -58,9 +59,9 @@ def close_northernmost(state: State, rules: Rules, rows: np.ndarray, region: np.
 def close_all(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, cascading: bool = True) -> None:
     """Close every open order of the region; with ``cascading``, a region with none open cascades (2e)."""
     inside = rules.d.order_in_region.T[region]  # [m, O]
-    was_open = inside & state.order_open[rows]
-    any_open = was_open.any(axis=1)
-    r_idx, o_idx = np.nonzero(was_open)
+    was_open = inside & state.order_open.take(rows, axis=0)
+    any_open = any_last(was_open)
+    r_idx, o_idx = np.divmod(np.flatnonzero(was_open), was_open.shape[1])
     state.order_open[rows[r_idx], o_idx] = False
     state.tally[rows, TALLY["orders_closed"]] += was_open.sum(axis=1).astype(np.int32)
     if cascading:
@@ -132,7 +133,7 @@ def empires(state: State, rows: np.ndarray) -> np.ndarray:
     cap = state.capital[rows].astype(np.int64)
     dominated = cap != np.arange(n_r)[None, :]
     ruled = np.zeros((rows.size, n_r), dtype=bool)
-    r_idx, c_idx = np.nonzero(dominated)
+    r_idx, c_idx = np.divmod(np.flatnonzero(dominated), n_r)
     ruled[r_idx, cap[r_idx, c_idx]] = True
     return ruled.sum(axis=1)
 

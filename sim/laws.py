@@ -24,6 +24,7 @@ from . import layout as L
 from . import ledger
 from .board import board_votes, vacate
 from .india import clamp_to_holdings, close_northernmost
+from .reduce import any_last, sum_last
 from .state import TALLY, State
 
 if TYPE_CHECKING:
@@ -133,12 +134,12 @@ def draw(state: State, dice: Chance, rows: np.ndarray) -> np.ndarray:
     shuffled; the first draw of a game shuffles the deck. Returns int[G] the law drawn (-1 none), now DRAWN."""
     pile = state.law_pile
     deck = pile == DECK
-    fresh = rows & (deck & (state.law_rank < 0)).any(axis=1)
-    empty = rows & ~deck.any(axis=1) & (pile == DISCARD).any(axis=1)
+    fresh = rows & any_last(deck & (state.law_rank < 0))
+    empty = rows & ~any_last(deck) & any_last(pile == DISCARD)
     if (fresh | empty).any():
         reshuffle(state, dice, fresh | empty, (pile == DISCARD) & empty[:, None])
         deck = state.law_pile == DECK
-    has = rows & deck.any(axis=1)
+    has = rows & any_last(deck)
     top = np.where(deck, state.law_rank, np.inf).argmin(axis=1)
     top = np.where(has, top, -1)
     hit = np.flatnonzero(has)
@@ -178,16 +179,18 @@ def powered(ladder: np.ndarray, asset: np.ndarray) -> np.ndarray:
     """int[G, 4]: the ladder after power on ``asset[G]`` (L225): the asset swaps its influence with the asset on
     the next higher rung (the first such asset in rules.ASSETS order); the top asset stays."""
     lad = ladder.astype(np.int64)
-    g = np.arange(lad.shape[0])
     a = np.asarray(asset, dtype=np.int64)
-    v = lad[g, a]
-    higher = lad > v[:, None]
-    nxt = np.where(higher, lad, _BIG).min(axis=1)
-    target = (higher & (lad == nxt[:, None])).argmax(axis=1)
-    go = np.flatnonzero(higher.any(axis=1))
+    cols = [lad[:, k] for k in range(lad.shape[1])]  # explicit ops over the 4 assets, no trailing-axis reductions
+    v = np.choose(a, cols)
+    nxt = np.full(lad.shape[0], _BIG, dtype=np.int64)  # the next higher rung
+    for c in cols:
+        nxt = np.where(c > v, np.minimum(nxt, c), nxt)
+    go = np.flatnonzero(nxt < _BIG)
+    target = (lad == nxt[:, None]).argmax(axis=1)  # the first asset on that rung
     out = lad.copy()
-    out[go, a[go]] = nxt[go]
-    out[go, target[go]] = v[go]
+    flat, k = out.reshape(-1), lad.shape[1]  # a view: flat indices are fast, [rows, cols] pairs are not
+    flat[go * k + a[go]] = nxt[go]
+    flat[go * k + target[go]] = v[go]
     return out
 
 
@@ -255,7 +258,7 @@ def lose_assets(state: State, rules: Rules, asset: np.ndarray, lost: np.ndarray)
     yards = np.where(a == SHIPYARDS, lost, 0).astype(np.int32)
     if yards.any():
         state.shipyards[...] -= yards
-        excess = np.maximum(state.yard_ships.sum(axis=2) - state.shipyards, 0)  # firm ships: below
+        excess = np.maximum(sum_last(state.yard_ships) - state.shipyards, 0)  # firm ships: below
         for loc in range(L.N_SHIP_LOCS):
             take = np.minimum(excess, state.yard_ships[:, :, loc])
             state.yard_ships[:, :, loc] -= take
@@ -372,7 +375,7 @@ def _war_losses(state, rules, dice, agents, rows, eff, ctx) -> None:
             [state.ships[:, :, L.COMPANY_SHIP] > 0, (state.yard_ships > 0).reshape(g, n * L.N_SHIP_LOCS)], axis=1
         )
         troops = np.concatenate([state.regiments > 0, (state.officers > 0).reshape(g, n * L.PRESIDENCIES)], axis=1)
-        asked = rows & (ships.any(axis=1) | troops.any(axis=1)) & ~state.done
+        asked = rows & (any_last(ships) | any_last(troops)) & ~state.done
         if not asked.any():
             break
         ship = np.full(g, -1, dtype=np.int64)

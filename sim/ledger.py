@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .reduce import sum_last
 from .state import FLOW, State
 
 
 def families(state: State, flow: str, amounts: np.ndarray) -> None:
     """Pay ``amounts[G, N]`` to the families (negative: they pay the bank)."""
     state.money[...] += amounts.astype(state.money.dtype, copy=False)
-    state.ledger[:, FLOW[flow]] += amounts.sum(axis=1).astype(state.ledger.dtype)
+    state.ledger[:, FLOW[flow]] += sum_last(amounts).astype(state.ledger.dtype)
 
 
 def family(state: State, flow: str, seat: np.ndarray, amount: np.ndarray, where: np.ndarray | None = None) -> None:
@@ -51,7 +52,7 @@ def treasuries(state: State, flow: str, amounts: np.ndarray) -> None:
     """Pay ``amounts[G, 5]`` into the office treasuries (negative: spent out of the game)."""
     amounts = amounts.astype(state.treasury.dtype, copy=False)
     state.treasury[...] += amounts
-    state.ledger[:, FLOW[flow]] += amounts.sum(axis=1)
+    state.ledger[:, FLOW[flow]] += sum_last(amounts)
 
 
 # ------------------------------------------------------------------------------------- issue 10: private firms

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import ledger
+from .reduce import any_last, sum_last
 from .state import TALLY, State
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ def used(state: State, rules: Rules, mask: np.ndarray) -> None:
     back = np.broadcast_to(np.arange(n, dtype=np.int8)[None, :, None], state.note_holder.shape)
     after = back if rules.notes.after_use == "return" else np.int8(-1)
     state.note_holder[...] = np.where(mask, after, state.note_holder)
-    state.tally[:, TALLY["notes_used"]] += mask.sum(axis=(1, 2)).astype(np.int32)
+    state.tally[:, TALLY["notes_used"]] += sum_last(mask.reshape(len(mask), -1)).astype(np.int32)
 
 
 def out_with(state: State, kind: int) -> np.ndarray:
@@ -97,16 +98,16 @@ def deal(
             bad = np.where(legal.held, bad_b, b >= 0).reshape(obs.n, -1).any(axis=1)
             return bad, "offers only notes it holds, to another family, at a price >= 0"
 
-        decider = np.where(held.reshape(g, -1).any(axis=1), seat, -1)
+        decider = np.where(any_last(held.reshape(g, -1)), seat, -1)
         legal = dict(about, held=held)
         agents.ask("offer_notes", state, decider, legal, (offer_to, ask_price), check)
-        buyer = np.where(held & (decider >= 0)[:, None, None], offer_to, buyer)
-        price = np.where(held & (decider >= 0)[:, None, None], ask_price, price)
+        np.copyto(buyer, offer_to, where=held)  # held is empty where the seat was not asked
+        np.copyto(price, ask_price, where=held)
     accepted = np.zeros((g, n, k), dtype=bool)
     money0 = state.money.astype(np.int64)
     for seat in range(n):
         offered = buyer == seat
-        decider = np.where(offered.reshape(g, -1).any(axis=1), seat, -1)
+        decider = np.where(any_last(offered.reshape(g, -1)), seat, -1)
         if not (decider >= 0).any():
             continue
         answer = np.zeros((g, n, k), dtype=bool)
@@ -118,7 +119,7 @@ def deal(
 
         legal = dict(about, offered=offered, price=price, money=money0[:, seat], holder=holder)
         agents.ask("accept_notes", state, decider, legal, (answer,), check)
-        accepted |= answer & offered & (decider >= 0)[:, None, None]
+        accepted |= answer & offered  # offered is empty where the seat was not asked
     if accepted.any():
         pay = np.where(accepted, price, 0).reshape(g, -1)
         base = (np.arange(g) * n)[:, None]
@@ -127,7 +128,7 @@ def deal(
         spent = np.bincount((base + np.maximum(buyer, 0).reshape(g, -1)).ravel(), pay.ravel(), g * n).reshape(g, n)
         state.money[...] += (received - spent).astype(state.money.dtype)
         state.note_holder[...] = np.where(accepted, buyer, holder).astype(np.int8)
-        state.tally[:, TALLY["notes_sold"]] += accepted.sum(axis=(1, 2)).astype(np.int32)
+        state.tally[:, TALLY["notes_sold"]] += sum_last(accepted.reshape(g, -1)).astype(np.int32)
     use_money_notes(state, rules, agents, live)
 
 

@@ -310,8 +310,10 @@ class State:
         return self.money.sum(axis=1) + self.balance + self.treasury.sum(axis=1) + firms
 
     def take(self, idx: np.ndarray) -> State:
-        """A copy holding only games ``idx``."""
-        return State(**{f.name: getattr(self, f.name)[idx].copy() for f in fields(self)})
+        """A copy holding only games ``idx`` (indices or a bool mask)."""
+        idx = np.asarray(idx)
+        idx = np.flatnonzero(idx) if idx.dtype == bool else idx
+        return State(**{f.name: getattr(self, f.name).take(idx, axis=0) for f in fields(self)})
 
 
 def new_state(rules: Rules, game_ids: np.ndarray) -> State:

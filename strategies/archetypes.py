@@ -13,6 +13,7 @@ import numpy as np
 from sim import firms as fr
 from sim import layout as L
 from sim.agents import Observation
+from sim.reduce import sum_last
 
 from . import family, politics
 from . import military as mil
@@ -135,7 +136,7 @@ class BuyShares(Strategy):
 
     def approve_loans(self, obs: Observation, legal) -> np.ndarray:
         """Loans become shares on the exchange (R-SHARES): yes while buyers wait for them, else as ``balanced``."""
-        waiting = (obs.exchange >= 0).sum(axis=1)
+        waiting = sum_last(obs.exchange >= 0)
         return super().approve_loans(obs, legal) | (legal.loans <= waiting)
 
     def table_deregulation(self, obs: Observation, legal) -> np.ndarray:
@@ -186,7 +187,7 @@ class RunFirm(Strategy):
         firm = _my_firm(obs)
         few = obs.factories[me] < np.where(firm >= 0, 1, 2)
         value[:, L.A_FACTORY] += np.where(few & (V.rounds_left(obs) >= 3), self.factory_bonus, 0.0)
-        free_own = np.maximum(obs.shipyards[me] - fr.yard_use(obs)[me], 0)
+        free_own = np.maximum(obs.shipyards[me] - V.yard_use(obs)[me], 0)
         value[:, L.A_SHIPYARD] += np.where(obs.deregulated & (free_own == 0), self.yard_bonus, 0.0)
         return value
 

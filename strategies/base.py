@@ -29,8 +29,9 @@ import numpy as np
 from sim import laws, notes
 from sim import layout as L
 from sim.agents import Observation
-from sim.board import company_ships, reachable
+from sim.board import company_ships, reachable, seat_counts
 from sim.phases.india import minimal_defence
+from sim.reduce import any_last
 
 from . import company, family, military, politics, values
 from . import firms as firm_play
@@ -61,7 +62,7 @@ def lot_values(obs: Observation) -> np.ndarray:
 def pick_best(score: np.ndarray, legal: np.ndarray) -> np.ndarray:
     """Column of the highest score among legal columns per row (-1 where none is legal)."""
     masked = np.where(legal, score, -np.inf)
-    return np.where(legal.any(axis=1), masked.argmax(axis=1), -1)
+    return np.where(any_last(legal), masked.argmax(axis=1), -1)
 
 
 # issue 7: what the balanced family reckons a VP worth in £ mid-game (a luxury: 4 £ -> 2 VP and 1 wealth, and money
@@ -247,12 +248,12 @@ class Strategy:
         refuse, then the engine asks again without them), else the family with the fewest offices, ties clockwise
         from the appointer (no seat number favoured)."""
         cand = legal.candidates
-        held = (obs.office[:, :, None] == np.arange(obs.players)[None, None, :]).sum(axis=1)
+        held = seat_counts(obs.office, obs.players)
         after = (np.arange(obs.players)[None, :] - obs.seat[:, None]) % obs.players  # 0 itself, 1 next clockwise
         family_score = -held.astype(float) + 100.0 * (after == 0) - 0.01 * after
-        score = np.where(cand, family_score[:, :, None], -np.inf)
-        flat = score.reshape(obs.n, -1).argmax(axis=1)
-        return flat // cand.shape[2], flat % cand.shape[2]
+        # the best family with a candidate, then its first source (as the first best of all (family, source) pairs)
+        family = np.where(any_last(cand), family_score, -np.inf).argmax(axis=1)
+        return family, cand[np.arange(obs.n), family].argmax(axis=1)
 
     def consent(self, obs: Observation, legal) -> np.ndarray:
         """Consent to another family appointing its own relative (nepotism)? The base strategy refuses."""
@@ -597,7 +598,7 @@ class Strategy:
     def remove_officeholder(self, obs: Observation, legal) -> np.ndarray:
         """Board of Control: the office (``legal.removable`` bool[G', OFFICES]) whose holder the PM removes, -1
         none: only a rival family's holding three offices or more."""
-        held = (obs.office[:, :, None] == np.arange(obs.players)[None, None, :]).sum(axis=1)
+        held = seat_counts(obs.office, obs.players)
         rival = np.take_along_axis(held, np.maximum(obs.office, 0), axis=1)
         ok = legal.removable & (rival >= 3) & (obs.office != obs.seat[:, None])
         return pick_best(np.arange(L.N_OFFICES, dtype=float)[None, :].repeat(obs.n, 0), ok)

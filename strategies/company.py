@@ -17,10 +17,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from sim import firms as fr
 from sim import layout as L
 from sim.agents import Observation
 from sim.board import regions_outside_home
+from sim.reduce import any_last, sum_last
 
 from . import politics
 from . import values as V
@@ -78,14 +78,14 @@ def plan(strategy, obs: Observation) -> Plan:
     gain = gains.max(axis=1)
     open_worth = 0.5 * np.minimum(gain, 12.0) * V.rounds_left(obs)
     open_dice = np.where(obs.office[:, L.DIRECTOR] >= 0, V.best_dice(r, open_worth, np.full(obs.n, 4)), 0)
-    checks = np.minimum((gains >= strategy.open_min).sum(axis=1), strategy.director_checks)
+    checks = np.minimum(sum_last(gains >= strategy.open_min), strategy.director_checks)
     checks = np.maximum(checks, (gain > 0).astype(np.int64))
     need = np.zeros((obs.n, L.N_TREASURIES))
     need[:, L.T_DIRECTOR] = open_dice * checks * (obs.round > strategy.director_from)
-    free = np.maximum(obs.shipyards - _yard_use(obs), 0).sum(axis=1)
+    free = sum_last(np.maximum(obs.shipyards - _yard_use(obs), 0))
     yard_cost = np.maximum(r.shipping.yard_cost + _modifier(obs, "yard_cost"), 0)
     need[:, L.T_SHIPPING] = np.where(
-        obs.office[:, L.SHIPPING] >= 0, ship_price(obs, np.maximum(gap, 0).sum(axis=1), free, yard_cost), 0
+        obs.office[:, L.SHIPPING] >= 0, ship_price(obs, sum_last(np.maximum(gap, 0)), free, yard_cost), 0
     )
     need[:, T_PRES] = np.where(dice > 0, dice + regions, 0)
     need = np.maximum(need - obs.treasury, 0)
@@ -95,7 +95,7 @@ def plan(strategy, obs: Observation) -> Plan:
 
 
 def _yard_use(obs: Observation) -> np.ndarray:
-    return fr.yard_use(obs)
+    return V.yard_use(obs)
 
 
 def _modifier(obs: Observation, name: str) -> np.ndarray:
@@ -112,7 +112,7 @@ def take_loans(strategy, obs: Observation, legal) -> np.ndarray:
     value = obs.rules.company.loan_value
     ships = pl.need[:, L.T_SHIPPING]
     running = pl.need.sum(axis=1) - ships
-    waiting = (obs.exchange >= 0).sum(axis=1)
+    waiting = sum_last(obs.exchange >= 0)
     run_short = np.maximum(running - obs.balance, 0)
     run_loans = np.ceil(run_short / value).astype(np.int64)
     run_loans = np.minimum(run_loans, np.maximum(strategy.max_debt + waiting - obs.loans, 0))
@@ -126,7 +126,7 @@ def take_loans(strategy, obs: Observation, legal) -> np.ndarray:
 def approve_loans(strategy, obs: Observation, legal) -> np.ndarray:
     """The board approves loans past the free ones while the debt stays within ``invest_debt`` plus the waiting
     buyers; the Chairman's own family always does."""
-    waiting = (obs.exchange >= 0).sum(axis=1)
+    waiting = sum_last(obs.exchange >= 0)
     return (legal.chairman == obs.seat) | (obs.loans + legal.loans <= strategy.invest_debt + waiting)
 
 
@@ -281,14 +281,14 @@ def buy_ships(strategy, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray
     yard = np.zeros((obs.n, obs.players, L.PRESIDENCIES), dtype=np.int64)
     order = V.clockwise(obs)  # own yards first, then clockwise
     lasting = V.rounds_left(obs) >= 3
-    wanted_by_sea = (sea_value >= strategy.min_order).sum(axis=2)
+    wanted_by_sea = sum_last(sea_value >= strategy.min_order)
     last_slot = sea_value.shape[2] - 1
     while True:  # each pass buys a ship in some game or stops; money falls, so it ends
         nxt = np.take_along_axis(sea_value, np.minimum(ships, last_slot)[:, :, None], 2)[:, :, 0]
         d = nxt.argmax(axis=1)
         wanted = nxt[rows, d] >= strategy.min_order
         forced = (money >= sh.must_buy_from) & ~wanted  # the rules oblige him to spend: the cheapest ship
-        others = np.maximum(wanted_by_sea - ships, 0).sum(axis=1) - 1
+        others = sum_last(np.maximum(wanted_by_sea - ships, 0)) - 1
         has_free = free.sum(axis=1) > 0
         to_yard = (wanted | forced) & has_free & (money >= yard_cost)
         to_yard &= ~forced | (yard_cost <= sh.leased_cost)
@@ -332,7 +332,7 @@ def trade(strategy, obs: Observation, legal, place_clerks) -> tuple[np.ndarray, 
     options = []
     for orders in (best, home_only):
         regions = regions_outside_home(r, orders, legal.presidency)
-        worth = (orders * d.order_value[None, :]).sum(axis=1).astype(float)
+        worth = sum_last(orders * d.order_value[None, :]).astype(float)
         most = treasury - regions
         k = V.best_dice(r, worth, most, strategy.trade_cost)
         k = np.where(last, np.maximum(most, 0), k)
@@ -345,7 +345,7 @@ def trade(strategy, obs: Observation, legal, place_clerks) -> tuple[np.ndarray, 
     orders = np.where(use_home[:, None], o2, o1)
     regions = np.where(use_home, r2, r1)
     k = np.where(use_home, k2, k1)
-    go = (k >= 1) & orders.any(axis=1) & (np.maximum(g1, g2) > -np.inf)
+    go = (k >= 1) & any_last(orders) & (np.maximum(g1, g2) > -np.inf)
     orders &= go[:, None]
     spend = np.where(go, regions + k, 0)
     return spend, orders, place_clerks(obs, legal.clerks, orders.sum(axis=1))

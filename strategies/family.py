@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim import firms as fr
 from sim import layout as L
 from sim.agents import Observation
+from sim.reduce import any_last, sum_last
 
 from . import firms as firm_play
 from . import values as V
@@ -33,8 +33,12 @@ INFLUENCE_WORTH = 0.6  # £ per influence point: the ranking pays 8 / 4 VP at th
 def horizon(obs: Observation) -> np.ndarray:
     """float[G']: the rounds the family expects to play still, this one included: the rounds left, fewer when the
     Company looks like crashing (``values.crash_risk``; a crash ends the game at once)."""
-    left = V.rounds_left(obs).astype(float)
-    return np.maximum(1.0, left * (1.0 - 0.6 * V.crash_risk(obs)))
+
+    def make():
+        left = V.rounds_left(obs).astype(float)
+        return np.maximum(1.0, left * (1.0 - 0.6 * V.crash_risk(obs)))
+
+    return V.cached(obs, "horizon", make)
 
 
 def vp_worth(strategy, obs: Observation) -> np.ndarray:
@@ -73,15 +77,15 @@ def action_values(strategy, obs: Observation, legal) -> np.ndarray:
     price = np.where(free, prices[None, :], 99).min(axis=1)
     value[:, L.A_SHARES] = V.share_worth(obs) + INFLUENCE_WORTH * (ladder[:, 1] - 1) - price
     # shipyard: used when the Company's seas lack ships beyond the free yards, or a firm wants one
-    gap = obs.order_open.sum(axis=1) - V.sea_ships(obs)[:, : L.PRESIDENCIES].sum(axis=1)  # a cheap estimate
-    yards_free = np.maximum(obs.shipyards - fr.yard_use(obs), 0).sum(axis=1)
+    gap = sum_last(obs.order_open) - sum_last(V.sea_ships(obs)[:, : L.PRESIDENCIES])  # a cheap estimate
+    yards_free = sum_last(np.maximum(obs.shipyards - V.yard_use(obs), 0))
     used = np.clip((gap - yards_free) / 2.0, 0.0, 1.0) * (left >= 2)
     value[:, L.A_SHIPYARD] = pr.yard_ship_income * (left - 1) * used * 0.8 + 0.15 * pr.shipyard_votes - a.shipyard_cost
     value[:, L.A_SHIPYARD] = np.maximum(value[:, L.A_SHIPYARD], firm_play.shipyard_wanted(obs) - 4.0)
     # clerk: a candidate where the family has none
     clerks = obs.clerks[me]  # [G', P]
     lacking = (clerks == 0) & (obs.office[:, list(L.PRESIDENT)] != obs.seat[:, None])
-    value[:, L.A_CLERK] = np.where(lacking.any(axis=1), 0.8 + 0.2 * left, 0.6 - 0.2 * clerks.sum(axis=1))
+    value[:, L.A_CLERK] = np.where(any_last(lacking), 0.8 + 0.2 * left, 0.6 - 0.2 * sum_last(clerks))
     # officer: a family that does not fight gains little
     value[:, L.A_OFFICER] = -0.5
     # relatives are few: keep the last ones at home
@@ -97,7 +101,7 @@ def clerk_targets(obs: Observation) -> np.ndarray:
     me = np.arange(obs.n), obs.seat
     d = obs.rules.d
     clerks = obs.clerks[me].astype(float)
-    home_orders = obs.order_open.astype(np.float32) @ d.order_in_region[:, d.home].astype(np.float32)  # [G', P]
+    home_orders = np.stack([obs.order_open[:, d.order_region == h].sum(axis=1) for h in d.home], axis=1)  # [G', P]
     trades = 2.0 * obs.order_open[:, d.port] + home_orders
     score = -5.0 * clerks + trades
     order = np.argsort(-score, axis=1, kind="stable")

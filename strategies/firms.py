@@ -18,6 +18,9 @@ from sim import firms as fr
 from sim import layout as L
 from sim.agents import Observation
 from sim.board import reachable
+from sim.reduce import any_last, sum_last
+
+from . import values as V
 
 # -------------------------------------------------------------------------------------------------- helpers
 
@@ -34,13 +37,13 @@ def doomed(obs: Observation) -> np.ndarray:
 
 def yards_free(obs: Observation) -> np.ndarray:
     """int[G', N]: free family shipyards."""
-    return np.maximum(obs.shipyards - fr.yard_use(obs), 0)
+    return np.maximum(obs.shipyards - V.yard_use(obs), 0)
 
 
 def my_slot(obs: Observation) -> np.ndarray:
     """int[G']: the firm the deciding family manages, -1 none."""
     mine = obs.firm_manager == obs.seat[:, None]
-    return np.where(mine.any(axis=1), mine.argmax(axis=1), -1)
+    return np.where(any_last(mine), mine.argmax(axis=1), -1)
 
 
 def firm_vp(obs: Observation, value: np.ndarray) -> np.ndarray:
@@ -77,7 +80,7 @@ def shipyard_wanted(obs: Observation) -> np.ndarray:
     rows = np.arange(obs.n)
     me = rows, obs.seat
     mine = my_slot(obs)
-    ships = obs.firm_ships[rows, np.maximum(mine, 0)].sum(axis=1)
+    ships = sum_last(obs.firm_ships[rows, np.maximum(mine, 0)])
     own_free = yards_free(obs)[me]
     assets = np.minimum(obs.factories[me], obs.supply[me]) + obs.shares[me]
     starting = (mine < 0) & (obs.shipyards[me] == 0) & (assets >= 2) & (rounds_left(obs) >= 4)
@@ -150,7 +153,7 @@ def balanced_consent_investment(obs: Observation, legal) -> np.ndarray:
 def balanced_take_over_firm(obs: Observation, legal) -> np.ndarray:
     """A firm where the family holds more than half the shares, managed by another family."""
     mine = obs.firm_shares[np.arange(obs.n), :, obs.seat]  # [G', F]
-    total = obs.firm_shares.sum(axis=2)
+    total = sum_last(obs.firm_shares)
     ok = legal.firms & (2 * mine > total)
     return np.where(ok.any(axis=1), ok.argmax(axis=1), -1)
 

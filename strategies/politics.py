@@ -11,6 +11,7 @@ import numpy as np
 
 from sim import laws
 from sim import layout as L
+from sim.reduce import sum_last
 
 INFLUENCE_VALUE = 1.0  # £ per influence point
 SHARE_VP_VALUE = 2.0  # £ per VP of a Company share
@@ -19,7 +20,10 @@ SHARE_VP_VALUE = 2.0  # £ per VP of a Company share
 def in_force(obs, name: str) -> np.ndarray:
     """int[G'] modifier ``name`` summed over the laws in force (``laws.modifier`` on an observation)."""
     col = obs.rules.d.law_mod[:, laws.MOD[name]]
-    return (obs.law_pile == laws.IN_FORCE) @ col
+    out = np.zeros(obs.n, dtype=col.dtype)
+    for law in np.flatnonzero(col):  # few laws carry a given modifier (no bool @ int matmul over every law)
+        out += np.where(obs.law_pile[:, law] == laws.IN_FORCE, col[law], 0)
+    return out
 
 
 def _cached(obs, key: str, make):
@@ -111,7 +115,7 @@ def my_stake(obs, law: np.ndarray, policy: np.ndarray) -> np.ndarray:
     have = assets(obs)[rows, obs.seat]  # [G', 4]
     held = have[rows, asset].astype(float)
     wealth = (d.policy_wealth[p] & (in_force(obs, "no_wealth_tax") == 0)) * obs.wealth[rows, obs.seat]
-    power = INFLUENCE_VALUE * (have * (laws.powered(obs.ladder, asset) - obs.ladder)).sum(axis=1)
+    power = INFLUENCE_VALUE * sum_last(have * (laws.powered(obs.ladder, asset) - obs.ladder))
     value = np.where(kind == laws.TAX, -r.parliament.tax * (held + wealth), 0.0)
     value = np.where(kind == laws.BONUS, r.parliament.bonus * held, np.where(kind == laws.POWER, power, value))
     value = np.where(policy >= 0, value, 0.0) + my_law_values(obs)[rows, np.maximum(law, 0)] * (law >= 0)

@@ -13,12 +13,19 @@ import functools
 
 import numpy as np
 
+from sim import firms as fr
 from sim import layout as L
-from sim.board import reach_bits, reachable
+from sim.board import order_bits, reach_bits, reachable, regions_of
+from sim.reduce import sum_last
 
 # What the balanced family reckons a VP worth in £ mid-game (a luxury: 4 £ -> 2 VP and 1 wealth, and money still
 # buys income).
 VP_WORTH = 2.5
+
+
+def yard_use(obs) -> np.ndarray:
+    """int[G', N]: ``sim.firms.yard_use`` (ships occupying each family's yards), once per decision."""
+    return cached(obs, "yard_use", lambda: fr.yard_use(obs))
 
 
 def cached(obs, key, make):
@@ -134,7 +141,7 @@ def ships_wanted(obs, min_value: float = 3.0, reach: np.ndarray | None = None) -
     ``min_value`` (none where the presidency has no President to trade)."""
     reach = trade_reach(obs) if reach is None else reach
     vals = np.where(reach, obs.rules.d.order_value[None, None, :], 0)
-    want = (vals >= min_value).sum(axis=2)
+    want = sum_last(vals >= min_value)
     president = obs.office[:, list(L.PRESIDENT)] >= 0
     return np.where(president, want, 0)
 
@@ -155,7 +162,7 @@ def trade_worth(obs, reach: np.ndarray, ships: np.ndarray) -> tuple[np.ndarray, 
     worth = np.take_along_axis(top, k[:, :, None], axis=2)[:, :, 0]
     kth = np.take_along_axis(vals, np.maximum(k - 1, 0)[:, :, None], axis=2)  # the worst order taken
     chosen = reach & (d.order_value[None, None, :] >= kth) & (k > 0)[:, :, None]  # (ties: all tied orders)
-    in_region = (chosen.astype(np.float32) @ d.order_in_region.astype(np.float32)) > 0  # [G', P, R]
+    in_region = regions_of(obs.rules, chosen)  # [G', P, R]
     in_region[:, np.arange(L.PRESIDENCIES), d.home] = False
     return worth, in_region.sum(axis=2)
 
@@ -175,7 +182,7 @@ def _opening_gain(obs) -> np.ndarray:
     president = obs.office[:, list(L.PRESIDENT)] >= 0  # [G', P]
     gain = np.zeros((obs.n, n_orders + 1))
     weight = np.int64(1) << np.arange(n_orders, dtype=np.int64)
-    open_bits = (obs.order_open.astype(np.int64) * weight).sum(axis=1)  # int[G']
+    open_bits = order_bits(obs.order_open)  # int[G']
     base = reach_bits(r, open_bits)
     if base is None:  # a large map: unpack every hypothetical opening
         return _opening_gain_unpacked(obs, president)
@@ -188,7 +195,8 @@ def _opening_gain(obs) -> np.ndarray:
         return values[union]
 
     base_value = worth(base, president)
-    rows, cand = np.nonzero(~obs.order_open)  # every (game, closed order) pair, in one table lookup
+    rows, cand = np.divmod(np.flatnonzero(~obs.order_open), n_orders)  # every (game, closed order) pair, in one
+    # table lookup (a flat index: np.nonzero of a 2-d array is several times slower)
     if rows.size:
         after = reach_bits(r, open_bits[rows] | weight[cand])
         gain[rows, cand] = worth(after, president[rows]) - base_value[rows]

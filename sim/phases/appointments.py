@@ -18,6 +18,7 @@ from .. import layout as L
 from ..agents import Agents
 from ..dice import Chance
 from ..positions import waive_nepotism
+from ..reduce import any_last
 from ..rules import Rules
 from ..state import TALLY, State
 from .military import settle_commanders
@@ -105,7 +106,7 @@ def candidates(state: State, rules: Rules, office: int) -> np.ndarray:
         for o in (L.SHIPPING, L.MILITARY, *L.PRESIDENT, L.CHINA, L.GOVERNOR_GENERAL):
             held = state.office[:, o] >= 0
             cand[rows[held], state.office[held, o], L.SRC_OFFICE0 + o] = True
-        nobody = ~cand.any(axis=(1, 2))
+        nobody = ~any_last(cand.reshape(g, -1))
         for p in range(L.PRESIDENCIES):
             cand[:, :, L.SRC_CLERK[p]] = clerks[:, :, p] & nobody[:, None]
     elif office in (L.SHIPPING, L.CHINA):
@@ -115,10 +116,10 @@ def candidates(state: State, rules: Rules, office: int) -> np.ndarray:
         for a in range(L.PRESIDENCIES):
             held = state.commander[:, a] >= 0
             cand[rows[held], state.commander[held, a], L.SRC_OFFICER[a]] = True
-        nobody = ~cand.any(axis=(1, 2))
+        nobody = ~any_last(cand.reshape(g, -1))
         for a in range(L.PRESIDENCIES):
             cand[:, :, L.SRC_OFFICER[a]] |= (state.officers[:, :, a] > 0) & nobody[:, None]
-        nobody = ~cand.any(axis=(1, 2))
+        nobody = ~any_last(cand.reshape(g, -1))
         cand[:, :, L.SRC_ACADEMY] = (state.academy > 0) & nobody[:, None]
     elif office == L.GOVERNOR_GENERAL:
         # L127: the heads of the other committees, not the Chairman; none: any clerk (2e), or nobody (issue 9)
@@ -126,7 +127,7 @@ def candidates(state: State, rules: Rules, office: int) -> np.ndarray:
             held = state.office[:, o] >= 0
             cand[rows[held], state.office[held, o], L.SRC_OFFICE0 + o] = True
         if rules.governor_general.candidates_fallback == "clerks":
-            nobody = ~cand.any(axis=(1, 2))
+            nobody = ~any_last(cand.reshape(g, -1))
             for p in range(L.PRESIDENCIES):
                 cand[:, :, L.SRC_CLERK[p]] = clerks[:, :, p] & nobody[:, None]
     elif office in L.PRESIDENT:
@@ -205,7 +206,8 @@ def choose(
     Returns family and source per game (-1 where nobody is appointed)."""
     g, n = state.n_games, state.n_players
     s = cand.shape[2]
-    open_ = vacant & cand.any(axis=(1, 2))
+    has_cand = any_last(cand)  # [G, N]
+    open_ = vacant & any_last(has_cand)
     appointer = np.where(open_, np.where(appointer >= 0, appointer, state.office[:, L.CHAIRMAN]), -1)
     family = np.full(g, -1, dtype=np.int64)
     source = np.full(g, -1, dtype=np.int64)
@@ -221,10 +223,9 @@ def choose(
     agents.ask("appoint", state, ask, {"office": office_arr, "candidates": cand}, (family, source), check)
     # nepotism: his own relative needs the consent of every other family with a candidate, unless he plays a
     # position card that waives it (D-POSITIONS "ignore_nepotism", issue 7)
-    has_cand = cand.any(axis=2)
     own = (ask >= 0) & (family == ask)
     others = has_cand & (np.arange(n)[None, :] != ask[:, None])
-    own &= ~waive_nepotism(state, rules, agents, ask, own & others.any(axis=1), office_arr)
+    own &= ~waive_nepotism(state, rules, agents, ask, own & any_last(others), office_arr)
     refused = np.zeros(g, dtype=bool)
     for seat in range(n):
         need = own & (ask != seat) & has_cand[:, seat]

@@ -18,6 +18,7 @@ from ..agents import Agents
 from ..board import committee_vacancies
 from ..dice import Chance
 from ..positions import play_cards
+from ..reduce import any_last, sum_last
 from ..rules import Rules
 from ..state import State
 
@@ -30,17 +31,28 @@ def action_costs(rules: Rules) -> np.ndarray:
     return costs
 
 
-def legal_actions(state: State, rules: Rules, seat: int, extra: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def cheapest_exchange(state: State, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """int[G] free exchange positions and int[G, E] their prices in ascending order (taken positions last), shared
+    by every seat's ``legal_actions`` (nothing on the exchange changes while the families choose)."""
+    free = state.exchange < 0
+    return sum_last(free), np.sort(np.where(free, rules.d.exchange_prices[None, :], 1 << 30), axis=1)
+
+
+def legal_actions(
+    state: State,
+    rules: Rules,
+    seat: int,
+    extra: bool = False,
+    exchange: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """bool[G, A] actions seat may take once, and bool[G, A] those it may take twice this round (none for an
-    ``extra`` action)."""
+    ``extra`` action). ``exchange``: ``cheapest_exchange`` when the caller has it."""
     g = state.n_games
     money, supply = state.money[:, seat], state.supply[:, seat]
     costs = action_costs(rules)
     prices = rules.d.exchange_prices
-    free = state.exchange < 0
-    n_free = free.sum(axis=1)
     # the cheapest and second-cheapest free exchange positions
-    price_sorted = np.sort(np.where(free, prices[None, :], 1 << 30), axis=1)
+    n_free, price_sorted = exchange if exchange is not None else cheapest_exchange(state, rules)
     once = np.zeros((g, L.N_ACTIONS), dtype=bool)
     once[:, L.A_PASS] = True
     for act in (L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY):
@@ -89,8 +101,12 @@ def take_actions(
     action = np.zeros((g, n), dtype=np.int64)
     repeat = np.zeros((g, n), dtype=bool)
     where = np.zeros((g, n, 2), dtype=np.int64)
+    exchange = cheapest_exchange(state, rules)
+    kind = {"extra": np.full(g, extra_action), "offered": np.full(g, offered)}
     for seat in range(n):
-        once, twice = legal_actions(state, rules, seat, extra_action)
+        if not (live & acting[:, seat]).any():  # an extra action: this family takes none in any game
+            continue
+        once, twice = legal_actions(state, rules, seat, extra_action, exchange)
         if only is not None:
             once &= (np.arange(L.N_ACTIONS) == only) | (np.arange(L.N_ACTIONS) == L.A_PASS)
 
@@ -107,13 +123,13 @@ def take_actions(
 
         asked = live & acting[:, seat]
         if extra_action:  # an extra action is offered only to a family that can take something
-            asked &= once[:, L.A_PASS + 1 :].any(axis=1)
+            asked &= any_last(once[:, L.A_PASS + 1 :])
         decider = np.where(asked, seat, -1)
         agents.ask(
             "family_action",
             state,
             decider,
-            {"once": once, "twice": twice, "extra": np.full(g, extra_action), "offered": np.full(g, offered)},
+            {"once": once, "twice": twice, **kind},
             (action[:, seat], repeat[:, seat], where[:, seat]),
             check,
         )
@@ -123,6 +139,8 @@ def take_actions(
     costs = action_costs(rules)
     rows = np.arange(g)
     for seat in range(n):
+        if not acting[:, seat].any():
+            continue
         act, k = action[:, seat], times[:, seat]
         pay = -costs[act] * k - np.where(act == L.A_FACTORY, laws.factory_discount(state, rules, seat), 0)
         seats = np.full(g, seat)
@@ -163,16 +181,27 @@ def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray) -
     rows = np.arange(g)
     for rank in range(n):
         seat = order[:, rank]
+        units = wanted[rows, seat]
         for unit in range(2):
-            free = state.exchange < 0
+            r = np.flatnonzero(units > unit)  # the games where this buyer still wants a position
+            if r.size == 0:
+                break
+            s = seat[r]
+            free = state.exchange.take(r, axis=0) < 0
             pos = free.argmax(axis=1)
             price = prices[pos]
-            ok = (wanted[rows, seat] > unit) & free.any(axis=1)
-            ok &= (state.money[rows, seat] >= price) & (state.supply[rows, seat] >= 1)
-            hit = np.flatnonzero(ok)
-            state.exchange[hit, pos[hit]] = seat[hit]
-            state.supply[hit, seat[hit]] -= 1
-            ledger.family(state, "exchange", seat, -price, where=ok)
+            ok = free.any(axis=1) & (state.money[r, s] >= price) & (state.supply[r, s] >= 1)
+            hit, s, pos, price = r[ok], s[ok], pos[ok], price[ok]
+            state.exchange[hit, pos] = s
+            state.supply[hit, s] -= 1
+            ledger.family(state, "exchange", seat, -_scatter(g, hit, price), where=_scatter(g, hit, True))
+
+
+def _scatter(g: int, rows: np.ndarray, values) -> np.ndarray:
+    """A full-batch array holding ``values`` at ``rows`` (zero/False elsewhere)."""
+    out = np.zeros(g, dtype=np.asarray(values).dtype)
+    out[rows] = values
+    return out
 
 
 def extra_clerks(state: State, rules: Rules, agents: Agents) -> None:

@@ -52,6 +52,7 @@ from .. import ledger
 from ..agents import Agents
 from ..board import check_outcome, company_ships, reachable
 from ..dice import Chance
+from ..reduce import any_last, sum_last
 from ..rules import Rules
 from ..state import State
 
@@ -130,7 +131,7 @@ def invest_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> N
         return bad, "investments only in open firms, at most the factories (with relatives at home) and shares held"
 
     for seat in range(n):
-        ask = open_.any(axis=1) & ((fac_assets[:, seat] > 0) | (sh_assets[:, seat] > 0))
+        ask = any_last(open_) & ((fac_assets[:, seat] > 0) | (sh_assets[:, seat] > 0))
         if not ask.any():
             continue
         legal = {"firms": open_, "factories": fac_assets[:, seat], "shares": sh_assets[:, seat], "room": room}
@@ -145,9 +146,11 @@ def invest_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> N
     for f in range(f_n):
         manager = state.firm_manager[:, f].astype(np.int64)
         offered = (offer_f[:, :, f] + offer_s[:, :, f]) > 0
+        if not offered.any():  # no offer for this firm in any game
+            continue
         own = seats[None, :] == manager[:, None]
         yes = np.zeros((g, n), dtype=bool)
-        asked = (offered & ~own).any(axis=1)
+        asked = any_last(offered & ~own)
         if asked.any():
             legal = {
                 "firm": np.full(g, f),
@@ -157,7 +160,7 @@ def invest_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> N
             }
             agents.ask("consent_investment", state, np.where(asked, manager, -1), legal, (yes,))
         accepted = offered & (own | yes)
-        for k in range(n):
+        for k in range(n if accepted.any() else 0):
             seat = _clockwise(manager, k, n)
             rows = np.flatnonzero(accepted[np.arange(g), seat])
             if rows.size:
@@ -555,7 +558,7 @@ def trade_in_turn(
     half value; his bonus and clerks do not depend on the order)."""
     g = state.n_games
     here = traders_at(state, presidency)
-    with_firms = here.any(axis=1)
+    with_firms = any_last(here)
     before = state.firm_filled.copy()
     rows = np.flatnonzero(with_firms)
     if rows.size == 0:
@@ -862,7 +865,7 @@ def dividends(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> Non
                 agents.ask("consent_waivers", state, np.where(ask, manager, -1), legal, (ok,))
                 keep = ok | (seats[None, :] == manager[:, None])
                 waived[:, f] = np.where(ask[:, None] & ~keep, 0, waived[:, f])
-    per_payout = (state.firm_shares - waived).sum(axis=2) + ~manager_waived
+    per_payout = sum_last(state.firm_shares - waived) + ~manager_waived
     max_payouts = np.where(eligible & (per_payout > 0), avail // np.maximum(per_payout, 1), 0)
     slot = fr.slot_of(state)
     rows_all = np.arange(g)

@@ -17,6 +17,7 @@ from ..board import check_outcome
 from ..dice import Chance
 from ..india import record_deployment, turn_inward
 from ..laws import loot_to_company
+from ..reduce import sum_last
 from ..rules import Rules
 from ..state import TALLY, State
 
@@ -30,33 +31,41 @@ def settle_commanders(
     rows: np.ndarray,
     armies: range | list = range(3),
 ) -> None:
-    """Re-seat the commander of each army in games ``rows`` from its officers (R-COMMANDER)."""
-    g = state.n_games
-    in_rows = np.zeros(g, dtype=bool)
-    in_rows[rows] = True
+    """Re-seat the commander of each army in games ``rows`` from its officers (R-COMMANDER). Works on those games
+    only (lost regions re-seat a few games at a time)."""
+    if rows.size == 0:
+        return
+    if rows.size > 1 and not (rows[1:] > rows[:-1]).all():
+        rows = np.unique(rows)  # distinct games in order
+    g, m = state.n_games, rows.size
+    officers = state.officers.take(rows, axis=0)  # [m, N, A]: choosing a commander moves no officer
     for a in armies:
-        off = state.officers[:, :, a]
+        off = officers[:, :, a]
         top = off.max(axis=1)
         tied = (off == top[:, None]) & (top > 0)[:, None]
-        cur = state.commander[:, a]
-        keep = (cur >= 0) & tied[np.arange(g), np.maximum(cur, 0)]
+        cur = state.commander[rows, a]
+        keep = (cur >= 0) & tied[np.arange(m), np.maximum(cur, 0)]
         single = tied.sum(axis=1) == 1
         new = np.where(keep, cur, np.where(single, tied.argmax(axis=1), -1))
-        need = in_rows & (top > 0) & ~keep & ~single
+        need = (top > 0) & ~keep & ~single
         if need.any():
-            head = np.where(need, state.office[:, L.MILITARY], -1)
+            head = np.full(g, -1, dtype=state.office.dtype)
+            head[rows] = np.where(need, state.office[rows, L.MILITARY], -1)
+            tied_all = np.zeros((g, state.n_players), dtype=bool)
+            tied_all[rows] = tied
             picked = np.full(g, -1, dtype=np.int64)
 
             def check(seat, legal, obs):
                 ok = (seat >= 0) & (seat < obs.players)
                 return ~ok | ~legal.tied[np.arange(obs.n), np.clip(seat, 0, obs.players - 1)], "not a tied family"
 
-            agents.ask("pick_commander", state, head, {"army": np.full(g, a), "tied": tied}, (picked,), check)
-            nobody = np.flatnonzero(need & (head < 0))
+            agents.ask("pick_commander", state, head, {"army": np.full(g, a), "tied": tied_all}, (picked,), check)
+            picked = picked[rows]
+            nobody = np.flatnonzero(need & (head[rows] < 0))
             if nobody.size:
-                picked[nobody] = dice.pick(nobody, tied[nobody])
+                picked[nobody] = dice.pick(rows[nobody], tied[nobody])
             new = np.where(need, picked, new)
-        state.commander[:, a] = np.where(in_rows, np.where(top > 0, new, -1), cur)
+        state.commander[rows, a] = np.where(top > 0, new, -1)
 
 
 # --------------------------------------------------------------------------------------------- Military Affairs
@@ -208,7 +217,7 @@ def deploy(state: State, rules: Rules, dice: Chance, agents: Agents, army: int) 
         paid = np.where(want & fund, cost, 0)
         ledger.treasury(state, "mercenaries", t_pres, -paid)
     tgt = np.maximum(target, 0)
-    force = officers.sum(axis=1) + regiments + (mercs * d.merc_strength[army]).sum(axis=1)
+    force = sum_last(officers) + regiments + sum_last(mercs * d.merc_strength[army])
     k = force - strength[np.arange(g), tgt]
     go &= k >= 1  # refused mercenaries can leave too small a force: then there is no battle
     rows = np.flatnonzero(go)

@@ -24,6 +24,7 @@ from ..board import (
 from ..dice import Chance
 from ..governor_general import governor_general
 from ..india import settle_damage
+from ..reduce import any_last
 from ..rules import Rules
 from ..state import TALLY, State
 from .firms import president_check, trade_in_turn, trade_initiative, traders_at
@@ -110,7 +111,7 @@ def director_of_trade(state: State, rules: Rules, dice: Chance, agents: Agents) 
     active = ~state.done & (state.office[:, L.DIRECTOR] >= 0)
     while True:
         can_open = openable(state, rules)
-        active &= can_open.any(axis=1) & (state.treasury[:, t] >= 1) & (state.office[:, L.DIRECTOR] >= 0)
+        active &= any_last(can_open) & (state.treasury[:, t] >= 1) & (state.office[:, L.DIRECTOR] >= 0)
         if not active.any():
             break
         director = np.where(active, state.office[:, L.DIRECTOR], -1)
@@ -385,7 +386,7 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
 
         if asked.any():
             agents.ask("trade", state, np.where(asked, president, -1), legal, (spend, orders, clerk_pay), check)
-        trading = asked & orders.any(axis=1)
+        trading = asked & any_last(orders)
         spend = np.where(trading, spend, 0)
         ledger.treasury(state, "trade_spend", t, -spend)
         rows = np.flatnonzero(trading)

@@ -28,6 +28,7 @@ from .. import layout as L
 from .. import positions as pos
 from ..agents import Agents
 from ..dice import Chance
+from ..reduce import any_last
 from ..rules import Rules
 from ..state import TALLY, State
 
@@ -103,7 +104,7 @@ def draw_and_table(
         t = np.maximum(top, 0)
         recall = active & d.law_recall[t]
         discard = state.law_pile == laws.DISCARD
-        empty_recall = recall & ~discard.any(axis=1)
+        empty_recall = recall & ~any_last(discard)
         if empty_recall.any():  # ignore it: shuffle it back into the deck and draw another
             back = np.zeros(state.law_pile.shape, dtype=bool)
             back[np.flatnonzero(empty_recall), t[empty_recall]] = True

@@ -86,15 +86,17 @@ def run_auction(
         lot_key = np.broadcast_to(0.5 - 0.5 * np.arange(n_lots) / n_lots, (g, n_lots))
     # greedy: the highest (bid, lot) pair whose bidder still has < 4 lots; equal pairs on different lots go in
     # catalogue order, tied bidders on one lot settle by their programs
+    # the bids still in play: open lots, families short of their lots (-1 once a lot or a family is done)
+    value = np.where(open_lot[:, None, :] & (won < per_family)[:, :, None], base, -1)
+    lot_best = value.max(axis=1)  # [G, LOTS]: the highest bid in play on each lot, kept up to date with value
     for _ in range(per_family * n):
-        value = np.where(open_lot[:, None, :] & (won < per_family)[:, :, None], base, -1)
-        best = value.max(axis=(1, 2))
+        best = lot_best.max(axis=1)
         rows = np.flatnonzero(best > 0)
         if rows.size == 0:
             break
-        v, b = value[rows], best[rows]
-        lot = np.where((v == b[:, None, None]).any(axis=1), lot_key[rows], -1.0).argmax(axis=1)
-        tied = v[np.arange(rows.size), :, lot] == b[:, None]
+        b = best[rows]
+        lot = np.where(lot_best.take(rows, axis=0) == b[:, None], lot_key[rows], -1.0).argmax(axis=1)
+        tied = value[rows, :, lot] == b[:, None]
         r = np.where(tied, reach[rows, :, lot], -1)
         top = r.max(axis=1)
         w = dice.pick(idx[rows], r == top[:, None])
@@ -107,6 +109,12 @@ def run_auction(
         winner[rows, lot], price[rows, lot] = w, p
         won[rows, w] += 1
         open_lot[rows, lot] = False
+        value[rows, :, lot] = -1
+        lot_best[rows, lot] = -1
+        full = won[rows, w] >= per_family
+        if full.any():  # a family with all its lots bids no more: its games' lot maxima change
+            value[rows[full], w[full], :] = -1
+            lot_best[rows[full]] = value.take(rows[full], axis=0).max(axis=1)
     # lots nobody bid on go at random to families still short of their lots
     for lot in range(n_lots):
         rows = np.flatnonzero(open_lot[:, lot])

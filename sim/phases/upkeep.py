@@ -15,6 +15,7 @@ import numpy as np
 from .. import ledger
 from ..agents import Agents
 from ..dice import Chance
+from ..reduce import sum_last
 from ..rules import Rules
 from ..state import TALLY, State
 
@@ -25,7 +26,7 @@ def upkeep(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     due_tiers = d.tier_upkeep > 0
     live = ~state.done
     retired = np.where(live[:, None, None], state.retired, 0)
-    owing = (retired * due_tiers).sum(axis=2) > 0  # [G, N]
+    owing = sum_last(retired * due_tiers) > 0  # [G, N]
     if not owing.any():
         return
     kept = retired.astype(np.int64).copy()
@@ -45,7 +46,7 @@ def upkeep(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     ledger.families(state, "upkeep", -paid)
     dropped = retired - kept  # [G, N, T], zero where no upkeep is due
     state.retired[...] -= dropped.astype(state.retired.dtype)
-    state.wealth[...] -= (dropped * d.tier_wealth).sum(axis=2).astype(state.wealth.dtype)
+    state.wealth[...] -= sum_last(dropped * d.tier_wealth).astype(state.wealth.dtype)
     gone = dropped.sum(axis=2)
     if rules.retirement.unpaid_upkeep == "lowest_tier":
         state.retired[:, :, 0] += gone.astype(state.retired.dtype)

@@ -1,0 +1,39 @@
+"""sim.reduce: the fast reductions over a short last axis give numpy's exact result, dtype and shape."""
+
+import numpy as np
+import pytest
+
+from sim.board import order_bits, unpack_bits
+from sim.reduce import any_last, sum_last
+
+
+@pytest.mark.parametrize("dtype", [bool, np.int8, np.int16, np.int32, np.int64])
+def test_sum_and_any_match_numpy(dtype):
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        shape = (int(rng.choice([3, 700, 4096])), *(int(k) for k in rng.integers(1, 26, rng.integers(1, 3))))
+        a = rng.random(shape) < 0.1 if dtype is bool else rng.integers(-5, 9, shape).astype(dtype)
+        for v in (a, a[::2], np.moveaxis(a, -1, 0)):  # contiguous, strided, last axis not contiguous
+            want = v.sum(axis=-1)
+            got = sum_last(v)
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+            if dtype is bool:
+                want, got = v.any(axis=-1), any_last(v)
+                assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_any_last_word_path_sees_every_byte():
+    for k in (8, 16, 24):  # the uint64 path: one True entry anywhere in the row
+        a = np.zeros((4096, k), dtype=bool)
+        a[np.arange(4096), np.arange(4096) % k] = True
+        a[::3] = False
+        assert np.array_equal(any_last(a), a.any(axis=1))
+
+
+def test_order_bits_round_trip():
+    rng = np.random.default_rng(3)
+    for n in (1, 8, 17, 20):
+        mask = rng.random((500, 3, n)) < 0.5
+        bits = order_bits(mask)
+        assert np.array_equal(bits, (mask.astype(np.int64) << np.arange(n)).sum(axis=2))
+        assert np.array_equal(unpack_bits(bits, n), mask)
