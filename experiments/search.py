@@ -329,8 +329,8 @@ def _conditioned(
                     unique = [v for i, v in enumerate(values) if not any(same(v, u) for u in values[:i])]
                     when.append((k, tuple(unique)))
                     continue
-                kind = "choices" if by_key[k].kind == "choice" else "range"
-                problems.append(f"{at}: {k} = {shown(wrong[0])} is not among its {kind} ({by_key[k].describe()})")
+                kind = "one of its choices" if by_key[k].kind == "choice" else "in its range"
+                problems.append(f"{at}: {k} = {shown(wrong[0])} is not {kind} ({by_key[k].describe()})")
             bad = True
         if not bad:
             out.append(Param(p.key, p.kind, p.low, p.high, p.log, p.step, p.choices, tuple(when)))
