@@ -18,6 +18,12 @@ An experiment file with a ``[tune]`` section::
     "capital.budget_per_player" = { low = 4, high = 9, int = true }
     "capital.formula" = { choices = ["inverse_share", "linear"] }
 
+A key may be conditional: ``when = { "capital.formula" = "linear" }`` (a value or a list of values per named key)
+searches it only in the trials where the condition holds; the trials are built define-by-run (``suggest``), so in
+the others the key is never asked of Optuna, keeps the rules' own value and is absent from the trial (null in
+``trials.parquet``, left out of ``best.toml`` and of the identity that finds repeated trials). The sampler is
+grouped (``group=True``) so that the multivariate TPE models the keys that occur together.
+
 Optuna's TPE sampler proposes the trials; each trial is one arm of ``games`` games played by the runner on the same
 games and dice as every other trial (common random numbers), so two trials differ by their rules only. Trials are
 asked in fixed batches of ``batch``: batch b is planned from the trials of the batches before it only, by a sampler
