@@ -22,6 +22,16 @@ Searched keys (``[tune.params]``, ``[sensitivity.params]``) are rules keys with 
     "capital.budget_per_player" = { low = 4, high = 9, int = true } # an integer (step = 2: every other one)
     "capital.formula" = { choices = ["inverse_share", "linear"] }   # one of these values
 
+A key of ``[tune.params]`` may be *conditional* (``when``): searched only in the trials where the named searched
+keys take the given value (or one of a list of values); elsewhere the rules keep their own value and the key is
+absent from the trial (define-by-run: Optuna is never asked for it)::
+
+    "capital.linear_rate" = { low = 0.0, high = 0.5, when = { "capital.formula" = "linear" } }
+
+A condition names keys with choices or integer ranges (a continuous key takes a given value only by chance), each
+value among that key's choices or in its range; no key is conditioned on itself or, through others, in a cycle.
+A SALib design sets every key at every point, so ``[sensitivity.params]`` refuses ``when``.
+
 A key whose default is an integer is searched over integers (``int = true`` is implied; ``int = false`` is refused);
 ``low``, ``high`` and every choice are checked against the rules (with the experiment's ``[overrides]``) when the file
 is loaded, so a range the rules refuse is one line and exit 2 before any game is played.
@@ -79,6 +89,27 @@ class Param:
     log: bool = False
     step: float | int | None = None
     choices: tuple[Any, ...] = ()
+    when: tuple[tuple[str, tuple[Any, ...]], ...] = ()  # (searched key, the values that make this key searched)
+
+    def active(self, values: dict[str, Any]) -> bool:
+        """Is the key searched given the values of the keys suggested before it (an inactive key is absent)?"""
+        return all(k in values and any(same(values[k], v) for v in vals) for k, vals in self.when)
+
+    def suggest(self, trial: Any) -> Any:
+        """Ask an Optuna trial for its value (define-by-run; the same distribution as ``distribution``)."""
+        if self.kind == "choice":
+            return trial.suggest_categorical(self.key, list(self.choices))
+        if self.kind == "int":
+            return trial.suggest_int(self.key, int(self.low), int(self.high), step=int(self.step or 1), log=self.log)
+        return trial.suggest_float(self.key, float(self.low), float(self.high), step=self.step, log=self.log)
+
+    def condition_text(self) -> str:
+        """``capital.formula = "linear"``, ``a in 4, 5`` (empty: unconditional)."""
+        parts = []
+        for k, vals in self.when:
+            shown_vals = ", ".join(tomlw._value(v) for v in vals)
+            parts.append(f"{k} = {shown_vals}" if len(vals) == 1 else f"{k} in {shown_vals}")
+        return " and ".join(parts)
 
     def distribution(self) -> Any:
         """Its Optuna distribution."""
@@ -115,31 +146,78 @@ class Param:
         return float(min(max(v, self.low), self.high))
 
     def describe(self) -> str:
-        """``0–0.5``, ``4–9 (integers)``, ``"inverse_share" | "linear"``."""
+        """``0–0.5``, ``4–9 (integers)``, ``"inverse_share" | "linear"``, then ``when capital.formula = "linear"``."""
         if self.kind == "choice":
-            return " | ".join(tomlw._value(c) for c in self.choices)
+            text = " | ".join(tomlw._value(c) for c in self.choices)
+            return text + (f" when {self.condition_text()}" if self.when else "")
         text = f"{self.low:g}–{self.high:g}"
         if self.kind == "int":
             text += " (integers" + (f", step {self.step}" if self.step and self.step != 1 else "") + ")"
         elif self.step:
             text += f" (step {self.step:g})"
-        return text + (", log scale" if self.log else "")
+        text += ", log scale" if self.log else ""
+        return text + (f" when {self.condition_text()}" if self.when else "")
 
     def resolved(self) -> dict[str, Any]:
         """As the resolved experiment.toml writes it."""
+        out: dict[str, Any]
         if self.kind == "choice":
-            return {"choices": list(self.choices)}
-        out: dict[str, Any] = {"low": self.low, "high": self.high}
-        if self.kind == "int":
-            out["int"] = True
-        if self.log:
-            out["log"] = True
-        if self.step is not None:
-            out["step"] = self.step
+            out = {"choices": list(self.choices)}
+        else:
+            out = {"low": self.low, "high": self.high}
+            if self.kind == "int":
+                out["int"] = True
+            if self.log:
+                out["log"] = True
+            if self.step is not None:
+                out["step"] = self.step
+        if self.when:
+            out["when"] = {k: vals[0] if len(vals) == 1 else list(vals) for k, vals in self.when}
         return out
 
+    def contains(self, value: Any) -> bool:
+        """Is ``value`` one of the key's choices, or in its range (on its step)?"""
+        if self.kind == "choice":
+            return any(same(value, c) for c in self.choices)
+        if not _number(value) or not self.low <= value <= self.high:
+            return False
+        if self.kind == "int":
+            return isinstance(value, int) and (value - int(self.low)) % int(self.step or 1) == 0
+        return True
 
-PARAM_KEYS = {"low", "high", "int", "log", "step", "choices"}
+
+PARAM_KEYS = {"low", "high", "int", "log", "step", "choices", "when"}
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal values of the same type (``1``, ``1.0`` and ``true`` are different choices)."""
+    return type(a) is type(b) and a == b
+
+
+def suggest_order(params: tuple[Param, ...] | list[Param]) -> list[Param]:
+    """The keys in the order a trial suggests them: every key after the keys its condition names, otherwise in the
+    file's order (conditions are acyclic: checked on load)."""
+    done: dict[str, Param] = {}
+    left = list(params)
+    while left:
+        for p in left:
+            if all(k in done for k, _ in p.when):
+                done[p.key] = p
+                left.remove(p)
+                break
+        else:  # a cycle (refused on load): keep the file's order
+            done.update({p.key: p for p in left})
+            left = []
+    return list(done.values())
+
+
+def effective(params: tuple[Param, ...] | list[Param], values: dict[str, Any]) -> dict[str, Any]:
+    """The values of the keys active given ``values`` (inactive keys dropped), in suggestion order."""
+    out: dict[str, Any] = {}
+    for p in suggest_order(params):
+        if p.key in values and p.active(out):
+            out[p.key] = values[p.key]
+    return out
 
 
 def _lookup(raw: dict, key: str) -> Any:
@@ -159,12 +237,16 @@ def _number(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
-def parse_params(table: Any, where: str, rules: Rules | None) -> tuple[list[Param], list[str]]:
-    """The searched keys of a ``params`` table and every problem found (``where``: ``FILE: tune.params``)."""
+def parse_params(
+    table: Any, where: str, rules: Rules | None, conditional: bool = False
+) -> tuple[list[Param], list[str]]:
+    """The searched keys of a ``params`` table and every problem found (``where``: ``FILE: tune.params``);
+    ``conditional``: ``when`` is allowed (``[tune.params]``), else refused (``[sensitivity.params]``)."""
     problems: list[str] = []
     if not isinstance(table, dict) or not table:
         return [], [f"{where}: expected a table of rules keys, each with a range or choices (at least one)"]
     params = []
+    conditions: dict[str, Any] = {}
     for key, entry in table.items():
         at = f"{where}.{key}"
         if not isinstance(entry, dict):
@@ -174,6 +256,15 @@ def parse_params(table: Any, where: str, rules: Rules | None) -> tuple[list[Para
         if unknown:
             problems.append(f"{at}: unknown field {unknown[0]!r} (known: {', '.join(sorted(PARAM_KEYS))})")
             continue
+        if "when" in entry:
+            if not conditional:
+                problems.append(
+                    f"{at}: when: conditional keys are for `eastindia tune` only: a SALib design (Morris, Sobol) sets "
+                    "every key at every point (a key the rules ignore there has no effect)"
+                )
+                continue
+            entry = dict(entry)
+            conditions[key] = entry.pop("when")
         current = None
         if rules is not None:
             try:
@@ -194,7 +285,79 @@ def parse_params(table: Any, where: str, rules: Rules | None) -> tuple[list[Para
                     problems.append(f"{at}: {shown(v)}: {str(err).split(': ', 2)[-1]}")
                     break
         params.append(param)
-    return params, problems
+    return _conditioned(params, conditions, table, where, problems), problems
+
+
+def _conditioned(
+    params: list[Param], conditions: dict[str, Any], table: dict[str, Any], where: str, problems: list[str]
+) -> list[Param]:
+    """The params with their ``when`` conditions checked (every problem appended): each names searched keys with
+    choices or integer ranges other than itself, with values among their choices or in their range, and no cycle."""
+    by_key = {p.key: p for p in params}
+    out = []
+    for p in params:
+        if p.key not in conditions:
+            out.append(p)
+            continue
+        at = f"{where}.{p.key}: when"
+        raw = conditions[p.key]
+        if not isinstance(raw, dict) or not raw:
+            problems.append(
+                f'{at}: expected a table of searched keys and their values, e.g. {{ "capital.formula" = "linear" }}, '
+                f"got {shown(raw)}"
+            )
+            continue
+        when, bad = [], False
+        for k, given in raw.items():
+            if k == p.key:
+                problems.append(f"{at}: {k} is conditioned on itself")
+            elif k not in table:
+                problems.append(f"{at}: {k} is not a searched key (list it in the params with its range or choices)")
+            elif k not in by_key:
+                pass  # its own entry is refused (reported there)
+            elif by_key[k].kind == "float":
+                problems.append(
+                    f"{at}: {k} is a continuous range (it takes a given value only by chance): condition on a key "
+                    "with choices or an integer range"
+                )
+            elif isinstance(given, list) and not given:
+                problems.append(f"{at}: {k}: expected a value or a non-empty list of values, got []")
+            else:
+                values = given if isinstance(given, list) else [given]
+                wrong = [v for v in values if not by_key[k].contains(v)]
+                if not wrong:
+                    unique = [v for i, v in enumerate(values) if not any(same(v, u) for u in values[:i])]
+                    when.append((k, tuple(unique)))
+                    continue
+                kind = "one of its choices" if by_key[k].kind == "choice" else "in its range"
+                problems.append(f"{at}: {k} = {shown(wrong[0])} is not {kind} ({by_key[k].describe()})")
+            bad = True
+        if not bad:
+            out.append(Param(p.key, p.kind, p.low, p.high, p.log, p.step, p.choices, tuple(when)))
+    cycle = _cycle({p.key: [k for k, _ in p.when] for p in out})
+    if cycle:
+        problems.append(f"{where}.{cycle[0]}: when: the conditions make a cycle: {' -> '.join(cycle)}")
+    return out
+
+
+def _cycle(depends: dict[str, list[str]]) -> list[str]:
+    """A cycle of conditions (``[a, b, a]``: a depends on b, b on a), or ``[]``."""
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+
+    def visit(key: str, path: list[str]) -> list[str]:
+        state[key] = 1
+        for k in depends.get(key, []):
+            if state.get(k) == 1:
+                return [*path[path.index(k) :], k]
+            if k not in state and (found := visit(k, [*path, k])):
+                return found
+        state[key] = 2
+        return []
+
+    for key in depends:
+        if key not in state and (found := visit(key, [key])):
+            return found
+    return []
 
 
 def _param(key: str, entry: dict[str, Any], current: Any) -> tuple[Param, str]:

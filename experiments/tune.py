@@ -18,6 +18,12 @@ An experiment file with a ``[tune]`` section::
     "capital.budget_per_player" = { low = 4, high = 9, int = true }
     "capital.formula" = { choices = ["inverse_share", "linear"] }
 
+A key may be conditional: ``when = { "capital.formula" = "linear" }`` (a value or a list of values per named key)
+searches it only in the trials where the condition holds; the trials are built define-by-run (``suggest``), so in
+the others the key is never asked of Optuna, keeps the rules' own value and is absent from the trial (null in
+``trials.parquet``, left out of ``best.toml`` and of the identity that finds repeated trials). The sampler is
+grouped (``group=True``) so that the multivariate TPE models the keys that occur together.
+
 Optuna's TPE sampler proposes the trials; each trial is one arm of ``games`` games played by the runner on the same
 games and dice as every other trial (common random numbers), so two trials differ by their rules only. Trials are
 asked in fixed batches of ``batch``: batch b is planned from the trials of the batches before it only, by a sampler
@@ -119,8 +125,10 @@ class TuneSpec:
         rules = search.base_rules(self.exp)
         if rules is None:
             return None
-        values = {}
-        for p in self.params:
+        values: dict[str, Any] = {}
+        for p in search.suggest_order(self.params):
+            if not p.active(values):  # a conditional key whose condition the rules' values do not meet: absent
+                continue
             value = search._lookup(rules.raw, p.key)
             dist = p.distribution()
             try:
@@ -173,8 +181,9 @@ class TuneSpec:
         section = {k: v for k, v in self.section().items() if k not in ("trials", "confirm_games", "confirm_seed")}
         return search.digest({"experiment": self.exp.digest(), "tune": section})
 
-    def distributions(self) -> dict[str, Any]:
-        return {p.key: p.distribution() for p in self.params}
+    def distributions(self, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Each searched key's distribution (``params``: only the keys a trial holds, its active ones)."""
+        return {p.key: p.distribution() for p in self.params if params is None or p.key in params}
 
     def batch_size(self, b: int, trials: int | None = None) -> int:
         trials = self.trials if trials is None else trials
@@ -242,7 +251,7 @@ def load(path: str | Path, **changes: Any) -> TuneSpec:
     if "params" not in table:
         problems.append(f"{where}.params: missing: [tune.params] lists the rules keys to search")
     else:
-        params, trouble = search.parse_params(table["params"], f"{where}.params", rules)
+        params, trouble = search.parse_params(table["params"], f"{where}.params", rules, conditional=True)
         problems += trouble
     if problems:
         raise ExperimentError(problems)
@@ -278,10 +287,24 @@ def batch_seed(seed: int, b: int) -> int:
 
 
 def sampler(ts: TuneSpec, b: int) -> Any:
+    """TPE, multivariate with the constant liar, and ``group``: the search space decomposed into the groups of keys
+    that occur together, so that with conditional keys the multivariate TPE models each group on the trials that
+    hold it instead of falling back to independent sampling for a key some trials lack. Without conditional keys
+    every trial holds every key, there is one group, and the trials are those of ``group=False``."""
     optuna = _quiet_optuna()
     return optuna.samplers.TPESampler(
-        seed=batch_seed(ts.seed, b), n_startup_trials=ts.startup, multivariate=True, constant_liar=True
+        seed=batch_seed(ts.seed, b), n_startup_trials=ts.startup, multivariate=True, constant_liar=True, group=True
     )
+
+
+def suggest(ts: TuneSpec, trial: Any) -> dict[str, Any]:
+    """A trial's values, define-by-run: each key in suggestion order, a conditional one only when its condition
+    holds for the values suggested before it (an inactive key is never asked for and is absent)."""
+    values: dict[str, Any] = {}
+    for p in search.suggest_order(ts.params):
+        if p.active(values):
+            values[p.key] = p.suggest(trial)
+    return values
 
 
 def plan_batch(ts: TuneSpec, history: list[Any], b: int, n: int) -> list[dict[str, Any]]:
@@ -294,8 +317,7 @@ def plan_batch(ts: TuneSpec, history: list[Any], b: int, n: int) -> list[dict[st
         defaults = ts.default_values()
         if defaults is not None:
             study.enqueue_trial(defaults)
-    dists = ts.distributions()
-    return [study.ask(dists).params for _ in range(n)]
+    return [suggest(ts, study.ask()) for _ in range(n)]
 
 
 def open_study(run_dir: Path) -> Any:
@@ -497,7 +519,7 @@ def _play(
                     trial = optuna.trial.create_trial(
                         state=optuna.trial.TrialState.FAIL,
                         params=plan[j],
-                        distributions=ts.distributions(),
+                        distributions=ts.distributions(plan[j]),
                         user_attrs={**attrs, "error": failures[j]},
                     )
                     notify(f"trial {numbers[j]}: the rules refuse these values ({failures[j]}); it counts as failed")
@@ -517,7 +539,7 @@ def _play(
                             attrs["same_as"] = numbers[source[j]]
                         distance = ts.distance(value)
                     trial = optuna.trial.create_trial(
-                        value=distance, params=plan[j], distributions=ts.distributions(), user_attrs=attrs
+                        value=distance, params=plan[j], distributions=ts.distributions(plan[j]), user_attrs=attrs
                     )
                 study.add_trial(trial)
             told = finished(study)
@@ -672,6 +694,12 @@ def best_toml(ts: TuneSpec, best: Any, confirm: dict[str, Any] | None) -> str:
         lines.append(
             "# the trials also played the experiment's [overrides]: "
             + ", ".join(f"{k} = {v!r}" for k, v in others.items())
+        )
+    inactive = [p for p in ts.params if p.key not in best.params]
+    if inactive:
+        lines.append(
+            "# not searched in this trial (its condition is false), so the rules' own value: "
+            + "; ".join(f"{p.key} (when {p.condition_text()})" for p in inactive)
         )
     lines.append(tomlw.dumps({"overrides": dict(best.params)}).strip())
     return "\n".join(lines) + "\n"

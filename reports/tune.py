@@ -47,6 +47,9 @@ def _fmt(objective: str, value: Any, lo: Any = None, hi: Any = None) -> str:
 
 
 def _param_text(value: Any) -> str:
+    """A searched key's value in a table; ``—`` where the key was not searched (a false ``when`` condition)."""
+    if value is None:
+        return "—"
     if isinstance(value, float):
         return f"{value:.4g}"
     return str(value)
@@ -55,11 +58,13 @@ def _param_text(value: Any) -> str:
 # ------------------------------------------------------------------------------------------------------ charts
 def params_chart(meta: dict[str, Any], trials: pl.DataFrame, out_dir: Path) -> ch.Chart | None:
     """The objective against each searched key: one point per trial (coloured by trial number) with its 95 %
-    interval, the best trial ringed in red, the target dashed."""
-    ok = trials.filter(pl.col("state") == "complete")
-    if ok.is_empty():
+    interval, the best trial ringed in red, the target dashed. A conditional key's panel shows only the trials that
+    searched it (its ``when`` condition held)."""
+    complete = trials.filter(pl.col("state") == "complete")
+    if complete.is_empty():
         return None
     params = meta["params"]
+    conditional = any(p.get("when") for p in params)
     n = len(params)
     ncols = ch.panel_columns(n)
     rows = -(-n // ncols)
@@ -71,6 +76,9 @@ def params_chart(meta: dict[str, Any], trials: pl.DataFrame, out_dir: Path) -> c
     total = max(int(trials["trial"].max()), 1)
     for ax, param in zip(axes, params, strict=True):
         key = param["key"]
+        ok = complete.filter(pl.col(key).is_not_null())
+        if ok.is_empty():
+            ax.text(0.5, 0.5, "no trial searched it", transform=ax.transAxes, ha="center", fontsize=9)
         values = ok[key].to_list()
         if param["kind"] == "choice":
             choices = [str(c) for c in param["choices"]]
@@ -87,12 +95,13 @@ def params_chart(meta: dict[str, Any], trials: pl.DataFrame, out_dir: Path) -> c
             ch._errorbar(ax, [xi], [v], [lo], [hi], color=c, alpha=0.55, marker="o", markersize=4)
         if best is not None:
             b = ok.filter(pl.col("trial") == best)
-            if b.height:
+            if b.height:  # (absent from a conditional key's panel when the best did not search it)
                 bx = x[ok["trial"].to_list().index(best)]
                 ax.plot([bx], b["value"].to_list(), marker="o", markersize=12, markerfacecolor="none", color="#c0392b")
         if isinstance(meta.get("target"), int | float):
             ax.axhline(meta["target"], color="#c0392b", linestyle="--", linewidth=1)
-        ax.set_xlabel(key, fontsize=9)
+        when = " and ".join(f"{k} = {v}" for k, v in (param.get("when") or {}).items())
+        ax.set_xlabel(key + (f"\n(trials with {when})" if when else ""), fontsize=9)
         ax.grid(alpha=0.3)
         if _is_prop(objective):
             ch._pct_axis(ax.yaxis)
@@ -114,7 +123,8 @@ def params_chart(meta: dict[str, Any], trials: pl.DataFrame, out_dir: Path) -> c
         "The objective against each searched key",
         f"{_what(meta)} of every trial against each rules key the study searched, with 95 % intervals (one arm of "
         f"{meta['games_per_trial']:,} games each, all on the same dice); colour runs from the first trial to the "
-        "last, the best is ringed, the target dashed.",
+        "last, the best is ringed, the target dashed"
+        + ("; a conditional key's panel shows only the trials that searched it." if conditional else "."),
     )
 
 
@@ -171,7 +181,10 @@ def settings_table(meta: dict[str, Any]) -> Table:
         ("batch (trials asked at once)", meta.get("batch")),
         ("random start-up trials", meta.get("startup")),
         ("trial 0", "the rules' own values" if meta.get("default_first") else "drawn like the others"),
-        ("sampler", f"Optuna TPE (multivariate, constant liar), seed {meta.get('sampler_seed')} (batch b: (seed, b))"),
+        (
+            "sampler",
+            f"Optuna TPE (multivariate, grouped, constant liar), seed {meta.get('sampler_seed')} (batch b: (seed, b))",
+        ),
         ("games per trial", f"{meta.get('games_per_trial'):,} (the same games and dice for every trial)"),
         ("seed of the games", meta.get("seed")),
         ("players", meta.get("players")),
@@ -189,7 +202,9 @@ def settings_table(meta: dict[str, Any]) -> Table:
 def best_table(meta: dict[str, Any]) -> Table:
     best = meta.get("best") or {}
     rows = [["trial", str(best.get("trial"))]]
-    rows += [[k, _param_text(v)] for k, v in (best.get("params") or {}).items()]
+    chosen = best.get("params") or {}
+    keys = [p["key"] for p in meta.get("params") or []] or list(chosen)
+    rows += [[k, _param_text(chosen.get(k))] for k in keys]  # — : a conditional key this trial did not search
     rows.append(
         [_what(meta) + " (95 % CI)", _fmt(meta["objective"], best.get("value"), best.get("lo"), best.get("hi"))]
     )

@@ -173,6 +173,10 @@ def test_an_interrupted_sensitivity_resumes_to_the_same_results(tmp_path, morris
             "sensitivity.params.company.start_stability: 0: must be within 1..7",
         ),
         (("[sensitivity]", '[[arms]]\nname = "x"\n[sensitivity]'), "arms: has no place in a sensitivity file"),
+        (  # a SALib design sets every key at every point: conditional keys are tune's only
+            ("high = 0.5 }", 'high = 0.5, when = { "capital.budget_per_player" = 5 } }'),
+            "sensitivity.params.capital.linear_rate: when: conditional keys are for `eastindia tune` only",
+        ),
     ],
 )
 def test_bad_sensitivity_input_is_one_line_exit_2(tmp_path, capsys, change, message):

@@ -59,6 +59,29 @@ confirm_games = {confirm}
 "capital.formula" = {{ choices = ["inverse_share", "flat"] }}
 """
 
+# capital.linear_rate is read by the linear formula only: searched only in the trials that play it. Two formulas that
+# ignore it at two budgets give 4 distinct points, so 12 trials repeat some (a repeat reads the earlier games).
+COND = """name = "cond"
+players = 4
+games = 40
+shard_size = 40
+seed = 9
+strategies = ["balanced", "random"]
+
+[tune]
+objective = "mean_end_round"
+target = 3.5
+trials = 12
+batch = 4
+startup = 4
+confirm_games = 0
+
+[tune.params]
+"capital.linear_rate" = { low = 0.0, high = 0.5, when = { "capital.formula" = "linear" } }
+"capital.formula" = { choices = ["inverse_share", "flat", "linear"] }
+"capital.budget_per_player" = { low = 5, high = 6 }
+"""
+
 
 def write(tmp_path: Path, text: str, name: str = "tune.toml") -> Path:
     path = tmp_path / name
@@ -274,6 +297,201 @@ def test_best_toml_confirmation_and_report(tmp_path):
     assert cli.main(["report", str(out)]) == 0 and (out / "report.html").exists()
 
 
+# ------------------------------------------------------------------------------------------ conditional keys
+@pytest.fixture(scope="module")
+def cond(tmp_path_factory):
+    """The COND study played (12 trials of 40 games, one job), with its report."""
+    tmp = tmp_path_factory.mktemp("cond")
+    path = write(tmp, COND)
+    tune.run(tune.load(path), tmp / "out", jobs=1, notify=quiet)
+    return path, tmp / "out"
+
+
+def played_arms(run_dir: Path) -> dict[int, dict]:
+    """trial -> the overrides its arm played (a repeat has no arm)."""
+    out = {}
+    for folder in sorted((run_dir / tune.BATCHES).iterdir()):
+        for arm in rf.Run.open(folder).arms:
+            out[int(arm["arm"].split()[1])] = arm["overrides"]
+    return out
+
+
+def test_a_conditional_key_is_searched_only_when_its_condition_holds(cond):
+    """capital.linear_rate (when capital.formula = "linear"): absent (null) from every trial of another formula, in
+    the study (Optuna was never asked for it: define-by-run), in trials.parquet and in the arm played (the rules'
+    own value); present and in its range in every trial of the linear formula."""
+    path, out = cond
+    ts = tune.load(path)
+    trials = pl.read_parquet(out / tune.TRIALS).sort("trial")
+    assert trials["state"].to_list() == ["complete"] * 12
+    linear = trials.filter(pl.col("capital.formula") == "linear")
+    other = trials.filter(pl.col("capital.formula") != "linear")
+    assert linear.height >= 2 and other.height >= 2  # both sides of the condition occur
+    assert other["capital.linear_rate"].null_count() == other.height  # never suggested when the condition is false
+    assert linear["capital.linear_rate"].null_count() == 0  # always when it holds
+    assert all(0.0 <= r <= 0.5 for r in linear["capital.linear_rate"])
+    assert len(set(linear["capital.linear_rate"])) == linear.height  # searched: a new rate each time
+    # trial 0 plays the rules' own values: the default formula (inverse_share) does not read the rate
+    first = trials.row(0, named=True)
+    assert (first["capital.formula"], first["capital.budget_per_player"], first["capital.linear_rate"]) == (
+        "inverse_share",
+        6,
+        None,
+    )
+    told = study_trials(out)
+    for t in told:
+        assert ("capital.linear_rate" in t.params) == (t.params["capital.formula"] == "linear")
+        assert set(t.distributions) == set(t.params)
+    for over in played_arms(out).values():
+        assert ("capital.linear_rate" in over) == (over["capital.formula"] == "linear")
+    # the batches are planned from the batches before them only, conditional keys or not
+    assert [t.params for t in told[4:8]] == tune.plan_batch(ts, told[:4], 1, 4)
+    assert [t.params for t in told[8:]] == tune.plan_batch(ts, told[:8], 2, 4)
+
+
+def test_a_repeat_is_a_trial_with_the_same_active_values(cond):
+    """Two trials of the flat formula at budget 5 are the same games whatever a linear rate would have been: the
+    later one is not played again (it reads the first one's games, ``same_as``), so duplicates are found on the
+    active keys only."""
+    _, out = cond
+    trials = pl.read_parquet(out / tune.TRIALS).sort("trial")
+    played = played_arms(out)
+    same_as = {t.number: t.user_attrs.get("same_as") for t in study_trials(out)}
+    keys = ["capital.formula", "capital.budget_per_player", "capital.linear_rate"]
+    seen: dict[tuple, tuple] = {}
+    repeats = 0
+    for r in trials.iter_rows(named=True):
+        values = tuple(r[k] for k in keys)
+        if values in seen:
+            repeats += 1
+            assert r["trial"] not in played and same_as[r["trial"]] == seen[values][0]
+            assert r["value"] == seen[values][1]
+        else:
+            assert played[r["trial"]] == {k: v for k, v in zip(keys, values, strict=True) if v is not None}
+            seen[values] = (r["trial"], r["value"])
+    assert repeats >= 1  # 4 points for the formulas that ignore the rate: 12 trials repeat some
+
+
+def test_the_report_and_best_toml_leave_an_inactive_key_out(cond, tmp_path):
+    """The trials table shows "—" where the key was not searched; its panel of the params chart plots only the
+    trials that searched it; best.toml omits it (the rules keep their value) and says why."""
+    import optuna
+
+    from reports import tune as report
+
+    path, out = cond
+    meta = search.read_meta(out)
+    trials = pl.read_parquet(out / tune.TRIALS).sort("trial")
+    table = report.trials_table(meta, trials)
+    col = table.columns.index("capital.linear_rate")
+    for row, r in zip(table.rows, trials.iter_rows(named=True), strict=True):
+        assert (row[col] == "—") == (r["capital.formula"] != "linear")
+    drawn: list = []
+    real = report.ch._errorbar
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(report.ch, "_errorbar", lambda ax, x, *a, **k: (drawn.append((ax, list(x))), real(ax, x, *a, **k)))
+        assert report.params_chart(meta, trials, tmp_path / "charts") is not None
+    per_panel: dict[str, list] = {}
+    for ax, x in drawn:
+        per_panel.setdefault(ax.get_xlabel().split("\n")[0], []).extend(x)
+    linear = trials.filter(pl.col("capital.formula") == "linear")
+    assert sorted(per_panel["capital.linear_rate"]) == sorted(linear["capital.linear_rate"].to_list())
+    assert len(per_panel["capital.formula"]) == trials.height
+    # best.toml of the study: its active keys only
+    best = meta["best"]
+    pasted = tomllib.loads((out / tune.BEST).read_text())
+    assert pasted == {"overrides": best["params"]}
+    assert ("capital.linear_rate" in best["params"]) == (best["params"]["capital.formula"] == "linear")
+    # and of a best trial that did not search the rate
+    ts = tune.load(path)
+    params = {"capital.formula": "flat", "capital.budget_per_player": 5}
+    attrs = {"value": 3.4, "lo": 3.1, "hi": 3.7, "games": 40}
+    trial = optuna.trial.create_trial(
+        value=0.1, params=params, distributions=ts.distributions(params), user_attrs=attrs
+    )
+    text = tune.best_toml(ts, trial, None)
+    assert tomllib.loads(text) == {"overrides": params}
+    assert 'capital.linear_rate (when capital.formula = "linear")' in text
+    shown = report.best_table({**meta, "best": {"trial": 3, "params": params, **attrs}})
+    assert ["capital.linear_rate", "—"] in shown.rows
+
+
+def test_conditions_load(tmp_path):
+    """A list of values, a chain of conditions listed in any order: each key is suggested after the keys its
+    condition names, and only when the whole chain holds."""
+    text = COND.replace('= "linear" }', '= ["flat", "linear"] }').replace(
+        '"capital.budget_per_player" = { low = 5, high = 6 }',
+        '"capital.budget_per_player" = { low = 5, high = 6, when = { "capital.formula" = "linear" } }\n'
+        '"company.start_stability" = { low = 2, high = 6, when = { "capital.budget_per_player" = 6 } }',
+    )
+    ts = tune.load(write(tmp_path, text))
+    by_key = {p.key: p for p in ts.params}
+    assert by_key["capital.linear_rate"].when == (("capital.formula", ("flat", "linear")),)
+    order = [p.key for p in search.suggest_order(ts.params)]
+    assert order.index("capital.formula") < order.index("capital.linear_rate")
+    assert order.index("capital.budget_per_player") < order.index("company.start_stability")
+    values = {"capital.formula": "flat", "capital.budget_per_player": 6, "company.start_stability": 3}
+    assert search.effective(ts.params, values) == {"capital.formula": "flat"}  # the chain breaks at the budget
+    values["capital.formula"] = "linear"
+    assert search.effective(ts.params, values) == values
+    for params in tune.plan_batch(ts, [], 0, 8):
+        assert ("capital.linear_rate" in params) == (params["capital.formula"] in ("flat", "linear"))
+        assert ("capital.budget_per_player" in params) == (params["capital.formula"] == "linear")
+        assert ("company.start_stability" in params) == (params.get("capital.budget_per_player") == 6)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (('= "linear" }', '= "quadratic" }'), "when: capital.formula = 'quadratic' is not one of its choices"),
+        (('= "linear" }', '= ["linear", "nope"] }'), "when: capital.formula = 'nope' is not one of its choices"),
+        (('= "linear" }', "= [] }"), "when: capital.formula: expected a value or a non-empty list of values"),
+        (
+            ('{ "capital.formula" = "linear" }', '{ "capital.budget_per_player" = 7 }'),
+            "tune.params.capital.linear_rate: when: capital.budget_per_player = 7 is not in its range (5–6",
+        ),
+        (
+            ('{ "capital.formula" = "linear" }', '{ "capital.round_up_from" = 0.5 }'),
+            "when: capital.round_up_from is not a searched key",
+        ),
+        (
+            ('{ "capital.formula" = "linear" }', '{ "capital.linear_rate" = 0.1 }'),
+            "tune.params.capital.linear_rate: when: capital.linear_rate is conditioned on itself",
+        ),
+        (('when = { "capital.formula" = "linear" }', 'when = "linear"'), "when: expected a table of searched keys"),
+        (
+            (
+                '"capital.formula" = { choices = ["inverse_share", "flat", "linear"] }\n'
+                '"capital.budget_per_player" = { low = 5, high = 6 }',
+                '"capital.formula" = { choices = ["flat", "linear"], when = { "capital.budget_per_player" = 5 } }\n'
+                '"capital.budget_per_player" = { low = 5, high = 6, when = { "capital.formula" = "flat" } }',
+            ),
+            "tune.params.capital.formula: when: the conditions make a cycle: capital.formula -> "
+            "capital.budget_per_player -> capital.formula",
+        ),
+        (
+            (
+                '"capital.budget_per_player" = { low = 5, high = 6 }',
+                '"capital.budget_per_player" = { low = 5, high = 6 }\n'
+                '"capital.round_up_from" = { low = 0.5, high = 0.9, when = { "capital.linear_rate" = 0.2 } }',
+            ),
+            "when: capital.linear_rate is a continuous range",
+        ),
+    ],
+)
+def test_bad_conditions_are_one_line_exit_2(tmp_path, capsys, change, message):
+    old, new = change
+    assert old in COND
+    path = write(tmp_path, COND.replace(old, new, 1))
+    code = cli.main(["tune", str(path), "--out", str(tmp_path / "out"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert message in err and str(path) in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+    assert any(message in line for line in spec.check_file(path))
+
+
 # ----------------------------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize(
     "change, message",
@@ -340,6 +558,9 @@ def test_tune_capital_library_file(monkeypatch):
     assert ts.objective == "win_spread" and ts.target == 0.0
     assert list(ts.exp.arms[0].strategies) == ["bid_low", "buy_shares", "run_firm", "go_military"]
     assert {p.key for p in ts.params} >= {"capital.formula", "capital.budget_per_player", "capital.linear_rate"}
+    rate = next(p for p in ts.params if p.key == "capital.linear_rate")
+    assert rate.when == (("capital.formula", ("linear",)),)  # read by the linear formula only: searched with it only
+    assert ts.default_values() == {"capital.formula": "inverse_share", "capital.budget_per_player": 6}
     total = ts.trials * ts.games + 2 * ts.confirm_games
     assert total <= 700_000 and ts.confirm_games == 4 * ts.games
 
