@@ -13,6 +13,7 @@ import shlex
 import sys
 import traceback
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -462,16 +463,14 @@ def _command(args: argparse.Namespace) -> str:
     return "eastindia " + " ".join(shlex.quote(a) for a in args.argv if a != "--debug")
 
 
-def cmd_tune(args: argparse.Namespace) -> int:
-    from . import tune
-
-    ts = tune.load(args.file, trials=args.trials, **_study_changes(args))
-    out = Path(args.out) if args.out else runner.default_out(ts.exp)
+def _run_study(args: argparse.Namespace, module: Any, study: Any, unit: str) -> tuple[Path, dict[str, Any]]:
+    """Play a tune or sensitivity study (``module.run``) with the command line's options and a progress bar."""
+    out = Path(args.out) if args.out else runner.default_out(study.exp)
     runner.check_options(args.jobs, args.shard_size, "loky", None, args.resume, args.fresh)
-    progress = None if args.quiet else StudyProgress("trials")
+    progress = None if args.quiet else StudyProgress(unit)
     with progress or _Null():
-        meta = tune.run(
-            ts,
+        meta = module.run(
+            study,
             out,
             jobs=args.jobs,
             resume=args.resume,
@@ -482,7 +481,14 @@ def cmd_tune(args: argparse.Namespace) -> int:
             notify=progress.note if progress else None,
             report=not args.no_report,
         )
-    print_tune(out, meta)
+    return out, meta
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    from . import tune
+
+    ts = tune.load(args.file, trials=args.trials, **_study_changes(args))
+    print_tune(*_run_study(args, tune, ts, "trials"))
     return 0
 
 
@@ -490,23 +496,7 @@ def cmd_sensitivity(args: argparse.Namespace) -> int:
     from . import sensitivity
 
     ss = sensitivity.load(args.file, samples=args.samples, **_study_changes(args))
-    out = Path(args.out) if args.out else runner.default_out(ss.exp)
-    runner.check_options(args.jobs, args.shard_size, "loky", None, args.resume, args.fresh)
-    progress = None if args.quiet else StudyProgress("points")
-    with progress or _Null():
-        meta = sensitivity.run(
-            ss,
-            out,
-            jobs=args.jobs,
-            resume=args.resume,
-            fresh=args.fresh,
-            shard_size=args.shard_size,
-            command=_command(args),
-            progress=progress,
-            notify=progress.note if progress else None,
-            report=not args.no_report,
-        )
-    print_sensitivity(out, meta)
+    print_sensitivity(*_run_study(args, sensitivity, ss, "points"))
     return 0
 
 

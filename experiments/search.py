@@ -685,6 +685,18 @@ def read_meta(run_dir: Path) -> dict[str, Any] | None:
     return meta
 
 
+def write_parquet(path: Path, frame: pl.DataFrame) -> None:
+    """A study's table written whole or not at all (a temporary file renamed into place); a failure is one line."""
+    tmp = rf.temp_name(path)
+    try:
+        frame.write_parquet(tmp)
+        tmp.replace(path)
+    except OSError as exc:
+        raise RunError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def write_meta(run_dir: Path, meta: dict[str, Any]) -> None:
     try:
         rf.write_json_atomic(Path(run_dir) / META, meta)

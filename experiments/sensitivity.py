@@ -297,10 +297,10 @@ def run(
             )
             stats = search.arm_stats(run_dir / POINTS_DIR)
             point_frame, outputs = _points_frame(ss, points, stats)
-            _write(run_dir / POINTS, point_frame)
-            _write(run_dir / DESIGN, _design_frame(ss, design, row_point))
+            search.write_parquet(run_dir / POINTS, point_frame)
+            search.write_parquet(run_dir / DESIGN, _design_frame(ss, design, row_point))
             indices = analyse(ss, design, {name: y[row_point] for name, y in outputs.items()})
-            _write(run_dir / INDICES, indices)
+            search.write_parquet(run_dir / INDICES, indices)
         except KeyboardInterrupt:
             folder.mark(meta, "interrupted", "Ctrl-C")
             raise Interrupted(
@@ -323,17 +323,6 @@ def run(
 
             write_sensitivity_report(run_dir)
         return meta
-
-
-def _write(path: Path, frame: pl.DataFrame) -> None:
-    tmp = rf.temp_name(path)
-    try:
-        frame.write_parquet(tmp)
-        tmp.replace(path)
-    except OSError as exc:
-        raise RunError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _points_frame(

@@ -723,7 +723,7 @@ def _finish(
     finally:
         close_study(study)
     frame = trials_frame(ts, told)
-    _write_parquet(run_dir / TRIALS, frame)
+    search.write_parquet(run_dir / TRIALS, frame)
     best = best_trial(told)
     if best is None:
         raise RunError(f"{run_dir}: every trial failed (the rules refuse their values); see {TRIALS}")
@@ -737,17 +737,6 @@ def _finish(
     except OSError as exc:
         raise RunError(f"{run_dir}: cannot write {BEST}: {exc.strerror or exc}") from None
     search.write_meta(run_dir, meta)
-
-
-def _write_parquet(path: Path, frame: pl.DataFrame) -> None:
-    tmp = rf.temp_name(path)
-    try:
-        frame.write_parquet(tmp)
-        tmp.replace(path)
-    except OSError as exc:
-        raise RunError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def confirmation(
