@@ -94,16 +94,14 @@ class Observation:
         self.n = len(idx)
         self.players = state.n_players
         self.rng = StrategyRandom(streams, idx, self.seat) if streams is not None else None
-        self._cache: dict[str, np.ndarray] = {}
 
     def __getattr__(self, name: str) -> np.ndarray:
         if name.startswith("_") or name not in PUBLIC:
             raise AttributeError(f"observation has no field {name!r}")
-        if name not in self._cache:
-            value = getattr(self._state, name)[self._idx]
-            value.setflags(write=False)
-            self._cache[name] = value
-        return self._cache[name]
+        value = getattr(self._state, name)[self._idx]
+        value.setflags(write=False)
+        self.__dict__[name] = value  # later reads find it without calling __getattr__
+        return value
 
     def mine(self, field: np.ndarray) -> np.ndarray:
         """The deciding seat's entries of a [G', N, ...] array."""

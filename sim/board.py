@@ -45,10 +45,31 @@ def reachable(rules: Rules, order_open: np.ndarray, blocked: np.ndarray | None =
 _TABLE_MAX_ORDERS = 20  # a table of 2**O entries per presidency; larger maps fall back to matrix products
 
 
+def reach_bits(rules: Rules, bits: np.ndarray) -> np.ndarray | None:
+    """int64[P, K]: the orders each presidency reaches (as a bit mask, order o = bit o) for each set of usable
+    orders given as a bit mask ``bits`` int64[K] (``reachable`` without unpacking; issue 11's strategies value
+    thousands of hypothetical openings this way). None for a map with more than 20 orders."""
+    d = rules.d
+    n_orders = len(d.orders)
+    if n_orders > _TABLE_MAX_ORDERS:
+        return None
+    table = _reach_table(d.links.tobytes(), n_orders, tuple(int(p) for p in d.port), _other_home(rules).tobytes())
+    return table[:, bits]
+
+
 def _other_home(rules: Rules) -> np.ndarray:
     """bool[P, O]: orders in another presidency's home region."""
     d = rules.d
-    return np.stack([np.isin(d.order_region, np.delete(d.home, p)) for p in range(L.PRESIDENCIES)])
+    return _other_home_table(d.order_region.tobytes(), d.order_region.dtype.str, tuple(int(h) for h in d.home))
+
+
+@functools.lru_cache(maxsize=8)
+def _other_home_table(region_bytes: bytes, dtype: str, home: tuple[int, ...]) -> np.ndarray:
+    """``_other_home`` computed once per map (issue 11: reachability is asked thousands of times a batch)."""
+    order_region = np.frombuffer(region_bytes, dtype=dtype)
+    table = np.stack([np.isin(order_region, np.delete(np.array(home), p)) for p in range(L.PRESIDENCIES)])
+    table.setflags(write=False)
+    return table
 
 
 @functools.lru_cache(maxsize=8)

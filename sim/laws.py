@@ -103,9 +103,10 @@ def in_force(state: State) -> np.ndarray:
 def modifier(state: State, rules: Rules, name: str) -> np.ndarray:
     """int[G]: the modifier ``name`` summed over the laws in force in each game."""
     col = rules.d.law_mod[:, MOD[name]]
-    if not col.any():
-        return np.zeros(state.n_games, dtype=np.int64)
-    return in_force(state) @ col
+    out = np.zeros(state.n_games, dtype=np.int64)
+    for law in np.flatnonzero(col):  # few laws carry a given modifier
+        out += np.where(state.law_pile[:, law] == IN_FORCE, col[law], 0)
+    return out
 
 
 def flag(state: State, rules: Rules, name: str) -> np.ndarray:

@@ -267,9 +267,9 @@ def _apply(state: State, rules: Rules, played: np.ndarray) -> Played:
     d = rules.d
     g, n = played.shape[:2]
     out = Played(*(np.zeros((g, n), dtype=np.int64) for _ in range(4)))
-    game, seat, card = np.nonzero(played)
-    if game.size == 0:
+    if not played.any():
         return out
+    game, seat, card = np.nonzero(played)
     state.card_played[game, card] = True
     for field, per_card in (("money", d.card_money), ("votes", d.card_votes), ("extra_action", d.card_extra),
                             ("ignore_nepotism", d.card_nepotism)):  # fmt: skip

@@ -1,7 +1,21 @@
 """Pluggable strategies: one vectorised method per decision point, looked up by name in a registry."""
 
+from .archetypes import BidLow, BuyShares, GoMilitary, RunFirm  # registers the four archetypes (issue 11)
 from .base import Strategy  # registers "balanced"
 from .randomized import RandomStrategy  # registers "random"
 from .registry import REGISTRY, UnknownStrategy, describe, get, make, register
 
-__all__ = ["REGISTRY", "RandomStrategy", "Strategy", "UnknownStrategy", "describe", "get", "make", "register"]
+__all__ = [
+    "REGISTRY",
+    "BidLow",
+    "BuyShares",
+    "GoMilitary",
+    "RandomStrategy",
+    "RunFirm",
+    "Strategy",
+    "UnknownStrategy",
+    "describe",
+    "get",
+    "make",
+    "register",
+]

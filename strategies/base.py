@@ -5,9 +5,17 @@ receives an ``Observation`` for the deciding seat in G' games (``obs.money`` is 
 ...) and the legal options as arrays over those games, and returns arrays over those games. A method must decide
 each game from that game's own rows only (never from batch statistics), so a game plays the same in any batch.
 
-Subclass ``Strategy``, override what you want to play differently, and register it with ``@register("name")``.
-The base class plays a sensible, moderate game: it bids modestly, builds income before shares, never takes loans
-it cannot put to use, trades whenever it has ships and orders, and pays the dividends that meet expectations.
+Subclass ``Strategy``, override what you want to play differently, and register it with ``@register("name")``;
+``docs/strategies.md`` documents every decision point.
+
+The base class (issue 11) is a competent all-rounder that reacts to the position. In phase 2 it takes the family
+action worth most for its cost (``family.py``: shares while the Company looks like surviving, luxuries as the end
+nears or money piles up, clerks where it has no candidate, shipyards when the Company lacks ships). In the
+Company's offices it follows one plan (``company.py``): ships for the reachable orders, the dice that pay, the
+Director's checks where an opening adds value; its Chairman borrows for that plan within debt limits, hands the
+budget out by urgency and pays the dividends that lift stability towards a target, everything when the Company is
+doomed or the game ends. It fights only at good odds (``military.py``). Shared valuations are in ``values.py``;
+the archetypes (``archetypes.py``) reweigh them.
 """
 
 from __future__ import annotations
@@ -20,11 +28,11 @@ import numpy as np
 from sim import laws, notes
 from sim import layout as L
 from sim.agents import Observation
-from sim.board import company_ships, reachable, regions_outside_home
+from sim.board import company_ships, reachable
 from sim.phases.india import minimal_defence
 
+from . import company, family, military, politics, values
 from . import firms as firm_play
-from . import politics
 from .registry import register
 
 # Lot values for bidding (£-like points) by what a lot holds.
@@ -107,13 +115,40 @@ class Param:
 
 @register("balanced")
 class Strategy:
-    """A moderate all-rounder: income first, shares when affordable, trade whenever possible."""
+    """A competent all-rounder: reacts to money, stability, debt, open orders, threats and the round."""
 
     name = "balanced"
     #: The strategy's tunable parameters (name -> Param). A subclass extends its parent's:
     #: ``PARAMS = {**Parent.PARAMS, "max_bid": Param(2, "highest bid on any lot")}``. A method reads
     #: ``self.max_bid``: the value the instance was made with (``Cls(max_bid=3)``), else the default.
-    PARAMS: ClassVar[dict[str, Param]] = {}
+    PARAMS: ClassVar[dict[str, Param]] = {
+        # issue 11: the Company's offices (strategies/company.py)
+        "min_order": Param(3, "least value of an order a ship is bought for (R-SHIPPING)"),
+        "trade_cost": Param(0.6, "£ a die of Company money counts as when a President or Director picks dice"),
+        "max_debt": Param(
+            8,
+            "loans the Chairman carries at most for running needs (dice, checks), beyond the "
+            "relatives waiting on the exchange",
+        ),
+        "invest_debt": Param(8, "loans the Chairman carries at most to buy ships, beyond the waiting relatives"),
+        "target_stability": Param(5, "stability the Chairman pays dividends to reach (L203-L208)"),
+        "vp_worth": Param(2.5, "£ a VP is worth to the family mid-game (luxuries, honourable retirements)"),
+        "director_checks": Param(3, "checks the Chairman funds the Director of Trade for at most"),
+        "director_from": Param(
+            1,
+            "rounds before the Chairman funds the Director of Trade (the first round's budget "
+            "goes to the ships and the dice)",
+        ),
+        "open_min": Param(3.0, "reachable value an opening must add for the Chairman to fund a second check"),
+        "cash_out_risk": Param(
+            0.8, "crash risk (values.crash_risk) from which the Chairman pays out the whole balance"
+        ),
+        "lease_reserve": Param(
+            0.0,
+            "share of the other wanted ships a Shipping Manager keeps money to lease before "
+            "buying a Company ship (0: Company ships whenever affordable)",
+        ),
+    }
 
     def __init__(self, **params):
         for key, value in params.items():
@@ -132,10 +167,12 @@ class Strategy:
         self.params = {key: getattr(self, key) for key in self.PARAMS}
 
     def __getattr__(self, key: str):
-        """A parameter not set on the instance reads its default (also for subclasses that skip ``__init__``)."""
-        params = type(self).PARAMS
-        if key in params:
-            return params[key].default
+        """A parameter not set on the instance reads its default (also for subclasses that skip ``__init__``, and
+        for a parent's parameter a subclass's ``PARAMS`` left out: the base methods still find theirs)."""
+        for klass in type(self).__mro__:
+            params = klass.__dict__.get("PARAMS", {})
+            if key in params:
+                return params[key].default
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {key!r}")
 
     @property
@@ -159,29 +196,17 @@ class Strategy:
         bool[G', ACTIONS]: what the family may take once, or twice (last round's action repeated); ``legal.extra``
         bool[G']: an extra action (a position card's or a law's; once, not recorded as the round's action);
         ``legal.offered`` int[G']: the one kind a law's extra action offers besides passing, -1 for any."""
-        me = np.arange(obs.n), obs.seat
-        money = obs.money[me]
-        score = np.zeros((obs.n, L.N_ACTIONS))
-        score[:, L.A_PASS] = 0.0
-        score[:, L.A_FACTORY] = np.where(obs.factories[me] < 2, 6.0, 1.0)
-        score[:, L.A_SHARES] = np.where(obs.shares[me] < 3, 5.0, 2.0)
-        score[:, L.A_CLERK] = np.where(obs.clerks[me].sum(axis=1) < 4, 4.0, 0.5)
-        score[:, L.A_OFFICER] = np.where(obs.officers[me].sum(axis=1) + obs.academy[me] < 2, 3.0, 0.5)
-        score[:, L.A_SHIPYARD] = np.where(obs.shipyards[me] < 1, 2.5, 0.2)
-        score[:, L.A_SHIPYARD] = np.maximum(score[:, L.A_SHIPYARD], firm_play.shipyard_wanted(obs))  # issue 10
-        score[:, L.A_LUXURY] = np.where(obs.round >= 5, 7.0, 1.5)
-        action = pick_best(score, legal.once)
-        twice = legal.twice[np.arange(obs.n), action] & (
-            (action == L.A_CLERK) | (action == L.A_OFFICER) | (money >= 12)
-        )
-        target = obs.clerks[me].argmin(axis=1)
-        return action, twice, np.stack([target, (target + 1) % L.PRESIDENCIES], axis=1)
+        return family.choose(obs, legal, self.action_values(obs, legal))
+
+    def action_values(self, obs: Observation, legal) -> np.ndarray:
+        """float[G', ACTIONS]: what each family action is worth less its cost (``family.action_values``); the
+        archetypes reweigh it."""
+        return family.action_values(self, obs, legal)
 
     def rank_share_buyers(self, obs: Observation, legal) -> np.ndarray:
-        """The Chairman orders the exchange buyers: a permutation of the seats int[G', N] (own family first)."""
-        seats = np.tile(np.arange(obs.players), (obs.n, 1))
-        key = np.where(seats == obs.seat[:, None], -1, seats)
-        return np.take_along_axis(seats, np.argsort(key, axis=1), axis=1)
+        """The Chairman orders the exchange buyers (``legal.buyers`` bool[G', N]): a permutation of the seats
+        int[G', N], own family first, then clockwise (``values.clockwise``)."""
+        return values.clockwise(obs).astype(np.int64)
 
     def extra_clerk(self, obs: Observation, legal) -> np.ndarray:
         """Presidency for the extra clerk, or -1."""
@@ -200,10 +225,12 @@ class Strategy:
 
     def appoint(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
         """(family, source) among ``legal.candidates`` bool[G', N, SOURCES]; own relatives first (nepotism may
-        refuse, then the engine asks again without them), else the family with the fewest offices."""
+        refuse, then the engine asks again without them), else the family with the fewest offices, ties clockwise
+        from the appointer (no seat number favoured)."""
         cand = legal.candidates
         held = (obs.office[:, :, None] == np.arange(obs.players)[None, None, :]).sum(axis=1)
-        family_score = -held.astype(float) + 100.0 * (np.arange(obs.players)[None, :] == obs.seat[:, None])
+        after = (np.arange(obs.players)[None, :] - obs.seat[:, None]) % obs.players  # 0 itself, 1 next clockwise
+        family_score = -held.astype(float) + 100.0 * (after == 0) - 0.01 * after
         score = np.where(cand, family_score[:, :, None], -np.inf)
         flat = score.reshape(obs.n, -1).argmax(axis=1)
         return flat // cand.shape[2], flat % cand.shape[2]
@@ -214,107 +241,44 @@ class Strategy:
 
     # ----------------------------------------------------------------------------------- phase 6 Chairman
     def take_loans(self, obs: Observation, legal) -> np.ndarray:
-        """Loans this round (0..legal.max_loans; above legal.free_loans needs the board). Only what the trade
-        can use: dice for presidencies with orders and ships, ships where orders wait."""
-        wanted = np.maximum(ships_wanted(obs), 0)
-        reach = reachable(obs.rules, obs.order_open, obs.order_filled).any(axis=2)
-        need = 4 * reach.sum(axis=1) + obs.rules.shipping.leased_cost * wanted.sum(axis=1) - obs.balance
-        need -= obs.treasury.sum(axis=1)
-        loans = np.ceil(np.maximum(need, 0) / obs.rules.company.loan_value).astype(np.int64)
-        loans = np.where((obs.loans >= 5) | (obs.stability <= 1), 0, loans)
-        return np.minimum(loans, legal.free_loans)
+        """Loans this round (0..legal.max_loans; above legal.free_loans needs the board): what the Company's plan
+        (ships for the reachable orders, the Presidents' dice, a Director's check) lacks beyond the balance, within
+        ``max_debt`` plus the relatives waiting on the exchange (``company.take_loans``)."""
+        return company.take_loans(self, obs, legal)
 
     def approve_loans(self, obs: Observation, legal) -> np.ndarray:
-        """Board vote on loans beyond the free ones: yes for one's own Chairman, otherwise while debt is low."""
-        return (legal.chairman == obs.seat) | (obs.loans + legal.loans <= 5)
+        """Board vote on loans beyond the free ones (``legal.loans``, ``legal.chairman``): yes for one's own
+        Chairman, otherwise while the debt stays within ``max_debt`` plus the waiting buyers."""
+        return company.approve_loans(self, obs, legal)
 
     def allocate_budget(self, obs: Observation, legal) -> np.ndarray:
         """Hand out the whole ``legal.budget`` to [Director of Trade, Shipping Manager, 3 presidencies], only to
-        committees whose office is held (``legal.open`` bool[G', 5], L132): top up each office that can use money
-        now to what it needs; any rest to the presidencies that trade, else to any open committee."""
-        r = obs.rules
-        d = r.d
-        reach = reachable(r, obs.order_open, obs.order_filled)  # [G', P, O]
-        regions = (reach[:, :, :, None] & d.order_in_region[None, None]).any(axis=2)  # [G', P, R]
-        regions[:, np.arange(L.PRESIDENCIES), d.home] = False
-        has = obs.office >= 0
-        need = np.zeros((obs.n, L.N_TREASURIES))
-        trading = has[:, list(L.PRESIDENT)] & reach.any(axis=2)
-        need[:, list(L.T_PRESIDENCY)] = trading * (4 + regions.sum(axis=2))
-        wanted = np.maximum(ships_wanted(obs), 0).sum(axis=1)
-        need[:, L.T_SHIPPING] = has[:, L.SHIPPING] * r.shipping.leased_cost * wanted
-        can_open = (~obs.order_open & (obs.owner[:, d.order_region] < 0)).any(axis=1) | ~obs.china_open
-        need[:, L.T_DIRECTOR] = (has[:, L.DIRECTOR] & can_open) * 3
-        need = np.maximum(need - obs.treasury, 0)
-        first = np.minimum(need, legal.budget[:, None])
-        first = np.floor(first * np.minimum(1.0, legal.budget / np.maximum(need.sum(axis=1), 1))[:, None]).astype(int)
-        rest = legal.budget - first.sum(axis=1)
-        fallback = np.zeros((obs.n, L.N_TREASURIES))
-        fallback[:, list(L.T_PRESIDENCY)] = trading + 0.01 * has[:, list(L.PRESIDENT)]
-        fallback[:, L.T_SHIPPING] += 0.001
-        fallback = (fallback + 1e-6) * legal.open
-        return first + split(rest, fallback)
+        committees whose office is held (``legal.open`` bool[G', 5], L132): int[G', 5]. The plan's needs first,
+        the rest to the presidencies that trade (``company.allocate_budget``)."""
+        return company.allocate_budget(self, obs, legal)
 
     def trade_check(self, obs: Observation, legal) -> np.ndarray:
-        """Dice for the Director of Trade's next check (0 stops)."""
-        return np.minimum(legal.treasury, 3)
+        """Dice for the Director of Trade's next check (``legal.treasury``, ``legal.openable`` bool[G', O+1]; 0
+        stops): the dice that pay for what opening adds to the reachable orders (``company.trade_check``)."""
+        return company.trade_check(self, obs, legal)
 
     def open_order(self, obs: Observation, legal) -> np.ndarray:
-        """Which closed order (or the route to China, the last column) a success opens: the most valuable."""
-        d = obs.rules.d
-        china = obs.rules.china.revenue_per_opium * ((obs.owner >= 0) * d.opium).sum(axis=1)
-        value = np.concatenate([np.broadcast_to(d.order_value, (obs.n, d.order_value.size)), china[:, None]], axis=1)
-        return pick_best(value.astype(float), legal.openable)
+        """Which closed order (or the route to China, the last column of ``legal.openable``) a success opens: the
+        one that adds the most reachable value."""
+        return company.open_order(self, obs, legal)
 
     def director_moves(self, obs: Observation, legal) -> tuple[np.ndarray, ...]:
-        """Up to M moves (kind, family, src, dst, count)[G', M]: Company ships from a sea with spare ships to the
-        sea that lacks them most."""
-        m = obs.rules.director.moves
-        out = tuple(np.zeros((obs.n, m), dtype=np.int64) for _ in range(5))
-        if m == 0:
-            return out
-        wanted = ships_wanted(obs)
-        spare = np.minimum(-wanted, legal.ships[:, : L.PRESIDENCIES, L.COMPANY_SHIP])
-        src, dst = spare.argmax(axis=1), wanted.argmax(axis=1)
-        count = np.minimum(spare.max(axis=1), wanted.max(axis=1))
-        go = (count > 0) & (src != dst)
-        kind, _, s, d, c = out
-        kind[:, 0] = np.where(go, L.MOVE_COMPANY_SHIPS, L.MOVE_NONE)
-        s[:, 0], d[:, 0], c[:, 0] = src, dst, np.maximum(count, 1)
-        return out
+        """Up to M moves (kind, family, src, dst, count)[G', M] (``legal.clerks``, ``legal.ships``,
+        ``legal.yard_ships``, ``legal.china_open``): ships from seas with spare ships to the seas that lack them, and
+        to China when it is open with opium to carry."""
+        return company.director_moves(self, obs, legal)
 
     # ------------------------------------------------------------------------------ phase 6 Shipping Manager
     def buy_ships(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(leased[G', P], company[G', P], yard[G', N, P]) ships bought per sea (``legal.money``, ``legal.free_yards``
-        int[G', N], ``legal.yard_cost`` int[G'] £ per yard ship); spends down below 3 £."""
-        sh = obs.rules.shipping
-        money = legal.money.astype(np.int64)
-        free = legal.free_yards.astype(np.int64)
-        total_free = free.sum(axis=1)
-        yard_cost = np.maximum(legal.yard_cost, 1)  # per game (Ship Subsidy); a free yard ship: at most money
-        n_yard = np.minimum(total_free, money // yard_cost)
-        rest = money - legal.yard_cost * n_yard
-        n_company = np.where(n_yard == total_free, rest // sh.company_cost, 0)
-        rest -= sh.company_cost * n_company
-        n_leased = np.where(rest >= sh.must_buy_from, -(-(rest - (sh.must_buy_from - 1)) // sh.leased_cost), 0)
-        sea = ships_wanted(obs).argmax(axis=1)
-        rows = np.arange(obs.n)
-        leased = np.zeros((obs.n, L.PRESIDENCIES), dtype=np.int64)
-        company = np.zeros_like(leased)
-        leased[rows, sea] = n_leased
-        company[rows, sea] = n_company
-        # yards: own first, then the others in seat order
-        order = np.argsort(
-            np.where(np.arange(obs.players)[None, :] == obs.seat[:, None], -1, np.arange(obs.players)), axis=1
-        )
-        free_ordered = np.take_along_axis(free, order, axis=1)
-        before = np.cumsum(free_ordered, axis=1) - free_ordered
-        take_ordered = np.clip(n_yard[:, None] - before, 0, free_ordered)
-        take = np.zeros_like(free)
-        np.put_along_axis(take, order, take_ordered, axis=1)
-        yard = np.zeros((obs.n, obs.players, L.PRESIDENCIES), dtype=np.int64)
-        yard[rows, :, sea] = take
-        return leased, company, yard
+        int[G', N], ``legal.yard_cost`` int[G'] £ per yard ship): the seas that lack ships first, family yards
+        before Company ships; spends down below 3 £ as the rules oblige."""
+        return company.buy_ships(self, obs, legal)
 
     # ---------------------------------------------------------------------------- phase 6 Military Affairs
     def assign_academy(self, obs: Observation, legal) -> np.ndarray:
@@ -346,22 +310,12 @@ class Strategy:
 
     # -------------------------------------------------------------------------------- phase 6 commanders
     def deploy(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(target region or -1, officers[G', N], regiments, mercenaries bool[G', M]): the weakest legal target
-        the whole army beats with at least two dice, sovereign regions first."""
-        force = legal.officers.sum(axis=1) + legal.regiments
-        margin = force[:, None] - legal.strength
-        sovereign = obs.owner < 0
-        unrest = obs.unrest > 0
-        useful = legal.targets & (sovereign | unrest) & (margin >= 2)
-        score = margin + 10.0 * sovereign
-        target = pick_best(score, useful)
-        go = (target >= 0)[:, None]
-        leads = legal.officers[np.arange(obs.n), obs.seat] >= 1
-        target = np.where(leads, target, -1)
-        go = go & leads[:, None]
-        officers = np.where(go, legal.officers, 0).astype(np.int64)
-        regiments = np.where(go[:, 0], legal.regiments, 0)
-        return target, officers, regiments, np.zeros(legal.mercenaries.shape, dtype=bool)
+        """(target region or -1, officers int[G', N], regiments int[G'], mercenaries bool[G', M]) for army
+        ``legal.army`` (``legal.targets`` bool[G', R], ``legal.strength`` int[G', R], ``legal.officers`` int[G', N],
+        ``legal.regiments``, ``legal.mercenaries`` bool[G', M] bands on offer, ``legal.treasury`` the presidency's
+        £): a battle only at two dice or more and a positive expected gain for the family, without mercenaries,
+        committing only the troops those dice need (``military.plan_deployment``)."""
+        return military.plan_deployment(self, obs, legal, 2, 2, False, 0.0)
 
     def fund_mercenaries(self, obs: Observation, legal) -> np.ndarray:
         """The President pays for the mercenaries a commander asked for?"""
@@ -373,21 +327,10 @@ class Strategy:
 
     # -------------------------------------------------------------------------------- phase 6 presidents
     def trade(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(spend, orders bool[G', O], clerk_pay int[G', N]): the most valuable reachable orders one per ship,
-        up to five dice, own clerks placed first."""
-        d = obs.rules.d
-        value = np.where(legal.orders, d.order_value[None, :], -1).astype(float)
-        rank = np.argsort(np.argsort(-value, axis=1, kind="stable"), axis=1)
-        orders = legal.orders & (rank < legal.ships[:, None])
-        home = d.order_region[None, :] == d.home[legal.presidency][:, None]
-        regions = regions_outside_home(obs.rules, orders, legal.presidency)
-        too_far = legal.treasury - regions < 1
-        orders = np.where(too_far[:, None], orders & home, orders)
-        regions = regions_outside_home(obs.rules, orders, legal.presidency)
-        trading = orders.any(axis=1) & (legal.treasury - regions >= 1)
-        orders &= trading[:, None]
-        spend = np.where(trading, regions + np.minimum(5, legal.treasury - regions), 0)
-        return spend, orders, place_clerks(obs, legal.clerks, orders.sum(axis=1))
+        """(spend, orders bool[G', O], clerk_pay int[G', N]) for presidency ``legal.presidency`` (``legal.orders``
+        reachable, ``legal.ships``, ``legal.treasury``, ``legal.clerks`` int[G', N]): the most valuable orders one
+        per ship with the dice that pay best, own clerks placed first (``company.trade``)."""
+        return company.trade(self, obs, legal, place_clerks)
 
     def china_trade(self, obs: Observation, legal) -> np.ndarray:
         """Send the China committee's ships? When there is opium to carry."""
@@ -395,15 +338,14 @@ class Strategy:
 
     # ------------------------------------------------------------------------------------ phase 7 accounts
     def royal_protection(self, obs: Observation, legal) -> np.ndarray:
-        """Invoke royal protection (once per game) to cancel ``legal.shortfall`` £ of unpaid costs?"""
-        return legal.shortfall >= obs.rules.company.loan_value
+        """Invoke royal protection (once per game) to cancel ``legal.shortfall`` £ of unpaid costs? When it saves
+        a stability point (two emergency loans) or late in the game."""
+        return company.royal_protection(self, obs, legal)
 
     def pay_dividends(self, obs: Observation, legal) -> np.ndarray:
-        """Payouts (0..legal.max_payouts): the fewest that meet the public expectation, else none."""
-        expect = obs.rules.d.expect[np.clip(obs.stability, 0, obs.rules.company.max_stability)]
-        per = np.maximum(legal.per_payout, 1)
-        k = -(-expect // per)
-        return np.where(k <= legal.max_payouts, k, 0)
+        """Payouts (0..``legal.max_payouts``, ``legal.per_payout`` £ each): the fewest that cover E(s) while
+        stability is below ``target_stability``; everything in the last round (``company.pay_dividends``)."""
+        return company.pay_dividends(self, obs, legal)
 
     # ---------------------------------------------------------------------------------- phase 8 India (issue 8)
     def defend(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
@@ -429,7 +371,7 @@ class Strategy:
         money = obs.mine(obs.money)
         rounds_left = obs.rules.game.rounds - obs.round.astype(np.int64) + 1  # upkeep phases still to pay
         best_card = np.maximum(display_values(obs, obs.market).max(axis=1, initial=-np.inf), 0.0)
-        value = VP_WORTH * d.tier_vp - d.tier_cost - d.tier_upkeep * rounds_left[:, None]
+        value = self.vp_worth * d.tier_vp - d.tier_cost - d.tier_upkeep * rounds_left[:, None]
         value = value + np.where(legal.pick, best_card, 0.0)[:, None]
         ok = legal.affordable & (money[:, None] >= d.tier_cost + d.tier_upkeep)
         final = legal.final[:, None]
@@ -476,7 +418,7 @@ class Strategy:
             if up == 0:
                 kept[:, t] = legal.retired[:, t]
                 continue
-            worth = VP_WORTH * d.tier_vp[t] >= up * rounds_left
+            worth = self.vp_worth * d.tier_vp[t] >= up * rounds_left
             kept[:, t] = np.where(worth, np.minimum(legal.retired[:, t], money // up), 0)
             money -= kept[:, t] * up
         return kept
@@ -758,10 +700,8 @@ class Strategy:
 
 
 def place_clerks(obs: Observation, clerks: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """int[G', N] clerks placed on filled orders: the deciding family's first, then in seat order."""
-    order = np.argsort(
-        np.where(np.arange(obs.players)[None, :] == obs.seat[:, None], -1, np.arange(obs.players)), axis=1
-    )
+    """int[G', N] clerks placed on filled orders: the deciding family's first, then clockwise."""
+    order = values.clockwise(obs)
     ordered = np.take_along_axis(clerks.astype(np.int64), order, axis=1)
     before = np.cumsum(ordered, axis=1) - ordered
     placed = np.clip(np.minimum(count, clerks.sum(axis=1))[:, None] - before, 0, ordered)

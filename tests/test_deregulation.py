@@ -10,6 +10,7 @@ from test_parliament import votes
 
 import sim
 from sim import laws
+from sim import layout as L
 from sim.phases.deregulation import deregulation, start_of_round
 from sim.state import TALLY
 from strategies import Strategy
@@ -152,9 +153,15 @@ def test_games_where_deregulation_passes():
 
 
 class Rejecter(Strategy):
-    """Tables Deregulation whenever it may and votes against it with all its money."""
+    """Tables Deregulation whenever it may and votes against it with all its money and its property: it buys a
+    factory (3 property votes) whenever it can and otherwise keeps its money (issue 11's balanced would spend it on
+    the exchange and on luxuries)."""
 
     name = "rejecter"
+
+    def family_action(self, obs, legal):
+        act = np.where(legal.once[:, L.A_FACTORY], L.A_FACTORY, L.A_PASS)
+        return act, np.zeros(obs.n, dtype=bool), np.zeros((obs.n, 2), dtype=np.int64)
 
     def table_deregulation(self, obs, legal):
         return np.ones(obs.n, dtype=bool)

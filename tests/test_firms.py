@@ -789,14 +789,15 @@ def test_firm_ships_are_family_yard_ships_for_storms(storms, faces, ships, damag
 
 # --------------------------------------------------------------------------------------------- whole games
 def test_a_full_game_where_a_firm_opens_trades_pays_dividends_and_scores():
-    """Balanced play with Deregulation forced in round 2: some game has a firm that opened, filled orders, paid
-    dividends and whose shareholders score firm VP at the end, and the frames agree with the rules."""
+    """Balanced play (with two run_firm families, issue 11: balanced rarely opens a firm) and Deregulation forced in
+    round 2: some game has a firm that opened, filled orders, paid dividends and whose shareholders score firm VP at
+    the end, and the frames agree with the rules."""
     import polars as pl
 
     import sim
 
     rules = sim.Rules.default(5).with_overrides({"deregulation.forced_round": 2})
-    res = sim.play(rules, "balanced", 300, seed=7)
+    res = sim.play(rules, ["run_firm", "balanced", "run_firm", "balanced", "balanced"], 300, seed=7)
     per_game = res.rounds.group_by("game").agg(
         pl.col("firms_opened").sum(), pl.col("firm_orders_filled").sum(), pl.col("firm_dividends").sum()
     )
@@ -820,8 +821,9 @@ def test_same_dice_without_firms():
     games that never deregulate are identical."""
     import sim
 
-    house = sim.play(sim.Rules.default(5), "balanced", 200, seed=9)
-    jc = sim.play(sim.Rules.default(5).with_overrides({"firms.variant": "jc2e"}), "balanced", 200, seed=9)
+    # buy_shares (issue 11) opposes Deregulation, so that many of these games never deregulate
+    house = sim.play(sim.Rules.default(5), "buy_shares", 200, seed=9)
+    jc = sim.play(sim.Rules.default(5).with_overrides({"firms.variant": "jc2e"}), "buy_shares", 200, seed=9)
     never = house.games["deregulation_round"].is_null() & jc.games["deregulation_round"].is_null()
     assert never.sum() > 0
     a = house.seats.filter(never.gather(house.seats["game"]))

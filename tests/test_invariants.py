@@ -368,3 +368,15 @@ def test_invariants_firms_balanced(variant):
     check_final_vp(state, rules)
     asked = play_checked.agents.asked
     assert all(asked.get(d, 0) > 0 for d in ("open_firm", "firm_trade", "firm_dividends", "firm_ships")), asked
+
+
+# ------------------------------------------------------------------------------------------ issue 11: archetypes
+def test_invariants_archetypes():
+    """The four archetypes with balanced (and random at 6 players) keep every invariant after every phase, at 4, 5
+    and 6 players; their conquests and firms are reached."""
+    names = ["bid_low", "buy_shares", "run_firm", "go_military", "balanced", "random"]
+    state = play_checked(Rules.default(5), names[:5], 1000, seed=41)
+    assert state.done.all() and (state.trophies.sum(axis=1) > 0).mean() > 0.2
+    assert play_checked.agents.asked.get("open_firm", 0) > 0 and play_checked.agents.asked.get("deploy", 0) > 0
+    for players in (4, 6):
+        play_checked(Rules.default(players), names[:players], 200, seed=40 + players)

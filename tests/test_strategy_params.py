@@ -27,7 +27,7 @@ def test_defaults_are_read_without_init_and_values_with_it():
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({"max_bid": 3}, "strategy 'careful' has no parameter 'max_bid' (known: max_loans, risk)"),
+        ({"max_bid": 3}, f"strategy 'careful' has no parameter 'max_bid' (known: {', '.join(sorted(Careful.PARAMS))})"),
         ({"max_loans": 2.5}, "strategy 'careful' parameter 'max_loans': expected int, got 2.5"),
         ({"max_loans": True}, "strategy 'careful' parameter 'max_loans': expected int, got True"),
         ({"risk": "high"}, "strategy 'careful' parameter 'risk': expected float, got 'high'"),

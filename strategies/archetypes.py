@@ -1,0 +1,285 @@
+"""The four strategies designers compare (issue 11): ``bid_low``, ``buy_shares``, ``run_firm``, ``go_military``.
+
+Each is a ``balanced`` family (``strategies.Strategy``) that overrides the decisions that make its plan and keeps
+the base's competent answer everywhere else: whichever office it ends up holding, it runs it as ``balanced`` does
+(a ``bid_low`` Chairman still borrows for the fleet and pays the dividends that keep the Company alive). Every
+knob is a documented parameter (``PARAMS``); ``bid_low(max_bid=2)`` names a tuned one in the frames.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim import firms as fr
+from sim import layout as L
+from sim.agents import Observation
+
+from . import family, politics
+from . import military as mil
+from . import values as V
+from .base import Param, Strategy, lot_values
+from .registry import register
+
+
+def _lot_kinds(obs: Observation) -> dict[str, np.ndarray]:
+    """bool[LOTS] per kind of starting lot (D-LOTS): offices, the PM, shares, shipyards, factories, luxuries,
+    officers (in an army or the academy), clerks."""
+    d = obs.rules.d
+    items = d.lot_items
+    return {
+        "office": d.lot_office >= 0,
+        "chair": d.lot_office == L.CHAIRMAN,
+        "military": d.lot_office == L.MILITARY,
+        "pm": d.lot_pm.astype(bool),
+        "shares": items["shares"] > 0,
+        "shipyards": items["shipyards"] > 0,
+        "factories": items["factories"] > 0,
+        "luxuries": items["luxuries"] > 0,
+        "officers": (items["officers"].sum(axis=1) + items["academy"]) > 0,
+        "clerks": items["clerks"].sum(axis=1) > 0,
+    }
+
+
+def _bids(obs: Observation, value: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(base, step, cap) int[G', LOTS] from lot worth ``value`` float[LOTS] (R-AUCTION): the base jittered by the
+    family's own stream, a step of 1 up to 2 more on a tie."""
+    jitter = 0.6 + 0.8 * obs.rng.uniform(value.shape[0])
+    base = np.round(np.maximum(value, 0)[None, :] * scale * jitter).astype(np.int64)
+    return base, np.ones_like(base), base + 2
+
+
+def _vote_side(strategy, obs: Observation, legal, side_on_deregulation, spend: float):
+    """The base vote, with the family's own side on Deregulation (``legal.deregulation``; ``side_on_deregulation``
+    int or int[G']: +1 for, -1 against), buying votes up to ``spend`` of its money where the expected vote goes the
+    other way."""
+    side, bought, use = Strategy.vote(strategy, obs, legal)
+    dereg = legal.deregulation
+    if not dereg.any():
+        return side, bought, use
+    side_on_deregulation = np.broadcast_to(np.asarray(side_on_deregulation), (obs.n,))
+    me = np.arange(obs.n), obs.seat
+    stakes = politics.deregulation_stakes(obs)
+    stakes[me] = side_on_deregulation * 10.0
+    expected = politics.expected_net(obs, stakes, legal.support, legal.must_for)
+    need = np.where(side_on_deregulation > 0, np.maximum(-expected, 0), np.maximum(expected + 1, 0))
+    cost = np.maximum(legal.vote_cost, 1)
+    afford = np.floor(obs.money[me] * spend).astype(np.int64) // cost
+    mine = np.minimum(need, afford).astype(np.int64)
+    side = np.where(dereg, side_on_deregulation, side)
+    bought = np.where(dereg, mine, bought)
+    use = np.where(dereg[:, None], legal.notes, use)
+    return side, bought, use
+
+
+# ------------------------------------------------------------------------------------------------------ bid_low
+@register("bid_low")
+class BidLow(Strategy):
+    """Bids little or nothing to keep the most starting capital, then turns money into VP and influence."""
+
+    PARAMS = {
+        **Strategy.PARAMS,
+        "max_bid": Param(1, "highest bid on any lot (R-AUCTION); 0 bids nothing at all"),
+        "bid_lots": Param(2, "lots it bids on at all: its most valuable non-office ones"),
+        "luxury_bonus": Param(1.5, "£ added to a luxury's worth in phase 2"),
+        "vp_worth": Param(3.2, "£ a VP is worth to the family (honourable retirements, luxuries)"),
+        "office_penalty": Param(4.0, "£ a risky office lot (one that rolls to retire) is worth less to it"),
+    }
+
+    def bid(self, obs: Observation, legal):
+        """``max_bid`` on its ``bid_lots`` most valuable lots, offices (which roll to retire and are fired on a
+        mishap, L61, L136) counted ``office_penalty`` less; 0 on everything else, no raise on a tie."""
+        kinds = _lot_kinds(obs)
+        value = lot_values(obs) - self.office_penalty * kinds["office"] + 2.0 * kinds["luxuries"]
+        rank = np.argsort(np.argsort(-value, kind="stable"), kind="stable")
+        base = np.where(rank < self.bid_lots, self.max_bid, 0)[None, :].repeat(obs.n, axis=0).astype(np.int64)
+        zeros = np.zeros_like(base)
+        return base, zeros, base.copy()
+
+    def action_values(self, obs: Observation, legal) -> np.ndarray:
+        """Luxuries first (``luxury_bonus``), no officers; the rest as ``balanced`` values it."""
+        value = family.action_values(self, obs, legal)
+        value[:, L.A_LUXURY] += self.luxury_bonus
+        value[:, L.A_OFFICER] -= 2.0
+        return value
+
+
+# --------------------------------------------------------------------------------------------------- buy_shares
+@register("buy_shares")
+class BuyShares(Strategy):
+    """Wins share lots and the chair, buys on the exchange, steers the Company to pay and keeps it stable."""
+
+    PARAMS = {
+        **Strategy.PARAMS,
+        "share_bid": Param(1.6, "bid multiplier on share lots and the Chairman's lot"),
+        "share_bonus": Param(3.0, "£ added to a place on the exchange's worth in phase 2"),
+        "target_stability": Param(6, "stability its Chairman pays dividends to reach (L203-L208)"),
+        "cash_out_risk": Param(0.6, "crash risk from which its Chairman pays out the whole balance"),
+        "vote_spend": Param(0.5, "share of its money it spends on votes against Deregulation"),
+        "doubt_risk": Param(0.5, "crash risk from which it stops opposing Deregulation and stops buying shares"),
+    }
+
+    def bid(self, obs: Observation, legal):
+        """Share lots and the chair at ``share_bid`` times their worth, the rest as ``balanced`` bids."""
+        kinds = _lot_kinds(obs)
+        value = lot_values(obs) * np.where(kinds["shares"] | kinds["chair"], self.share_bid, 1.0)
+        return _bids(obs, value, 1.0)
+
+    def action_values(self, obs: Observation, legal) -> np.ndarray:
+        """Places on the exchange first (``share_bonus``) while the Company looks like surviving; less, then not at
+        all, as its crash risk grows past ``doubt_risk`` (a share then loses VP)."""
+        value = family.action_values(self, obs, legal)
+        value[:, L.A_SHARES] += self.share_bonus * (1.0 - V.crash_risk(obs) / self.doubt_risk)
+        return value
+
+    def approve_loans(self, obs: Observation, legal) -> np.ndarray:
+        """Loans become shares on the exchange (R-SHARES): yes while buyers wait for them, else as ``balanced``."""
+        waiting = (obs.exchange >= 0).sum(axis=1)
+        return super().approve_loans(obs, legal) | (legal.loans <= waiting)
+
+    def table_deregulation(self, obs: Observation, legal) -> np.ndarray:
+        """Only to see it rejected (share VP +1): when the vote is expected to fail and the Company looks like
+        surviving (on a crash a higher share VP costs its shares more)."""
+        de = obs.rules.deregulation
+        support = np.where(legal.stability_shaky & legal.debt_shaky, de.support_both, de.support_one)
+        support = support + politics.in_force(obs, "deregulation_support")
+        stakes = politics.deregulation_stakes(obs)
+        stakes[np.arange(obs.n), obs.seat] = -10.0
+        fails = politics.expected_net(obs, stakes, support, np.zeros(obs.n, dtype=bool)) < 0
+        return fails & (V.crash_risk(obs) < self.doubt_risk)
+
+    def vote(self, obs: Observation, legal):
+        """Against Deregulation (buying votes with ``vote_spend`` of its money) while the Company looks like
+        surviving; for it (half the debt written off) once its crash risk reaches ``doubt_risk``; laws as
+        ``balanced``."""
+        side = np.where(V.crash_risk(obs) < self.doubt_risk, -1, 1)
+        return _vote_side(self, obs, legal, side, self.vote_spend)
+
+
+# ----------------------------------------------------------------------------------------------------- run_firm
+@register("run_firm")
+class RunFirm(Strategy):
+    """Pushes Deregulation, opens a firm early, invests factories, builds ships, trades and pays dividends."""
+
+    PARAMS = {
+        **Strategy.PARAMS,
+        "factory_bonus": Param(2.0, "£ added to a factory's worth in phase 2 (an asset to open or invest a firm)"),
+        "yard_bonus": Param(2.5, "£ added to a shipyard's worth in phase 2 once Deregulation passed"),
+        "open_from_left": Param(2, "rounds that must be left (this one included) to open a firm"),
+        "vote_spend": Param(0.7, "share of its money it spends on votes for Deregulation"),
+    }
+
+    def bid(self, obs: Observation, legal):
+        """Factories and shipyards at half again their worth, the rest as ``balanced`` bids."""
+        kinds = _lot_kinds(obs)
+        value = lot_values(obs) * np.where(kinds["factories"] | kinds["shipyards"], 1.5, 1.0)
+        return _bids(obs, value, 1.0)
+
+    def action_values(self, obs: Observation, legal) -> np.ndarray:
+        """Factories (``factory_bonus``) until it has a firm and a spare one, shipyards (``yard_bonus``) once firms
+        act and its firm lacks a yard."""
+        value = family.action_values(self, obs, legal)
+        me = np.arange(obs.n), obs.seat
+        firm = _my_firm(obs)
+        few = obs.factories[me] < np.where(firm >= 0, 1, 2)
+        value[:, L.A_FACTORY] += np.where(few & (V.rounds_left(obs) >= 3), self.factory_bonus, 0.0)
+        free_own = np.maximum(obs.shipyards[me] - fr.yard_use(obs)[me], 0)
+        value[:, L.A_SHIPYARD] += np.where(obs.deregulated & (free_own == 0), self.yard_bonus, 0.0)
+        return value
+
+    def table_deregulation(self, obs: Observation, legal) -> np.ndarray:
+        """Whenever it may (L245)."""
+        return np.ones(obs.n, dtype=bool)
+
+    def vote(self, obs: Observation, legal):
+        """For Deregulation (buying votes with ``vote_spend`` of its money); laws as ``balanced``."""
+        return _vote_side(self, obs, legal, +1, self.vote_spend)
+
+    def open_firm(self, obs: Observation, legal) -> np.ndarray:
+        """As soon as it may, with ``open_from_left`` rounds left: a spare factory first (a share keeps its VP if
+        the Company survives), else a share."""
+        ok = V.rounds_left(obs) >= self.open_from_left
+        asset = np.where(legal.factory, fr.FACTORY, np.where(legal.share, fr.SHARE, fr.NO_ASSET))
+        return np.where(ok, asset, fr.NO_ASSET).astype(np.int64)
+
+    def invest_in_firms(self, obs: Observation, legal):
+        """Its own firm: a factory, or a share, while the firm lacks the money for two ships and their upkeep."""
+        facs, shares = super().invest_in_firms(obs, legal)
+        rows = np.arange(obs.n)
+        mine = _my_firm(obs)
+        mc = np.maximum(mine, 0)
+        fi = obs.rules.firms
+        poor = (mine >= 0) & legal.firms[rows, mc] & (obs.firm_cash[rows, mc] < 2 * fi.ship_cost + 4)
+        poor &= V.rounds_left(obs) >= 2
+        add_f = poor & (legal.factories - facs.sum(axis=1) >= 1) & (facs[rows, mc] == 0)
+        facs[rows, mc] += add_f
+        add_s = poor & ~add_f & (legal.shares - shares.sum(axis=1) >= 1) & (shares[rows, mc] == 0)
+        shares[rows, mc] += add_s
+        return facs, shares
+
+
+def _my_firm(obs: Observation) -> np.ndarray:
+    """int[G']: the firm slot the deciding family manages, -1 none."""
+    mine = obs.firm_manager == obs.seat[:, None]
+    return np.where(mine.any(axis=1), mine.argmax(axis=1), -1)
+
+
+# -------------------------------------------------------------------------------------------------- go_military
+@register("go_military")
+class GoMilitary(Strategy):
+    """Officers to the academy, seeks Military Affairs and commands, conquers and loots, collects trophies."""
+
+    PARAMS = {
+        **Strategy.PARAMS,
+        "officer_bonus": Param(4.0, "£ added to an officer's worth in phase 2"),
+        "officers_wanted": Param(6, "officers (academy and armies) it aims for"),
+        "idle_money": Param(20, "£ in hand from which it recruits less and turns its money into VP"),
+        "min_dice": Param(1, "fewest dice it attacks with (R-DEPLOY: force - strength)"),
+        "want_dice": Param(3, "dice it hires mercenaries towards when the presidency pays"),
+        "risk": Param(0.5, "0..1: how lightly it weighs a defeat's losses"),
+        "military_bid": Param(1.8, "bid multiplier on Military Affairs and officer lots"),
+    }
+
+    def bid(self, obs: Observation, legal):
+        """Military Affairs and officers at ``military_bid`` times their worth, the rest as ``balanced`` bids."""
+        kinds = _lot_kinds(obs)
+        value = lot_values(obs) * np.where(kinds["military"] | kinds["officers"], self.military_bid, 1.0)
+        return _bids(obs, value, 1.0)
+
+    def action_values(self, obs: Observation, legal) -> np.ndarray:
+        """Officers to the academy (``officer_bonus``) until it has ``officers_wanted``, while fights are ahead and
+        its money stays below ``idle_money`` (loot piling up is turned into VP)."""
+        value = family.action_values(self, obs, legal)
+        me = np.arange(obs.n), obs.seat
+        have = obs.officers[me].sum(axis=1) + obs.academy[me]
+        idle = np.clip((obs.money[me] - self.idle_money) / 10.0, 0.0, 1.0)  # loot piling up: VP instead
+        want = (have < self.officers_wanted) & (family.horizon(obs) >= 2)
+        value[:, L.A_OFFICER] += np.where(want, (self.officer_bonus + 0.5) * (1.0 - idle), 0.0)
+        return value
+
+    def assign_academy(self, obs: Observation, legal) -> np.ndarray:
+        """Every family's academy officers: its own to the army where it commands or has most; others' too."""
+        army = mil.academy_army(obs)
+        out = np.zeros((obs.n, obs.players, L.PRESIDENCIES), dtype=np.int64)
+        np.put_along_axis(out, army[:, :, None], legal.academy[:, :, None].astype(np.int64), axis=2)
+        return out
+
+    def military_moves(self, obs: Observation, legal):
+        """Its own officers gather in one army, where it takes or keeps the command."""
+        return mil.officer_moves(obs, legal, obs.seat)
+
+    def deploy(self, obs: Observation, legal):
+        """Whenever the expected gain pays, with ``min_dice`` dice at least, hiring mercenaries towards
+        ``want_dice`` (``military.plan_deployment``)."""
+        return mil.plan_deployment(self, obs, legal, self.min_dice, self.want_dice, True, self.risk)
+
+    def fund_mercenaries(self, obs: Observation, legal) -> np.ndarray:
+        """As President: always for its own commander, else as ``balanced``."""
+        own = obs.commander[np.arange(obs.n), legal.army] == obs.seat
+        return own | super().fund_mercenaries(obs, legal)
+
+    def share_loot(self, obs: Observation, legal) -> np.ndarray:
+        """Only its own family."""
+        return np.arange(obs.players)[None, :] == obs.seat[:, None]
+
+
+__all__ = ["BidLow", "BuyShares", "GoMilitary", "RunFirm"]

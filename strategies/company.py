@@ -1,0 +1,351 @@
+"""How a competent family runs the Company's offices (issue 11): the Chairman's loans, budget and dividends, the
+Director of Trade's checks and moves, the Shipping Manager's purchases, the Presidents' trade.
+
+The plan every office shares (``plan``): each presidency with a President wants one ship per reachable order worth
+at least the strategy's ``min_order`` and the dice that maximise the expected value of those orders; the Director
+wants a check when opening an order would add reachable value; the Shipping Manager wants the missing ships. The
+Chairman borrows what the plan lacks, within his debt limit (loans the families waiting on the exchange will turn
+into shares next round cost one round's interest only), hands the budget out to the plan, and pays the dividends
+that lift stability towards his target while the profit covers the public expectation (L203-L208). Each function
+takes the strategy (for its parameters), the observation and the legal options, and decides each game from its
+own rows only.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from sim import firms as fr
+from sim import layout as L
+from sim.agents import Observation
+from sim.board import regions_outside_home
+
+from . import politics
+from . import values as V
+
+T_PRES = list(L.T_PRESIDENCY)
+
+
+class Plan(NamedTuple):
+    """What the Company's offices want this round (arrays over the observed games)."""
+
+    reach: np.ndarray  # bool[G', P, O] orders each presidency can fill
+    gap: np.ndarray  # int[G', P] ships wanted minus ships sailing (negative: spare)
+    ships_after: np.ndarray  # int[G', P] ships sailing once the gap is filled
+    worth: np.ndarray  # float[G', P] value of the orders those ships would fill
+    regions: np.ndarray  # int[G', P] regions outside home those orders lie in
+    dice: np.ndarray  # int[G', P] dice each President wants
+    open_worth: np.ndarray  # float[G'] what the Director's next success would add (over the rounds left)
+    need: np.ndarray  # float[G', 5] £ each treasury should hold (Director, Shipping, 3 presidencies)
+
+
+def ship_price(obs: Observation, count: np.ndarray, free_yards: np.ndarray, yard_cost) -> np.ndarray:
+    """int[G']: £ for ``count`` ships: at free family yards first, then Company ships (leased ones in the last two
+    rounds, when a Company ship does not pay for itself)."""
+    sh = obs.rules.shipping
+    at_yards = np.minimum(count, free_yards)
+    rest = count - at_yards
+    other = np.where(V.rounds_left(obs) <= 2, sh.leased_cost, sh.company_cost)
+    return at_yards * yard_cost + rest * other
+
+
+def fleet(strategy, obs: Observation) -> tuple[np.ndarray, np.ndarray]:
+    """(reach bool[G', P, O], gap int[G', P]): the orders each presidency can fill and the ships its sea lacks for
+    those worth at least ``min_order`` (negative: spare ships)."""
+    reach = V.trade_reach(obs)
+    return reach, V.cached(obs, ("gap", strategy.min_order), lambda: V.ship_gap(obs, strategy.min_order, reach))
+
+
+def plan(strategy, obs: Observation) -> Plan:
+    """The Company's plan for this round (cached on the observation: several offices read it)."""
+    store = obs.__dict__.setdefault("_company_plan", {})
+    key = (strategy.min_order, strategy.trade_cost)
+    if key in store:
+        return store[key]
+    r = obs.rules
+    reach, gap = fleet(strategy, obs)
+    ships = V.sea_ships(obs)[:, : L.PRESIDENCIES]
+    after = ships + np.maximum(gap, 0)
+    president = obs.office[:, list(L.PRESIDENT)] >= 0
+    worth, regions = V.trade_worth(obs, reach, after)
+    dice = np.zeros((obs.n, L.PRESIDENCIES), dtype=np.int64)
+    for p in range(L.PRESIDENCIES):
+        dice[:, p] = V.best_dice(r, worth[:, p], np.full(obs.n, 8), strategy.trade_cost)
+    dice = np.where(president & (worth > 0), dice, 0)
+    gains = V.opening_gain(obs)
+    gain = gains.max(axis=1)
+    open_worth = 0.5 * np.minimum(gain, 12.0) * V.rounds_left(obs)
+    open_dice = np.where(obs.office[:, L.DIRECTOR] >= 0, V.best_dice(r, open_worth, np.full(obs.n, 4)), 0)
+    checks = np.minimum((gains >= strategy.open_min).sum(axis=1), strategy.director_checks)
+    checks = np.maximum(checks, (gain > 0).astype(np.int64))
+    need = np.zeros((obs.n, L.N_TREASURIES))
+    need[:, L.T_DIRECTOR] = open_dice * checks * (obs.round > strategy.director_from)
+    free = np.maximum(obs.shipyards - _yard_use(obs), 0).sum(axis=1)
+    yard_cost = np.maximum(r.shipping.yard_cost + _modifier(obs, "yard_cost"), 0)
+    need[:, L.T_SHIPPING] = np.where(
+        obs.office[:, L.SHIPPING] >= 0, ship_price(obs, np.maximum(gap, 0).sum(axis=1), free, yard_cost), 0
+    )
+    need[:, T_PRES] = np.where(dice > 0, dice + regions, 0)
+    need = np.maximum(need - obs.treasury, 0)
+    out = Plan(reach, gap, after, worth, regions, dice, open_worth, need)
+    store[key] = out
+    return out
+
+
+def _yard_use(obs: Observation) -> np.ndarray:
+    return fr.yard_use(obs)
+
+
+def _modifier(obs: Observation, name: str) -> np.ndarray:
+    return politics.in_force(obs, name)
+
+
+# ------------------------------------------------------------------------------------------------ Chairman
+def take_loans(strategy, obs: Observation, legal) -> np.ndarray:
+    """Loans that cover what the plan lacks beyond the balance (more than ``free_loans`` go to the board): for the
+    running needs (dice, the Director's checks) while the debt stays within ``max_debt``, for ships (capital that
+    earns every round) within ``invest_debt`` while at least three rounds are left; both limits grow by the
+    relatives waiting on the exchange, who turn loans into shares in phase 4 (R-SHARES)."""
+    pl = plan(strategy, obs)
+    value = obs.rules.company.loan_value
+    ships = pl.need[:, L.T_SHIPPING]
+    running = pl.need.sum(axis=1) - ships
+    waiting = (obs.exchange >= 0).sum(axis=1)
+    run_short = np.maximum(running - obs.balance, 0)
+    run_loans = np.ceil(run_short / value).astype(np.int64)
+    run_loans = np.minimum(run_loans, np.maximum(strategy.max_debt + waiting - obs.loans, 0))
+    left_over = np.maximum(obs.balance + run_loans * value - running, 0)
+    ship_loans = np.ceil(np.maximum(ships - left_over, 0) / value).astype(np.int64)
+    room = np.maximum(strategy.invest_debt + waiting - obs.loans - run_loans, 0)
+    ship_loans = np.where(V.rounds_left(obs) >= 3, np.minimum(ship_loans, room), 0)
+    return np.minimum(run_loans + ship_loans, legal.max_loans).astype(np.int64)
+
+
+def approve_loans(strategy, obs: Observation, legal) -> np.ndarray:
+    """The board approves loans past the free ones while the debt stays within ``invest_debt`` plus the waiting
+    buyers; the Chairman's own family always does."""
+    waiting = (obs.exchange >= 0).sum(axis=1)
+    return (legal.chairman == obs.seat) | (obs.loans + legal.loans <= strategy.invest_debt + waiting)
+
+
+def allocate_budget(strategy, obs: Observation, legal) -> np.ndarray:
+    """The whole budget to the committees whose office is held (L132): the plan's needs first, in order of urgency
+    when the budget falls short (the Presidents' dice, then the ships, then the Director's checks), the rest to the
+    presidencies that trade (their treasuries carry it to later rounds), else to the Director, else to any open
+    committee; the Shipping Manager never gets more than his ships cost (with 3 £ or more he must buy,
+    R-SHIPPING)."""
+    pl = plan(strategy, obs)
+    budget = legal.budget.astype(np.int64)
+    need = np.ceil(np.where(legal.open, pl.need, 0.0)).astype(np.int64)
+    first = np.zeros_like(need)
+    rest = budget.copy()
+    for group in (T_PRES, [L.T_SHIPPING], [L.T_DIRECTOR]):  # the Presidents' dice, then ships, then the Director
+        want = need[:, group]
+        total = want.sum(axis=1)
+        give = np.where(total <= rest, total, rest)
+        part = np.floor(want * (give / np.maximum(total, 1))[:, None]).astype(np.int64)
+        part[np.arange(obs.n), want.argmax(axis=1)] += give - part.sum(axis=1)
+        first[:, group] = part
+        rest -= give
+    weight = np.zeros((obs.n, L.N_TREASURIES))
+    weight[:, T_PRES] = pl.worth + 0.01
+    weight[:, L.T_DIRECTOR] = 0.3 * np.minimum(pl.open_worth, 10.0) * (obs.office[:, L.DIRECTOR] >= 0)
+    weight = np.where(legal.open, weight, 0.0)
+    weight[:, L.T_SHIPPING] = 0.0
+    none = weight.sum(axis=1) <= 0
+    weight = np.where(none[:, None] & legal.open, 1.0, weight)
+    return first + _split(rest, weight)
+
+
+def _split(total: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Integer split of ``total[G']`` proportional to ``weights[G', K]`` (remainder to the heaviest column)."""
+    w = np.maximum(weights, 0).astype(float)
+    w_sum = w.sum(axis=1, keepdims=True)
+    w = np.where(w_sum > 0, w, 1.0)
+    share = np.floor(total[:, None] * w / w.sum(axis=1, keepdims=True)).astype(np.int64)
+    share[np.arange(len(total)), w.argmax(axis=1)] += total - share.sum(axis=1)
+    return share
+
+
+def pay_dividends(strategy, obs: Observation, legal) -> np.ndarray:
+    """Payouts after the costs (the balance is this round's profit, L203-L208): where the profit covers E(s) the
+    fewest payouts that cover it (+1 stability) while stability is below ``target_stability``, two levels when the
+    profit allows and stability is two short; at or above the target nothing (the balance funds next round's
+    budget instead of loans). In the last round everything goes out (money left in the Company scores nothing),
+    and the levels it covers are a buffer against India; so it does when the Company looks doomed
+    (``values.crash_risk`` at least ``cash_out_risk``): a crash would lose the balance anyway."""
+    per = np.maximum(legal.per_payout, 1).astype(np.int64)
+    most = legal.max_payouts.astype(np.int64)
+    s = obs.stability.astype(np.int64)
+    top = obs.rules.company.max_stability
+    e1 = V.expectation(obs, s)
+    e2 = e1 + V.expectation(obs, np.minimum(s + 1, top))
+    one = -(-e1 // per)
+    two = -(-e2 // per)
+    below = s < strategy.target_stability
+    k = np.where(below & (two <= most) & (s + 2 <= strategy.target_stability), two, np.where(below, one, 0))
+    k = np.where(k <= most, k, 0)
+    last = V.rounds_left(obs) <= 1
+    doomed = V.crash_risk(obs) >= strategy.cash_out_risk  # the balance is lost on a crash: pay it to the shares
+    return np.where(last | doomed, most, k).astype(np.int64)
+
+
+def royal_protection(strategy, obs: Observation, legal) -> np.ndarray:
+    """Invoke royal protection (once a game) when the shortfall would need two emergency loans (-1 stability,
+    D-EMERGENCY) or is at least one loan late in the game."""
+    value = obs.rules.company.loan_value
+    per = obs.rules.stability.emergency_loans_per_loss
+    loans_needed = -(-legal.shortfall // value)
+    return (loans_needed >= per) | ((loans_needed >= 1) & (V.rounds_left(obs) <= 2))
+
+
+# ---------------------------------------------------------------------------------------- Director of Trade
+def trade_check(strategy, obs: Observation, legal) -> np.ndarray:
+    """Dice for the next check: what maximises the chance of opening something worth ``open_worth`` against the
+    dice's cost, from the Director's treasury (0 stops when nothing openable adds value)."""
+    gain = np.where(legal.openable, V.opening_gain(obs), 0.0).max(axis=1)
+    worth = 0.5 * np.minimum(gain, 12.0) * V.rounds_left(obs)
+    k = V.best_dice(obs.rules, worth, legal.treasury.astype(np.int64), 1.0, cap=5)
+    return np.where(gain > 0, k, 0).astype(np.int64)
+
+
+def open_order(strategy, obs: Observation, legal) -> np.ndarray:
+    """The closed order (or the route to China, last column) whose opening adds the most reachable value; ties to
+    the order worth most."""
+    d = obs.rules.d
+    own = np.concatenate([d.order_value, [0]]).astype(float)
+    score = V.opening_gain(obs) + 0.01 * own[None, :]
+    masked = np.where(legal.openable, score, -np.inf)
+    return np.where(legal.openable.any(axis=1), masked.argmax(axis=1), -1)
+
+
+def director_moves(strategy, obs: Observation, legal) -> tuple[np.ndarray, ...]:
+    """Up to M moves of ships from seas with spare ships to the seas that lack them most (Company ships first,
+    then a family's yard ships); with China open and opium to carry, up to two ships to the China committee."""
+    m = obs.rules.director.moves
+    out = tuple(np.zeros((obs.n, m), dtype=np.int64) for _ in range(5))
+    if m == 0:
+        return out
+    kind, fam, src, dst, cnt = out
+    _, sea_gap = fleet(strategy, obs)
+    gap = np.concatenate([sea_gap, np.zeros((obs.n, 1), dtype=np.int64)], axis=1)  # [G', 4] with China
+    opium = ((obs.owner >= 0) * obs.rules.d.opium).sum(axis=1)
+    china = obs.china_open & (opium > 0) & (obs.office[:, L.CHINA] >= 0)
+    gap[:, L.CHINA_LOC] = np.where(china, 2 - V.sea_ships(obs)[:, L.CHINA_LOC], 0)
+    company = legal.ships[:, :, L.COMPANY_SHIP].astype(np.int64).copy()  # [G', 4]
+    yard = legal.yard_ships.astype(np.int64).copy()  # [G', N, 4]
+    rows = np.arange(obs.n)
+    for j in range(m):
+        spare = np.where(gap < 0, -gap, 0)
+        spare[:, L.CHINA_LOC] = 0
+        movable = company + yard.sum(axis=1)
+        spare = np.minimum(spare, movable)
+        s = spare.argmax(axis=1)
+        d = gap.argmax(axis=1)
+        c = np.minimum(spare[rows, s], gap[rows, d])
+        go = (c > 0) & (s != d)
+        use_company = company[rows, s] > 0
+        c = np.where(use_company, np.minimum(c, company[rows, s]), c)
+        f = yard[rows, :, s].argmax(axis=1)
+        c = np.where(use_company, c, np.minimum(c, yard[rows, f, s]))
+        go &= c > 0
+        kind[:, j] = np.where(go, np.where(use_company, L.MOVE_COMPANY_SHIPS, L.MOVE_YARD_SHIPS), L.MOVE_NONE)
+        fam[:, j], src[:, j], dst[:, j], cnt[:, j] = np.where(use_company, 0, f), s, d, np.maximum(c, 1)
+        moved = np.where(go, c, 0)
+        company[rows, s] -= np.where(use_company, moved, 0)
+        yard[rows, f, s] -= np.where(use_company, 0, moved)
+        gap[rows, s] += moved
+        gap[rows, d] -= moved
+    return out
+
+
+# ---------------------------------------------------------------------------------------- Shipping Manager
+def buy_ships(strategy, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ships one at a time for the sea whose next unserved order is worth most (at least ``min_order``): at a free
+    family yard (own first, then the others clockwise); else a Company ship while the rounds left pay for it
+    and the money still leases a ship for every other order wanted, else a leased ship. Then, as the rules oblige
+    (R-SHIPPING), the cheapest ships while 3 £ or more remain, to the sea whose next order is worth most."""
+    sh = obs.rules.shipping
+    rows = np.arange(obs.n)
+    money = legal.money.astype(np.int64).copy()
+    free = legal.free_yards.astype(np.int64).copy()
+    yard_cost = np.maximum(legal.yard_cost.astype(np.int64), 0)
+    president = obs.office[:, list(L.PRESIDENT)] >= 0
+    sea_value = V.sorted_values(obs, fleet(strategy, obs)[0]) * president[:, :, None]  # [G', P, O]
+    sea_value = np.concatenate([sea_value, np.zeros((obs.n, L.PRESIDENCIES, 1))], axis=2)
+    ships = V.sea_ships(obs)[:, : L.PRESIDENCIES].astype(np.int64)
+    leased = np.zeros((obs.n, L.PRESIDENCIES), dtype=np.int64)
+    company = np.zeros_like(leased)
+    yard = np.zeros((obs.n, obs.players, L.PRESIDENCIES), dtype=np.int64)
+    order = V.clockwise(obs)  # own yards first, then clockwise
+    lasting = V.rounds_left(obs) >= 3
+    wanted_by_sea = (sea_value >= strategy.min_order).sum(axis=2)
+    last_slot = sea_value.shape[2] - 1
+    while True:  # each pass buys a ship in some game or stops; money falls, so it ends
+        nxt = np.take_along_axis(sea_value, np.minimum(ships, last_slot)[:, :, None], 2)[:, :, 0]
+        d = nxt.argmax(axis=1)
+        wanted = nxt[rows, d] >= strategy.min_order
+        forced = (money >= sh.must_buy_from) & ~wanted  # the rules oblige him to spend: the cheapest ship
+        others = np.maximum(wanted_by_sea - ships, 0).sum(axis=1) - 1
+        has_free = free.sum(axis=1) > 0
+        to_yard = (wanted | forced) & has_free & (money >= yard_cost)
+        to_yard &= ~forced | (yard_cost <= sh.leased_cost)
+        rich = money >= sh.company_cost + strategy.lease_reserve * sh.leased_cost * np.maximum(others, 0)
+        to_company = wanted & ~has_free & lasting & rich & (money >= sh.company_cost)
+        to_lease = (wanted | forced) & ~to_yard & ~to_company & (money >= sh.leased_cost)
+        if not (to_yard | to_company | to_lease).any():
+            break
+        owner = np.take_along_axis(order, (np.take_along_axis(free, order, 1) > 0).argmax(axis=1)[:, None], 1)[:, 0]
+        yard[rows[to_yard], owner[to_yard], d[to_yard]] += 1
+        free[rows[to_yard], owner[to_yard]] -= 1
+        company[rows[to_company], d[to_company]] += 1
+        # past the last order of every sea only the obligation is left: its leased ships in one step, not one a pass
+        bulk = to_lease & (nxt[rows, d] <= 0)
+        n = np.where(bulk, np.minimum((money - sh.must_buy_from) // sh.leased_cost + 1, money // sh.leased_cost), 1)
+        n = np.where(to_lease, np.maximum(n, 1), 0)
+        leased[rows, d] += n
+        money -= np.where(to_yard, yard_cost, 0) + np.where(to_company, sh.company_cost, 0)
+        money -= n * sh.leased_cost
+        ships[rows, d] += (to_yard | to_company) + n
+    return leased, company, yard
+
+
+# --------------------------------------------------------------------------------------------- Presidents
+def trade(strategy, obs: Observation, legal, place_clerks) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The best reachable orders, one per ship, with the dice that maximise the expected revenue less their cost;
+    orders outside home are dropped when the die each of their regions costs does not pay. In the last round the
+    whole treasury is rolled (money left there scores nothing)."""
+    d = obs.rules.d
+    r = obs.rules
+    treasury = legal.treasury.astype(np.int64)
+    value = np.where(legal.orders, d.order_value[None, :], -1).astype(float)
+    rank = np.argsort(np.argsort(-value, axis=1, kind="stable"), axis=1)
+    best = legal.orders & (rank < legal.ships[:, None])
+    home = d.order_region[None, :] == d.home[legal.presidency][:, None]
+    home_only = best & home
+    hv = np.where(legal.orders & home, value, -1.0)
+    hrank = np.argsort(np.argsort(-hv, axis=1, kind="stable"), axis=1)
+    home_only = legal.orders & home & (hrank < legal.ships[:, None])
+    last = V.rounds_left(obs) <= 1
+    options = []
+    for orders in (best, home_only):
+        regions = regions_outside_home(r, orders, legal.presidency)
+        worth = (orders * d.order_value[None, :]).sum(axis=1).astype(float)
+        most = treasury - regions
+        k = V.best_dice(r, worth, most, strategy.trade_cost)
+        k = np.where(last, np.maximum(most, 0), k)
+        k = np.where(orders.any(axis=1) & (most >= 1), np.maximum(k, 1), 0)
+        p, _ = V.check_odds(r, k)
+        gain = np.where(k >= 1, p * worth - strategy.trade_cost * (k + regions), -np.inf)
+        options.append((orders, regions, k, gain))
+    (o1, r1, k1, g1), (o2, r2, k2, g2) = options
+    use_home = g2 > g1
+    orders = np.where(use_home[:, None], o2, o1)
+    regions = np.where(use_home, r2, r1)
+    k = np.where(use_home, k2, k1)
+    go = (k >= 1) & orders.any(axis=1) & (np.maximum(g1, g2) > -np.inf)
+    orders &= go[:, None]
+    spend = np.where(go, regions + k, 0)
+    return spend, orders, place_clerks(obs, legal.clerks, orders.sum(axis=1))

@@ -1,0 +1,119 @@
+"""What each family action is worth (issue 11): the valuation behind ``balanced``'s phase 2 (R-ACTIONS, L76-L84),
+which the archetypes reweigh.
+
+``action_values`` returns, per game and action, the worth of taking it once less what it costs, in £ (pass is 0):
+
+- luxury: its VP (the strategy's ``vp_worth`` £ each, more as the expected end nears, when money has little else
+  to buy), its influence by the game's ladder, a little for conspicuous wealth, and more when money piles up
+  faster than luxuries could spend it before the end;
+- factory: its income for the rounds left, its VP on a crash times the chance of one, its votes;
+- shares: ``values.share_worth`` less the cheapest free position on the exchange;
+- shipyard: 1 £ a round while a ship sails from it, likely when the Company lacks ships or firms want yards, and a
+  vote;
+- clerk: a candidate for the presidency where the family has none (a President earns 1 £ per order, clerks 1 £ per
+  order filled, L175-L182), less as clerks pile up;
+- officer: little for a family that does not fight (an officer costs the Company 1 £ a round);
+- every relative sent away leaves the supply: the last ones are kept.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim import firms as fr
+from sim import layout as L
+from sim.agents import Observation
+
+from . import firms as firm_play
+from . import values as V
+
+INFLUENCE_WORTH = 0.6  # £ per influence point: the ranking pays 8 / 4 VP at the end of round 7 (R-END)
+
+
+def horizon(obs: Observation) -> np.ndarray:
+    """float[G']: the rounds the family expects to play still, this one included: the rounds left, fewer when the
+    Company looks like crashing (``values.crash_risk``; a crash ends the game at once)."""
+    left = V.rounds_left(obs).astype(float)
+    return np.maximum(1.0, left * (1.0 - 0.6 * V.crash_risk(obs)))
+
+
+def vp_worth(strategy, obs: Observation) -> np.ndarray:
+    """float[G']: £ per VP now: the strategy's ``vp_worth``, rising as the expected end nears (``horizon``: money
+    has little else to buy then)."""
+    h = horizon(obs)
+    base = strategy.vp_worth
+    return base + np.clip(2.5 - h, 0.0, 1.5)
+
+
+def action_values(strategy, obs: Observation, legal) -> np.ndarray:
+    """float[G', ACTIONS]: the worth of each family action taken once, less its cost (pass 0); illegal actions
+    are -inf."""
+    r = obs.rules
+    me = np.arange(obs.n), obs.seat
+    left = horizon(obs)
+    vpw = vp_worth(strategy, obs)
+    value = np.zeros((obs.n, L.N_ACTIONS))
+    a = r.actions
+    # luxury
+    ladder = obs.ladder.astype(float)  # [G', 4] rules.ASSETS order: luxuries, shares, shipyards, factories
+    value[:, L.A_LUXURY] = a.luxury_vp * vpw + INFLUENCE_WORTH * ladder[:, 0] + 0.3 * a.luxury_wealth - a.luxury_cost
+    # money piling up faster than two luxuries a round could turn it into VP before the expected end
+    hoard = obs.money[me] / left - 2 * a.luxury_cost
+    value[:, L.A_LUXURY] += np.clip(hoard, 0.0, 8.0) / 2.0
+    # factory
+    pr = r.property
+    risk = V.crash_risk(obs)
+    votes = 0.15 * pr.factory_votes
+    value[:, L.A_FACTORY] = (
+        pr.factory_income * left + pr.factory_crash_vp * vpw * risk + votes + INFLUENCE_WORTH * ladder[:, 3]
+    ) - a.factory_cost
+    # shares: the cheapest free position on the exchange
+    prices = r.d.exchange_prices
+    free = obs.exchange < 0
+    price = np.where(free, prices[None, :], 99).min(axis=1)
+    value[:, L.A_SHARES] = V.share_worth(obs) + INFLUENCE_WORTH * (ladder[:, 1] - 1) - price
+    # shipyard: used when the Company's seas lack ships beyond the free yards, or a firm wants one
+    gap = obs.order_open.sum(axis=1) - V.sea_ships(obs)[:, : L.PRESIDENCIES].sum(axis=1)  # a cheap estimate
+    yards_free = np.maximum(obs.shipyards - fr.yard_use(obs), 0).sum(axis=1)
+    used = np.clip((gap - yards_free) / 2.0, 0.0, 1.0) * (left >= 2)
+    value[:, L.A_SHIPYARD] = pr.yard_ship_income * (left - 1) * used * 0.8 + 0.15 * pr.shipyard_votes - a.shipyard_cost
+    value[:, L.A_SHIPYARD] = np.maximum(value[:, L.A_SHIPYARD], firm_play.shipyard_wanted(obs) - 4.0)
+    # clerk: a candidate where the family has none
+    clerks = obs.clerks[me]  # [G', P]
+    lacking = (clerks == 0) & (obs.office[:, list(L.PRESIDENT)] != obs.seat[:, None])
+    value[:, L.A_CLERK] = np.where(lacking.any(axis=1), 0.8 + 0.2 * left, 0.6 - 0.2 * clerks.sum(axis=1))
+    # officer: a family that does not fight gains little
+    value[:, L.A_OFFICER] = -0.5
+    # relatives are few: keep the last ones at home
+    supply = obs.supply[me]
+    short = supply <= 2
+    value[:, [L.A_CLERK, L.A_OFFICER, L.A_SHARES]] -= np.where(short, 2.0, 0.0)[:, None]
+    return np.where(legal.once, value, -np.inf)
+
+
+def clerk_targets(obs: Observation) -> np.ndarray:
+    """int[G', 2]: presidencies for a clerk and a second one: where the family has none and the presidency trades
+    most (its port open, the open orders of its home region), then the next."""
+    me = np.arange(obs.n), obs.seat
+    d = obs.rules.d
+    clerks = obs.clerks[me].astype(float)
+    home_orders = obs.order_open.astype(np.float32) @ d.order_in_region[:, d.home].astype(np.float32)  # [G', P]
+    trades = 2.0 * obs.order_open[:, d.port] + home_orders
+    score = -5.0 * clerks + trades
+    order = np.argsort(-score, axis=1, kind="stable")
+    return order[:, :2].astype(np.int64)
+
+
+def choose(obs: Observation, legal, value: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(action, twice, presidencies) from ``value`` [G', ACTIONS]: the best legal action (pass when nothing is
+    worth its cost), twice when allowed and the second is worth it too (a share's second place costs more)."""
+    value = np.where(legal.once, value, -np.inf)
+    value[:, L.A_PASS] = np.where(legal.once[:, L.A_PASS], np.maximum(value[:, L.A_PASS], 0.0), -np.inf)
+    action = value.argmax(axis=1)
+    rows = np.arange(obs.n)
+    best = value[rows, action]
+    second = best - np.where(action == L.A_SHARES, 1.0, 0.0) - np.where(action == L.A_FACTORY, 1.0, 0.0)
+    twice = legal.twice[rows, action] & (second > 0.5)
+    clerk = action == L.A_CLERK  # the presidencies are read only for a clerk
+    where = clerk_targets(obs) if clerk.any() else np.zeros((obs.n, 2), dtype=np.int64)
+    return action.astype(np.int64), twice, where

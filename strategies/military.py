@@ -1,0 +1,163 @@
+"""How the strategies fight (issue 11): a commander's deployment with mercenaries (R-DEPLOY, L166-L173), what a
+battle is worth to his family, and where Military Affairs sends officers. Shared by ``balanced`` (it fights only
+at good odds) and ``go_military`` (it fights whenever the odds pay, hiring mercenaries to make them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim import layout as L
+from sim.agents import Observation
+
+from . import values as V
+
+TROPHY_WORTH = 1.5  # £ per trophy: one influence point each (R-END), and what blame situation 1 costs on a crash
+
+
+def battle_worth(obs: Observation, legal, target: np.ndarray, own_slots: np.ndarray, slots: np.ndarray) -> np.ndarray:
+    """float[G']: what a success at ``target`` is worth to the commander's family: its share of the loot (4 £ per
+    strength level, the first-loot bonus where never looted, paid round-robin over ``slots`` of which it holds
+    ``own_slots``, L171) and the trophies (the region's strength, L170)."""
+    r = obs.rules
+    d = r.d
+    rows = np.arange(obs.n)
+    t = np.maximum(target, 0)
+    strength = legal.strength[rows, t].astype(float)
+    sovereign = obs.owner[rows, t] < 0
+    first = np.where(obs.looted[rows, t], 0, d.first_loot[t])
+    loot = np.where(sovereign, r.military.loot_per_strength * strength + first, 0.0)
+    share = loot * own_slots / np.maximum(slots, 1)
+    return share + TROPHY_WORTH * np.where(sovereign, strength, 0.0)
+
+
+REGION_LOSS_RATE = 0.3  # Company regions lost per region and round in simulated games of the archetypes (issue 11)
+
+
+def holding_cost(obs: Observation) -> np.ndarray:
+    """float[G']: what holding one more Company region costs the deciding family in £: each round left it may be lost
+    (about ``REGION_LOSS_RATE`` a round: attacks and revolts, L211-L213), a stability point each time, which raises
+    the crash risk (``values.crash_risk``) and so costs the family its stake in a survival (``company_stake``) and
+    a share of the military blame on a crash (L250: trophies and officers, halved)."""
+    rows = np.arange(obs.n)
+    left = V.rounds_left(obs).astype(float)
+    lost = np.minimum(REGION_LOSS_RATE * left, 1.5)
+    now = V.crash_risk(obs)
+    worse = V.crash_risk(_Shifted(obs, -1))
+    blame = (obs.trophies[rows, obs.seat] + obs.officers[rows, obs.seat].sum(axis=1)) / 2.0 / 6.0
+    stake = V.company_stake(obs)[rows, obs.seat] + blame
+    return lost * np.maximum(worse - now, 0.0) * np.maximum(stake, 0.0) * V.VP_WORTH
+
+
+class _Shifted:
+    """The fields ``values.crash_risk`` reads, with stability moved by ``by``."""
+
+    def __init__(self, obs: Observation, by: int):
+        self.stability = np.maximum(obs.stability.astype(np.int64) + by, 0)
+        self.loans, self.emergency_total, self.round, self.rules = obs.loans, obs.emergency_total, obs.round, obs.rules
+
+
+def plan_deployment(
+    strategy, obs: Observation, legal, min_dice: int, want_dice: int, mercenaries: bool, risk: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(target, officers int[G', N], regiments int[G'], mercenaries bool[G', M]) for the deciding commander: every
+    legal target is scored by the family's expected gain, P(success) * ``battle_worth`` - P(mishap) * (his trophies
+    lost and the commander, and a conquest's ``holding_cost``, ``risk`` scaling the losses down) - the officers'
+    deaths (1 in 6 each); the whole army
+    goes (its own officers and regiments; mercenaries bands, cheapest strength first, while the dice stay below
+    ``want_dice`` and the presidency's treasury pays, when ``mercenaries``); at least ``min_dice`` dice, else no
+    battle."""
+    r = obs.rules
+    d = r.d
+    rows = np.arange(obs.n)
+    army = legal.army.astype(np.int64)
+    own = legal.officers[rows, obs.seat].astype(np.int64)
+    force = legal.officers.sum(axis=1).astype(np.int64) + legal.regiments.astype(np.int64)
+    n_m = legal.mercenaries.shape[1]
+    cost = d.merc_cost[army].astype(np.int64)  # [G', M]
+    power = d.merc_strength[army].astype(np.int64)
+    ok = legal.mercenaries & (power > 0)
+    # mercenary bands by £ per strength, cheapest first
+    order = np.argsort(np.where(ok, cost / np.maximum(power, 1), np.inf), axis=1, kind="stable")
+    best = np.full(obs.n, -1, dtype=np.int64)
+    best_gain = np.full(obs.n, -np.inf)
+    best_mercs = np.zeros((obs.n, n_m), dtype=bool)
+    regions = legal.targets.shape[1]
+    holding = holding_cost(obs)
+    sovereign_all = obs.owner < 0
+    useful = legal.targets & (sovereign_all | (obs.unrest > 0))
+    for t in range(regions):
+        can = useful[:, t] & (own >= 1)
+        if not can.any():
+            continue
+        k = force - legal.strength[:, t].astype(np.int64)
+        hired = np.zeros((obs.n, n_m), dtype=bool)
+        money = legal.treasury.astype(np.int64).copy()
+        if mercenaries:
+            for j in range(n_m):
+                m = order[:, j]
+                c, p = cost[rows, m], power[rows, m]
+                take = ok[rows, m] & (k < want_dice) & (c <= money)
+                hired[rows[take], m[take]] = True
+                money -= np.where(take, c, 0)
+                k += np.where(take, p, 0)
+        p_s, p_m = V.check_odds(r, k)
+        target = np.full(obs.n, t)
+        troops = legal.regiments + hired.sum(axis=1)
+        slots = force - legal.regiments + 1 + troops  # surviving officers, the named family, regiments and bands
+        gain = p_s * battle_worth(obs, legal, target, own + 1, slots)
+        loss = p_m * (obs.trophies[rows, obs.seat] * r.military.trophy_loss * TROPHY_WORTH + 3.0) + own / 6.0 * 2.0
+        conquest = p_s * (obs.owner[:, t] < 0)  # a new Company region to hold
+        gain = gain - (1.0 - risk) * (loss + conquest * holding) - 0.3 * np.where(mercenaries, (hired * cost).sum(1), 0)
+        better = can & (k >= min_dice) & (gain > best_gain) & (gain > 0)
+        best = np.where(better, t, best)
+        best_gain = np.where(better, gain, best_gain)
+        best_mercs = np.where(better[:, None], hired, best_mercs)
+    go = best >= 0
+    # commit only what ``want_dice`` dice need (the rest defends the Company's regions in phase 8, L211): the
+    # mercenaries and the family's own officers first, then regiments, then other families' officers
+    t = np.maximum(best, 0)
+    need = legal.strength[rows, t].astype(np.int64) + np.maximum(want_dice, min_dice)
+    need -= (best_mercs * power).sum(axis=1)
+    own_used = np.minimum(own, np.maximum(need, 1))
+    need -= own_used
+    reg_used = np.clip(need, 0, legal.regiments.astype(np.int64))
+    need -= reg_used
+    others = np.where(np.arange(obs.players)[None, :] == obs.seat[:, None], 0, legal.officers).astype(np.int64)
+    before = np.cumsum(others, axis=1) - others
+    other_used = np.clip(need[:, None] - before, 0, others)
+    officers = other_used.copy()
+    officers[rows, obs.seat] = own_used
+    officers = np.where(go[:, None], officers, 0).astype(np.int64)
+    regiments = np.where(go, reg_used, 0).astype(np.int64)
+    return best, officers, regiments, best_mercs & go[:, None]
+
+
+def academy_army(obs: Observation) -> np.ndarray:
+    """int[G', N]: the army each family's academy officers join: where it commands or has most officers, else the
+    one with the most useful targets (a sovereign home or neighbour region) and the fewest rival officers."""
+    officers = obs.officers.astype(float)  # [G', N, P]
+    rivals = officers.sum(axis=1)[:, None, :] - officers
+    commands = (obs.commander[:, None, :] == np.arange(obs.players)[None, :, None]).astype(float)
+    score = 3.0 * commands + officers - 0.3 * rivals
+    return score.argmax(axis=2)
+
+
+def officer_moves(obs: Observation, legal, family: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Up to M moves (kind, family, src, dst, count)[G', M] for Military Affairs: ``family``'s officers in an army
+    it does not command join the army where it has most (to take or keep a command)."""
+    m = obs.rules.military.moves
+    out = tuple(np.zeros((obs.n, m), dtype=np.int64) for _ in range(5))
+    if m == 0:
+        return out
+    rows = np.arange(obs.n)
+    mine = legal.officers[rows, family].astype(np.int64)  # [G', P]
+    dst = mine.argmax(axis=1)
+    spare = np.where(np.arange(L.PRESIDENCIES)[None, :] == dst[:, None], 0, mine)
+    src = spare.argmax(axis=1)
+    count = spare[rows, src]
+    go = (count > 0) & (src != dst)
+    kind, fam, s, t, c = out
+    kind[:, 0] = np.where(go, L.MOVE_OFFICERS, L.MOVE_NONE)
+    fam[:, 0], s[:, 0], t[:, 0], c[:, 0] = family, src, dst, np.maximum(count, 1)
+    return out

@@ -1,0 +1,240 @@
+"""Shared valuations for the strategies (issue 11): the odds of a check, what an order, a ship, a share, a lot or the
+Company's survival is worth to a family, from public state only.
+
+Every function takes an ``Observation`` (or anything with the same public fields) and returns arrays over its games,
+so a strategy decides each game from that game's rows only. Worth is in £-like points; ``VP_WORTH`` converts VP.
+The strategies (``balanced`` in ``base.py``, its Company play in ``company.py``, the archetypes in
+``archetypes.py``) read these instead of keeping their own copies.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from sim import layout as L
+from sim.board import reach_bits, reachable
+
+# What the balanced family reckons a VP worth in £ mid-game (a luxury: 4 £ -> 2 VP and 1 wealth, and money still
+# buys income).
+VP_WORTH = 2.5
+
+
+def cached(obs, key, make):
+    """A value derived from the observation, computed once per decision (kept on the observation; an object
+    without a ``__dict__`` gets it fresh)."""
+    store = getattr(obs, "__dict__", None)
+    if store is None:
+        return make()
+    store = store.setdefault("_values", {})
+    if key not in store:
+        store[key] = make()
+    return store[key]
+
+
+# ------------------------------------------------------------------------------------------------ the dice
+def check_odds(rules, k) -> tuple[np.ndarray, np.ndarray]:
+    """(P(success), P(mishap)) of a D-CHECK with ``k`` dice (the lowest die decides; k <= 0: no check)."""
+    k = np.asarray(k, dtype=float)
+    c = rules.check
+    fail = (6 - c.success_max) / 6.0  # one die above the success band
+    mishap = (7 - c.mishap_min) / 6.0  # one die in the mishap band
+    ok = k >= 1
+    kk = np.maximum(k, 0)
+    return np.where(ok, 1.0 - fail**kk, 0.0), np.where(ok, mishap**kk, 0.0)
+
+
+def best_dice(rules, worth: np.ndarray, most: np.ndarray, cost_per_die: float = 1.0, cap: int = 8) -> np.ndarray:
+    """int[G']: the dice 0..min(most, cap) that maximise P(success) * worth - cost_per_die * dice."""
+    k = np.arange(cap + 1)[None, :]
+    p, _ = check_odds(rules, k)
+    gain = p * np.asarray(worth, dtype=float)[:, None] - cost_per_die * k
+    gain = np.where(k <= np.asarray(most)[:, None], gain, -np.inf)
+    return gain.argmax(axis=1)
+
+
+# ------------------------------------------------------------------------------------------------ the game
+def clockwise(obs) -> np.ndarray:
+    """int[G', N]: the seats from the deciding one clockwise (itself first): the order a family favours when it
+    ranks others, so that no seat number is favoured over another (a rotated table plays every seat alike)."""
+    return (obs.seat[:, None] + np.arange(obs.players)[None, :]) % obs.players
+
+
+def rounds_left(obs) -> np.ndarray:
+    """int[G']: rounds still to play, this one included."""
+    return cached(obs, "rounds_left", lambda: obs.rules.game.rounds - obs.round.astype(np.int64) + 1)
+
+
+def expectation(obs, stability: np.ndarray | None = None) -> np.ndarray:
+    """int[G']: the public expectation E(s) = 2s + 2 at ``stability`` (default the Company's), L203."""
+    s = obs.stability if stability is None else stability
+    return obs.rules.d.expect[np.clip(np.asarray(s, dtype=np.int64), 0, obs.rules.company.max_stability)]
+
+
+def chair_shares(obs) -> np.ndarray:
+    """int[G', N] Company shares per family, the chair counted as one (R-CHAIRMAN, L130)."""
+    chair = obs.office[:, L.CHAIRMAN][:, None] == np.arange(obs.players)[None, :]
+    return obs.shares + chair
+
+
+def company_stake(obs) -> np.ndarray:
+    """float[G', N]: VP each family gains if the Company survives instead of crashing: its shares (chair included)
+    score +share VP instead of -share VP; its uninvested factories score only on a crash (R-END, L248-L256)."""
+    e = obs.rules.property
+    return 2.0 * chair_shares(obs) * obs.share_vp[:, None] - e.factory_crash_vp * obs.factories
+
+
+# A logistic model of the Company's crash before the end of the game from what the table sees at the start of a
+# round, fitted on 12,000 simulated games of competent tables (all ``balanced``, the four archetypes with
+# ``balanced``, and mixes of them; issue 11): intercept, stability, loans, emergency loans so far, rounds left.
+CRASH_LOGIT = (0.96, -1.21, 0.15, 0.165, 0.46)
+
+
+def crash_risk(obs) -> np.ndarray:
+    """float[G'] the chance that the Company crashes before the end (``CRASH_LOGIT`` on its stability, debt,
+    emergency loans taken so far and the rounds left): about 1/3 at the 1710 start, above 0.9 at stability 1 with
+    four rounds to go, near 0 at stability 6 in the last round."""
+
+    def make():
+        b0, b_s, b_l, b_e, b_r = CRASH_LOGIT
+        z = b0 + b_s * obs.stability + b_l * obs.loans + b_e * obs.emergency_total + b_r * rounds_left(obs)
+        return 1.0 / (1.0 + np.exp(-z))
+
+    return cached(obs, "crash_risk", make)
+
+
+# ------------------------------------------------------------------------------------------------- trade
+def sea_ships(obs) -> np.ndarray:
+    """int[G', 4] ships per location (3 seas, China) of every kind, family-yard ships included
+    (``board.company_ships`` with explicit adds over the tiny axes)."""
+
+    def make():
+        out = obs.ships[:, :, 0] + obs.ships[:, :, 1]
+        for n in range(obs.players):
+            out = out + obs.yard_ships[:, n]
+        return out.astype(np.int64)
+
+    return cached(obs, "sea_ships", make)
+
+
+def trade_reach(obs) -> np.ndarray:
+    """bool[G', P, O]: open orders each presidency can still fill this round (not filled yet), R-TRADE."""
+    return cached(obs, "trade_reach", lambda: reachable(obs.rules, obs.order_open, obs.order_filled))
+
+
+def sorted_values(obs, reach: np.ndarray) -> np.ndarray:
+    """float[G', P, O]: the values of each presidency's reachable orders, best first (0 beyond them)."""
+    vals = np.where(reach, obs.rules.d.order_value[None, None, :].astype(float), 0.0)
+    return -np.sort(-vals, axis=2)
+
+
+def ships_wanted(obs, min_value: float = 3.0, reach: np.ndarray | None = None) -> np.ndarray:
+    """int[G', P]: ships each presidency's sea could use this round: one per reachable order worth at least
+    ``min_value`` (none where the presidency has no President to trade)."""
+    reach = trade_reach(obs) if reach is None else reach
+    vals = np.where(reach, obs.rules.d.order_value[None, None, :], 0)
+    want = (vals >= min_value).sum(axis=2)
+    president = obs.office[:, list(L.PRESIDENT)] >= 0
+    return np.where(president, want, 0)
+
+
+def ship_gap(obs, min_value: float = 3.0, reach: np.ndarray | None = None) -> np.ndarray:
+    """int[G', P]: ships wanted in each sea minus the ships sailing there (negative: spare ships)."""
+    return ships_wanted(obs, min_value, reach) - sea_ships(obs)[:, : L.PRESIDENCIES]
+
+
+def trade_worth(obs, reach: np.ndarray, ships: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(worth float[G', P], regions int[G', P]): the value of the ``ships`` best reachable orders of each presidency
+    and the regions outside its home they lie in (each costs a die, L179; orders tied with the worst one taken all
+    count for the regions)."""
+    d = obs.rules.d
+    vals = sorted_values(obs, reach)  # best first
+    k = np.minimum(ships, vals.shape[2])
+    top = np.concatenate([np.zeros(vals.shape[:2] + (1,)), np.cumsum(vals, axis=2)], axis=2)
+    worth = np.take_along_axis(top, k[:, :, None], axis=2)[:, :, 0]
+    kth = np.take_along_axis(vals, np.maximum(k - 1, 0)[:, :, None], axis=2)  # the worst order taken
+    chosen = reach & (d.order_value[None, None, :] >= kth) & (k > 0)[:, :, None]  # (ties: all tied orders)
+    in_region = (chosen.astype(np.float32) @ d.order_in_region.astype(np.float32)) > 0  # [G', P, R]
+    in_region[:, np.arange(L.PRESIDENCIES), d.home] = False
+    return worth, in_region.sum(axis=2)
+
+
+def opening_gain(obs) -> np.ndarray:
+    """float[G', O+1]: the value a Director of Trade's success would add by opening each closed order (the orders it
+    makes reachable for a presidency with a President: a closed port that cuts a presidency off adds all its
+    orders) or, last column, the route to China (the Company's opium revenue). The value of orders already
+    reachable does not count again."""
+    return cached(obs, "opening_gain", lambda: _opening_gain(obs))
+
+
+def _opening_gain(obs) -> np.ndarray:
+    r = obs.rules
+    d = r.d
+    n_orders = len(d.orders)
+    president = obs.office[:, list(L.PRESIDENT)] >= 0  # [G', P]
+    gain = np.zeros((obs.n, n_orders + 1))
+    weight = np.int64(1) << np.arange(n_orders, dtype=np.int64)
+    open_bits = (obs.order_open.astype(np.int64) * weight).sum(axis=1)  # int[G']
+    base = reach_bits(r, open_bits)
+    if base is None:  # a large map: unpack every hypothetical opening
+        return _opening_gain_unpacked(obs, president)
+    values = _mask_values(tuple(int(v) for v in d.order_value))
+
+    def worth(reach: np.ndarray, pres: np.ndarray) -> np.ndarray:  # reach int64[P, K], pres bool[K, P]
+        union = np.zeros(reach.shape[1], dtype=np.int64)
+        for p in range(reach.shape[0]):
+            union |= np.where(pres[:, p], reach[p], 0)
+        return values[union]
+
+    base_value = worth(base, president)
+    rows, cand = np.nonzero(~obs.order_open)  # every (game, closed order) pair, in one table lookup
+    if rows.size:
+        after = reach_bits(r, open_bits[rows] | weight[cand])
+        gain[rows, cand] = worth(after, president[rows]) - base_value[rows]
+    china = r.china.revenue_per_opium * ((obs.owner >= 0) * d.opium).sum(axis=1)
+    gain[:, n_orders] = np.where(obs.china_open, 0, china)
+    return gain
+
+
+@functools.lru_cache(maxsize=8)
+def _mask_values(values: tuple[int, ...]) -> np.ndarray:
+    """float[2**O]: the summed order values of every set of orders (a bit mask)."""
+    masks = np.arange(1 << len(values), dtype=np.int64)
+    out = np.zeros(masks.size)
+    for o, v in enumerate(values):
+        out += ((masks >> o) & 1) * float(v)
+    out.setflags(write=False)
+    return out
+
+
+def _opening_gain_unpacked(obs, president: np.ndarray) -> np.ndarray:
+    r = obs.rules
+    d = r.d
+    n_orders = len(d.orders)
+    pres = president[:, :, None]
+    base = (reachable(r, obs.order_open) & pres).any(axis=1)  # [G', O]
+    base_value = (base * d.order_value[None, :]).sum(axis=1)
+    gain = np.zeros((obs.n, n_orders + 1))
+    rows, cand = np.nonzero(~obs.order_open)
+    if rows.size:
+        opened = obs.order_open[rows].copy()
+        opened[np.arange(rows.size), cand] = True
+        reach = (reachable(r, opened) & pres[rows]).any(axis=1)
+        gain[rows, cand] = (reach * d.order_value[None, :]).sum(axis=1) - base_value[rows]
+    china = r.china.revenue_per_opium * ((obs.owner >= 0) * d.opium).sum(axis=1)
+    gain[:, n_orders] = np.where(obs.china_open, 0, china)
+    return gain
+
+
+# ------------------------------------------------------------------------------------------------- assets
+def share_worth(obs) -> np.ndarray:
+    """float[G']: what one more Company share is worth to the deciding family in £: its expected share VP (+share VP
+    on a success, - on a crash), one influence point, the dividends it may draw in the rounds left, and the loan
+    it retires (the Company's survival is its other shares' worth)."""
+    left = rounds_left(obs).astype(float)
+    risk = crash_risk(obs)
+    vp = obs.share_vp * (1.0 - 2.0 * risk)
+    dividends = 0.6 * np.maximum(left - 1, 0) * (1.0 - risk)
+    refinance = np.where(left >= 2, 1.5, 0.0)  # the share retires a loan (R-SHARES): 1 £ interest a round less
+    return VP_WORTH * vp + 1.0 + dividends + refinance
