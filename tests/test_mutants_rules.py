@@ -1,0 +1,112 @@
+"""Tests for the rules modules' surviving mutants of the sampled mutation run (issue 15b; README "Development:
+mutation testing"). Each test names the mutant it kills (``mutmut show NAME``) and the wrong reading it rules out, on a
+hand-built position whose values make the wrong code give a different answer.
+
+India (phase 8): regions 0 Punjab, 1 Delhi, 2 Bengal, 3 Bombay, 4 Maratha, 5 Hyderabad, 6 Mysore, 7 Madras; tile 17 is
+Peace Madras (triangle). Presidency 0 is Bombay's army."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import L, Scripted, agents, blank, const, dice, seat_office
+
+from sim import laws
+from sim.agents import IllegalDecision
+from sim.phases.india import Event, crisis, peace
+from sim.phases.parliament import opposition_leader, parliament
+
+PUNJAB, DELHI, BENGAL, BOMBAY, MARATHA, HYDERABAD, MYSORE, MADRAS = range(8)
+CRISIS_MARATHA, PEACE_MADRAS = 2, 17  # Crisis Maratha +3 (circle)
+
+
+def company(s, region, army, g=slice(None)):
+    """Make ``region`` the Company's (presidency ``army``), as a conquest would."""
+    s.owner[g, region] = army
+    s.strength[g, region] = 0
+    s.capital[g, region] = region
+
+
+# --------------------------------------------------------------------------------------------- sim.phases.india
+def test_peace_on_a_border_with_presidency_0_strengthens_only_the_sovereign_side():
+    """R-PEACE (MAP.md; seed L210-L220): on a border only the non-Company sides gain 1 strength. The Company side is
+    held by presidency 0 (Bombay), whose owner number 0 a `owner <= 0` reading would take for sovereign
+    (kills sim.phases.india.x_peace__mutmut_33)."""
+    r, s = blank(1, 4)
+    company(s, BOMBAY, 0)
+    s.elephant_at[0], s.elephant_facing[0] = MARATHA, BOMBAY
+    before = s.strength[0].copy()
+    peace(s, r, dice(), agents(r, s), Event.of(s, r, [0], PEACE_MADRAS, MADRAS))
+    assert s.strength[0, MARATHA] == before[MARATHA] + 1
+    assert s.strength[0, BOMBAY] == 0
+    grown = np.flatnonzero(s.strength[0] != before)
+    assert grown.tolist() == [MARATHA]
+
+
+def test_crisis_against_punjab_the_region_numbered_0_is_an_invasion():
+    """R-CRISIS (MAP.md; seed L210-L220): the marker's tail Bengal (1) + 3 invades its head Punjab, a region of
+    Delhi's empire (1 + 2 + 0 = 3): won, Punjab joins Bengal and the marker marches from the winner, Bengal (circle:
+    Maratha). Punjab is region 0: a `b >= 1` test of "the marker is on a border" would take it for a marker turned
+    inward and nothing would happen (kills sim.phases.india.x_crisis__mutmut_18)."""
+    r, s = blank(1, 4)
+    s.elephant_at[:], s.elephant_facing[:] = BENGAL, PUNJAB
+    assert s.capital[0, PUNJAB] == DELHI
+    crisis(s, r, dice(), agents(r, s), Event.of(s, r, [0], CRISIS_MARATHA, HYDERABAD))
+    assert s.capital[0].tolist() == [BENGAL, DELHI, BENGAL, BOMBAY, DELHI, HYDERABAD, MYSORE, MADRAS]
+    assert (s.elephant_at[0], s.elephant_facing[0]) == (BENGAL, MARATHA)
+
+
+# ---------------------------------------------------------------------------------------- sim.phases.parliament
+@pytest.mark.parametrize("answer", [3, 4])
+def test_the_old_pm_must_pick_one_of_the_tied_opposition(answer):
+    """L241: where a law fails, the family with most votes against becomes PM; a tie is the old PM's choice among the
+    tied (seats 0 and 2 with 3 each; seat 3 with 1 is not tied, 4 is no seat). The refusal names the reason (kills
+    sim.phases.parliament.x_opposition_leader__mutmut_77, the message)."""
+    r, s = blank(1, 4)
+    against = np.array([[3, 0, 3, 1]])
+    strat = Scripted(choose_prime_minister=const(answer))
+    with pytest.raises(IllegalDecision, match="choose_prime_minister.*not one of the tied"):
+        opposition_leader(s, r, dice(), agents(r, s, strat), np.ones(1, bool), against, np.array([1]))
+    new = opposition_leader(
+        s, r, dice(), agents(r, s, Scripted(choose_prime_minister=const(2))), np.ones(1, bool), against, np.array([1])
+    )
+    assert new.tolist() == [2]
+
+
+def test_the_deal_before_a_vote_is_told_the_tabled_law_its_policy_and_support():
+    """D-DEALS (seed 001 L81-L87): the deal before Parliament's vote describes the vote to the strategies (the law,
+    the policy the PM chose, the law's support). Calico Acts tabled with the up side: policy 5 (L224), support +1.
+    Without the topic the strategies would see "no law" (kills sim.phases.parliament.x_parliament__mutmut_62)."""
+    r, s = blank(1, 4)
+    calico = r.d.law_names.index("Calico Acts")
+    s.law_pile[:] = laws.DECK
+    rank = np.arange(len(r.d.law_names), dtype=float) + 100
+    rank[calico] = 0
+    s.law_rank[:] = rank
+    s.prime_minister[:] = 2
+    seen = []
+
+    def offer(obs, legal):
+        seen.append((legal.moment[0], legal.law[0], legal.policy[0], legal.support[0]))
+        return np.full(legal.held.shape, -1), np.zeros(legal.held.shape, dtype=int)
+
+    table = lambda obs, legal: (legal.candidates.argmax(axis=1), np.full(obs.n, 1))  # noqa: E731
+    parliament(s, r, dice(), agents(r, s, Scripted(table_law=table, offer_notes=offer)))
+    assert seen and all(x == ("vote", calico, 5, int(r.d.law_support[calico])) for x in seen)
+    assert int(r.d.law_support[calico]) == 1
+
+
+# --------------------------------------------------------------------------------------------------------- sim.laws
+def test_board_of_control_refuses_the_office_number_just_past_the_last():
+    """Board of Control (D-LAWS, 2e): the PM names an officeholder to remove; with the last office (the Governor-
+    General, N_OFFICES - 1) held, the number N_OFFICES is still no office. A `o > N_OFFICES` bound would clip it to
+    the Governor-General, find him removable and accept it (kills sim.laws.x_board_of_control__mutmut_63); the last
+    office itself is legal and is removed."""
+    r, s = blank(1, 4)
+    s.law_pile[0, r.d.law_names.index("Board of Control")] = laws.IN_FORCE
+    s.prime_minister[0] = 2
+    seat_office(s, L.GOVERNOR_GENERAL, 1)
+    with pytest.raises(IllegalDecision, match="not an officeholder the PM may remove"):
+        laws.board_of_control(s, r, dice(), agents(r, s, Scripted(remove_officeholder=const(L.N_OFFICES))))
+    laws.board_of_control(s, r, dice(), agents(r, s, Scripted(remove_officeholder=const(L.GOVERNOR_GENERAL))))
+    assert s.office[0, L.GOVERNOR_GENERAL] == -1 and s.supply[0, 1] == 12
