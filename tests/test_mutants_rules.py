@@ -7,9 +7,12 @@ Peace Madras (triangle). Presidency 0 is Bombay's army."""
 
 from __future__ import annotations
 
+import tomllib
+from pathlib import Path
+
 import numpy as np
 import pytest
-from helpers import L, Scripted, agents, blank, const, dice, seat_office
+from helpers import L, Scripted, agents, blank, const, dice, fund, seat_office
 
 from sim import laws
 from sim.agents import IllegalDecision
@@ -94,6 +97,47 @@ def test_the_deal_before_a_vote_is_told_the_tabled_law_its_policy_and_support():
     parliament(s, r, dice(), agents(r, s, Scripted(table_law=table, offer_notes=offer)))
     assert seen and all(x == ("vote", calico, 5, int(r.d.law_support[calico])) for x in seen)
     assert int(r.d.law_support[calico]) == 1
+
+
+def _calico_fails(on_fail):
+    """Calico Acts tabled by PM 2 with policy 11 (factory bonus), voted down by seat 1 (1 factory: 3 votes against
+    the PM's 1): seat 1 becomes PM (L241) and applies policy 10 (a factory tax, next to 11). Returns seat 1's money,
+    funded with 10 £. ``on_fail``: Calico's effects when it fails (default none)."""
+    laws_table = tomllib.loads((Path(__file__).parents[1] / "sim/rules/default.toml").read_text())["parliament"]["laws"]
+    for spec in laws_table:
+        if spec["name"] == "Calico Acts":
+            spec["on_fail"] = on_fail
+    r, s = blank(1, 4, **{"parliament.laws": laws_table})
+    calico = r.d.law_names.index("Calico Acts")
+    s.law_pile[:] = laws.DECK
+    rank = np.arange(len(r.d.law_names), dtype=float) + 100
+    rank[calico] = 0
+    s.law_rank[:] = rank
+    s.prime_minister[:] = 2
+    s.factories[0, 1] = 1
+    fund(s, 1, 10)
+
+    def vote(obs, legal):
+        side = np.where(obs.seat == 1, -1, np.where(obs.seat == 2, 1, 0))
+        return side, np.zeros(obs.n, int), np.zeros((obs.n, obs.players), bool)
+
+    strat = Scripted(
+        table_law=lambda obs, legal: (legal.candidates.argmax(axis=1), np.zeros(obs.n, int)),
+        vote=vote,
+        choose_policy=const(0),
+    )
+    parliament(s, r, dice(), agents(r, s, strat))
+    assert s.prime_minister[0] == 1 and s.policy[0] == 10
+    return int(s.money[0, 1])
+
+
+def test_a_failed_laws_effects_see_the_policy_the_new_pm_applied():
+    """L241 and D-LAWS: a failed law's `on_fail` effects get the new PM and the policy he applied. A rules file may
+    give a law `repeat_policy` on failing: the new PM's factory tax is then levied twice, so seat 1 pays double.
+    Without the context the effect cannot see the policy (kills sim.phases.parliament.x_parliament__mutmut_248)."""
+    once = 10 - _calico_fails([])
+    assert once > 0
+    assert 10 - _calico_fails([{"effect": "repeat_policy"}]) == 2 * once
 
 
 # --------------------------------------------------------------------------------------------------------- sim.laws
