@@ -17,7 +17,7 @@ from helpers import L, Scripted, agents, blank, const, dice, fund, seat_office
 from sim import laws
 from sim.agents import IllegalDecision
 from sim.phases.india import Event, crisis, peace
-from sim.phases.parliament import opposition_leader, parliament
+from sim.phases.parliament import ask_table, opposition_leader, parliament
 
 PUNJAB, DELHI, BENGAL, BOMBAY, MARATHA, HYDERABAD, MYSORE, MADRAS = range(8)
 CRISIS_MARATHA, PEACE_MADRAS = 2, 17  # Crisis Maratha +3 (circle)
@@ -138,6 +138,36 @@ def test_a_failed_laws_effects_see_the_policy_the_new_pm_applied():
     once = 10 - _calico_fails([])
     assert once > 0
     assert 10 - _calico_fails([{"effect": "repeat_policy"}]) == 2 * once
+
+
+@pytest.mark.parametrize(
+    "answer, legal",
+    [
+        ((-1, 0), False),  # draw another: not allowed here (the dilemma / max_laws case)
+        ((3, 2), False),  # a candidate with a side that is neither 0 nor 1
+        ((99, 0), False),  # no such law
+        ((2, 0), False),  # a law that is not a candidate
+        ((3, 1), True),
+    ],
+)
+def test_tabling_refuses_every_kind_of_wrong_answer(answer, legal):
+    """L236-L238 and D-LAWS: the PM tables a candidate law with side 0 or 1, or draws another (-1) only while drawing
+    is allowed. Each check must hold on its own, not only the candidate check (kills
+    sim.phases.parliament.x_ask_table__mutmut_48, which kept only the last)."""
+    r, s = blank(1, 4)
+    s.prime_minister[:] = 0
+    n_laws = len(r.d.law_names)
+    candidates = np.zeros((1, n_laws), bool)
+    candidates[0, 3] = True
+    options = np.zeros((1, n_laws, 2), dtype=np.int64)
+    strat = Scripted(table_law=const(*answer))
+    ask = lambda: ask_table(s, agents(r, s, strat), np.ones(1, bool), candidates, np.zeros(1, bool), options)  # noqa: E731
+    if legal:
+        law, side = ask()
+        assert law.tolist() == [3] and side.tolist() == [1]
+    else:
+        with pytest.raises(IllegalDecision, match="table one of the candidate laws"):
+            ask()
 
 
 # --------------------------------------------------------------------------------------------------------- sim.laws
