@@ -12,15 +12,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import L, Scripted, agents, blank, const, dice, fund, seat_office
+from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
 
 from sim import laws
 from sim.agents import IllegalDecision
-from sim.phases.india import Event, crisis, peace
+from sim.phases.india import Event, crisis, peace, windfall
 from sim.phases.parliament import ask_table, opposition_leader, parliament
 
 PUNJAB, DELHI, BENGAL, BOMBAY, MARATHA, HYDERABAD, MYSORE, MADRAS = range(8)
-CRISIS_MARATHA, PEACE_MADRAS = 2, 17  # Crisis Maratha +3 (circle)
+CRISIS_MARATHA, WINDFALL, PEACE_MADRAS = 2, 14, 17  # Crisis Maratha +3 (circle), Windfall Hyderabad
 
 
 def company(s, region, army, g=slice(None)):
@@ -57,6 +57,20 @@ def test_crisis_against_punjab_the_region_numbered_0_is_an_invasion():
     crisis(s, r, dice(), agents(r, s), Event.of(s, r, [0], CRISIS_MARATHA, HYDERABAD))
     assert s.capital[0].tolist() == [BENGAL, DELHI, BENGAL, BOMBAY, DELHI, HYDERABAD, MYSORE, MADRAS]
     assert (s.elephant_at[0], s.elephant_facing[0]) == (BENGAL, MARATHA)
+
+
+def test_windfall_skips_a_presidency_whose_regions_all_lie_outside_the_area():
+    """R-WINDFALL with `presidency_in_area`: Windfall Hyderabad's area is Hyderabad, Madras, Mysore, Bombay,
+    Maratha. Bengal's home is not there and its one region, Delhi, is not either: its clerks earn nothing; Bombay's
+    home is there. Seat 0: 1 clerk in Bombay, 2 in Bengal -> 1 x windfall. A reading that counts any region of the
+    area for every presidency would pay Bengal's clerks too (kills sim.phases.india.x_windfall__mutmut_17)."""
+    r, s = blank(1, 4, **{"india.windfall_clerks": "presidency_in_area"})
+    give(s, "clerks", 0, 1, col=0)
+    give(s, "clerks", 0, 2, col=2)
+    company(s, DELHI, 2)
+    windfall(s, r, dice(), agents(r, s), Event.of(s, r, [0], WINDFALL, HYDERABAD))
+    assert r.india.windfall > 0
+    assert s.money[0].tolist() == [r.india.windfall, 0, 0, 0]
 
 
 # ---------------------------------------------------------------------------------------- sim.phases.parliament
