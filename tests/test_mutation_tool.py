@@ -87,3 +87,9 @@ def test_report_prints_the_sample_estimate(tmp_path, capsys):
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines()[3:] if line.startswith("sim.laws"))
     assert f"5/{len(POP)}" in row and "80.0% [37.6-96.4]" in row and "0.0% [0.0-43.4]" in row
+
+
+def test_resume_reruns_the_sampled_survivors_but_not_the_equivalent_ones(monkeypatch):
+    monkeypatch.setattr(mutation, "explained", lambda: ({"b": "same values"}, {"c": "later"}))
+    codes = {"a": 0, "b": 0, "c": 0, "d": 1, "e": None, "f": 33}
+    assert mutation.resume_survivors(["a", "b", "c", "d", "e", "f"], codes) == ["a", "c"]

@@ -140,7 +140,7 @@ def _mark_no_tests(module_path: str, names: list[str]) -> None:
 
 def run_sample(paths: list[str], children: int, resume: bool, size: int, seed: int) -> int:
     """Run a seeded sample of ``size`` mutants of each module (resumable: only sampled mutants not run yet, and with
-    ``resume`` also the sampled survivors, e.g. after new tests)."""
+    ``resume`` also the sampled survivors not listed as equivalent, e.g. after new tests)."""
     _generate()
     res = results(MUTANTS)
     store = load_sample(MUTANTS)
@@ -162,7 +162,8 @@ def run_sample(paths: list[str], children: int, resume: bool, size: int, seed: i
         untested = [k for k in names if tested is not None and k.partition("__mutmut_")[0] not in tested]
         if untested:
             _mark_no_tests(path, [k for k in untested if codes[k] is None])
-        todo += [k for k in names if k not in untested and (codes[k] is None or (resume and codes[k] in SURVIVED))]
+        rerun = resume_survivors(names, codes) if resume else []
+        todo += [k for k in names if k not in untested and (codes[k] is None or k in rerun)]
         print(f"{module}: {len(names)} of {len(codes)} mutants sampled (seed {seed}), {len(untested)} reach no test")
     _save_sample(store)
     if not todo:
@@ -173,6 +174,12 @@ def run_sample(paths: list[str], children: int, resume: bool, size: int, seed: i
     code = subprocess.call(cmd, cwd=ROOT)
     _save_sample(store)
     return code
+
+
+def resume_survivors(names: list[str], codes: dict[str, int | None]) -> list[str]:
+    """The sampled survivors to run again after new tests: those not listed as equivalent (no test can kill them)."""
+    equivalent, _ = explained()
+    return [k for k in names if codes.get(k) in SURVIVED and k not in equivalent]
 
 
 def _save_sample(store: dict[str, dict]) -> None:
