@@ -15,6 +15,7 @@ import pytest
 from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
 
 from sim import laws
+from sim import positions as pos
 from sim.agents import IllegalDecision
 from sim.phases.india import Event, crisis, peace, windfall
 from sim.phases.parliament import ask_table, opposition_leader, parliament
@@ -198,3 +199,22 @@ def test_board_of_control_refuses_the_office_number_just_past_the_last():
         laws.board_of_control(s, r, dice(), agents(r, s, Scripted(remove_officeholder=const(L.N_OFFICES))))
     laws.board_of_control(s, r, dice(), agents(r, s, Scripted(remove_officeholder=const(L.GOVERNOR_GENERAL))))
     assert s.office[0, L.GOVERNOR_GENERAL] == -1 and s.supply[0, 1] == 12
+
+
+# ---------------------------------------------------------------------------------------------------- sim.positions
+@pytest.mark.parametrize("ranking, legal", [([0, 0, 1, 2], False), ([0, 1, 2, 4], False), ([2, 1, 0, 3], True)])
+def test_the_pms_ranking_of_tied_position_takers_must_order_the_seats(ranking, legal):
+    """L72-L74 (D-POSITIONS): families tied on £ spent and wealth are ordered by the PM (decision
+    ``rank_position_takers``): his answer must be an ordering of the seats; one that repeats or skips a seat is refused
+    (kills sim.positions.x_pick_order__mutmut_66, the check dropped). Seats 1 and 2 tie (4 £, no wealth); the PM
+    (seat 0) ranks 2 before 1."""
+    r, s = blank(1, 4)
+    s.prime_minister[0] = 0
+    eligible = np.array([[False, True, True, False]])
+    spent = np.array([[0, 4, 4, 0]])
+    go = agents(r, s, Scripted(rank_position_takers=const(ranking)))
+    if legal:
+        assert pos.pick_order(s, r, dice(), go, eligible, spent).tolist() == [[2, 1, -1, -1]]
+    else:
+        with pytest.raises(IllegalDecision, match="rank_position_takers.*not an ordering of the seats"):
+            pos.pick_order(s, r, dice(), go, eligible, spent)
