@@ -17,6 +17,7 @@ from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_of
 from sim import laws
 from sim import positions as pos
 from sim.agents import IllegalDecision
+from sim.governor_general import governor_general
 from sim.phases.india import Event, crisis, peace, windfall
 from sim.phases.parliament import ask_table, opposition_leader, parliament
 
@@ -218,3 +219,20 @@ def test_the_pms_ranking_of_tied_position_takers_must_order_the_seats(ranking, l
     else:
         with pytest.raises(IllegalDecision, match="rank_position_takers.*not an ordering of the seats"):
             pos.pick_order(s, r, dice(), go, eligible, spent)
+
+
+# -------------------------------------------------------------------------------------------- sim.governor_general
+@pytest.mark.parametrize("bad", [-1, L.N_GOV_EFFECTS])
+def test_the_governor_generals_effects_must_be_effects(bad):
+    """L126-L127 (2e powers): after a successful governing roll the Governor-General picks an effect (layout.G_*) for
+    every Company region; a number outside 0..N_GOV_EFFECTS - 1 is refused with the reason (kills
+    sim.governor_general.x_governor_general__mutmut_149, the message). Bombay is the Company's."""
+    r, s = blank(1, 4)
+    s.law_pile[0, r.d.law_names.index("Governor General")] = laws.IN_FORCE
+    seat_office(s, L.GOVERNOR_GENERAL, 3)
+    s.owner[:, BOMBAY] = 0
+    effects = np.zeros(len(r.d.regions), dtype=int)
+    effects[BOMBAY] = bad
+    strat = Scripted(general_govern=const(True), general_effects=const(effects))
+    with pytest.raises(IllegalDecision, match="general_effects.*an effect layout.G_\\* for every Company region"):
+        governor_general(s, r, dice({0: [5, 2, 6]}), agents(r, s, strat))
