@@ -10,7 +10,7 @@ from test_firms import NO_ORDERS, firm_rules, make_firm, no_fill, per_seat, rela
 
 from sim import firms
 from sim.phases.firms import firm_accounts, trade_in_turn
-from sim.state import FLOW
+from sim.state import FLOW, TALLY
 
 
 def test_a_merged_firm_keeps_its_own_sea_even_when_it_is_sea_0():
@@ -103,3 +103,18 @@ def test_a_firms_trade_decision_is_told_which_firm_trades():
     go = agents(r, s, Scripted(firm_trade=trade))
     trade_in_turn(s, r, go, 0, np.zeros(1, bool), np.zeros(1, int), NO_ORDERS(r), no_fill)
     assert seen == [(0, 0), (1, 1)]
+
+
+def test_firm_ships_damaged_in_a_storm_add_to_the_rounds_tally():
+    """R-STORM for firm ships (2e: they are family-yard ships): a face 3-4 damages a ship. The firms' ships roll after
+    the Company's, whose damage this storm already counted 2: the round's ``ships_damaged`` becomes 3, not 1 (kills
+    sim.firms.x_batter_ships__mutmut_90, `=` for `+=`)."""
+    r, s = blank(1, 4)
+    make_firm(s, 0, 0, {0: 1}, ships={0: 1})
+    s.firm_sea[0, 0] = 0
+    s.tally[0, TALLY["ships_damaged"]] = 2
+    d = dice({0: [3]})
+    firms.batter_ships(s, r, d, np.array([0]), np.array([[True, False, False]]))
+    d.assert_spent()
+    assert s.firm_damaged[0, 0].tolist() == [1, 0, 0, 0] and s.firm_ships[0, 0].tolist() == [1, 0, 0, 0]
+    assert s.tally[0, TALLY["ships_damaged"]] == 3 and s.tally[0, TALLY["ships_sunk"]] == 0

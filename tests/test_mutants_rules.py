@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
 
-from sim import laws
+from sim import laws, notes
 from sim import positions as pos
 from sim.agents import IllegalDecision
 from sim.governor_general import governor_general
@@ -236,3 +236,23 @@ def test_the_governor_generals_effects_must_be_effects(bad):
     strat = Scripted(general_govern=const(True), general_effects=const(effects))
     with pytest.raises(IllegalDecision, match="general_effects.*an effect layout.G_\\* for every Company region"):
         governor_general(s, r, dice({0: [5, 2, 6]}), agents(r, s, strat))
+
+
+# -------------------------------------------------------------------------------------------------------- sim.notes
+def test_the_bonus_note_holder_is_told_whose_bonus_it_may_take():
+    """Kind 5 (L52, D-DEALS): seat 3 holds seat 1's bonus note; before seat 1's President's bonus (2 £, flow
+    ``president_bonus``) is paid, seat 3 is asked (decision ``use_bonus_note``) and told the issuer, the amount and
+    the flow; it takes it (kills sim.notes.x_pay_bonus__mutmut_58, the issuer's key)."""
+    r, s = blank(1, 4)
+    s.note_holder[0, 1, notes.BONUS] = 3
+    seen = []
+
+    def use(obs, legal):
+        seen.append((int(obs.seat[0]), int(legal.issuer[0]), int(legal.amount[0]), str(legal.flow[0])))
+        return np.ones(obs.n, dtype=bool)
+
+    notes.pay_bonus(
+        s, r, agents(r, s, Scripted(use_bonus_note=use)), "president_bonus", np.array([1]), 2, np.ones(1, bool)
+    )
+    assert seen == [(3, 1, 2, "president_bonus")]
+    assert s.money[0].tolist() == [0, 0, 0, 2] and s.note_holder[0, 1, notes.BONUS] == 1
