@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
+from test_positions import ADMIRALTY, hand
 
 from sim import laws, notes
 from sim import positions as pos
@@ -256,3 +257,34 @@ def test_the_bonus_note_holder_is_told_whose_bonus_it_may_take():
     )
     assert seen == [(3, 1, 2, "president_bonus")]
     assert s.money[0].tolist() == [0, 0, 0, 2] and s.note_holder[0, 1, notes.BONUS] == 1
+
+
+def test_the_money_note_refusal_names_its_reason():
+    """Kind 1 (L48): the holder takes 0 up to money_max £ (what the issuer has); more is refused with that reason
+    (kills sim.notes.x_use_money_notes__mutmut_37, the message)."""
+    r, s = blank(1, 4)
+    s.note_holder[0, 0, notes.MONEY] = 1
+    fund(s, 0, 5)
+    greedy = Scripted(use_money_notes=lambda obs, legal: legal.cap + 1)
+    with pytest.raises(IllegalDecision, match=r"use_money_notes.*takes 0 up to money_max £ \(what the issuer has\)"):
+        notes.use_money_notes(s, r, agents(r, s, greedy), np.ones(1, bool))
+
+
+@pytest.mark.parametrize("plays", [False, True])
+def test_an_appointer_may_decline_to_play_his_nepotism_card(plays):
+    """D-POSITIONS (phase 5): the Chairman appointing his own relative where consent is needed may play Friend at the
+    Admiralty (ignore nepotism; decision ``play_position``, told the office). Declining keeps the card unplayed and
+    consent is still needed (kills sim.positions.x_waive_nepotism__mutmut_87, which played every playable card, and
+    _69, the office's key)."""
+    r, s = blank(1, 4)
+    hand(s, r, 0, ADMIRALTY)
+    seen = []
+
+    def play(obs, legal):
+        seen.append(int(legal.office[0]))
+        return legal.playable & plays
+
+    strat = Scripted(play_position=play)
+    waived = pos.waive_nepotism(s, r, agents(r, s, strat), np.array([0]), np.ones(1, bool), np.array([L.SHIPPING]))
+    assert seen == [L.SHIPPING]
+    assert waived.tolist() == [plays] and s.card_played[0, ADMIRALTY] == plays
