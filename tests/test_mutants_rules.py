@@ -288,3 +288,18 @@ def test_an_appointer_may_decline_to_play_his_nepotism_card(plays):
     waived = pos.waive_nepotism(s, r, agents(r, s, strat), np.array([0]), np.ones(1, bool), np.array([L.SHIPPING]))
     assert seen == [L.SHIPPING]
     assert waived.tolist() == [plays] and s.card_played[0, ADMIRALTY] == plays
+
+
+def test_a_note_not_held_cannot_be_offered_even_to_seat_0():
+    """D-DEALS (seed 001 L81-L87): a family offers only notes it holds. Seat 1 offers seat 2's money note to seat 0:
+    refused with the reason -- buyer 0 is the edge a `buyer >= 1` reading of "offered to someone" misses (kills
+    sim.notes.x_deal__mutmut_106, and _110, the message)."""
+    r, s = blank(1, 4)
+
+    def offer(obs, legal):
+        buyer = np.full(legal.held.shape, -1)
+        buyer[obs.seat == 1, 2, notes.MONEY] = 0
+        return buyer, np.ones(legal.held.shape, dtype=int)
+
+    with pytest.raises(IllegalDecision, match="offer_notes.*offers only notes it holds, to another family, at a price"):
+        notes.deal(s, r, dice(), agents(r, s, Scripted(offer_notes=offer)), "appointments")
