@@ -20,7 +20,9 @@ from sim import positions as pos
 from sim.agents import IllegalDecision
 from sim.governor_general import governor_general
 from sim.phases.india import Event, crisis, peace, windfall
+from sim.phases.operations import apply_director_moves
 from sim.phases.parliament import ask_table, opposition_leader, parliament
+from sim.rules.schema import shown
 
 PUNJAB, DELHI, BENGAL, BOMBAY, MARATHA, HYDERABAD, MYSORE, MADRAS = range(8)
 CRISIS_MARATHA, WINDFALL, PEACE_MADRAS = 2, 14, 17  # Crisis Maratha +3 (circle), Windfall Hyderabad
@@ -303,3 +305,30 @@ def test_a_note_not_held_cannot_be_offered_even_to_seat_0():
 
     with pytest.raises(IllegalDecision, match="offer_notes.*offers only notes it holds, to another family, at a price"):
         notes.deal(s, r, dice(), agents(r, s, Scripted(offer_notes=offer)), "appointments")
+
+
+# -------------------------------------------------------------------------------------------- sim.phases.operations
+@pytest.mark.parametrize("china_open", [False, True])
+def test_the_director_moves_ships_out_of_china_only_while_it_is_open(china_open):
+    """R-DIRECTOR's moves (L130-L134; China only while open, L137): a leased ship stands at China (location 3); moving
+    it to Bombay is illegal while China is closed -- location 3 is one past the last presidency, the edge a
+    `src > n_locs` bound misses (kills sim.phases.operations.x_apply_director_moves__mutmut_44)."""
+    clerks = np.zeros((1, 2, 3), dtype=int)
+    ships = np.zeros((1, 4, 2), dtype=int)
+    ships[0, 3, L.LEASED] = 1
+    yard = np.zeros((1, 2, 4), dtype=int)
+    moves = tuple(np.array([[x]]) for x in (L.MOVE_LEASED, 0, 3, 0, 1))  # kind, family, src, dst, count
+    bad = apply_director_moves(clerks, ships, yard, np.array([china_open]), moves)
+    assert bad.tolist() == [not china_open]
+    assert ships[0, :, L.LEASED].tolist() == ([1, 0, 0, 0] if china_open else [0, 0, 0, 1])
+
+
+# ----------------------------------------------------------------------------------------------- sim.rules.schema
+def test_rules_errors_show_values_cut_to_60_characters():
+    """A RulesError names the bad value on one line (README, "bad input"): a repr of exactly 60 characters is shown
+    whole, a longer one cut to 57 + "..." = 60 (kills sim.rules.schema.x_shown__mutmut_1, _6 and _8: a limit of 61,
+    `<` for `<=`, a cut at limit + 3)."""
+    exact = "x" * 58  # repr adds the two quotes: 60 characters
+    assert shown(exact) == repr(exact) and len(shown(exact)) == 60
+    longer = "y" * 59  # 61 characters
+    assert shown(longer) == "'" + "y" * 56 + "..." and len(shown(longer)) == 60
