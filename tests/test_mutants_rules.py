@@ -3,7 +3,10 @@ mutation testing"). Each test names the mutant it kills (``mutmut show NAME``) a
 hand-built position whose values make the wrong code give a different answer.
 
 India (phase 8): regions 0 Punjab, 1 Delhi, 2 Bengal, 3 Bombay, 4 Maratha, 5 Hyderabad, 6 Mysore, 7 Madras; tile 17 is
-Peace Madras (triangle). Presidency 0 is Bombay's army."""
+Peace Madras (triangle). Presidency 0 is Bombay's army.
+
+A refusal's reason is matched whole, anchored after "in game g: " and at the end of the message: mutmut's message
+mutants wrap the text ("XX...XX"), which a plain search for the words would still find."""
 
 from __future__ import annotations
 
@@ -87,7 +90,7 @@ def test_the_old_pm_must_pick_one_of_the_tied_opposition(answer):
     r, s = blank(1, 4)
     against = np.array([[3, 0, 3, 1]])
     strat = Scripted(choose_prime_minister=const(answer))
-    with pytest.raises(IllegalDecision, match="choose_prime_minister.*not one of the tied"):
+    with pytest.raises(IllegalDecision, match="choose_prime_minister.* in game 0: not one of the tied$"):
         opposition_leader(s, r, dice(), agents(r, s, strat), np.ones(1, bool), against, np.array([1]))
     new = opposition_leader(
         s, r, dice(), agents(r, s, Scripted(choose_prime_minister=const(2))), np.ones(1, bool), against, np.array([1])
@@ -185,7 +188,10 @@ def test_tabling_refuses_every_kind_of_wrong_answer(answer, legal):
         law, side = ask()
         assert law.tolist() == [3] and side.tolist() == [1]
     else:
-        with pytest.raises(IllegalDecision, match="table one of the candidate laws"):
+        with pytest.raises(
+            IllegalDecision,
+            match=": table one of the candidate laws .side 0 or 1., or draw .-1. only while drawing is allowed$",
+        ):
             ask()
 
 
@@ -199,7 +205,9 @@ def test_board_of_control_refuses_the_office_number_just_past_the_last():
     s.law_pile[0, r.d.law_names.index("Board of Control")] = laws.IN_FORCE
     s.prime_minister[0] = 2
     seat_office(s, L.GOVERNOR_GENERAL, 1)
-    with pytest.raises(IllegalDecision, match="not an officeholder the PM may remove"):
+    with pytest.raises(
+        IllegalDecision, match="remove_officeholder.* in game 0: not an officeholder the PM may remove$"
+    ):
         laws.board_of_control(s, r, dice(), agents(r, s, Scripted(remove_officeholder=const(L.N_OFFICES))))
     laws.board_of_control(s, r, dice(), agents(r, s, Scripted(remove_officeholder=const(L.GOVERNOR_GENERAL))))
     assert s.office[0, L.GOVERNOR_GENERAL] == -1 and s.supply[0, 1] == 12
@@ -220,7 +228,7 @@ def test_the_pms_ranking_of_tied_position_takers_must_order_the_seats(ranking, l
     if legal:
         assert pos.pick_order(s, r, dice(), go, eligible, spent).tolist() == [[2, 1, -1, -1]]
     else:
-        with pytest.raises(IllegalDecision, match="rank_position_takers.*not an ordering of the seats"):
+        with pytest.raises(IllegalDecision, match="rank_position_takers.* in game 0: not an ordering of the seats$"):
             pos.pick_order(s, r, dice(), go, eligible, spent)
 
 
@@ -237,7 +245,9 @@ def test_the_governor_generals_effects_must_be_effects(bad):
     effects = np.zeros(len(r.d.regions), dtype=int)
     effects[BOMBAY] = bad
     strat = Scripted(general_govern=const(True), general_effects=const(effects))
-    with pytest.raises(IllegalDecision, match="general_effects.*an effect layout.G_\\* for every Company region"):
+    with pytest.raises(
+        IllegalDecision, match="general_effects.* in game 0: an effect layout.G_\\* for every Company region$"
+    ):
         governor_general(s, r, dice({0: [5, 2, 6]}), agents(r, s, strat))
 
 
@@ -268,7 +278,9 @@ def test_the_money_note_refusal_names_its_reason():
     s.note_holder[0, 0, notes.MONEY] = 1
     fund(s, 0, 5)
     greedy = Scripted(use_money_notes=lambda obs, legal: legal.cap + 1)
-    with pytest.raises(IllegalDecision, match=r"use_money_notes.*takes 0 up to money_max £ \(what the issuer has\)"):
+    with pytest.raises(
+        IllegalDecision, match=r"use_money_notes.* in game 0: takes 0 up to money_max £ \(what the issuer has\)$"
+    ):
         notes.use_money_notes(s, r, agents(r, s, greedy), np.ones(1, bool))
 
 
@@ -303,7 +315,10 @@ def test_a_note_not_held_cannot_be_offered_even_to_seat_0():
         buyer[obs.seat == 1, 2, notes.MONEY] = 0
         return buyer, np.ones(legal.held.shape, dtype=int)
 
-    with pytest.raises(IllegalDecision, match="offer_notes.*offers only notes it holds, to another family, at a price"):
+    with pytest.raises(
+        IllegalDecision,
+        match="offer_notes.* in game 0: offers only notes it holds, to another family, at a price >= 0$",
+    ):
         notes.deal(s, r, dice(), agents(r, s, Scripted(offer_notes=offer)), "appointments")
 
 
