@@ -23,7 +23,7 @@ from sim import positions as pos
 from sim.agents import IllegalDecision
 from sim.governor_general import governor_general
 from sim.phases.india import Event, crisis, peace, windfall
-from sim.phases.operations import apply_director_moves
+from sim.phases.operations import apply_director_moves, governors
 from sim.phases.parliament import ask_table, opposition_leader, parliament
 from sim.rules.schema import shown
 
@@ -347,3 +347,23 @@ def test_rules_errors_show_values_cut_to_60_characters():
     assert shown(exact) == repr(exact) and len(shown(exact)) == 60
     longer = "y" * 59  # 61 characters
     assert shown(longer) == "'" + "y" * 56 + "..." and len(shown(longer)) == 60
+
+
+def test_a_governor_is_told_whether_his_last_action_failed():
+    """R-GOVERNORS (L156-L161, D-ADMIN): after a failure the next success pays more (``income_after_failure``), so the
+    governor is told ``legal.failed`` (a bool mask) before each action: Bombay (admin 3) succeeds, fails, then acts
+    again with the failure known (kills sim.phases.operations.x_governors__mutmut_28, the mask as float 0/1)."""
+    r, s = blank(1, 4)
+    bombay = r.d.regions.index("Bombay")
+    s.owner[0, bombay] = 0
+    s.governor[0, bombay] = 2
+    s.supply[0, 2] -= 1
+    seen = []
+
+    def govern(obs, legal):
+        seen.append((legal.failed.dtype == bool, bool(legal.failed[0])))
+        return np.ones(obs.n, dtype=bool)
+
+    strat = Scripted(govern=govern, govern_effect=const(L.G_TAX_COMPANY))
+    governors(s, r, dice({0: [6, 1, 3, 4, 6, 2]}), agents(r, s, strat))  # lowest 1 of 3, 4 of 2, 2 of 1
+    assert seen == [(True, False), (True, False), (True, True)]
