@@ -23,7 +23,7 @@ from sim import positions as pos
 from sim.agents import IllegalDecision
 from sim.governor_general import governor_general
 from sim.phases.india import Event, crisis, peace, windfall
-from sim.phases.operations import apply_director_moves, governors
+from sim.phases.operations import apply_director_moves, governors, shipping_manager
 from sim.phases.parliament import ask_table, opposition_leader, parliament
 from sim.rules.schema import shown
 
@@ -367,3 +367,18 @@ def test_a_governor_is_told_whether_his_last_action_failed():
     strat = Scripted(govern=govern, govern_effect=const(L.G_TAX_COMPANY))
     governors(s, r, dice({0: [6, 1, 3, 4, 6, 2]}), agents(r, s, strat))  # lowest 1 of 3, 4 of 2, 2 of 1
     assert seen == [(True, False), (True, False), (True, True)]
+
+
+def test_a_negative_leased_ship_count_is_refused_on_its_own():
+    """R-SHIPPING (L139-L141): the Shipping Manager buys ship counts >= 0. Leased [-1, 4, 0] nets 3 ships for 6 £ of
+    his 7 £, leaving 1 (< must_buy_from): only the negative count makes it illegal. A check needing a negative Company
+    count as well lets it pass (kills sim.phases.operations.x_shipping_manager__mutmut_77)."""
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 0)
+    s.treasury[0, L.T_SHIPPING] = 7
+
+    def buy(obs, legal):
+        return np.array([[-1, 4, 0]]), np.zeros((1, 3), int), np.zeros((1, 4, 3), int)
+
+    with pytest.raises(IllegalDecision, match="buy_ships"):
+        shipping_manager(s, r, dice(), agents(r, s, Scripted(buy_ships=buy)))
