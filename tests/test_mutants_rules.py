@@ -23,9 +23,11 @@ from sim import positions as pos
 from sim.agents import IllegalDecision
 from sim.governor_general import governor_general
 from sim.phases.india import Event, crisis, peace, windfall
+from sim.phases.london import retirement_roll
 from sim.phases.operations import apply_director_moves, governors, shipping_manager
 from sim.phases.parliament import ask_table, opposition_leader, parliament
 from sim.rules.schema import shown
+from sim.state import TALLY
 
 PUNJAB, DELHI, BENGAL, BOMBAY, MARATHA, HYDERABAD, MYSORE, MADRAS = range(8)
 CRISIS_MARATHA, WINDFALL, PEACE_MADRAS = 2, 14, 17  # Crisis Maratha +3 (circle), Windfall Hyderabad
@@ -382,3 +384,15 @@ def test_a_negative_leased_ship_count_is_refused_on_its_own():
 
     with pytest.raises(IllegalDecision, match="buy_ships"):
         shipping_manager(s, r, dice(), agents(r, s, Scripted(buy_ships=buy)))
+
+
+# ------------------------------------------------------------------------------------------------ sim.phases.london
+def test_the_final_retirement_adds_its_sent_home_to_the_rounds_tally():
+    """L64 and the final retirement (L256): the last round's London season already sent 2 home; the final retirement
+    sends the Director of Trade home (a 6 retires him, no tier paid): the round's ``sent_home`` is 3, not 1 (kills
+    sim.phases.london.x_retirement_roll__mutmut_213, `=` for `+=`)."""
+    r, s = blank(1, 4)
+    seat_office(s, L.DIRECTOR, 1)
+    s.tally[0, TALLY["sent_home"]] = 2
+    retirement_roll(s, r, dice({0: [6]}), agents(r, s, Scripted(retire=const(-1))), np.arange(1), final=True)
+    assert s.supply[0, 1] == 12 and s.tally[0, TALLY["sent_home"]] == 3
