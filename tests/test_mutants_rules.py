@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
 from test_positions import ADMIRALTY, hand
+from test_rules_validation import fails
 
 from sim import laws, notes
 from sim import positions as pos
@@ -396,3 +397,17 @@ def test_the_final_retirement_adds_its_sent_home_to_the_rounds_tally():
     s.tally[0, TALLY["sent_home"]] = 2
     retirement_roll(s, r, dice({0: [6]}), agents(r, s, Scripted(retire=const(-1))), np.arange(1), final=True)
     assert s.supply[0, 1] == 12 and s.tally[0, TALLY["sent_home"]] == 3
+
+
+# ------------------------------------------------------------------------------------------------------- sim.rules
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"map.events": []}, "map.events: needs between 1 and 127 event tiles"),  # _validate__mutmut_212: the key
+        ({"firms.revenue_per_value": 0}, "firms.revenue_per_value: must be at least 1 £"),  # _679: the reason
+    ],
+)
+def test_rules_checks_name_their_key_and_reason(overrides, message):
+    """Bad rules fail with one line naming the key and the reason (README; kills sim.rules.xǁRulesǁ_validate__mutmut_212
+    and _679)."""
+    fails(overrides, message)
