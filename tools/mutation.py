@@ -2,6 +2,7 @@
 
     python tools/mutation.py run sim/phases/end.py [--children 2]   # mutate one module, run the tests that reach it
     python tools/mutation.py report [sim/phases/end.py ...]        # score per module, and every survivor
+    python tools/mutation.py run sim/laws.py --sample 60 --seed 1   # a seeded random sample of 60 mutants instead
 
 ``run`` is ``mutmut run --max-children N "sim.phases.end.x*"``: mutmut (configured in ``pyproject.toml``,
 ``[tool.mutmut]``) mutates the module and runs, for each mutant, only the tests that call the mutated function
@@ -10,12 +11,20 @@ tests what changed. ``report`` reads them: killed, survived, timeouts (counted a
 hang), not yet run. ``tools/mutation_survivors.toml`` lists the survivors that are equivalent (no test can tell them
 from the engine: same results, only slower or another dtype with the same values) and those accepted, each with the
 reason; the score is killed / (killed + survived - equivalent), and every survivor not listed there is printed.
+
+``--sample N --seed S`` (issue 15b) runs, per module, a random sample of N of its mutants drawn with ``S`` and the
+module's name (the same sample on every run of the same population: run it again to resume). The sample is kept in
+``mutants/mutation-sample.json`` with each sampled mutant's first verdict; ``report`` estimates such a module's score
+from its sampled mutants only (killed / judged, with a 95 % Wilson interval, "n of N sampled"), the score of the first
+verdicts (before tests written for the sample's survivors) beside it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import random
 import signal
 import subprocess
 import sys
@@ -26,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS = ROOT / "mutants"
 SURVIVORS = ROOT / "tools" / "mutation_survivors.toml"
+SAMPLE = "mutation-sample.json"  # in mutants/: module -> {seed, size, population, names, first verdicts}
 KILLED = {1, 3, 36, 24, -24, 152, 255, 37}  # failed tests, pytest internal error, timeouts (mutmut's exit codes)
 SURVIVED = {0}
 NO_TESTS = {5, 33}
@@ -43,7 +53,9 @@ def pattern(path: str) -> str:
     return module_of(path) + ".x*"  # mutant names are <module>.x_<function>__mutmut_<k> (methods: xǁClassǁ...)
 
 
-def run(paths: list[str], children: int, resume: bool) -> int:
+def run(paths: list[str], children: int, resume: bool, sample: int | None = None, seed: int = 1) -> int:
+    if sample is not None:
+        return run_sample(paths, children, resume, sample, seed)
     names = [pattern(p) for p in paths]
     if resume:  # only mutants not run yet or that survived (mutmut re-runs every mutant it is given by name)
         res = results(MUTANTS)
@@ -54,6 +66,132 @@ def run(paths: list[str], children: int, resume: bool) -> int:
     cmd = ["mutmut", "run", "--max-children", str(children), *names]
     print("+", " ".join(cmd[:6]), "..." if len(cmd) > 6 else "", flush=True)
     return subprocess.call(cmd, cwd=ROOT)
+
+
+# --- sampling (issue 15b) ---------------------------------------------------------------------------------------------
+
+
+def draw(population: list[str], size: int, seed: int, module: str) -> list[str]:
+    """A seeded random sample of ``size`` mutant names of one module (all of them if there are fewer).
+
+    The names sorted are shuffled by a generator seeded with ``seed`` and the module's name, and the first ``size``
+    taken: the sample depends only on the population, the seed and the module (not on the order mutmut lists names
+    in, nor on the other modules of the run), and a larger sample contains the smaller one (grow it and resume).
+    Returned in the population's sorted order."""
+    ordered = sorted(population, key=_natural)
+    shuffled = list(ordered)
+    random.Random(f"{seed}:{module}").shuffle(shuffled)
+    chosen = set(shuffled[:size])
+    return [k for k in ordered if k in chosen]
+
+
+def _natural(name: str) -> tuple[str, int]:
+    """sort key: a function's mutants in their numeric order (mutmut_2 before mutmut_10)."""
+    head, _, k = name.rpartition("__mutmut_")
+    return (head, int(k) if k.isdigit() else -1)
+
+
+def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """The Wilson score interval of a proportion k / n (95 % by default); (0, 1) when n is 0."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def load_sample(folder: Path) -> dict[str, dict]:
+    f = folder / SAMPLE
+    return json.loads(f.read_text()) if f.exists() else {}
+
+
+def _generate() -> None:
+    """Let mutmut (re)generate the mutants of changed sources and update its test statistics, without running any
+    mutant: it is given a name that matches nothing and stops there (with an assertion we expect)."""
+    out = subprocess.run(
+        ["mutmut", "run", "--max-children", "1", "sim.x__no_such_function__mutmut_0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    if "nothing matches" not in out.stdout + out.stderr:
+        sys.stdout.write(out.stdout[-3000:])
+        sys.stderr.write(out.stderr[-3000:])
+        raise SystemExit("mutmut failed while generating mutants (output above)")
+
+
+def _tested_functions() -> set[str] | None:
+    stats = MUTANTS / "mutmut-stats.json"
+    if not stats.exists():
+        return None
+    return {k for k, v in json.loads(stats.read_text())["tests_by_mangled_function_name"].items() if v}
+
+
+def _mark_no_tests(module_path: str, names: list[str]) -> None:
+    """Record mutmut's own verdict `no tests` (exit code 33) for sampled mutants of functions no test reaches: mutmut
+    gives it in a whole-module run but fails on such a name given explicitly."""
+    meta = MUTANTS / (str(Path(module_path)) + ".meta")
+    data = json.loads(meta.read_text())
+    for k in names:
+        data["exit_code_by_key"][k] = 33
+    meta.write_text(json.dumps(data, indent=4))
+
+
+def run_sample(paths: list[str], children: int, resume: bool, size: int, seed: int) -> int:
+    """Run a seeded sample of ``size`` mutants of each module (resumable: only sampled mutants not run yet, and with
+    ``resume`` also the sampled survivors not listed as equivalent, e.g. after new tests)."""
+    _generate()
+    res = results(MUTANTS)
+    store = load_sample(MUTANTS)
+    tested = _tested_functions()
+    todo: list[str] = []
+    for path in paths:
+        module = module_of(path)
+        codes = res.get(module)
+        if not codes:
+            print(f"{path}: no mutants (not a mutated module?)", file=sys.stderr)
+            return 1
+        names = draw(list(codes), size, seed, module)
+        entry = store.get(module, {})
+        if entry.get("seed") != seed or entry.get("population") != len(codes):  # another sample: start over
+            entry = {"first": {}}
+        entry["first"] = {k: v for k, v in entry.get("first", {}).items() if k in names}  # kept when the sample grows
+        entry.update(seed=seed, size=size, population=len(codes), names=names)
+        store[module] = entry
+        untested = [k for k in names if tested is not None and k.partition("__mutmut_")[0] not in tested]
+        if untested:
+            _mark_no_tests(path, [k for k in untested if codes[k] is None])
+        rerun = resume_survivors(names, codes) if resume else []
+        todo += [k for k in names if k not in untested and (codes[k] is None or k in rerun)]
+        print(f"{module}: {len(names)} of {len(codes)} mutants sampled (seed {seed}), {len(untested)} reach no test")
+    _save_sample(store)
+    if not todo:
+        print("nothing to run: every sampled mutant has a verdict (`--resume` re-runs the survivors)")
+        return 0
+    cmd = ["mutmut", "run", "--max-children", str(children), *todo]
+    print("+", " ".join(cmd[:6]), f"... ({len(todo)} mutants)", flush=True)
+    code = subprocess.call(cmd, cwd=ROOT)
+    _save_sample(store)
+    return code
+
+
+def resume_survivors(names: list[str], codes: dict[str, int | None]) -> list[str]:
+    """The sampled survivors to run again after new tests: those not listed as equivalent (no test can kill them)."""
+    equivalent, _ = explained()
+    return [k for k in names if codes.get(k) in SURVIVED and k not in equivalent]
+
+
+def _save_sample(store: dict[str, dict]) -> None:
+    """Write the sample file, recording the first verdict of every sampled mutant that has one now."""
+    res = results(MUTANTS)
+    for module, entry in store.items():
+        codes = res.get(module, {})
+        first = entry.setdefault("first", {})
+        for k in entry["names"]:
+            if k not in first and codes.get(k) is not None:
+                first[k] = codes[k]
+    (MUTANTS / SAMPLE).write_text(json.dumps(store, indent=1, ensure_ascii=False))
 
 
 def results(folder: Path) -> dict[str, dict[str, int | None]]:
@@ -72,6 +210,43 @@ def explained() -> tuple[dict[str, str], dict[str, str]]:
     return data.get("equivalent", {}), data.get("accepted", {})
 
 
+def verdict(code: int | None) -> str:
+    if code in KILLED:
+        return "killed"
+    if code in SURVIVED:
+        return "survived"
+    if code in NO_TESTS:
+        return "no tests"
+    return "not run" if code is None else "other"
+
+
+def tally(codes: dict[str, int | None], equivalent: dict[str, str], accepted: dict[str, str]) -> dict[str, int]:
+    """Counts of one module's (or one sample's) verdicts; `judged` = killed + lost - equivalent, where lost mutants are
+    the survivors and those no test reaches."""
+    c = Counter(verdict(v) for v in codes.values())
+    lost = [k for k, v in codes.items() if v in SURVIVED or v in NO_TESTS]
+    eq = sum(k in equivalent for k in lost)
+    acc = sum(k in accepted for k in lost)
+    return {
+        "mutants": len(codes),
+        "killed": c["killed"],
+        "survived": c["survived"],
+        "equivalent": eq,
+        "accepted": acc,
+        "no tests": c["no tests"],
+        "not run": c["not run"],
+        "judged": c["killed"] + len(lost) - eq,
+    }
+
+
+def estimate(t: dict[str, int]) -> str:
+    """`score % [low-high]` of a sample's tally: killed / judged with its 95 % Wilson interval."""
+    if not t["judged"]:
+        return "-"
+    low, high = wilson(t["killed"], t["judged"])
+    return f"{100 * t['killed'] / t['judged']:.1f}% [{100 * low:.1f}-{100 * high:.1f}]"
+
+
 def report(paths: list[str], folder: Path) -> int:
     wanted = {module_of(p) for p in paths}
     res = results(folder)
@@ -79,32 +254,33 @@ def report(paths: list[str], folder: Path) -> int:
         print("no results: run `python tools/mutation.py run MODULE` first", file=sys.stderr)
         return 1
     equivalent, accepted = explained()
+    store = load_sample(folder)
     head = ("module", "mutants", "killed", "survived", "equiv.", "accepted", "no test", "not run", "score")
     print(f"{head[0]:<26}" + "".join(f"{h:>9}" for h in head[1:]))
     unexplained = []
     for module, codes in res.items():
         if (wanted and module not in wanted) or not codes:
             continue
-        c = Counter(
-            "killed"
-            if v in KILLED
-            else "survived"
-            if v in SURVIVED
-            else "no tests"
-            if v in NO_TESTS
-            else "not run"
-            if v is None
-            else "other"
-            for v in codes.values()
-        )
+        t = tally(codes, equivalent, accepted)
         lost = [k for k, v in codes.items() if v in SURVIVED or v in NO_TESTS]
-        eq = sum(k in equivalent for k in lost)
-        acc = sum(k in accepted for k in lost)
         unexplained += [k for k in lost if k not in equivalent and k not in accepted]
-        judged = c["killed"] + len(lost) - eq
-        score = f"{100 * c['killed'] / judged:.1f}%" if judged else "-"
-        row = (len(codes), c["killed"], c["survived"], eq, acc, c["no tests"], c["not run"], score)
-        print(f"{module:<26}" + "".join(f"{x:>9}" for x in row))
+        score = f"{100 * t['killed'] / t['judged']:.1f}%" if t["judged"] else "-"
+        row = (t["mutants"], t["killed"], t["survived"], t["equivalent"], t["accepted"], t["no tests"], t["not run"])
+        print(f"{module:<26}" + "".join(f"{x:>9}" for x in (*row, score)))
+    sampled = [m for m in store if (not wanted or m in wanted) and m in res]
+    if sampled:
+        print("\nsampled modules: the score estimated from the sample alone (95 % Wilson interval); `first` is the")
+        print("sample's score on its first verdicts, before tests written for its survivors")
+        head = ("module", "sampled", "killed", "survived", "equiv.", "accepted", "no test", "not run")
+        print(f"{head[0]:<26}" + "".join(f"{h:>9}" for h in head[1:]) + f"{'estimate':>23}{'first':>23}")
+        for module in sampled:
+            entry = store[module]
+            codes = {k: res[module].get(k) for k in entry["names"]}
+            t = tally(codes, equivalent, accepted)
+            f = tally({k: entry.get("first", {}).get(k) for k in entry["names"]}, equivalent, accepted)
+            size = f"{len(codes)}/{len(res[module])}"
+            row = (size, t["killed"], t["survived"], t["equivalent"], t["accepted"], t["no tests"], t["not run"])
+            print(f"{module:<26}" + "".join(f"{x:>9}" for x in row) + f"{estimate(t):>23}{estimate(f):>23}")
     if unexplained:
         print("\nsurvivors not yet explained in tools/mutation_survivors.toml (`mutmut show NAME` prints the diff):")
         print("\n".join(f"  {name}" for name in unexplained))
@@ -122,12 +298,18 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only mutants not run yet or that survived (after an interruption, or new tests)",
     )
+    r.add_argument("--sample", type=int, metavar="N", help="run a seeded random sample of N mutants per module")
+    r.add_argument("--seed", type=int, default=1, help="the sample's seed (with --sample; default 1)")
     rep = sub.add_parser("report", help="score per module and the surviving mutants")
     rep.add_argument("paths", nargs="*", help="module files (default: every module with results)")
     rep.add_argument("--results", type=Path, default=MUTANTS, help="a copy of mutants/ (its .meta files) to read")
     args = p.parse_args(argv)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `report | head` stops quietly
-    return run(args.paths, args.children, args.resume) if args.cmd == "run" else report(args.paths, args.results)
+    return (
+        run(args.paths, args.children, args.resume, args.sample, args.seed)
+        if args.cmd == "run"
+        else report(args.paths, args.results)
+    )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,95 @@
+"""The mutation tool's sampling and estimate (issue 15b): `tools/mutation.py` draws a reproducible, nested sample per
+module and reports the sample's score with a Wilson interval. The tool is not part of the engine (mutmut's copy of the
+project has no tools/: the test skips there)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+TOOL = Path(__file__).resolve().parents[1] / "tools" / "mutation.py"
+if not TOOL.exists():  # inside mutmut's mutants/ copy
+    pytest.skip("tools/ is not copied for mutation runs", allow_module_level=True)
+spec = importlib.util.spec_from_file_location("mutation_tool", TOOL)
+mutation = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mutation)
+
+POP = [f"sim.laws.x_f__mutmut_{k}" for k in range(1, 41)] + [f"sim.laws.x_g__mutmut_{k}" for k in range(1, 13)]
+
+
+def test_sample_is_reproducible_and_independent_of_listing_order():
+    a = mutation.draw(POP, 10, 1, "sim.laws")
+    b = mutation.draw(list(reversed(POP)), 10, 1, "sim.laws")
+    assert a == b and len(a) == 10 and len(set(a)) == 10 and set(a) <= set(POP)
+    assert a == sorted(a, key=mutation._natural)  # natural order: mutmut_2 before mutmut_10
+
+
+def test_sample_depends_on_seed_and_module_and_grows_nested():
+    a = mutation.draw(POP, 10, 1, "sim.laws")
+    assert mutation.draw(POP, 10, 2, "sim.laws") != a
+    assert mutation.draw(POP, 10, 1, "sim.notes") != a
+    assert set(a) < set(mutation.draw(POP, 20, 1, "sim.laws"))  # a larger sample contains the smaller one
+    assert mutation.draw(POP, 100, 1, "sim.laws") == sorted(POP, key=mutation._natural)  # all when fewer
+
+
+@pytest.mark.parametrize(
+    ("k", "n", "low", "high"),
+    [
+        (20, 20, 0.8389, 1.0),  # all killed: the interval still reaches down to 84 %
+        (18, 20, 0.6990, 0.9721),
+        (0, 10, 0.0, 0.2775),
+        (50, 100, 0.4038, 0.5962),
+    ],
+)
+def test_wilson_interval(k, n, low, high):
+    lo, hi = mutation.wilson(k, n)
+    assert math.isclose(lo, low, abs_tol=1e-4) and math.isclose(hi, high, abs_tol=1e-4)
+    assert lo <= k / n <= hi
+
+
+def test_wilson_interval_of_nothing_is_everything():
+    assert mutation.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_tally_and_estimate_leave_equivalent_survivors_out():
+    codes = {"a": 1, "b": 1, "c": 0, "d": 0, "e": None, "f": 33, "g": 36}  # 36: a timeout counts as killed
+    t = mutation.tally(codes, equivalent={"c": "same values"}, accepted={"d": "later"})
+    assert t == {
+        "mutants": 7,
+        "killed": 3,
+        "survived": 2,
+        "equivalent": 1,
+        "accepted": 1,
+        "no tests": 1,
+        "not run": 1,
+        "judged": 5,  # 3 killed + d + f (c is equivalent, e not run)
+    }
+    assert mutation.estimate(t) == "60.0% [23.1-88.2]"
+    assert mutation.estimate(mutation.tally({"e": None}, {}, {})) == "-"
+
+
+def test_report_prints_the_sample_estimate(tmp_path, capsys):
+    meta = tmp_path / "sim" / "laws.py.meta"
+    meta.parent.mkdir(parents=True)
+    codes = {k: None for k in POP}
+    names = mutation.draw(POP, 5, 1, "sim.laws")
+    for k, v in zip(names, (1, 1, 1, 1, 0), strict=True):
+        codes[k] = v
+    meta.write_text(json.dumps({"exit_code_by_key": codes}))
+    first = dict.fromkeys(names, 0)  # first verdicts: all survived
+    sample = {"sim.laws": {"seed": 1, "size": 5, "population": len(POP), "names": names, "first": first}}
+    (tmp_path / mutation.SAMPLE).write_text(json.dumps(sample))
+    assert mutation.report([], tmp_path) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines()[3:] if line.startswith("sim.laws"))
+    assert f"5/{len(POP)}" in row and "80.0% [37.6-96.4]" in row and "0.0% [0.0-43.4]" in row
+
+
+def test_resume_reruns_the_sampled_survivors_but_not_the_equivalent_ones(monkeypatch):
+    monkeypatch.setattr(mutation, "explained", lambda: ({"b": "same values"}, {"c": "later"}))
+    codes = {"a": 0, "b": 0, "c": 0, "d": 1, "e": None, "f": 33}
+    assert mutation.resume_survivors(["a", "b", "c", "d", "e", "f"], codes) == ["a", "c"]
