@@ -37,3 +37,13 @@ def test_order_bits_round_trip():
         bits = order_bits(mask)
         assert np.array_equal(bits, (mask.astype(np.int64) << np.arange(n)).sum(axis=2))
         assert np.array_equal(unpack_bits(bits, n), mask)
+
+
+def test_a_full_row_of_256_is_not_counted_in_uint8():
+    """The uint8 count is used only below 256 entries a row: 256 True entries would wrap to 0 (any: False, sum:
+    0). A strided [G, 256] view (not the word path) and a contiguous bool sum, all True, give numpy's answer."""
+    full = np.ones((16, 512), dtype=bool)[:, ::2]  # [16, 256], not contiguous
+    assert not full.flags.c_contiguous and full.shape == (16, 256)
+    assert any_last(full).all()
+    assert (sum_last(np.ones((16, 256), dtype=bool)) == 256).all()
+    assert (sum_last(np.ones((16, 255), dtype=bool)) == 255).all()
