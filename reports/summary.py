@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from experiments.runfolder import Run
@@ -237,6 +238,15 @@ def vp_by_outcome(run: Run | Aggregates | str | Path) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+def _counted_mean_ci(values: np.ndarray, counts: np.ndarray) -> tuple[float, float, float, float]:
+    """(n, mean, lo, hi) of values given with their counts: the mean with its Student-t 95 % interval."""
+    n = counts.sum()
+    mean = float((values * counts).sum() / n)
+    std = float(((counts * (values - mean) ** 2).sum() / (n - 1)) ** 0.5) if n > 1 else float("nan")
+    lo, hi = mean_ci(n, mean, std)
+    return n, mean, float(lo), float(hi)
+
+
 def vp_distribution(run: Run | Aggregates | str | Path) -> pl.DataFrame:
     """Per arm and strategy: ``seats``, the ``mean`` final VP with its Student-t ``lo, hi``, the ``q10, q50, q90``
     and the share of seats ending with VP <= 0 (``at_most_0``)."""
@@ -244,10 +254,7 @@ def vp_distribution(run: Run | Aggregates | str | Path) -> pl.DataFrame:
     rows = []
     for (arm, strategy), part in agg.vp_values.group_by("arm_index", "strategy", maintain_order=True):
         v, c = part["vp"].to_numpy(), part["seats"].to_numpy().astype(float)
-        n = c.sum()
-        mean = float((v * c).sum() / n)
-        std = float(((c * (v - mean) ** 2).sum() / (n - 1)) ** 0.5) if n > 1 else float("nan")
-        lo, hi = mean_ci(n, mean, std)
+        n, mean, lo, hi = _counted_mean_ci(v, c)
         rows.append(
             {
                 "arm_index": arm,
@@ -271,10 +278,7 @@ def winning_margins(run: Run | Aggregates | str | Path) -> pl.DataFrame:
     rows = []
     for (arm, strategy), part in agg.margins.group_by("arm_index", "strategy", maintain_order=True):
         v, c = part["margin"].to_numpy(), part["games"].to_numpy().astype(float)
-        n = c.sum()
-        mean = float((v * c).sum() / n)
-        std = float(((c * (v - mean) ** 2).sum() / (n - 1)) ** 0.5) if n > 1 else float("nan")
-        lo, hi = mean_ci(n, mean, std)
+        n, mean, lo, hi = _counted_mean_ci(v, c)
         rows.append(
             {
                 "arm_index": arm,

@@ -168,6 +168,17 @@ def invest_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> N
                 fr.invest(state, rules, rows, np.full(rows.size, f), s, offer_f[rows, s, f], offer_s[rows, s, f])
 
 
+def _firm_choice(reason: str):
+    """The check of a decision answering one firm of ``legal.firms`` bool[G', F], or -1 for none."""
+
+    def check(t, legal, obs):
+        tc = np.clip(t, 0, legal.firms.shape[1] - 1)
+        bad = (t < -1) | (t >= legal.firms.shape[1])
+        return bad | ((t >= 0) & ~legal.firms[np.arange(obs.n), tc]), reason
+
+    return check
+
+
 def manager_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
     """Manager change (L103; 2e's hostile takeover): a family managing no firm names one; the firm's shareholders
     vote with their shares; more than half approve."""
@@ -179,10 +190,7 @@ def manager_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> 
     slot = fr.slot_of(state)
     wants = np.full((g, n), -1, dtype=np.int64)
 
-    def check(t, legal, obs):
-        tc = np.clip(t, 0, legal.firms.shape[1] - 1)
-        bad = (t < -1) | (t >= legal.firms.shape[1])
-        return bad | ((t >= 0) & ~legal.firms[np.arange(obs.n), tc]), "not a firm another family manages"
+    check = _firm_choice("not a firm another family manages")
 
     for seat in range(n):
         targets = open_ & (state.firm_manager != seat)
@@ -231,10 +239,7 @@ def merger_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> N
     slot = fr.slot_of(state)
     proposal = np.full((g, n), -1, dtype=np.int64)
 
-    def check(t, legal, obs):
-        tc = np.clip(t, 0, legal.firms.shape[1] - 1)
-        bad = (t < -1) | (t >= legal.firms.shape[1])
-        return bad | ((t >= 0) & ~legal.firms[np.arange(obs.n), tc]), "not another open firm"
+    check = _firm_choice("not another open firm")
 
     for seat in range(n):
         own = slot[:, seat]
