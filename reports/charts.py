@@ -122,6 +122,15 @@ def _errorbar(ax, x, p, lo, hi, horizontal: bool = False, **kw) -> None:
         ax.errorbar(x, p, yerr=err, capsize=3, linestyle="none", **kw)
 
 
+def _top_legend(fig: Figure, ax, extra: list[tuple] = ()) -> None:
+    """The figure's legend above its panels: the entries of ``ax`` and any ``extra`` (handle, label) pairs."""
+    handles, labels = ax.get_legend_handles_labels()
+    for handle, label in extra:
+        handles.append(handle)
+        labels.append(label)
+    fig.legend(handles, labels, loc="outside upper center", ncols=_legend_columns(fig, handles, labels), fontsize=9)
+
+
 def _legend_columns(fig: Figure, handles: list, labels: list[str] | None = None, fontsize: float = 9) -> int:
     """Columns for a figure legend so that it fits the figure's width (rows of entries otherwise)."""
     labels = labels or [h.get_label() for h in handles]
@@ -176,8 +185,7 @@ def stability_chart(agg: Aggregates, out_dir: Path) -> Chart:
     fig.colorbar(
         mesh, ax=axes, label="share of the arm's games (square-root scale)", shrink=0.8, format=UniquePercent()
     )
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside upper center", ncols=_legend_columns(fig, handles, labels), fontsize=9)
+    _top_legend(fig, axes[0])
     caption = (
         "Company stability at the end of each round per arm: shading is the share of games at each value, the red "
         "line the median, the orange lines the 10th and 90th percentiles; a crashed game counts as stability 0 "
@@ -442,10 +450,9 @@ def sweep_chart(agg: Aggregates, out_dir: Path) -> Chart | None:
         ax.grid(alpha=0.3)
     axes[0].set_ylim(0, min(1.0, top * 1.08 + 0.02))
     axes[0].set_ylabel("share of games won")
-    handles, labels = axes[0].get_legend_handles_labels()
-    handles.append(axes[0].plot([], [], color="grey", linestyle="dashed")[0])
-    labels.append("fair share (its seats / players)")
-    fig.legend(handles, labels, loc="outside upper center", ncols=_legend_columns(fig, handles, labels), fontsize=9)
+    _top_legend(
+        fig, axes[0], [(axes[0].plot([], [], color="grey", linestyle="dashed")[0], "fair share (its seats / players)")]
+    )
     what = f"across {x_key}" + (f", one panel per {panel_key}" if panel_key else "") if x_key else "across the arms"
     caption = (
         f"Each strategy's share of games won {what}, with 95 % Wilson intervals and its fair share dashed: the "
@@ -666,8 +673,7 @@ def stability_cause_chart(agg: Aggregates, out_dir: Path) -> Chart:
         ax.grid(axis="y", alpha=0.3)
     fig.supxlabel("round")
     fig.supylabel("mean stability change per running game")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside upper center", ncols=_legend_columns(fig, handles, labels), fontsize=9)
+    _top_legend(fig, axes[0])
     caption = (
         "Where stability goes: the mean change per game still running in each round, by cause (losses stacked below "
         "zero, gains from dividends and laws above), with the net change as the black line."
@@ -750,8 +756,7 @@ def vp_outcome_chart(agg: Aggregates, out_dir: Path) -> Chart:
         ax.set_title(arm.title(), fontsize=9)
         ax.grid(axis="y", alpha=0.3)
     fig.supylabel("mean final VP of a seat")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside upper center", ncols=_legend_columns(fig, handles, labels), fontsize=9)
+    _top_legend(fig, axes[0])
     caption = (
         "Mean final VP of a seat by source, in games that crashed (red) and games that survived (green), one marker "
         "shape per strategy, with 95 % Student-t intervals; sources that are 0 in every game are left out."
@@ -776,10 +781,7 @@ def vp_distribution_chart(agg: Aggregates, out_dir: Path) -> Chart:
         ax.grid(alpha=0.3)
     fig.supxlabel("final VP of a seat")
     fig.supylabel("share of the strategy's seats")
-    handles, labels = axes[0].get_legend_handles_labels()
-    handles.append(Line2D([], [], color="grey", linestyle="dashed"))
-    labels.append("median")
-    fig.legend(handles, labels, loc="outside upper center", ncols=_legend_columns(fig, handles, labels), fontsize=9)
+    _top_legend(fig, axes[0], [(Line2D([], [], color="grey", linestyle="dashed"), "median")])
     caption = (
         "How final VP are spread: for each strategy the share of its seats ending on each VP total, with its median "
         "dashed, per arm."
@@ -805,8 +807,7 @@ def margin_chart(agg: Aggregates, out_dir: Path) -> Chart:
         ax.grid(axis="y", alpha=0.3)
     fig.supxlabel("winning margin: the winner's VP − the runner-up's")
     fig.supylabel("share of the strategy's wins")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside upper center", ncols=_legend_columns(fig, handles, labels), fontsize=9)
+    _top_legend(fig, axes[0])
     caption = (
         "How close games are: the winner's VP minus the runner-up's, as shares of the games each strategy won, per "
         "arm (a margin of 0 is a tie the tie-breakers settled)."
