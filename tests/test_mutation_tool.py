@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,84 @@ def test_resume_reruns_the_sampled_survivors_but_not_the_equivalent_ones(monkeyp
     monkeypatch.setattr(mutation, "explained", lambda: ({"b": "same values"}, {"c": "later"}))
     codes = {"a": 0, "b": 0, "c": 0, "d": 1, "e": None, "f": 33}
     assert mutation.resume_survivors(["a", "b", "c", "d", "e", "f"], codes) == ["a", "c"]
+
+
+MODULE = """
+def x_f__mutmut_orig(a):
+    b = a + 1
+    return b * 2
+def x_f__mutmut_1(a):
+    b = a - 1
+    return b * 2
+def x_f__mutmut_2(a):
+    b = a + 1
+    return b / 2
+"""
+
+
+def _survivors(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "mutants"
+    (folder / "sim").mkdir(parents=True)
+    (folder / "sim" / "foo.py").write_text(MODULE)
+    toml = tmp_path / "mutation_survivors.toml"
+    toml.write_text("# comment kept\n[equivalent]\n\n[accepted]\n")
+    monkeypatch.setattr(mutation, "SURVIVORS", toml)
+    monkeypatch.setattr(mutation, "_PARSED", {})
+    return folder
+
+
+def test_a_recorded_survivor_is_pinned_to_its_mutant(tmp_path, monkeypatch):
+    folder = _survivors(tmp_path, monkeypatch)
+    assert mutation.record(["sim.foo.x_f__mutmut_1"], "equivalent", "b is unread", folder) == 0
+    assert mutation.record(["sim.foo.x_f__mutmut_2"], "accepted", "next to kill", folder) == 0
+    text = mutation.SURVIVORS.read_text()
+    assert text.startswith("# comment kept\n[equivalent]\n") and text.index("mutmut_1") < text.index("[accepted]")
+    entry = tomllib.loads(text)["equivalent"]["sim.foo.x_f__mutmut_1"]
+    assert entry["why"] == "b is unread" and entry["change"] == "- b = a + 1 / + b = a - 1"
+    assert mutation.explained(folder) == (
+        {"sim.foo.x_f__mutmut_1": "b is unread"},
+        {"sim.foo.x_f__mutmut_2": "next to kill"},
+    )
+    assert mutation.stale(folder) == []
+    assert mutation.record(["sim.foo.x_f__mutmut_1"], "equivalent", "b is never read", folder) == 0  # rewritten once
+    assert mutation.SURVIVORS.read_text().count("mutmut_1") == 1
+    assert mutation.record(["sim.foo.x_f__mutmut_9"], "equivalent", "?", folder) == 2  # no such mutant
+
+
+def test_an_entry_whose_function_or_mutant_changed_explains_nothing(tmp_path, monkeypatch):
+    folder = _survivors(tmp_path, monkeypatch)
+    mutation.record(["sim.foo.x_f__mutmut_1", "sim.foo.x_f__mutmut_2"], "equivalent", "same", folder)
+    text = mutation.SURVIVORS.read_text()
+    # the mutants renumbered (same function): each entry now names the other change
+    (folder / "sim" / "foo.py").write_text(MODULE.replace("_1(", "_X(").replace("_2(", "_1(").replace("_X(", "_2("))
+    monkeypatch.setattr(mutation, "_PARSED", {})
+    assert [why.startswith("the mutant is now: - ") for _, why in mutation.stale(folder)] == [True, True]
+    assert mutation.explained(folder) == ({}, {})
+    # the function changed: its mutants' numbers may mean anything now
+    (folder / "sim" / "foo.py").write_text(MODULE.replace("b * 2", "b * 3"))
+    monkeypatch.setattr(mutation, "_PARSED", {})
+    assert {why for _, why in mutation.stale(folder)} == {"its function changed since the entry was recorded"}
+    # a plain reason without a fingerprint is not trusted; an entry of a module not in the folder cannot be checked
+    mutation.SURVIVORS.write_text(
+        text.replace(
+            "[accepted]", '"sim.foo.x_f__mutmut_3" = "old"\n"sim.bar.x_g__mutmut_1" = { why = "elsewhere" }\n[accepted]'
+        )
+    )
+    (folder / "sim" / "foo.py").write_text(MODULE)
+    monkeypatch.setattr(mutation, "_PARSED", {})
+    assert mutation.stale(folder) == [("sim.foo.x_f__mutmut_3", "no such mutant now")]
+    assert set(mutation.explained(folder)[0]) == {
+        "sim.foo.x_f__mutmut_1",
+        "sim.foo.x_f__mutmut_2",
+        "sim.bar.x_g__mutmut_1",
+    }
+
+
+def test_every_explained_survivor_in_the_repository_is_pinned_to_its_mutant():
+    """tools/mutation_survivors.toml: each entry has its reason and the fingerprint ``record`` writes."""
+    data = tomllib.loads(mutation.SURVIVORS.read_text())
+    assert set(data) == {"equivalent", "accepted"}
+    for kind in data.values():
+        for name, entry in kind.items():
+            assert "__mutmut_" in name and set(entry) == {"why", "change", "source"}, name
+            assert entry["why"] and entry["change"] and len(entry["source"]) == 12, name

@@ -22,6 +22,9 @@ verdicts (before tests written for the sample's survivors) beside it.
 from __future__ import annotations
 
 import argparse
+import ast
+import difflib
+import hashlib
 import json
 import math
 import random
@@ -204,10 +207,110 @@ def results(folder: Path) -> dict[str, dict[str, int | None]]:
     return out
 
 
-def explained() -> tuple[dict[str, str], dict[str, str]]:
-    """(equivalent, accepted): mutant name -> reason, from tools/mutation_survivors.toml."""
+# --- explained survivors, each pinned to the mutant it explains -------------------------------------------------------
+
+
+def path_of(module: str, folder: Path = ROOT) -> Path:
+    """sim.phases.end -> folder/sim/phases/end.py (a package -> its __init__.py)."""
+    base = folder.joinpath(*module.split("."))
+    return base.with_suffix(".py") if base.with_suffix(".py").exists() else base / "__init__.py"
+
+
+_PARSED: dict[Path, dict[str, str]] = {}
+
+
+def _functions(source: Path) -> dict[str, str]:
+    """Every function's source text in a module of mutmut's copy, by name (its mutants and ``..._mutmut_orig``)."""
+    if source not in _PARSED:
+        text = source.read_text()
+        lines = text.splitlines()
+        _PARSED[source] = {
+            node.name: "\n".join(lines[node.lineno - 1 : node.end_lineno])
+            for node in ast.walk(ast.parse(text))
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and "__mutmut_" in node.name
+        }
+    return _PARSED[source]
+
+
+def fingerprint(name: str, folder: Path = MUTANTS) -> dict[str, str] | None:
+    """What a mutant is, from mutmut's copy of its module: ``change``, the lines it changes (``- old / + new``), and
+    ``source``, a hash of the original function. mutmut numbers a function's mutants from its source, so an entry
+    of tools/mutation_survivors.toml holds both: a changed function (or a renumbered mutant) no longer matches.
+    None when the copy has no such mutant."""
+    function, _, k = name.rpartition("__mutmut_")
+    module, _, mangled = function.rpartition(".")
+    source = path_of(module, folder)
+    if not source.exists():
+        return None
+    funcs = _functions(source)
+    orig, mutant = funcs.get(f"{mangled}__mutmut_orig"), funcs.get(f"{mangled}__mutmut_{k}")
+    if orig is None or mutant is None:
+        return None
+    a = orig.replace(f"{mangled}__mutmut_orig", mangled).splitlines()  # the def lines name the function alike
+    b = mutant.replace(f"{mangled}__mutmut_{k}", mangled).splitlines()
+    diff = [d for d in difflib.ndiff(a, b) if d[:2] in ("- ", "+ ")]
+    change = " / ".join(f"{d[0]} {d[2:].strip()}" for d in diff)
+    return {"change": change, "source": hashlib.sha1("\n".join(a).encode()).hexdigest()[:12]}
+
+
+def _entries(folder: Path = MUTANTS) -> dict[str, dict[str, dict]]:
     data = tomllib.loads(SURVIVORS.read_text()) if SURVIVORS.exists() else {}
-    return data.get("equivalent", {}), data.get("accepted", {})
+    return {kind: data.get(kind, {}) for kind in ("equivalent", "accepted")}
+
+
+def stale(folder: Path = MUTANTS) -> list[tuple[str, str]]:
+    """(name, why) of entries that no longer describe their mutant: no such mutant, another change, or the function
+    changed since the entry was recorded. Entries of modules not in ``folder`` cannot be checked and are kept."""
+    out = []
+    for entries in _entries(folder).values():
+        for name, entry in entries.items():
+            module = name.rpartition("__mutmut_")[0].rpartition(".")[0]
+            if not path_of(module, folder).exists():
+                continue
+            now = fingerprint(name, folder)
+            if now is None:
+                out.append((name, "no such mutant now"))
+            elif not isinstance(entry, dict) or entry.get("source") != now["source"]:
+                out.append((name, "its function changed since the entry was recorded"))
+            elif entry.get("change") != now["change"]:
+                out.append((name, f"the mutant is now: {now['change']}"))
+    return out
+
+
+def explained(folder: Path = MUTANTS) -> tuple[dict[str, str], dict[str, str]]:
+    """(equivalent, accepted): mutant name -> reason, from tools/mutation_survivors.toml, without the stale entries
+    (a stale entry explains nothing until it is checked and recorded again)."""
+    gone = {name for name, _ in stale(folder)}
+    kinds = _entries(folder)
+    return tuple(
+        {name: e["why"] if isinstance(e, dict) else e for name, e in kinds[kind].items() if name not in gone}
+        for kind in ("equivalent", "accepted")
+    )
+
+
+def record(names: list[str], kind: str, why: str, folder: Path = MUTANTS) -> int:
+    """Write (or rewrite) the entries of ``names`` in tools/mutation_survivors.toml's [equivalent] or [accepted]
+    section, each with ``why`` and its fingerprint from mutmut's copy. One line per entry, the file's order kept."""
+    lines = SURVIVORS.read_text().splitlines() if SURVIVORS.exists() else ["[equivalent]", "", "[accepted]"]
+    new = []
+    for name in names:
+        fp = fingerprint(name, folder)
+        if fp is None:
+            print(f"{name}: no such mutant in {folder} (run it first)", file=sys.stderr)
+            return 2
+        value = ", ".join(f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in (("why", why), *fp.items()))
+        new.append(f"{json.dumps(name, ensure_ascii=False)} = {{ {value} }}")
+    keys = {json.dumps(name, ensure_ascii=False) + " =" for name in names}
+    lines = [ln for ln in lines if not any(ln.startswith(k) for k in keys)]
+    head = lines.index(f"[{kind}]")
+    end = next((i for i in range(head + 1, len(lines)) if lines[i].startswith("[")), len(lines))
+    while end > head + 1 and not lines[end - 1].strip():
+        end -= 1
+    lines[end:end] = new
+    SURVIVORS.write_text("\n".join(lines) + "\n")
+    tomllib.loads(SURVIVORS.read_text())  # still valid
+    print(f"{len(new)} {kind} entr{'y' if len(new) == 1 else 'ies'} recorded in {SURVIVORS.name}")
+    return 0
 
 
 def verdict(code: int | None) -> str:
@@ -253,7 +356,7 @@ def report(paths: list[str], folder: Path) -> int:
     if not res:
         print("no results: run `python tools/mutation.py run MODULE` first", file=sys.stderr)
         return 1
-    equivalent, accepted = explained()
+    equivalent, accepted = explained(folder)
     store = load_sample(folder)
     head = ("module", "mutants", "killed", "survived", "equiv.", "accepted", "no test", "not run", "score")
     print(f"{head[0]:<26}" + "".join(f"{h:>9}" for h in head[1:]))
@@ -284,6 +387,13 @@ def report(paths: list[str], folder: Path) -> int:
     if unexplained:
         print("\nsurvivors not yet explained in tools/mutation_survivors.toml (`mutmut show NAME` prints the diff):")
         print("\n".join(f"  {name}" for name in unexplained))
+    old = [(name, why) for name, why in stale(folder) if not wanted or name.rpartition(".x")[0] in wanted]
+    if old:
+        print(
+            f"\n{len(old)} entries of tools/mutation_survivors.toml are stale (they explain nothing until checked and"
+        )
+        print("recorded again: `python tools/mutation.py record --equivalent WHY NAME`):")
+        print("\n".join(f"  {name}: {why}" for name, why in old))
     return 0
 
 
@@ -303,13 +413,19 @@ def main(argv: list[str] | None = None) -> int:
     rep = sub.add_parser("report", help="score per module and the surviving mutants")
     rep.add_argument("paths", nargs="*", help="module files (default: every module with results)")
     rep.add_argument("--results", type=Path, default=MUTANTS, help="a copy of mutants/ (its .meta files) to read")
+    rec = sub.add_parser("record", help="explain survivors in tools/mutation_survivors.toml, pinned to their mutant")
+    rec.add_argument("names", nargs="+", help="mutant names, e.g. sim.reduce.x_any_last__mutmut_39")
+    kind = rec.add_mutually_exclusive_group(required=True)
+    kind.add_argument("--equivalent", metavar="WHY", help="no test can tell it apart: the reason")
+    kind.add_argument("--accepted", metavar="WHY", help="a survivor kept for now: the reason and what would kill it")
     args = p.parse_args(argv)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `report | head` stops quietly
-    return (
-        run(args.paths, args.children, args.resume, args.sample, args.seed)
-        if args.cmd == "run"
-        else report(args.paths, args.results)
-    )
+    if args.cmd == "run":
+        return run(args.paths, args.children, args.resume, args.sample, args.seed)
+    if args.cmd == "record":
+        kind = "equivalent" if args.equivalent else "accepted"
+        return record(args.names, kind, args.equivalent or args.accepted)
+    return report(args.paths, args.results)
 
 
 if __name__ == "__main__":
