@@ -166,7 +166,25 @@ def test_the_engine_imports_none_of_its_plug_ins():
     assert done.returncode == 0, done.stderr
 
 
+def test_without_the_strategy_registry_a_name_is_refused_saying_how_to_install_it(monkeypatch):
+    import sim.engine
+
+    monkeypatch.setattr(sim.engine.importlib.metadata, "entry_points", lambda group: [])
+    told = r"^no strategy registry is installed: install the project \(pip install -e \.\)$"
+    with pytest.raises(PlayError, match=told):
+        resolve_strategies(Rules.default(4), "random")
+
+
 # ------------------------------------------------------------------------------------------------------ board
+def test_money_in_game_counts_every_firm_treasury():
+    """Families, the Company's balance and office treasuries, firms' cash and (jc2e) their India treasuries."""
+    r, s = blank(1, 4)
+    before = int(s.money_in_game()[0])
+    s.firm_cash[0, 1] = 2
+    s.firm_india[0, 0] = 7
+    assert int(s.money_in_game()[0]) == before + 9
+
+
 def test_committee_vacancies_count_only_offices_that_exist():
     r, s = blank(2, 4)
     s.china_open[1] = True

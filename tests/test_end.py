@@ -127,3 +127,23 @@ def test_end_game_vp_sum_and_winner_tiebreaks():
     assert (s.end_round == 7).all() and s.done.all()
     end_game(s2, r, dice(uniforms={2: [0.9]}), agents(r, s2))
     assert s2.winner.tolist() == [0, 1, 1]  # chance picks the other tied seat
+
+
+def test_the_final_retirement_offers_no_position_and_is_not_phase_1s_tenure_limits():
+    """L256 / RULES.md "a final retirement roll without positions": the retiree's family is told ``final`` and that
+    it may not pick (a position card is on the market); Tenure Limits (a phase-1 modifier) does not retire a
+    Chairman whose final roll is 1 + 1 = 2."""
+    from sim import laws
+
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    s.law_pile[:, r.d.law_names.index("Tenure Limits")] = laws.IN_FORCE
+    s.market[:, 0] = 0  # a position card on display
+    told = []
+    strat = Scripted(
+        retire=lambda obs, legal: told.append((legal.final.tolist(), legal.pick.tolist())) or const(-1)(obs, legal)
+    )
+    end_game(s, r, dice({0: [1], 1: [4]}, uniforms={0: [0.0], 1: [0.0]}), agents(r, s, strat))
+    assert s.office[:, L.CHAIRMAN].tolist() == [0, -1]  # game 0 keeps him; game 1 rolled 4 + 1 and he went home
+    assert s.supply[:, 0].tolist() == [11, 12]
+    assert told == [([True], [False])]  # only game 1's family was asked

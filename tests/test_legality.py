@@ -574,3 +574,47 @@ def test_budget_goes_only_to_committees_whose_office_is_held():
     ledger.company(s, "trade", np.array([2]))
     with raises("allocate_budget", "the whole budget must be handed out, and only to committees whose office is held"):
         chairman(s, r, dice(), agents(r, s, Scripted(take_loans=const(0), allocate_budget=const([1, 1, 0, 0, 0]))))
+
+
+# ------------------------------------------------------------------------------ a strategy that raises (issue 12)
+def _raising_in(game_id: int, exc: BaseException):
+    """A ``retire`` answer that raises ``exc`` whenever it is asked about game ``game_id`` (alone or in a group)."""
+
+    def retire(obs, legal):
+        if (obs.games == game_id).any():
+            raise exc
+        return np.full(obs.n, -1)
+
+    return retire
+
+
+def _ask_retire(strat, game_ids=(10, 11, 12, 13)):
+    from sim.state import new_state
+
+    r = blank(1, 4)[0]
+    s = new_state(r, np.asarray(game_ids))
+    decider = np.array([3, 1, 0, 2])  # game id 12 (row 2) is decided by seat 0, not by row 0's seat 3
+    legal = {"affordable": np.ones((4, r.d.tier_cost.size), dtype=bool)}
+    return agents(r, s, strat).ask("retire", s, decider, legal, (np.zeros(4, dtype=np.int64),))
+
+
+def test_a_strategys_exception_names_the_first_game_that_raises_alone_its_seat_and_its_own_message():
+    """The strategy is asked about the four games at once and raises; the error names the game (its global id, not
+    its row) and seat that raise when asked alone, the exception's type and message on one line, and keeps the
+    strategy's own traceback in ``details``."""
+    from sim.agents import StrategyError
+
+    with pytest.raises(StrategyError) as caught:
+        _ask_retire(Scripted(retire=_raising_in(12, ValueError("no tier\nfor him"))))
+    assert str(caught.value) == (
+        "strategy 'scripted' (seat 0) raised ValueError: no tier for him in 'retire' at game 12"
+    )
+    details = caught.value.details
+    assert details.startswith("Traceback") and "in retire" in details and "ValueError: no tier" in details
+
+
+def test_a_strategys_exception_without_a_message_is_named_by_its_repr():
+    from sim.agents import StrategyError
+
+    with pytest.raises(StrategyError, match=r"raised RuntimeError: RuntimeError\(\) in 'retire' at game 11$"):
+        _ask_retire(Scripted(retire=_raising_in(11, RuntimeError())))

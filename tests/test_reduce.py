@@ -39,6 +39,12 @@ def test_order_bits_round_trip():
         assert np.array_equal(unpack_bits(bits, n), mask)
 
 
+def test_order_bits_of_no_orders_are_zero_per_row():
+    """A map without orders (O = 0): every row's mask is 0, in the rows' shape."""
+    bits = order_bits(np.zeros((3, 2, 0), dtype=bool))
+    assert bits.shape == (3, 2) and bits.dtype == np.int64 and not bits.any()
+
+
 def test_a_full_row_of_256_is_not_counted_in_uint8():
     """The uint8 count is used only below 256 entries a row: 256 True entries would wrap to 0 (any: False, sum:
     0). A strided [G, 256] view (not the word path) and a contiguous bool sum, all True, give numpy's answer."""
