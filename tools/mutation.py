@@ -180,9 +180,10 @@ def run_sample(paths: list[str], children: int, resume: bool, size: int, seed: i
 
 
 def resume_survivors(names: list[str], codes: dict[str, int | None]) -> list[str]:
-    """The sampled survivors to run again after new tests: those not listed as equivalent (no test can kill them)."""
+    """The sampled mutants to run again after new tests: the survivors not listed as equivalent (no test can kill
+    them), and those no test reached (a new test may reach them now; the caller skips those still unreached)."""
     equivalent, _ = explained()
-    return [k for k in names if codes.get(k) in SURVIVED and k not in equivalent]
+    return [k for k in names if codes.get(k) in SURVIVED | NO_TESTS and k not in equivalent]
 
 
 def _save_sample(store: dict[str, dict]) -> None:
