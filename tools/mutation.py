@@ -104,9 +104,12 @@ def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def load_sample(folder: Path) -> dict[str, dict]:
+def load_sample(folder: Path) -> dict[str, dict[str, dict]]:
+    """module -> seed (as text) -> that sample: several seeds' samples of a module are kept side by side (a second
+    seed, drawn after the tests written for the first sample's survivors, measures the module without their bias)."""
     f = folder / SAMPLE
-    return json.loads(f.read_text()) if f.exists() else {}
+    store = json.loads(f.read_text()) if f.exists() else {}
+    return {m: {str(e["seed"]): e} if "names" in e else e for m, e in store.items()}  # one sample per module before
 
 
 def _generate() -> None:
@@ -156,12 +159,12 @@ def run_sample(paths: list[str], children: int, resume: bool, size: int, seed: i
             print(f"{path}: no mutants (not a mutated module?)", file=sys.stderr)
             return 1
         names = draw(list(codes), size, seed, module)
-        entry = store.get(module, {})
-        if entry.get("seed") != seed or entry.get("population") != len(codes):  # another sample: start over
+        entry = store.setdefault(module, {}).get(str(seed), {})
+        if entry.get("population") != len(codes):  # another population (the module changed): start over
             entry = {"first": {}}
         entry["first"] = {k: v for k, v in entry.get("first", {}).items() if k in names}  # kept when the sample grows
         entry.update(seed=seed, size=size, population=len(codes), names=names)
-        store[module] = entry
+        store[module][str(seed)] = entry
         untested = [k for k in names if tested is not None and k.partition("__mutmut_")[0] not in tested]
         if untested:
             _mark_no_tests(path, [k for k in untested if codes[k] is None])
@@ -186,15 +189,16 @@ def resume_survivors(names: list[str], codes: dict[str, int | None]) -> list[str
     return [k for k in names if codes.get(k) in SURVIVED | NO_TESTS and k not in equivalent]
 
 
-def _save_sample(store: dict[str, dict]) -> None:
+def _save_sample(store: dict[str, dict[str, dict]]) -> None:
     """Write the sample file, recording the first verdict of every sampled mutant that has one now."""
     res = results(MUTANTS)
-    for module, entry in store.items():
+    for module, samples in store.items():
         codes = res.get(module, {})
-        first = entry.setdefault("first", {})
-        for k in entry["names"]:
-            if k not in first and codes.get(k) is not None:
-                first[k] = codes[k]
+        for entry in samples.values():
+            first = entry.setdefault("first", {})
+            for k in entry["names"]:
+                if k not in first and codes.get(k) is not None:
+                    first[k] = codes[k]
     (MUTANTS / SAMPLE).write_text(json.dumps(store, indent=1, ensure_ascii=False))
 
 
@@ -371,20 +375,28 @@ def report(paths: list[str], folder: Path) -> int:
         score = f"{100 * t['killed'] / t['judged']:.1f}%" if t["judged"] else "-"
         row = (t["mutants"], t["killed"], t["survived"], t["equivalent"], t["accepted"], t["no tests"], t["not run"])
         print(f"{module:<26}" + "".join(f"{x:>9}" for x in (*row, score)))
-    sampled = [m for m in store if (not wanted or m in wanted) and m in res]
-    if sampled:
-        print("\nsampled modules: the score estimated from the sample alone (95 % Wilson interval); `first` is the")
-        print("sample's score on its first verdicts, before tests written for its survivors")
+    seeds = sorted({s for m, samples in store.items() if m in res for s in samples}, key=int)
+    for seed in seeds:
+        sampled = [m for m in store if (not wanted or m in wanted) and m in res and seed in store[m]]
+        print(f"\nsampled modules, seed {seed}: the score estimated from the sample alone (95 % Wilson interval);")
+        print("`first` is the sample's score on its first verdicts, before tests written for its survivors")
         head = ("module", "sampled", "killed", "survived", "equiv.", "accepted", "no test", "not run")
         print(f"{head[0]:<26}" + "".join(f"{h:>9}" for h in head[1:]) + f"{'estimate':>23}{'first':>23}")
+        weighted = {"now": [0.0, 0], "first": [0.0, 0]}  # sum of population x score, sum of population
         for module in sampled:
-            entry = store[module]
+            entry = store[module][seed]
             codes = {k: res[module].get(k) for k in entry["names"]}
             t = tally(codes, equivalent, accepted)
             f = tally({k: entry.get("first", {}).get(k) for k in entry["names"]}, equivalent, accepted)
             size = f"{len(codes)}/{len(res[module])}"
             row = (size, t["killed"], t["survived"], t["equivalent"], t["accepted"], t["no tests"], t["not run"])
             print(f"{module:<26}" + "".join(f"{x:>9}" for x in row) + f"{estimate(t):>23}{estimate(f):>23}")
+            for key, x in (("now", t), ("first", f)):
+                if x["judged"]:
+                    weighted[key][0] += len(res[module]) * x["killed"] / x["judged"]
+                    weighted[key][1] += len(res[module])
+        cells = [f"{100 * s / n:.1f}%" if n else "-" for s, n in weighted.values()]
+        print(f"{'all (weighted by mutants)':<26}" + " " * 72 + "".join(f"{c:>23}" for c in cells))
     if unexplained:
         print("\nsurvivors not yet explained in tools/mutation_survivors.toml (`mutmut show NAME` prints the diff):")
         print("\n".join(f"  {name}" for name in unexplained))
