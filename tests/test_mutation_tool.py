@@ -175,3 +175,34 @@ def test_every_explained_survivor_in_the_repository_is_pinned_to_its_mutant():
         for name, entry in kind.items():
             assert "__mutmut_" in name and set(entry) == {"why", "change", "source"}, name
             assert entry["why"] and entry["change"] and len(entry["source"]) == 12, name
+
+
+def test_report_keeps_each_seeds_sample_and_weighs_modules_by_their_mutants(tmp_path, capsys):
+    """Two seeds' samples of sim.laws side by side (the second drawn after tests for the first one's survivors),
+    and a second module: the last row of each seed's table weighs each module's score by its population."""
+    (tmp_path / "sim").mkdir()
+    small = [f"sim.ledger.x_f__mutmut_{k}" for k in range(1, 11)]
+    laws = {k: None for k in POP}
+    one, two = mutation.draw(POP, 4, 1, "sim.laws"), mutation.draw(POP, 4, 2, "sim.laws")
+    for k in one:
+        laws[k] = 1
+    for k, v in zip(two, (1, 0, 0, 0), strict=True):  # a mutant of both samples keeps its (one) verdict
+        laws[k] = laws[k] or v
+    codes = {**dict.fromkeys(small[:5], 1), **dict.fromkeys(small[5:], 0)}
+    (tmp_path / "sim" / "laws.py.meta").write_text(json.dumps({"exit_code_by_key": laws}))
+    (tmp_path / "sim" / "ledger.py.meta").write_text(json.dumps({"exit_code_by_key": codes}))
+    entry = lambda seed, names, pop: {"seed": seed, "size": len(names), "population": pop, "names": names}  # noqa: E731
+    sample = {
+        "sim.laws": {"1": entry(1, one, len(POP)), "2": entry(2, two, len(POP))},
+        "sim.ledger": entry(1, small, 10),  # the one-sample-per-module format of before
+    }
+    (tmp_path / mutation.SAMPLE).write_text(json.dumps(sample))
+    assert mutation.report([], tmp_path) == 0
+    out = capsys.readouterr().out
+    first, second = out.split("seed 1:")[1].split("seed 2:")
+    killed_two = sum(laws[k] == 1 for k in two)
+    laws_two = 100 * killed_two / 4
+    assert "4/52" in first and "10/10" in first and "4/52" in second and "10/10" not in second
+    overall = [next(ln for ln in part.splitlines() if ln.startswith("all")) for part in (first, second)]
+    assert f"{(52 * 100.0 + 10 * 50.0) / 62:.1f}%" in overall[0]  # 100 % of 52 mutants and 50 % of 10
+    assert f"{laws_two:.1f}%" in overall[1]
