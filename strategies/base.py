@@ -686,8 +686,8 @@ class Strategy:
         return firm_play.balanced_firm_trade(obs, legal)
 
     def emergency_invest(self, obs: Observation, legal) -> np.ndarray:
-        """Phase 7.1: invest one asset in failing firm ``legal.firm`` (short ``legal.shortfall`` £; ``legal.factory``
-        / ``legal.share`` bool[G'])? int[G']: 0 no, 1 a factory, 2 a share."""
+        """Phase 7.1: invest one asset in failing firm ``legal.firm`` (short ``legal.shortfall`` int[G'] £;
+        ``legal.factory`` / ``legal.share`` bool[G'])? int[G']: 0 no, 1 a factory, 2 a share."""
         return firm_play.balanced_emergency_invest(obs, legal)
 
     def waive_dividends(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:

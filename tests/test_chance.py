@@ -1,6 +1,7 @@
 """Chance and the engine's plumbing (issue 15): the dice's distributions and keys, the chance functions, the
 strategies' random streams, the test double itself, the engine's loop helpers and the capital-formula registry."""
 
+import dataclasses
 import subprocess
 import sys
 
@@ -116,8 +117,11 @@ def test_begin_and_end_round():
     s.order_filled[:] = True
     s.taxed[:] = 2
     s.deposed[:] = 1
+    s.used_officers[:] = 2
+    s.used_regiments[:] = 2
     begin_round(s)
     assert (s.tally == 0).all() and not s.order_filled.any() and (s.taxed == 0).all() and (s.deposed == 0).all()
+    assert (s.used_officers == 0).all() and (s.used_regiments == 0).all()  # every troop may defend again (issue 8)
     s.ships[:, 0] = [2, 1]
     s.done[1] = True
     end_round(s, r)
@@ -146,7 +150,20 @@ def test_resolve_strategies_shares_instances_per_name():
     mine = Scripted()
     seats = resolve_strategies(r, mine)
     assert all(x is mine for x in seats)
-    from strategies import RandomStrategy
+    from strategies import RandomStrategy, Strategy
+
+    twice = ["random", "".join(["ran", "dom"]), "balanced", "balanced"]  # equal names, two string objects
+    assert twice[0] is not twice[1]
+    seats = resolve_strategies(r, twice)
+    assert seats[0] is seats[1]  # a name is matched by its value, not by which string object carries it
+
+    @dataclasses.dataclass
+    class Equal(Strategy):  # a dataclass: equal instances compare ==, and it is unhashable
+        name = "equal"
+
+    a, b = Equal(), Equal()
+    seats = resolve_strategies(r, [a, b, a, b])
+    assert seats[0] is a and seats[1] is b and seats[2] is a and seats[3] is b  # instances by identity
 
     seats = resolve_strategies(r, [RandomStrategy, RandomStrategy, "random", mine])
     assert seats[0] is seats[1] and seats[2] is not seats[0] and seats[3] is mine

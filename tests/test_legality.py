@@ -611,6 +611,7 @@ def test_a_strategys_exception_names_the_first_game_that_raises_alone_its_seat_a
     )
     details = caught.value.details
     assert details.startswith("Traceback") and "in retire" in details and "ValueError: no tier" in details
+    assert StrategyError("raised").details == ""  # an error made without a traceback has none
 
 
 def test_a_strategys_exception_without_a_message_is_named_by_its_repr():
