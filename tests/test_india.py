@@ -362,11 +362,13 @@ def test_crisis_invasion_shatters_the_defending_empire_and_founds_a_new_one():
 
 
 def test_an_invasion_tie_goes_to_the_defender():
-    """Bengal (1) + 2 against Delhi's empire (3): a tie, lost; Bengal drops to 0 and nothing changes hands."""
+    """Bengal (1) + 2 against Delhi's empire (3): a tie, lost; Bengal drops to 0, no other region loses strength
+    and nothing changes hands."""
     r, s = blank(1, 4)
-    capital = s.capital.copy()
+    capital, strength = s.capital.copy(), s.strength.copy()
     assert invade(s, r, np.arange(1), np.array([BENGAL]), np.array([DELHI]), np.array([2])).tolist() == [False]
-    assert s.strength[0, BENGAL] == 0 and (s.capital == capital).all()
+    strength[0, BENGAL] = 0
+    assert (s.strength == strength).all() and (s.capital == capital).all()
 
 
 @pytest.mark.parametrize("max_empires, joins", [(3, HYDERABAD), (1, MARATHA)])

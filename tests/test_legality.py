@@ -619,3 +619,20 @@ def test_a_strategys_exception_without_a_message_is_named_by_its_repr():
 
     with pytest.raises(StrategyError, match=r"raised RuntimeError: RuntimeError\(\) in 'retire' at game 11$"):
         _ask_retire(Scripted(retire=_raising_in(11, RuntimeError())))
+
+
+def test_a_value_that_is_not_finite_is_illegal_in_the_game_of_its_row():
+    """Agents._array: a NaN or an infinity anywhere in an answer is an illegal answer naming its row's game and
+    seat (here game id 12, asked of seat 0), a one-dimensional answer too."""
+
+    def retire(obs, legal):
+        out = np.full(obs.n, -1.0)
+        out[obs.games == 12] = np.nan
+        return out
+
+    with pytest.raises(
+        IllegalDecision,
+        match=r"^strategy 'scripted' \(seat 0\) made an illegal 'retire' in game 12: returned a value "
+        r"that is not finite$",
+    ):
+        _ask_retire(Scripted(retire=retire))
