@@ -41,26 +41,6 @@ def test_an_invested_share_is_an_older_one_first():
     relatives_ok(r, s)
 
 
-def test_ships_bought_back_count_as_firm_ships_built():
-    """Seed 002 "購回玩家所有的船隻" (jc2e): a firm buys back a sound and a damaged family-yard ship from the
-    Company; the round's ``firm_ships_built`` tally (state.TALLIES: "and bought back from the Company") rises by 2,
-    not falls (kills sim.firms.x_buy_back__mutmut_36)."""
-    r, s = firm_rules("jc2e")
-    make_firm(s, 0, 0, {0: 1}, cash=6)
-    s.shipyards[0, 1] = 2
-    s.yard_ships[0, 1, 0] = 2
-    s.yard_damaged[0, 1, 0] = 1
-
-    def ships(obs, legal):
-        sound, damaged = np.zeros_like(legal.sound), np.zeros_like(legal.damaged)
-        sound[0, 1, 0] = damaged[0, 1, 0] = 1
-        return np.zeros((1, 4), dtype=int), sound, damaged
-
-    ships_step(s, r, agents(r, s, Scripted(firm_ships=ships, consent_yard=const([True] * 4))), ON)
-    assert s.firm_ships[0, 0, 1] == 2 and s.firm_cash[0, 0] == 1
-    assert s.tally[0, TALLY["firm_ships_built"]] == 2
-
-
 def test_a_firm_pays_its_costs_from_london_then_only_the_rest_from_india():
     """R-FIRMS phase 7.1 (L193; jc2e's two treasuries, ``firms.pay_costs``): costs 5 £ with 2 £ in London and 10 £
     in India: London pays 2, India the other 3 and keeps 7; nothing is unpaid. Taking ``due + from_cash`` = 7 from
