@@ -18,9 +18,9 @@ from sim import laws
 from sim import positions as pos
 from sim.agents import IllegalDecision
 from sim.phases.end import end_game
-from sim.phases.firms import dividends, firm_accounts, manager_step, ships_step
+from sim.phases.firms import dividends, firm_accounts, manager_step
 from sim.phases.london import special_retirements
-from sim.state import FLOW, TALLY
+from sim.state import FLOW
 
 
 # --------------------------------------------------------------------------------------------------------- sim.firms
