@@ -410,6 +410,7 @@ def test_jc2e_buys_back_family_yard_ships_from_the_company():
     assert s.yard_ships[0, 1].sum() == 0 and s.yard_damaged[0, 1].sum() == 0
     assert s.firm_ships[0, 0, 1] == 2 and s.firm_damaged[0, 0, 1] == 1
     assert s.firm_cash[0, 0] == 1 and s.treasury[0, L.T_SHIPPING] == 3 + 5
+    assert s.tally[0, TALLY["firm_ships_built"]] == 2  # "built and bought back from the Company" (state.TALLIES)
     relatives_ok(r, s)
 
 

@@ -18,9 +18,9 @@ from sim import laws
 from sim import positions as pos
 from sim.agents import IllegalDecision
 from sim.phases.end import end_game
-from sim.phases.firms import dividends, firm_accounts, manager_step, ships_step
+from sim.phases.firms import dividends, firm_accounts, manager_step
 from sim.phases.london import special_retirements
-from sim.state import FLOW, TALLY
+from sim.state import FLOW
 
 
 # --------------------------------------------------------------------------------------------------------- sim.firms
@@ -39,26 +39,6 @@ def test_an_invested_share_is_an_older_one_first():
     assert made.tolist() == [2] and s.firm_shares[0, 0, 1] == 2
     assert s.shares[0, 1] == 1 and s.firm_fresh[0, 1] == 1
     relatives_ok(r, s)
-
-
-def test_ships_bought_back_count_as_firm_ships_built():
-    """Seed 002 "購回玩家所有的船隻" (jc2e): a firm buys back a sound and a damaged family-yard ship from the
-    Company; the round's ``firm_ships_built`` tally (state.TALLIES: "and bought back from the Company") rises by 2,
-    not falls (kills sim.firms.x_buy_back__mutmut_36)."""
-    r, s = firm_rules("jc2e")
-    make_firm(s, 0, 0, {0: 1}, cash=6)
-    s.shipyards[0, 1] = 2
-    s.yard_ships[0, 1, 0] = 2
-    s.yard_damaged[0, 1, 0] = 1
-
-    def ships(obs, legal):
-        sound, damaged = np.zeros_like(legal.sound), np.zeros_like(legal.damaged)
-        sound[0, 1, 0] = damaged[0, 1, 0] = 1
-        return np.zeros((1, 4), dtype=int), sound, damaged
-
-    ships_step(s, r, agents(r, s, Scripted(firm_ships=ships, consent_yard=const([True] * 4))), ON)
-    assert s.firm_ships[0, 0, 1] == 2 and s.firm_cash[0, 0] == 1
-    assert s.tally[0, TALLY["firm_ships_built"]] == 2
 
 
 def test_a_firm_pays_its_costs_from_london_then_only_the_rest_from_india():

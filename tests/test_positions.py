@@ -210,6 +210,10 @@ def test_the_position_lot_deals_the_top_card_of_the_shuffled_deck():
         ({"name": "x", "kind": "closed", "money": 2}, "moment: a closed card needs a moment"),
         ({"name": "x", "kind": "closed", "moment": "accounts", "influence": 1}, "influence: influence counts"),
         ({"name": "x", "kind": "closed", "moment": "accounts", "ignore_nepotism": 1}, "ignore_nepotism is played"),
+        (
+            {"name": "x", "kind": "closed", "moment": "appointments", "ignore_nepotism": 2},
+            "ignore_nepotism: a card waives nepotism for one appointment: 0 or 1",
+        ),
         ({"name": "x", "kind": "closed", "moment": "appointments", "money": 1}, "ignore_nepotism is played"),
         ({"name": "x", "kind": "closed", "moment": "accounts", "extra_action": 1}, "extra_action is played at"),
         ({"name": "x", "kind": "closed", "moment": "family_actions", "votes": 1}, "votes of a closed card"),

@@ -4,6 +4,7 @@ fails with its one-line message naming the key, and the boundary value just insi
 import copy
 import re
 
+import numpy as np
 import pytest
 
 from sim.rules import DEFAULT_PATH, Rules, RulesError
@@ -229,7 +230,7 @@ def test_derived_tables_follow_the_rules():
         }
     )
     d = r.d
-    assert d.expect.tolist() == [1, 4, 7, 10, 13, 16, 19, 22]
+    assert d.expect.tolist() == [1, 4, 7, 10, 13, 16, 19, 22] and d.expect.dtype.kind == "i"  # int[S+1]: an index too
     assert d.blame_p.tolist() == [0.25, 0, 0, 0, 0, 0.75]
     assert d.admin_dice.tolist() == [2, 4, 2, 2, 2, 3, 2, 4]  # regions without their own take the default
     assert d.n_extra_played == 3 and d.lot_extra.sum() == 6 and len(d.lot_names) == 17 + 6
@@ -243,6 +244,9 @@ def test_derived_tables_follow_the_rules():
     assert d.merc_valid.tolist() == [[True, True, False], [True, True, False], [True, True, True]]
     assert d.home.tolist() == [3, 7, 2] and [d.orders[p] for p in d.port] == ["Bombay3", "Madras1", "Bengal2"]
     assert d.order_half.tolist()[:3] == [3, 2, 2] and d.order_open0.sum() == 10
+    # cross_links: int[R, J] orders next door, -1 pad (documented; strategies read rules.d), counted by cross_count
+    pads = np.arange(d.cross_links.shape[1])[None, :] >= d.cross_count[:, None]
+    assert (d.cross_links[pads] == -1).all() and (d.cross_links[~pads] >= 0).all() and pads.any()
     assert d.presidencies == ("bombay", "madras", "bengal") and d.offices[4] == "president_bombay"
     assert r.budget == 30 and r.players == 5
     few = DEFAULT.with_overrides({"retirement.offices": ["chairman"], "actions.committee_heads": ["director_of_trade"]})
