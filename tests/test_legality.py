@@ -30,18 +30,20 @@ def raises(decision: str, reason: str):
 
 # ----------------------------------------------------------------------------------------------------- setup
 @pytest.mark.parametrize("which", [0, 1, 2])
-def test_bids_steps_and_caps_must_be_non_negative(which):
+@pytest.mark.parametrize("value", [-1, 10_001, 2**32])  # 2**32 would wrap to 0 in the int32 bid total
+def test_bids_steps_and_caps_must_lie_within_0_and_10000(which, value):
     r, s = blank(1, 4)
     n_lots = len(r.d.lot_names)
 
-    def bid(obs, legal):
-        out = [np.zeros((obs.n, n_lots), dtype=int) for _ in range(3)]
-        out[which][:, 5] = -1
+    def bid(obs, legal, value=value):
+        out = [np.zeros((obs.n, n_lots), dtype=np.int64) for _ in range(3)]
+        out[which][:, 5] = value
         return tuple(out)
 
-    with raises("bid", "bids, steps and caps must be integers >= 0"):
+    with raises("bid", "bids, steps and caps must be integers 0..10,000"):
         collect_bids(s, r, agents(r, s, Scripted(bid=bid)))
-    collect_bids(s, r, agents(r, s, Scripted(bid=const(*([np.zeros(n_lots, dtype=int)] * 3)))))  # zeros: legal
+    for edge in (0, 10_000):  # both ends are legal
+        collect_bids(s, r, agents(r, s, Scripted(bid=const(*([np.full(n_lots, edge)] * 3)))))
 
 
 # --------------------------------------------------------------------------------------------- family actions

@@ -21,6 +21,8 @@ from ..rules import Rules
 from ..state import State
 from .military import settle_commanders
 
+MAX_BID = 10_000  # a bid, step or cap (the capital calculator's bound on a bid total, rules.schema.NUMBER_MAX)
+
 
 def setup(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     """Run the auction, hand out the lots and the starting capital, and seat the first army commanders."""
@@ -34,14 +36,16 @@ def setup(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
 
 
 def collect_bids(state: State, rules: Rules, agents: Agents) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sealed bids: int[G, N, LOTS] base, step and cap from every seat's strategy (decision ``bid``)."""
+    """Sealed bids: int[G, N, LOTS] base, step and cap from every seat's strategy (decision ``bid``), each
+    0..``MAX_BID`` (a family's bid total, held in int32, then cannot wrap)."""
     g, n, n_lots = state.n_games, state.n_players, len(rules.d.lot_names)
     base, step, cap = (np.zeros((g, n, n_lots), dtype=np.int64) for _ in range(3))
 
     def check(answer, legal, obs):
-        b, s, c = answer
-        bad = (b < 0).any(axis=1) | (s < 0).any(axis=1) | (c < 0).any(axis=1)
-        return bad, "bids, steps and caps must be integers >= 0"
+        bad = np.zeros(obs.n, dtype=bool)
+        for a in answer:
+            bad |= ((a < 0) | (a > MAX_BID)).any(axis=1)
+        return bad, f"bids, steps and caps must be integers 0..{MAX_BID:,}"
 
     for seat in range(n):
         agents.ask(
