@@ -540,17 +540,22 @@ def test_vacate_a_seat_0_holder_adds_to_the_fired_tally():
     assert s.office[0, L.SHIPPING] == -1 and s.supply[0, 0] == 12 and s.tally[0, TALLY["fired"]] == 3
 
 
-def test_a_map_with_more_orders_than_the_table_reaches_by_matrix_products():
-    """Past 20 orders reachability falls back from the lookup table to matrix products: four more Bombay orders
-    chained to Bombay3 are reached from Bombay's port, and nothing changes for the others."""
+def chained_bombay_map(extra: int) -> Rules:
+    """The default map with ``extra`` more Bombay orders Extra1..ExtraN chained one after another to Bombay3."""
     raw = copy.deepcopy(Rules.default().raw)
     orders = raw["map"]["orders"]
     bombay3 = next(o for o in orders if o["name"] == "Bombay3")
     bombay3["links"] = [*bombay3["links"], "Extra1"]
-    for i in range(1, 5):
-        links = [f"Extra{j}" for j in (i - 1, i + 1) if 1 <= j <= 4] + (["Bombay3"] if i == 1 else [])
+    for i in range(1, extra + 1):
+        links = [f"Extra{j}" for j in (i - 1, i + 1) if 1 <= j <= extra] + (["Bombay3"] if i == 1 else [])
         orders.append({"name": f"Extra{i}", "region": "Bombay", "value": 1, "half": 0, "links": links})
-    r = Rules.from_dict(raw)
+    return Rules.from_dict(raw)
+
+
+def test_a_map_with_more_orders_than_the_table_reaches_by_matrix_products():
+    """Past 20 orders reachability falls back from the lookup table to matrix products: four more Bombay orders
+    chained to Bombay3 are reached from Bombay's port, and nothing changes for the others."""
+    r = chained_bombay_map(4)
     assert len(r.d.orders) == 21
     usable = np.ones((2, 21), dtype=bool)
     usable[1, r.d.orders.index("Extra2")] = False

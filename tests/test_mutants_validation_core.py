@@ -11,6 +11,7 @@ import copy
 import numpy as np
 import pytest
 from helpers import Scripted, agents, blank, const, dice, fund
+from test_details import chained_bombay_map
 from test_firms import firm_rules, make_firm
 from test_parliament import votes
 
@@ -47,14 +48,7 @@ def test_a_map_of_exactly_twenty_orders_still_answers_by_the_lookup_table():
     (None only past 20): three more Bombay orders chained to Bombay3 make a 20-order map, and reach_bits agrees
     with ``reachable`` -- the chain is reached from Bombay's port up to a closed link (kills
     sim.board.x_reach_bits__mutmut_3, ``>=`` for ``>``: None at exactly 20)."""
-    raw = copy.deepcopy(Rules.default().raw)
-    orders = raw["map"]["orders"]
-    bombay3 = next(o for o in orders if o["name"] == "Bombay3")
-    bombay3["links"] = [*bombay3["links"], "Extra1"]
-    for i in range(1, 4):
-        links = [f"Extra{j}" for j in (i - 1, i + 1) if 1 <= j <= 3] + (["Bombay3"] if i == 1 else [])
-        orders.append({"name": f"Extra{i}", "region": "Bombay", "value": 1, "half": 0, "links": links})
-    r = Rules.from_dict(raw)
+    r = chained_bombay_map(3)
     assert len(r.d.orders) == 20
     usable = np.ones((2, 20), dtype=bool)
     usable[1, r.d.orders.index("Extra2")] = False
