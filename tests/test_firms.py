@@ -650,14 +650,13 @@ def test_house_dividends_pay_shares_plus_one_per_payout(waive, payouts, paid):
         seen["legal"] = (int(legal.per_payout[0]), int(legal.max_payouts[0]))
         return legal.max_payouts
 
-    strat = Scripted(
-        waive_dividends=lambda obs, legal: (
-            np.array([[waive if int(x) == 1 else 0, 0, 0, 0] for x in obs.seat]),
-            np.zeros((obs.n, 4), dtype=bool),
-        ),
-        firm_dividends=pay,
-    )
+    def waive_dividends(obs, legal):
+        seen.setdefault("before", []).append(int(legal.per_payout[0, 0]))  # a payout before any waiver: 2 + 3 + 1
+        return np.array([[waive if int(x) == 1 else 0, 0, 0, 0] for x in obs.seat]), np.zeros((obs.n, 4), dtype=bool)
+
+    strat = Scripted(waive_dividends=waive_dividends, firm_dividends=pay)
     dividends(s, r, agents(r, s, strat), ON)
+    assert seen["before"] == [6, 6]  # told to each shareholder, seat 0 then seat 1
     assert seen["legal"] == (6 - waive, payouts) and s.money[0, :2].tolist() == paid
     assert s.firm_dividend[0, 0] == sum(paid) and s.tally[0, TALLY["firm_dividends"]] == sum(paid)
     assert not strat.asked("consent_waivers")

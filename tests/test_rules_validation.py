@@ -108,6 +108,18 @@ CASES = [
     ({"india.storms.1.seas": ["atlantic"]}, "india.storms[1].seas: unknown presidency sea 'atlantic'"),
     ({"parliament.policies": []}, "parliament.policies: needs at least one policy"),
     ({"firms.share_vp": [1.0] * 9}, "firms.share_vp: needs one entry per firm value 1..10"),
+    # issue 15, a third sample of sim.rules: each message matched whole
+    ({"firms.max_shareholders": 0}, "firms.max_shareholders: a firm needs room for its first shareholder"),
+    (
+        {"retirement.stress_bonus": 18},  # 18 x 7 rounds + the chairman's 1 = 127 > 120 (17: 120 loads)
+        "retirement.stress_bonus: 18 per stress marker over 7 rounds, plus the chairman's bonus, is beyond what the "
+        "engine holds in int8 (at most 120)",
+    ),
+    ({"parliament.laws": []}, "parliament.laws: needs at least one law"),
+    (
+        {"parliament.laws": [*copy.deepcopy(RAW["parliament"]["laws"]), copy.deepcopy(RAW["parliament"]["laws"][3])]},
+        "parliament.laws[3].name: duplicate law 'Board of Control'",  # the first of the two is named
+    ),
 ]
 
 
