@@ -133,6 +133,7 @@ def test_each_cross_check_names_its_key(overrides, message):
     [
         {"game.players": 4},
         {"game.players": 6},
+        {"firms.max_shareholders": 1},  # room for the first shareholder only
         {"game.family_size": 4},
         {"game.rounds": 1, "end.influence_vp": [{"last_round": 1, "first": 1, "second": 0}]},
         {"capital.round_up_from": 1.0},
