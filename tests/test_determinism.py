@@ -6,6 +6,7 @@ import pytest
 
 import sim
 from sim.dice import Dice, Streams
+import strategies
 from sim.rules import Rules
 
 MIXED = ["random", "balanced", "random", "balanced", "random"]
@@ -66,3 +67,43 @@ def test_rule_variants_share_dice_common_random_numbers():
 def test_determinism_other_player_counts(players):
     r = Rules.default(players)
     assert same(sim.play(r, "random", 30, seed=1, batch_size=7), sim.play(r, "random", 30, seed=1))
+
+
+# ------------------------------------------------------------------ a game is a function of its index alone
+ARCHETYPES = ["bid_low", "buy_shares", "run_firm", "go_military", "balanced"]
+TABLES = {  # name -> (players, strategies rotated over the seats, rules overrides)
+    "mixed-5": (5, ["balanced", "random"], {}),
+    "archetypes-5": (5, ARCHETYPES, {}),
+    "random-4": (4, ["random"], {}),
+    "archetypes-6": (6, ARCHETYPES, {}),
+    "house-firms": (5, ["run_firm", "balanced", "random"], {"deregulation.forced_round": 1}),
+    "jc2e-firms": (5, ["run_firm", "random", "buy_shares"], {"deregulation.forced_round": 1, "firms.variant": "jc2e"}),
+}
+
+
+def _rows(table: str, seed: int, ids: np.ndarray) -> dict[str, pl.DataFrame]:
+    """The frames of games ``ids`` played together as one batch, seats rotated as the runner does (game i plays
+    rotation i % k)."""
+    players, names, overrides = TABLES[table]
+    rules = Rules.default(players).with_overrides(overrides)
+    seating = (np.arange(players)[None, :] + ids[:, None]) % len(names)
+    _, rows = sim.play_batch(rules, [strategies.make(name) for name in names], seed, ids, seating)
+    return sim.Results.from_batches([rows], {}).frames()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("table", list(TABLES))
+def test_a_game_plays_the_same_whatever_the_other_games_of_its_batch(table, seed):
+    """Each game's play is a function of (rules, strategies, seed, game index) alone: games 0..299 played as one
+    batch of 300 give the rows of the same games played in batches of 100 and 7, and alone (batch 1), and the
+    first games where a firm is still managed at the end are among those checked alone."""
+    ids = np.arange(300)
+    whole = _rows(table, seed, ids)
+    firm_games = whole["seats"].filter(pl.col("firms_managed") > 0)["game"].unique().sort().to_list()
+    alone = sorted({0, 299, *firm_games[:3]})
+    parts = [np.arange(100, 200), np.arange(150, 157), np.array([5, 42, 260]), *[np.array([g]) for g in alone]]
+    for part in parts:
+        got = _rows(table, seed, part)
+        for name, frame in whole.items():
+            inside = frame.filter(pl.col("game").is_in(part.tolist()))
+            assert inside.equals(got[name]), f"{name}: games {part[:3].tolist()}… differ in a batch of {part.size}"

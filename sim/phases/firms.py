@@ -713,12 +713,14 @@ def emergency(
     manager = np.full(g, -1, dtype=np.int64)
     manager[rows] = state.firm_manager[rows, slot]
     raised = np.zeros(g, dtype=bool)
+    rows_all = np.arange(g)
+    going = np.zeros(g, dtype=bool)  # per game: still short, and someone invested in its previous pass
+    going[rows] = True
     while True:
-        progress = False
-        rows_all = np.arange(g)
+        progress = np.zeros(g, dtype=bool)
         for k in range(n):
             seat = np.where(manager >= 0, _clockwise(manager, k, n), 0)
-            short_rows = rows[need[rows] > 0]
+            short_rows = rows[going[rows] & (need[rows] > 0)]
             fac = np.zeros(g, dtype=bool)
             sh = np.zeros(g, dtype=bool)
             fac[short_rows] = fr.factory_assets(state, short_rows, seat[short_rows]) > 0
@@ -749,13 +751,14 @@ def emergency(
             r = np.flatnonzero(go)
             if r.size == 0:
                 continue
-            progress = True
+            progress[r] = True
             c = choice[r]
             fr.invest(state, rules, r, f_full[r], seat[r], (c == fr.FACTORY).astype(np.int64),
                       (c == fr.SHARE).astype(np.int64), emergency=True)  # fmt: skip
             raised[r] = True
             need[r] = fr.pay_costs(state, r, f_full[r], need[r])
-        if not progress or not (need > 0).any():
+        going &= progress & (need > 0)  # each game's passes end on its own: a pass where nobody invested
+        if not going.any():
             break
     burn = np.flatnonzero(raised & (need == 0))
     ledger.firm(state, "firm_emergency_burned", burn, f_full[burn], -state.firm_cash[burn, f_full[burn]])
