@@ -155,6 +155,33 @@ def test_jobs_and_shard_size_give_byte_identical_parquet(tmp_path):
     assert a["status"] == "complete" and not (tmp_path / "a" / runner.SHARDS).exists()
 
 
+def test_shard_size_and_jobs_do_not_change_a_single_game(tmp_path):
+    """A game's play depends on its index alone: 1,400 games of a rotated balanced + random table and of the
+    archetype mix (firms forced open in round 1, emergency investments and all) give byte-identical frames at shard
+    sizes 250 and 700, with one job or two."""
+    exp = spec.load(
+        write(
+            tmp_path,
+            """name = "independence"
+games = 1400
+seed = 2
+strategies = ["balanced", "random"]
+
+[[arms]]
+name = "mixed"
+
+[[arms]]
+name = "archetypes"
+strategies = ["bid_low", "buy_shares", "run_firm", "go_military", "balanced"]
+overrides = { "deregulation.forced_round" = 1 }
+""",
+        )
+    )
+    runner.run(exp, tmp_path / "a", jobs=1, shard_size=250)
+    runner.run(exp, tmp_path / "b", jobs=2, shard_size=700)
+    assert same_bytes(tmp_path / "a", tmp_path / "b")
+
+
 def test_arms_share_dice(tmp_path):
     """Common random numbers: game i of both arms draws the same bids from the same strategy streams."""
     runner.run(small(tmp_path), tmp_path / "r", jobs=1)
