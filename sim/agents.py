@@ -53,7 +53,7 @@ PUBLIC = frozenset(
     yard_damaged used_officers used_regiments elephant_at elephant_facing event_next
     policy ladder law_pile note_holder dereg_round market card_owner card_played emergency_total
     firm_manager firm_shares firm_value firm_cash firm_india firm_ships firm_damaged firm_sea firm_successes
-    firm_dividend firm_carry firm_filled firm_fresh""".split()
+    firm_dividend firm_carry firm_filled firm_fresh invested_factories""".split()
 )  # hidden: the orders of the law deck (law_rank), the event stack and the position-card deck; the firms' sealed
 # trade strategies (firm_port, firm_bid) until the initiative roll reveals them (firm_sea, firm_successes; issue 10)
 

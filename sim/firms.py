@@ -18,7 +18,9 @@ open when ``firm_manager >= 0``; a free slot holds zeros everywhere (value 0, no
   sails (phase 7 income, L78). Its sea is the firm's: ``firm_sea``, the port of its last trade roll.
 - Company shares a family holds are relatives on the board (``state.shares``); investing one moves the relative from
   the board to the firm's track (2e: the share returns to the supply, a family member goes on the track). An
-  invested factory leaves ``state.factories`` for good: no income, no votes, no crash VP, no influence (L79).
+  invested factory leaves ``state.factories`` for ``state.invested_factories``, for good: it "stops giving 1 £ and
+  1 VP" (L79: no income, no crash VP); with ``firms.invested_factory_votes`` (D-INVESTED-FACTORY, the seed's words)
+  it keeps its Parliament votes and its ladder influence (``voting_factories``), without it it loses them too.
 """
 
 from __future__ import annotations
@@ -116,12 +118,16 @@ def weak_stock(state: State, rules: Rules) -> np.ndarray:
     return (state.loans > fi.open_max_debt) | (state.stability < fi.open_min_stability)
 
 
-def may_open(state: State, rules: Rules) -> np.ndarray:
-    """bool[G]: a firm may be opened at all. House (L88): only while debt <= 4 and stability >= 4, whatever is
-    invested. jc2e: always (the weak-stock ban bars Company shares only, ``share_assets``)."""
+def may_open(state: State, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """(bool[G], bool[G]): a firm may be opened with a factory, with a Company share. House (L88, D-OPEN-HEALTH):
+    only while debt <= 4 and stability >= 4, for every opening (``opening_requires_health = "any"``) or only for an
+    opening with a Company share (``"share"``). jc2e: always (the weak-stock ban bars Company shares only,
+    ``share_assets``)."""
+    always = np.ones(state.n_games, dtype=bool)
     if jc2e(rules):
-        return np.ones(state.n_games, dtype=bool)
-    return ~weak_stock(state, rules)
+        return always, always
+    healthy = ~weak_stock(state, rules)
+    return (healthy if rules.firms.opening_requires_health == "any" else always), healthy
 
 
 def share_assets(state: State, rules: Rules, rows: np.ndarray | None = None, seat: np.ndarray | None = None):
@@ -144,6 +150,15 @@ def factory_assets(state: State, rows: np.ndarray | None = None, seat: np.ndarra
     if rows is not None:
         return np.minimum(state.factories[rows, seat], state.supply[rows, seat]).astype(np.int64)
     return np.minimum(state.factories, state.supply).astype(np.int64)
+
+
+def voting_factories(state: State, rules: Rules) -> np.ndarray:
+    """int[G, N]: the factories that count for Parliament votes and ladder influence (L79, D-INVESTED-FACTORY):
+    the uninvested ones, and the invested ones too with ``firms.invested_factory_votes`` (the seed names only the
+    1 £ and the 1 VP as lost)."""
+    if rules.firms.invested_factory_votes:
+        return state.factories + state.invested_factories
+    return state.factories
 
 
 def dividend_cap(state: State) -> np.ndarray:
@@ -212,6 +227,7 @@ def _take_assets(
     made_f = np.minimum(factories, room)
     made_s = np.minimum(shares, room - made_f)
     state.factories[rows, seat] -= factories.astype(state.factories.dtype)
+    state.invested_factories[rows, seat] += factories.astype(state.invested_factories.dtype)
     state.shares[rows, seat] -= shares.astype(state.shares.dtype)
     state.supply[rows, seat] += (shares - made_s - made_f).astype(state.supply.dtype)
     np.minimum(state.firm_fresh, state.shares, out=state.firm_fresh)  # an older share is invested first

@@ -259,6 +259,7 @@ class State:
     firm_carry: np.ndarray  # int32[G,F] trade revenue not turned into value yet (firms.value_steps "game")
     firm_filled: np.ndarray  # bool[G,O] orders filled by a firm this round (half price for the next filler)
     firm_fresh: np.ndarray  # int32[G,N] Company shares issued since the last firm phase (jc2e: not investable)
+    invested_factories: np.ndarray  # int32[G,N] factories invested in firms (L79: no income, no crash VP)
     # ------------------------------------------------------------------------------------------- accounting
     ledger: np.ndarray  # int32[G,len(FLOWS)] money in (+) and out (-) of the game by flow
     tally: np.ndarray  # int32[G,len(TALLIES)] this round's counters
@@ -416,6 +417,7 @@ def new_state(rules: Rules, game_ids: np.ndarray) -> State:
         firm_carry=z(n),
         firm_filled=z(o, dtype=bool),
         firm_fresh=z(n),
+        invested_factories=z(n),
         ledger=_start_ledger(rules, g),
         tally=z(len(TALLIES)),
         bid_total=z(n),

@@ -427,10 +427,9 @@ class Strategy:
     def keep_retirees(self, obs: Observation, legal) -> np.ndarray:
         """Phase 10: retirees kept in honourable retirement per tier (``legal.retired`` int[G', T] the family's,
         ``legal.money`` int[G']): int[G', T], at most ``retired``, their upkeep at most ``money`` (tiers without
-        upkeep are always kept). Keeps those whose VP (2.5 £ each) are worth the upkeep of the rounds left, the
+        upkeep are always kept); a retiree may be let go only when the money cannot pay for him (L243). Keeps the
         most valuable tier first, while the money lasts."""
         d = obs.rules.d
-        rounds_left = obs.rules.game.rounds - obs.round.astype(np.int64) + 1
         money = legal.money.astype(np.int64).copy()
         kept = np.zeros(legal.retired.shape, dtype=np.int64)
         for t in np.argsort(-d.tier_vp, kind="stable"):
@@ -438,8 +437,7 @@ class Strategy:
             if up == 0:
                 kept[:, t] = legal.retired[:, t]
                 continue
-            worth = self.vp_worth * d.tier_vp[t] >= up * rounds_left
-            kept[:, t] = np.where(worth, np.minimum(legal.retired[:, t], money // up), 0)
+            kept[:, t] = np.minimum(legal.retired[:, t], money // up)
             money -= kept[:, t] * up
         return kept
 

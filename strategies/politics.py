@@ -158,7 +158,8 @@ def stakes(obs, law: np.ndarray, policy: np.ndarray) -> np.ndarray:
 def property_votes(obs) -> np.ndarray:
     """int[G', N] each family's own property votes (as ``phases.parliament.property_votes``)."""
     pr = obs.rules.property
-    return pr.shipyard_votes * obs.shipyards + pr.factory_votes * obs.factories
+    factories = obs.factories + (obs.invested_factories if obs.rules.firms.invested_factory_votes else 0)  # L79
+    return pr.shipyard_votes * obs.shipyards + pr.factory_votes * factories
 
 
 def expected_net(obs, stake: np.ndarray, support: np.ndarray, pm_for: np.ndarray) -> np.ndarray:

@@ -337,7 +337,8 @@ class RandomStrategy(Strategy):
         return play
 
     def keep_retirees(self, obs, legal):
-        """Uniform counts per tier, then cut back, dearest tier first, to what the money pays for."""
+        """Uniform counts per tier, cut back, dearest tier first, to what the money pays for, then topped up, cheapest
+        tier first, with the retirees the money still pays for (L243: only those it cannot pay for may go)."""
         upkeep = obs.rules.d.tier_upkeep.astype(np.int64)
         retired = legal.retired.astype(np.int64)
         kept = np.floor(obs.rng.uniform(retired.shape[1]) * (retired + 1)).astype(np.int64)
@@ -348,6 +349,11 @@ class RandomStrategy(Strategy):
             drop = np.minimum(kept[:, t], -(-np.maximum(over, 0) // upkeep[t]))
             kept[:, t] -= drop
             over -= drop * upkeep[t]
+        for t in np.argsort(upkeep, kind="stable"):
+            if upkeep[t] > 0:
+                more = np.minimum(retired[:, t] - kept[:, t], np.maximum(-over, 0) // upkeep[t])
+                kept[:, t] += more
+                over += more * upkeep[t]
         return kept
 
     # issue 10: private firms (strategies/firms.py)

@@ -5,8 +5,8 @@ import polars as pl
 import pytest
 
 import sim
-from sim.dice import Dice, Streams
 import strategies
+from sim.dice import Dice, Streams
 from sim.rules import Rules
 
 MIXED = ["random", "balanced", "random", "balanced", "random"]

@@ -114,6 +114,34 @@ def test_house_firms_open_only_while_debt_is_at_most_4_and_stability_at_least_4(
     assert (s.firm_manager[0, 0] == 0) == asked
 
 
+@pytest.mark.parametrize(("reading", "factory_open"), [("any", False), ("share", True)])
+def test_house_opening_requires_health_binds_every_opening_or_only_a_share(reading, factory_open):
+    """L88, D-OPEN-HEALTH: at debt 5 "any" bars every opening; "share" bars only an opening with a Company share,
+    so a family with both is offered the factory alone, opens with it, and a share answer is illegal."""
+    r, s = firm_rules("house", **{"firms.opening_requires_health": reading})
+    s.loans[0] = 5
+    s.factories[0, 0] = 1
+    s.shares[0, 0] = 1
+    s.supply[0, 0] -= 1
+    seen = {}
+
+    def open_share(obs, legal):
+        seen["legal"] = (legal.factory.tolist(), legal.share.tolist())
+        return np.array([fr.SHARE])
+
+    if factory_open:
+        with pytest.raises(IllegalDecision, match="open_firm"):
+            open_step(s, r, agents(r, s, Scripted(open_firm=open_share)), ON)
+        assert seen["legal"] == ([True], [False])
+    strat = Scripted(open_firm=const(fr.FACTORY))
+    open_step(s, r, agents(r, s, strat), ON)
+    assert bool(strat.asked("open_firm")) == factory_open
+    assert (s.firm_manager[0, 0] == 0) == factory_open and s.shares[0, 0] == 1
+    s.loans[0] = 4  # healthy again: a share opens under both readings
+    open_step(s, r, agents(r, s, Scripted(open_firm=const(fr.SHARE))), ON)
+    assert s.firm_manager[0, 0] == 0 and s.shares[0, 0] == int(factory_open)
+
+
 @pytest.mark.parametrize(("loans", "stability"), [(5, 4), (4, 3)])
 def test_jc2e_weak_stock_bars_company_shares_but_not_factories(loans, stability):
     """Seed 002 "疲軟的公司股票": with the debt or reputation marker on a lined space Company shares may not be used
@@ -198,17 +226,24 @@ def test_investments_need_the_managers_consent_and_stop_making_shareholders_at_1
     relatives_ok(r, s)
 
 
-def test_an_invested_factory_no_longer_pays_votes_or_crash_vp():
-    """L79: an invested factory stops its income, votes and crash VP (it leaves ``state.factories``)."""
+@pytest.mark.parametrize(("keeps", "voting"), [(True, 3), (False, 2)])
+def test_an_invested_factory_stops_its_income_and_crash_vp_and_keeps_votes_and_influence_per_the_seed(keeps, voting):
+    """L79, D-INVESTED-FACTORY: an invested factory "stops giving 1 £ and 1 VP" (income, crash VP); the seed names
+    nothing else, so by default (true) it keeps its 3 Parliament votes and its ladder influence; false takes them
+    too. Family 0 opens a firm with one of its 3 factories: 3 (or 2) factories vote and count on the ladder, 2 pay."""
+    from sim.phases.end import influence
     from sim.phases.parliament import property_votes
 
-    r, s = firm_rules("house")
-    s.factories[0, 0] = 2
+    r, s = firm_rules("house", **{"firms.invested_factory_votes": keeps})
+    s.factories[0, 0] = 3
+    s.ladder[0] = [1, 2, 3, 4]  # factories on the top rung: 4 influence each
     open_step(s, r, agents(r, s, Scripted(open_firm=const(fr.FACTORY))), ON)
-    assert property_votes(s, r)[0, 0] == r.property.factory_votes
+    assert s.factories[0, 0] == 2 and s.invested_factories[0, 0] == 1
+    assert property_votes(s, r)[0, 0] == voting * r.property.factory_votes
+    assert influence(s, r)[0, 0] == voting * 4
     before = s.money[0, 0]
     family_income(s, r)
-    assert s.money[0, 0] - before == r.property.factory_income
+    assert s.money[0, 0] - before == 2 * r.property.factory_income
 
 
 # ------------------------------------------------------------------------------------------- value and VP

@@ -53,12 +53,27 @@ def test_an_unpaid_retiree_goes_home_with_his_wealth_and_vp():
     assert (s.relatives() == 12).all()
 
 
-def test_a_family_may_refuse_to_pay_what_it_could():
+@pytest.mark.parametrize(
+    ("money", "kept", "legal"),
+    [(10, [0, 2, 1, 0, 0], True), (10, [0, 2, 0, 0, 0], False), (3, [0, 1, 1, 0, 0], True), (3, [0, 0, 1, 0, 0], False),
+     (2, [0, 0, 1, 0, 0], True), (2, [0, 2, 0, 0, 0], True), (2, [0, 1, 0, 0, 0], False)],
+)  # fmt: skip
+def test_a_retiree_refuses_honourable_retirement_only_if_the_family_cannot_afford_to_pay(money, kept, legal):
+    """L243: seat 3 has two tier-1 retirees (1 £ each) and one tier-2 (2 £). It chooses whom to keep, but letting go
+    one the money left still pays for is illegal: with 10 £ it keeps all three; with 3 £ it keeps tier 2 and one
+    tier 1 (3 £) — keeping tier 2 alone leaves 1 £, enough for a tier-1 retiree; with 2 £ either tier 2 or both tier
+    1s, not one tier 1."""
     r, s = blank(1, 4)
-    retire(s, 3, [0, 2, 0, 0, 0])
-    fund(s, 3, 10)
-    upkeep(s, r, dice(), agents(r, s, Scripted(keep_retirees=const([0, 0, 0, 0, 0]))))
-    assert s.retired[0, 3].sum() == 0 and s.money[0, 3] == 10 and s.supply[0, 3] == 12 and s.wealth[0, 3] == 0
+    retire(s, 3, [0, 2, 1, 0, 0])
+    fund(s, 3, money)
+    strat = Scripted(keep_retirees=const(kept))
+    if not legal:
+        with pytest.raises(IllegalDecision, match="lets go one its money still pays for"):
+            upkeep(s, r, dice(), agents(r, s, strat))
+        return
+    upkeep(s, r, dice(), agents(r, s, strat))
+    assert s.retired[0, 3].tolist() == kept
+    assert s.money[0, 3] == money - np.dot(kept, r.d.tier_upkeep)
 
 
 def test_keeping_more_than_the_money_pays_for_is_illegal():

@@ -80,7 +80,7 @@ def influence(state: State, rules: Rules) -> np.ndarray:
         + ladder[:, :, 0] * state.luxuries
         + ladder[:, :, 1] * board_votes(state)
         + ladder[:, :, 2] * state.shipyards
-        + ladder[:, :, 3] * state.factories
+        + ladder[:, :, 3] * firm_rules.voting_factories(state, rules)  # L79, D-INVESTED-FACTORY
         + position_influence(state, rules)
     )
 

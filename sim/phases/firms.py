@@ -88,14 +88,15 @@ def firms(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
 def open_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
     """Families managing no firm may open one (L88; decision ``open_firm``: 0 no, 1 a factory, 2 a Company share)."""
     g, n = state.n_games, state.n_players
-    allowed = on & fr.may_open(state, rules)
-    if not allowed.any():
+    with_factory, with_share = fr.may_open(state, rules)
+    with_factory, with_share = on & with_factory, on & with_share
+    if not (with_factory | with_share).any():
         return
     managing = fr.slot_of(state) >= 0
     for seat in range(n):
-        fac = fr.factory_assets(state)[:, seat] > 0
-        sh = fr.share_assets(state, rules)[:, seat] > 0
-        ask = allowed & ~managing[:, seat] & (fac | sh)
+        fac = with_factory & (fr.factory_assets(state)[:, seat] > 0)
+        sh = with_share & (fr.share_assets(state, rules)[:, seat] > 0)
+        ask = ~managing[:, seat] & (fac | sh)
         if not ask.any():
             continue
         choice = np.zeros(g, dtype=np.int64)

@@ -23,6 +23,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from .. import firms as fr
 from .. import laws, ledger, notes
 from .. import layout as L
 from .. import positions as pos
@@ -179,7 +180,8 @@ def property_votes(state: State, rules: Rules) -> np.ndarray:
     and its permanent position cards' votes (D-POSITIONS). The one place property votes are counted, so a vote note
     (kind 4) hands over all of them."""
     pr = rules.property
-    return pr.shipyard_votes * state.shipyards + pr.factory_votes * state.factories + pos.permanent_votes(state, rules)
+    factories = fr.voting_factories(state, rules)  # L79, D-INVESTED-FACTORY
+    return pr.shipyard_votes * state.shipyards + pr.factory_votes * factories + pos.permanent_votes(state, rules)
 
 
 def vote_cost(state: State, rules: Rules) -> np.ndarray:

@@ -1,11 +1,12 @@
-"""Phase 10, upkeep of honourable retirements (R-UPKEEP, seed L242-L243; issue 7).
+"""Phase 10, upkeep of honourable retirements (R-UPKEEP, seed L242-L243).
 
 Every retiree in a tier with upkeep costs his family that many £ this round (flow ``upkeep``). A family chooses which
-of them it keeps (decision ``keep_retirees``): it cannot keep more than its money pays for, and may keep fewer. A
-retiree whose upkeep is not paid "refuses honourable retirement" (L243) for good: his tier's conspicuous wealth and
-end VP go with him, and he goes where ``retirement.unpaid_upkeep`` says: ``home`` (the family's supply, default) or
-``lowest_tier`` (he stays retired in the first tier, which costs nothing). Retirees of tiers without upkeep are
-always kept.
+of them it keeps (decision ``keep_retirees``): no more than its money pays for, and no fewer: a retiree refuses
+honourable retirement only "if the family cannot afford to pay" (L243), so letting go one whose upkeep the money
+left would still pay is an illegal answer. A retiree whose upkeep is not paid leaves for good: his tier's
+conspicuous wealth and end VP go with him, and he goes where ``retirement.unpaid_upkeep`` says: ``home`` (the
+family's supply, default) or ``lowest_tier`` (he stays retired in the first tier, which costs nothing). Retirees of
+tiers without upkeep are always kept.
 """
 
 from __future__ import annotations
@@ -35,10 +36,15 @@ def upkeep(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
         legal = {"retired": retired[:, seat], "money": state.money[:, seat]}
 
         def check(k, legal, obs):
-            paying = obs.rules.d.tier_upkeep > 0  # the answer for tiers without upkeep is not used
+            paying = d.tier_upkeep > 0  # the answer for tiers without upkeep is not used
             bad = ((k < 0) | (k > legal.retired))[:, paying].any(axis=1)
-            cost = (np.clip(k, 0, None) * obs.rules.d.tier_upkeep).sum(axis=1)
-            return bad | (cost > legal.money), "keeps more retirees than it has, or than its money pays for"
+            cost = (np.clip(k, 0, None) * d.tier_upkeep).sum(axis=1)
+            # L243: a retiree refuses honourable retirement only "if the family cannot afford to pay"
+            let_go = paying & (k < legal.retired)
+            affordable = (let_go & (cost[:, None] + d.tier_upkeep <= legal.money[:, None])).any(axis=1)
+            return bad | (cost > legal.money) | affordable, (
+                "keeps more retirees than it has or than its money pays for, or lets go one its money still pays for"
+            )
 
         agents.ask("keep_retirees", state, np.where(owing[:, seat], seat, -1), legal, (answer,), check)
         kept[:, seat] = np.where(owing[:, seat, None] & due_tiers[None, :], answer, kept[:, seat])

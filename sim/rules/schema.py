@@ -268,6 +268,8 @@ class FirmRules:
     buyback_damaged: int = 2
     storms: bool = True
     final_retirement: Literal["special", "roll"] = "special"
+    invested_factory_votes: bool = True
+    opening_requires_health: Literal["any", "share"] = "any"
 
 
 @dataclass(frozen=True)
