@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from helpers import L, Scripted, agents, blank, const, dice, fund, seat_office
 
+import sim
+import strategies
 from sim import firms as fr
 from sim import laws, ledger
 from sim import positions as pos
@@ -864,3 +866,27 @@ def test_same_dice_without_firms():
     a = house.seats.filter(never.gather(house.seats["game"]))
     b = jc.seats.filter(never.gather(jc.seats["game"]))
     assert a.equals(b)
+
+
+# ------------------------------------------------------------------------------ the readings in whole games
+def _whole_games(**over):
+    """150 games of three run_firm families with Deregulation forced in round 1: the final state and the frames."""
+    r = sim.Rules.default(5).with_overrides({"deregulation.forced_round": 1, **over})
+    table = [strategies.make(x) for x in ["run_firm", "balanced", "run_firm", "buy_shares", "run_firm"]]
+    state, rows = sim.play_batch(r, table, 3, np.arange(150))
+    return state, sim.Results.from_batches([rows], {})
+
+
+def test_the_l79_and_l88_readings_in_whole_games():
+    """D-INVESTED-FACTORY and D-OPEN-HEALTH over whole games: factories are invested under every reading and the
+    ledger and the relatives hold; taking the invested factories' votes and influence away (false) changes who wins
+    some games; the "share" reading of L88, which lets a factory open a firm while the Company is weak, opens more
+    firms than "any"."""
+    base, base_res = _whole_games()
+    novotes, novotes_res = _whole_games(**{"firms.invested_factory_votes": False})
+    share, share_res = _whole_games(**{"firms.opening_requires_health": "share"})
+    for state in (base, novotes, share):
+        assert state.invested_factories.sum() > 0 and ledger.balanced(state).all()
+        assert (state.relatives() == state.relatives()[0, 0]).all()
+    assert not base_res.games["winner_seat"].equals(novotes_res.games["winner_seat"])
+    assert share_res.rounds["firms_opened"].sum() > 1.5 * base_res.rounds["firms_opened"].sum()
