@@ -184,7 +184,7 @@ def share_vp(state: State, rules: Rules) -> np.ndarray:
 
 def initiative(rules: Rules, ships: np.ndarray, successes: np.ndarray) -> np.ndarray:
     """D-INITIATIVE: a trader's initiative, lower trades first: "ships_minus_successes" (2e) or
-    "successes_minus_ships" (house L156, the seed's words); "variant" takes the variant's own."""
+    "successes_minus_ships" (house L154, the seed's words); "variant" takes the variant's own."""
     reading = rules.firms.initiative
     if reading == "variant":
         reading = "ships_minus_successes" if jc2e(rules) else "successes_minus_ships"

@@ -1,6 +1,8 @@
 """Rules as data: loading, overrides and one-line validation errors naming the key."""
 
 import pickle
+import re
+import tomllib
 
 import numpy as np
 import pytest
@@ -102,3 +104,36 @@ def test_rules_pickle_and_stay_read_only():
     with pytest.raises(ValueError):
         r.d.order_value[0] = 1
     assert isinstance(r.d.adjacent, np.ndarray)
+
+
+# ------------------------------------------------------------------------------ docs/rules.md covers the rules file
+ROOT = DEFAULT_PATH.parents[2]
+RULES_DOC = ROOT / "docs" / "rules.md"
+
+
+def _mentioned(text: str, name: str) -> bool:
+    """``name`` appears in ``text`` as a whole dotted name (``company.share_vp`` is not found in ``share_vp_min``)."""
+    return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text) is not None
+
+
+def test_rules_doc_mentions_every_key_of_the_default_rules_file():
+    """docs/rules.md is the designers' reference: every key of ``sim/rules/default.toml``, flattened to
+    ``section.key``, is named in it (keys added to the file later must be documented there too)."""
+    with DEFAULT_PATH.open("rb") as fh:
+        raw = tomllib.load(fh)
+    keys = [f"{section}.{key}" for section, table in raw.items() for key in table]
+    assert len(keys) > 150 and "india.cascade" in keys
+    doc = RULES_DOC.read_text(encoding="utf-8")
+    assert [k for k in keys if not _mentioned(doc, k)] == []
+
+
+def test_rules_doc_mentions_every_reading_id_the_code_cites():
+    """Every ``D-…`` id cited in ``sim/`` (code and the rules file) or ``strategies/`` is explained in docs/rules.md."""
+    cited = set()
+    for folder in ("sim", "strategies"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix in (".py", ".toml"):
+                cited |= set(re.findall(r"\bD-[A-Z0-9]+(?:-[A-Z0-9]+)*", path.read_text(encoding="utf-8")))
+    assert {"D-EXPECT", "D-POSITIONS", "D-INITIATIVE"} <= cited
+    doc = RULES_DOC.read_text(encoding="utf-8")
+    assert sorted(i for i in cited if not _mentioned(doc, i)) == []

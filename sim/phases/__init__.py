@@ -12,7 +12,7 @@ from .parliament import parliament
 from .shares import issue_shares
 from .upkeep import upkeep
 
-# (number, name, function, simulated?) — the round's eleven phases (RULES.md "Round").
+# (number, name, function, simulated?) — the round's eleven phases (docs/rules.md, "The round").
 ROUND = (
     (1, "london_season", london_season, True),
     (2, "family_actions", family_actions, True),

@@ -24,7 +24,7 @@ simulator gives every act one moment of phase 3):
    to the state only once every manager has chosen (hidden from strategies until the initiative roll).
 Company shares issued from now to the next phase 3 are "fresh" (jc2e's ban).
 
-Phase 6: ``trade_initiative`` (before the governors, L156) takes every bid to the bank and rolls its dice: the
+Phase 6: ``trade_initiative`` (before the governors, L154) takes every bid to the bank and rolls its dice: the
 successes (1-2) count, a firm with none does not trade; its ships sail to its port's sea. In each presidency's
 trade (``trade_in_turn``, called by ``operations.presidents``) the firms of that port and its President (when his
 check succeeded) fill orders in initiative order (D-INITIATIVE; ties: the President, else the Chairman, decision
@@ -484,7 +484,7 @@ def strategy_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) ->
 
 # ================================================================================================== phase 6
 def trade_initiative(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    """Phase 6, before the governors (L156; 2e at each presidency's start): every firm with a port and a bid pays
+    """Phase 6, before the governors (L154; 2e at each presidency's start): every firm with a port and a bid pays
     the bid to the bank and rolls that many dice; the successes (faces <= ``check.success_max``) are its
     initiative's, one is enough to trade (``firm_successes``; 0: no trade). Its ships sail to its port's sea."""
     games = np.flatnonzero(fr.active(state) & (state.firm_bid >= 1).any(axis=1))
@@ -558,7 +558,7 @@ def trade_in_turn(
     """The fills of presidency ``presidency``'s trade: where no firm trades there, the President fills (his check
     succeeded: ``president_won``) as ever; otherwise the President and the firms of this port fill in initiative
     order (lower first; D-INITIATIVE, ``firms.initiative``), ties ordered by the President if he trades, else the
-    Chairman (L156, decision ``order_traders``; neither: slot order, the Company last). At his turn the President's
+    Chairman (L154, decision ``order_traders``; neither: slot order, the Company last). At his turn the President's
     orders ``president_orders[G, O]`` are marked filled (later firms get half) and what firms filled before him is
     noted; ``president_fill(won bool[G], firm_filled_before bool[G, O])`` then pays for them all at once (value or
     half value; his bonus and clerks do not depend on the order)."""

@@ -368,7 +368,7 @@ def share_loot(
     part_named = np.clip(rest2[:, None] - start2, 0, named)
     pay = full[:, None] * (survivors + named) + part_off + part_named
     # L171: loot smaller than the officers who took part ("участвующих офицеров+командующий") still pays each
-    # surviving one 1 £ (the seed; RULES.md omits it)
+    # surviving one 1 £
     took_part = survivors.sum(axis=1) if took_part is None else took_part
     pay = np.where((loot < took_part)[:, None], survivors, pay)
     amounts = np.zeros((g, n), dtype=np.int64)
