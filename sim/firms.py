@@ -119,7 +119,7 @@ def weak_stock(state: State, rules: Rules) -> np.ndarray:
 
 
 def may_open(state: State, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-    """(bool[G], bool[G]): a firm may be opened with a factory, with a Company share. House (L88, D-OPEN-HEALTH):
+    """(bool[G], bool[G]): a firm may be opened with a factory, with a Company share. House (L88, D-OPENING-HEALTH):
     only while debt <= 4 and stability >= 4, for every opening (``opening_requires_health = "any"``) or only for an
     opening with a Company share (``"share"``). jc2e: always (the weak-stock ban bars Company shares only,
     ``share_assets``)."""

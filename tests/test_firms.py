@@ -118,7 +118,7 @@ def test_house_firms_open_only_while_debt_is_at_most_4_and_stability_at_least_4(
 
 @pytest.mark.parametrize(("reading", "factory_open"), [("any", False), ("share", True)])
 def test_house_opening_requires_health_binds_every_opening_or_only_a_share(reading, factory_open):
-    """L88, D-OPEN-HEALTH: at debt 5 "any" bars every opening; "share" bars only an opening with a Company share,
+    """L88, D-OPENING-HEALTH: at debt 5 "any" bars every opening; "share" bars only an opening with a Company share,
     so a family with both is offered the factory alone, opens with it, and a share answer is illegal."""
     r, s = firm_rules("house", **{"firms.opening_requires_health": reading})
     s.loans[0] = 5
@@ -878,7 +878,7 @@ def _whole_games(**over):
 
 
 def test_the_l79_and_l88_readings_in_whole_games():
-    """D-INVESTED-FACTORY and D-OPEN-HEALTH over whole games: factories are invested under every reading and the
+    """D-INVESTED-FACTORY and D-OPENING-HEALTH over whole games: factories are invested under every reading and the
     ledger and the relatives hold; taking the invested factories' votes and influence away (false) changes who wins
     some games; the "share" reading of L88, which lets a factory open a firm while the Company is weak, opens more
     firms than "any"."""
