@@ -468,7 +468,7 @@ def test_house_firms_do_not_buy_ships_back():
 
 # ---------------------------------------------------------------------------------------- sealed strategy
 def test_the_sealed_strategy_is_hidden_until_the_initiative_roll():
-    """L106, L156: a port and a bid, written once every manager chose, not public; the roll reveals the port (the
+    """L106, L154: a port and a bid, written once every manager chose, not public; the roll reveals the port (the
     ships sail there) and takes the bid to the bank (its dice: successes 1-2 counted)."""
     from sim.agents import PUBLIC
 
@@ -532,7 +532,7 @@ def test_jc2e_reading_is_ships_minus_successes():
 
 
 def test_a_tie_is_ordered_by_the_chairman_when_no_president_trades():
-    """L156: equal initiative: the President decides, without him the Chairman (here he puts firm 1 first)."""
+    """L154: equal initiative: the President decides, without him the Chairman (here he puts firm 1 first)."""
     r, s = two_firms_at_bombay("ships_minus_successes")
     s.firm_successes[0, :2] = [1, 3]  # both 0
     seat_office(s, L.CHAIRMAN, 3)
