@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import ledger
+from .firms import free_yards
 from .reduce import any_last, sum_last
 from .state import TALLY, State
 
@@ -129,7 +130,79 @@ def deal(
         state.money[...] += (received - spent).astype(state.money.dtype)
         state.note_holder[...] = np.where(accepted, buyer, holder).astype(np.int8)
         state.tally[:, TALLY["notes_sold"]] += sum_last(accepted.reshape(g, -1)).astype(np.int32)
+    if rules.notes.exchanges:
+        exchange(state, rules, agents, live, about)
     use_money_notes(state, rules, agents, live)
+
+
+# -------------------------------------------------------------------------------- money and property (L56)
+GOODS = ("money", "luxuries", "shipyards", "factories")
+
+
+def goods(state: State) -> np.ndarray:
+    """int[G, N, 4]: what each family may hand over (L56, ``GOODS`` order): its money, luxuries, shipyards holding
+    no ship and uninvested factories."""
+    return np.stack([state.money, state.luxuries, free_yards(state), state.factories], axis=2).astype(np.int64)
+
+
+def exchange(state: State, rules: Rules, agents: Agents, live: np.ndarray, about: dict) -> None:
+    """L56, D-GIFTS: money and property handed over freely, as a deal (seed 001's protocol, as for the notes):
+    every family makes sealed offers at once (decision ``offer_exchange``: to each other family, goods it hands
+    over and goods it asks in return; asking nothing makes a gift), then every family offered something accepts or
+    refuses each offer at once (``accept_exchange``); the accepted ones are carried out together. Each must be
+    possible on its own when made (L85): a family offers in all no more than it has, and accepts asks that, with
+    everything it offered itself, it can still hand over. A luxury carries its conspicuous wealth with it; a shipyard
+    moves only without a ship. A transfer inside the game (no ledger flow)."""
+    g, n = state.n_games, state.n_players
+    have = goods(state)
+    give = np.zeros((g, n, n, len(GOODS)), dtype=np.int64)  # [G, from, to, good]
+    ask = np.zeros_like(give)
+    others = ~np.eye(n, dtype=bool)
+
+    def check_offer(answer, legal, obs):
+        gv, tk = answer
+        to_self = ((gv + tk).sum(axis=2) > 0) & ~others[obs.seat]
+        bad = (gv < 0).any(axis=(1, 2)) | (tk < 0).any(axis=(1, 2)) | to_self.any(axis=1)
+        return bad | (gv.sum(axis=1) > legal.goods).any(axis=1), (
+            "offers other families only what it has (money, luxuries, free shipyards, uninvested factories), "
+            "asking >= 0 in return"
+        )
+
+    for seat in range(n):
+        legal = dict(about, goods=have[:, seat])
+        agents.ask("offer_exchange", state, np.where(live, seat, -1), legal, (give[:, seat], ask[:, seat]), check_offer)
+    give[~live] = 0
+    ask[~live] = 0
+    offered = (give + ask).sum(axis=3) > 0  # [G, from, to]
+    if not offered.any():
+        return
+    left = have - give.sum(axis=2)  # what each family has not offered away
+    accepted = np.zeros((g, n, n), dtype=bool)
+
+    def check_accept(a, legal, obs):
+        stray = (a & ~legal.offered).any(axis=1)
+        over = (np.where(a[:, :, None], legal.asked, 0).sum(axis=1) > legal.goods).any(axis=1)
+        return stray | over, "accepts only offers made to it, whose asks it can hand over beside its own offers"
+
+    for seat in range(n):
+        to_me = offered[:, :, seat]
+        decider = np.where(to_me.any(axis=1), seat, -1)
+        if not (decider >= 0).any():
+            continue
+        answer = np.zeros((g, n), dtype=bool)
+        legal = dict(about, offered=to_me, given=give[:, :, seat], asked=ask[:, :, seat], goods=left[:, seat])
+        agents.ask("accept_exchange", state, decider, legal, (answer,), check_accept)
+        accepted[:, :, seat] = answer & to_me
+    if not accepted.any():
+        return
+    net = np.where(accepted[..., None], give - ask, 0)  # [G, from, to, good] from -> to
+    delta = net.sum(axis=1) - net.sum(axis=2)  # [G, N, good] received - handed over
+    state.money[...] += delta[..., 0].astype(state.money.dtype)
+    state.luxuries[...] += delta[..., 1].astype(state.luxuries.dtype)
+    state.wealth[...] += (delta[..., 1] * rules.actions.luxury_wealth).astype(state.wealth.dtype)
+    state.shipyards[...] += delta[..., 2].astype(state.shipyards.dtype)
+    state.factories[...] += delta[..., 3].astype(state.factories.dtype)
+    state.tally[:, TALLY["exchanges"]] += accepted.reshape(g, -1).sum(axis=1).astype(np.int32)
 
 
 # ------------------------------------------------------------------------------------------------ note effects

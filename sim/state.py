@@ -120,6 +120,7 @@ TALLIES = (
     "loans_written_off",
     "notes_sold",
     "notes_used",
+    "exchanges",  # exchanges of money and property between families accepted at the deal moments (L56, D-GIFTS)
     # issue 7: the London season (phase 1), upkeep (phase 10), the chair
     "retirements",  # office holders who retired in phase 1
     "stress_markers",  # stress markers gained in phase 1's roll

@@ -562,6 +562,19 @@ class Strategy:
         price[rows, obs.seat, notes.VOTES] = np.maximum(1, votes // 2)
         return buyer, price
 
+    def offer_exchange(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
+        """Sealed offers of money and property (L56, D-GIFTS; ``legal.goods`` int[G', 4] what the family may hand
+        over, in ``notes.GOODS`` order): (give int[G', N, 4], ask int[G', N, 4]) to each other family. Balanced
+        play makes none."""
+        none = np.zeros((obs.n, obs.players, legal.goods.shape[1]), dtype=np.int64)
+        return none, none.copy()
+
+    def accept_exchange(self, obs: Observation, legal) -> np.ndarray:
+        """Accept offers (``legal.offered`` bool[G', N] from each family, handing over ``legal.given`` int[G', N, 4]
+        and asking ``legal.asked`` int[G', N, 4]; in all at most ``legal.goods`` int[G', 4]): every gift, nothing
+        that asks something in return."""
+        return legal.offered & (legal.asked.sum(axis=2) == 0)
+
     def accept_notes(self, obs: Observation, legal) -> np.ndarray:
         """Accept offers (``legal.offered`` bool[G', N issuer, 5 kinds] at ``legal.price``; at most ``legal.money``
         in all): a vote note worth more than its price for the coming vote, a money note below what it can take."""

@@ -11,6 +11,7 @@ import numpy as np
 from sim import layout as L
 from sim.agents import Observation
 from sim.board import regions_outside_home
+from sim.dice import pick_with
 
 from . import firms as firm_play
 from .base import Strategy, place_clerks
@@ -293,6 +294,25 @@ class RandomStrategy(Strategy):
         cost = np.where(want, legal.price, 0).reshape(obs.n, -1)
         affordable = np.cumsum(cost, axis=1) <= legal.money[:, None]
         return want & affordable.reshape(want.shape)
+
+    def offer_exchange(self, obs, legal):
+        """One time in ten, one unit of a good it has to a random other family, asking 1 £ back half the time."""
+        n, k = obs.players, legal.goods.shape[1]
+        u = obs.rng.uniform(4)
+        to = (obs.seat + 1 + np.floor(u[:, 1] * (n - 1)).astype(np.int64)) % n
+        good = pick_with(u[:, 2], legal.goods > 0)
+        go = (u[:, 0] < 0.1) & (good >= 0)
+        rows = np.flatnonzero(go)
+        give = np.zeros((obs.n, n, k), dtype=np.int64)
+        ask = np.zeros_like(give)
+        give[rows, to[rows], good[rows]] = 1
+        ask[rows, to[rows], 0] = u[rows, 3] < 0.5
+        return give, ask
+
+    def accept_exchange(self, obs, legal):
+        want = legal.offered & (obs.rng.uniform(obs.players) < 0.5)
+        owed = np.cumsum(np.where(want[:, :, None], legal.asked, 0), axis=1)  # accepted in seat order
+        return want & (owed <= legal.goods[:, None, :]).all(axis=2)
 
     def use_money_notes(self, obs, legal):
         u = obs.rng.uniform(obs.players)

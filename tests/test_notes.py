@@ -240,3 +240,86 @@ def test_notes_in_full_games_are_sold_and_used():
 
     res = sim.play(sim.Rules.default(5), "random", 300, seed=8)
     assert res.rounds["notes_sold"].sum() > 0 and res.rounds["notes_used"].sum() > 0
+
+
+# ------------------------------------------------------------------------- money and property (L56, D-GIFTS)
+M, LUX, YARD, FAC = range(len(notes.GOODS))
+
+
+def exchanges(table):
+    """``offer_exchange`` from {giver: [(to, give {good: k}, ask {good: k}), ...]}."""
+
+    def answer(obs, legal):
+        give = np.zeros((obs.n, obs.players, len(notes.GOODS)), dtype=int)
+        ask = np.zeros_like(give)
+        for i, seat in enumerate(obs.seat):
+            for to, gv, tk in table.get(int(seat), []):
+                for good, k in gv.items():
+                    give[i, to, good] = k
+                for good, k in tk.items():
+                    ask[i, to, good] = k
+        return give, ask
+
+    return answer
+
+
+def propertied():
+    """Seat 0: 6 £, 2 luxuries, 1 factory; seat 1: 5 £; seat 2: 5 £ and a shipyard holding a Company ship."""
+    r, s = blank(1, 4)
+    for seat, money in ((0, 6), (1, 5), (2, 5)):
+        fund(s, seat, money)
+    s.luxuries[0, 0], s.wealth[0, 0], s.factories[0, 0] = 2, 2 * r.actions.luxury_wealth, 1
+    s.shipyards[0, 2], s.yard_ships[0, 2, 0] = 1, 1
+    return r, s
+
+
+def test_money_and_property_are_handed_over_freely_as_a_gift_or_a_swap():
+    """L56: seat 0 gives seat 1 3 £ and a luxury (its wealth goes with it) and offers seat 2 its factory for 4 £;
+    both accept; everything moves at once, inside the game (no ledger flow), and each accepted offer is counted."""
+    r, s = propertied()
+    table = {0: [(1, {M: 3, LUX: 1}, {}), (2, {FAC: 1}, {M: 4})]}
+    strat = Scripted(offer_exchange=exchanges(table), accept_exchange=lambda obs, legal: legal.offered)
+    flows = s.ledger.copy()
+    notes.deal(s, r, dice(), agents(r, s, strat), "appointments")
+    assert s.money[0, :3].tolist() == [6 - 3 + 4, 5 + 3, 5 - 4]
+    assert s.luxuries[0, :2].tolist() == [1, 1] and s.wealth[0, :2].tolist() == [r.actions.luxury_wealth] * 2
+    assert s.factories[0, :3].tolist() == [0, 0, 1] and s.tally[0, TALLY["exchanges"]] == 2
+    assert ledger.balanced(s).all() and (s.ledger == flows).all()
+    assert [seats for _, seats in strat.asked("accept_exchange")] == [[1], [2]]  # only families offered something
+
+
+def test_a_refused_offer_moves_nothing_and_the_base_strategy_takes_gifts_only():
+    """The base strategy accepts a gift and refuses a swap that asks something of it."""
+    r, s = propertied()
+    table = {0: [(1, {M: 2}, {}), (2, {LUX: 1}, {M: 1})]}
+    notes.deal(s, r, dice(), agents(r, s, Scripted(offer_exchange=exchanges(table))), "appointments")
+    assert s.money[0, :3].tolist() == [4, 7, 5] and s.luxuries[0, :3].tolist() == [2, 0, 0]
+    assert s.tally[0, TALLY["exchanges"]] == 1
+
+
+@pytest.mark.parametrize(
+    ("table", "why"),
+    [
+        ({0: [(1, {M: 4}, {}), (2, {M: 3}, {})]}, "offer_exchange"),  # 7 £ offered, 6 held
+        ({2: [(1, {YARD: 1}, {})]}, "offer_exchange"),  # its shipyard holds a ship
+        ({1: [(1, {M: 1}, {})]}, "offer_exchange"),  # to itself
+        ({0: [(1, {}, {M: -1})]}, "offer_exchange"),
+        ({0: [(2, {LUX: 1}, {M: 4})], 2: [(3, {M: 3}, {})]}, "accept_exchange"),  # 5 £ - 3 offered < 4 asked
+    ],
+)
+def test_each_offer_and_acceptance_must_be_possible_on_its_own(table, why):
+    """L56 with L85: a family offers in all no more than it has (money, luxuries, shipyards without a ship,
+    uninvested factories), to others only; it accepts asks it can meet beside what it offered itself."""
+    r, s = propertied()
+    strat = Scripted(offer_exchange=exchanges(table), accept_exchange=lambda obs, legal: legal.offered)
+    with pytest.raises(IllegalDecision, match=why):
+        notes.deal(s, r, dice(), agents(r, s, strat), "appointments")
+
+
+def test_no_exchanges_under_the_key():
+    """``notes.exchanges = false``: nobody is asked."""
+    r, s = propertied()
+    r = r.with_overrides({"notes.exchanges": False})
+    strat = Scripted(offer_exchange=exchanges({0: [(1, {M: 3}, {})]}))
+    notes.deal(s, r, dice(), agents(r, s, strat), "appointments")
+    assert not strat.asked("offer_exchange") and s.money[0, 1] == 5

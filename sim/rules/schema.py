@@ -95,6 +95,7 @@ class NotesRules:
     after_use: Literal["return", "spent"]
     deal_moments: tuple[Literal["appointments", "vote"], ...]
     bonus_flows: tuple[str, ...]
+    exchanges: bool = True
 
 
 @dataclass(frozen=True)
