@@ -66,8 +66,9 @@ def _vote_side(strategy, obs: Observation, legal, side_on_deregulation, spend: f
     cost = np.maximum(legal.vote_cost, 1)
     afford = np.floor(obs.money[me] * spend).astype(np.int64) // cost
     mine = np.minimum(need, afford).astype(np.int64)
-    side = np.where(dereg, side_on_deregulation, side)
-    bought = np.where(dereg, mine, bought)
+    forced = dereg & legal.must_for & (side_on_deregulation < 0)  # a PM bound to vote for (deregulation.pm_votes)
+    side = np.where(forced, 1, np.where(dereg, side_on_deregulation, side))
+    bought = np.where(forced, 0, np.where(dereg, mine, bought))
     use = np.where(dereg[:, None], legal.notes, use)
     return side, bought, use
 

@@ -4,6 +4,7 @@ five-player games, no pushover against ``random`` head to head, and batch indepe
 
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -488,3 +489,19 @@ def test_every_parameter_is_documented_with_its_default():
         own = {k: p for k, p in cls.PARAMS.items() if name == "balanced" or Strategy.PARAMS.get(k) != p}
         for key, p in own.items():
             assert f"| `{key}` | `{p.default!r}` | {p.range} | {p.doc} |" in DOC, (name, key)
+
+
+READINGS = tomllib.loads((Path(__file__).parents[1] / "experiments/library/readings.toml").read_text())["arms"]
+BUILT_IN = ["bid_low", "buy_shares", "run_firm", "go_military", "balanced", "random"]
+
+
+@pytest.mark.parametrize("arm", READINGS, ids=[a["name"] for a in READINGS])
+def test_every_built_in_strategy_answers_legally_under_every_reading(arm):
+    """Every alternative reading of docs/rules.md's table (experiments/library/readings.toml) played by every
+    built-in strategy, each seat rotated through them: no strategy makes an illegal answer (a PM bound to vote for
+    Deregulation under ``deregulation.pm_votes = "for"`` once voted against)."""
+    rules = sim.Rules.default(5).with_overrides(arm.get("overrides", {}))
+    ids = np.arange(12)
+    seating = (np.arange(5)[None, :] + ids[:, None]) % len(BUILT_IN)
+    state, _ = play_batch(rules, [strategies.make(name) for name in BUILT_IN], 9, ids, seating)
+    assert state.done.all()
