@@ -327,10 +327,9 @@ def _sealed(rules: Rules) -> Rules:
             return a
         return np.frombuffer(np.ascontiguousarray(a).tobytes(), dtype=a.dtype).reshape(a.shape)
 
-    shown = copy.copy(rules)
+    shown = object.__new__(type(rules))  # not copy.copy: Rules pickles (and copies) by rebuilding from the raw dict
     for name, value in vars(rules).items():
-        if dataclasses.is_dataclass(value):
-            object.__setattr__(shown, name, copy.copy(value))
+        object.__setattr__(shown, name, copy.copy(value) if dataclasses.is_dataclass(value) else value)
     object.__setattr__(shown, "raw", copy.deepcopy(rules.raw))
     derived = copy.copy(rules.d)
     for name, value in vars(derived).items():
