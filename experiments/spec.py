@@ -158,6 +158,8 @@ def load_plugin(spec: str, base: Path | None = None) -> type:
     if not (inspect.isclass(cls) and issubclass(cls, registry.Strategy)):
         raise PluginError(f"plugin {spec!r}: {cls_name} is not a subclass of strategies.Strategy")
     name = cls.__dict__.get("name") or cls_name.lower()
+    if registry.REGISTRY.get(name) is not cls and registry.builtin(name):
+        raise PluginError(f"plugin {spec!r}: strategy {name!r} takes the name of a built-in strategy; rename it")
     registry.register(name)(cls)
     return cls
 

@@ -6,10 +6,17 @@ calls that strategy once per group with an ``Observation`` (public state of just
 and the legal options sliced to them. The answer is checked; an illegal one raises ``IllegalDecision`` naming the
 strategy, the decision and the global game index; an exception raised by the strategy becomes a
 ``StrategyError`` naming the strategy, seat, decision and game (issue 12).
+
+Everything a strategy is handed is its own: the observation's fields and the legal options are new arrays, the
+rules' arrays cannot be made writeable, and the observation holds no reference to the engine's state as an
+attribute. The answer is checked against the engine's own legal options and observation, made apart from the
+strategy's, so a strategy that writes into what it was handed changes nothing but its copy.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import functools
 import traceback
 from collections.abc import Callable
@@ -62,15 +69,16 @@ class StrategyRandom:
     """Random numbers for a strategy: each game draws from the stream of the seat deciding there."""
 
     def __init__(self, streams: Streams, idx: np.ndarray, seat: np.ndarray):
-        self._streams, self._idx, self._seat = streams, idx, seat
+        stream = np.add(seat, 1, dtype=np.int64)  # its own copy: the strategy may write into the seats it is shown
 
-    @functools.cached_property
-    def _stream(self) -> np.ndarray:  # on the first draw: most decisions draw nothing
-        return 1 + self._seat.astype(np.int64)
+        def uniform(n: int) -> np.ndarray:  # the streams and the games stay out of the strategy's reach
+            return streams.uniform(stream, idx, n)
+
+        self._uniform = uniform
 
     def uniform(self, n: int = 1) -> np.ndarray:
         """float[G', n] in [0, 1)."""
-        return self._streams.uniform(self._stream, self._idx, n)
+        return self._uniform(n)
 
     def choice(self, mask: np.ndarray) -> np.ndarray:
         """A uniformly random True column per row of a bool[G', K] mask (-1 where none)."""
@@ -92,23 +100,28 @@ class Observation:
     """
 
     def __init__(self, state: State, rules: Rules, idx: np.ndarray, seat: np.ndarray, streams: Streams | None):
-        self._state, self._idx = state, idx
         self.rules = rules
         self.seat = seat.astype(np.int64)
         self.n = len(idx)
         self.players = state.n_players
-        self.rng = StrategyRandom(streams, idx, self.seat) if streams is not None else None
+        self.rng = StrategyRandom(streams, idx, seat) if streams is not None else None
+
+        def rows(name: str) -> np.ndarray:  # the state is kept here, not in an attribute a strategy could reach
+            value = getattr(state, name).take(idx, axis=0)  # a new array; take gathers rows faster than [idx]
+            value.setflags(write=False)
+            return value
+
+        self._rows = rows
 
     @functools.cached_property
     def games(self) -> np.ndarray:
         """int[G']: the global index of each game."""
-        return self._state.game[self._idx]
+        return self._rows("game")
 
     def __getattr__(self, name: str) -> np.ndarray:
         if name.startswith("_") or name not in PUBLIC:
             raise AttributeError(f"observation has no field {name!r}")
-        value = getattr(self._state, name).take(self._idx, axis=0)  # a copy; take gathers rows faster than [idx]
-        value.setflags(write=False)
+        value = self._rows(name)
         self.__dict__[name] = value  # later reads find it without calling __getattr__
         return value
 
@@ -139,6 +152,7 @@ class Agents:
         (default: seat s plays strategies[s] in every game)."""
         self.strategies = list(strategies)
         self.rules = rules
+        self.shown_rules = _sealed(rules)  # what the strategies see: their writes cannot reach the engine's rules
         self.streams = streams
         if seating is None:
             seating = np.arange(len(self.strategies))[None, :]
@@ -169,29 +183,25 @@ class Agents:
         if not asked.any():
             return out
         for strat, idx in self._grouped(decider, asked):
-            obs, sub, answer = self._call(strat, decision, state, decider, legal, idx)
+            answer = self._call(strat, decision, state, decider, legal, idx)
             answer = answer if isinstance(answer, tuple) else (answer,)
+            where = (strat, decision, state, decider, idx)  # the engine's own: what names a game in an error
             if len(answer) != len(out):
-                self._fail(strat, decision, obs, 0, f"returned {len(answer)} values, expected {len(out)}")
-            answer = tuple(self._array(a, strat, decision, obs) for a in answer)
+                self._fail(*where, 0, f"returned {len(answer)} values, expected {len(out)}")
+            answer = tuple(self._array(a, *where) for a in answer)
             for a, o in zip(answer, out, strict=True):
                 if a.shape != (idx.size, *o.shape[1:]):
-                    self._fail(
-                        strat,
-                        decision,
-                        obs,
-                        0,
-                        f"returned shape {a.shape}, expected {(idx.size, *o.shape[1:])}",
-                    )
+                    self._fail(*where, 0, f"returned shape {a.shape}, expected {(idx.size, *o.shape[1:])}")
                 if o.dtype != bool and a.dtype.kind == "f" and not np.all(a == np.round(a)):
                     bad = np.flatnonzero(a != np.round(a).reshape(a.shape))
-                    self._fail(strat, decision, obs, int(bad[0]) // max(1, a[0].size), "returned a fractional value")
-            if check is not None:
-                bad, why = check(answer[0] if len(answer) == 1 else answer, sub, obs)
+                    self._fail(*where, int(bad[0]) // max(1, a[0].size), "returned a fractional value")
+            full = idx.size == decider.shape[0]  # every game, in order: a plain copy, not a scatter
+            if check is not None:  # against the engine's own legal options, never the strategy's copy of them
+                own = SimpleNamespace(**(legal if full else _rows_of(legal, idx, state.n_games)))
+                bad, why = check(answer[0] if len(answer) == 1 else answer, own, self._observe(state, decider, idx))
                 bad = np.asarray(bad)
                 if bad.any():
-                    self._fail(strat, decision, obs, int(np.flatnonzero(bad)[0]), why)
-            full = idx.size == decider.shape[0]  # every game, in order: a plain copy, not a scatter
+                    self._fail(*where, int(np.flatnonzero(bad)[0]), why)
             for a, o in zip(answer, out, strict=True):
                 if full:
                     o[...] = a
@@ -219,11 +229,11 @@ class Agents:
     # ---------------------------------------------------------------------- a strategy's errors (issue 12)
     def _call(
         self, strat: Strategy, decision: str, state: State, decider: np.ndarray, legal: dict[str, Any], idx: np.ndarray
-    ) -> tuple[Observation, SimpleNamespace, Any]:
+    ) -> Any:
         """Ask ``strat`` about games ``idx``; an exception it raises becomes a ``StrategyError``."""
         obs, sub = self._view(state, decider, legal, idx)
         try:
-            return obs, sub, getattr(strat, decision)(obs, sub)
+            return getattr(strat, decision)(obs, sub)
         except (Exception, SystemExit) as exc:
             error = exc
         raise self._raised(strat, decision, state, decider, legal, idx, error) from error
@@ -231,14 +241,13 @@ class Agents:
     def _view(
         self, state: State, decider: np.ndarray, legal: dict[str, Any], idx: np.ndarray
     ) -> tuple[Observation, SimpleNamespace]:
-        g_all = state.n_games
-        sub = SimpleNamespace(
-            **{
-                k: (v.take(idx, axis=0) if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == g_all else v)
-                for k, v in legal.items()
-            }
-        )
-        return Observation(state, self.rules, idx, decider[idx], self.streams), sub
+        """What the strategy is handed about games ``idx``: its observation and its copy of the legal options."""
+        obs = Observation(state, self.shown_rules, idx, decider[idx], self.streams)
+        return obs, SimpleNamespace(**_rows_of(legal, idx, state.n_games, copy_all=True))
+
+    def _observe(self, state: State, decider: np.ndarray, idx: np.ndarray) -> Observation:
+        """The engine's own observation of games ``idx``, for checking an answer."""
+        return Observation(state, self.rules, idx, decider[idx], None)
 
     def _raised(
         self,
@@ -268,22 +277,64 @@ class Agents:
             "".join(traceback.format_exception(exc)),
         )
 
-    def _array(self, value: Any, strat: Strategy, decision: str, obs: Observation) -> np.ndarray:
+    def _array(
+        self, value: Any, strat: Strategy, decision: str, state: State, decider: np.ndarray, idx: np.ndarray
+    ) -> np.ndarray:
         """An answer as a numeric array; anything else is an illegal answer."""
+        where = (strat, decision, state, decider, idx)
         try:
             a = np.asarray(value)
         except (ValueError, TypeError):
             a = np.asarray(None)
         if a.dtype.kind not in "biuf":
-            self._fail(strat, decision, obs, 0, f"returned {a.dtype} values, expected numbers")
+            self._fail(*where, 0, f"returned {a.dtype} values, expected numbers")
         if a.dtype.kind == "f" and not np.isfinite(a).all():
             row = int(np.argwhere(~np.isfinite(a))[0][0]) if a.ndim else 0
-            self._fail(strat, decision, obs, min(row, obs.n - 1), "returned a value that is not finite")
+            self._fail(*where, min(row, idx.size - 1), "returned a value that is not finite")
         return a
 
     @staticmethod
-    def _fail(strat: Strategy, decision: str, obs: Observation, row: int, why: str) -> None:
+    def _fail(
+        strat: Strategy, decision: str, state: State, decider: np.ndarray, idx: np.ndarray, row: int, why: str
+    ) -> None:
+        """Refuse the answer of ``row`` (of the games ``idx`` asked), naming the game by the engine's own index."""
+        g = idx[row]
         raise IllegalDecision(
-            f"strategy {strat.name!r} (seat {int(obs.seat[row])}) made an illegal {decision!r} "
-            f"in game {int(obs.games[row])}: {why}"
+            f"strategy {strat.name!r} (seat {int(decider[g])}) made an illegal {decision!r} "
+            f"in game {int(state.game[g])}: {why}"
         )
+
+
+def _rows_of(legal: dict[str, Any], idx: np.ndarray, g_all: int, copy_all: bool = False) -> dict[str, Any]:
+    """``legal`` at games ``idx``: full-batch arrays sliced (new arrays), constants as they are (copied too when
+    ``copy_all``: a strategy's constants must not be the engine's)."""
+    return {
+        k: (
+            (v.take(idx, axis=0) if v.ndim and v.shape[0] == g_all else v.copy() if copy_all else v)
+            if isinstance(v, np.ndarray)
+            else v
+        )
+        for k, v in legal.items()
+    }
+
+
+def _sealed(rules: Rules) -> Rules:
+    """A copy of ``rules`` whose sections are copies and whose derived arrays live in immutable bytes (no
+    ``setflags(write=True)`` makes them writeable): what strategies see, so none can change the engine's rules."""
+
+    def seal(a: Any) -> Any:
+        if not isinstance(a, np.ndarray):
+            return a
+        return np.frombuffer(np.ascontiguousarray(a).tobytes(), dtype=a.dtype).reshape(a.shape)
+
+    shown = object.__new__(type(rules))  # not copy.copy: Rules pickles (and copies) by rebuilding from the raw dict
+    for name, value in vars(rules).items():
+        object.__setattr__(shown, name, copy.copy(value) if dataclasses.is_dataclass(value) else value)
+    object.__setattr__(shown, "raw", copy.deepcopy(rules.raw))
+    derived = copy.copy(rules.d)
+    for name, value in vars(derived).items():
+        object.__setattr__(
+            derived, name, {k: seal(v) for k, v in value.items()} if isinstance(value, dict) else seal(value)
+        )
+    object.__setattr__(shown, "_derived", derived)
+    return shown

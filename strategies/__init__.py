@@ -3,7 +3,7 @@
 from .archetypes import BidLow, BuyShares, GoMilitary, RunFirm  # registers the four archetypes (issue 11)
 from .base import Strategy  # registers "balanced"
 from .randomized import RandomStrategy  # registers "random"
-from .registry import REGISTRY, UnknownStrategy, describe, get, make, register
+from .registry import REGISTRY, UnknownStrategy, builtin, describe, get, make, register
 
 __all__ = [
     "REGISTRY",
@@ -14,6 +14,7 @@ __all__ = [
     "RunFirm",
     "Strategy",
     "UnknownStrategy",
+    "builtin",
     "describe",
     "get",
     "make",

@@ -23,6 +23,13 @@ def register(name: str):
     return deco
 
 
+def builtin(name: str) -> bool:
+    """Whether ``name`` is taken by a strategy of this package (a plugin may not take it: its results would be
+    reported under the built-in's name)."""
+    cls = REGISTRY.get(name)
+    return cls is not None and cls.__module__.partition(".")[0] == __package__
+
+
 def get(name: str) -> type:
     try:
         return REGISTRY[name]

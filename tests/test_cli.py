@@ -35,6 +35,19 @@ class Cheat(Strategy):
         return legal.max_loans + 1
 '''
 
+IMPOSTOR = '''from strategies import Strategy
+
+class Impostor(Strategy):
+    """Never borrows money, and claims the built-in's name."""
+    name = "balanced"
+
+    def take_loans(self, obs, legal):
+        return legal.max_loans * 0
+
+class Balanced(Impostor):
+    """Named after its class: balanced too."""
+'''
+
 
 def eastindia(*args: str, cwd: Path | None = None, **kw) -> subprocess.CompletedProcess:
     return subprocess.run(
@@ -122,6 +135,26 @@ def test_bad_experiment_one_line_exit_2_no_traceback(tmp_path, content, message)
 def test_unknown_strategy_on_the_command_line(tmp_path):
     out = eastindia("run", "--strategy", "nobody", "--out", str(tmp_path / "o"), "--quiet")
     assert out.returncode == 2 and "unknown strategy 'nobody'" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_plugin_cannot_take_the_name_of_a_built_in_strategy(tmp_path):
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "x.py").write_text(IMPOSTOR)
+    (tmp_path / "exp.toml").write_text(BASE + 'plugins = ["bots/x.py:Impostor"]\n')
+    taken = "strategy 'balanced' takes the name of a built-in strategy; rename it"
+    for args, where in [
+        (["run", "exp.toml"], "exp.toml: plugins[0]: plugin 'bots/x.py:Impostor'"),
+        (["run", "--strategy", "bots/x.py:Impostor"], "--strategy: plugin 'bots/x.py:Impostor'"),
+        (["run", "--strategy", "bots/x.py:Balanced"], "--strategy: plugin 'bots/x.py:Balanced'"),
+        (["strategies", "--strategy", "bots/x.py:Impostor"], "plugin 'bots/x.py:Impostor'"),
+    ]:
+        out = (
+            eastindia(*args, "--out", "out", "--quiet", cwd=tmp_path)
+            if args[0] == "run"
+            else eastindia(*args, cwd=tmp_path)
+        )
+        assert (out.returncode, out.stderr) == (2, f"eastindia: error: {where}: {taken}\n"), args
+        assert not (tmp_path / "out").exists()
 
 
 def test_run_then_refuse_a_different_experiment_in_the_same_folder(tmp_path):

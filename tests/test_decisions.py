@@ -1,11 +1,15 @@
 """Bad input to the engine: illegal answers, unknown strategies, impossible arguments."""
 
+import re
+
 import numpy as np
 import pytest
 
 import sim
 import strategies
+from sim.dice import Streams
 from sim.rules import Rules
+from sim.state import State
 
 
 class Greedy(strategies.Strategy):
@@ -72,3 +76,74 @@ def test_observation_hides_what_is_not_public():
 
     sim.play(Rules.default(), Peek(), 5, seed=2)
     assert seen["money"][1] == 5
+
+
+# --------------------------------------------------------------------------- what a strategy is handed is its own
+class Forger(strategies.Strategy):
+    """Makes its copy of the legal loan limit writeable and raises it, then asks for that many loans."""
+
+    name = "forger"
+
+    def take_loans(self, obs, legal):
+        legal.max_loans.setflags(write=True)
+        legal.max_loans += 50
+        return legal.max_loans
+
+
+def test_raising_the_legal_limit_it_was_handed_does_not_make_an_answer_legal():
+    with pytest.raises(sim.IllegalDecision, match=r"'take_loans' in game \d+: more loans than the Company may take$"):
+        sim.play(Rules.default(), Forger(), 10, seed=1)
+
+
+class Vandal(strategies.Strategy):
+    """Answers as balanced does, then writes into everything it was handed: every array it can make writeable, the
+    engine's state and random streams where the observation exposes them."""
+
+    name = "balanced"
+
+    def take_loans(self, obs, legal):
+        answer = super().take_loans(obs, legal)
+        handed = [obs.money, obs.loans, obs.stability, obs.games, *vars(obs.rules.d).values()]
+        for holder in (obs, obs.rng, legal):
+            handed += vars(holder).values()
+        for value in handed:
+            if isinstance(value, np.ndarray):
+                try:
+                    value.setflags(write=True)
+                except ValueError:  # cannot be made writeable
+                    continue
+                value[...] = value.dtype.type(1)
+            elif isinstance(value, State):
+                value.money[...] += 7
+                value.loans[...] = 0
+            elif isinstance(value, Streams):
+                value.counters += 1
+        return answer
+
+
+def test_writing_into_the_observation_and_the_legal_options_changes_no_game():
+    """Played at every seat (every game asked at once) and at two seats (a share of the games per call)."""
+    for seats in (Vandal(), [Vandal(), "balanced", Vandal(), "balanced", "balanced"]):
+        vandalised = sim.play(Rules.default(), seats, 12, seed=3)
+        honest = sim.play(Rules.default(), "balanced", 12, seed=3)
+        assert vandalised.games.equals(honest.games) and vandalised.seats.equals(honest.seats)
+
+
+@pytest.mark.parametrize("games", [None, "lies"])
+def test_a_strategy_corrupting_its_observation_still_gets_the_engines_message(games):
+    class Mislabel(strategies.Strategy):
+        name = "mislabel"
+
+        def take_loans(self, obs, legal):
+            answer = legal.max_loans + 1
+            obs.games = None if games is None else np.full(obs.n, 7)
+            obs.seat = None if games is None else np.full(obs.n, 9)
+            return answer
+
+    with pytest.raises(sim.IllegalDecision) as err:
+        sim.play(Rules.default(), Mislabel(), 10, seed=1, first_game=500)
+    assert re.fullmatch(
+        r"strategy 'mislabel' \(seat [0-4]\) made an illegal 'take_loans' in game 500: "
+        r"more loans than the Company may take",
+        str(err.value),
+    )
