@@ -332,18 +332,20 @@ def test_a_worker_that_really_dies_keeps_exit_3(tmp_path):
     assert "a worker died" in one_line(out.stderr) and "--resume" in out.stderr
 
 
-def test_an_internal_error_is_one_line_exit_1_with_the_traceback_under_debug(capsys, tmp_path, monkeypatch):
-    def broken(*args, **kw):
-        raise RuntimeError("engine bug")
-
-    monkeypatch.setattr(runner, "play_batch", broken)
-    (tmp_path / "exp.toml").write_text(BASE)
-    code, _, err = main(capsys, "run", tmp_path / "exp.toml", "--out", tmp_path / "o", "--quiet", "--jobs", "1")
-    assert code == 1 and "internal error: shard arm0000" in one_line(err) and "engine bug" in err and "--debug" in err
-    code, _, err = main(
-        capsys, "run", tmp_path / "exp.toml", "--out", tmp_path / "o", "--quiet", "--jobs", "1", "--debug"
+def test_an_internal_error_is_one_line_exit_1_with_the_traceback_under_debug(tmp_path):
+    """The engine bug is planted by a plugin, which the worker playing the shard imports too."""
+    (tmp_path / "bug.py").write_text(
+        "import experiments.runner\nfrom strategies import Strategy\n\n\ndef broken(*args, **kw):\n"
+        "    raise RuntimeError('engine bug')\n\n\nexperiments.runner.play_batch = broken\n\n\n"
+        "class Bug(Strategy):\n    name = 'bug'\n"
     )
-    assert code == 1 and "Traceback" in err and "engine bug" in err
+    (tmp_path / "exp.toml").write_text(BASE + 'plugins = ["bug.py:Bug"]\n')
+    args = ["run", str(tmp_path / "exp.toml"), "--out", str(tmp_path / "o"), "--quiet", "--jobs", "1"]
+    run = eastindia(*args)
+    assert run.returncode == 1 and "internal error: shard arm0000" in one_line(run.stderr)
+    assert "engine bug" in run.stderr and "--debug" in run.stderr
+    run = eastindia(*args, "--debug")
+    assert run.returncode == 1 and "Traceback" in run.stderr and "engine bug" in run.stderr
 
 
 # ----------------------------------------------------------------------- failed runs never trap the folder
@@ -764,7 +766,7 @@ def _wait_for(condition, seconds: float = 60) -> None:
     ids=["SIGTERM", "SIGINT-to-the-main-process-alone"],
 )
 def test_a_signal_to_the_main_process_interrupts_the_run_and_resume_finishes_it_identically(
-    tmp_path, signum, code, started_ignoring_sigint
+    capsys, tmp_path, signum, code, started_ignoring_sigint
 ):
     """SIGINT is honoured even by a run started with it ignored (as a shell starts a background job)."""
     exp = _gated_experiment(tmp_path)
@@ -792,8 +794,8 @@ def test_a_signal_to_the_main_process_interrupts_the_run_and_resume_finishes_it_
     )
     meta = rf.read_meta(out)
     assert meta["status"] == "interrupted"
-    resumed = eastindia(*command[3:], "--jobs", "1", "--resume")
-    assert resumed.returncode == 0, resumed.stderr
+    resumed, _, err = main(capsys, *command[3:], "--jobs", "1", "--resume")
+    assert resumed == 0, err
     runner.run(spec.load(exp), tmp_path / "whole", jobs=1)
     assert frames(out) == frames(tmp_path / "whole")
 
