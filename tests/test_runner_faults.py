@@ -777,7 +777,7 @@ def test_a_signal_to_the_main_process_interrupts_the_run_and_resume_finishes_it_
             [*command, "--jobs", "2"],
             stdout=subprocess.DEVNULL,
             stderr=err,
-            preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if started_ignoring_sigint else None,
+            preexec_fn=_started_ignoring_sigint if started_ignoring_sigint else None,
         )
     try:
         _wait_for(lambda: (out / runner.SHARDS / "arm0000-0000000000-0000000006" / rf.MANIFEST).exists())
@@ -816,10 +816,10 @@ def test_no_shard_is_written_after_the_main_process_is_killed(tmp_path):
         _wait_for(lambda: shards.is_dir() and any(not p.name.startswith(".") for p in shards.iterdir()))
         proc.kill()
         proc.wait(timeout=10)
-        proc.communicate(timeout=10)  # no worker holds the run's stdout or stderr open
         at_kill = sorted(p.name for p in shards.iterdir() if not p.name.startswith("."))
         time.sleep(3)
         assert sorted(p.name for p in shards.iterdir() if not p.name.startswith(".")) == at_kill
+        proc.communicate(timeout=10)  # no worker holds the run's stdout or stderr open
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -867,3 +867,40 @@ def test_a_shard_exceeding_the_timeout_fails_the_run_in_one_line(tmp_path):
     assert meta["status"] == "failed" and "exceeded --timeout 5 s" in meta["error"]
     bad = eastindia("run", str(exp), "--out", str(tmp_path / "p"), "--quiet", "--timeout", "0")
     assert bad.returncode == 2 and "--timeout: must be a positive number of seconds" in one_line(bad.stderr)
+
+
+def _started_ignoring_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # as a shell starts a background job
+
+
+@pytest.mark.parametrize("stage", ["merge", "report"])
+def test_ctrl_c_during_the_merge_or_the_report_is_exit_130(tmp_path, stage):
+    """The plugin, imported by the main process (and by the worker, where it does nothing), sends SIGINT to the run
+    when it merges or writes the report."""
+    target = "experiments.runner.merge" if stage == "merge" else "reports.write_report"
+    (tmp_path / "stop.py").write_text(
+        "import os, signal, time\nimport experiments.runner\nfrom strategies import Strategy\n\n\n"
+        "def interrupting(real):\n    def interrupted(*args, **kw):\n        os.kill(os.getpid(), signal.SIGINT)\n"
+        "        time.sleep(5)\n        return real(*args, **kw)\n\n    return interrupted\n\n\n"
+        f"if experiments.runner._OWNER is None:\n    import {target.rpartition('.')[0]}\n\n"
+        f"    {target} = interrupting({target})\n\n\nclass Stop(Strategy):\n    name = 'stop'\n"
+    )
+    (tmp_path / "exp.toml").write_text(BASE + 'plugins = ["stop.py:Stop"]\n')
+    out = tmp_path / "o"
+    run = subprocess.run(
+        [sys.executable, "-m", "experiments.cli", "run", str(tmp_path / "exp.toml"), "--out", str(out), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_started_ignoring_sigint,
+    )
+    assert run.returncode == 130 and run.stdout == ""
+    line = one_line(run.stderr)
+    if stage == "merge":
+        assert (
+            line.startswith("eastindia: interrupted by Ctrl-C (SIGINT): 2 of 2 shards are done") and "--resume" in line
+        )
+        assert rf.read_meta(out)["status"] == "interrupted"
+    else:
+        assert f"interrupted while writing the report: the results in {out} are complete" in line
+        assert rf.read_meta(out)["status"] == "complete" and f"eastindia report {out}" in line
