@@ -882,7 +882,7 @@ def test_ctrl_c_during_the_merge_or_the_report_is_exit_130(tmp_path, stage):
         "import os, signal, time\nimport experiments.runner\nfrom strategies import Strategy\n\n\n"
         "def interrupting(real):\n    def interrupted(*args, **kw):\n        os.kill(os.getpid(), signal.SIGINT)\n"
         "        time.sleep(5)\n        return real(*args, **kw)\n\n    return interrupted\n\n\n"
-        f"if experiments.runner._OWNER is None:\n    import {target.rpartition('.')[0]}\n\n"
+        f"if getattr(experiments.runner, '_OWNER', None) is None:\n    import {target.rpartition('.')[0]}\n\n"
         f"    {target} = interrupting({target})\n\n\nclass Stop(Strategy):\n    name = 'stop'\n"
     )
     (tmp_path / "exp.toml").write_text(BASE + 'plugins = ["stop.py:Stop"]\n')
