@@ -126,14 +126,14 @@ class LinkRefused(Exception):
         super().__init__(f"{run_dir}: {name} is a symbolic link; refusing to follow it")
 
 
-def refuse_links(run_dir: Path, names: tuple[str, ...] = MANAGED) -> None:
-    """Raise ``LinkRefused`` if any managed entry of ``run_dir`` (``names``, every finished shard under ``shards/``
-    and every file in one) is a symbolic link: a run never writes, reads or deletes through one."""
+def refuse_links(run_dir: Path, deep: bool = True) -> None:
+    """Raise ``LinkRefused`` if any managed entry of ``run_dir`` (and, ``deep``, every shard under ``shards/`` and
+    every file in one) is a symbolic link: a run never writes, reads or deletes through one."""
     run_dir = Path(run_dir)
-    for name in names:
+    for name in MANAGED:
         if (run_dir / name).is_symlink():
             raise LinkRefused(run_dir, name)
-    if SHARDS not in names or not (run_dir / SHARDS).is_dir():
+    if not deep or not (run_dir / SHARDS).is_dir():
         return
     with os.scandir(run_dir / SHARDS) as shards:
         for shard in shards:

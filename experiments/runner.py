@@ -9,11 +9,14 @@ per frame with row groups of a fixed size: the merged bytes depend only on the r
 or the shard size, and memory stays bounded by one shard plus one row group however many games the run has.
 Shards are planned lazily (a generator), so a run of 10^12 games starts at once.
 
-One run at a time owns a run folder (``runfolder.RunLock``, an OS lock released however the run ends); a second
-run into it is refused at once naming the holder. A folder whose run failed or was interrupted is resumed when its
-finished shards are still shards of the experiment given (same key: seed, rules, strategies, parameters, plugin
-code), restarted in place when it has none, and otherwise refused with the command that starts afresh (``fresh``:
-the old folder is moved aside, never deleted).
+One run at a time owns a run folder (``runfolder.RunLock``, an OS lock released however the run ends); a second run
+into it is refused at once naming the holder, and a folder whose entries are symbolic links is refused. Shards are
+always played in worker processes (even with one job) that die with the run and never write a shard after it; SIGINT
+and SIGTERM stop the run cleanly (``catch_signals``), a worker that exits by itself or a shard that exceeds the
+timeout fails it. A folder whose run failed or was interrupted is resumed when its finished shards are still shards
+of the experiment given (same key: seed, rules, strategies, parameters, plugin code), restarted in place when it has
+none, and otherwise refused with the command that starts afresh (``fresh``: the old folder is moved aside, never
+deleted).
 """
 
 from __future__ import annotations
@@ -490,7 +493,7 @@ def claim(run_dir: Path) -> None:
     if run_dir.exists() and not run_dir.is_dir():
         raise RunError(f"--out {run_dir}: is a file, not a folder; choose another --out")
     if run_dir.is_dir():
-        _refuse_links(run_dir)
+        _refuse_links(run_dir, deep=False)
     if run_dir.is_dir() and not (run_dir / rf.META).exists() and _foreign(run_dir):
         raise RunError(f"{run_dir}: exists, is not empty and is not a run folder; choose another --out")
     try:
@@ -512,9 +515,9 @@ def _foreign(run_dir: Path) -> bool:
     return False
 
 
-def _refuse_links(run_dir: Path) -> None:
+def _refuse_links(run_dir: Path, deep: bool = True) -> None:
     try:
-        rf.refuse_links(run_dir)
+        rf.refuse_links(run_dir, deep=deep)
     except rf.LinkRefused as link:
         raise RunError(str(link)) from None
 
@@ -981,9 +984,9 @@ def _execute_loky(tasks: Iterator[tuple], n_jobs: int, timeout: float | None) ->
     executor = get_reusable_executor(max_workers=n_jobs, timeout=300, initializer=_worker_init, initargs=(os.getpid(),))
     running: dict[Any, tuple[Shard, float]] = {}
     finished = False
-    if timeout is not None:  # the workers start (and import the engine) before any shard's clock starts
-        wait([executor.submit(_exit_if_orphaned) for _ in range(n_jobs)])
     try:
+        if timeout is not None:  # the workers start (and import the engine) before any shard's clock starts
+            wait([executor.submit(_exit_if_orphaned) for _ in range(n_jobs)])
         while True:
             while len(running) < n_jobs and (task := next(tasks, None)) is not None:
                 running[executor.submit(play_shard, *task)] = (task[1], time.monotonic())
@@ -1043,10 +1046,13 @@ def signal_code() -> int:
 @contextmanager
 def exits_refused() -> Iterator[None]:
     """While active, ``os._exit`` raises SystemExit instead of ending this process: a plugin that calls it when
-    imported is then one error line (a PluginError) rather than a silent exit code 0."""
-    real = os._exit
+    imported is then one error line (a PluginError) rather than a silent exit code 0. A process forked from this
+    one exits as usual."""
+    real, pid = os._exit, os.getpid()
 
     def refuse(code: int) -> None:
+        if os.getpid() != pid:
+            real(code)
         raise SystemExit(f"os._exit({code}) called; a plugin may not end the process")
 
     os._exit = refuse  # type: ignore[assignment]
