@@ -3,7 +3,8 @@
 Every error is one line on stderr (issue 12): exit code 2 for the user's errors (a malformed or unreadable file,
 an unknown key or strategy, a bad option, a plugin that cannot load, an output folder in use or holding something
 else, a strategy's illegal answer or exception, a disk that cannot take the results), 3 when a worker process
-died, 130 on Ctrl-C, 1 for a failure of the simulator itself. ``--debug`` adds the full traceback.
+died or exited by itself or a shard exceeded ``--timeout``, 130 on Ctrl-C (SIGINT), 143 on SIGTERM, 1 for a failure
+of the simulator itself. ``--debug`` adds the full traceback.
 """
 
 from __future__ import annotations
@@ -61,14 +62,18 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USER
     args.argv = argv
     try:
-        return args.func(args)
+        with runner.catch_signals(), runner.exits_refused():
+            return args.func(args)
     except USER_ERRORS as err:
         return _report(args, err, f"error: {err}", EXIT_USER)
     except runner.Interrupted as err:
-        return _report(args, err, str(err), EXIT_INTERRUPTED if str(err).startswith("interrupted") else EXIT_FAILED)
+        interrupted = str(err).startswith("interrupted")
+        return _report(args, err, str(err), err.code or (runner.signal_code() if interrupted else EXIT_FAILED))
+    except runner.WorkerFailed as err:
+        return _report(args, err, f"error: {err}", EXIT_FAILED)
     except KeyboardInterrupt:
         print("eastindia: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return runner.signal_code()
     except Exception as err:  # a failure of the simulator itself: still one line, the traceback under --debug
         what = str(err) if isinstance(err, runner.ShardFailed) else f"{type(err).__name__}: {runner._one_line(err)}"
         hint = "" if args.debug else " (run again with --debug for the traceback)"
@@ -99,6 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--resume", action="store_true", help="finish an interrupted or failed run in --out")
     r.add_argument("--fresh", action="store_true", help="move an existing run folder aside and start afresh")
     r.add_argument("--shard-size", type=int, help="games per shard (overrides the file)")
+    r.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="fail the run when a shard takes longer (a strategy may hang; default: no limit)",
+    )
     r.add_argument(
         "--strategy",
         action="append",
@@ -192,7 +203,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     exp = spec.load(args.file, **changes)
     out = Path(args.out) if args.out else runner.default_out(exp)
     command = "eastindia " + " ".join(shlex.quote(a) for a in args.argv if a != "--debug")
-    runner.check_options(args.jobs, args.shard_size, args.backend, args.scheduler, args.resume, args.fresh)
+    runner.check_options(
+        args.jobs, args.shard_size, args.backend, args.scheduler, args.resume, args.fresh, args.timeout
+    )
     progress = None if args.quiet else RichProgress(exp)
     with progress or _Null():
         meta = runner.run(
@@ -207,6 +220,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             progress=progress,
             fresh=args.fresh,
             notify=progress.note if progress else None,
+            timeout=args.timeout,
         )
     if not args.no_report:
         from reports import write_report
@@ -217,6 +231,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise runner.RunError(
                 f"{out}: the results are complete but the report could not be written ({err.strerror or err}); "
                 f"write it with: eastindia report {shlex.quote(str(out))}"
+            ) from None
+        except KeyboardInterrupt:
+            raise runner.Interrupted(
+                f"interrupted while writing the report: the results in {out} are complete; "
+                f"write it with: eastindia report {shlex.quote(str(out))}",
+                0,
+                0,
+                runner.signal_code(),
             ) from None
     print(f"results: {out}  ({meta.get('games', 0)} games, {meta.get('games_per_s')} games/s)")
     print_summary(Run.open(out))

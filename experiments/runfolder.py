@@ -12,6 +12,8 @@
       shards/              finished shards (one folder each: the four frames, then manifest.json with each file's
                            rows, size and SHA-256, written last) until the merge; kept for --resume
       .lock                held (an OS file lock) by the one run writing the folder; holds its pid
+
+None of these entries may be a symbolic link: a run refuses the folder (``refuse_links``) rather than follow one.
       charts/*.png, report.html, summary.md, comparisons.parquet   written by reports/
 
 ``run.json`` keys: name, command, seed, players, games_per_arm, shard_size, status ("running" | "failed" |
@@ -50,6 +52,7 @@ SORT_KEYS = {
 }
 META = "run.json"
 EXPERIMENT = "experiment.toml"
+SHARDS = "shards"
 
 
 def frame_path(run_dir: Path, frame: str) -> Path:
@@ -69,7 +72,7 @@ def write_atomic(path: Path, data: bytes) -> None:
     """Write ``path`` through a unique temporary file renamed into place, flushed to disk first."""
     tmp = temp_name(path)
     try:
-        with open(tmp, "wb") as fh:
+        with open(tmp, "xb") as fh:  # exclusive: never through a link planted under the temporary name
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
@@ -113,6 +116,34 @@ def file_sha256(path: Path) -> tuple[int, str]:
 
 # ------------------------------------------------------------------------------------------- the lock (issue 12)
 LOCK = ".lock"
+MANAGED = (LOCK, META, EXPERIMENT, SHARDS, *(f"{frame}.parquet" for frame in FRAMES))
+
+
+class LinkRefused(Exception):
+    """An entry of the run folder that the run writes, reads or deletes is a symbolic link."""
+
+    def __init__(self, run_dir: Path, name: str):
+        super().__init__(f"{run_dir}: {name} is a symbolic link; refusing to follow it")
+
+
+def refuse_links(run_dir: Path, deep: bool = True) -> None:
+    """Raise ``LinkRefused`` if any managed entry of ``run_dir`` (and, ``deep``, every shard under ``shards/`` and
+    every file in one) is a symbolic link: a run never writes, reads or deletes through one."""
+    run_dir = Path(run_dir)
+    for name in MANAGED:
+        if (run_dir / name).is_symlink():
+            raise LinkRefused(run_dir, name)
+    if not deep or not (run_dir / SHARDS).is_dir():
+        return
+    with os.scandir(run_dir / SHARDS) as shards:
+        for shard in shards:
+            if shard.is_symlink():
+                raise LinkRefused(run_dir, f"{SHARDS}/{shard.name}")
+            if shard.is_dir(follow_symlinks=False):
+                with os.scandir(shard.path) as files:
+                    for entry in files:
+                        if entry.is_symlink():
+                            raise LinkRefused(run_dir, f"{SHARDS}/{shard.name}/{entry.name}")
 
 
 class FolderBusy(Exception):
@@ -128,7 +159,8 @@ class RunLock:
 
     The kernel releases it when the holder exits, however it dies, so a crashed run never leaves the folder
     locked. The holder writes its pid, host and start time into the file for the message other runs print; the
-    file is removed on release (a run that finds the file it locked unlinked or replaced retries)."""
+    file is removed on release (a run that finds the file it locked unlinked or replaced retries). A ``.lock`` that
+    is a symbolic link is never followed (``LinkRefused``)."""
 
     def __init__(self, run_dir: Path):
         self.path = Path(run_dir) / LOCK
@@ -138,7 +170,12 @@ class RunLock:
         import fcntl  # POSIX (Linux, macOS): the run folder lock
 
         for _ in range(50):
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise LinkRefused(self.path.parent, LOCK) from None
+                raise
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as exc:
@@ -147,7 +184,7 @@ class RunLock:
                     raise
                 raise FolderBusy(self.path.parent, self._holder()) from None
             try:
-                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+                same = os.fstat(fd).st_ino == os.lstat(self.path).st_ino
             except FileNotFoundError:
                 same = False
             if not same:  # the previous holder removed the file between our open and our lock: take the new one
@@ -164,7 +201,11 @@ class RunLock:
         """What the holder wrote (it may not have written yet: wait a little)."""
         for _ in range(40):
             try:
-                text = self.path.read_text(encoding="utf-8", errors="replace").strip()
+                fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
+                try:
+                    text = os.read(fd, 4096).decode("utf-8", errors="replace").strip()
+                finally:
+                    os.close(fd)
             except OSError:
                 text = ""
             if text:
@@ -176,7 +217,7 @@ class RunLock:
         if self.fd is None:
             return
         try:
-            if os.stat(self.path).st_ino == os.fstat(self.fd).st_ino:
+            if os.lstat(self.path).st_ino == os.fstat(self.fd).st_ino:
                 self.path.unlink()
         except OSError:
             pass

@@ -9,11 +9,14 @@ per frame with row groups of a fixed size: the merged bytes depend only on the r
 or the shard size, and memory stays bounded by one shard plus one row group however many games the run has.
 Shards are planned lazily (a generator), so a run of 10^12 games starts at once.
 
-One run at a time owns a run folder (``runfolder.RunLock``, an OS lock released however the run ends); a second
-run into it is refused at once naming the holder. A folder whose run failed or was interrupted is resumed when its
-finished shards are still shards of the experiment given (same key: seed, rules, strategies, parameters, plugin
-code), restarted in place when it has none, and otherwise refused with the command that starts afresh (``fresh``:
-the old folder is moved aside, never deleted).
+One run at a time owns a run folder (``runfolder.RunLock``, an OS lock released however the run ends); a second run
+into it is refused at once naming the holder, and a folder whose entries are symbolic links is refused. Shards are
+always played in worker processes (even with one job) that die with the run and never write a shard after it; SIGINT
+and SIGTERM stop the run cleanly (``catch_signals``), a worker that exits by itself or a shard that exceeds the
+timeout fails it. A folder whose run failed or was interrupted is resumed when its finished shards are still shards
+of the experiment given (same key: seed, rules, strategies, parameters, plugin code), restarted in place when it has
+none, and otherwise refused with the command that starts afresh (``fresh``: the old folder is moved aside, never
+deleted).
 """
 
 from __future__ import annotations
@@ -30,11 +33,13 @@ import platform
 import re
 import shlex
 import shutil
+import signal
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import nullcontext, suppress
+from contextlib import closing, contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -56,7 +61,7 @@ from . import runfolder as rf
 from .spec import MAX_GAMES, Arm, Experiment, PluginError, load_plugin
 
 ROW_GROUP = 65_536
-SHARDS = "shards"
+SHARDS = rf.SHARDS
 PACKAGES = ("eastindia", "numpy", "polars", "pyarrow", "joblib")
 BACKENDS = ("loky", "dask", "ray")
 MAX_JOBS = max(64, 4 * (os.cpu_count() or 1))
@@ -68,14 +73,28 @@ class RunError(ValueError):
 
 
 class Interrupted(RuntimeError):
-    """The run stopped early (Ctrl-C or a lost worker); finished shards are kept."""
+    """The run stopped early (a signal or a lost worker); finished shards are kept. ``code``: the exit code (128 +
+    the signal's number, 3 for a lost worker; 0: decided by the command)."""
 
-    def __init__(self, message: str, done: int, total: int):
+    def __init__(self, message: str, done: int, total: int, code: int = 0):
         super().__init__(message)
-        self.done, self.total = done, total
+        self.done, self.total, self.code = done, total, code
 
     def __reduce__(self):
-        return (type(self), (str(self), self.done, self.total))
+        return (type(self), (str(self), self.done, self.total, self.code))
+
+
+class WorkerFailed(RuntimeError):
+    """A shard did not finish in its worker: the worker ended the process itself (``os._exit``) or the shard exceeded
+    ``--timeout`` (exit code 3; the run is failed, its finished shards kept)."""
+
+
+class Signalled(KeyboardInterrupt):
+    """SIGINT or SIGTERM reached the main process (raised there while ``catch_signals`` is active)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
 
 
 class ShardFailed(RuntimeError):
@@ -206,6 +225,7 @@ def play_shard(
     A user's error (a strategy's exception or illegal answer, bad rules, a disk that cannot take the shard) is
     raised as it is; anything else becomes ``ShardFailed`` (which, unlike some exceptions, crosses processes)."""
     start = time.perf_counter()
+    _exit_if_orphaned()
     try:
         for spec in plugins:
             load_plugin(spec)
@@ -269,6 +289,7 @@ def write_shard(shards_dir: Path, shard: Shard, frames: dict[str, pl.DataFrame],
             _write_synced(tmp / f"{name}.parquet", data)
             manifest["files"][f"{name}.parquet"] = rf.file_record(data, df.height)
         _write_synced(tmp / rf.MANIFEST, json.dumps(manifest, indent=1).encode())
+        _exit_if_orphaned()  # the run that asked for this shard is gone: never put it into a folder it left
         try:
             tmp.rename(final)
         except OSError as exc:
@@ -289,7 +310,7 @@ def write_shard(shards_dir: Path, shard: Shard, frames: dict[str, pl.DataFrame],
 
 
 def _write_synced(path: Path, data: bytes) -> None:
-    with open(path, "wb") as fh:
+    with open(path, "xb") as fh:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
@@ -421,9 +442,17 @@ def versions() -> dict[str, str]:
 
 
 def check_options(
-    jobs: int | None, shard_size: int | None, backend: str, scheduler: str | None, resume: bool, fresh: bool
+    jobs: int | None,
+    shard_size: int | None,
+    backend: str,
+    scheduler: str | None,
+    resume: bool,
+    fresh: bool,
+    timeout: float | None = None,
 ) -> None:
     """The run's options, before anything is touched (each a one-line RunError)."""
+    if timeout is not None and not (isinstance(timeout, int | float) and 0 < timeout < float("inf")):
+        raise RunError(f"--timeout: must be a positive number of seconds, got {timeout}")
     if jobs is not None and not (isinstance(jobs, int) and 1 <= jobs <= MAX_JOBS):
         raise RunError(f"--jobs: must be between 1 and {MAX_JOBS} worker processes, got {jobs}")
     if shard_size is not None and not (isinstance(shard_size, int) and 1 <= shard_size <= MAX_GAMES):
@@ -463,6 +492,8 @@ def claim(run_dir: Path) -> None:
     untouched."""
     if run_dir.exists() and not run_dir.is_dir():
         raise RunError(f"--out {run_dir}: is a file, not a folder; choose another --out")
+    if run_dir.is_dir():
+        _refuse_links(run_dir, deep=False)
     if run_dir.is_dir() and not (run_dir / rf.META).exists() and _foreign(run_dir):
         raise RunError(f"{run_dir}: exists, is not empty and is not a run folder; choose another --out")
     try:
@@ -484,6 +515,13 @@ def _foreign(run_dir: Path) -> bool:
     return False
 
 
+def _refuse_links(run_dir: Path, deep: bool = True) -> None:
+    try:
+        rf.refuse_links(run_dir, deep=deep)
+    except rf.LinkRefused as link:
+        raise RunError(str(link)) from None
+
+
 def _lock(run_dir: Path) -> rf.RunLock:
     try:
         return rf.RunLock(run_dir).acquire()
@@ -491,6 +529,8 @@ def _lock(run_dir: Path) -> rf.RunLock:
         raise RunError(
             f"{run_dir}: in use by another run ({busy.holder}); wait for it to finish or choose another --out"
         ) from None
+    except rf.LinkRefused as link:
+        raise RunError(str(link)) from None
     except OSError as exc:
         raise RunError(f"--out {run_dir}: cannot lock it: {exc.strerror or exc}") from None
 
@@ -507,15 +547,16 @@ def run(
     progress: Progress | None = None,
     fresh: bool = False,
     notify: Callable[[str], None] | None = None,
+    timeout: float | None = None,
 ) -> dict[str, Any]:
     """Play every missing shard, merge, and return the run's metadata (also written to run.json).
 
     ``resume`` finishes an unfinished run in ``run_dir``; ``fresh`` moves an existing run folder aside first.
     ``notify`` receives what the user should know that is not an error (a damaged shard played again, a folder
-    moved aside); by default it goes to stderr."""
+    moved aside); by default it goes to stderr. ``timeout``: the seconds a shard may take (None: no limit)."""
     run_dir = Path(run_dir)
     notify = notify or _stderr
-    check_options(jobs, shard_size, backend, scheduler, resume, fresh)
+    check_options(jobs, shard_size, backend, scheduler, resume, fresh, timeout)
     claim(run_dir)
     lock = _lock(run_dir)
     try:
@@ -532,7 +573,10 @@ def run(
             notify(f"moved the old run folder {run_dir} aside to {aside}")
             claim(run_dir)
             lock = _lock(run_dir)
-        return _run_locked(exp, run_dir, jobs, resume, shard_size, backend, scheduler, command, progress, notify)
+        _refuse_links(run_dir)  # again, now that the folder is ours
+        return _run_locked(
+            exp, run_dir, jobs, resume, shard_size, backend, scheduler, command, progress, notify, timeout
+        )
     finally:
         lock.release()
 
@@ -548,6 +592,7 @@ def _run_locked(
     command: str,
     progress: Progress | None,
     notify: Callable[[str], None],
+    timeout: float | None,
 ) -> dict[str, Any]:
     shards_dir = run_dir / SHARDS
     old, size, done = prepare(run_dir, exp, resume, shard_size or exp.shard_size, command, notify)
@@ -583,6 +628,19 @@ def _run_locked(
         raise RunError(f"{run_dir}: cannot write: {exc.strerror or exc}") from None
 
     total_shards = n_shards(exp, size)
+
+    def stopped(status: str, error: str, what: str, code: int, fix: str = "") -> Interrupted:
+        """Mark the run ``status`` (``error``: why) and make the line the user sees (exit ``code``)."""
+        _mark(run_dir, meta, status, error)
+        finished = _count_finished(shards_dir)
+        return Interrupted(
+            f"{what}: {finished} of {total_shards} shards are done and kept in {shards_dir}; "
+            f"{fix}run again with --resume to finish: {_commands(command)[0]}",
+            finished,
+            total_shards,
+            code,
+        )
+
     start = time.perf_counter()
     fresh_games = 0
     played = exp.games  # games per arm in the results (fewer when a precision target is reached early)
@@ -609,11 +667,12 @@ def _run_locked(
 
             if exp.target_ci > 0:  # issue 13: waves of shards until the headline intervals are narrow enough
                 played, precision = play_to_target(
-                    exp, size, shards_dir, tasks_for, on_result, jobs, backend, scheduler
+                    exp, size, shards_dir, tasks_for, on_result, jobs, backend, scheduler, timeout
                 )
             else:
-                for result in _execute(tasks_for(plan(exp, size)), jobs, backend, scheduler):
-                    on_result(result)
+                with closing(_execute(tasks_for(plan(exp, size)), jobs, backend, scheduler, timeout)) as results:
+                    for result in results:
+                        on_result(result)
             try:
                 kept = played
                 records = merge(run_dir, lambda kept=kept: plan(exp, size, kept))
@@ -626,27 +685,23 @@ def _run_locked(
                 notify(f"shard {bad.name} is damaged ({bad.reason}); playing it again")
                 shutil.rmtree(shards_dir / bad.name, ignore_errors=True)
                 done = _done_names(shards_dir)
-    except KeyboardInterrupt:
-        finished = _count_finished(shards_dir)
-        _mark(run_dir, meta, "interrupted", "Ctrl-C")
-        raise Interrupted(
-            f"interrupted: {finished} of {total_shards} shards are done and kept in {shards_dir}; "
-            f"run again with --resume to finish: {_commands(command)[0]}",
-            finished,
-            total_shards,
-        ) from None
+    except KeyboardInterrupt as exc:
+        signum = getattr(exc, "signum", signal.SIGINT)
+        why = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
+        raise stopped("interrupted", why, f"interrupted by {why}", 128 + signum) from None
     except Exception as exc:
         if type(exc).__name__ not in WORKER_DEATHS:
             _mark(run_dir, meta, "failed", _one_line(exc))
             raise
-        finished = _count_finished(shards_dir)
-        _mark(run_dir, meta, "interrupted", f"a worker died ({type(exc).__name__})")
-        raise Interrupted(
-            f"a worker died ({type(exc).__name__}): {finished} of {total_shards} shards are done and kept; "
-            f"run again with --resume to finish: {_commands(command)[0]}",
-            finished,
-            total_shards,
-        ) from None
+        if _received:  # the signal that stopped the run reached a worker first
+            why = signal.Signals(_received[-1]).name
+            raise stopped("interrupted", why, f"interrupted by {why}", signal_code()) from None
+        exited = re.search(r"EXIT\((-?\d+)\)", str(exc))
+        if exited:  # the worker ended its own process: a strategy or plugin did, and would again
+            why = f"a worker process exited by itself (exit code {exited[1]}) while playing a shard"
+            raise stopped("failed", why, f"{why} (a strategy or plugin may call os._exit)", 3, "fix it and ") from None
+        why = f"a worker died ({type(exc).__name__})"
+        raise stopped("interrupted", why, why, 3) from None
     elapsed = time.perf_counter() - start
     meta.update(
         {
@@ -688,6 +743,7 @@ def play_to_target(
     jobs: int | None,
     backend: str,
     scheduler: str | None,
+    timeout: float | None = None,
 ) -> tuple[int, dict[str, Any]]:
     """Play ranges of ``size`` games (every arm's shard of the range) until every headline interval's half-width
     is within ``exp.target_ci`` (``reports.compare.Precision``) or the ``games`` run out; returns the games per
@@ -708,8 +764,9 @@ def play_to_target(
     while kept < ranges:
         wave = range(kept, min(kept + width, ranges))
         shards = [Shard(arm.index, r * size, min((r + 1) * size, exp.games)) for r in wave for arm in exp.arms]
-        for result in _execute(tasks_for(shards), jobs, backend, scheduler):
-            on_result(result)
+        with closing(_execute(tasks_for(shards), jobs, backend, scheduler, timeout)) as results:
+            for result in results:
+                on_result(result)
         for r in wave:
             first, last = r * size, min((r + 1) * size, exp.games)
             tables = {
@@ -867,20 +924,23 @@ def _count_finished(shards_dir: Path) -> int:
     return len(_finished(shards_dir))
 
 
-def _execute(tasks: Iterable[tuple], jobs: int | None, backend: str, scheduler: str | None) -> Iterable[dict[str, Any]]:
-    """Results of play_shard for every task, as they finish (tasks are consumed lazily)."""
+def _execute(
+    tasks: Iterable[tuple], jobs: int | None, backend: str, scheduler: str | None, timeout: float | None = None
+) -> Iterable[dict[str, Any]]:
+    """Results of play_shard for every task, as they finish (tasks are consumed lazily). Shards are always played
+    in worker processes, even with one job: a strategy that ends its process (``os._exit``) or hangs then fails the
+    run instead of ending or freezing it."""
     tasks = iter(tasks)
     first = next(tasks, None)
     if first is None:
         return
     tasks = _chain(first, tasks)
+    n_jobs = jobs or os.cpu_count() or 1
+    if backend == "loky":
+        yield from _execute_loky(tasks, n_jobs, timeout)
+        return
     from joblib import Parallel, delayed, parallel_config
 
-    n_jobs = jobs or os.cpu_count() or 1
-    if backend == "loky" and n_jobs == 1:
-        for task in tasks:
-            yield play_shard(*task)
-        return
     client_ctx: Any = nullcontext()
     if backend == "dask":
         from dask.distributed import Client
@@ -904,8 +964,130 @@ def _execute(tasks: Iterable[tuple], jobs: int | None, backend: str, scheduler: 
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise RunError(f"--scheduler {scheduler}: cannot reach Ray: {_one_line(exc)}") from None
     with client_ctx, parallel_config(backend=backend, n_jobs=n_jobs):
-        parallel = Parallel(return_as="generator_unordered")
-        yield from parallel(delayed(play_shard)(*task) for task in tasks)
+        parallel = Parallel(return_as="generator_unordered", timeout=timeout)
+        try:
+            yield from parallel(delayed(play_shard)(*task) for task in tasks)
+        except TimeoutError:
+            raise WorkerFailed(
+                f"a shard exceeded --timeout {timeout:g} s (a strategy may hang); --resume retries it"
+            ) from None
+
+
+def _execute_loky(tasks: Iterator[tuple], n_jobs: int, timeout: float | None) -> Iterator[dict[str, Any]]:
+    """Play the tasks on loky's reusable worker processes, at most ``n_jobs`` at a time (so each shard's clock
+    starts when a worker takes it). Whatever stops the run early (an error, a timeout, a signal, the caller closing
+    the generator) kills the workers before it returns: no shard is written after the run has stopped."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from joblib.externals.loky import get_reusable_executor
+
+    executor = get_reusable_executor(max_workers=n_jobs, timeout=300, initializer=_worker_init, initargs=(os.getpid(),))
+    running: dict[Any, tuple[Shard, float]] = {}
+    finished = False
+    try:
+        if timeout is not None:  # the workers start (and import the engine) before any shard's clock starts
+            wait([executor.submit(_exit_if_orphaned) for _ in range(n_jobs)])
+        while True:
+            while len(running) < n_jobs and (task := next(tasks, None)) is not None:
+                running[executor.submit(play_shard, *task)] = (task[1], time.monotonic())
+            if not running:
+                break
+            left = None if timeout is None else min(t for _, t in running.values()) + timeout - time.monotonic()
+            done, _ = wait(running, timeout=None if left is None else max(left, 0), return_when=FIRST_COMPLETED)
+            for future in done:
+                del running[future]
+                yield future.result()
+            late = [s for s, t in running.values() if timeout is not None and time.monotonic() - t > timeout]
+            if late:
+                raise WorkerFailed(
+                    f"shard {late[0].name} exceeded --timeout {timeout:g} s (a strategy may hang); --resume retries it"
+                )
+        finished = True
+    finally:
+        if not finished:
+            executor.shutdown(wait=True, kill_workers=True)
+
+
+# ----------------------------------------------------------------------------------- signals, orphaned workers
+_OWNER: int | None = None  # in a worker: the pid of the run that started it
+_received: list[int] = []  # the signals caught by ``catch_signals`` (most recent last)
+
+
+@contextmanager
+def catch_signals() -> Iterator[None]:
+    """While active (in the main thread), SIGINT and SIGTERM raise ``Signalled`` there, so a run stops cleanly:
+    its workers killed, run.json marked interrupted, exit code 128 + the signal's number. SIGINT is caught even
+    when the process started with it ignored (as a shell starts a background job). A second signal while the run
+    cleans up has its default effect (ends the process at once)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        _received.append(signum)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_DFL)
+        raise Signalled(signum)
+
+    _received.clear()
+    old = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, action in old.items():
+            signal.signal(sig, action)
+
+
+def signal_code() -> int:
+    """The exit code of a run stopped by a signal: 128 + the last one caught (SIGINT when none was)."""
+    return 128 + (_received[-1] if _received else signal.SIGINT)
+
+
+@contextmanager
+def exits_refused() -> Iterator[None]:
+    """While active, ``os._exit`` raises SystemExit instead of ending this process: a plugin that calls it when
+    imported is then one error line (a PluginError) rather than a silent exit code 0. A process forked from this
+    one exits as usual."""
+    real, pid = os._exit, os.getpid()
+
+    def refuse(code: int) -> None:
+        if os.getpid() != pid:
+            real(code)
+        raise SystemExit(f"os._exit({code}) called; a plugin may not end the process")
+
+    os._exit = refuse  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        os._exit = real
+
+
+def _worker_init(owner: int) -> None:
+    """Set up a loky worker of the run ``owner``: it leaves SIGINT to the run (which stops it), and it dies with
+    the run — at once on Linux (``PR_SET_PDEATHSIG``), else within half a second (a watchdog thread) — and never
+    renames a finished shard into place once the run is gone (``_exit_if_orphaned``)."""
+    global _OWNER
+    _OWNER = owner
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        with suppress(OSError, AttributeError):
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+    threading.Thread(target=_watch_owner, daemon=True, name="eastindia-owner").start()
+    _exit_if_orphaned()
+
+
+def _watch_owner() -> None:
+    while True:
+        _exit_if_orphaned()
+        time.sleep(0.5)
+
+
+def _exit_if_orphaned() -> None:
+    """In a worker whose run has died (its parent changed), end the worker at once, writing nothing more."""
+    if _OWNER is not None and os.getppid() != _OWNER:
+        os._exit(1)
 
 
 def _chain(first: Any, rest: Iterator[Any]) -> Iterator[Any]:

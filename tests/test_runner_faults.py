@@ -332,18 +332,20 @@ def test_a_worker_that_really_dies_keeps_exit_3(tmp_path):
     assert "a worker died" in one_line(out.stderr) and "--resume" in out.stderr
 
 
-def test_an_internal_error_is_one_line_exit_1_with_the_traceback_under_debug(capsys, tmp_path, monkeypatch):
-    def broken(*args, **kw):
-        raise RuntimeError("engine bug")
-
-    monkeypatch.setattr(runner, "play_batch", broken)
-    (tmp_path / "exp.toml").write_text(BASE)
-    code, _, err = main(capsys, "run", tmp_path / "exp.toml", "--out", tmp_path / "o", "--quiet", "--jobs", "1")
-    assert code == 1 and "internal error: shard arm0000" in one_line(err) and "engine bug" in err and "--debug" in err
-    code, _, err = main(
-        capsys, "run", tmp_path / "exp.toml", "--out", tmp_path / "o", "--quiet", "--jobs", "1", "--debug"
+def test_an_internal_error_is_one_line_exit_1_with_the_traceback_under_debug(tmp_path):
+    """The engine bug is planted by a plugin, which the worker playing the shard imports too."""
+    (tmp_path / "bug.py").write_text(
+        "import experiments.runner\nfrom strategies import Strategy\n\n\ndef broken(*args, **kw):\n"
+        "    raise RuntimeError('engine bug')\n\n\nexperiments.runner.play_batch = broken\n\n\n"
+        "class Bug(Strategy):\n    name = 'bug'\n"
     )
-    assert code == 1 and "Traceback" in err and "engine bug" in err
+    (tmp_path / "exp.toml").write_text(BASE + 'plugins = ["bug.py:Bug"]\n')
+    args = ["run", str(tmp_path / "exp.toml"), "--out", str(tmp_path / "o"), "--quiet", "--jobs", "1"]
+    run = eastindia(*args)
+    assert run.returncode == 1 and "internal error: shard arm0000" in one_line(run.stderr)
+    assert "engine bug" in run.stderr and "--debug" in run.stderr
+    run = eastindia(*args, "--debug")
+    assert run.returncode == 1 and "Traceback" in run.stderr and "engine bug" in run.stderr
 
 
 # ----------------------------------------------------------------------- failed runs never trap the folder
@@ -642,12 +644,12 @@ def test_a_disk_that_fills_during_the_merge_keeps_the_shards(capsys, tmp_path, m
 
 
 # ------------------------------------------------------------------------------ two runs at once: the lock
-GATE = plugin(
-    "gate",
+WAIT_FOR_OPEN = (
     "deadline = time.time() + 120\n"
     "            while not Path(__file__).with_name('open').exists() and time.time() < deadline:\n"
-    "                time.sleep(0.05)",
+    "                time.sleep(0.05)"
 )
+GATE = plugin("gate", WAIT_FOR_OPEN)
 
 
 def test_two_processes_at_once_one_runs_the_other_is_refused_naming_its_pid(tmp_path):
@@ -709,3 +711,196 @@ def test_temporary_names_are_unique_per_writer_and_a_second_writer_of_a_shard_ke
     first = snapshot(shards)
     runner.play_shard(exp.arms[0], shard, exp.seed, (), types, str(shards), "k")  # a late duplicate writer
     assert snapshot(shards) == first and [p.name for p in shards.iterdir()] == [shard.name]
+
+
+# ------------------------------------------------------------------ symlinks, signals, dead parents, exits, hangs
+def test_a_symlinked_lock_or_shards_folder_is_refused_and_its_target_untouched(tmp_path):
+    (tmp_path / "exp.toml").write_text(BASE)
+    victim = tmp_path / "precious.txt"
+    victim.write_text("keep me")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / rf.LOCK).symlink_to(victim)
+    run = eastindia("run", str(tmp_path / "exp.toml"), "--out", str(out), "--quiet", "--jobs", "1", "--no-report")
+    assert run.returncode == 2
+    assert one_line(run.stderr) == f"eastindia: error: {out}: .lock is a symbolic link; refusing to follow it"
+    assert victim.read_text() == "keep me" and (out / rf.LOCK).is_symlink()
+    with pytest.raises(rf.LinkRefused):  # tune and sensitivity folders take the same lock
+        rf.RunLock(out).acquire()
+    assert victim.read_text() == "keep me"
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "mine.txt").write_text("mine")
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / runner.SHARDS).symlink_to(elsewhere, target_is_directory=True)
+    run = eastindia("run", str(tmp_path / "exp.toml"), "--out", str(linked), "--quiet", "--jobs", "1", "--no-report")
+    assert run.returncode == 2
+    assert one_line(run.stderr) == f"eastindia: error: {linked}: shards is a symbolic link; refusing to follow it"
+    assert snapshot(elsewhere) == {"mine.txt": b"mine"}  # nothing written or deleted through the link
+
+
+SLOW = plugin("slow", "time.sleep(0.5)\n            self.slept = True", "not getattr(self, 'slept', False)")
+
+
+def _gated_experiment(tmp_path: Path, games: int = 12) -> Path:
+    """An experiment whose shards after the first of each arm wait until the file ``open`` exists."""
+    (tmp_path / "gate.py").write_text(plugin("gate", WAIT_FOR_OPEN, "(obs.games >= 6).any()"))
+    exp = tmp_path / "exp.toml"
+    text = BASE.replace("games = 12", f"games = {games}").replace('["balanced", "random"]', '["gate", "balanced"]')
+    exp.write_text(text + 'plugins = ["gate.py:Gate"]\n')
+    return exp
+
+
+def _wait_for(condition, seconds: float = 60) -> None:
+    deadline = time.time() + seconds
+    while not condition():
+        assert time.time() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize(
+    "signum, code, started_ignoring_sigint",
+    [(signal.SIGTERM, 143, False), (signal.SIGINT, 130, True)],
+    ids=["SIGTERM", "SIGINT-to-the-main-process-alone"],
+)
+def test_a_signal_to_the_main_process_interrupts_the_run_and_resume_finishes_it_identically(
+    capsys, tmp_path, signum, code, started_ignoring_sigint
+):
+    """SIGINT is honoured even by a run started with it ignored (as a shell starts a background job)."""
+    exp = _gated_experiment(tmp_path)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "experiments.cli", "run", str(exp), "--out", str(out), "--quiet", "--no-report"]
+    with open(tmp_path / "err.txt", "w") as err:
+        proc = subprocess.Popen(
+            [*command, "--jobs", "2"],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            preexec_fn=_started_ignoring_sigint if started_ignoring_sigint else None,
+        )
+    try:
+        _wait_for(lambda: (out / runner.SHARDS / "arm0000-0000000000-0000000006" / rf.MANIFEST).exists())
+        time.sleep(0.3)
+        proc.send_signal(signum)
+        assert proc.wait(timeout=30) == code
+    finally:
+        (tmp_path / "open").write_text("")
+        if proc.poll() is None:
+            proc.kill()
+    name = signal.Signals(signum).name
+    assert f"interrupted by {'Ctrl-C (SIGINT)' if name == 'SIGINT' else name}" in one_line(
+        (tmp_path / "err.txt").read_text()
+    )
+    meta = rf.read_meta(out)
+    assert meta["status"] == "interrupted"
+    resumed, _, err = main(capsys, *command[3:], "--jobs", "1", "--resume")
+    assert resumed == 0, err
+    runner.run(spec.load(exp), tmp_path / "whole", jobs=1)
+    assert frames(out) == frames(tmp_path / "whole")
+
+
+def test_no_shard_is_written_after_the_main_process_is_killed(tmp_path):
+    (tmp_path / "slow.py").write_text(SLOW)
+    exp = tmp_path / "exp.toml"
+    text = BASE.replace("games = 12", "games = 40").replace("shard_size = 6", "shard_size = 2")
+    exp.write_text(text.replace('["balanced", "random"]', '["slow", "balanced"]') + 'plugins = ["slow.py:Slow"]\n')
+    shards = tmp_path / "out" / runner.SHARDS
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "experiments.cli", "run", str(exp), "--out", str(tmp_path / "out"), "--quiet"]
+        + ["--jobs", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        _wait_for(lambda: shards.is_dir() and any(not p.name.startswith(".") for p in shards.iterdir()))
+        proc.kill()
+        proc.wait(timeout=10)
+        at_kill = sorted(p.name for p in shards.iterdir() if not p.name.startswith("."))
+        time.sleep(3)
+        assert sorted(p.name for p in shards.iterdir() if not p.name.startswith(".")) == at_kill
+        proc.communicate(timeout=10)  # no worker holds the run's stdout or stderr open
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert len(at_kill) < 20
+
+
+def test_a_strategy_that_ends_its_process_fails_the_run_even_with_one_job(tmp_path):
+    (tmp_path / "quitter.py").write_text(plugin("quitter", "os._exit(0)", "(obs.games >= 6).any()"))
+    exp = tmp_path / "exp.toml"
+    exp.write_text(BASE.replace('["balanced", "random"]', '["quitter"]') + 'plugins = ["quitter.py:Quitter"]\n')
+    out = tmp_path / "o"
+    run = eastindia("run", str(exp), "--out", str(out), "--quiet", "--jobs", "1")
+    assert run.returncode == 3 and run.stdout == ""
+    line = one_line(run.stderr)
+    assert "a worker process exited by itself (exit code 0) while playing a shard" in line and "--resume" in line
+    meta = rf.read_meta(out)
+    assert meta["status"] == "failed" and "exit code 0" in meta["error"]
+    assert (out / runner.SHARDS / "arm0000-0000000000-0000000006" / rf.MANIFEST).exists()  # the first shard is kept
+
+
+def test_a_plugin_that_ends_the_process_when_loaded_is_one_line_exit_2(tmp_path):
+    (tmp_path / "gone.py").write_text("import os\nos._exit(0)\n")
+    exp = tmp_path / "exp.toml"
+    exp.write_text(BASE + 'plugins = ["gone.py:Gone"]\n')
+    run = eastindia("run", str(exp), "--out", str(tmp_path / "o"), "--quiet", "--jobs", "1")
+    assert run.returncode == 2
+    assert "plugin 'gone.py:Gone': SystemExit: os._exit(0) called" in one_line(run.stderr)
+    assert not (tmp_path / "o" / rf.META).exists()
+
+
+def test_a_shard_exceeding_the_timeout_fails_the_run_in_one_line(tmp_path):
+    (tmp_path / "hang.py").write_text(plugin("hang", "time.sleep(3600)", "(obs.games >= 6).any()"))
+    exp = tmp_path / "exp.toml"
+    exp.write_text(BASE.replace('["balanced", "random"]', '["hang"]') + 'plugins = ["hang.py:Hang"]\n')
+    out = tmp_path / "o"
+    started = time.time()
+    run = eastindia("run", str(exp), "--out", str(out), "--quiet", "--jobs", "1", "--timeout", "5")
+    assert time.time() - started < 60
+    assert run.returncode == 3
+    assert one_line(run.stderr) == (
+        "eastindia: error: shard arm0000-0000000006-0000000012 exceeded --timeout 5 s (a strategy may hang); "
+        "--resume retries it"
+    )
+    meta = rf.read_meta(out)
+    assert meta["status"] == "failed" and "exceeded --timeout 5 s" in meta["error"]
+    bad = eastindia("run", str(exp), "--out", str(tmp_path / "p"), "--quiet", "--timeout", "0")
+    assert bad.returncode == 2 and "--timeout: must be a positive number of seconds" in one_line(bad.stderr)
+
+
+def _started_ignoring_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # as a shell starts a background job
+
+
+@pytest.mark.parametrize("stage", ["merge", "report"])
+def test_ctrl_c_during_the_merge_or_the_report_is_exit_130(tmp_path, stage):
+    """The plugin, imported by the main process (and by the worker, where it does nothing), sends SIGINT to the run
+    when it merges or writes the report."""
+    target = "experiments.runner.merge" if stage == "merge" else "reports.write_report"
+    (tmp_path / "stop.py").write_text(
+        "import os, signal, time\nimport experiments.runner\nfrom strategies import Strategy\n\n\n"
+        "def interrupting(real):\n    def interrupted(*args, **kw):\n        os.kill(os.getpid(), signal.SIGINT)\n"
+        "        time.sleep(5)\n        return real(*args, **kw)\n\n    return interrupted\n\n\n"
+        f"if getattr(experiments.runner, '_OWNER', None) is None:\n    import {target.rpartition('.')[0]}\n\n"
+        f"    {target} = interrupting({target})\n\n\nclass Stop(Strategy):\n    name = 'stop'\n"
+    )
+    (tmp_path / "exp.toml").write_text(BASE + 'plugins = ["stop.py:Stop"]\n')
+    out = tmp_path / "o"
+    run = subprocess.run(
+        [sys.executable, "-m", "experiments.cli", "run", str(tmp_path / "exp.toml"), "--out", str(out), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_started_ignoring_sigint,
+    )
+    assert run.returncode == 130 and run.stdout == ""
+    line = one_line(run.stderr)
+    if stage == "merge":
+        assert (
+            line.startswith("eastindia: interrupted by Ctrl-C (SIGINT): 2 of 2 shards are done") and "--resume" in line
+        )
+        assert rf.read_meta(out)["status"] == "interrupted"
+    else:
+        assert f"interrupted while writing the report: the results in {out} are complete" in line
+        assert rf.read_meta(out)["status"] == "complete" and f"eastindia report {out}" in line
