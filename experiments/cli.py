@@ -152,6 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("run_a", help="the reference run folder (A)")
     cmp_.add_argument("run_b", help="the run folder compared with it (B)")
     cmp_.add_argument("--out", help="also write the comparisons to this Parquet file")
+    cmp_.add_argument(
+        "--unpaired", action="store_true", help="compare as independent samples (needed for other player counts)"
+    )
     cmp_.set_defaults(func=cmd_compare)
 
     # issue 14: tune and sensitivity
@@ -356,7 +359,7 @@ def cmd_strategies(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     problems = spec.check_file(args.file)
     for line in problems:
-        print(one_line(line))
+        print(one_line(line), file=sys.stderr)
     if problems:
         return EXIT_USER
     print(f"{args.file}: ok")
@@ -376,6 +379,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from reports import write_report
+    from reports.data import DamagedRun
 
     if (Path(args.run_dir) / search.META).is_file():  # issue 14: a tune or sensitivity folder
         return _report_study(args)
@@ -389,10 +393,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise runner.RunError(f"{args.run_dir}: run.json is not a table")
     try:
         path = write_report(Path(args.run_dir), reference=args.reference)
+    except DamagedRun as err:
+        raise runner.RunError(str(err)) from None
     except FileNotFoundError as err:  # no frames yet (a run that has not merged)
         raise runner.RunError(runner._one_line(err)) from None
     except ValueError as err:  # a --reference that names no arm
         raise runner.RunError(f"--reference: {runner._one_line(err)}") from None
+    except Exception as err:
+        raise _unreadable([Run(Path(args.run_dir), meta)], err) from None
     print(f"report: {path}")
     return 0
 
@@ -402,6 +410,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     import polars as pl
 
     from reports.compare import compare_runs, shared_games
+    from reports.data import DamagedRun
     from reports.tables import change_cell
 
     runs = []
@@ -416,10 +425,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise runner.RunError(f"{folder}: no frames yet (run status: {run.meta.get('status', 'unknown')})")
         runs.append(run)
     try:
-        df = compare_runs(*runs)
-    except ValueError as err:
+        df = compare_runs(*runs, unpaired=args.unpaired)
+    except (DamagedRun, ValueError) as err:
         raise runner.RunError(runner._one_line(err)) from None
-    how = "paired on the games both play (same seed)" if shared_games(*runs) else "independent samples (other seeds)"
+    except Exception as err:
+        raise _unreadable(runs, err) from None
+    how = (
+        "independent samples (--unpaired)"
+        if args.unpaired
+        else "paired on the games both play (same seed)"
+        if shared_games(*runs)
+        else "independent samples (other seeds)"
+    )
     print(f"A = {runs[0].path}, B = {runs[1].path}: B − A, 95 % intervals, {how}")
     rows = [
         {
@@ -443,6 +460,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise runner.RunError(f"--out {args.out}: {err.strerror or err}") from None
         print(f"comparisons: {args.out}")
     return 0
+
+
+def _unreadable(runs: list[Run], err: Exception) -> Exception:
+    """A Parquet frame Polars cannot read, in a run folder that records no checksums (one that does was verified
+    before reading): the user's damaged file, a one-line RunError. Anything else is returned as it is."""
+    import polars as pl
+
+    unverified = [str(run.path) for run in runs if "frames" not in run.meta]
+    if isinstance(err, pl.exceptions.PolarsError) and unverified:
+        return runner.RunError(f"{' or '.join(unverified)}: cannot read the frames: {runner._one_line(err)}")
+    return err
 
 
 def _value(metric: str, value: float) -> str:
