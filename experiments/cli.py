@@ -9,11 +9,13 @@ died, 130 on Ctrl-C, 1 for a failure of the simulator itself. ``--debug`` adds t
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import shlex
 import sys
 import traceback
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -196,6 +198,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else runner.default_out(exp)
     command = "eastindia " + " ".join(shlex.quote(a) for a in args.argv if a != "--debug")
     runner.check_options(args.jobs, args.shard_size, args.backend, args.scheduler, args.resume, args.fresh)
+    if args.scheduler:
+        check_scheduler(args.scheduler, args.backend)
     progress = None if args.quiet else RichProgress(exp)
     with progress or _Null():
         meta = runner.run(
@@ -224,6 +228,61 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"results: {out}  ({meta.get('games', 0)} games, {meta.get('games_per_s')} games/s)")
     print_summary(Run.open(out))
     return 0
+
+
+SCHEDULER_TIMEOUT_S = 20  # to connect to a dask scheduler and exchange the handshake
+
+
+def is_loopback(address: str) -> bool:
+    """Is a ``--scheduler`` address on this machine's loopback interface (``tcp://127.0.0.1:8786``, ``localhost:8786``,
+    ``[::1]:8786``, Dask's ``inproc://``, Ray's ``auto``)? Judged from the text alone: no name is looked up."""
+    scheme, sep, _ = address.partition("://")
+    if sep and scheme.lower() == "inproc":
+        return True
+    try:
+        host = (urlsplit(address if sep else f"tcp://{address}").hostname or "").rstrip(".")
+    except ValueError:
+        return False
+    if host in ("localhost", "auto", "local") or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_scheduler(address: str, backend: str) -> None:
+    """Before the run: warn when the scheduler is not on this machine (the cluster runs what it is sent, pickled),
+    then, for Dask, shake hands with it so that something else listening there (an HTTP server, such as the
+    scheduler's dashboard) is one line rather than the ``MemoryError`` of a reply read as a frame length."""
+    if not is_loopback(address):
+        print(
+            f"eastindia: warning: --scheduler {address} is not on this machine: {backend.capitalize()} exchanges "
+            "pickled Python objects with it, which run as code; use only a cluster you control",
+            file=sys.stderr,
+        )
+    if backend != "dask":
+        return
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def handshake() -> None:
+        comm = await connect(address, timeout=SCHEDULER_TIMEOUT_S)
+        await comm.close()
+
+    try:
+        asyncio.run(asyncio.wait_for(handshake(), SCHEDULER_TIMEOUT_S))  # Dask bounds the connection, not the reply
+    except MemoryError:  # the length prefix of a Dask message was something else's reply
+        raise runner.RunError(
+            f"--scheduler {address}: what answers there is not a dask scheduler (a web server? the dashboard's port?)"
+        ) from None
+    except TimeoutError:
+        raise runner.RunError(
+            f"--scheduler {address}: cannot reach the dask scheduler: no handshake within {SCHEDULER_TIMEOUT_S} s"
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise runner.RunError(f"--scheduler {address}: cannot reach the dask scheduler: {one_line(str(exc))}") from None
 
 
 class _Null:
