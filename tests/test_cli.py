@@ -204,10 +204,11 @@ def test_the_installed_command_exists():
 
 
 # ------------------------------------------------------------------------------------------ input limits
+MAX_TOML_DEPTH, MAX_TOML_BYTES = 32, 1 << 20  # the limits README documents (sim.rules)
+
+
 def test_toml_nested_too_deeply_is_one_line_exit_2(tmp_path):
     """100,000 levels overflow the TOML parser's stack; 33 parse but pass the limit; 32 are allowed."""
-    from sim.rules import MAX_TOML_DEPTH
-
     deep = tmp_path / "deep.toml"
     deep.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
     over = tmp_path / "over.toml"
@@ -226,8 +227,6 @@ def test_toml_nested_too_deeply_is_one_line_exit_2(tmp_path):
 
 
 def test_toml_file_larger_than_the_limit_is_one_line_exit_2(tmp_path):
-    from sim.rules import MAX_TOML_BYTES
-
     big = tmp_path / "big.toml"
     big.write_text(BASE + "#" * MAX_TOML_BYTES + "\n")
     out = eastindia("validate", str(big))
@@ -235,8 +234,11 @@ def test_toml_file_larger_than_the_limit_is_one_line_exit_2(tmp_path):
 
 
 def test_shipped_toml_files_fit_well_under_the_limits():
-    from sim.rules import DEFAULT_PATH, MAX_TOML_BYTES, MAX_TOML_DEPTH
+    from sim import rules
+    from sim.rules import DEFAULT_PATH
     from sim.rules import _deeper_than as deeper_than
+
+    assert (rules.MAX_TOML_DEPTH, rules.MAX_TOML_BYTES) == (MAX_TOML_DEPTH, MAX_TOML_BYTES)
 
     for path in [DEFAULT_PATH, *sorted(Path(spec.__file__).with_name("library").glob("*.toml"))]:
         assert path.stat().st_size < MAX_TOML_BYTES / 10, path

@@ -390,17 +390,17 @@ def test_report_refuses_a_frame_that_no_longer_matches_its_checksum(tmp_path):
     """A frame rewritten with one value changed still reads as valid Parquet; run.json's checksum tells it apart."""
     from reports_fixture import change_one_value, record_checksums
 
-    from reports.data import DamagedRun
-
     run = record_checksums(make_run(tmp_path / "r", [{}], games=30, seed=2, rotations=1))
     assert reports.write_report(run).is_file()  # the run as written reports fine
     change_one_value(run)
     assert pl.read_parquet(run / "games.parquet").height == 30  # still readable
-    with pytest.raises(DamagedRun, match="games.parquet does not match its checksum in run.json"):
-        reports.write_report(run)
     out = subprocess.run(
         [sys.executable, "-m", "experiments.cli", "report", str(run)], capture_output=True, text=True, timeout=300
     )
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and f"{run}: games.parquet does not match its checksum" in out.stderr
     assert "--fresh" in out.stderr
+    from reports.data import DamagedRun
+
+    with pytest.raises(DamagedRun, match="games.parquet does not match its checksum in run.json"):
+        reports.write_report(run)
