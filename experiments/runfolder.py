@@ -122,7 +122,7 @@ def verify_frames(run_dir: Path, meta: dict[str, Any]) -> str | None:
             return f"{path.name} is missing"
         size, digest = file_sha256(path)
         if size != record.get("bytes") or digest != record.get("sha256"):
-            return f"{path.name} does not match its checksum in {META}"
+            return f"{path.name} does not match its checksum"
     if "frames" not in meta and not all(frame_path(run_dir, f).is_file() for f in FRAMES):
         return "its frames are missing"
     return None

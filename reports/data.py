@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 
 import sim
-from experiments.runfolder import Run, frame_path, verify_frames
+from experiments.runfolder import META, Run, frame_path, verify_frames
 from sim.layout import VP_SOURCES
 
 VP_COLUMNS = [f"vp_{source}" for source in VP_SOURCES]
@@ -116,9 +116,10 @@ def check_frames(run: Run) -> None:
     without checksums (not finished) is left to the readers, which refuse missing frames."""
     reason = verify_frames(run.path, run.meta) if "frames" in run.meta else None
     if reason:
+        where = "" if META in reason else f"; {META} records each frame's checksum"
         raise DamagedRun(
-            f"{run.path}: {reason}: the run folder is damaged or was edited; play the run again with: "
-            f"eastindia run FILE --out {run.path} --fresh"
+            f"{run.path}: damaged or edited since the run wrote it ({reason}{where}); "
+            f"play it again with: eastindia run FILE --out {run.path} --fresh"
         )
 
 

@@ -128,7 +128,7 @@ def test_compare_refuses_a_frame_that_no_longer_matches_its_checksum(runs, tmp_p
         assert cli.main(["compare", *map(str, order)]) == 2
         out = capsys.readouterr()
         assert out.out == "" and out.err.count("\n") == 1
-        assert f"{damaged}: seats.parquet does not match its checksum in run.json" in out.err
+        assert f"{damaged}: damaged or edited since the run wrote it (seats.parquet does not match" in out.err
 
 
 def test_compare_refuses_runs_of_other_player_counts_unless_unpaired(runs, tmp_path, capsys):

@@ -398,9 +398,12 @@ def test_report_refuses_a_frame_that_no_longer_matches_its_checksum(tmp_path):
         [sys.executable, "-m", "experiments.cli", "report", str(run)], capture_output=True, text=True, timeout=300
     )
     assert out.returncode == 2 and out.stdout == ""
-    assert out.stderr.count("\n") == 1 and f"{run}: games.parquet does not match its checksum" in out.stderr
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith(
+        f"eastindia: error: {run}: damaged or edited since the run wrote it "
+        "(games.parquet does not match its checksum; run.json records each frame's checksum)"
+    )
     assert "--fresh" in out.stderr
     from reports.data import DamagedRun
 
-    with pytest.raises(DamagedRun, match="games.parquet does not match its checksum in run.json"):
+    with pytest.raises(DamagedRun, match=r"\(games.parquet does not match its checksum; run.json"):
         reports.write_report(run)
