@@ -446,7 +446,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         meta = Run.open(args.run_dir).meta
     except FileNotFoundError as err:
         raise runner.RunError(str(err)) from None
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, RecursionError) as err:  # RecursionError: a run.json nested too deeply
         raise runner.RunError(f"{args.run_dir}: {runner._one_line(err)}") from None
     if not isinstance(meta, dict):
         raise runner.RunError(f"{args.run_dir}: run.json is not a table")
@@ -478,8 +478,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
             run = Run.open(folder)
         except FileNotFoundError as err:
             raise runner.RunError(str(err)) from None
-        except (OSError, ValueError) as err:
+        except (OSError, ValueError, RecursionError) as err:
             raise runner.RunError(f"{folder}: {runner._one_line(err)}") from None
+        if not isinstance(run.meta, dict):
+            raise runner.RunError(f"{folder}: run.json is not a table")
         if not rf.frame_path(run.path, "games").is_file():
             raise runner.RunError(f"{folder}: no frames yet (run status: {run.meta.get('status', 'unknown')})")
         runs.append(run)
