@@ -10,11 +10,13 @@ of the simulator itself. ``--debug`` adds the full traceback.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import shlex
 import sys
 import traceback
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -163,6 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("run_a", help="the reference run folder (A)")
     cmp_.add_argument("run_b", help="the run folder compared with it (B)")
     cmp_.add_argument("--out", help="also write the comparisons to this Parquet file")
+    cmp_.add_argument(
+        "--unpaired", action="store_true", help="compare as independent samples (needed for other player counts)"
+    )
     cmp_.set_defaults(func=cmd_compare)
 
     # issue 14: tune and sensitivity
@@ -206,6 +211,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     runner.check_options(
         args.jobs, args.shard_size, args.backend, args.scheduler, args.resume, args.fresh, args.timeout
     )
+    if args.scheduler:
+        check_scheduler(args.scheduler, args.backend)
     progress = None if args.quiet else RichProgress(exp)
     with progress or _Null():
         meta = runner.run(
@@ -243,6 +250,61 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"results: {out}  ({meta.get('games', 0)} games, {meta.get('games_per_s')} games/s)")
     print_summary(Run.open(out))
     return 0
+
+
+SCHEDULER_TIMEOUT_S = 20  # to connect to a dask scheduler and exchange the handshake
+
+
+def is_loopback(address: str) -> bool:
+    """Is a ``--scheduler`` address on this machine's loopback interface (``tcp://127.0.0.1:8786``, ``localhost:8786``,
+    ``[::1]:8786``, Dask's ``inproc://``, Ray's ``auto``)? Judged from the text alone: no name is looked up."""
+    scheme, sep, _ = address.partition("://")
+    if sep and scheme.lower() == "inproc":
+        return True
+    try:
+        host = (urlsplit(address if sep else f"tcp://{address}").hostname or "").rstrip(".")
+    except ValueError:
+        return False
+    if host in ("localhost", "auto", "local") or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_scheduler(address: str, backend: str) -> None:
+    """Before the run: warn when the scheduler is not on this machine (the cluster runs what it is sent, pickled),
+    then, for Dask, shake hands with it so that something else listening there (an HTTP server, such as the
+    scheduler's dashboard) is one line rather than the ``MemoryError`` of a reply read as a frame length."""
+    if not is_loopback(address):
+        print(
+            f"eastindia: warning: --scheduler {address} is not on this machine: {backend.capitalize()} exchanges "
+            "pickled Python objects with it, which run as code; use only a cluster you control",
+            file=sys.stderr,
+        )
+    if backend != "dask":
+        return
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def handshake() -> None:
+        comm = await connect(address, timeout=SCHEDULER_TIMEOUT_S)
+        await comm.close()
+
+    try:
+        asyncio.run(asyncio.wait_for(handshake(), SCHEDULER_TIMEOUT_S))  # Dask bounds the connection, not the reply
+    except MemoryError:  # the length prefix of a Dask message was something else's reply
+        raise runner.RunError(
+            f"--scheduler {address}: what answers there is not a dask scheduler (a web server? the dashboard's port?)"
+        ) from None
+    except TimeoutError:
+        raise runner.RunError(
+            f"--scheduler {address}: cannot reach the dask scheduler: no handshake within {SCHEDULER_TIMEOUT_S} s"
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise runner.RunError(f"--scheduler {address}: cannot reach the dask scheduler: {one_line(str(exc))}") from None
 
 
 class _Null:
@@ -378,7 +440,7 @@ def cmd_strategies(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     problems = spec.check_file(args.file)
     for line in problems:
-        print(one_line(line))
+        print(one_line(line), file=sys.stderr)
     if problems:
         return EXIT_USER
     print(f"{args.file}: ok")
@@ -398,6 +460,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from reports import write_report
+    from reports.data import DamagedRun
 
     if (Path(args.run_dir) / search.META).is_file():  # issue 14: a tune or sensitivity folder
         return _report_study(args)
@@ -405,16 +468,20 @@ def cmd_report(args: argparse.Namespace) -> int:
         meta = Run.open(args.run_dir).meta
     except FileNotFoundError as err:
         raise runner.RunError(str(err)) from None
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, RecursionError) as err:  # RecursionError: a run.json nested too deeply
         raise runner.RunError(f"{args.run_dir}: {runner._one_line(err)}") from None
     if not isinstance(meta, dict):
         raise runner.RunError(f"{args.run_dir}: run.json is not a table")
     try:
         path = write_report(Path(args.run_dir), reference=args.reference)
+    except DamagedRun as err:
+        raise runner.RunError(str(err)) from None
     except FileNotFoundError as err:  # no frames yet (a run that has not merged)
         raise runner.RunError(runner._one_line(err)) from None
     except ValueError as err:  # a --reference that names no arm
         raise runner.RunError(f"--reference: {runner._one_line(err)}") from None
+    except Exception as err:
+        raise _unreadable([Run(Path(args.run_dir), meta)], err) from None
     print(f"report: {path}")
     return 0
 
@@ -424,6 +491,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     import polars as pl
 
     from reports.compare import compare_runs, shared_games
+    from reports.data import DamagedRun
     from reports.tables import change_cell
 
     runs = []
@@ -432,16 +500,26 @@ def cmd_compare(args: argparse.Namespace) -> int:
             run = Run.open(folder)
         except FileNotFoundError as err:
             raise runner.RunError(str(err)) from None
-        except (OSError, ValueError) as err:
+        except (OSError, ValueError, RecursionError) as err:
             raise runner.RunError(f"{folder}: {runner._one_line(err)}") from None
+        if not isinstance(run.meta, dict):
+            raise runner.RunError(f"{folder}: run.json is not a table")
         if not rf.frame_path(run.path, "games").is_file():
             raise runner.RunError(f"{folder}: no frames yet (run status: {run.meta.get('status', 'unknown')})")
         runs.append(run)
     try:
-        df = compare_runs(*runs)
-    except ValueError as err:
+        df = compare_runs(*runs, unpaired=args.unpaired)
+    except (DamagedRun, ValueError) as err:
         raise runner.RunError(runner._one_line(err)) from None
-    how = "paired on the games both play (same seed)" if shared_games(*runs) else "independent samples (other seeds)"
+    except Exception as err:
+        raise _unreadable(runs, err) from None
+    how = (
+        "independent samples (--unpaired)"
+        if args.unpaired
+        else "paired on the games both play (same seed)"
+        if shared_games(*runs)
+        else "independent samples (other seeds)"
+    )
     print(f"A = {runs[0].path}, B = {runs[1].path}: B − A, 95 % intervals, {how}")
     rows = [
         {
@@ -465,6 +543,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise runner.RunError(f"--out {args.out}: {err.strerror or err}") from None
         print(f"comparisons: {args.out}")
     return 0
+
+
+def _unreadable(runs: list[Run], err: Exception) -> Exception:
+    """A Parquet frame Polars cannot read, in a run folder that records no checksums (one that does was verified
+    before reading): the user's damaged file, a one-line RunError. Anything else is returned as it is."""
+    import polars as pl
+
+    unverified = [str(run.path) for run in runs if "frames" not in run.meta]
+    if isinstance(err, pl.exceptions.PolarsError) and unverified:
+        return runner.RunError(f"{' or '.join(unverified)}: cannot read the frames: {runner._one_line(err)}")
+    return err
 
 
 def _value(metric: str, value: float) -> str:

@@ -114,6 +114,23 @@ def file_sha256(path: Path) -> tuple[int, str]:
     return size, digest.hexdigest()
 
 
+def verify_frames(run_dir: Path, meta: dict[str, Any]) -> str | None:
+    """Why a finished run's merged frames cannot be trusted (None: they match run.json's checksums)."""
+    records = meta.get("frames") or {}
+    if not isinstance(records, dict) or not all(isinstance(r, dict) for r in records.values()):
+        return f"the checksums in {META} are unreadable"
+    for frame, record in records.items():
+        path = frame_path(run_dir, frame)
+        if not path.is_file():
+            return f"{path.name} is missing"
+        size, digest = file_sha256(path)
+        if size != record.get("bytes") or digest != record.get("sha256"):
+            return f"{path.name} does not match its checksum"
+    if "frames" not in meta and not all(frame_path(run_dir, f).is_file() for f in FRAMES):
+        return "its frames are missing"
+    return None
+
+
 # ------------------------------------------------------------------------------------------- the lock (issue 12)
 LOCK = ".lock"
 MANAGED = (LOCK, META, EXPERIMENT, SHARDS, *(f"{frame}.parquet" for frame in FRAMES))

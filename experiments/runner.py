@@ -413,23 +413,6 @@ def _read_verified(path: Path, name: str) -> pa.Table:
     return pq.read_table(pa.BufferReader(data))
 
 
-def verify_frames(run_dir: Path, meta: dict[str, Any]) -> str | None:
-    """Why a finished run's merged frames cannot be trusted (None: they match run.json's checksums)."""
-    records = meta.get("frames") or {}
-    if not isinstance(records, dict) or not all(isinstance(r, dict) for r in records.values()):
-        return f"the checksums in {rf.META} are unreadable"
-    for frame, record in records.items():
-        path = rf.frame_path(run_dir, frame)
-        if not path.is_file():
-            return f"{path.name} is missing"
-        size, digest = rf.file_sha256(path)
-        if size != record.get("bytes") or digest != record.get("sha256"):
-            return f"{path.name} does not match its checksum"
-    if "frames" not in meta and not all(rf.frame_path(run_dir, f).is_file() for f in rf.FRAMES):
-        return "its frames are missing"
-    return None
-
-
 # ------------------------------------------------------------------------------------------------- the run
 def versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
@@ -827,7 +810,7 @@ def prepare(
                 f"{run_dir}: holds a different experiment ({meta.get('name')!r}, digest "
                 f"{meta.get('experiment_digest')}); choose another --out or {afresh}"
             )
-        reason = verify_frames(run_dir, meta)
+        reason = rf.verify_frames(run_dir, meta)
         if reason:
             raise RunError(f"{run_dir}: the finished run is damaged ({reason}); {afresh}")
         if (run_dir / SHARDS).exists():  # the run stopped between writing run.json and removing its shards

@@ -48,6 +48,7 @@ import importlib.util
 import inspect
 import itertools
 import json
+import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,6 +102,8 @@ ARM_KEYS = {"name": str, "overrides": dict, "strategies": list, "rules": str}
 MAX_GAMES = 2**62
 MAX_SEED = 2**63 - 1
 LIMITS = {"games": (1, MAX_GAMES), "seed": (0, MAX_SEED), "shard_size": (1, MAX_GAMES)}
+# Arms per experiment (listed arms times the sweep's combinations), counted before any is checked.
+MAX_ARMS = 10_000
 # Where a top-level key came from when the command line set it (messages name the option, not the file).
 OPTIONS = {
     "games": "--games",
@@ -209,11 +212,14 @@ def strategy_spec(entry: Any, base: Path | None) -> tuple[StrategySpec, str | No
     path is relative to ``base``."""
     plugin = None
     if isinstance(entry, str):
-        if is_plugin(entry):
-            plugin, text = split_plugin(entry)
-            _, params = parse_strategy(f"x:{text}")
-        else:
-            name, params = parse_strategy(entry)
+        try:
+            if is_plugin(entry):
+                plugin, text = split_plugin(entry)
+                _, params = parse_strategy(f"x:{text}")
+            else:
+                name, params = parse_strategy(entry)
+        except RecursionError:  # a value of lists in lists deeper than the parser's stack
+            raise StrategyEntryError(f"{entry[:40]}...: a parameter value is nested too deeply") from None
     elif isinstance(entry, dict):
         params = {k: v for k, v in entry.items() if k not in ("name", "plugin")}
         if ("name" in entry) == ("plugin" in entry):
@@ -431,6 +437,15 @@ def resolve(
     for key, (low, high) in LIMITS.items():
         if not low <= data[key] <= high:
             bad(key, f"must be between {low} and {high:,}, got {shown(data[key])}")
+
+    sizes = [len(values) for values in data["sweep"].values() if isinstance(values, list)]
+    arms = max(1, len(data["arms"])) * math.prod(sizes)
+    if arms > MAX_ARMS:  # refused before checking any: each arm costs a rules check, and the run a shard or more
+        problems.append(
+            f"{where}: {arms:,} arms: at most {MAX_ARMS:,} per experiment (the [[arms]] times the [sweep]'s "
+            "combinations); split it into several experiments"
+        )
+        raise ExperimentError(problems)
 
     plugins = []
     for i, spec in enumerate(data["plugins"]):

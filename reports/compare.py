@@ -33,6 +33,7 @@ import polars as pl
 
 from experiments.runfolder import Run
 
+from .data import check_frames
 from .stats import diff_ci, half_width, paired_diff_ci, paired_mean_ci, welch_ci, wilson
 
 CRASH, END, WIN, VP = "crash rate", "mean end round", "win rate", "mean VP"
@@ -306,18 +307,27 @@ def match_arms(a: Run, b: Run) -> list[tuple[dict, dict]]:
     return pairs
 
 
-def compare_runs(a: Run | str | Path, b: Run | str | Path) -> pl.DataFrame:
+def compare_runs(a: Run | str | Path, b: Run | str | Path, unpaired: bool = False) -> pl.DataFrame:
     """Each arm of run B against its counterpart in run A (``match_arms``; A is the reference): paired on the
-    games both play when the runs share their games (``shared_games``), else as independent samples. The
-    ``arm`` and ``reference`` columns read ``B: <arm>`` and ``A: <arm>``."""
+    games both play when the runs share their games (``shared_games``), else (or with ``unpaired``) as independent
+    samples. Runs of different player counts are refused unless ``unpaired``: their games share ids but not their
+    tables. The ``arm`` and ``reference`` columns read ``B: <arm>`` and ``A: <arm>``."""
     a = a if isinstance(a, Run) else Run.open(a)
     b = b if isinstance(b, Run) else Run.open(b)
+    for run in (a, b):
+        check_frames(run)
+    players_a, players_b = a.meta.get("players"), b.meta.get("players")
+    if players_a != players_b and not unpaired:
+        raise ValueError(
+            f"{a.path} plays {players_a} players, {b.path} {players_b}: their games cannot be paired; "
+            "compare them as independent samples with --unpaired"
+        )
     pairs = match_arms(a, b)
     if not pairs:
         raise ValueError(
             f"no arm of {b.path} matches one of {a.path} by name, and the runs have different numbers of arms"
         )
-    paired = shared_games(a, b)
+    paired = shared_games(a, b) and not unpaired
     rows = []
     for arm_a, arm_b in pairs:
         sa, sb = (list(dict.fromkeys(x.get("strategies") or [])) for x in (arm_a, arm_b))

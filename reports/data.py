@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 
 import sim
-from experiments.runfolder import Run, frame_path
+from experiments.runfolder import META, Run, frame_path, verify_frames
 from sim.layout import VP_SOURCES
 
 VP_COLUMNS = [f"vp_{source}" for source in VP_SOURCES]
@@ -103,6 +103,23 @@ class Aggregates:
             self.outcomes.group_by("arm_index")
             .agg(pl.col("games").sum(), pl.col("games").filter(pl.col("crashed")).sum().alias("crashed"))
             .sort("arm_index")
+        )
+
+
+class DamagedRun(Exception):
+    """A run folder whose frames do not match the checksums its run.json records."""
+
+
+def check_frames(run: Run) -> None:
+    """Refuse to read frames that differ from what the run wrote (run.json records each one's size and SHA-256 when
+    the run completes): a damaged disk or an edited file would otherwise be reported as results. A run folder
+    without checksums (not finished) is left to the readers, which refuse missing frames."""
+    reason = verify_frames(run.path, run.meta) if "frames" in run.meta else None
+    if reason:
+        where = "" if META in reason else f"; {META} records each frame's checksum"
+        raise DamagedRun(
+            f"{run.path}: damaged or edited since the run wrote it ({reason}{where}); "
+            f"play it again with: eastindia run FILE --out {run.path} --fresh"
         )
 
 

@@ -10,7 +10,7 @@ from . import html, markdown
 from .banner import banner
 from .charts import draw_all
 from .compare import comparisons, plan, precision_of
-from .data import aggregate
+from .data import aggregate, check_frames
 from .summary import arm_summary
 from .tables import (
     arms_table,
@@ -38,6 +38,7 @@ def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
     RUN_DIR/comparisons.parquet (every arm against ``reference``, an arm name: default run.json's reference, else
     the first arm); return the report's path."""
     run = Run.open(run_dir)
+    check_frames(run)
     if reference is not None and run.arms:
         plan(run, reference)  # a reference that names no arm fails here, before any work
     agg = aggregate(run)

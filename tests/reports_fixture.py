@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 import sim
-from experiments.runfolder import EXPERIMENT, FRAMES, META, SORT_KEYS, frame_path
+from experiments.runfolder import EXPERIMENT, FRAMES, META, SORT_KEYS, file_sha256, frame_path
 
 STRATEGIES = ["balanced", "random", "balanced", "random", "balanced"]
 
@@ -112,3 +112,24 @@ def make_run(
         encoding="utf-8",
     )
     return run_dir
+
+
+def record_checksums(run_dir: Path) -> Path:
+    """Record each frame's rows, size and SHA-256 in run.json, as a finished ``eastindia run`` does."""
+    meta = json.loads((run_dir / META).read_text(encoding="utf-8"))
+    meta["frames"] = {}
+    for frame in FRAMES:
+        size, digest = file_sha256(frame_path(run_dir, frame))
+        rows = pl.scan_parquet(frame_path(run_dir, frame)).select(pl.len()).collect().item()
+        meta["frames"][frame] = {"rows": rows, "bytes": size, "sha256": digest}
+    (run_dir / META).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    return run_dir
+
+
+def change_one_value(run_dir: Path, frame: str = "games", column: str = "end_round") -> None:
+    """Rewrite a frame with one value of ``column`` changed (in its first row): still valid Parquet, read without
+    complaint, but no longer the file the run wrote."""
+    path = frame_path(run_dir, frame)
+    df = pl.read_parquet(path)
+    first = pl.int_range(pl.len()) == 0
+    df.with_columns(pl.when(first).then(pl.col(column) + 1).otherwise(pl.col(column)).alias(column)).write_parquet(path)

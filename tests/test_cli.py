@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments import cli, runner
+from experiments import cli, runner, spec
 from experiments import runfolder as rf
 
 BASE = 'name = "t"\ngames = 12\nshard_size = 6\nseed = 2\nstrategies = ["balanced", "random"]\n'
@@ -91,15 +91,30 @@ def test_validate_reports_every_problem(tmp_path):
     )
     out = eastindia("validate", str(bad))
     assert out.returncode == 2
-    lines = out.stdout.strip().splitlines()
+    lines = out.stderr.strip().splitlines()
     for needle in ("colour: unknown key", "games: expected int", "players: 9 players", "unknown strategy 'nobody'"):
         assert any(needle in line for line in lines), needle
     assert any("sweep.capital.formula[0]" in line for line in lines)
     rules = tmp_path / "rules.toml"
     rules.write_text("[company]\nstart_stability = 9\nloan_value = -5\n[shipping]\nleased = 2\n")
     out = eastindia("validate", str(rules))
-    assert out.returncode == 2 and len(out.stdout.strip().splitlines()) == 2  # loan_value, shipping.leased
-    assert "company.loan_value" in out.stdout and "shipping.leased: unknown key" in out.stdout
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 2  # loan_value, shipping.leased
+    assert "company.loan_value" in out.stderr and "shipping.leased: unknown key" in out.stderr
+
+
+def test_validate_prints_problems_on_stderr_and_ok_on_stdout(tmp_path):
+    good = tmp_path / "good.toml"
+    good.write_text(BASE)
+    out = eastindia("validate", str(good))
+    assert (out.returncode, out.stdout, out.stderr) == (0, f"{good}: ok\n", "")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('games = "many"\ncolour = "red"\n')
+    out = eastindia("validate", str(bad))
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.splitlines() == [
+        f"{bad}: colour: unknown key (known: {', '.join(sorted(spec.TOP_KEYS))})",
+        f"{bad}: games: expected int, got 'many'",
+    ]
 
 
 def test_rules_dump_prints_the_default_file(capsys):
@@ -219,3 +234,135 @@ def test_the_installed_command_exists():
         pytest.skip("not installed as a console script in this environment")
     out = subprocess.run([str(exe), "--help"], capture_output=True, text=True, env={**os.environ})
     assert out.returncode == 0 and "run" in out.stdout
+
+
+# ------------------------------------------------------------------------------------------ input limits
+MAX_TOML_DEPTH, MAX_TOML_BYTES = 32, 1 << 20  # the limits README documents (sim.rules)
+
+
+def test_toml_nested_too_deeply_is_one_line_exit_2(tmp_path):
+    """100,000 levels overflow the TOML parser's stack; 33 parse but pass the limit; 32 are allowed."""
+    deep = tmp_path / "deep.toml"
+    deep.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    over = tmp_path / "over.toml"
+    over.write_text("a = " + "[" * MAX_TOML_DEPTH + "]" * MAX_TOML_DEPTH + "\n")  # + the top table: one too many
+    for path in (deep, over):
+        for command in (["validate", str(path)], ["run", str(path), "--out", str(tmp_path / "out"), "--quiet"]):
+            out = eastindia(*command)
+            assert out.returncode == 2 and out.stdout == "", out.stderr
+            assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+            assert f"{path}: tables and lists nested more than {MAX_TOML_DEPTH} deep" in out.stderr
+    assert not (tmp_path / "out").exists()
+    at_limit = tmp_path / "limit.toml"
+    at_limit.write_text("a = " + "[" * (MAX_TOML_DEPTH - 1) + "]" * (MAX_TOML_DEPTH - 1) + "\n")  # + the top table
+    out = eastindia("validate", str(at_limit))
+    assert out.returncode == 2 and "a: unknown section" in out.stderr  # read, then checked as a rules file
+
+
+def test_toml_file_larger_than_the_limit_is_one_line_exit_2(tmp_path):
+    big = tmp_path / "big.toml"
+    big.write_text(BASE + "#" * MAX_TOML_BYTES + "\n")
+    out = eastindia("validate", str(big))
+    assert out.returncode == 2 and out.stderr == f"{big}: larger than 1 MiB (the limit of a TOML file here)\n"
+
+
+def test_shipped_toml_files_fit_well_under_the_limits():
+    from sim import rules
+    from sim.rules import DEFAULT_PATH
+    from sim.rules import _deeper_than as deeper_than
+
+    assert (rules.MAX_TOML_DEPTH, rules.MAX_TOML_BYTES) == (MAX_TOML_DEPTH, MAX_TOML_BYTES)
+
+    for path in [DEFAULT_PATH, *sorted(Path(spec.__file__).with_name("library").glob("*.toml"))]:
+        assert path.stat().st_size < MAX_TOML_BYTES / 10, path
+        assert not deeper_than(tomllib.loads(path.read_text(encoding="utf-8")), MAX_TOML_DEPTH // 4), path
+
+
+def test_strategy_parameter_nested_too_deeply_is_one_line_exit_2(tmp_path):
+    value = "[" * 50_000 + "]" * 50_000
+    out = eastindia("run", "--strategy", f"bid_low:max_bid={value}", "--out", str(tmp_path / "o"), "--quiet")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert out.stderr.startswith("eastindia: error: --strategy: bid_low:max_bid=[[[")
+    assert "a parameter value is nested too deeply" in out.stderr
+
+
+# --------------------------------------------------------------------------------------------- scheduler
+@pytest.mark.parametrize(
+    "address, loopback",
+    [
+        ("tcp://127.0.0.1:8786", True),
+        ("127.0.0.1:8786", True),
+        ("tcp://127.8.9.10:8786", True),
+        ("tcp://localhost:8786", True),
+        ("LOCALHOST:8786", True),
+        ("tcp://[::1]:8786", True),
+        ("inproc://192.168.1.2/123/1", True),
+        ("auto", True),
+        ("tcp://203.0.113.1:8786", False),
+        ("203.0.113.1:8786", False),
+        ("tls://10.0.0.5:8786", False),
+        ("ray://head.cluster.example:10001", False),
+        ("tcp://[2001:db8::1]:8786", False),
+        ("tcp://localhost.example.com:8786", False),
+        ("tcp://0.0.0.0:8786", False),
+    ],
+)
+def test_scheduler_address_on_this_machine_or_not(address, loopback):
+    assert cli.is_loopback(address) is loopback
+
+
+def test_a_scheduler_not_on_this_machine_is_warned_of_before_any_connection(monkeypatch, capsys):
+    """The warning is printed first; the handshake (here a stand-in that records what was printed) comes after."""
+    distributed = pytest.importorskip("distributed.comm")
+    seen = []
+
+    async def refuse(address, timeout=None):
+        seen.append((address, capsys.readouterr().err))
+        raise OSError("connection refused")
+
+    monkeypatch.setattr(distributed, "connect", refuse)
+    with pytest.raises(runner.RunError, match="cannot reach the dask scheduler: connection refused"):
+        cli.check_scheduler("tcp://203.0.113.1:8786", "dask")
+    [(address, warned)] = seen
+    assert address == "tcp://203.0.113.1:8786" and warned.count("\n") == 1
+    assert warned.startswith("eastindia: warning: --scheduler tcp://203.0.113.1:8786 is not on this machine")
+    assert "pickled" in warned and "a cluster you control" in warned
+    cli.check_scheduler("ray://203.0.113.1:10001", "ray")  # Ray: the warning alone, no connection from here
+    assert "eastindia: warning: --scheduler ray://203.0.113.1:10001 is not on this machine" in capsys.readouterr().err
+
+
+def test_a_web_server_answering_as_the_dask_scheduler_is_one_line_exit_2(tmp_path):
+    """An HTTP reply read as a Dask frame length asked for 3 EiB (MemoryError); now: one line, nothing written."""
+    pytest.importorskip("distributed")
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(60)
+    port = server.getsockname()[1]
+
+    def answer() -> None:  # every connection gets what a web server says to a request it cannot parse
+        with server:
+            while True:
+                try:
+                    conn, _ = server.accept()
+                except OSError:
+                    return
+                with conn:
+                    conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    time.sleep(0.2)
+
+    threading.Thread(target=answer, daemon=True).start()
+    try:
+        (tmp_path / "exp.toml").write_text(BASE)
+        out_dir = tmp_path / "out"
+        command = ["run", str(tmp_path / "exp.toml"), "--out", str(out_dir), "--quiet", "--backend", "dask"]
+        out = eastindia(*command, "--scheduler", f"tcp://127.0.0.1:{port}")
+    finally:
+        server.close()
+    assert out.returncode == 2 and "warning" not in out.stderr  # on this machine: no warning
+    assert out.stderr == (
+        f"eastindia: error: --scheduler tcp://127.0.0.1:{port}: what answers there is not a dask scheduler "
+        "(a web server? the dashboard's port?)\n"
+    )
+    assert not out_dir.exists()

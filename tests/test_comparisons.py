@@ -6,11 +6,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import shutil
 
 import numpy as np
 import polars as pl
 import pytest
-from reports_fixture import make_run
+from reports_fixture import change_one_value, make_run, record_checksums
 from scipy import stats as sps
 from test_reports import newcombe_direct, newcombe_paired_direct, paired_t_direct
 
@@ -113,6 +114,45 @@ def test_eastindia_compare(runs, tmp_path, capsys):
     assert cli.main(["compare", str(a), str(tmp_path / "nowhere")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not a run folder" in err
+
+
+def test_compare_refuses_a_frame_that_no_longer_matches_its_checksum(runs, tmp_path, capsys):
+    _, a, b, _ = runs
+    damaged = tmp_path / "b"
+    shutil.copytree(b, damaged)
+    record_checksums(damaged)
+    assert cli.main(["compare", str(a), str(damaged)]) == 0  # as written: compared
+    capsys.readouterr()
+    change_one_value(damaged, "seats", "vp")  # still valid Parquet
+    for order in ([a, damaged], [damaged, a]):
+        assert cli.main(["compare", *map(str, order)]) == 2
+        out = capsys.readouterr()
+        assert out.out == "" and out.err.count("\n") == 1
+        assert f"{damaged}: damaged or edited since the run wrote it (seats.parquet does not match" in out.err
+
+
+def test_compare_refuses_runs_of_other_player_counts_unless_unpaired(runs, tmp_path, capsys):
+    """Game i of a 4-player run is not game i of a 5-player one: no pairing, and no comparison unless asked."""
+    _, a, _, _ = runs
+    four = make_run(tmp_path / "four", [{}], games=150, seed=7, strategies=["balanced", "random"] * 2, rotations=2)
+    assert cli.main(["compare", str(a), str(four)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.count("\n") == 1
+    assert f"{a} plays 5 players, {four} 4" in out.err and "--unpaired" in out.err
+    assert cli.main(["compare", str(a), str(four), "--unpaired"]) == 0
+    assert "independent samples (--unpaired)" in capsys.readouterr().out
+    df = compare_runs(a, four, unpaired=True)
+    assert set(df["method"]) == {"independent Newcombe (method 10)", "Welch t"} and df["n"][0] == 300
+
+
+def test_unpaired_compares_runs_that_share_their_games_as_independent_samples(runs):
+    _, a, b, _ = runs
+    df = compare_runs(a, b, unpaired=True)
+    games_a, games_b = (pl.read_parquet(run / "games.parquet") for run in (a, b))
+    crash = df.filter(pl.col("metric") == "crash rate").row(0, named=True)
+    k_a, k_b = int(games_a["crashed"].sum()), int(games_b["crashed"].sum())
+    assert crash["method"] == "independent Newcombe (method 10)" and crash["n"] == 300
+    assert (crash["lo"], crash["hi"]) == pytest.approx(newcombe_direct(k_a, 150, k_b, 150), abs=1e-10)
 
 
 # --------------------------------------------------------------------------------------------- seat advantage

@@ -327,3 +327,33 @@ def test_shard_size_is_not_part_of_the_experiment_and_a_resume_keeps_its_plan(tm
     assert meta["shard_size"] == 7
     runner.run(exp, tmp_path / "whole", jobs=1)
     assert same_bytes(tmp_path / "whole", tmp_path / "r")
+
+
+# ------------------------------------------------------------------------------------------ input limits
+@pytest.mark.parametrize(
+    "body, arms",
+    [
+        ("[[arms]]\n" * 10_001, 10_001),
+        ('[[arms]]\n[[arms]]\n[sweep]\n"capital.budget_per_player" = [' + ", ".join(map(str, range(5_001))) + "]\n",
+         10_002),
+    ],
+)  # fmt: skip
+def test_too_many_arms_are_refused_at_once(tmp_path, body, arms):
+    """Each arm costs a rules check (~25 ms): 710,000 listed arms validated for hours. Now counted first."""
+    import subprocess
+    import sys
+    import time
+
+    path = write(tmp_path, 'name = "many"\ngames = 10\n' + body)
+    start = time.perf_counter()
+    with pytest.raises(spec.ExperimentError) as err:
+        spec.load(path)
+    assert time.perf_counter() - start < 5
+    assert err.value.problems == [
+        f"{path}: {arms:,} arms: at most 10,000 per experiment (the [[arms]] times the [sweep]'s combinations); "
+        "split it into several experiments"
+    ]
+    out = subprocess.run(
+        [sys.executable, "-m", "experiments.cli", "validate", str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 2 and out.stdout == "" and out.stderr == err.value.problems[0] + "\n"

@@ -10,6 +10,8 @@ import base64
 import itertools
 import json
 import math
+import subprocess
+import sys
 from html.parser import HTMLParser
 
 import numpy as np
@@ -382,3 +384,26 @@ def test_a_run_without_frames_says_what_is_missing(tmp_path):
     (tmp_path / "run.json").write_text(json.dumps({"status": "running", "arms": []}))
     with pytest.raises(FileNotFoundError, match=r"no games, seats, rounds Parquet frames yet \(run status: running\)"):
         reports.write_report(tmp_path)
+
+
+def test_report_refuses_a_frame_that_no_longer_matches_its_checksum(tmp_path):
+    """A frame rewritten with one value changed still reads as valid Parquet; run.json's checksum tells it apart."""
+    from reports_fixture import change_one_value, record_checksums
+
+    run = record_checksums(make_run(tmp_path / "r", [{}], games=30, seed=2, rotations=1))
+    assert reports.write_report(run).is_file()  # the run as written reports fine
+    change_one_value(run)
+    assert pl.read_parquet(run / "games.parquet").height == 30  # still readable
+    out = subprocess.run(
+        [sys.executable, "-m", "experiments.cli", "report", str(run)], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith(
+        f"eastindia: error: {run}: damaged or edited since the run wrote it "
+        "(games.parquet does not match its checksum; run.json records each frame's checksum)"
+    )
+    assert "--fresh" in out.stderr
+    from reports.data import DamagedRun
+
+    with pytest.raises(DamagedRun, match=r"\(games.parquet does not match its checksum; run.json"):
+        reports.write_report(run)

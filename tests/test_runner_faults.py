@@ -155,8 +155,8 @@ def test_a_bad_file_is_one_line_exit_2_from_run_and_validate_and_touches_nothing
     new = tmp_path / "new"
     code, _, err = main(capsys, "run", exp, "--out", new, "--quiet", "--jobs", "1")
     assert code == 2 and needle in one_line(err) and not new.exists()
-    code, out, _ = main(capsys, "validate", exp)  # validate finds everything run would
-    assert code == 2 and needle in out and "ok" not in out
+    code, out, err = main(capsys, "validate", exp)  # validate finds everything run would
+    assert code == 2 and needle in err and out == ""
 
 
 BAD_OPTIONS = [

@@ -55,14 +55,25 @@ MIN_PLAYERS, MAX_PLAYERS = 4, 6
 ASSETS = ("luxuries", "shares", "shipyards", "factories")
 
 
+# Limits of a rules or experiment file, so that a malformed one is refused at once rather than exhausting memory,
+# time or the stack: the default rules are 37 KB and nest 6 deep (the top level counts as one).
+MAX_TOML_BYTES = 1 << 20
+MAX_TOML_DEPTH = 32
+
+
 def load_toml(path: str | Path) -> dict:
-    """Read a TOML file; a syntax error becomes a one-line RulesError naming the file."""
+    """Read a TOML file; a syntax error becomes a one-line RulesError naming the file, and so does a file larger
+    than ``MAX_TOML_BYTES`` or with tables and lists nested more than ``MAX_TOML_DEPTH`` deep."""
     path = Path(path)
     if path.exists() and not path.is_file() and not path.is_dir():  # a device or pipe would never end (issue 12)
         raise RulesError(f"{path}: is not a regular file")
+    too_deep = f"{path}: tables and lists nested more than {MAX_TOML_DEPTH} deep (the limit of a TOML file here)"
     try:
         with path.open("rb") as fh:
-            return tomllib.load(fh)
+            data = fh.read(MAX_TOML_BYTES + 1)
+        if len(data) > MAX_TOML_BYTES:
+            raise RulesError(f"{path}: larger than {MAX_TOML_BYTES >> 20} MiB (the limit of a TOML file here)")
+        raw = tomllib.loads(data.decode("utf-8"))
     except FileNotFoundError:
         raise RulesError(f"{path}: no such file") from None
     except tomllib.TOMLDecodeError as exc:
@@ -73,6 +84,25 @@ def load_toml(path: str | Path) -> dict:
         raise RulesError(f"{path}: is a folder, not a TOML file") from None
     except OSError as exc:
         raise RulesError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except RecursionError:  # the parser recurses once per level: nesting deeper than the stack
+        raise RulesError(too_deep) from None
+    if _deeper_than(raw, MAX_TOML_DEPTH):
+        raise RulesError(too_deep)
+    return raw
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Do tables and lists nest more than ``limit`` deep in ``value``? (Without recursion: any depth is safe.)"""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def merge(base: dict, over: dict) -> dict:
