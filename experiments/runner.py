@@ -640,7 +640,16 @@ def _run_locked(
             def tasks_for(shards: Iterable[Shard], finished: dict = finished) -> Iterator[tuple]:
                 for s in shards:
                     if s.name not in finished:
-                        yield (exp.arms[s.arm], s, exp.seed, exp.plugins, types, str(shards_dir), keys[s.arm])
+                        # absolute: a reused worker process may have another working folder
+                        yield (
+                            exp.arms[s.arm],
+                            s,
+                            exp.seed,
+                            exp.plugins,
+                            types,
+                            str(shards_dir.absolute()),
+                            keys[s.arm],
+                        )
 
             def on_result(result: dict[str, Any]) -> None:
                 nonlocal fresh_games

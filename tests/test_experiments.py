@@ -357,3 +357,18 @@ def test_too_many_arms_are_refused_at_once(tmp_path, body, arms):
         [sys.executable, "-m", "experiments.cli", "validate", str(path)], capture_output=True, text=True, timeout=60
     )
     assert out.returncode == 2 and out.stdout == "" and out.stderr == err.value.problems[0] + "\n"
+
+
+def test_a_relative_run_folder_is_in_the_current_folder_whatever_folder_a_reused_worker_started_in(
+    tmp_path, monkeypatch
+):
+    """Shards are played in worker processes kept between runs of one process (tune, sensitivity, tests): a run
+    folder given relative to the current folder is written there, not in the folder the worker started in."""
+    from experiments import cli
+
+    for name in ("first", "second"):
+        here = tmp_path / name
+        here.mkdir()
+        monkeypatch.chdir(here)
+        assert cli.main(["run", "--games", "4", "--shard-size", "4", "--quiet", "--no-report", "--jobs", "1"]) == 0
+        assert (here / "runs" / "baseline" / "games.parquet").is_file()
