@@ -185,3 +185,19 @@ def test_games_where_deregulation_is_rejected_share_vp_bounded_at_three():
     joined = g.join(rejected, on="game")
     assert (joined["share_vp"] == (1 + joined["n"]).clip(upper_bound=3)).all()
     assert (g.filter(pl.col("end_round") >= 3)["share_vp"] == 3).all()
+
+
+def test_the_deregulation_vote_shows_no_law_and_no_policy_as_minus_one():
+    """Phase 11 (L245-L246): the vote on Deregulation is asked with the tabled-law vote's fields; it has no law
+    and no policy, which docs/strategies.md (``vote``: ``law``, ``policy`` int[G'] (-1 none)) documents as -1."""
+    r, s = blank(1, 4)
+    s.stability[:] = 1  # the public tables it
+    s.prime_minister[0] = 0
+    seen = []
+
+    def vote(obs, legal):
+        seen.append((legal.law.tolist(), legal.policy.tolist(), legal.deregulation.tolist()))
+        return votes({})(obs, legal)
+
+    deregulation(s, r, dice(), agents(r, s, Scripted(vote=vote)))
+    assert seen == [([-1], [-1], [True])] * 4  # every family, seat by seat

@@ -1,6 +1,7 @@
 """Every law of the default deck (D-LAWS, MAP.md's 2e laws): its effect when it passes (or fails, for dilemmas)
 and each modifier at the place the rule applies, on hand-built positions with injected dice."""
 
+import copy
 from types import SimpleNamespace
 
 import numpy as np
@@ -13,7 +14,8 @@ from sim.phases.accounts import accounts, costs_due
 from sim.phases.family import family_actions
 from sim.phases.military import battle
 from sim.phases.operations import china_trade, company_operations, governors, presidents, shipping_manager
-from sim.phases.parliament import parliament
+from sim.phases.parliament import name_impeachment, parliament
+from sim.rules import Rules
 from sim.state import FLOW, TALLY
 
 
@@ -491,3 +493,29 @@ def test_every_default_law_has_a_test():
     here = Path(__file__).parent
     src = "".join((here / f"test_{m}.py").read_text() for m in ("laws", "parliament", "governor_general"))
     assert {n for n in names if f'"{n}"' not in src} == set()
+
+
+def test_an_impeachment_of_a_negative_office_is_refused_with_its_reason():
+    """Public Demands Impeachment! (2e: the PM picks one officeholder; docs/strategies.md ``impeach``: int[G'] an
+    office held, illegal: not held): the PM answering office -10 is refused as an illegal decision with its reason.
+    Letting a negative answer through the clip indexes the offices from the end, and -10 (below -9 offices) makes
+    the check itself crash with an IndexError instead of naming the illegal answer."""
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 1)
+    strat = Scripted(impeach=const(-(L.N_OFFICES + 1)))
+    with pytest.raises(IllegalDecision, match=r"'impeach' in game 0: not a held office$"):
+        name_impeachment(s, r, agents(r, s, strat), np.array([0]))
+
+
+def test_a_levy_of_one_pound_per_pound_takes_the_whole_balance():
+    """Calico Acts' ``company_levy_per`` (laws.company_levy; 2e: the Company -1 £ per N £ of balance until
+    Deregulation) in a rules file setting N = 1: the Company loses 1 £ for every pound, its whole balance of 5 £."""
+    raw = copy.deepcopy(Rules.default(4).raw)
+    calico = next(x for x in raw["parliament"]["laws"] if x["name"] == "Calico Acts")
+    calico["modifiers"] = {"company_levy_per": 1}
+    r, s = blank(1, 4, rules=Rules.from_dict(raw))
+    s.law_pile[:, r.d.law_names.index("Calico Acts")] = laws.IN_FORCE
+    ledger.company(s, "trade", np.array([5]))
+    laws.company_levy(s, r)
+    assert s.balance.tolist() == [0]
+    assert ledger.balanced(s).all()

@@ -117,3 +117,16 @@ def test_finished_games_pay_nothing():
     s.done[1] = True
     upkeep(s, r, dice(), agents(r, s, KEEP_ALL))
     assert s.money[:, 1].tolist() == [2, 3]
+
+
+def test_the_answer_for_a_tier_without_upkeep_is_not_checked_its_retirees_are_kept():
+    """R-UPKEEP (L242-L243; docs/strategies.md ``keep_retirees``: "tiers without upkeep are always kept"): seat 1 has
+    two tier-0 retirees (no upkeep) and one tier-1 (1 £) and answers 3 for tier 0: that answer is not used, so it is
+    no illegal decision; both tier-0 retirees stay, the tier-1 one is kept for 1 £. Checking every tier (``>= 0``)
+    refuses the answer as keeping more retirees than it has."""
+    r, s = blank(1, 4)
+    retire(s, 1, [2, 1, 0, 0, 0])
+    fund(s, 1, 3)
+    upkeep(s, r, dice(), agents(r, s, Scripted(keep_retirees=const([3, 1, 0, 0, 0]))))
+    assert s.retired[0, 1].tolist() == [2, 1, 0, 0, 0] and s.money[0, 1] == 2
+    assert s.ledger[0, FLOW["upkeep"]] == -1
