@@ -129,3 +129,39 @@ def test_blame_despots_charge_the_governor_general_four():
     s.stability[:] = 0
     score(s, r)
     assert s.vp[0, :, V["blame"]].tolist() == [0, 0, -4, 0]
+
+
+def test_a_seat_0_governor_general_governs():
+    """The Governor-General's govern action (2e powers, D-CHECK): seat 0 holds the office, governs with 3 dice
+    (lowest 2: success) and earns 1 £ per Company region (Bombay, Bengal: 2 £). Reading "somebody asked" as a seat
+    >= 1 skips seat 0's roll: no dice, no bonus."""
+    r, s = blank(1, 4)
+    company_regions(r, s, ["Bombay", "Bengal"], seat=0)
+    d = dice({0: [5, 2, 6]})
+    governor_general(s, r, d, agents(r, s, Scripted(general_govern=const(True))))
+    assert d.rolls("lowest") == [3]
+    d.assert_spent()
+    assert s.money[0, 0] == 2 and s.ledger[0, FLOW["governor_general"]] == 2
+
+
+def test_general_govern_shows_the_company_regions():
+    """Decision ``general_govern`` (strategies/base.py: ``legal.regions`` the Company's regions, ``legal.dice``):
+    a strategy that governs only where the Company holds 2 regions or more sees game 0's two regions (govern: 3
+    dice rolled, 2 £ bonus) and game 1's one (no roll). A legal view without ``regions`` breaks that strategy with
+    a StrategyError."""
+    r, s = blank(2, 4)
+    bombay, bengal = company_regions(r, s, ["Bombay", "Bengal"], seat=2)
+    s.owner[1, bengal] = -1
+    seen = []
+
+    def govern(obs, legal):
+        seen.append((legal.regions.copy(), legal.dice.copy()))
+        return legal.regions.sum(axis=1) >= 2
+
+    d = dice({0: [5, 2, 6]})
+    governor_general(s, r, d, agents(r, s, Scripted(general_govern=govern)))
+    ((regions, n_dice),) = seen
+    assert regions.tolist() == (s.owner >= 0).tolist() and n_dice.tolist() == [3, 3]
+    assert d.rolls("lowest") == [3]
+    d.assert_spent()
+    assert s.money[:, 2].tolist() == [2, 0]

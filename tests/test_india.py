@@ -10,16 +10,19 @@ Tiles (default.toml): 0 Crisis Delhi +0 triangle, 2 Crisis Maratha +3 circle, 4 
 """
 
 import re
+from types import SimpleNamespace
 
 import numpy as np
 import polars as pl
 import pytest
 from helpers import L, Scripted, agents, blank, const, dice, give
+from test_laws import passes
 
 import sim
-from sim import ledger
+from sim import laws, ledger
 from sim.agents import IllegalDecision
 from sim.india import (
+    _close,
     cascade,
     close_northernmost,
     empire_strength,
@@ -680,8 +683,6 @@ def test_frames_report_the_phase():
 def test_sepoy_recruitment_makes_each_unrest_marker_add_two_to_an_attack():
     """Sepoy Recruitment in force (``unrest_attack_bonus`` 1): an attack of 0 on Bombay with 2 unrest is 4 against
     its 3 free pieces and the region is lost; without the law it is 2 and the army holds."""
-    from sim import laws
-
     for in_force in (False, True):
         r, s = lost_position()
         if in_force:
@@ -696,10 +697,6 @@ def test_war_against_france_failing_lands_a_foreign_invasion():
     """War Against France! failed (2e): the storm die names the targets. Face 2 (the seed's: Bombay's sea) lands at
     Bombay, sovereign at strength 1: an attack of 4 takes it, its orders close and it keeps 4 // 2 = 2. Face 1 (no
     sea) lands nowhere."""
-    from types import SimpleNamespace
-
-    from sim import laws
-
     r, s = blank(2, 4)
     war = r.d.law_names.index("War Against France!")
     bombay_orders = np.asarray(r.d.order_region) == BOMBAY
@@ -709,3 +706,74 @@ def test_war_against_france_failing_lands_a_foreign_invasion():
     d.assert_spent()
     assert not s.order_open[0, bombay_orders].any() and s.strength[0, BOMBAY] == 2
     assert (s.order_open[1] == open_before).all() and s.strength[1, BOMBAY] == 1
+
+
+def test_war_against_france_failed_sets_off_a_revolt_that_rolls_for_the_officers():
+    """War Against France! failed (2e): a Foreign Invasion, then the revolt wave (R-ATTACK, L211-L212). Storm face
+    2 (the seed's Bombay sea) lands at Company Bombay, undefended: the attack of 4 takes it. The attack sets off a
+    revolt in Company Mysore (army 1, unrest 3): army 1's 2 free officers are worth less than 3, so Mysore is lost:
+    its commander (seat 1) dies, seat 1's other officer rolls 6 and dies too (officer_death_on 6). The revolt's
+    death roll comes from the engine's dice; a revolt wave handed no dice fails there."""
+    r, s = blank(1, 4)
+    company(s, BOMBAY, 0)
+    company(s, MYSORE, 1)
+    s.regiments[0] = [0, 0, 3]
+    s.unrest[0, MYSORE] = 3
+    give(s, "officers", 1, 2, col=1)
+    s.commander[0, 1] = 1
+    d = dice({0: [2, 4, 6]})
+    passes(r, s, "War Against France!", d=d, when="on_fail")
+    d.assert_spent()
+    assert s.owner[0, BOMBAY] == s.owner[0, MYSORE] == -1
+    assert s.officers[0].sum() == 0 and s.commander[0].tolist() == [-1, -1, -1] and s.supply[0, 1] == 12
+    assert tally(s, "attacks") == tally(s, "revolts") == 1 and tally(s, "regions_lost") == 2
+    assert tally(s, "officers_killed") == 2 and s.stability[0] == 4 - 2
+
+
+def test_closing_an_order_counts_it_only_if_it_was_open():
+    """india._close's contract (R-TURMOIL's tally ``orders_closed``): it closes one order per game and counts the
+    ones that were open. Game 0's order is open (closed, counted 1), game 1's closed already (stays closed, counted
+    0), game 2 closes nothing (-1). Counting every closing row, open or not, counts game 1 too. The engine's callers
+    pass only open orders (northernmost_open), so this is the helper's documented contract, not yet a reachable
+    rule outcome."""
+    r, s = blank(3, 4)
+    o = order(r, "Bombay1")
+    s.order_open[1, o] = False
+    _close(s, np.arange(3), np.array([o, o, -1]))
+    assert not s.order_open[:2, o].any() and s.order_open[2, o]
+    assert s.tally[:, TALLY["orders_closed"]].tolist() == [1, 0, 0]
+
+
+def test_peace_on_a_border_facing_punjab_opens_the_orders_across_it():
+    """R-PEACE on a border: the marker points from Delhi at Punjab (region 0). The orders on links across that
+    border (Punjab's and Delhi1) open and both sovereign sides gain 1 strength. Reading the facing region as at
+    least 1 looks up Delhi's border with itself and opens nothing."""
+    r, s = blank(1, 4)
+    across = [order(r, "Punjab"), order(r, "Delhi1")]
+    s.order_open[0, across] = False
+    s.elephant_at[0], s.elephant_facing[0] = DELHI, PUNJAB
+    strength = s.strength[0, [PUNJAB, DELHI]].copy()
+    peace(s, r, dice(), agents(r, s), Event.of(s, r, [0], PEACE_MADRAS))
+    assert s.order_open[0, across].all() and tally(s, "orders_reopened") == 2
+    assert s.strength[0, [PUNJAB, DELHI]].tolist() == (strength + 1).tolist()
+
+
+def test_a_held_region_gives_a_seat_0_commander_his_trophy():
+    """R-ATTACK (L213): a held region gives the commander's family ``held_trophies`` (1). Bombay (army 0, no
+    regiments) is attacked at 2 by Delhi; seat 0 commands with 2 officers, seat 3 has 1: 3 free pieces hold. The
+    commander is seat 0, so his family gains the trophy and Delhi loses ``held_attacker_loss``; reading "has a
+    commander" as seat >= 1 gives seat 0 nothing."""
+    r, s = blank(1, 4)
+    company(s, BOMBAY, 0)
+    s.regiments[0, 0] = 0
+    give(s, "officers", 0, 2, col=0)
+    give(s, "officers", 3, 1, col=0)
+    s.commander[0, 0] = 0
+    s.strength[0, DELHI] = 2
+    strat = Scripted()
+    ev = Event.of(s, r, [0], 0)
+    attack_company(s, r, dice(), agents(r, s, strat), ev, np.array([BOMBAY]), np.array([2]), attacker=np.array([DELHI]))
+    assert strat.asked("defend") == [([0], [0])]  # the commander decides the defence
+    assert s.owner[0, BOMBAY] == 0 and s.tally[0, TALLY["regions_held"]] == 1
+    assert s.trophies[0].tolist() == [r.india.held_trophies, 0, 0, 0] == [1, 0, 0, 0]
+    assert s.strength[0, DELHI] == 2 - r.india.held_attacker_loss

@@ -519,3 +519,118 @@ def test_a_levy_of_one_pound_per_pound_takes_the_whole_balance():
     laws.company_levy(s, r)
     assert s.balance.tolist() == [0]
     assert ledger.balanced(s).all()
+
+
+def with_effects(r: Rules, **on_pass: list[dict]) -> Rules:
+    """The rules with the named laws' ``on_pass`` effects replaced (a rules file may give any law any effect,
+    D-LAWS; amounts are validated to -100..100)."""
+    raw = copy.deepcopy(r.raw)
+    for spec in raw["parliament"]["laws"]:
+        if spec["name"] in on_pass:
+            spec["on_pass"] = on_pass.pop(spec["name"])
+    assert not on_pass, on_pass
+    return Rules.from_dict(raw, source="test")
+
+
+def test_royal_protection_uses_stay_within_0_and_100():
+    """Royal Protection (MAP.md's 2e law; ``company.royal_protection`` is validated to 0..100, the int8 store):
+    passing it at 100 uses keeps 100, not 101 (an upper bound); a rules file's law taking a use away (amount -1)
+    leaves 0 uses at 0, not -1, and takes game 1's only use (a lower bound)."""
+    r, s = blank(2, 4)
+    s.royal_protection[:] = [100, 7]
+    passes(r, s, "Royal Protection")
+    assert s.royal_protection.tolist() == [100, 8]
+    r = with_effects(r, **{"Royal Protection": [{"effect": "royal_protection", "amount": -1}]})
+    s.royal_protection[:] = [0, 1]
+    passes(r, s, "Royal Protection")
+    assert s.royal_protection.tolist() == [0, 0]
+
+
+def test_stability_gains_of_laws_add_up_per_game():
+    """The cause tally ``stability_gain_laws`` adds every law gain of the round, game by game. With rules
+    where Royal Protection and Calico Acts each raise stability by 1, game 0 passes Royal Protection and game 1
+    Calico Acts in the same phase 9 (apply_effects takes each law in deck order): game 0's gain must survive game
+    1's later one, and a second gain in game 0 adds to its first (2). Writing the tally instead of adding to it
+    leaves game 0 at 0 after Calico Acts' effect."""
+    r, s = blank(2, 4)
+    gain = [{"effect": "stability", "amount": 1}]
+    r = with_effects(r, **{"Royal Protection": gain, "Calico Acts": gain})
+    s.stability[:] = 3
+    law_of = np.array([law(r, "Royal Protection"), law(r, "Calico Acts")])
+    ctx = SimpleNamespace(pm=np.full(2, -1), policy=np.full(2, -1), impeach=np.full(2, -1))
+    laws.apply_effects(s, r, dice(), agents(r, s), law_of, np.ones(2, bool), "on_pass", ctx)
+    assert s.stability.tolist() == [4, 4]
+    assert s.tally[:, TALLY["stability_gain_laws"]].tolist() == [1, 1]
+    laws.change_stability(s, r, np.array([True, False]), 1)
+    assert s.stability.tolist() == [5, 4]
+    assert s.tally[:, TALLY["stability_gain_laws"]].tolist() == [2, 1]
+    assert s.tally[:, TALLY["stability_change"]].tolist() == [2, 1]
+
+
+def test_war_losses_cannot_pick_an_empty_ship_box_0():
+    """War Against France! passed (MAP.md, 2e "non-extra ships"): the PM must pick an available ship. The
+    Company's only ship is at location 1; the PM names location 0, where there is none: an illegal answer (a check
+    reading "a ship" as index >= 1 accepts it and removes a ship that is not there, leaving -1)."""
+    r, s = blank(1, 4)
+    s.prime_minister[0] = 0
+    s.ships[0, 1, L.COMPANY_SHIP] = 1
+    s.regiments[0] = [3, 3, 3]
+    with pytest.raises(IllegalDecision, match="war_losses"):
+        passes(r, s, "War Against France!", strat=Scripted(war_losses=const(0, 0)))
+    assert s.ships[0, :, L.COMPANY_SHIP].tolist() == [0, 1, 0, 0]
+
+
+def test_war_losses_remove_one_company_ship_per_pick():
+    """War Against France! passed removes 3 ships one at a time (amount 3): the PM picks Company ships at location
+    0 three times, 5 -> 2 (and a regiment of army 0 each time, 3 -> 0). Removing 2 per pick leaves -1 (with 1 or 2
+    ships there both readings end at 0, which is why the deck test does not tell them apart)."""
+    r, s = blank(1, 4)
+    s.prime_minister[0] = 0
+    s.ships[0, 0, L.COMPANY_SHIP] = 5
+    s.regiments[0] = [3, 3, 3]
+    strat = Scripted(war_losses=const(0, 0))
+    passes(r, s, "War Against France!", strat=strat)
+    assert len(strat.asked("war_losses")) == 3
+    assert s.ships[0, :, L.COMPANY_SHIP].tolist() == [2, 0, 0, 0] and s.regiments[0].tolist() == [0, 3, 3]
+
+
+def test_board_of_control_rejects_a_far_out_of_range_answer_cleanly():
+    """Board of Control (MAP.md's 2e law): the PM answers an office index or -1 (nobody). An answer of -10 is not
+    an office: the engine's check reports it as an IllegalDecision naming the decision (a clear error, never a
+    traceback). Clipping the index only from above reads legal.removable[-10] and fails with an
+    IndexError instead."""
+    r, s = blank(1, 4)
+    s.law_pile[0, law(r, "Board of Control")] = laws.IN_FORCE
+    s.prime_minister[0] = 2
+    seat_office(s, L.SHIPPING, 1)
+    assert L.N_OFFICES < 10
+    with pytest.raises(IllegalDecision, match="remove_officeholder"):
+        laws.board_of_control(s, r, dice(), agents(r, s, Scripted(remove_officeholder=const(-10))))
+    assert s.office[0, L.SHIPPING] == 1
+
+
+def test_military_oversight_the_army_has_no_commander_while_the_pm_appoints():
+    """Military Oversight (MAP.md's 2e law: "the PM may demote one commander and then appoint a commander"): once
+    demoted, the army has no commander (state.py's encoding: -1 none) while the PM chooses, and every strategy
+    asked then (the PM's appointment, the consent of a family with a candidate) sees -1 in ``obs.commander``. A
+    demotion written as -2 shows an impossible seat."""
+    r, s = blank(1, 4)
+    s.law_pile[0, law(r, "Military Oversight")] = laws.IN_FORCE
+    s.prime_minister[0] = 2
+    give(s, "officers", 0, 2, col=1)
+    give(s, "officers", 2, 1, col=1)
+    s.commander[0, 1] = 0
+    seen = []
+
+    def appoint(obs, legal):
+        seen.append(("appoint", obs.commander.tolist()))
+        return np.full(obs.n, 2), np.full(obs.n, L.SRC_OFFICER[1])
+
+    def consent(obs, legal):
+        seen.append(("consent", obs.commander.tolist()))
+        return np.ones(obs.n, dtype=bool)
+
+    strat = Scripted(oversee_army=const(1), appoint=appoint, consent=consent)
+    laws.military_oversight(s, r, dice(), agents(r, s, strat))
+    assert seen == [("appoint", [[-1, -1, -1]]), ("consent", [[-1, -1, -1]])]
+    assert s.commander[0].tolist() == [-1, 2, -1]

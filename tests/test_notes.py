@@ -240,3 +240,33 @@ def test_notes_in_full_games_are_sold_and_used():
 
     res = sim.play(sim.Rules.default(5), "random", 300, seed=8)
     assert res.rounds["notes_sold"].sum() > 0 and res.rounds["notes_used"].sum() > 0
+
+
+def test_a_family_holding_no_note_at_all_still_settles_the_deal():
+    """D-DEALS (seed 001 L81-L87; seed 000 L54: notes pass freely, to a third family too). Two games; in game 1 the
+    last seat (3) has given all five of its notes to seat 0 and holds no note of anybody. Seat 0 sells seat 3's
+    vote note to seat 1 for 2 £ there, and in game 0 seat 2 sells its own money note to seat 1 for 1 £: each
+    seller is paid, each buyer pays, game by game. Settling the pay per (game, seat) must count every seat of
+    every game, the last one holding nothing included: a bincount without ``minlength = G * N`` is one seat short
+    and the pay table cannot be laid out per game."""
+    r, s = blank(2, 4)
+    s.note_holder[1, 3, :] = 0
+    fund(s, 1, 3)
+    table = {(0, 2): [(2, notes.MONEY, 1, 1)], (1, 0): [(3, notes.VOTES, 1, 2)]}
+
+    def offer(obs, legal):
+        buyer, price = np.full(legal.held.shape, -1), np.zeros(legal.held.shape, dtype=int)
+        for i, (game, seat) in enumerate(zip(obs.games, obs.seat, strict=True)):
+            for issuer, kind, to, p in table.get((int(game), int(seat)), []):
+                buyer[i, issuer, kind], price[i, issuer, kind] = to, p
+        return buyer, price
+
+    strat = Scripted(
+        offer_notes=offer,
+        accept_notes=lambda obs, legal: legal.offered.copy(),  # every offer made to it
+        use_money_notes=lambda obs, legal: np.zeros(legal.cap.shape, int),
+    )
+    notes.deal(s, r, dice(), agents(r, s, strat), "appointments")
+    assert s.money.tolist() == [[0, 2, 1, 0], [2, 1, 0, 0]]
+    assert s.note_holder[0, 2, notes.MONEY] == 1 and s.note_holder[1, 3, notes.VOTES] == 1
+    assert s.tally[:, TALLY["notes_sold"]].tolist() == [1, 1] and ledger.balanced(s).all()

@@ -16,6 +16,7 @@ from sim.phases.operations import (
     presidents,
     shipping_manager,
 )
+from sim.rules import Rules
 from sim.state import FLOW, TALLY
 
 
@@ -330,3 +331,63 @@ def test_china_trade_pays_per_opium_of_company_regions():
     fund(s, 0, 0)
     china_trade(s, r, dice({0: [5, 6]}), agents(r, s, strat))
     assert s.office[0, L.CHINA] == -1 and s.balance[0] == 12
+
+
+def test_only_families_with_board_votes_are_asked_to_approve_extra_loans():
+    """R-CHAIRMAN (L129-L130): loans beyond ``free_loans`` need a share-weighted board majority, the chair counting
+    as one share; a family with no share (and not the chair) has no vote and is not consulted. Chair seat 0 (1
+    vote), seat 1 with 3 shares; seats 2 and 3 hold nothing. Asking every family with ``votes >= 0``
+    would ask seats 2 and 3 too; their answer would weigh 0 votes, so the test also checks the vote's outcome: seat 1's
+    yes (3 of 4 votes) carries the 5 loans."""
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    give(s, "shares", 1, 3)
+    strat = Scripted(take_loans=const(5), approve_loans=lambda obs, legal: obs.seat == 1)
+    chairman(s, r, dice(), agents(r, s, strat))
+    assert strat.asked("approve_loans") == [([0], [0]), ([0], [1])]
+    assert s.loans[0] == 5
+
+
+def shipping_position(rules, treasury):
+    r, s = blank(1, 4, rules=rules)
+    seat_office(s, L.SHIPPING, 0)
+    s.treasury[0, L.T_SHIPPING] = treasury
+    s.shipyards[0, 2] = 1  # exactly one free family yard
+    return r, s
+
+
+NO_SHIPS = const([0, 0, 0], [0, 0, 0], np.zeros((4, L.PRESIDENCIES), dtype=int))
+
+
+def test_with_one_free_yard_a_yard_ship_is_the_cheapest_ship():
+    """R-SHIPPING (L141-L149): with >= ``must_buy_from`` £ the Shipping Manager must buy while the cheapest ship
+    he may buy is affordable; with one family yard free, a yard ship is one he may buy. Rules where a leased ship
+    (4 £) costs more than a yard ship (3 £): with 3 £ and one free yard, buying nothing is illegal (he can build
+    at the yard), and building there is legal. Counting yard ships only with more than one yard left makes the
+    cheapest min(leased 4, Company 5) = 4 > 3 £, so buying nothing would pass."""
+    rules = Rules.default(4).with_overrides({"shipping.leased_cost": 4})
+    r, s = shipping_position(rules, 3)
+    with pytest.raises(IllegalDecision, match="'buy_ships' in game 0: purchase over budget"):
+        shipping_manager(s, r, dice(), agents(r, s, Scripted(buy_ships=NO_SHIPS)))
+    r, s = shipping_position(rules, 3)
+    yard = np.zeros((4, L.PRESIDENCIES), dtype=int)
+    yard[2, 1] = 1
+    shipping_manager(s, r, dice(), agents(r, s, Scripted(buy_ships=const([0, 0, 0], [0, 0, 0], yard))))
+    assert s.yard_ships[0, 2, : L.PRESIDENCIES].tolist() == [0, 1, 0] and s.treasury[0, L.T_SHIPPING] == 0
+
+
+def test_a_seat_0_director_of_trade_checks():
+    """R-DIRECTOR (L135-L139): the Director is seat 0's relative, with 1 £ in his treasury and orders to open: he
+    rolls 1 die (a 1: success) and opens Delhi2. Reading "the office is held" as a seat >= 1 in the repeated
+    check's condition stops seat 0 before his first check."""
+    r, s = blank(1, 4)
+    seat_office(s, L.DIRECTOR, 0)
+    s.treasury[0, L.T_DIRECTOR] = 1
+    delhi2 = r.d.orders.index("Delhi2")
+    strat = Scripted(trade_check=const(1), open_order=const(delhi2))
+    d = dice({0: [1]})
+    director_of_trade(s, r, d, agents(r, s, strat))
+    d.assert_spent()
+    assert s.order_open[0, delhi2] and s.treasury[0, L.T_DIRECTOR] == 0
+    assert strat.asked("trade_check") == [([0], [0])]
+    assert s.tally[0, TALLY["checks"]] == 1 and s.tally[0, TALLY["orders_opened"]] == 1

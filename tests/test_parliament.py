@@ -458,3 +458,60 @@ def test_frames_record_politics():
     # the final policy is the last round's
     last = rounds.group_by("game").agg(pl.col("policy").last()).sort("game")
     assert (games.sort("game")["policy"] == last["policy"]).all()
+
+
+def test_unpaid_shipyard_tax_costs_one_yard_per_pound_even_with_wealth_taxed():
+    """D-POLICY lose_assets: policy 8 taxes shipyards and conspicuous wealth. A family with 4 shipyards, wealth 1
+    and 1 £ owes 5, pays 1 and owes 4: a shipyard carries no wealth, so each lost yard covers 1 £ of the debt and
+    it loses 4 yards (only a luxury covers its own wealth's tax too). Counting a yard as covering 1 + luxury_wealth
+    = 2 £ (the luxury test inverted) loses only 2."""
+    r, s = blank(1, 4)
+    assert r.parliament.policies[8].asset == "shipyards" and r.parliament.policies[8].wealth
+    s.shipyards[0, 1] = 4
+    s.wealth[0, 1] = 1
+    fund(s, 1, 1)
+    laws.apply_policy(s, r, np.array([8]), np.ones(1, dtype=bool))
+    assert s.money[0, 1] == 0 and s.shipyards[0, 1] == 0 and s.wealth[0, 1] == 1
+    assert s.tally[0, TALLY["assets_taxed_away"]] == 4
+
+
+def test_a_vote_strategy_may_index_with_the_prime_ministers_seat():
+    """docs/strategies.md, decision ``vote``: ``legal.prime_minister`` is int[G'], the PM's seat, so a strategy may
+    index with it. Here every family reads the PM's property votes (``legal.property[.., legal.prime_minister]``):
+    the PM (seat 2, a factory: 3 votes) votes for; a family with more property votes than the PM votes against (seat
+    1, two factories: 6), the others for (seat 0, a shipyard: 1; seat 3: none). Net = support 0 + (3 + 1) - 6 = -2:
+    the law fails (L239-L241). Handing the PM's seat over as floats breaks the strategy's index."""
+    r, s = blank(1, 4)
+    s.prime_minister[:] = 2
+    s.factories[0] = [0, 2, 1, 0]
+    s.shipyards[0, 0] = 1
+
+    def vote(obs, legal):
+        rows = np.arange(obs.n)
+        pm_votes = legal.property[rows, legal.prime_minister]
+        mine = legal.property[rows, obs.seat]
+        side = np.where(mine > pm_votes, -1, 1)
+        return side, np.zeros(obs.n, dtype=np.int64), np.zeros((obs.n, obs.players), dtype=bool)
+
+    none = np.full(1, -1)
+    out = hold_vote(s, r, agents(r, s, Scripted(vote=vote)), np.ones(1, bool), np.zeros(1, int), none, none,
+                    np.ones(1, bool))  # fmt: skip
+    assert out.votes_for[0].tolist() == [1, 0, 3, 0] and out.against[0].tolist() == [0, 6, 0, 0]
+    assert out.net.tolist() == [-2] and out.passed.tolist() == [False]
+
+
+def test_the_vote_refusal_gives_its_whole_reason():
+    """L239 and D-DEALS: an abstaining family (seat 1) buying 2 votes is refused with the vote's reason, in full:
+    "side -1/0/1 (the PM for), votes bought within money, only held vote notes, none when abstaining"."""
+    r, s = blank(1, 4)
+    fund(s, 1, 3)
+    s.prime_minister[:] = 0
+    strat = Scripted(vote=lambda obs, legal: (np.where(obs.seat == 0, 1, 0), np.where(obs.seat == 1, 2, 0),
+                                              np.zeros((obs.n, obs.players), dtype=bool)))  # fmt: skip
+    none = np.full(1, -1)
+    with pytest.raises(
+        IllegalDecision,
+        match=r"\(seat 1\) made an illegal 'vote' in game 0: side -1/0/1 \(the PM for\), votes bought within money, "
+        r"only held vote notes, none when abstaining$",
+    ):
+        hold_vote(s, r, agents(r, s, strat), np.ones(1, bool), np.zeros(1, int), none, none, np.ones(1, bool))

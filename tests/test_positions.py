@@ -286,3 +286,39 @@ def test_drawing_from_a_spent_deck_gives_no_card():
     winner[0, r.d.lot_names.index("Position card")] = 4
     apply_lots(s, r, winner)
     assert s.deck_top[0] == 0 and s.card_owner.shape == (1, 0) and s.wealth[0, 4] == 0
+
+
+COUSIN = 14  # "Cousin on the board": the default deck's second ignore_nepotism card
+
+
+def test_only_one_nepotism_card_is_played_per_appointment():
+    """D-POSITIONS (default.toml ``[positions]``: an ``ignore_nepotism`` card waives consent for ONE appointment):
+    the Chairman (seat 0) appoints his own clerk as Shipping Manager and holds both waivers, Friend at the Admiralty
+    and Cousin on the board. Playing both at once is refused ("or more than 1"), so the second is not wasted; the
+    engine's check without its limit lets both be spent. One card alone is accepted and the other stays in hand."""
+
+    def position():
+        r, s = blank(1, 4)
+        seat_office(s, L.CHAIRMAN, 0)
+        give(s, "clerks", 0, 1, col=0)
+        give(s, "clerks", 1, 1, col=2)
+        hand(s, r, 0, ADMIRALTY, COUSIN)
+        return r, s
+
+    r, s = position()
+    assert r.d.card_names[COUSIN] == "Cousin on the board" and r.d.card_nepotism[[ADMIRALTY, COUSIN]].tolist() == [1, 1]
+    both = np.zeros(len(r.d.card_names), dtype=bool)
+    both[[ADMIRALTY, COUSIN]] = True
+    greedy = Scripted(play_position=const(both), consent=const(False))
+    with pytest.raises(
+        IllegalDecision,
+        match=r"\(seat 0\) made an illegal 'play_position' in game 0: not a playable card of this moment, "
+        r"or more than 1$",
+    ):
+        appoint_office(s, r, dice(), agents(r, s, greedy), L.SHIPPING)
+    assert not s.card_played[0].any()
+    r, s = position()
+    strat = Scripted(consent=const(False))
+    appoint_office(s, r, dice(), agents(r, s, strat), L.SHIPPING)
+    assert s.office[0, L.SHIPPING] == 0 and s.card_played[0, [ADMIRALTY, COUSIN]].tolist() == [True, False]
+    assert strat.asked("consent") == [] and (s.relatives() == 12).all()

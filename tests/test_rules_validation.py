@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from sim.rules import DEFAULT_PATH, Rules, RulesError
+from sim.rules.schema import Elephant, build
 
 SOURCE = "default.toml + overrides"
 DEFAULT = Rules.default()
@@ -277,3 +278,30 @@ def test_from_toml_with_a_player_count_and_dump(tmp_path):
     raw["game"]["rounds"] = 0
     assert Rules.problems(raw) == ["rules: game.rounds: the game needs at least one round"]
     assert raw["game"]["rounds"] == 0 and Rules.from_dict(RAW).source == "rules"
+
+
+def test_problems_lists_every_unknown_neighbour_of_a_region():
+    """``Rules.problems`` collects every problem of a file: a region listing two unknown neighbours gets two lines,
+    and a region listing itself after them is still found (stopping at the first unknown
+    neighbour would leave the rest of that region's list unchecked)."""
+    raw = copy.deepcopy(DEFAULT.raw)
+    region = raw["map"]["regions"][0]
+    region["adjacent"] = ["Atlantis", "Lemuria", region["name"], *region["adjacent"]]
+    assert Rules.problems(raw, source="f") == [
+        "f: map.regions[0].adjacent: unknown region 'Atlantis'",
+        "f: map.regions[0].adjacent: unknown region 'Lemuria'",
+        "f: map.regions[0].adjacent: a region cannot be adjacent to itself",
+    ]
+
+
+def test_build_at_the_root_names_keys_without_a_leading_dot():
+    """``schema.build`` names each key by its dotted path from ``where``; at the root (``where = ""``) a key is
+    its own name: an unknown key, a missing key and a wrong type are reported as ``f: trunk``, ``f: from``. (The
+    loader always passes a section name; this is build's contract for any caller; not ``.trunk``
+    / ``.from``.)"""
+    errors: list[str] = []
+    assert build(Elephant, {"trunk": 1}, "", "f", errors) is None
+    assert errors == ["f: trunk: unknown key (known: facing, from)", "f: from: missing key"]
+    with pytest.raises(Exception, match="^f: from: expected a string, got 3$"):
+        build(Elephant, {"from": 3}, "", "f")
+    assert build(Elephant, {"from": "Maratha"}, "", "f") == Elephant(from_="Maratha")
