@@ -6,6 +6,7 @@ import pytest
 from helpers import L, Scripted, agents, blank, const, dice, give, seat_office
 
 from sim import laws, ledger
+from sim.agents import IllegalDecision
 from sim.board import committee_vacancies
 from sim.governor_general import governor_general
 from sim.phases.appointments import appoint_office, appointments, candidates
@@ -165,3 +166,22 @@ def test_general_govern_shows_the_company_regions():
     assert d.rolls("lowest") == [3]
     d.assert_spent()
     assert s.money[:, 2].tolist() == [2, 0]
+
+
+@pytest.mark.parametrize("bad", [-1, L.N_GOV_EFFECTS])
+def test_the_governor_generals_effects_must_be_effects(bad):
+    """L126-L127 (2e powers): after a successful governing roll the Governor-General picks an effect (layout.G_*) for
+    every Company region; a number outside 0..N_GOV_EFFECTS - 1 is refused with the reason.
+    Bombay is the Company's."""
+    r, s = blank(1, 4)
+    s.law_pile[0, r.d.law_names.index("Governor General")] = laws.IN_FORCE
+    seat_office(s, L.GOVERNOR_GENERAL, 3)
+    bombay = r.d.regions.index("Bombay")
+    s.owner[:, bombay] = 0
+    effects = np.zeros(len(r.d.regions), dtype=int)
+    effects[bombay] = bad
+    strat = Scripted(general_govern=const(True), general_effects=const(effects))
+    with pytest.raises(
+        IllegalDecision, match="general_effects.* in game 0: an effect layout.G_\\* for every Company region$"
+    ):
+        governor_general(s, r, dice({0: [5, 2, 6]}), agents(r, s, strat))

@@ -23,6 +23,7 @@ from sim import laws, ledger
 from sim.agents import IllegalDecision
 from sim.india import (
     _close,
+    batter_ships,
     cascade,
     close_northernmost,
     empire_strength,
@@ -777,3 +778,68 @@ def test_a_held_region_gives_a_seat_0_commander_his_trophy():
     assert s.owner[0, BOMBAY] == 0 and s.tally[0, TALLY["regions_held"]] == 1
     assert s.trophies[0].tolist() == [r.india.held_trophies, 0, 0, 0] == [1, 0, 0, 0]
     assert s.strength[0, DELHI] == 2 - r.india.held_attacker_loss
+
+
+def test_peace_on_a_border_with_presidency_0_strengthens_only_the_sovereign_side():
+    """R-PEACE (MAP.md; seed L210-L220): on a border only the non-Company sides gain 1 strength. The Company side is
+    held by presidency 0 (Bombay), whose owner number 0 a `owner <= 0` reading would take for sovereign."""
+    r, s = blank(1, 4)
+    company(s, BOMBAY, 0)
+    s.elephant_at[0], s.elephant_facing[0] = MARATHA, BOMBAY
+    before = s.strength[0].copy()
+    peace(s, r, dice(), agents(r, s), Event.of(s, r, [0], PEACE_MADRAS, MADRAS))
+    assert s.strength[0, MARATHA] == before[MARATHA] + 1
+    assert s.strength[0, BOMBAY] == 0
+    grown = np.flatnonzero(s.strength[0] != before)
+    assert grown.tolist() == [MARATHA]
+
+
+def test_crisis_against_punjab_the_region_numbered_0_is_an_invasion():
+    """R-CRISIS (MAP.md; seed L210-L220): the marker's tail Bengal (1) + 3 invades its head Punjab, a region of
+    Delhi's empire (1 + 2 + 0 = 3): won, Punjab joins Bengal and the marker marches from the winner, Bengal (circle:
+    Maratha). Punjab is region 0: a `b >= 1` test of "the marker is on a border" would take it for a marker turned
+    inward and nothing would happen."""
+    r, s = blank(1, 4)
+    s.elephant_at[:], s.elephant_facing[:] = BENGAL, PUNJAB
+    assert s.capital[0, PUNJAB] == DELHI
+    crisis(s, r, dice(), agents(r, s), Event.of(s, r, [0], CRISIS_MARATHA, HYDERABAD))
+    assert s.capital[0].tolist() == [BENGAL, DELHI, BENGAL, BOMBAY, DELHI, HYDERABAD, MYSORE, MADRAS]
+    assert (s.elephant_at[0], s.elephant_facing[0]) == (BENGAL, MARATHA)
+
+
+def test_windfall_skips_a_presidency_whose_regions_all_lie_outside_the_area():
+    """R-WINDFALL with `presidency_in_area`: Windfall Hyderabad's area is Hyderabad, Madras, Mysore, Bombay,
+    Maratha. Bengal's home is not there and its one region, Delhi, is not either: its clerks earn nothing; Bombay's
+    home is there. Seat 0: 1 clerk in Bombay, 2 in Bengal -> 1 x windfall. A reading that counts any region of the
+    area for every presidency would pay Bengal's clerks too."""
+    r, s = blank(1, 4, **{"india.windfall_clerks": "presidency_in_area"})
+    give(s, "clerks", 0, 1, col=0)
+    give(s, "clerks", 0, 2, col=2)
+    company(s, DELHI, 2)
+    windfall(s, r, dice(), agents(r, s), Event.of(s, r, [0], WINDFALL, HYDERABAD))
+    assert r.india.windfall > 0
+    assert s.money[0].tolist() == [r.india.windfall, 0, 0, 0]
+
+
+def test_storm_sink_from_7_means_ships_never_sink():
+    """R-STORM (L216) with the documented edge ``storm_sink_from = 7`` ("7: never", default.toml): the rules load and
+    three sound ships in a storm rolling 6, 6, 6 are all damaged and none sinks; with ``storm_damage_from = 7`` too,
+    the same rolls touch nothing. A ``< 7`` band would reject both files."""
+    r, s = blank(1, 5, **{"india.storm_sink_from": 7})
+    assert (r.india.storm_damage_from, r.india.storm_sink_from) == (3, 7)
+    s.shipyards[0, 1] = 3
+    s.yard_ships[0, 1, 0] = 3  # seat 1's three ships, all in Bombay's sea
+    d = dice({0: [6, 6, 6]})
+    batter_ships(s, r, d, np.array([0]), np.array([[True, False, False]]))
+    d.assert_spent()
+    assert s.yard_ships[0, 1, 0] == 3 and s.yard_damaged[0, 1, 0] == 3
+    assert s.tally[0, TALLY["ships_damaged"]] == 3 and s.tally[0, TALLY["ships_sunk"]] == 0
+
+    r, s = blank(1, 5, **{"india.storm_damage_from": 7, "india.storm_sink_from": 7})
+    s.shipyards[0, 1] = 3
+    s.yard_ships[0, 1, 0] = 3
+    d = dice({0: [6, 6, 6]})
+    batter_ships(s, r, d, np.array([0]), np.array([[True, False, False]]))
+    d.assert_spent()
+    assert s.yard_ships[0, 1, 0] == 3 and s.yard_damaged[0, 1, 0] == 0
+    assert s.tally[0, TALLY["ships_damaged"]] == 0 and s.tally[0, TALLY["ships_sunk"]] == 0

@@ -2,6 +2,7 @@
 and each modifier at the place the rule applies, on hand-built positions with injected dice."""
 
 import copy
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -488,7 +489,6 @@ def test_enact_lasting_and_passing_dilemmas():
 
 def test_every_default_law_has_a_test():
     names = set(blank(1, 4)[0].d.law_names)
-    from pathlib import Path
 
     here = Path(__file__).parent
     src = "".join((here / f"test_{m}.py").read_text() for m in ("laws", "parliament", "governor_general"))
@@ -634,3 +634,20 @@ def test_military_oversight_the_army_has_no_commander_while_the_pm_appoints():
     laws.military_oversight(s, r, dice(), agents(r, s, strat))
     assert seen == [("appoint", [[-1, -1, -1]]), ("consent", [[-1, -1, -1]])]
     assert s.commander[0].tolist() == [-1, 2, -1]
+
+
+def test_board_of_control_refuses_the_office_number_just_past_the_last():
+    """Board of Control (D-LAWS, 2e): the PM names an officeholder to remove; with the last office (the Governor-
+    General, N_OFFICES - 1) held, the number N_OFFICES is still no office. A `o > N_OFFICES` bound would clip it to
+    the Governor-General, find him removable and accept it; the last
+    office itself is legal and is removed."""
+    r, s = blank(1, 4)
+    s.law_pile[0, r.d.law_names.index("Board of Control")] = laws.IN_FORCE
+    s.prime_minister[0] = 2
+    seat_office(s, L.GOVERNOR_GENERAL, 1)
+    with pytest.raises(
+        IllegalDecision, match="remove_officeholder.* in game 0: not an officeholder the PM may remove$"
+    ):
+        laws.board_of_control(s, r, dice(), agents(r, s, Scripted(remove_officeholder=const(L.N_OFFICES))))
+    laws.board_of_control(s, r, dice(), agents(r, s, Scripted(remove_officeholder=const(L.GOVERNOR_GENERAL))))
+    assert s.office[0, L.GOVERNOR_GENERAL] == -1 and s.supply[0, 1] == 12

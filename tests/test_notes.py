@@ -270,3 +270,51 @@ def test_a_family_holding_no_note_at_all_still_settles_the_deal():
     assert s.money.tolist() == [[0, 2, 1, 0], [2, 1, 0, 0]]
     assert s.note_holder[0, 2, notes.MONEY] == 1 and s.note_holder[1, 3, notes.VOTES] == 1
     assert s.tally[:, TALLY["notes_sold"]].tolist() == [1, 1] and ledger.balanced(s).all()
+
+
+def test_the_money_note_refusal_names_its_reason():
+    """Kind 1 (L48): the holder takes 0 up to money_max £ (what the issuer has); more is refused with that reason."""
+    r, s = blank(1, 4)
+    s.note_holder[0, 0, notes.MONEY] = 1
+    fund(s, 0, 5)
+    greedy = Scripted(use_money_notes=lambda obs, legal: legal.cap + 1)
+    with pytest.raises(
+        IllegalDecision, match=r"use_money_notes.* in game 0: takes 0 up to money_max £ \(what the issuer has\)$"
+    ):
+        notes.use_money_notes(s, r, agents(r, s, greedy), np.ones(1, bool))
+
+
+def test_the_bonus_note_holder_is_told_whose_bonus_it_may_take():
+    """Kind 5 (L52, D-DEALS): seat 3 holds seat 1's bonus note; before seat 1's President's bonus (2 £, flow
+    ``president_bonus``) is paid, seat 3 is asked (decision ``use_bonus_note``) and told the issuer, the amount and
+    the flow; it takes it."""
+    r, s = blank(1, 4)
+    s.note_holder[0, 1, notes.BONUS] = 3
+    seen = []
+
+    def use(obs, legal):
+        seen.append((int(obs.seat[0]), int(legal.issuer[0]), int(legal.amount[0]), str(legal.flow[0])))
+        return np.ones(obs.n, dtype=bool)
+
+    notes.pay_bonus(
+        s, r, agents(r, s, Scripted(use_bonus_note=use)), "president_bonus", np.array([1]), 2, np.ones(1, bool)
+    )
+    assert seen == [(3, 1, 2, "president_bonus")]
+    assert s.money[0].tolist() == [0, 0, 0, 2] and s.note_holder[0, 1, notes.BONUS] == 1
+
+
+def test_a_note_not_held_cannot_be_offered_even_to_seat_0():
+    """D-DEALS (seed 001 L81-L87): a family offers only notes it holds. Seat 1 offers seat 2's money note to seat 0:
+    refused with the reason -- buyer 0 is the edge a `buyer >= 1` reading of "offered to someone" misses."""
+    r, s = blank(1, 4)
+
+    def offer(obs, legal):
+        buyer = np.full(legal.held.shape, -1)
+        buyer[obs.seat == 1, 2, notes.MONEY] = 0
+        return buyer, np.ones(legal.held.shape, dtype=int)
+
+    with pytest.raises(
+        IllegalDecision,
+        match="offer_notes.* in game 0: offers only notes it holds, to another family, at a price >= 0$",
+    ):
+        notes.deal(s, r, dice(), agents(r, s, Scripted(offer_notes=offer)), "appointments")

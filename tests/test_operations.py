@@ -8,6 +8,7 @@ from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_of
 from sim import ledger
 from sim.agents import IllegalDecision
 from sim.phases.operations import (
+    apply_director_moves,
     chairman,
     china_trade,
     director_of_trade,
@@ -391,3 +392,53 @@ def test_a_seat_0_director_of_trade_checks():
     assert s.order_open[0, delhi2] and s.treasury[0, L.T_DIRECTOR] == 0
     assert strat.asked("trade_check") == [([0], [0])]
     assert s.tally[0, TALLY["checks"]] == 1 and s.tally[0, TALLY["orders_opened"]] == 1
+
+
+def test_a_negative_leased_ship_count_is_refused_on_its_own():
+    """R-SHIPPING (L139-L141): the Shipping Manager buys ship counts >= 0. Leased [-1, 4, 0] nets 3 ships for 6 £ of
+    his 7 £, leaving 1 (< must_buy_from): only the negative count makes it illegal. A check needing a negative Company
+    count as well lets it pass."""
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 0)
+    s.treasury[0, L.T_SHIPPING] = 7
+
+    def buy(obs, legal):
+        return np.array([[-1, 4, 0]]), np.zeros((1, 3), int), np.zeros((1, 4, 3), int)
+
+    with pytest.raises(IllegalDecision, match="buy_ships"):
+        shipping_manager(s, r, dice(), agents(r, s, Scripted(buy_ships=buy)))
+
+
+def test_a_governor_is_told_whether_his_last_action_failed():
+    """R-GOVERNORS (L156-L161, D-ADMIN): after a failure the next success pays more (``income_after_failure``), so the
+    governor is told ``legal.failed`` (a bool mask) before each action: Bombay (admin 3) succeeds, fails, then acts
+    again with the failure known."""
+    r, s = blank(1, 4)
+    bombay = r.d.regions.index("Bombay")
+    s.owner[0, bombay] = 0
+    s.governor[0, bombay] = 2
+    s.supply[0, 2] -= 1
+    seen = []
+
+    def govern(obs, legal):
+        seen.append((legal.failed.dtype == bool, bool(legal.failed[0])))
+        return np.ones(obs.n, dtype=bool)
+
+    strat = Scripted(govern=govern, govern_effect=const(L.G_TAX_COMPANY))
+    governors(s, r, dice({0: [6, 1, 3, 4, 6, 2]}), agents(r, s, strat))  # lowest 1 of 3, 4 of 2, 2 of 1
+    assert seen == [(True, False), (True, False), (True, True)]
+
+
+@pytest.mark.parametrize("china_open", [False, True])
+def test_the_director_moves_ships_out_of_china_only_while_it_is_open(china_open):
+    """R-DIRECTOR's moves (L130-L134; China only while open, L137): a leased ship stands at China (location 3); moving
+    it to Bombay is illegal while China is closed -- location 3 is one past the last presidency, the edge a
+    `src > n_locs` bound misses."""
+    clerks = np.zeros((1, 2, 3), dtype=int)
+    ships = np.zeros((1, 4, 2), dtype=int)
+    ships[0, 3, L.LEASED] = 1
+    yard = np.zeros((1, 2, 4), dtype=int)
+    moves = tuple(np.array([[x]]) for x in (L.MOVE_LEASED, 0, 3, 0, 1))  # kind, family, src, dst, count
+    bad = apply_director_moves(clerks, ships, yard, np.array([china_open]), moves)
+    assert bad.tolist() == [not china_open]
+    assert ships[0, :, L.LEASED].tolist() == ([1, 0, 0, 0] if china_open else [0, 0, 0, 1])

@@ -322,3 +322,39 @@ def test_only_one_nepotism_card_is_played_per_appointment():
     appoint_office(s, r, dice(), agents(r, s, strat), L.SHIPPING)
     assert s.office[0, L.SHIPPING] == 0 and s.card_played[0, [ADMIRALTY, COUSIN]].tolist() == [True, False]
     assert strat.asked("consent") == [] and (s.relatives() == 12).all()
+
+
+@pytest.mark.parametrize("plays", [False, True])
+def test_an_appointer_may_decline_to_play_his_nepotism_card(plays):
+    """D-POSITIONS (phase 5): the Chairman appointing his own relative where consent is needed may play Friend at the
+    Admiralty (ignore nepotism; decision ``play_position``, told the office). Declining keeps the card unplayed and
+    consent is still needed (not every playable card is played)."""
+    r, s = blank(1, 4)
+    hand(s, r, 0, ADMIRALTY)
+    seen = []
+
+    def play(obs, legal):
+        seen.append(int(legal.office[0]))
+        return legal.playable & plays
+
+    strat = Scripted(play_position=play)
+    waived = pos.waive_nepotism(s, r, agents(r, s, strat), np.array([0]), np.ones(1, bool), np.array([L.SHIPPING]))
+    assert seen == [L.SHIPPING]
+    assert waived.tolist() == [plays] and s.card_played[0, ADMIRALTY] == plays
+
+
+@pytest.mark.parametrize("ranking, legal", [([0, 0, 1, 2], False), ([0, 1, 2, 4], False), ([2, 1, 0, 3], True)])
+def test_the_pms_ranking_of_tied_position_takers_must_order_the_seats(ranking, legal):
+    """L72-L74 (D-POSITIONS): families tied on £ spent and wealth are ordered by the PM (decision
+    ``rank_position_takers``): his answer must be an ordering of the seats; one that repeats or skips a seat is
+    refused. Seats 1 and 2 tie (4 £, no wealth); the PM (seat 0) ranks 2 before 1."""
+    r, s = blank(1, 4)
+    s.prime_minister[0] = 0
+    eligible = np.array([[False, True, True, False]])
+    spent = np.array([[0, 4, 4, 0]])
+    go = agents(r, s, Scripted(rank_position_takers=const(ranking)))
+    if legal:
+        assert pos.pick_order(s, r, dice(), go, eligible, spent).tolist() == [[2, 1, -1, -1]]
+    else:
+        with pytest.raises(IllegalDecision, match="rank_position_takers.* in game 0: not an ordering of the seats$"):
+            pos.pick_order(s, r, dice(), go, eligible, spent)
