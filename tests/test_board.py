@@ -1,7 +1,7 @@
 """Board queries shared by phases and strategies: reachability of orders (R-TRADE), regions outside home."""
 
 import numpy as np
-from test_details import chained_bombay_map
+from helpers import chained_bombay_map
 
 from sim.board import _reachable_iterative, order_bits, reach_bits, reachable, regions_outside_home
 from sim.rules import Rules

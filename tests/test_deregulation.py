@@ -5,8 +5,7 @@ public support +2 / +6, the vote, a pass (half the loans written off, firms from
 import numpy as np
 import polars as pl
 import pytest
-from helpers import Scripted, agents, blank, const, dice, fund
-from test_notes import accepts, offers
+from helpers import Scripted, accepts, agents, blank, const, dice, fund, offers
 from test_parliament import votes
 
 import sim

@@ -15,8 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 import polars as pl
 import pytest
-from helpers import L, Scripted, agents, blank, const, dice, give
-from test_laws import passes
+from helpers import L, Scripted, agents, blank, const, dice, give, passes
 
 import sim
 from sim import laws, ledger

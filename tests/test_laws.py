@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
+from helpers import L, Scripted, agents, blank, const, dice, fund, give, passes, seat_office
 
 from sim import laws, ledger
 from sim.agents import IllegalDecision
@@ -38,13 +38,6 @@ def law(r, name):
 def force(s, r, *names, games=slice(None)):
     for name in names:
         s.law_pile[games, law(r, name)] = laws.IN_FORCE
-
-
-def passes(r, s, name, d=None, strat=None, when="on_pass", policy=-1, impeach=-1):
-    """Apply law ``name``'s ``when`` effects in every game."""
-    g = s.n_games
-    ctx = SimpleNamespace(pm=s.prime_minister.astype(int), policy=np.full(g, policy), impeach=np.full(g, impeach))
-    laws.apply_effects(s, r, d or dice(), agents(r, s, strat), np.full(g, law(r, name)), np.ones(g, bool), when, ctx)
 
 
 def test_modifiers_sum_over_laws_in_force_only():

@@ -3,7 +3,7 @@ simultaneous binding exchange, and each note's effect when used."""
 
 import numpy as np
 import pytest
-from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
+from helpers import L, Scripted, accepts, agents, blank, const, dice, fund, give, offers, seat_office
 
 from sim import ledger, notes
 from sim.agents import IllegalDecision
@@ -13,33 +13,6 @@ from sim.phases.parliament import hold_vote
 from sim.state import FLOW, TALLY
 
 K = len(notes.NOTE_KINDS)
-
-
-def offers(table):
-    """``offer_notes`` from {seller: [(issuer, kind, buyer, price), ...]}."""
-
-    def answer(obs, legal):
-        buyer = np.full(legal.held.shape, -1)
-        price = np.zeros(legal.held.shape, dtype=int)
-        for i, seat in enumerate(obs.seat):
-            for issuer, kind, to, p in table.get(int(seat), []):
-                buyer[i, issuer, kind], price[i, issuer, kind] = to, p
-        return buyer, price
-
-    return answer
-
-
-def accepts(table):
-    """``accept_notes`` from {buyer: [(issuer, kind), ...]} (accepted if offered)."""
-
-    def answer(obs, legal):
-        out = np.zeros(legal.offered.shape, dtype=bool)
-        for i, seat in enumerate(obs.seat):
-            for issuer, kind in table.get(int(seat), []):
-                out[i, issuer, kind] = True
-        return out
-
-    return answer
 
 
 def test_every_family_starts_with_its_own_five_notes():
