@@ -347,6 +347,26 @@ def test_a_merger_needs_everyone_and_the_higher_value_survives(variant, refuse):
     relatives_ok(r, s)
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_firms_of_equal_value_merge_into_the_proposers(variant):
+    """L104 (2e "合併"; ``firms.merge_plan``): the firm of the higher value survives, and of two firms of equal value
+    the proposer's. Seat 2's firm (slot 1, value 4) proposes to merge with seat 0's (slot 0, value 4): slot 1
+    survives, managed by seat 2, with both treasuries and all the shareholders; seat 0 is left without a firm.
+    Keeping the other firm on a tie (a strict ``>``), or the lower slot, would keep seat 0's."""
+    r, s = firm_rules(variant)
+    make_firm(s, 0, 0, {0: 2, 1: 1}, value=4, cash=3)
+    make_firm(s, 1, 2, {2: 2, 3: 1}, value=4, cash=5)
+    strat = Scripted(
+        propose_merger=per_seat({2: 0}, default=-1),
+        consent_merger=lambda obs, legal: np.ones(obs.n, dtype=bool),
+    )
+    merger_step(s, r, agents(r, s, strat), ON)
+    assert s.firm_manager[0].tolist() == [-1, 2, -1, -1]
+    assert s.firm_shares[0, 1].tolist() == [2, 1, 2, 1] and s.firm_value[0, 1] == 4 and s.firm_cash[0, 1] == 8
+    assert s.firm_shares[0, 0].sum() == 0 and s.tally[0, TALLY["firm_mergers"]] == 1
+    relatives_ok(r, s)
+
+
 @pytest.mark.parametrize(("consents", "dissolved"), [((True, True), True), ((True, False), False)])
 def test_jc2e_a_firm_is_dissolved_with_every_shareholders_consent(consents, dissolved):
     """Seed 002 "解散商行": the manager proposes, every shareholder consents, the firm is dissolved by the
@@ -1203,3 +1223,22 @@ def test_the_firms_final_special_retirement_is_final_and_wins_no_position():
     end_game(s, r, d, agents(r, s, Scripted(retire=retire)))
     assert told == [([1], [True], [True], [False])]
     assert s.retired[0, 1, 3] == 1
+
+
+def test_a_firm_at_dividend_level_2_allows_a_final_retirement_into_the_2_pound_tier():
+    """L257 (``firms.final_retirement = "special"``): a shareholder of a firm whose dividend level reaches the
+    cheapest tier's cost, 2 £, retires a relative from home at the end into a tier costing at most that level: the
+    2 £ tier (game 0); at level 1 (game 1) there is no tier to retire into and the family is not asked. Requiring a
+    level above the cheapest cost (``>`` for ``>=``), or a tier cheaper than the level, would give game 0 nothing
+    too."""
+    r, s = firm_rules("house", games=2)
+    assert r.d.tier_cost[0] == 2 == int(r.d.tier_cost.min())
+    s.round[:] = 7
+    make_firm(s, 0, 0, {1: 1}, cash=0)
+    s.firm_dividend[:, 0] = [2, 1]
+    fund(s, 1, 10)
+    strat = Scripted(retire=const(0))
+    d = dice(uniforms={0: [0.99, 0.0], 1: [0.99, 0.0]})  # per game: blame situation (last) and the winner's tie-break
+    end_game(s, r, d, agents(r, s, strat))
+    assert strat.asked("retire") == [([0], [1])]
+    assert s.retired[:, 1, 0].tolist() == [1, 0] and s.money[:, 1].tolist() == [8, 10]

@@ -779,6 +779,26 @@ def test_a_held_region_gives_a_seat_0_commander_his_trophy():
     assert s.strength[0, DELHI] == 2 - r.india.held_attacker_loss
 
 
+def test_an_attack_of_strength_0_fizzles():
+    """R-ATTACK (L211-L213; ``attack_company``: an attack of strength 0 or less fizzles): Bombay (army 0), commanded
+    by seat 0 with 2 officers and without unrest, is attacked at 0 by Delhi: nobody is asked to defend, nothing is
+    committed, the region is neither held nor lost (no trophy, Delhi keeps its strength) and no attack is counted.
+    An attack of 0 taken as an attack (``>= 0``) would be held and give seat 0 a trophy."""
+    r, s = blank(1, 4)
+    company(s, BOMBAY, 0)
+    give(s, "officers", 0, 2, col=0)
+    s.commander[0, 0] = 0
+    s.strength[0, DELHI] = 2
+    assert s.unrest[0, BOMBAY] == 0
+    strat = Scripted()
+    ev = Event.of(s, r, [0], 0)
+    attack_company(s, r, dice(), agents(r, s, strat), ev, np.array([BOMBAY]), np.array([0]), attacker=np.array([DELHI]))
+    assert strat.asked("defend") == []
+    assert s.owner[0, BOMBAY] == 0 and s.trophies[0].tolist() == [0, 0, 0, 0] and s.strength[0, DELHI] == 2
+    assert s.used_officers[0].sum() == 0 and s.used_regiments[0].sum() == 0 and not ev.attacked[0, BOMBAY]
+    assert tally(s, "attacks") == tally(s, "regions_held") == tally(s, "regions_lost") == 0
+
+
 def test_peace_on_a_border_with_presidency_0_strengthens_only_the_sovereign_side():
     """R-PEACE (MAP.md; seed L210-L220): on a border only the non-Company sides gain 1 strength. The Company side is
     held by presidency 0 (Bombay), whose owner number 0 a `owner <= 0` reading would take for sovereign."""

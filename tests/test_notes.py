@@ -138,6 +138,22 @@ def test_nepotism_note_gives_the_refused_consent():
     assert s.office[0, L.SHIPPING] == 1
 
 
+def test_a_nepotism_note_held_by_a_third_family_is_no_consent():
+    """Kind 2 (L49, L114; ``notes.consent_by_note``): a nepotism note is its issuer's consent to the family holding
+    it, so it counts only where the appointer holds it. The Chairman (seat 0) names his own clerk and seat 1
+    refuses; seat 1's nepotism note is held by seat 2, not by the Chairman: the refusal stands, the note stays with
+    seat 2 unused, and the Chairman appoints seat 1's clerk instead. Taking any note out of its issuer's hands for
+    consent would seat the Chairman's own clerk."""
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    give(s, "clerks", 0, 1, col=0)
+    give(s, "clerks", 1, 1, col=1)
+    s.note_holder[0, 1, notes.NEPOTISM] = 2
+    appoint_office(s, r, dice(), agents(r, s, Scripted(consent=const(False))), L.SHIPPING)
+    assert s.office[0, L.SHIPPING] == 1
+    assert s.note_holder[0, 1, notes.NEPOTISM] == 2 and s.tally[0, TALLY["notes_used"]] == 0
+
+
 def test_position_note_hands_the_pick_to_its_holder():
     """Kind 3 (L50): ``redeem_position_pick`` is what the London season calls for the family about to pick."""
     r, s = blank(3, 4)

@@ -150,6 +150,22 @@ def test_unpaid_tax_costs_a_taxed_asset_per_pound_lose_assets():
     assert s.tally[0, TALLY["assets_taxed_away"]] == 3
 
 
+def test_an_unpaid_luxury_tax_costs_one_luxury_per_2_pounds_rounded_up():
+    """D-POLICY lose_assets (``laws.tax``) with more luxuries than the debt takes: a luxury covers its own tax and
+    its wealth's, 2 £ under policy 3 (a luxury + wealth tax), so a family loses one luxury per 2 £ unpaid, rounded
+    up. 6 luxuries, wealth 6: 12 £ due. With 7 £ (game 0) 5 are unpaid: 3 luxuries go (not 2 rounding down, not 5
+    one per pound, not all 6); with 8 £ (game 1) 4 are unpaid: 2 go."""
+    r, s = blank(2, 4)
+    fund(s, 2, 7, games=0)
+    fund(s, 2, 8, games=1)
+    s.luxuries[:, 2] = 6
+    s.wealth[:, 2] = 6
+    laws.apply_policy(s, r, np.array([3, 3]), np.ones(2, dtype=bool))
+    assert s.money[:, 2].tolist() == [0, 0]
+    assert s.luxuries[:, 2].tolist() == [3, 4] and s.wealth[:, 2].tolist() == [3, 4]
+    assert s.tally[:, TALLY["assets_taxed_away"]].tolist() == [3, 2]
+
+
 def test_unpaid_share_tax_sends_board_members_home_never_the_chair():
     r, s = blank(1, 4)
     give(s, "shares", 0, 2)
