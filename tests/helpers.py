@@ -1,14 +1,17 @@
-"""Hand-built positions for rule tests: a blank batch, scripted strategies and scripted dice."""
+"""Hand-built positions for rule tests: a blank batch, scripted strategies and scripted dice, and the helpers
+several rule files share (a law's effects applied, scripted note deals, a longer map)."""
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable
+from types import SimpleNamespace
 
 import numpy as np
 
+from sim import laws, ledger
 from sim import layout as L
-from sim import ledger
 from sim.agents import Agents
 from sim.dice import ScriptedDice, Streams
 from sim.rules import Rules
@@ -106,4 +109,66 @@ def give(state: State, field: str, seat: int, amount: int, col=None, games=slice
         state.supply[games, seat] -= amount
 
 
-__all__ = ["L", "MUTATING", "games", "Scripted", "agents", "blank", "const", "dice", "fund", "give", "seat_office"]
+def passes(r, s, name, d=None, strat=None, when="on_pass", policy=-1, impeach=-1):
+    """Apply law ``name``'s ``when`` effects in every game."""
+    g, rules_law = s.n_games, r.d.law_names.index(name)
+    ctx = SimpleNamespace(pm=s.prime_minister.astype(int), policy=np.full(g, policy), impeach=np.full(g, impeach))
+    laws.apply_effects(s, r, d or dice(), agents(r, s, strat), np.full(g, rules_law), np.ones(g, bool), when, ctx)
+
+
+def offers(table):
+    """``offer_notes`` from {seller: [(issuer, kind, buyer, price), ...]}."""
+
+    def answer(obs, legal):
+        buyer = np.full(legal.held.shape, -1)
+        price = np.zeros(legal.held.shape, dtype=int)
+        for i, seat in enumerate(obs.seat):
+            for issuer, kind, to, p in table.get(int(seat), []):
+                buyer[i, issuer, kind], price[i, issuer, kind] = to, p
+        return buyer, price
+
+    return answer
+
+
+def accepts(table):
+    """``accept_notes`` from {buyer: [(issuer, kind), ...]} (accepted if offered)."""
+
+    def answer(obs, legal):
+        out = np.zeros(legal.offered.shape, dtype=bool)
+        for i, seat in enumerate(obs.seat):
+            for issuer, kind in table.get(int(seat), []):
+                out[i, issuer, kind] = True
+        return out
+
+    return answer
+
+
+def chained_bombay_map(extra: int) -> Rules:
+    """The default map with ``extra`` more Bombay orders Extra1..ExtraN chained one after another to Bombay3."""
+    raw = copy.deepcopy(Rules.default().raw)
+    orders = raw["map"]["orders"]
+    bombay3 = next(o for o in orders if o["name"] == "Bombay3")
+    bombay3["links"] = [*bombay3["links"], "Extra1"]
+    for i in range(1, extra + 1):
+        links = [f"Extra{j}" for j in (i - 1, i + 1) if 1 <= j <= extra] + (["Bombay3"] if i == 1 else [])
+        orders.append({"name": f"Extra{i}", "region": "Bombay", "value": 1, "half": 0, "links": links})
+    return Rules.from_dict(raw)
+
+
+__all__ = [
+    "L",
+    "MUTATING",
+    "games",
+    "Scripted",
+    "agents",
+    "blank",
+    "const",
+    "dice",
+    "fund",
+    "give",
+    "seat_office",
+    "passes",
+    "offers",
+    "accepts",
+    "chained_bombay_map",
+]

@@ -1,8 +1,9 @@
 """Board queries shared by phases and strategies: reachability of orders (R-TRADE), regions outside home."""
 
 import numpy as np
+from helpers import chained_bombay_map
 
-from sim.board import _reachable_iterative, reachable, regions_outside_home
+from sim.board import _reachable_iterative, order_bits, reach_bits, reachable, regions_outside_home
 from sim.rules import Rules
 
 
@@ -42,3 +43,20 @@ def test_regions_outside_home():
     orders = np.isin(r.d.orders, ["Bombay3", "Bombay1", "Mysore1", "Mysore2", "Delhi1"])[None, :]
     assert regions_outside_home(r, orders, 0).tolist() == [2]  # Mysore and Delhi
     assert regions_outside_home(r, np.repeat(orders, 2, axis=0), np.array([0, 2])).tolist() == [2, 3]
+
+
+def test_a_map_of_exactly_twenty_orders_still_answers_by_the_lookup_table():
+    """R-TRADE reachability (board.reach_bits): the bit-mask answer is given for maps of up to 20 orders (None only
+    past 20): three more Bombay orders chained to Bombay3 make a 20-order map, and reach_bits agrees with
+    ``reachable`` -- the chain is reached from Bombay's port up to a closed link (a ``>=`` bound for ``>`` would give
+    None at exactly 20)."""
+    r = chained_bombay_map(3)
+    assert len(r.d.orders) == 20
+    usable = np.ones((2, 20), dtype=bool)
+    usable[1, r.d.orders.index("Extra2")] = False
+    bits = reach_bits(r, order_bits(usable))
+    assert bits is not None
+    reach = reachable(r, usable)  # bool[G, P, O]
+    assert np.array_equal(bits, order_bits(reach).T)
+    extra = [r.d.orders.index(f"Extra{i}") for i in range(1, 4)]
+    assert reach[0, 0, extra].all() and reach[1, 0, extra].tolist() == [True, False, False]

@@ -5,11 +5,11 @@ public support +2 / +6, the vote, a pass (half the loans written off, firms from
 import numpy as np
 import polars as pl
 import pytest
-from helpers import Scripted, agents, blank, const, dice, fund
+from helpers import Scripted, accepts, agents, blank, const, dice, fund, offers
 from test_parliament import votes
 
 import sim
-from sim import laws
+from sim import laws, notes
 from sim import layout as L
 from sim.phases.deregulation import deregulation, start_of_round
 from sim.state import TALLY
@@ -185,3 +185,42 @@ def test_games_where_deregulation_is_rejected_share_vp_bounded_at_three():
     joined = g.join(rejected, on="game")
     assert (joined["share_vp"] == (1 + joined["n"]).clip(upper_bound=3)).all()
     assert (g.filter(pl.col("end_round") >= 3)["share_vp"] == 3).all()
+
+
+def test_the_deregulation_vote_shows_no_law_and_no_policy_as_minus_one():
+    """Phase 11 (L245-L246): the vote on Deregulation is asked with the tabled-law vote's fields; it has no law
+    and no policy, which docs/strategies.md (``vote``: ``law``, ``policy`` int[G'] (-1 none)) documents as -1."""
+    r, s = blank(1, 4)
+    s.stability[:] = 1  # the public tables it
+    s.prime_minister[0] = 0
+    seen = []
+
+    def vote(obs, legal):
+        seen.append((legal.law.tolist(), legal.policy.tolist(), legal.deregulation.tolist()))
+        return votes({})(obs, legal)
+
+    deregulation(s, r, dice(), agents(r, s, Scripted(vote=vote)))
+    assert seen == [([-1], [-1], [True])] * 4  # every family, seat by seat
+
+
+def test_deals_before_the_deregulation_vote_are_the_vote_moment():
+    """R-DEREGULATION / D-DEALS (``notes.deal_moments`` "vote" = before every vote, phase 11 Deregulation too):
+    stability 1 makes the public table Deregulation (L245; one shaky indicator: support +2, L246). Before its vote
+    the families deal, told the moment "vote", that the vote is Deregulation and its support 2; seat 1 sells its
+    vote note to seat 2 for 1 £ and the sale is executed. Naming another moment than the engine's "vote" skips the
+    deal."""
+    r, s = blank(1, 4)
+    s.stability[0], s.loans[0] = 1, 0
+    s.prime_minister[0] = 0
+    fund(s, 2, 1)
+    told = []
+
+    def offer(obs, legal):
+        told.append((legal.moment.tolist(), legal.deregulation.tolist(), legal.support.tolist(), obs.seat.tolist()))
+        return offers({1: [(1, notes.VOTES, 2, 1)]})(obs, legal)
+
+    strat = Scripted(offer_notes=offer, accept_notes=accepts({2: [(1, notes.VOTES)]}), vote=votes({}))
+    deregulation(s, r, dice(), agents(r, s, strat))
+    assert told == [(["vote"], [True], [2], [seat]) for seat in range(4)]
+    assert s.note_holder[0, 1, notes.VOTES] == 2 and s.money[0].tolist() == [0, 1, 0, 0]
+    assert s.deregulated[0]  # +2 support, nobody against

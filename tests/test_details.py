@@ -1,11 +1,9 @@
 """Details of the rules that the mutation runs found untested (issue 15), grouped by module. Each test names the
 wrong reading it rules out."""
 
-import copy
-
 import numpy as np
 import pytest
-from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
+from helpers import L, Scripted, agents, blank, chained_bombay_map, const, dice, fund, give, seat_office
 
 import sim
 from sim import capital, ledger
@@ -538,18 +536,6 @@ def test_vacate_a_seat_0_holder_adds_to_the_fired_tally():
     s.tally[0, TALLY["fired"]] = 2
     vacate(s, np.array([0]), L.SHIPPING)
     assert s.office[0, L.SHIPPING] == -1 and s.supply[0, 0] == 12 and s.tally[0, TALLY["fired"]] == 3
-
-
-def chained_bombay_map(extra: int) -> Rules:
-    """The default map with ``extra`` more Bombay orders Extra1..ExtraN chained one after another to Bombay3."""
-    raw = copy.deepcopy(Rules.default().raw)
-    orders = raw["map"]["orders"]
-    bombay3 = next(o for o in orders if o["name"] == "Bombay3")
-    bombay3["links"] = [*bombay3["links"], "Extra1"]
-    for i in range(1, extra + 1):
-        links = [f"Extra{j}" for j in (i - 1, i + 1) if 1 <= j <= extra] + (["Bombay3"] if i == 1 else [])
-        orders.append({"name": f"Extra{i}", "region": "Bombay", "value": 1, "half": 0, "links": links})
-    return Rules.from_dict(raw)
 
 
 def test_a_map_with_more_orders_than_the_table_reaches_by_matrix_products():

@@ -5,9 +5,12 @@ import numpy as np
 import pytest
 from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
 
+from sim import laws
+from sim.agents import IllegalDecision
 from sim.phases.end import V, end_game, influence, ranking_vp, score
 from sim.phases.london import retirement_roll
 from sim.rules import Rules
+from sim.state import TALLY
 
 
 def finished(s, crashed, end_round=7, blame=-1):
@@ -102,7 +105,6 @@ def test_final_retirement_buys_honourable_retirement():
 
 
 def test_unaffordable_retirement_tier_is_illegal():
-    from sim.agents import IllegalDecision
 
     r, s = blank(1, 4)
     seat_office(s, L.SHIPPING, 0)
@@ -133,7 +135,6 @@ def test_the_final_retirement_offers_no_position_and_is_not_phase_1s_tenure_limi
     """L256 / RULES.md "a final retirement roll without positions": the retiree's family is told ``final`` and that
     it may not pick (a position card is on the market); Tenure Limits (a phase-1 modifier) does not retire a
     Chairman whose final roll is 1 + 1 = 2."""
-    from sim import laws
 
     r, s = blank(2, 4)
     seat_office(s, L.CHAIRMAN, 0)
@@ -147,3 +148,14 @@ def test_the_final_retirement_offers_no_position_and_is_not_phase_1s_tenure_limi
     assert s.office[:, L.CHAIRMAN].tolist() == [0, -1]  # game 0 keeps him; game 1 rolled 4 + 1 and he went home
     assert s.supply[:, 0].tolist() == [11, 12]
     assert told == [([True], [False])]  # only game 1's family was asked
+
+
+def test_the_final_retirement_adds_its_sent_home_to_the_rounds_tally():
+    """L64 and the final retirement (L256): the last round's London season already sent 2 home; the final retirement
+    sends the Director of Trade home (a 6 retires him, no tier paid): the round's ``sent_home`` is 3
+    (added), not 1 (written over)."""
+    r, s = blank(1, 4)
+    seat_office(s, L.DIRECTOR, 1)
+    s.tally[0, TALLY["sent_home"]] = 2
+    retirement_roll(s, r, dice({0: [6]}), agents(r, s, Scripted(retire=const(-1))), np.arange(1), final=True)
+    assert s.supply[0, 1] == 12 and s.tally[0, TALLY["sent_home"]] == 3

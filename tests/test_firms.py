@@ -27,7 +27,7 @@ from sim.phases.firms import (
     trade_in_turn,
     trade_initiative,
 )
-from sim.phases.london import london_season
+from sim.phases.london import london_season, special_retirements
 from sim.phases.operations import presidents, shipping_manager
 from sim.state import FLOW, TALLY
 
@@ -344,6 +344,26 @@ def test_a_merger_needs_everyone_and_the_higher_value_survives(variant, refuse):
     assert s.firm_shares[0, 1].tolist() == [3, 4, 3, 0] and s.firm_value[0, 1] == 5
     assert s.firm_cash[0, 1] == 10 and s.firm_ships[0, 1].tolist() == [1, 0, 1, 0]
     assert s.firm_shares[0, 0].sum() == 0 and s.firm_value[0, 0] == 0 and s.tally[0, TALLY["firm_mergers"]] == 1
+    relatives_ok(r, s)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_firms_of_equal_value_merge_into_the_proposers(variant):
+    """L104 (2e "合併"; ``firms.merge_plan``): the firm of the higher value survives, and of two firms of equal value
+    the proposer's. Seat 2's firm (slot 1, value 4) proposes to merge with seat 0's (slot 0, value 4): slot 1
+    survives, managed by seat 2, with both treasuries and all the shareholders; seat 0 is left without a firm.
+    Keeping the other firm on a tie (a strict ``>``), or the lower slot, would keep seat 0's."""
+    r, s = firm_rules(variant)
+    make_firm(s, 0, 0, {0: 2, 1: 1}, value=4, cash=3)
+    make_firm(s, 1, 2, {2: 2, 3: 1}, value=4, cash=5)
+    strat = Scripted(
+        propose_merger=per_seat({2: 0}, default=-1),
+        consent_merger=lambda obs, legal: np.ones(obs.n, dtype=bool),
+    )
+    merger_step(s, r, agents(r, s, strat), ON)
+    assert s.firm_manager[0].tolist() == [-1, 2, -1, -1]
+    assert s.firm_shares[0, 1].tolist() == [2, 1, 2, 1] and s.firm_value[0, 1] == 4 and s.firm_cash[0, 1] == 8
+    assert s.firm_shares[0, 0].sum() == 0 and s.tally[0, TALLY["firm_mergers"]] == 1
     relatives_ok(r, s)
 
 
@@ -890,3 +910,335 @@ def test_the_l79_and_l88_readings_in_whole_games():
         assert (state.relatives() == state.relatives()[0, 0]).all()
     assert not base_res.games["winner_seat"].equals(novotes_res.games["winner_seat"])
     assert share_res.rounds["firms_opened"].sum() > 1.5 * base_res.rounds["firms_opened"].sum()
+
+
+def test_a_merged_firm_keeps_its_own_sea_even_when_it_is_sea_0():
+    """L104 (2e "合併"): the survivor keeps its ships' sea; only a survivor with no sea (-1) takes the absorbed firm's.
+    Game 0: the survivor sails sea 0 (Bombay's), the absorbed one sea 2: it stays 0 -- a `sea < 1` reading of "no
+    sea" would take 2. Game 1: the survivor has no sea: it takes 2."""
+    r, s = blank(2, 4)
+    s.firm_manager[:, :2] = [0, 2]
+    s.firm_sea[:, 0] = 2
+    s.firm_sea[:, 1] = [0, -1]
+    fr.merge(s, np.arange(2), np.array([1, 1]), np.array([0, 0]), np.zeros((2, 4), dtype=np.int64))
+    assert s.firm_sea[:, 1].tolist() == [0, 2]
+    assert s.firm_sea[:, 0].tolist() == [-1, -1] and s.firm_manager[:, 0].tolist() == [-1, -1]
+
+
+def test_a_cleared_slot_is_a_fresh_one():
+    """A firm slot emptied (bankruptcy, merger, dissolution) must look like a slot nobody ever used, so a firm later
+    opened there starts clean: every firm field equals the new game's."""
+    r, s = blank(1, 4)
+    per_slot = [k for k in vars(s) if k.startswith("firm_") and k not in ("firm_filled", "firm_fresh")]  # [G, F, ...]
+    assert len(per_slot) == 13
+    fresh = {k: getattr(s, k)[0, 0].copy() for k in per_slot}
+    for k in fresh:
+        getattr(s, k)[0, 0] = 3
+    fr.clear_slot(s, np.array([0]), np.array([0]))
+    for k, v in fresh.items():
+        assert (getattr(s, k)[0, 0] == v).all(), k
+
+
+def test_without_a_prime_minister_firms_tied_settle_clockwise_from_seat_0():
+    """Phase 7.1's order (2e "順序依照順位值"): initiative, then the manager's wealth, then clockwise from the PM's
+    seat; where nobody is PM (a setup without the PM's lot), from seat 0. Managers 3 (slot 0) and 0 (slot 1), both
+    without a trade and without wealth: seat 0's firm first; from a PM in seat 2, seat 3's. Counting from seat 1
+    would put seat 3 first without a PM."""
+    r, s = blank(1, 4)
+    s.firm_manager[0, :2] = [3, 0]
+    s.prime_minister[0] = -1
+    assert fr.accounts_order(s, r)[0, :2].tolist() == [1, 0]
+    s.prime_minister[0] = 2
+    assert fr.accounts_order(s, r)[0, :2].tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("variant", ["house", "jc2e"])
+def test_an_emergency_investment_needs_the_managers_consent_but_not_his_own(variant):
+    """L194 (phase 7.1): costs 1 ship + max(2 shares, value 3) = 4 with 1 £ in the treasury. Seat 1 offers a factory
+    and the manager refuses: nothing is invested and the firm cannot pay (bankrupt, its 2 shareholders to prison).
+    The manager offering his own factory needs nobody's consent (the refusal answer is not even asked): 5 £ in, 4
+    pay the costs, value 3 -> 2. A reading with the consent test inverted invests the refused factory and skips the
+    manager's."""
+    r, s = firm_rules(variant)
+    make_firm(s, 0, 0, {0: 1, 1: 1}, value=3, cash=1, ships={0: 1})
+    s.factories[0, :2] = 1
+    offered = {}
+
+    def refuse(obs, legal):
+        offered.update(factories=legal.factories.copy(), shares=legal.shares.copy())
+        return np.zeros((obs.n, obs.players), dtype=bool)
+
+    strat = Scripted(emergency_invest=per_seat({1: fr.FACTORY}), consent_investment=refuse)
+    firm_accounts(s, r, dice(), agents(r, s, strat))
+    assert offered["factories"].tolist() == [[0, 1, 0, 0]] and offered["shares"].tolist() == [[0, 0, 0, 0]]
+    # the documented int[G', N] (strategies/base.py consent_investment), not float64
+    assert offered["factories"].dtype.kind == offered["shares"].dtype.kind == "i"
+    assert s.factories[0].tolist() == [1, 1, 0, 0] and s.firm_manager[0, 0] == -1
+    assert s.ledger[0, FLOW["firm_emergency"]] == 0 and s.prisoners[0, :2].tolist() == [1, 1]
+
+    r, s = firm_rules(variant)
+    make_firm(s, 0, 0, {0: 1, 1: 1}, value=3, cash=1, ships={0: 1})
+    s.factories[0, :2] = 1
+    strat = Scripted(emergency_invest=per_seat({0: fr.FACTORY}), consent_investment=const([False] * 4))
+    firm_accounts(s, r, dice(), agents(r, s, strat))
+    assert strat.asked("consent_investment") == []
+    assert s.firm_manager[0, 0] == 0 and s.firm_value[0, 0] == 2 and s.firm_shares[0, 0].tolist() == [2, 1, 0, 0]
+    assert s.factories[0].tolist() == [0, 1, 0, 0] and s.ledger[0, FLOW["firm_emergency"]] == 5
+    relatives_ok(r, s)
+
+
+def test_a_firms_trade_decision_is_told_which_firm_trades():
+    """L181 (phase 7, decision ``firm_trade``): each firm's manager is told the firm (slot) whose turn it is; ships -
+    successes puts firm 0 (-1) before firm 1 (2). Without the key a strategy managing two firms could not tell them
+    apart."""
+    r, s = two_firms_at_bombay("ships_minus_successes")
+    seen = []
+
+    def trade(obs, legal):
+        seen.append((int(obs.seat[0]), int(legal.firm[0])))
+        return np.zeros((obs.n, len(r.d.orders)), dtype=bool)
+
+    go = agents(r, s, Scripted(firm_trade=trade))
+    trade_in_turn(s, r, go, 0, np.zeros(1, bool), np.zeros(1, int), NO_ORDERS(r), no_fill)
+    assert seen == [(0, 0), (1, 1)]
+
+
+def test_firm_ships_damaged_in_a_storm_add_to_the_rounds_tally():
+    """R-STORM for firm ships (2e: they are family-yard ships): a face 3-4 damages a ship. The firms' ships roll after
+    the Company's, whose damage this storm already counted 2: the round's ``ships_damaged`` becomes 3 (added),
+    not 1 (written over)."""
+    r, s = blank(1, 4)
+    make_firm(s, 0, 0, {0: 1}, ships={0: 1})
+    s.firm_sea[0, 0] = 0
+    s.tally[0, TALLY["ships_damaged"]] = 2
+    d = dice({0: [3]})
+    fr.batter_ships(s, r, d, np.array([0]), np.array([[True, False, False]]))
+    d.assert_spent()
+    assert s.firm_damaged[0, 0].tolist() == [1, 0, 0, 0] and s.firm_ships[0, 0].tolist() == [1, 0, 0, 0]
+    assert s.tally[0, TALLY["ships_damaged"]] == 3 and s.tally[0, TALLY["ships_sunk"]] == 0
+
+
+def test_an_invested_share_is_an_older_one_first():
+    """R-FIRMS (L102; house: no ban on fresh shares, seed 002 "禁投資股份" is jc2e's): seat 1 holds 3 Company shares,
+    2 of them issued since the last firm phase (``firm_fresh``, public), and invests 2: the older share goes first,
+    so it still holds 1 share and that one is fresh -- not 2 fresh shares of 1 held (the fresh count is capped at the
+    shares left)."""
+    r, s = firm_rules("house")
+    make_firm(s, 0, 0, {0: 1})
+    s.shares[0, 1] = 3
+    s.supply[0, 1] -= 3
+    s.firm_fresh[0, 1] = 2
+    assert fr.share_assets(s, r)[0, 1] == 3  # house: every share may be invested
+    made = fr.invest(s, r, np.array([0]), np.array([0]), np.array([1]), np.array([0]), np.array([2]))
+    assert made.tolist() == [2] and s.firm_shares[0, 0, 1] == 2
+    assert s.shares[0, 1] == 1 and s.firm_fresh[0, 1] == 1
+    relatives_ok(r, s)
+
+
+def test_a_firm_pays_its_costs_from_london_then_only_the_rest_from_india():
+    """R-FIRMS phase 7.1 (L193; jc2e's two treasuries, ``firms.pay_costs``): costs 5 £ with 2 £ in London and 10 £
+    in India: London pays 2, India the other 3 and keeps 7; nothing is unpaid. Taking ``due + from_cash`` = 7 from
+    India would leave 3 and report -2 unpaid."""
+    r, s = firm_rules("jc2e")
+    make_firm(s, 0, 0, {0: 1}, cash=2, india=10)
+    unpaid = fr.pay_costs(s, np.array([0]), np.array([0]), np.array([5]))
+    assert unpaid.tolist() == [0]
+    assert s.firm_cash[0, 0] == 0 and s.firm_india[0, 0] == 7 and s.ledger[0, FLOW["firm_costs"]] == -5
+    relatives_ok(r, s)
+
+
+def test_taking_over_a_free_firm_slot_is_refused():
+    """L103 (2e hostile takeover; decision ``take_over_firm``): a family managing no firm may name only an open firm
+    another family manages. Slot 0 is free, slot 1 is seat 2's firm: seat 0 naming slot 0 is refused, the check
+    covering firm 0 too."""
+    r, s = firm_rules("house")
+    make_firm(s, 1, 2, {2: 1})
+    strat = Scripted(take_over_firm=per_seat({0: 0}, default=-1))
+    with pytest.raises(IllegalDecision, match=r"'take_over_firm' in game 0: not a firm another family manages$"):
+        manager_step(s, r, agents(r, s, strat), ON)
+
+
+def test_a_family_is_asked_to_take_over_a_firm_only_where_one_is_open():
+    """L103: in game 0 seat 0 manages the only firm, so seats 1-3 are asked; game 1 has no firm at all, so nobody is
+    asked there (a game's questions, and a random strategy's draws, must not depend on the other games of its
+    batch)."""
+    r, s = firm_rules("house", games=2)
+    make_firm(s, 0, 0, {0: 1}, games=0)
+    strat = Scripted(take_over_firm=const(-1))
+    manager_step(s, r, agents(r, s, strat), np.ones(2, dtype=bool))
+    assert strat.asked("take_over_firm") == [([0], [1]), ([0], [2]), ([0], [3])]
+
+
+def test_an_emergency_investment_is_told_the_whole_pounds_the_firm_is_short():
+    """L194 (phase 7.1): costs 1 ship + max(2 shares, value 3) = 4 £ with 1 £ in the treasury: the families asked
+    to invest (the manager first, clockwise) are told the shortfall, 3 £, as whole pounds (int, as every £ amount
+    of a decision: royal protection's and the rescue's shortfall are int64, and a strategy dividing it into a count
+    of investments must get an integer, not a float64)."""
+    r, s = firm_rules("house")
+    make_firm(s, 0, 0, {0: 1, 1: 1}, value=3, cash=1, ships={0: 1})
+    s.factories[0, :2] = 1
+    told = []
+
+    def invest(obs, legal):
+        told.append((obs.seat.tolist(), legal.shortfall.tolist(), legal.shortfall.dtype.kind))
+        return np.zeros(obs.n, dtype=np.int64)
+
+    firm_accounts(s, r, dice(), agents(r, s, Scripted(emergency_invest=invest)))
+    assert told == [([0], [3], "i"), ([1], [3], "i")]
+    assert s.firm_manager[0, 0] == -1  # nobody invested: bankrupt
+
+
+def test_waiving_more_dividend_shares_than_held_is_refused():
+    """L196 (2e "選擇性股利"; decision ``waive_dividends``): a family may waive at most the shares it holds. Seat 1
+    holds 1 share of a paying firm and waives 2: refused with the reason."""
+    r, s = firm_rules("house")
+    make_firm(s, 0, 0, {0: 1, 1: 1}, cash=6)
+    s.firm_port[0, 0] = 0
+
+    def waive(obs, legal):
+        w = np.zeros(legal.shares.shape, dtype=np.int64)
+        w[:, 0] = np.where(obs.seat == 1, 2, 0)
+        return w, np.zeros(legal.manager.shape, dtype=bool)
+
+    strat = Scripted(waive_dividends=waive)
+    why = "waives more shares than it holds, or a manager's portion it does not have"
+    with pytest.raises(IllegalDecision, match=rf"'waive_dividends' in game 0: {why}$"):
+        dividends(s, r, agents(r, s, strat), ON)
+
+
+def test_a_special_retirement_costing_all_the_familys_money_is_allowed():
+    """L197 (2e "特殊退休"): seat 1 holds a share of a firm with dividend level 2 and has exactly 2 £, the cheapest
+    tier's cost: it may retire a relative from home into it (game 0) and is left with 0 £; with 1 £ (game 1) it is not
+    asked."""
+    r, s = firm_rules("house", games=2)
+    make_firm(s, 0, 0, {1: 1}, cash=0)
+    s.firm_dividend[:, 0] = 2
+    fund(s, 1, 2, games=0)
+    fund(s, 1, 1, games=1)
+    assert int(r.d.tier_cost.min()) == 2
+    strat = Scripted(retire=const(0))
+    spent = np.zeros(s.money.shape, dtype=np.int64)
+    taken = special_retirements(s, r, agents(r, s, strat), np.arange(2), spent, spent.copy(), final=False)
+    assert strat.asked("retire") == [([0], [1])]
+    assert taken[:, 1].tolist() == [1, 0] and s.retired[:, 1, 0].tolist() == [1, 0]
+    assert s.money[:, 1].tolist() == [0, 1] and s.supply[:, 1].tolist() == [10, 11]
+    relatives_ok(r, s)
+
+
+def test_the_firms_final_retirement_roll_is_final_and_not_phase_1s_tenure_limits():
+    """L257 with ``firms.final_retirement = "roll"``: on a crash seat 1, a shareholder of a firm with dividend level
+    4, rolls for its Chairman as the final retirement of L256: no position is offered (one is on display) and Tenure
+    Limits (a phase-1 modifier) does not retire a Chairman whose roll is 1 + 1 = 2 (game 0); rolling 4 + 1 (game 1) he
+    retires, his family told ``final`` and no pick."""
+    r, s = firm_rules("house", games=2, **{"firms.final_retirement": "roll"})
+    make_firm(s, 0, 0, {1: 1}, cash=0)
+    s.firm_dividend[:, 0] = 4
+    seat_office(s, L.CHAIRMAN, 1)
+    s.law_pile[:, r.d.law_names.index("Tenure Limits")] = laws.IN_FORCE
+    s.market[:, 0] = 0  # a position card on display
+    s.crashed[:], s.done[:], s.stability[:] = True, True, 0
+    told = []
+    strat = Scripted(
+        retire=lambda obs, legal: told.append((legal.final.tolist(), legal.pick.tolist())) or const(-1)(obs, legal)
+    )
+    d = dice({0: [1], 1: [4]}, uniforms={0: [0.0, 0.0], 1: [0.0, 0.0]})  # the rolls; blame and the winner's tie-break
+    end_game(s, r, d, agents(r, s, strat))
+    d.assert_spent()
+    assert s.office[:, L.CHAIRMAN].tolist() == [1, -1]
+    assert told == [([True], [False])]  # only game 1's family was asked
+
+
+def test_only_the_manager_of_a_firm_offered_an_emergency_investment_is_asked_to_consent():
+    """L194 (phase 7.1; 2e "緊急投資"): game 0's firm (seat 0, value 3, 1 £) owes 1 ship + max(2 shares, value 3) = 4;
+    seat 1 offers a factory and the manager consents (``consent_investment``): 5 £ in, value 3 -> 2. Game 1 has no
+    firm, so nobody there has anything to consent to: the decision is asked of seat 0 in game 0 only. A decider
+    filled with +1 instead of -1 (nobody) asks seat 1 in game 1 too, spending its strategy's random draws on a
+    question that does not exist."""
+    r, s = firm_rules("house", games=2)
+    make_firm(s, 0, 0, {0: 1, 1: 1}, value=3, cash=1, ships={0: 1}, games=0)
+    s.factories[0, :2] = 1
+    strat = Scripted(emergency_invest=per_seat({1: fr.FACTORY}), consent_investment=const([True] * 4))
+    firm_accounts(s, r, dice(), agents(r, s, strat))
+    assert strat.asked("consent_investment") == [([0], [0])]
+    assert s.firm_value[0, 0] == 2 and s.firm_shares[0, 0].tolist() == [1, 2, 0, 0]
+    assert s.ledger[:, FLOW["firm_emergency"]].tolist() == [5, 0]
+    relatives_ok(r, s)
+
+
+def test_the_takeover_candidate_is_the_first_clockwise_from_the_manager_starting_next_to_him():
+    """L103 (2e hostile takeover): seats 1 and 2 both want seat 0's firm; the candidate is the first clockwise from
+    the manager, seat 1 (his left neighbour), and with every shareholder's approval he becomes its manager. Starting
+    the clockwise count two seats on skips seat 1 and makes seat 2 the manager."""
+    r, s = firm_rules("house")
+    make_firm(s, 0, 0, {0: 1, 3: 1})
+    strat = Scripted(take_over_firm=per_seat({1: 0, 2: 0}, default=-1), approve_manager=const([True] * 4))
+    manager_step(s, r, agents(r, s, strat), ON)
+    assert s.firm_manager[0, 0] == 1
+
+
+def test_a_special_retirement_wins_a_pick_only_with_a_card_on_display_and_no_paid_retirement_yet():
+    """L197 with L72 (docs/strategies.md ``retire``: ``pick`` bool[G'] "paying now wins a position pick", what the
+    balanced strategy values the best card on display for): seat 1, a shareholder of a firm with dividend level 4,
+    may retire a relative from home in three games. Game 0: a card is on display but seat 1 already paid an
+    honourable retirement this season (it has its pick): no new pick. Game 1: nothing on display: no pick. Game 2:
+    a card on display and no retirement yet: a pick. At the end (``final``) never a pick. Either condition alone
+    (``|`` for ``&``) tells the family every one of those is a pick."""
+    r, s = firm_rules("house", games=3)
+    make_firm(s, 0, 0, {1: 1}, cash=0)
+    s.firm_dividend[:, 0] = 4
+    fund(s, 1, 10)
+    s.market[[0, 2], 0] = 0  # a position card on display in games 0 and 2
+    seen = []
+
+    def retire_none(obs, legal):
+        seen.append((obs.games.tolist(), legal.pick.tolist()))
+        return np.full(obs.n, -1)
+
+    strat = Scripted(retire=retire_none)
+    spent = np.zeros(s.money.shape, dtype=np.int64)
+    honoured = spent.copy()
+    honoured[0, 1] = 1
+    special_retirements(s, r, agents(r, s, strat), np.arange(3), spent, honoured, final=False)
+    special_retirements(s, r, agents(r, s, strat), np.arange(3), spent, spent.copy(), final=True)
+    assert seen == [([0, 1, 2], [False, False, True]), ([0, 1, 2], [False, False, False])]
+
+
+def test_the_firms_final_special_retirement_is_final_and_wins_no_position():
+    """L257 (2e "最後計分時的商行", ``firms.final_retirement = "special"``): at the end seat 1, a shareholder of a
+    firm with dividend level 14, retires a relative from home; its family is told ``final`` and that paying wins no
+    position pick though a card is on display (L72 is the London season's, not the end's)."""
+    r, s = firm_rules("house")
+    s.round[:] = 7
+    make_firm(s, 0, 0, {1: 1}, cash=0)
+    s.firm_dividend[0, 0] = 14
+    fund(s, 1, 20)
+    s.market[:, 0] = 0  # a position card on display
+    told = []
+
+    def retire(obs, legal):
+        told.append((obs.seat.tolist(), legal.special.tolist(), legal.final.tolist(), legal.pick.tolist()))
+        return const(3)(obs, legal)
+
+    d = dice(uniforms={0: [0.99, 0.0]})  # blame situation (last) and the winner's tie-break
+    end_game(s, r, d, agents(r, s, Scripted(retire=retire)))
+    assert told == [([1], [True], [True], [False])]
+    assert s.retired[0, 1, 3] == 1
+
+
+def test_a_firm_at_dividend_level_2_allows_a_final_retirement_into_the_2_pound_tier():
+    """L257 (``firms.final_retirement = "special"``): a shareholder of a firm whose dividend level reaches the
+    cheapest tier's cost, 2 £, retires a relative from home at the end into a tier costing at most that level: the
+    2 £ tier (game 0); at level 1 (game 1) there is no tier to retire into and the family is not asked. Requiring a
+    level above the cheapest cost (``>`` for ``>=``), or a tier cheaper than the level, would give game 0 nothing
+    too."""
+    r, s = firm_rules("house", games=2)
+    assert r.d.tier_cost[0] == 2 == int(r.d.tier_cost.min())
+    s.round[:] = 7
+    make_firm(s, 0, 0, {1: 1}, cash=0)
+    s.firm_dividend[:, 0] = [2, 1]
+    fund(s, 1, 10)
+    strat = Scripted(retire=const(0))
+    d = dice(uniforms={0: [0.99, 0.0], 1: [0.99, 0.0]})  # per game: blame situation (last) and the winner's tie-break
+    end_game(s, r, d, agents(r, s, strat))
+    assert strat.asked("retire") == [([0], [1])]
+    assert s.retired[:, 1, 0].tolist() == [1, 0] and s.money[:, 1].tolist() == [8, 10]

@@ -6,6 +6,7 @@ import pytest
 from helpers import L, Scripted, agents, blank, const, dice, give, seat_office
 
 from sim import laws, ledger
+from sim.agents import IllegalDecision
 from sim.board import committee_vacancies
 from sim.governor_general import governor_general
 from sim.phases.appointments import appoint_office, appointments, candidates
@@ -129,3 +130,58 @@ def test_blame_despots_charge_the_governor_general_four():
     s.stability[:] = 0
     score(s, r)
     assert s.vp[0, :, V["blame"]].tolist() == [0, 0, -4, 0]
+
+
+def test_a_seat_0_governor_general_governs():
+    """The Governor-General's govern action (2e powers, D-CHECK): seat 0 holds the office, governs with 3 dice
+    (lowest 2: success) and earns 1 £ per Company region (Bombay, Bengal: 2 £). Reading "somebody asked" as a seat
+    >= 1 skips seat 0's roll: no dice, no bonus."""
+    r, s = blank(1, 4)
+    company_regions(r, s, ["Bombay", "Bengal"], seat=0)
+    d = dice({0: [5, 2, 6]})
+    governor_general(s, r, d, agents(r, s, Scripted(general_govern=const(True))))
+    assert d.rolls("lowest") == [3]
+    d.assert_spent()
+    assert s.money[0, 0] == 2 and s.ledger[0, FLOW["governor_general"]] == 2
+
+
+def test_general_govern_shows_the_company_regions():
+    """Decision ``general_govern`` (strategies/base.py: ``legal.regions`` the Company's regions, ``legal.dice``):
+    a strategy that governs only where the Company holds 2 regions or more sees game 0's two regions (govern: 3
+    dice rolled, 2 £ bonus) and game 1's one (no roll). A legal view without ``regions`` breaks that strategy with
+    a StrategyError."""
+    r, s = blank(2, 4)
+    bombay, bengal = company_regions(r, s, ["Bombay", "Bengal"], seat=2)
+    s.owner[1, bengal] = -1
+    seen = []
+
+    def govern(obs, legal):
+        seen.append((legal.regions.copy(), legal.dice.copy()))
+        return legal.regions.sum(axis=1) >= 2
+
+    d = dice({0: [5, 2, 6]})
+    governor_general(s, r, d, agents(r, s, Scripted(general_govern=govern)))
+    ((regions, n_dice),) = seen
+    assert regions.tolist() == (s.owner >= 0).tolist() and n_dice.tolist() == [3, 3]
+    assert d.rolls("lowest") == [3]
+    d.assert_spent()
+    assert s.money[:, 2].tolist() == [2, 0]
+
+
+@pytest.mark.parametrize("bad", [-1, L.N_GOV_EFFECTS])
+def test_the_governor_generals_effects_must_be_effects(bad):
+    """L126-L127 (2e powers): after a successful governing roll the Governor-General picks an effect (layout.G_*) for
+    every Company region; a number outside 0..N_GOV_EFFECTS - 1 is refused with the reason.
+    Bombay is the Company's."""
+    r, s = blank(1, 4)
+    s.law_pile[0, r.d.law_names.index("Governor General")] = laws.IN_FORCE
+    seat_office(s, L.GOVERNOR_GENERAL, 3)
+    bombay = r.d.regions.index("Bombay")
+    s.owner[:, bombay] = 0
+    effects = np.zeros(len(r.d.regions), dtype=int)
+    effects[bombay] = bad
+    strat = Scripted(general_govern=const(True), general_effects=const(effects))
+    with pytest.raises(
+        IllegalDecision, match="general_effects.* in game 0: an effect layout.G_\\* for every Company region$"
+    ):
+        governor_general(s, r, dice({0: [5, 2, 6]}), agents(r, s, strat))

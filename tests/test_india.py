@@ -10,16 +10,19 @@ Tiles (default.toml): 0 Crisis Delhi +0 triangle, 2 Crisis Maratha +3 circle, 4 
 """
 
 import re
+from types import SimpleNamespace
 
 import numpy as np
 import polars as pl
 import pytest
-from helpers import L, Scripted, agents, blank, const, dice, give
+from helpers import L, Scripted, agents, blank, const, dice, give, passes
 
 import sim
-from sim import ledger
+from sim import laws, ledger
 from sim.agents import IllegalDecision
 from sim.india import (
+    _close,
+    batter_ships,
     cascade,
     close_northernmost,
     empire_strength,
@@ -680,8 +683,6 @@ def test_frames_report_the_phase():
 def test_sepoy_recruitment_makes_each_unrest_marker_add_two_to_an_attack():
     """Sepoy Recruitment in force (``unrest_attack_bonus`` 1): an attack of 0 on Bombay with 2 unrest is 4 against
     its 3 free pieces and the region is lost; without the law it is 2 and the army holds."""
-    from sim import laws
-
     for in_force in (False, True):
         r, s = lost_position()
         if in_force:
@@ -696,10 +697,6 @@ def test_war_against_france_failing_lands_a_foreign_invasion():
     """War Against France! failed (2e): the storm die names the targets. Face 2 (the seed's: Bombay's sea) lands at
     Bombay, sovereign at strength 1: an attack of 4 takes it, its orders close and it keeps 4 // 2 = 2. Face 1 (no
     sea) lands nowhere."""
-    from types import SimpleNamespace
-
-    from sim import laws
-
     r, s = blank(2, 4)
     war = r.d.law_names.index("War Against France!")
     bombay_orders = np.asarray(r.d.order_region) == BOMBAY
@@ -709,3 +706,159 @@ def test_war_against_france_failing_lands_a_foreign_invasion():
     d.assert_spent()
     assert not s.order_open[0, bombay_orders].any() and s.strength[0, BOMBAY] == 2
     assert (s.order_open[1] == open_before).all() and s.strength[1, BOMBAY] == 1
+
+
+def test_war_against_france_failed_sets_off_a_revolt_that_rolls_for_the_officers():
+    """War Against France! failed (2e): a Foreign Invasion, then the revolt wave (R-ATTACK, L211-L212). Storm face
+    2 (the seed's Bombay sea) lands at Company Bombay, undefended: the attack of 4 takes it. The attack sets off a
+    revolt in Company Mysore (army 1, unrest 3): army 1's 2 free officers are worth less than 3, so Mysore is lost:
+    its commander (seat 1) dies, seat 1's other officer rolls 6 and dies too (officer_death_on 6). The revolt's
+    death roll comes from the engine's dice; a revolt wave handed no dice fails there."""
+    r, s = blank(1, 4)
+    company(s, BOMBAY, 0)
+    company(s, MYSORE, 1)
+    s.regiments[0] = [0, 0, 3]
+    s.unrest[0, MYSORE] = 3
+    give(s, "officers", 1, 2, col=1)
+    s.commander[0, 1] = 1
+    d = dice({0: [2, 4, 6]})
+    passes(r, s, "War Against France!", d=d, when="on_fail")
+    d.assert_spent()
+    assert s.owner[0, BOMBAY] == s.owner[0, MYSORE] == -1
+    assert s.officers[0].sum() == 0 and s.commander[0].tolist() == [-1, -1, -1] and s.supply[0, 1] == 12
+    assert tally(s, "attacks") == tally(s, "revolts") == 1 and tally(s, "regions_lost") == 2
+    assert tally(s, "officers_killed") == 2 and s.stability[0] == 4 - 2
+
+
+def test_closing_an_order_counts_it_only_if_it_was_open():
+    """india._close's contract (R-TURMOIL's tally ``orders_closed``): it closes one order per game and counts the
+    ones that were open. Game 0's order is open (closed, counted 1), game 1's closed already (stays closed, counted
+    0), game 2 closes nothing (-1). Counting every closing row, open or not, counts game 1 too. The engine's callers
+    pass only open orders (northernmost_open), so this is the helper's documented contract, not yet a reachable
+    rule outcome."""
+    r, s = blank(3, 4)
+    o = order(r, "Bombay1")
+    s.order_open[1, o] = False
+    _close(s, np.arange(3), np.array([o, o, -1]))
+    assert not s.order_open[:2, o].any() and s.order_open[2, o]
+    assert s.tally[:, TALLY["orders_closed"]].tolist() == [1, 0, 0]
+
+
+def test_peace_on_a_border_facing_punjab_opens_the_orders_across_it():
+    """R-PEACE on a border: the marker points from Delhi at Punjab (region 0). The orders on links across that
+    border (Punjab's and Delhi1) open and both sovereign sides gain 1 strength. Reading the facing region as at
+    least 1 looks up Delhi's border with itself and opens nothing."""
+    r, s = blank(1, 4)
+    across = [order(r, "Punjab"), order(r, "Delhi1")]
+    s.order_open[0, across] = False
+    s.elephant_at[0], s.elephant_facing[0] = DELHI, PUNJAB
+    strength = s.strength[0, [PUNJAB, DELHI]].copy()
+    peace(s, r, dice(), agents(r, s), Event.of(s, r, [0], PEACE_MADRAS))
+    assert s.order_open[0, across].all() and tally(s, "orders_reopened") == 2
+    assert s.strength[0, [PUNJAB, DELHI]].tolist() == (strength + 1).tolist()
+
+
+def test_a_held_region_gives_a_seat_0_commander_his_trophy():
+    """R-ATTACK (L213): a held region gives the commander's family ``held_trophies`` (1). Bombay (army 0, no
+    regiments) is attacked at 2 by Delhi; seat 0 commands with 2 officers, seat 3 has 1: 3 free pieces hold. The
+    commander is seat 0, so his family gains the trophy and Delhi loses ``held_attacker_loss``; reading "has a
+    commander" as seat >= 1 gives seat 0 nothing."""
+    r, s = blank(1, 4)
+    company(s, BOMBAY, 0)
+    s.regiments[0, 0] = 0
+    give(s, "officers", 0, 2, col=0)
+    give(s, "officers", 3, 1, col=0)
+    s.commander[0, 0] = 0
+    s.strength[0, DELHI] = 2
+    strat = Scripted()
+    ev = Event.of(s, r, [0], 0)
+    attack_company(s, r, dice(), agents(r, s, strat), ev, np.array([BOMBAY]), np.array([2]), attacker=np.array([DELHI]))
+    assert strat.asked("defend") == [([0], [0])]  # the commander decides the defence
+    assert s.owner[0, BOMBAY] == 0 and s.tally[0, TALLY["regions_held"]] == 1
+    assert s.trophies[0].tolist() == [r.india.held_trophies, 0, 0, 0] == [1, 0, 0, 0]
+    assert s.strength[0, DELHI] == 2 - r.india.held_attacker_loss
+
+
+def test_an_attack_of_strength_0_fizzles():
+    """R-ATTACK (L211-L213; ``attack_company``: an attack of strength 0 or less fizzles): Bombay (army 0), commanded
+    by seat 0 with 2 officers and without unrest, is attacked at 0 by Delhi: nobody is asked to defend, nothing is
+    committed, the region is neither held nor lost (no trophy, Delhi keeps its strength) and no attack is counted.
+    An attack of 0 taken as an attack (``>= 0``) would be held and give seat 0 a trophy."""
+    r, s = blank(1, 4)
+    company(s, BOMBAY, 0)
+    give(s, "officers", 0, 2, col=0)
+    s.commander[0, 0] = 0
+    s.strength[0, DELHI] = 2
+    assert s.unrest[0, BOMBAY] == 0
+    strat = Scripted()
+    ev = Event.of(s, r, [0], 0)
+    attack_company(s, r, dice(), agents(r, s, strat), ev, np.array([BOMBAY]), np.array([0]), attacker=np.array([DELHI]))
+    assert strat.asked("defend") == []
+    assert s.owner[0, BOMBAY] == 0 and s.trophies[0].tolist() == [0, 0, 0, 0] and s.strength[0, DELHI] == 2
+    assert s.used_officers[0].sum() == 0 and s.used_regiments[0].sum() == 0 and not ev.attacked[0, BOMBAY]
+    assert tally(s, "attacks") == tally(s, "regions_held") == tally(s, "regions_lost") == 0
+
+
+def test_peace_on_a_border_with_presidency_0_strengthens_only_the_sovereign_side():
+    """R-PEACE (MAP.md; seed L210-L220): on a border only the non-Company sides gain 1 strength. The Company side is
+    held by presidency 0 (Bombay), whose owner number 0 a `owner <= 0` reading would take for sovereign."""
+    r, s = blank(1, 4)
+    company(s, BOMBAY, 0)
+    s.elephant_at[0], s.elephant_facing[0] = MARATHA, BOMBAY
+    before = s.strength[0].copy()
+    peace(s, r, dice(), agents(r, s), Event.of(s, r, [0], PEACE_MADRAS, MADRAS))
+    assert s.strength[0, MARATHA] == before[MARATHA] + 1
+    assert s.strength[0, BOMBAY] == 0
+    grown = np.flatnonzero(s.strength[0] != before)
+    assert grown.tolist() == [MARATHA]
+
+
+def test_crisis_against_punjab_the_region_numbered_0_is_an_invasion():
+    """R-CRISIS (MAP.md; seed L210-L220): the marker's tail Bengal (1) + 3 invades its head Punjab, a region of
+    Delhi's empire (1 + 2 + 0 = 3): won, Punjab joins Bengal and the marker marches from the winner, Bengal (circle:
+    Maratha). Punjab is region 0: a `b >= 1` test of "the marker is on a border" would take it for a marker turned
+    inward and nothing would happen."""
+    r, s = blank(1, 4)
+    s.elephant_at[:], s.elephant_facing[:] = BENGAL, PUNJAB
+    assert s.capital[0, PUNJAB] == DELHI
+    crisis(s, r, dice(), agents(r, s), Event.of(s, r, [0], CRISIS_MARATHA, HYDERABAD))
+    assert s.capital[0].tolist() == [BENGAL, DELHI, BENGAL, BOMBAY, DELHI, HYDERABAD, MYSORE, MADRAS]
+    assert (s.elephant_at[0], s.elephant_facing[0]) == (BENGAL, MARATHA)
+
+
+def test_windfall_skips_a_presidency_whose_regions_all_lie_outside_the_area():
+    """R-WINDFALL with `presidency_in_area`: Windfall Hyderabad's area is Hyderabad, Madras, Mysore, Bombay,
+    Maratha. Bengal's home is not there and its one region, Delhi, is not either: its clerks earn nothing; Bombay's
+    home is there. Seat 0: 1 clerk in Bombay, 2 in Bengal -> 1 x windfall. A reading that counts any region of the
+    area for every presidency would pay Bengal's clerks too."""
+    r, s = blank(1, 4, **{"india.windfall_clerks": "presidency_in_area"})
+    give(s, "clerks", 0, 1, col=0)
+    give(s, "clerks", 0, 2, col=2)
+    company(s, DELHI, 2)
+    windfall(s, r, dice(), agents(r, s), Event.of(s, r, [0], WINDFALL, HYDERABAD))
+    assert r.india.windfall > 0
+    assert s.money[0].tolist() == [r.india.windfall, 0, 0, 0]
+
+
+def test_storm_sink_from_7_means_ships_never_sink():
+    """R-STORM (L216) with the documented edge ``storm_sink_from = 7`` ("7: never", default.toml): the rules load and
+    three sound ships in a storm rolling 6, 6, 6 are all damaged and none sinks; with ``storm_damage_from = 7`` too,
+    the same rolls touch nothing. A ``< 7`` band would reject both files."""
+    r, s = blank(1, 5, **{"india.storm_sink_from": 7})
+    assert (r.india.storm_damage_from, r.india.storm_sink_from) == (3, 7)
+    s.shipyards[0, 1] = 3
+    s.yard_ships[0, 1, 0] = 3  # seat 1's three ships, all in Bombay's sea
+    d = dice({0: [6, 6, 6]})
+    batter_ships(s, r, d, np.array([0]), np.array([[True, False, False]]))
+    d.assert_spent()
+    assert s.yard_ships[0, 1, 0] == 3 and s.yard_damaged[0, 1, 0] == 3
+    assert s.tally[0, TALLY["ships_damaged"]] == 3 and s.tally[0, TALLY["ships_sunk"]] == 0
+
+    r, s = blank(1, 5, **{"india.storm_damage_from": 7, "india.storm_sink_from": 7})
+    s.shipyards[0, 1] = 3
+    s.yard_ships[0, 1, 0] = 3
+    d = dice({0: [6, 6, 6]})
+    batter_ships(s, r, d, np.array([0]), np.array([[True, False, False]]))
+    d.assert_spent()
+    assert s.yard_ships[0, 1, 0] == 3 and s.yard_damaged[0, 1, 0] == 0
+    assert s.tally[0, TALLY["ships_damaged"]] == 0 and s.tally[0, TALLY["ships_sunk"]] == 0

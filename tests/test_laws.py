@@ -1,11 +1,13 @@
 """Every law of the default deck (D-LAWS, MAP.md's 2e laws): its effect when it passes (or fails, for dilemmas)
 and each modifier at the place the rule applies, on hand-built positions with injected dice."""
 
+import copy
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
+from helpers import L, Scripted, agents, blank, const, dice, fund, give, passes, seat_office
 
 from sim import laws, ledger
 from sim.agents import IllegalDecision
@@ -13,7 +15,8 @@ from sim.phases.accounts import accounts, costs_due
 from sim.phases.family import family_actions
 from sim.phases.military import battle
 from sim.phases.operations import china_trade, company_operations, governors, presidents, shipping_manager
-from sim.phases.parliament import parliament
+from sim.phases.parliament import name_impeachment, parliament
+from sim.rules import Rules
 from sim.state import FLOW, TALLY
 
 
@@ -35,13 +38,6 @@ def law(r, name):
 def force(s, r, *names, games=slice(None)):
     for name in names:
         s.law_pile[games, law(r, name)] = laws.IN_FORCE
-
-
-def passes(r, s, name, d=None, strat=None, when="on_pass", policy=-1, impeach=-1):
-    """Apply law ``name``'s ``when`` effects in every game."""
-    g = s.n_games
-    ctx = SimpleNamespace(pm=s.prime_minister.astype(int), policy=np.full(g, policy), impeach=np.full(g, impeach))
-    laws.apply_effects(s, r, d or dice(), agents(r, s, strat), np.full(g, law(r, name)), np.ones(g, bool), when, ctx)
 
 
 def test_modifiers_sum_over_laws_in_force_only():
@@ -486,8 +482,165 @@ def test_enact_lasting_and_passing_dilemmas():
 
 def test_every_default_law_has_a_test():
     names = set(blank(1, 4)[0].d.law_names)
-    from pathlib import Path
 
     here = Path(__file__).parent
     src = "".join((here / f"test_{m}.py").read_text() for m in ("laws", "parliament", "governor_general"))
     assert {n for n in names if f'"{n}"' not in src} == set()
+
+
+def test_an_impeachment_of_a_negative_office_is_refused_with_its_reason():
+    """Public Demands Impeachment! (2e: the PM picks one officeholder; docs/strategies.md ``impeach``: int[G'] an
+    office held, illegal: not held): the PM answering office -10 is refused as an illegal decision with its reason.
+    Letting a negative answer through the clip indexes the offices from the end, and -10 (below -9 offices) makes
+    the check itself crash with an IndexError instead of naming the illegal answer."""
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 1)
+    strat = Scripted(impeach=const(-(L.N_OFFICES + 1)))
+    with pytest.raises(IllegalDecision, match=r"'impeach' in game 0: not a held office$"):
+        name_impeachment(s, r, agents(r, s, strat), np.array([0]))
+
+
+def test_a_levy_of_one_pound_per_pound_takes_the_whole_balance():
+    """Calico Acts' ``company_levy_per`` (laws.company_levy; 2e: the Company -1 £ per N £ of balance until
+    Deregulation) in a rules file setting N = 1: the Company loses 1 £ for every pound, its whole balance of 5 £."""
+    raw = copy.deepcopy(Rules.default(4).raw)
+    calico = next(x for x in raw["parliament"]["laws"] if x["name"] == "Calico Acts")
+    calico["modifiers"] = {"company_levy_per": 1}
+    r, s = blank(1, 4, rules=Rules.from_dict(raw))
+    s.law_pile[:, r.d.law_names.index("Calico Acts")] = laws.IN_FORCE
+    ledger.company(s, "trade", np.array([5]))
+    laws.company_levy(s, r)
+    assert s.balance.tolist() == [0]
+    assert ledger.balanced(s).all()
+
+
+def with_effects(r: Rules, **on_pass: list[dict]) -> Rules:
+    """The rules with the named laws' ``on_pass`` effects replaced (a rules file may give any law any effect,
+    D-LAWS; amounts are validated to -100..100)."""
+    raw = copy.deepcopy(r.raw)
+    for spec in raw["parliament"]["laws"]:
+        if spec["name"] in on_pass:
+            spec["on_pass"] = on_pass.pop(spec["name"])
+    assert not on_pass, on_pass
+    return Rules.from_dict(raw, source="test")
+
+
+def test_royal_protection_uses_stay_within_0_and_100():
+    """Royal Protection (MAP.md's 2e law; ``company.royal_protection`` is validated to 0..100, the int8 store):
+    passing it at 100 uses keeps 100, not 101 (an upper bound); a rules file's law taking a use away (amount -1)
+    leaves 0 uses at 0, not -1, and takes game 1's only use (a lower bound)."""
+    r, s = blank(2, 4)
+    s.royal_protection[:] = [100, 7]
+    passes(r, s, "Royal Protection")
+    assert s.royal_protection.tolist() == [100, 8]
+    r = with_effects(r, **{"Royal Protection": [{"effect": "royal_protection", "amount": -1}]})
+    s.royal_protection[:] = [0, 1]
+    passes(r, s, "Royal Protection")
+    assert s.royal_protection.tolist() == [0, 0]
+
+
+def test_stability_gains_of_laws_add_up_per_game():
+    """The cause tally ``stability_gain_laws`` adds every law gain of the round, game by game. With rules
+    where Royal Protection and Calico Acts each raise stability by 1, game 0 passes Royal Protection and game 1
+    Calico Acts in the same phase 9 (apply_effects takes each law in deck order): game 0's gain must survive game
+    1's later one, and a second gain in game 0 adds to its first (2). Writing the tally instead of adding to it
+    leaves game 0 at 0 after Calico Acts' effect."""
+    r, s = blank(2, 4)
+    gain = [{"effect": "stability", "amount": 1}]
+    r = with_effects(r, **{"Royal Protection": gain, "Calico Acts": gain})
+    s.stability[:] = 3
+    law_of = np.array([law(r, "Royal Protection"), law(r, "Calico Acts")])
+    ctx = SimpleNamespace(pm=np.full(2, -1), policy=np.full(2, -1), impeach=np.full(2, -1))
+    laws.apply_effects(s, r, dice(), agents(r, s), law_of, np.ones(2, bool), "on_pass", ctx)
+    assert s.stability.tolist() == [4, 4]
+    assert s.tally[:, TALLY["stability_gain_laws"]].tolist() == [1, 1]
+    laws.change_stability(s, r, np.array([True, False]), 1)
+    assert s.stability.tolist() == [5, 4]
+    assert s.tally[:, TALLY["stability_gain_laws"]].tolist() == [2, 1]
+    assert s.tally[:, TALLY["stability_change"]].tolist() == [2, 1]
+
+
+def test_war_losses_cannot_pick_an_empty_ship_box_0():
+    """War Against France! passed (MAP.md, 2e "non-extra ships"): the PM must pick an available ship. The
+    Company's only ship is at location 1; the PM names location 0, where there is none: an illegal answer (a check
+    reading "a ship" as index >= 1 accepts it and removes a ship that is not there, leaving -1)."""
+    r, s = blank(1, 4)
+    s.prime_minister[0] = 0
+    s.ships[0, 1, L.COMPANY_SHIP] = 1
+    s.regiments[0] = [3, 3, 3]
+    with pytest.raises(IllegalDecision, match="war_losses"):
+        passes(r, s, "War Against France!", strat=Scripted(war_losses=const(0, 0)))
+    assert s.ships[0, :, L.COMPANY_SHIP].tolist() == [0, 1, 0, 0]
+
+
+def test_war_losses_remove_one_company_ship_per_pick():
+    """War Against France! passed removes 3 ships one at a time (amount 3): the PM picks Company ships at location
+    0 three times, 5 -> 2 (and a regiment of army 0 each time, 3 -> 0). Removing 2 per pick leaves -1 (with 1 or 2
+    ships there both readings end at 0, which is why the deck test does not tell them apart)."""
+    r, s = blank(1, 4)
+    s.prime_minister[0] = 0
+    s.ships[0, 0, L.COMPANY_SHIP] = 5
+    s.regiments[0] = [3, 3, 3]
+    strat = Scripted(war_losses=const(0, 0))
+    passes(r, s, "War Against France!", strat=strat)
+    assert len(strat.asked("war_losses")) == 3
+    assert s.ships[0, :, L.COMPANY_SHIP].tolist() == [2, 0, 0, 0] and s.regiments[0].tolist() == [0, 3, 3]
+
+
+def test_board_of_control_rejects_a_far_out_of_range_answer_cleanly():
+    """Board of Control (MAP.md's 2e law): the PM answers an office index or -1 (nobody). An answer of -10 is not
+    an office: the engine's check reports it as an IllegalDecision naming the decision (a clear error, never a
+    traceback). Clipping the index only from above reads legal.removable[-10] and fails with an
+    IndexError instead."""
+    r, s = blank(1, 4)
+    s.law_pile[0, law(r, "Board of Control")] = laws.IN_FORCE
+    s.prime_minister[0] = 2
+    seat_office(s, L.SHIPPING, 1)
+    assert L.N_OFFICES < 10
+    with pytest.raises(IllegalDecision, match="remove_officeholder"):
+        laws.board_of_control(s, r, dice(), agents(r, s, Scripted(remove_officeholder=const(-10))))
+    assert s.office[0, L.SHIPPING] == 1
+
+
+def test_military_oversight_the_army_has_no_commander_while_the_pm_appoints():
+    """Military Oversight (MAP.md's 2e law: "the PM may demote one commander and then appoint a commander"): once
+    demoted, the army has no commander (state.py's encoding: -1 none) while the PM chooses, and every strategy
+    asked then (the PM's appointment, the consent of a family with a candidate) sees -1 in ``obs.commander``. A
+    demotion written as -2 shows an impossible seat."""
+    r, s = blank(1, 4)
+    s.law_pile[0, law(r, "Military Oversight")] = laws.IN_FORCE
+    s.prime_minister[0] = 2
+    give(s, "officers", 0, 2, col=1)
+    give(s, "officers", 2, 1, col=1)
+    s.commander[0, 1] = 0
+    seen = []
+
+    def appoint(obs, legal):
+        seen.append(("appoint", obs.commander.tolist()))
+        return np.full(obs.n, 2), np.full(obs.n, L.SRC_OFFICER[1])
+
+    def consent(obs, legal):
+        seen.append(("consent", obs.commander.tolist()))
+        return np.ones(obs.n, dtype=bool)
+
+    strat = Scripted(oversee_army=const(1), appoint=appoint, consent=consent)
+    laws.military_oversight(s, r, dice(), agents(r, s, strat))
+    assert seen == [("appoint", [[-1, -1, -1]]), ("consent", [[-1, -1, -1]])]
+    assert s.commander[0].tolist() == [-1, 2, -1]
+
+
+def test_board_of_control_refuses_the_office_number_just_past_the_last():
+    """Board of Control (D-LAWS, 2e): the PM names an officeholder to remove; with the last office (the Governor-
+    General, N_OFFICES - 1) held, the number N_OFFICES is still no office. A `o > N_OFFICES` bound would clip it to
+    the Governor-General, find him removable and accept it; the last
+    office itself is legal and is removed."""
+    r, s = blank(1, 4)
+    s.law_pile[0, r.d.law_names.index("Board of Control")] = laws.IN_FORCE
+    s.prime_minister[0] = 2
+    seat_office(s, L.GOVERNOR_GENERAL, 1)
+    with pytest.raises(
+        IllegalDecision, match="remove_officeholder.* in game 0: not an officeholder the PM may remove$"
+    ):
+        laws.board_of_control(s, r, dice(), agents(r, s, Scripted(remove_officeholder=const(L.N_OFFICES))))
+    laws.board_of_control(s, r, dice(), agents(r, s, Scripted(remove_officeholder=const(L.GOVERNOR_GENERAL))))
+    assert s.office[0, L.GOVERNOR_GENERAL] == -1 and s.supply[0, 1] == 12

@@ -7,7 +7,7 @@ from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_of
 
 import strategies
 from sim import ledger
-from sim.agents import IllegalDecision
+from sim.agents import IllegalDecision, StrategyError
 from sim.phases.accounts import dividends
 from sim.phases.appointments import appoint_office, elect_chairman
 from sim.phases.family import family_actions
@@ -22,6 +22,7 @@ from sim.phases.operations import (
     shipping_manager,
 )
 from sim.phases.setup import collect_bids
+from sim.state import new_state
 
 
 def raises(decision: str, reason: str):
@@ -638,3 +639,20 @@ def test_a_value_that_is_not_finite_is_illegal_in_the_game_of_its_row():
         r"that is not finite$",
     ):
         _ask_retire(Scripted(retire=retire))
+
+
+def test_a_raising_strategy_without_a_name_is_named_by_its_class():
+    """Agents._raised: a strategy object is any object with the decision methods; one without a
+    ``name`` attribute that raises is reported as a StrategyError naming its class, not as an AttributeError from
+    the error report itself."""
+
+    class Nameless:  # duck-typed: no Strategy base, so no ``name``
+        def retire(self, obs, legal):
+            raise KeyError("tier")
+
+    r = blank(1, 4)[0]
+    s = new_state(r, np.array([5, 6]))
+    legal = {"affordable": np.ones((2, r.d.tier_cost.size), dtype=bool)}
+    with pytest.raises(StrategyError) as caught:
+        agents(r, s, Nameless()).ask("retire", s, np.array([2, -1]), legal, (np.zeros(2, dtype=np.int64),))
+    assert str(caught.value) == "strategy 'Nameless' (seat 2) raised KeyError: 'tier' in 'retire' at game 5"

@@ -165,3 +165,66 @@ def test_conquering_a_capital_shatters_its_empire():
     assert s.capital[0, names.index("Punjab")] == names.index("Punjab")
     assert s.capital[0, names.index("Maratha")] == names.index("Maratha")
     assert s.trophies[0, 1] == 1  # Delhi's strength
+
+
+def academy_in_two_games(second_game_answer):
+    """Two games, Military Affairs (seat 0) in both, seat 2 with 2 academy officers in both; game 0 answers
+    legally ([0, 1, 1] to the three armies), game 1 answers ``second_game_answer`` for seat 2."""
+    r, s = blank(2, 4)
+    seat_office(s, L.MILITARY, 0)
+    give(s, "academy", 2, 2)
+
+    def assign(obs, legal):
+        out = np.zeros((obs.n, 4, L.PRESIDENCIES), dtype=np.int64)
+        for row, game in enumerate(obs.games.tolist()):
+            out[row, 2] = [0, 1, 1] if game == 0 else second_game_answer
+        return out
+
+    strat = Scripted(assign_academy=assign, military_moves=const([L.MOVE_NONE] * 2, [0, 0], [0, 0], [0, 0], [0, 0]))
+    return r, s, agents(r, s, strat)
+
+
+def test_a_negative_academy_assignment_is_illegal_in_its_own_game():
+    """R-MILITARY (L151: Military Affairs sends every officer at the academy to an army): game 1 sends -1 / 2 / 1
+    officers (the right total, 2, but a negative count); game 0 is legal. The error names game 1, the game of the
+    illegal answer (one flag for the whole batch would mark every game bad and name game 0)."""
+    r, s, ag = academy_in_two_games([-1, 2, 1])
+    with pytest.raises(IllegalDecision, match=r"'assign_academy' in game 1: must send every academy officer"):
+        military_affairs(s, r, dice(), ag)
+
+
+def test_a_short_academy_assignment_is_illegal_in_its_own_game():
+    """R-MILITARY (L151): game 1 sends only 1 of seat 2's 2 academy officers; game 0 sends both. The error names
+    game 1 (one flag for the whole batch would name game 0, which answered legally)."""
+    r, s, ag = academy_in_two_games([1, 0, 0])
+    with pytest.raises(IllegalDecision, match=r"'assign_academy' in game 1: must send every academy officer"):
+        military_affairs(s, r, dice(), ag)
+
+
+def test_legal_academy_assignments_in_both_games_are_applied():
+    """The same two games answered legally in both: each game's officers reach the armies it named (the check
+    flags no game), and the academy empties."""
+    r, s, ag = academy_in_two_games([2, 0, 0])
+    military_affairs(s, r, dice(), ag)
+    assert s.officers[:, 2].tolist() == [[0, 1, 1], [2, 0, 0]]
+    assert s.academy.sum() == 0 and (s.relatives() == 12).all()
+
+
+def test_commanders_settle_once_per_game_whatever_the_order_of_the_rows():
+    """R-COMMANDER: settle_commanders re-seats each army's commander in the games it is given, "distinct games in
+    order" (its contract: callers may pass a game twice or out of order, as several lost regions of one game would).
+    Rows [2, 0, 2]: game 0's army 0 has one family with most officers (seat 1: commander); game 2's army 0 ties seats
+    0 and 3 with no sitting commander and nobody in Military Affairs, so the tie is drawn at random, once (one
+    uniform, 0.9: the second tied family, seat 3); game 1 is not in the rows and keeps no commander although seat 2
+    has officers there. Dropping the sorting of the rows crashes; settling game 2 twice would draw two uniforms."""
+    r, s = blank(3, 4)
+    give(s, "officers", 1, 2, col=0, games=0)
+    give(s, "officers", 2, 1, col=0, games=0)
+    give(s, "officers", 2, 1, col=0, games=1)
+    give(s, "officers", 0, 1, col=0, games=2)
+    give(s, "officers", 3, 1, col=0, games=2)
+    d = dice(uniforms={2: [0.9]})
+    strat = Scripted()
+    settle_commanders(s, r, d, agents(r, s, strat), np.array([2, 0, 2]), [0])
+    assert s.commander[:, 0].tolist() == [1, -1, 3]
+    assert d.log == [("uniform", 2, 1)] and strat.asked("pick_commander") == []

@@ -3,7 +3,7 @@ simultaneous binding exchange, and each note's effect when used."""
 
 import numpy as np
 import pytest
-from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
+from helpers import L, Scripted, accepts, agents, blank, const, dice, fund, give, offers, seat_office
 
 from sim import ledger, notes
 from sim.agents import IllegalDecision
@@ -13,33 +13,6 @@ from sim.phases.parliament import hold_vote
 from sim.state import FLOW, TALLY
 
 K = len(notes.NOTE_KINDS)
-
-
-def offers(table):
-    """``offer_notes`` from {seller: [(issuer, kind, buyer, price), ...]}."""
-
-    def answer(obs, legal):
-        buyer = np.full(legal.held.shape, -1)
-        price = np.zeros(legal.held.shape, dtype=int)
-        for i, seat in enumerate(obs.seat):
-            for issuer, kind, to, p in table.get(int(seat), []):
-                buyer[i, issuer, kind], price[i, issuer, kind] = to, p
-        return buyer, price
-
-    return answer
-
-
-def accepts(table):
-    """``accept_notes`` from {buyer: [(issuer, kind), ...]} (accepted if offered)."""
-
-    def answer(obs, legal):
-        out = np.zeros(legal.offered.shape, dtype=bool)
-        for i, seat in enumerate(obs.seat):
-            for issuer, kind in table.get(int(seat), []):
-                out[i, issuer, kind] = True
-        return out
-
-    return answer
 
 
 def test_every_family_starts_with_its_own_five_notes():
@@ -165,6 +138,22 @@ def test_nepotism_note_gives_the_refused_consent():
     assert s.office[0, L.SHIPPING] == 1
 
 
+def test_a_nepotism_note_held_by_a_third_family_is_no_consent():
+    """Kind 2 (L49, L114; ``notes.consent_by_note``): a nepotism note is its issuer's consent to the family holding
+    it, so it counts only where the appointer holds it. The Chairman (seat 0) names his own clerk and seat 1
+    refuses; seat 1's nepotism note is held by seat 2, not by the Chairman: the refusal stands, the note stays with
+    seat 2 unused, and the Chairman appoints seat 1's clerk instead. Taking any note out of its issuer's hands for
+    consent would seat the Chairman's own clerk."""
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    give(s, "clerks", 0, 1, col=0)
+    give(s, "clerks", 1, 1, col=1)
+    s.note_holder[0, 1, notes.NEPOTISM] = 2
+    appoint_office(s, r, dice(), agents(r, s, Scripted(consent=const(False))), L.SHIPPING)
+    assert s.office[0, L.SHIPPING] == 1
+    assert s.note_holder[0, 1, notes.NEPOTISM] == 2 and s.tally[0, TALLY["notes_used"]] == 0
+
+
 def test_position_note_hands_the_pick_to_its_holder():
     """Kind 3 (L50): ``redeem_position_pick`` is what the London season calls for the family about to pick."""
     r, s = blank(3, 4)
@@ -240,6 +229,84 @@ def test_notes_in_full_games_are_sold_and_used():
 
     res = sim.play(sim.Rules.default(5), "random", 300, seed=8)
     assert res.rounds["notes_sold"].sum() > 0 and res.rounds["notes_used"].sum() > 0
+
+
+def test_a_family_holding_no_note_at_all_still_settles_the_deal():
+    """D-DEALS (seed 001 L81-L87; seed 000 L54: notes pass freely, to a third family too). Two games; in game 1 the
+    last seat (3) has given all five of its notes to seat 0 and holds no note of anybody. Seat 0 sells seat 3's
+    vote note to seat 1 for 2 £ there, and in game 0 seat 2 sells its own money note to seat 1 for 1 £: each
+    seller is paid, each buyer pays, game by game. Settling the pay per (game, seat) must count every seat of
+    every game, the last one holding nothing included: a bincount without ``minlength = G * N`` is one seat short
+    and the pay table cannot be laid out per game."""
+    r, s = blank(2, 4)
+    s.note_holder[1, 3, :] = 0
+    fund(s, 1, 3)
+    table = {(0, 2): [(2, notes.MONEY, 1, 1)], (1, 0): [(3, notes.VOTES, 1, 2)]}
+
+    def offer(obs, legal):
+        buyer, price = np.full(legal.held.shape, -1), np.zeros(legal.held.shape, dtype=int)
+        for i, (game, seat) in enumerate(zip(obs.games, obs.seat, strict=True)):
+            for issuer, kind, to, p in table.get((int(game), int(seat)), []):
+                buyer[i, issuer, kind], price[i, issuer, kind] = to, p
+        return buyer, price
+
+    strat = Scripted(
+        offer_notes=offer,
+        accept_notes=lambda obs, legal: legal.offered.copy(),  # every offer made to it
+        use_money_notes=lambda obs, legal: np.zeros(legal.cap.shape, int),
+    )
+    notes.deal(s, r, dice(), agents(r, s, strat), "appointments")
+    assert s.money.tolist() == [[0, 2, 1, 0], [2, 1, 0, 0]]
+    assert s.note_holder[0, 2, notes.MONEY] == 1 and s.note_holder[1, 3, notes.VOTES] == 1
+    assert s.tally[:, TALLY["notes_sold"]].tolist() == [1, 1] and ledger.balanced(s).all()
+
+
+def test_the_money_note_refusal_names_its_reason():
+    """Kind 1 (L48): the holder takes 0 up to money_max £ (what the issuer has); more is refused with that reason."""
+    r, s = blank(1, 4)
+    s.note_holder[0, 0, notes.MONEY] = 1
+    fund(s, 0, 5)
+    greedy = Scripted(use_money_notes=lambda obs, legal: legal.cap + 1)
+    with pytest.raises(
+        IllegalDecision, match=r"use_money_notes.* in game 0: takes 0 up to money_max £ \(what the issuer has\)$"
+    ):
+        notes.use_money_notes(s, r, agents(r, s, greedy), np.ones(1, bool))
+
+
+def test_the_bonus_note_holder_is_told_whose_bonus_it_may_take():
+    """Kind 5 (L52, D-DEALS): seat 3 holds seat 1's bonus note; before seat 1's President's bonus (2 £, flow
+    ``president_bonus``) is paid, seat 3 is asked (decision ``use_bonus_note``) and told the issuer, the amount and
+    the flow; it takes it."""
+    r, s = blank(1, 4)
+    s.note_holder[0, 1, notes.BONUS] = 3
+    seen = []
+
+    def use(obs, legal):
+        seen.append((int(obs.seat[0]), int(legal.issuer[0]), int(legal.amount[0]), str(legal.flow[0])))
+        return np.ones(obs.n, dtype=bool)
+
+    notes.pay_bonus(
+        s, r, agents(r, s, Scripted(use_bonus_note=use)), "president_bonus", np.array([1]), 2, np.ones(1, bool)
+    )
+    assert seen == [(3, 1, 2, "president_bonus")]
+    assert s.money[0].tolist() == [0, 0, 0, 2] and s.note_holder[0, 1, notes.BONUS] == 1
+
+
+def test_a_note_not_held_cannot_be_offered_even_to_seat_0():
+    """D-DEALS (seed 001 L81-L87): a family offers only notes it holds. Seat 1 offers seat 2's money note to seat 0:
+    refused with the reason -- buyer 0 is the edge a `buyer >= 1` reading of "offered to someone" misses."""
+    r, s = blank(1, 4)
+
+    def offer(obs, legal):
+        buyer = np.full(legal.held.shape, -1)
+        buyer[obs.seat == 1, 2, notes.MONEY] = 0
+        return buyer, np.ones(legal.held.shape, dtype=int)
+
+    with pytest.raises(
+        IllegalDecision,
+        match="offer_notes.* in game 0: offers only notes it holds, to another family, at a price >= 0$",
+    ):
+        notes.deal(s, r, dice(), agents(r, s, Scripted(offer_notes=offer)), "appointments")
 
 
 # ------------------------------------------------------------------------- money and property (L56, D-GIFTS)

@@ -8,6 +8,7 @@ from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_of
 from sim import ledger
 from sim.agents import IllegalDecision
 from sim.phases.operations import (
+    apply_director_moves,
     chairman,
     china_trade,
     director_of_trade,
@@ -16,6 +17,7 @@ from sim.phases.operations import (
     presidents,
     shipping_manager,
 )
+from sim.rules import Rules
 from sim.state import FLOW, TALLY
 
 
@@ -330,3 +332,113 @@ def test_china_trade_pays_per_opium_of_company_regions():
     fund(s, 0, 0)
     china_trade(s, r, dice({0: [5, 6]}), agents(r, s, strat))
     assert s.office[0, L.CHINA] == -1 and s.balance[0] == 12
+
+
+def test_only_families_with_board_votes_are_asked_to_approve_extra_loans():
+    """R-CHAIRMAN (L129-L130): loans beyond ``free_loans`` need a share-weighted board majority, the chair counting
+    as one share; a family with no share (and not the chair) has no vote and is not consulted. Chair seat 0 (1
+    vote), seat 1 with 3 shares; seats 2 and 3 hold nothing. Asking every family with ``votes >= 0``
+    would ask seats 2 and 3 too; their answer would weigh 0 votes, so the test also checks the vote's outcome: seat 1's
+    yes (3 of 4 votes) carries the 5 loans."""
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    give(s, "shares", 1, 3)
+    strat = Scripted(take_loans=const(5), approve_loans=lambda obs, legal: obs.seat == 1)
+    chairman(s, r, dice(), agents(r, s, strat))
+    assert strat.asked("approve_loans") == [([0], [0]), ([0], [1])]
+    assert s.loans[0] == 5
+
+
+def shipping_position(rules, treasury):
+    r, s = blank(1, 4, rules=rules)
+    seat_office(s, L.SHIPPING, 0)
+    s.treasury[0, L.T_SHIPPING] = treasury
+    s.shipyards[0, 2] = 1  # exactly one free family yard
+    return r, s
+
+
+NO_SHIPS = const([0, 0, 0], [0, 0, 0], np.zeros((4, L.PRESIDENCIES), dtype=int))
+
+
+def test_with_one_free_yard_a_yard_ship_is_the_cheapest_ship():
+    """R-SHIPPING (L141-L149): with >= ``must_buy_from`` £ the Shipping Manager must buy while the cheapest ship
+    he may buy is affordable; with one family yard free, a yard ship is one he may buy. Rules where a leased ship
+    (4 £) costs more than a yard ship (3 £): with 3 £ and one free yard, buying nothing is illegal (he can build
+    at the yard), and building there is legal. Counting yard ships only with more than one yard left makes the
+    cheapest min(leased 4, Company 5) = 4 > 3 £, so buying nothing would pass."""
+    rules = Rules.default(4).with_overrides({"shipping.leased_cost": 4})
+    r, s = shipping_position(rules, 3)
+    with pytest.raises(IllegalDecision, match="'buy_ships' in game 0: purchase over budget"):
+        shipping_manager(s, r, dice(), agents(r, s, Scripted(buy_ships=NO_SHIPS)))
+    r, s = shipping_position(rules, 3)
+    yard = np.zeros((4, L.PRESIDENCIES), dtype=int)
+    yard[2, 1] = 1
+    shipping_manager(s, r, dice(), agents(r, s, Scripted(buy_ships=const([0, 0, 0], [0, 0, 0], yard))))
+    assert s.yard_ships[0, 2, : L.PRESIDENCIES].tolist() == [0, 1, 0] and s.treasury[0, L.T_SHIPPING] == 0
+
+
+def test_a_seat_0_director_of_trade_checks():
+    """R-DIRECTOR (L135-L139): the Director is seat 0's relative, with 1 £ in his treasury and orders to open: he
+    rolls 1 die (a 1: success) and opens Delhi2. Reading "the office is held" as a seat >= 1 in the repeated
+    check's condition stops seat 0 before his first check."""
+    r, s = blank(1, 4)
+    seat_office(s, L.DIRECTOR, 0)
+    s.treasury[0, L.T_DIRECTOR] = 1
+    delhi2 = r.d.orders.index("Delhi2")
+    strat = Scripted(trade_check=const(1), open_order=const(delhi2))
+    d = dice({0: [1]})
+    director_of_trade(s, r, d, agents(r, s, strat))
+    d.assert_spent()
+    assert s.order_open[0, delhi2] and s.treasury[0, L.T_DIRECTOR] == 0
+    assert strat.asked("trade_check") == [([0], [0])]
+    assert s.tally[0, TALLY["checks"]] == 1 and s.tally[0, TALLY["orders_opened"]] == 1
+
+
+def test_a_negative_leased_ship_count_is_refused_on_its_own():
+    """R-SHIPPING (L139-L141): the Shipping Manager buys ship counts >= 0. Leased [-1, 4, 0] nets 3 ships for 6 £ of
+    his 7 £, leaving 1 (< must_buy_from): only the negative count makes it illegal. A check needing a negative Company
+    count as well lets it pass."""
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 0)
+    s.treasury[0, L.T_SHIPPING] = 7
+
+    def buy(obs, legal):
+        return np.array([[-1, 4, 0]]), np.zeros((1, 3), int), np.zeros((1, 4, 3), int)
+
+    with pytest.raises(IllegalDecision, match="buy_ships"):
+        shipping_manager(s, r, dice(), agents(r, s, Scripted(buy_ships=buy)))
+
+
+def test_a_governor_is_told_whether_his_last_action_failed():
+    """R-GOVERNORS (L156-L161, D-ADMIN): after a failure the next success pays more (``income_after_failure``), so the
+    governor is told ``legal.failed`` (a bool mask) before each action: Bombay (admin 3) succeeds, fails, then acts
+    again with the failure known."""
+    r, s = blank(1, 4)
+    bombay = r.d.regions.index("Bombay")
+    s.owner[0, bombay] = 0
+    s.governor[0, bombay] = 2
+    s.supply[0, 2] -= 1
+    seen = []
+
+    def govern(obs, legal):
+        seen.append((legal.failed.dtype == bool, bool(legal.failed[0])))
+        return np.ones(obs.n, dtype=bool)
+
+    strat = Scripted(govern=govern, govern_effect=const(L.G_TAX_COMPANY))
+    governors(s, r, dice({0: [6, 1, 3, 4, 6, 2]}), agents(r, s, strat))  # lowest 1 of 3, 4 of 2, 2 of 1
+    assert seen == [(True, False), (True, False), (True, True)]
+
+
+@pytest.mark.parametrize("china_open", [False, True])
+def test_the_director_moves_ships_out_of_china_only_while_it_is_open(china_open):
+    """R-DIRECTOR's moves (L130-L134; China only while open, L137): a leased ship stands at China (location 3); moving
+    it to Bombay is illegal while China is closed -- location 3 is one past the last presidency, the edge a
+    `src > n_locs` bound misses."""
+    clerks = np.zeros((1, 2, 3), dtype=int)
+    ships = np.zeros((1, 4, 2), dtype=int)
+    ships[0, 3, L.LEASED] = 1
+    yard = np.zeros((1, 2, 4), dtype=int)
+    moves = tuple(np.array([[x]]) for x in (L.MOVE_LEASED, 0, 3, 0, 1))  # kind, family, src, dst, count
+    bad = apply_director_moves(clerks, ships, yard, np.array([china_open]), moves)
+    assert bad.tolist() == [not china_open]
+    assert ships[0, :, L.LEASED].tolist() == ([1, 0, 0, 0] if china_open else [0, 0, 0, 1])

@@ -2,6 +2,9 @@
 tabling, dilemmas, the policy track (nearest policy both ways, across 13 -> 0), each policy kind, votes from
 property, £ and notes, passing and failing with the change of Prime Minister and its tie, frames."""
 
+import tomllib
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 import pytest
@@ -10,7 +13,7 @@ from helpers import L, Scripted, agents, blank, const, dice, fund, give
 import sim
 from sim import laws, ledger
 from sim.agents import IllegalDecision
-from sim.phases.parliament import hold_vote, opposition_leader, parliament, property_votes
+from sim.phases.parliament import ask_table, hold_vote, opposition_leader, parliament, property_votes
 from sim.state import FLOW, TALLY
 
 LUX, SHARES, YARDS, FACT = laws.LUXURIES, laws.SHARES, laws.SHIPYARDS, laws.FACTORIES
@@ -145,6 +148,22 @@ def test_unpaid_tax_costs_a_taxed_asset_per_pound_lose_assets():
     laws.apply_policy(s, r, np.array([3]), np.ones(1, dtype=bool))
     assert s.money[0, 2] == 0 and s.luxuries[0, 2] == 0 and s.wealth[0, 2] == 0
     assert s.tally[0, TALLY["assets_taxed_away"]] == 3
+
+
+def test_an_unpaid_luxury_tax_costs_one_luxury_per_2_pounds_rounded_up():
+    """D-POLICY lose_assets (``laws.tax``) with more luxuries than the debt takes: a luxury covers its own tax and
+    its wealth's, 2 £ under policy 3 (a luxury + wealth tax), so a family loses one luxury per 2 £ unpaid, rounded
+    up. 6 luxuries, wealth 6: 12 £ due. With 7 £ (game 0) 5 are unpaid: 3 luxuries go (not 2 rounding down, not 5
+    one per pound, not all 6); with 8 £ (game 1) 4 are unpaid: 2 go."""
+    r, s = blank(2, 4)
+    fund(s, 2, 7, games=0)
+    fund(s, 2, 8, games=1)
+    s.luxuries[:, 2] = 6
+    s.wealth[:, 2] = 6
+    laws.apply_policy(s, r, np.array([3, 3]), np.ones(2, dtype=bool))
+    assert s.money[:, 2].tolist() == [0, 0]
+    assert s.luxuries[:, 2].tolist() == [3, 4] and s.wealth[:, 2].tolist() == [3, 4]
+    assert s.tally[:, TALLY["assets_taxed_away"]].tolist() == [3, 2]
 
 
 def test_unpaid_share_tax_sends_board_members_home_never_the_chair():
@@ -458,3 +477,172 @@ def test_frames_record_politics():
     # the final policy is the last round's
     last = rounds.group_by("game").agg(pl.col("policy").last()).sort("game")
     assert (games.sort("game")["policy"] == last["policy"]).all()
+
+
+def test_unpaid_shipyard_tax_costs_one_yard_per_pound_even_with_wealth_taxed():
+    """D-POLICY lose_assets: policy 8 taxes shipyards and conspicuous wealth. A family with 4 shipyards, wealth 1
+    and 1 £ owes 5, pays 1 and owes 4: a shipyard carries no wealth, so each lost yard covers 1 £ of the debt and
+    it loses 4 yards (only a luxury covers its own wealth's tax too). Counting a yard as covering 1 + luxury_wealth
+    = 2 £ (the luxury test inverted) loses only 2."""
+    r, s = blank(1, 4)
+    assert r.parliament.policies[8].asset == "shipyards" and r.parliament.policies[8].wealth
+    s.shipyards[0, 1] = 4
+    s.wealth[0, 1] = 1
+    fund(s, 1, 1)
+    laws.apply_policy(s, r, np.array([8]), np.ones(1, dtype=bool))
+    assert s.money[0, 1] == 0 and s.shipyards[0, 1] == 0 and s.wealth[0, 1] == 1
+    assert s.tally[0, TALLY["assets_taxed_away"]] == 4
+
+
+def test_a_vote_strategy_may_index_with_the_prime_ministers_seat():
+    """docs/strategies.md, decision ``vote``: ``legal.prime_minister`` is int[G'], the PM's seat, so a strategy may
+    index with it. Here every family reads the PM's property votes (``legal.property[.., legal.prime_minister]``):
+    the PM (seat 2, a factory: 3 votes) votes for; a family with more property votes than the PM votes against (seat
+    1, two factories: 6), the others for (seat 0, a shipyard: 1; seat 3: none). Net = support 0 + (3 + 1) - 6 = -2:
+    the law fails (L239-L241). Handing the PM's seat over as floats breaks the strategy's index."""
+    r, s = blank(1, 4)
+    s.prime_minister[:] = 2
+    s.factories[0] = [0, 2, 1, 0]
+    s.shipyards[0, 0] = 1
+
+    def vote(obs, legal):
+        rows = np.arange(obs.n)
+        pm_votes = legal.property[rows, legal.prime_minister]
+        mine = legal.property[rows, obs.seat]
+        side = np.where(mine > pm_votes, -1, 1)
+        return side, np.zeros(obs.n, dtype=np.int64), np.zeros((obs.n, obs.players), dtype=bool)
+
+    none = np.full(1, -1)
+    out = hold_vote(s, r, agents(r, s, Scripted(vote=vote)), np.ones(1, bool), np.zeros(1, int), none, none,
+                    np.ones(1, bool))  # fmt: skip
+    assert out.votes_for[0].tolist() == [1, 0, 3, 0] and out.against[0].tolist() == [0, 6, 0, 0]
+    assert out.net.tolist() == [-2] and out.passed.tolist() == [False]
+
+
+def test_the_vote_refusal_gives_its_whole_reason():
+    """L239 and D-DEALS: an abstaining family (seat 1) buying 2 votes is refused with the vote's reason, in full:
+    "side -1/0/1 (the PM for), votes bought within money, only held vote notes, none when abstaining"."""
+    r, s = blank(1, 4)
+    fund(s, 1, 3)
+    s.prime_minister[:] = 0
+    strat = Scripted(vote=lambda obs, legal: (np.where(obs.seat == 0, 1, 0), np.where(obs.seat == 1, 2, 0),
+                                              np.zeros((obs.n, obs.players), dtype=bool)))  # fmt: skip
+    none = np.full(1, -1)
+    with pytest.raises(
+        IllegalDecision,
+        match=r"\(seat 1\) made an illegal 'vote' in game 0: side -1/0/1 \(the PM for\), votes bought within money, "
+        r"only held vote notes, none when abstaining$",
+    ):
+        hold_vote(s, r, agents(r, s, strat), np.ones(1, bool), np.zeros(1, int), none, none, np.ones(1, bool))
+
+
+@pytest.mark.parametrize("answer", [3, 4])
+def test_the_old_pm_must_pick_one_of_the_tied_opposition(answer):
+    """L241: where a law fails, the family with most votes against becomes PM; a tie is the old PM's choice among the
+    tied (seats 0 and 2 with 3 each; seat 3 with 1 is not tied, 4 is no seat). The refusal names the
+    reason."""
+    r, s = blank(1, 4)
+    against = np.array([[3, 0, 3, 1]])
+    strat = Scripted(choose_prime_minister=const(answer))
+    with pytest.raises(IllegalDecision, match="choose_prime_minister.* in game 0: not one of the tied$"):
+        opposition_leader(s, r, dice(), agents(r, s, strat), np.ones(1, bool), against, np.array([1]))
+    new = opposition_leader(
+        s, r, dice(), agents(r, s, Scripted(choose_prime_minister=const(2))), np.ones(1, bool), against, np.array([1])
+    )
+    assert new.tolist() == [2]
+
+
+def test_a_failed_laws_effects_see_the_policy_the_new_pm_applied():
+    """L241 and D-LAWS: a failed law's `on_fail` effects get the new PM and the policy he applied. A rules file may
+    give a law `repeat_policy` on failing: the new PM's factory tax is then levied twice, so seat 1 pays double.
+    Without the context the effect cannot see the policy."""
+    once = 10 - _calico_fails([])
+    assert once > 0
+    assert 10 - _calico_fails([{"effect": "repeat_policy"}]) == 2 * once
+
+
+def _calico_fails(on_fail):
+    """Calico Acts tabled by PM 2 with policy 11 (factory bonus), voted down by seat 1 (1 factory: 3 votes against
+    the PM's 1): seat 1 becomes PM (L241) and applies policy 10 (a factory tax, next to 11). Returns seat 1's money,
+    funded with 10 £. ``on_fail``: Calico's effects when it fails (default none)."""
+    laws_table = tomllib.loads((Path(__file__).parents[1] / "sim/rules/default.toml").read_text())["parliament"]["laws"]
+    for spec in laws_table:
+        if spec["name"] == "Calico Acts":
+            spec["on_fail"] = on_fail
+    r, s = blank(1, 4, **{"parliament.laws": laws_table})
+    calico = r.d.law_names.index("Calico Acts")
+    s.law_pile[:] = laws.DECK
+    rank = np.arange(len(r.d.law_names), dtype=float) + 100
+    rank[calico] = 0
+    s.law_rank[:] = rank
+    s.prime_minister[:] = 2
+    s.factories[0, 1] = 1
+    fund(s, 1, 10)
+
+    def vote(obs, legal):
+        side = np.where(obs.seat == 1, -1, np.where(obs.seat == 2, 1, 0))
+        return side, np.zeros(obs.n, int), np.zeros((obs.n, obs.players), bool)
+
+    strat = Scripted(
+        table_law=lambda obs, legal: (legal.candidates.argmax(axis=1), np.zeros(obs.n, int)),
+        vote=vote,
+        choose_policy=const(0),
+    )
+    parliament(s, r, dice(), agents(r, s, strat))
+    assert s.prime_minister[0] == 1 and s.policy[0] == 10
+    return int(s.money[0, 1])
+
+
+def test_the_deal_before_a_vote_is_told_the_tabled_law_its_policy_and_support():
+    """D-DEALS (seed 001 L81-L87): the deal before Parliament's vote describes the vote to the strategies (the law,
+    the policy the PM chose, the law's support). Calico Acts tabled with the up side: policy 5 (L224), support +1.
+    Without the topic the strategies would see "no law"."""
+    r, s = blank(1, 4)
+    calico = r.d.law_names.index("Calico Acts")
+    s.law_pile[:] = laws.DECK
+    rank = np.arange(len(r.d.law_names), dtype=float) + 100
+    rank[calico] = 0
+    s.law_rank[:] = rank
+    s.prime_minister[:] = 2
+    seen = []
+
+    def offer(obs, legal):
+        seen.append((legal.moment[0], legal.law[0], legal.policy[0], legal.support[0]))
+        return np.full(legal.held.shape, -1), np.zeros(legal.held.shape, dtype=int)
+
+    table = lambda obs, legal: (legal.candidates.argmax(axis=1), np.full(obs.n, 1))  # noqa: E731
+    parliament(s, r, dice(), agents(r, s, Scripted(table_law=table, offer_notes=offer)))
+    assert seen and all(x == ("vote", calico, 5, int(r.d.law_support[calico])) for x in seen)
+    assert int(r.d.law_support[calico]) == 1
+
+
+@pytest.mark.parametrize(
+    "answer, legal",
+    [
+        ((-1, 0), False),  # draw another: not allowed here (the dilemma / max_laws case)
+        ((3, 2), False),  # a candidate with a side that is neither 0 nor 1
+        ((99, 0), False),  # no such law
+        ((2, 0), False),  # a law that is not a candidate
+        ((3, 1), True),
+    ],
+)
+def test_tabling_refuses_every_kind_of_wrong_answer(answer, legal):
+    """L236-L238 and D-LAWS: the PM tables a candidate law with side 0 or 1, or draws another (-1) only while drawing
+    is allowed. Each check must hold on its own, not only the candidate check (which kept only the last)."""
+    r, s = blank(1, 4)
+    s.prime_minister[:] = 0
+    n_laws = len(r.d.law_names)
+    candidates = np.zeros((1, n_laws), bool)
+    candidates[0, 3] = True
+    options = np.zeros((1, n_laws, 2), dtype=np.int64)
+    strat = Scripted(table_law=const(*answer))
+    ask = lambda: ask_table(s, agents(r, s, strat), np.ones(1, bool), candidates, np.zeros(1, bool), options)  # noqa: E731
+    if legal:
+        law, side = ask()
+        assert law.tolist() == [3] and side.tolist() == [1]
+    else:
+        with pytest.raises(
+            IllegalDecision,
+            match=": table one of the candidate laws .side 0 or 1., or draw .-1. only while drawing is allowed$",
+        ):
+            ask()

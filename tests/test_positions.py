@@ -6,6 +6,7 @@ import pytest
 from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
 
 from sim import positions as pos
+from sim.agents import IllegalDecision
 from sim.phases.accounts import accounts
 from sim.phases.appointments import appoint_office
 from sim.phases.end import influence
@@ -233,3 +234,127 @@ def test_an_empty_deck_plays():
     rules = Rules.default().with_overrides({"positions.deck": []})
     res = sim.play(rules, "random", 50, seed=3)
     assert res.seat_rounds["positions"].sum() == 0
+
+
+def test_only_families_tied_on_pounds_and_wealth_go_to_the_pms_ranking():
+    """L72-L74 (D-POSITIONS): position takers go by £ spent, then wealth; the PM (seat 0) orders only families still
+    tied. Game 0: seats 1 and 2 spent 4 £, seat 3 spent 8: the PM is told only seats 1 and 2 are tied and puts 2
+    first; game 1 (3 and 8 £) has no tie: the PM is not asked."""
+    r, s = blank(2, 4)
+    s.prime_minister[:] = 0
+    eligible = np.array([[False, True, True, True], [False, True, True, False]])
+    spent = np.array([[0, 4, 4, 8], [0, 3, 8, 0]])
+    told = []
+
+    def rank(obs, legal):
+        told.append(legal.tied.tolist())
+        return np.repeat(np.array([[0, 2, 1, 3]]), obs.n, axis=0)
+
+    strat = Scripted(rank_position_takers=rank)
+    order = pos.pick_order(s, r, dice(), agents(r, s, strat), eligible, spent)
+    assert order.tolist() == [[3, 2, 1, -1], [2, 1, -1, -1]]
+    assert strat.asked("rank_position_takers") == [([0], [0])]
+    assert told == [[[False, True, True, False]]]
+
+
+def test_taking_a_slot_past_the_display_is_refused():
+    """L72 (D-POSITIONS; decision ``take_position``): the answer is a display slot 0..M-1 holding a card, or -1; slot
+    M is refused with the reason, not an IndexError."""
+    r, s = blank(1, 4)
+    pos.refill_market(s, r, np.ones(1, dtype=bool))
+    m = s.market.shape[1]
+    assert (s.market[0] >= 0).all()
+    strat = Scripted(take_position=const(m))
+    with pytest.raises(IllegalDecision, match=r"'take_position' in game 0: not a card on display$"):
+        pos.take_positions(s, r, agents(r, s, strat), np.array([[1]]))
+
+
+def test_drawing_from_a_spent_deck_gives_no_card():
+    """D-POSITIONS (``positions.draw``: -1 where the deck is spent; ``state.deck_top`` = D: spent): game 0 draws its
+    top card, game 1's deck is spent: no card, its top stays. A 6-player setup with an empty deck (a legal rules
+    file, tests/test_positions.py plays one) deals the "Position card" lot's card from a spent deck: the winner gets
+    nothing. Drawing in every game regardless (``left = None``) indexes past the deck (IndexError)."""
+    r, s = blank(2, 4)
+    n_cards = len(r.d.card_names)
+    s.deck[:] = np.arange(n_cards)
+    s.deck_top[:] = [3, n_cards]
+    assert pos.draw(s, np.arange(2)).tolist() == [3, -1]
+    assert s.deck_top.tolist() == [4, n_cards]
+
+    r, s = blank(1, 6, **{"positions.deck": []})
+    winner = np.full((1, len(r.d.lot_names)), -1)
+    winner[0, r.d.lot_names.index("Position card")] = 4
+    apply_lots(s, r, winner)
+    assert s.deck_top[0] == 0 and s.card_owner.shape == (1, 0) and s.wealth[0, 4] == 0
+
+
+COUSIN = 14  # "Cousin on the board": the default deck's second ignore_nepotism card
+
+
+def test_only_one_nepotism_card_is_played_per_appointment():
+    """D-POSITIONS (default.toml ``[positions]``: an ``ignore_nepotism`` card waives consent for ONE appointment):
+    the Chairman (seat 0) appoints his own clerk as Shipping Manager and holds both waivers, Friend at the Admiralty
+    and Cousin on the board. Playing both at once is refused ("or more than 1"), so the second is not wasted; the
+    engine's check without its limit lets both be spent. One card alone is accepted and the other stays in hand."""
+
+    def position():
+        r, s = blank(1, 4)
+        seat_office(s, L.CHAIRMAN, 0)
+        give(s, "clerks", 0, 1, col=0)
+        give(s, "clerks", 1, 1, col=2)
+        hand(s, r, 0, ADMIRALTY, COUSIN)
+        return r, s
+
+    r, s = position()
+    assert r.d.card_names[COUSIN] == "Cousin on the board" and r.d.card_nepotism[[ADMIRALTY, COUSIN]].tolist() == [1, 1]
+    both = np.zeros(len(r.d.card_names), dtype=bool)
+    both[[ADMIRALTY, COUSIN]] = True
+    greedy = Scripted(play_position=const(both), consent=const(False))
+    with pytest.raises(
+        IllegalDecision,
+        match=r"\(seat 0\) made an illegal 'play_position' in game 0: not a playable card of this moment, "
+        r"or more than 1$",
+    ):
+        appoint_office(s, r, dice(), agents(r, s, greedy), L.SHIPPING)
+    assert not s.card_played[0].any()
+    r, s = position()
+    strat = Scripted(consent=const(False))
+    appoint_office(s, r, dice(), agents(r, s, strat), L.SHIPPING)
+    assert s.office[0, L.SHIPPING] == 0 and s.card_played[0, [ADMIRALTY, COUSIN]].tolist() == [True, False]
+    assert strat.asked("consent") == [] and (s.relatives() == 12).all()
+
+
+@pytest.mark.parametrize("plays", [False, True])
+def test_an_appointer_may_decline_to_play_his_nepotism_card(plays):
+    """D-POSITIONS (phase 5): the Chairman appointing his own relative where consent is needed may play Friend at the
+    Admiralty (ignore nepotism; decision ``play_position``, told the office). Declining keeps the card unplayed and
+    consent is still needed (not every playable card is played)."""
+    r, s = blank(1, 4)
+    hand(s, r, 0, ADMIRALTY)
+    seen = []
+
+    def play(obs, legal):
+        seen.append(int(legal.office[0]))
+        return legal.playable & plays
+
+    strat = Scripted(play_position=play)
+    waived = pos.waive_nepotism(s, r, agents(r, s, strat), np.array([0]), np.ones(1, bool), np.array([L.SHIPPING]))
+    assert seen == [L.SHIPPING]
+    assert waived.tolist() == [plays] and s.card_played[0, ADMIRALTY] == plays
+
+
+@pytest.mark.parametrize("ranking, legal", [([0, 0, 1, 2], False), ([0, 1, 2, 4], False), ([2, 1, 0, 3], True)])
+def test_the_pms_ranking_of_tied_position_takers_must_order_the_seats(ranking, legal):
+    """L72-L74 (D-POSITIONS): families tied on £ spent and wealth are ordered by the PM (decision
+    ``rank_position_takers``): his answer must be an ordering of the seats; one that repeats or skips a seat is
+    refused. Seats 1 and 2 tie (4 £, no wealth); the PM (seat 0) ranks 2 before 1."""
+    r, s = blank(1, 4)
+    s.prime_minister[0] = 0
+    eligible = np.array([[False, True, True, False]])
+    spent = np.array([[0, 4, 4, 0]])
+    go = agents(r, s, Scripted(rank_position_takers=const(ranking)))
+    if legal:
+        assert pos.pick_order(s, r, dice(), go, eligible, spent).tolist() == [[2, 1, -1, -1]]
+    else:
+        with pytest.raises(IllegalDecision, match="rank_position_takers.* in game 0: not an ordering of the seats$"):
+            pos.pick_order(s, r, dice(), go, eligible, spent)

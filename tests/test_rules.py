@@ -7,7 +7,9 @@ import tomllib
 import numpy as np
 import pytest
 
+from sim.india import turn_inward
 from sim.rules import DEFAULT_PATH, Rules, RulesError
+from sim.state import new_state
 
 
 def test_default_rules_hold_the_seed_numbers():
@@ -104,6 +106,22 @@ def test_rules_pickle_and_stay_read_only():
     with pytest.raises(ValueError):
         r.d.order_value[0] = 1
     assert isinstance(r.d.adjacent, np.ndarray)
+
+
+def test_a_marker_without_a_facing_starts_turned_inward_as_minus_one():
+    """MAP.md / state.py (``elephant_facing``: "-1 = turned inward"): a map whose crisis marker has no ``facing``
+    starts it inside its region, encoded -1 -- the same value a marker turned inward during the game holds (R-ELEPHANT,
+    L170, ``india.turn_inward``), so strategies (``elephant_facing`` is public) see one encoding (not -2 at the
+    start)."""
+    default = Rules.default()
+    r = default.with_overrides({"map.elephant.facing": ""})
+    maratha = r.d.regions.index("Maratha")
+    assert r.d.elephant0 == (maratha, -1)
+    start = new_state(r, np.arange(2))
+    assert start.elephant_at.tolist() == [maratha, maratha] and start.elephant_facing.tolist() == [-1, -1]
+    turned = new_state(default, np.arange(1))  # the default marker: Maratha facing Delhi, turned inward in play
+    turn_inward(turned, default, np.array([0]), np.array([maratha]))
+    assert turned.elephant_facing.tolist() == [-1] == start.elephant_facing[:1].tolist()
 
 
 # ------------------------------------------------------------------------------ docs/rules.md covers the rules file

@@ -119,8 +119,7 @@ def test_law_amounts_are_bounded_and_added_without_wrapping():
     import copy
 
     import numpy as np
-    from helpers import blank
-    from test_laws import passes
+    from helpers import blank, passes
 
     def with_amount(amount: int, **company) -> Rules:
         raw = copy.deepcopy(Rules.default(4).raw)

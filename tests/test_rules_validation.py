@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from sim.rules import DEFAULT_PATH, Rules, RulesError
+from sim.rules.schema import Elephant, build, shown
 
 SOURCE = "default.toml + overrides"
 DEFAULT = Rules.default()
@@ -120,6 +121,8 @@ CASES = [
         {"parliament.laws": [*copy.deepcopy(RAW["parliament"]["laws"]), copy.deepcopy(RAW["parliament"]["laws"][3])]},
         "parliament.laws[3].name: duplicate law 'Board of Control'",  # the first of the two is named
     ),
+    ({"map.events": []}, "map.events: needs between 1 and 127 event tiles"),
+    ({"firms.revenue_per_value": 0}, "firms.revenue_per_value: must be at least 1 £"),
 ]
 
 
@@ -277,3 +280,67 @@ def test_from_toml_with_a_player_count_and_dump(tmp_path):
     raw["game"]["rounds"] = 0
     assert Rules.problems(raw) == ["rules: game.rounds: the game needs at least one round"]
     assert raw["game"]["rounds"] == 0 and Rules.from_dict(RAW).source == "rules"
+
+
+def test_problems_lists_every_unknown_neighbour_of_a_region():
+    """``Rules.problems`` collects every problem of a file: a region listing two unknown neighbours gets two lines,
+    and a region listing itself after them is still found (stopping at the first unknown
+    neighbour would leave the rest of that region's list unchecked)."""
+    raw = copy.deepcopy(DEFAULT.raw)
+    region = raw["map"]["regions"][0]
+    region["adjacent"] = ["Atlantis", "Lemuria", region["name"], *region["adjacent"]]
+    assert Rules.problems(raw, source="f") == [
+        "f: map.regions[0].adjacent: unknown region 'Atlantis'",
+        "f: map.regions[0].adjacent: unknown region 'Lemuria'",
+        "f: map.regions[0].adjacent: a region cannot be adjacent to itself",
+    ]
+
+
+def test_build_at_the_root_names_keys_without_a_leading_dot():
+    """``schema.build`` names each key by its dotted path from ``where``; at the root (``where = ""``) a key is
+    its own name: an unknown key, a missing key and a wrong type are reported as ``f: trunk``, ``f: from``. (The
+    loader always passes a section name; this is build's contract for any caller; not ``.trunk``
+    / ``.from``.)"""
+    errors: list[str] = []
+    assert build(Elephant, {"trunk": 1}, "", "f", errors) is None
+    assert errors == ["f: trunk: unknown key (known: facing, from)", "f: from: missing key"]
+    with pytest.raises(Exception, match="^f: from: expected a string, got 3$"):
+        build(Elephant, {"from": 3}, "", "f")
+    assert build(Elephant, {"from": "Maratha"}, "", "f") == Elephant(from_="Maratha")
+
+
+def test_rules_errors_show_values_cut_to_60_characters():
+    """A RulesError names the bad value on one line (README, "bad input"): a repr of exactly 60 characters is shown
+    whole, a longer one cut to 57 + "..." = 60."""
+    exact = "x" * 58  # repr adds the two quotes: 60 characters
+    assert shown(exact) == repr(exact) and len(shown(exact)) == 60
+    longer = "y" * 59  # 61 characters
+    assert shown(longer) == "'" + "y" * 56 + "..." and len(shown(longer)) == 60
+
+
+def test_an_office_in_two_lots_names_the_auction_section():
+    """R-AUCTION / D-LOTS: an office may be sold in one lot only; making lot 1 the Chairman's too (lot 0 already is)
+    fails with the one-line error naming the ``auction`` section and the office, matched whole."""
+    fails({"auction.main_lots.1.office": "chairman"}, "auction: office 'chairman' is in two lots")
+
+
+def test_storm_bands_beyond_7_or_crossed_fail():
+    """The band check's other edges: ``storm_sink_from = 8`` and a damage band above the sinking one fail with the
+    one-line error naming ``india.storm_damage_from``; ``1 <= 1 <= 1`` (every ship sinks) loads."""
+    msg = "india.storm_damage_from: need 1 <= storm_damage_from <= storm_sink_from <= 7 (7: never)"
+    fails({"india.storm_sink_from": 8}, msg)
+    fails({"india.storm_damage_from": 6}, msg)
+    fails({"india.storm_damage_from": 0}, msg)
+    DEFAULT.with_overrides({"india.storm_damage_from": 1, "india.storm_sink_from": 1})
+
+
+def test_the_publics_deregulation_thresholds_must_lie_within_the_pms():
+    """D-DEREG (seed 002): the public forces Deregulation at stability <= ``forced_stability`` or debt >=
+    ``forced_debt``; whenever it is forced the PM must be able to table it (stability <= ``table_stability_max`` = 3,
+    debt >= ``table_debt_min`` = 5). ``forced_stability = 4`` or ``forced_debt = 4`` fails with the whole one-line
+    reason; the edges 3 and 5 load."""
+    msg = "deregulation: the public's thresholds must lie within the PM's (forced implies tablable)"
+    fails({"deregulation.forced_stability": 4}, msg)
+    fails({"deregulation.forced_debt": 4}, msg)
+    r = DEFAULT.with_overrides({"deregulation.forced_stability": 3, "deregulation.forced_debt": 5})
+    assert (r.deregulation.forced_stability, r.deregulation.forced_debt) == (3, 5)

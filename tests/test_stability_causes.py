@@ -5,9 +5,8 @@ region (R-ATTACK, L212) and law effects (R-PARLIAMENT: Public Demands Impeachmen
 import numpy as np
 import polars as pl
 import pytest
-from helpers import L, Scripted, agents, blank, const, dice, give, seat_office
+from helpers import L, Scripted, agents, blank, const, dice, give, passes, seat_office
 from test_india import BOMBAY, LEADER_BOMBAY, Event, attack_company, lost_position
-from test_laws import passes
 
 import sim
 from sim import laws, ledger

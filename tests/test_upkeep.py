@@ -117,3 +117,51 @@ def test_finished_games_pay_nothing():
     s.done[1] = True
     upkeep(s, r, dice(), agents(r, s, KEEP_ALL))
     assert s.money[:, 1].tolist() == [2, 3]
+
+
+def test_the_answer_for_a_tier_without_upkeep_is_not_checked_its_retirees_are_kept():
+    """R-UPKEEP (L242-L243; docs/strategies.md ``keep_retirees``: "tiers without upkeep are always kept"): seat 1 has
+    two tier-0 retirees (no upkeep) and one tier-1 (1 £) and answers 3 for tier 0: that answer is not used, so it is
+    no illegal decision; both tier-0 retirees stay, the tier-1 one is kept for 1 £. Checking every tier (``>= 0``)
+    refuses the answer as keeping more retirees than it has."""
+    r, s = blank(1, 4)
+    retire(s, 1, [2, 1, 0, 0, 0])
+    fund(s, 1, 3)
+    upkeep(s, r, dice(), agents(r, s, Scripted(keep_retirees=const([3, 1, 0, 0, 0]))))
+    assert s.retired[0, 1].tolist() == [2, 1, 0, 0, 0] and s.money[0, 1] == 2
+    assert s.ledger[0, FLOW["upkeep"]] == -1
+
+
+def test_keeping_unpaid_retirees_is_refused_with_its_reason():
+    """R-UPKEEP (L242-L243): a family with a tier-3 retiree (3 £ upkeep) and 2 £ cannot keep him; the refusal
+    names the game and the reason in full (a clear one-line error). A mangled reason fails the
+    anchored match."""
+    r, s = blank(1, 4)
+    retire(s, 1, [0, 0, 0, 1, 0])
+    fund(s, 1, 2)
+    strat = Scripted(keep_retirees=lambda obs, legal: legal.retired)
+    with pytest.raises(
+        IllegalDecision,
+        match=r"in game 0: keeps more retirees than it has or than its money pays for, "
+        r"or lets go one its money still pays for$",
+    ):
+        upkeep(s, r, dice(), agents(r, s, strat))
+
+
+def test_upkeep_defaults_add_to_the_rounds_tally():
+    """Per-round counters (state.TALLIES, reset each round) are reset only by
+    engine.begin_round and every writer adds to them. Upkeep is phase 10's only writer of ``upkeep_defaults``, so
+    this is the counter's contract rather than a position the engine's round reaches: with 2 defaults already
+    counted this round (game 0) and 1 (game 1), upkeep dropping one tier-2 retiree in game 0 (1 £ cannot pay him) and
+    none in game 1 counts 3 and 1. Writing the tally instead of adding to it gives 1 and 0."""
+    r, s = blank(2, 4)
+    retire(s, 1, [0, 0, 1, 0, 0])
+    fund(s, 1, 1, games=0)
+    fund(s, 1, 2, games=1)
+    s.tally[:, TALLY["upkeep_defaults"]] = [2, 1]
+    s.tally[:, TALLY["upkeep_paid"]] = [5, 0]
+    keep = lambda obs, legal: np.where(obs.games[:, None] == 0, 0, legal.retired)  # noqa: E731
+    upkeep(s, r, dice(), agents(r, s, Scripted(keep_retirees=keep)))
+    assert s.retired[:, 1, 2].tolist() == [0, 1] and s.money[:, 1].tolist() == [1, 0]
+    assert s.tally[:, TALLY["upkeep_defaults"]].tolist() == [3, 1]
+    assert s.tally[:, TALLY["upkeep_paid"]].tolist() == [5, 2]
