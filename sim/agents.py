@@ -65,6 +65,12 @@ PUBLIC = frozenset(
 # trade strategies (firm_port, firm_bid) until the initiative roll reveals them (firm_sea, firm_successes; issue 10)
 
 
+# A decision method with this attribute set answers nothing, always: the engine's default answer for every game
+# (``out`` as the phase made it: no offer, no action), so the engine does not call it (a strategy's
+# ``offer_exchange`` that never offers costs nothing). An overriding method has no such attribute.
+PASSES = "passes"
+
+
 class StrategyRandom:
     """Random numbers for a strategy: each game draws from the stream of the seat deciding there."""
 
@@ -176,13 +182,16 @@ class Agents:
         """Ask the strategy at ``decider[g]`` (-1: nobody) in each game; fill ``out`` (full-batch arrays).
 
         ``legal`` maps names to full-batch arrays (sliced per group) or constants. ``check(answer, legal, obs)``
-        returns a bool mask of illegal rows and a reason. Returns ``out``.
+        returns a bool mask of illegal rows and a reason. Returns ``out``. A strategy whose method for the decision
+        is marked ``passes`` (see ``PASSES``) is not called: ``out`` keeps the engine's default answer there.
         """
         decider = np.asarray(decider)
         asked = decider >= 0
         if not asked.any():
             return out
         for strat, idx in self._grouped(decider, asked):
+            if getattr(getattr(strat, decision, None), PASSES, False):
+                continue
             answer = self._call(strat, decision, state, decider, legal, idx)
             answer = answer if isinstance(answer, tuple) else (answer,)
             where = (strat, decision, state, decider, idx)  # the engine's own: what names a game in an error

@@ -28,7 +28,7 @@ import numpy as np
 
 from sim import laws, notes
 from sim import layout as L
-from sim.agents import Observation
+from sim.agents import PASSES, Observation
 from sim.board import company_ships, reachable, seat_counts
 from sim.phases.india import minimal_defence
 from sim.reduce import any_last
@@ -42,6 +42,13 @@ OFFICE_VALUE = {
     L.CHAIRMAN: 8, L.DIRECTOR: 5, L.SHIPPING: 3, L.MILITARY: 4,
     L.PRESIDENT[0]: 4, L.PRESIDENT[1]: 4, L.PRESIDENT[2]: 4, L.CHINA: 3, L.GOVERNOR_GENERAL: 5,
 }  # fmt: skip
+
+
+def passes(method):
+    """Mark a decision method that always answers the engine's default (nothing): the engine then skips the call
+    (``sim.agents.PASSES``). A subclass that overrides the method is asked as usual."""
+    setattr(method, PASSES, True)
+    return method
 
 
 def lot_values(obs: Observation) -> np.ndarray:
@@ -562,10 +569,11 @@ class Strategy:
         price[rows, obs.seat, notes.VOTES] = np.maximum(1, votes // 2)
         return buyer, price
 
+    @passes
     def offer_exchange(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
         """Sealed offers of money and property (L56, D-GIFTS; ``legal.goods`` int[G', 4] what the family may hand
         over, in ``notes.GOODS`` order): (give int[G', N, 4], ask int[G', N, 4]) to each other family. Balanced
-        play makes none."""
+        play makes none (``passes``: the engine does not even ask)."""
         none = np.zeros((obs.n, obs.players, legal.goods.shape[1]), dtype=np.int64)
         return none, none.copy()
 

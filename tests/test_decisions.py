@@ -147,3 +147,30 @@ def test_a_strategy_corrupting_its_observation_still_gets_the_engines_message(ga
         r"more loans than the Company may take",
         str(err.value),
     )
+
+
+def test_a_decision_marked_passes_is_not_asked_and_an_override_is():
+    """``strategies.base.passes`` (``sim.agents.PASSES``): a method that always answers the engine's default is not
+    called, its games keep the default answer; a subclass overriding it without the mark is asked."""
+    from strategies.base import passes
+
+    class Silent(strategies.Strategy):
+        name = "silent"
+
+        @passes
+        def offer_exchange(self, obs, legal):
+            raise AssertionError("a passing decision was asked")
+
+    class Generous(strategies.Strategy):
+        name = "generous"
+        asked = 0
+
+        def offer_exchange(self, obs, legal):
+            Generous.asked += obs.n
+            return super().offer_exchange(obs, legal)
+
+    rules = sim.Rules.default(4)
+    quiet = sim.play(rules, Silent(), 3, seed=1)
+    other = sim.play(rules, Generous(), 3, seed=1).games  # the same games: nothing offered either way
+    assert quiet.games.drop("winner_strategy").equals(other.drop("winner_strategy"))
+    assert Generous.asked > 0 and getattr(strategies.Strategy.offer_exchange, "passes", False)
