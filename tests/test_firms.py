@@ -116,25 +116,37 @@ def test_house_firms_open_only_while_debt_is_at_most_4_and_stability_at_least_4(
     assert (s.firm_manager[0, 0] == 0) == asked
 
 
-@pytest.mark.parametrize(("reading", "factory_open"), [("any", False), ("share", True)])
-def test_house_opening_requires_health_binds_every_opening_or_only_a_share(reading, factory_open):
-    """L88, D-OPENING-HEALTH: at debt 5 "any" bars every opening; "share" bars only an opening with a Company share,
-    so a family with both is offered the factory alone, opens with it, and a share answer is illegal."""
-    r, s = firm_rules("house", **{"firms.opening_requires_health": reading})
-    s.loans[0] = 5
+def factory_and_share(variant, loans, stability, **over):
+    """Family 0 holds a factory and a Company share, the Company at ``loans`` debt and ``stability``."""
+    r, s = firm_rules(variant, **over)
+    s.loans[0], s.stability[0] = loans, stability
     s.factories[0, 0] = 1
     s.shares[0, 0] = 1
     s.supply[0, 0] -= 1
+    return r, s
+
+
+def share_refused(r, s):
+    """Family 0 answers ``open_firm`` with a Company share, which must be refused: returns what it was offered
+    (factory, share)."""
     seen = {}
 
     def open_share(obs, legal):
         seen["legal"] = (legal.factory.tolist(), legal.share.tolist())
         return np.array([fr.SHARE])
 
+    with pytest.raises(IllegalDecision, match="open_firm"):
+        open_step(s, r, agents(r, s, Scripted(open_firm=open_share)), ON)
+    return seen["legal"]
+
+
+@pytest.mark.parametrize(("reading", "factory_open"), [("any", False), ("share", True)])
+def test_house_opening_requires_health_binds_every_opening_or_only_a_share(reading, factory_open):
+    """L88, D-OPENING-HEALTH: at debt 5 "any" bars every opening; "share" bars only an opening with a Company share,
+    so a family with both is offered the factory alone, opens with it, and a share answer is illegal."""
+    r, s = factory_and_share("house", 5, 4, **{"firms.opening_requires_health": reading})
     if factory_open:
-        with pytest.raises(IllegalDecision, match="open_firm"):
-            open_step(s, r, agents(r, s, Scripted(open_firm=open_share)), ON)
-        assert seen["legal"] == ([True], [False])
+        assert share_refused(r, s) == ([True], [False])
     strat = Scripted(open_firm=const(fr.FACTORY))
     open_step(s, r, agents(r, s, strat), ON)
     assert bool(strat.asked("open_firm")) == factory_open
@@ -148,20 +160,8 @@ def test_house_opening_requires_health_binds_every_opening_or_only_a_share(readi
 def test_jc2e_weak_stock_bars_company_shares_but_not_factories(loans, stability):
     """Seed 002 "疲軟的公司股票": with the debt or reputation marker on a lined space Company shares may not be used
     to open or invest; a factory may."""
-    r, s = firm_rules("jc2e")
-    s.loans[0], s.stability[0] = loans, stability
-    s.factories[0, 0] = 1
-    s.shares[0, 0] = 1
-    s.supply[0, 0] -= 1
-    seen = {}
-
-    def open_firm(obs, legal):
-        seen["legal"] = (legal.factory.tolist(), legal.share.tolist())
-        return np.array([fr.SHARE])
-
-    with pytest.raises(IllegalDecision, match="open_firm"):
-        open_step(s, r, agents(r, s, Scripted(open_firm=open_firm)), ON)
-    assert seen["legal"] == ([True], [False])
+    r, s = factory_and_share("jc2e", loans, stability)
+    assert share_refused(r, s) == ([True], [False])
     open_step(s, r, agents(r, s, Scripted(open_firm=const(fr.FACTORY))), ON)
     assert s.firm_manager[0, 0] == 0 and s.factories[0, 0] == 0
 

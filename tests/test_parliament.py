@@ -561,6 +561,17 @@ def test_a_failed_laws_effects_see_the_policy_the_new_pm_applied():
     assert 10 - _calico_fails([{"effect": "repeat_policy"}]) == 2 * once
 
 
+def calico_on_top(position):
+    """A position (rules, state) where Calico Acts tops the law deck and seat 2 is Prime Minister."""
+    r, s = position
+    s.law_pile[:] = laws.DECK
+    rank = np.arange(len(r.d.law_names), dtype=float) + 100
+    rank[r.d.law_names.index("Calico Acts")] = 0
+    s.law_rank[:] = rank
+    s.prime_minister[:] = 2
+    return r, s
+
+
 def _calico_fails(on_fail):
     """Calico Acts tabled by PM 2 with policy 11 (factory bonus), voted down by seat 1 (1 factory: 3 votes against
     the PM's 1): seat 1 becomes PM (L241) and applies policy 10 (a factory tax, next to 11). Returns seat 1's money,
@@ -569,13 +580,7 @@ def _calico_fails(on_fail):
     for spec in laws_table:
         if spec["name"] == "Calico Acts":
             spec["on_fail"] = on_fail
-    r, s = blank(1, 4, **{"parliament.laws": laws_table})
-    calico = r.d.law_names.index("Calico Acts")
-    s.law_pile[:] = laws.DECK
-    rank = np.arange(len(r.d.law_names), dtype=float) + 100
-    rank[calico] = 0
-    s.law_rank[:] = rank
-    s.prime_minister[:] = 2
+    r, s = calico_on_top(blank(1, 4, **{"parliament.laws": laws_table}))
     s.factories[0, 1] = 1
     fund(s, 1, 10)
 
@@ -597,13 +602,8 @@ def test_the_deal_before_a_vote_is_told_the_tabled_law_its_policy_and_support():
     """D-DEALS (seed 001 L81-L87): the deal before Parliament's vote describes the vote to the strategies (the law,
     the policy the PM chose, the law's support). Calico Acts tabled with the up side: policy 5 (L224), support +1.
     Without the topic the strategies would see "no law"."""
-    r, s = blank(1, 4)
+    r, s = calico_on_top(blank(1, 4))
     calico = r.d.law_names.index("Calico Acts")
-    s.law_pile[:] = laws.DECK
-    rank = np.arange(len(r.d.law_names), dtype=float) + 100
-    rank[calico] = 0
-    s.law_rank[:] = rank
-    s.prime_minister[:] = 2
     seen = []
 
     def offer(obs, legal):
