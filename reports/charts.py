@@ -30,20 +30,26 @@ from .summary import arm_summary, crash_hazard, seat_advantage, several_strategi
 DPI = 110
 
 
+def _decimals(values) -> int:
+    """The fewest decimals (at most 4) that write every tick of a proportion axis in percent exactly: distinct
+    labels (a crash-rate axis spanning 2-3 % does not read "2 %, 2 %, 3 %, 3 %") that say their value (ticks at
+    2.5, 7.5, 12.5 % are not labelled 2, 8, 12 %)."""
+    pct = [100 * float(v) for v in values]
+    for decimals in range(4):
+        if all(abs(round(p, decimals) - p) < 1e-9 for p in pct):
+            return decimals
+    return 4
+
+
 class UniquePercent(PercentFormatter):
-    """Percent tick labels with as few decimals as keep every label distinct (issue 13: a crash-rate axis
-    spanning 2-3 % no longer reads "2 %, 2 %, 3 %, 3 %")."""
+    """Percent tick labels with as few decimals as write every tick exactly (``_decimals``)."""
 
     def __init__(self):
         super().__init__(1.0, decimals=0)
 
     def format_ticks(self, values):
-        for decimals in range(5):
-            self.decimals = decimals
-            labels = [self(v, i) for i, v in enumerate(values)]
-            if len(set(labels)) == len(labels):
-                break
-        return labels
+        self.decimals = _decimals(values)
+        return [self(v, i) for i, v in enumerate(values)]
 
 
 def _pct_axis(axis) -> None:
@@ -593,11 +599,8 @@ class PointsFormatter(PercentFormatter):
         super().__init__(1.0, decimals=0, symbol="")
 
     def format_ticks(self, values):
-        for decimals in range(5):
-            labels = [f"{100 * v:+.{decimals}f}".replace("-", "−") if abs(v) > 1e-12 else "0" for v in values]
-            if len(set(labels)) == len(labels):
-                break
-        return labels
+        decimals = _decimals(values)
+        return [f"{100 * v:+.{decimals}f}".replace("-", "−") if abs(v) > 1e-12 else "0" for v in values]
 
 
 def _wrap(text: str, width: int) -> str:

@@ -153,3 +153,18 @@ def test_capital_budget_is_per_player_like_the_rules_key(capsys):
     assert [r[3] for r in rows] == ["4", "5", "6", "7", "7"]  # the seed's example: 6 per player is the default
     assert cli.main(["capital", "10", "10", "10", "10", "--budget", "7"]) == 0
     assert "B = 7 per player x 4 = 28" in capsys.readouterr().out
+
+
+def test_percent_ticks_say_their_value_and_stay_distinct():
+    """A proportion axis in percent: ticks at 2.5, 7.5, 12.5, 17.5 % are labelled so (not 2, 8, 12, 18 %), whole
+    percents keep no decimals, an axis spanning 2-3 % stays distinct; changes in points likewise."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    charts._pct_axis(ax.yaxis)
+    ticks = ax.yaxis.get_major_formatter().format_ticks
+    assert ticks([0.025, 0.075, 0.125, 0.175]) == ["2.5%", "7.5%", "12.5%", "17.5%"]
+    assert ticks([0.0, 0.1, 0.2, 0.30000000000000004]) == ["0%", "10%", "20%", "30%"]
+    assert ticks([0.02, 0.025, 0.03]) == ["2.0%", "2.5%", "3.0%"]
+    assert charts.PointsFormatter().format_ticks([-0.025, 0.0, 0.025]) == ["−2.5", "0", "+2.5"]
+    plt.close(fig)
