@@ -91,10 +91,21 @@ def _report(args: argparse.Namespace, err: BaseException, line: str, code: int) 
     return code
 
 
+def _version() -> str:
+    """The installed package's version (the project's own when run from a checkout that is not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("eastindia")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show the full traceback of an error")
     p = Parser(prog="eastindia", description="Corruption & East India balance simulator.")
+    p.add_argument("--version", action="version", version=f"eastindia {_version()}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     r = sub.add_parser("run", help="run an experiment file (default: the baseline)", parents=[common])

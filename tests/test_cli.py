@@ -366,3 +366,10 @@ def test_a_web_server_answering_as_the_dask_scheduler_is_one_line_exit_2(tmp_pat
         "(a web server? the dashboard's port?)\n"
     )
     assert not out_dir.exists()
+
+
+def test_version_names_the_installed_package():
+    from importlib.metadata import version
+
+    done = subprocess.run([sys.executable, "-m", "experiments.cli", "--version"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == f"eastindia {version('eastindia')}"
