@@ -726,9 +726,13 @@ def print_sensitivity(out: Path, meta: dict) -> None:
 
     games = meta.get("games_per_point")
     print(f"results: {out}  (sensitivity: {meta.get('method')}, {meta.get('points')} points of {games:,} games)")
+    from reports.sensitivity import index_text
+
     df = pl.read_parquet(out / sensitivity.INDICES)
+    morris = meta.get("method") == "morris"
     for (metric,), part in df.group_by("metric", maintain_order=True):
-        ranked = ", ".join(f"{r['key']} {r['estimate']:.3g}" for r in part.sort("rank").iter_rows(named=True))
+        rows = part.sort("rank").iter_rows(named=True)
+        ranked = ", ".join(f"{r['key']} {index_text(metric, r['estimate'], morris)}" for r in rows)
         print(f"  {metric} ({part['index'][0]}): {ranked}")
 
 

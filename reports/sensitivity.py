@@ -38,7 +38,8 @@ def _label(output: str) -> str:
     return metric.replace("_", " ") + (f": {strategy}" if strategy else "")
 
 
-def _num(output: str, value: float, morris: bool) -> str:
+def index_text(output: str, value: float, morris: bool) -> str:
+    """A sensitivity index as the report writes it: percentage points for a Morris index of a proportion."""
     if value is None or value != value:
         return "—"
     if morris and _is_share(output):
@@ -139,11 +140,11 @@ def ranking_tables(meta: dict[str, Any], indices: pl.DataFrame) -> list[tuple[st
             columns = ["rank", "key", "range", "ST (95 % CI)", "S1 (95 % CI)"]
         rows = []
         for r in part.iter_rows(named=True):
-            num = lambda v, m=morris, o=output: _num(o, v, m)  # noqa: E731
+            num = lambda v, m=morris, o=output: index_text(o, v, m)  # noqa: E731
             cell = f"{num(r['estimate'])} ({num(r['lo'])}–{num(r['hi'])})"
             row = [str(r["rank"]), r["key"], r["range"], cell]
             if morris:
-                row += [_num(output, r["mu"], morris), _num(output, r["sigma"], morris)]
+                row += [index_text(output, r["mu"], morris), index_text(output, r["sigma"], morris)]
             else:
                 row.append(f"{num(r['s1'], False)} ({num(r['s1_lo'], False)}–{num(r['s1_hi'], False)})")
             rows.append(row)

@@ -9,6 +9,7 @@ linear_rate`` finds only the formula and the schema), so every game is the same 
 
 from pathlib import Path
 
+import json
 import polars as pl
 import pytest
 
@@ -214,3 +215,18 @@ def test_the_library_sensitivity_file():
     assert len(ss.outputs()) == 2 + 5
     points, _ = sensitivity.points_of(ss, ss.design())
     assert len(points) <= 90
+
+
+def test_the_terminal_summary_writes_indices_in_the_reports_unit(morris, capsys):
+    """A Morris index of a proportion (the crash rate) reads in percentage points on the terminal, as in the report
+    (it used to print 0.503 where the report said 50.33 pp)."""
+    from experiments import search
+    from experiments.cli import print_sensitivity
+
+    ss, out = morris
+    meta = json.loads((out / search.META).read_text())
+    print_sensitivity(out, meta)
+    text = capsys.readouterr().out
+    indices = pl.read_parquet(out / sensitivity.INDICES).filter(pl.col("metric") == "crash_rate")
+    first = indices.sort("rank").row(0, named=True)
+    assert f"{first['key']} {100 * first['estimate']:.2f} pp" in text
