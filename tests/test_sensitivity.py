@@ -7,9 +7,9 @@ The ignored key: ``capital.linear_rate`` is read only by the ``linear`` capital 
 ``linear``); under the default ``inverse_share`` formula nothing reads it (no phase, no strategy: ``grep
 linear_rate`` finds only the formula and the schema), so every game is the same whatever its value."""
 
+import json
 from pathlib import Path
 
-import json
 import polars as pl
 import pytest
 
