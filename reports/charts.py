@@ -615,6 +615,7 @@ def crash_cause_chart(agg: Aggregates, out_dir: Path) -> Chart:
     games = _games(agg)
     rounds = np.arange(1, agg.rounds + 1)
     causes = list(dict.fromkeys([*CAUSE_COLORS, *agg.crash_causes["cause"]]))
+    tallest = 0.0
     for ax, arm in zip(axes, agg.arms, strict=True):
         part = agg.crash_causes.filter(pl.col("arm_index") == arm.index)
         bottom = np.zeros(rounds.size)
@@ -624,10 +625,12 @@ def crash_cause_chart(agg: Aggregates, out_dir: Path) -> Chart:
             if share.any() or cause in CAUSE_COLORS and cause != "unknown":
                 ax.bar(rounds, share, 0.7, bottom=bottom, color=CAUSE_COLORS.get(cause, "black"), label=cause)
             bottom += share
+        tallest = max(tallest, bottom.max())
         ax.set_title(arm.title(), fontsize=9)
         ax.set_xticks(rounds)
         _pct_axis(ax.yaxis)
         ax.grid(axis="y", alpha=0.3)
+    axes[0].set_ylim(0, tallest * 1.12 or 1)  # shared: headroom above the tallest bar in every panel
     fig.supxlabel("round of the crash")
     fig.supylabel("share of the arm's games")
     handles, labels = axes[0].get_legend_handles_labels()

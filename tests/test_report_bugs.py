@@ -168,3 +168,19 @@ def test_percent_ticks_say_their_value_and_stay_distinct():
     assert ticks([0.02, 0.025, 0.03]) == ["2.0%", "2.5%", "3.0%"]
     assert charts.PointsFormatter().format_ticks([-0.025, 0.0, 0.025]) == ["−2.5", "0", "+2.5"]
     plt.close(fig)
+
+
+def test_the_tallest_crash_cause_bar_keeps_clear_of_the_frame(tmp_path, monkeypatch):
+    """The crash-cause panels leave at least a tenth of the tallest bar's height above it."""
+    seen = []
+    save = charts._save
+
+    def spy(fig, *args, **kwargs):
+        for ax in fig.axes:
+            if ax.patches:
+                seen.append((ax.get_ylim()[1], max(p.get_y() + p.get_height() for p in ax.patches)))
+        return save(fig, *args, **kwargs)
+
+    monkeypatch.setattr(charts, "_save", spy)
+    charts.crash_cause_chart(aggregate(make_run(tmp_path / "r", [{}], games=60, seed=1)), tmp_path / "c")
+    assert seen and all(top >= 1.1 * tallest > 0 for top, tallest in seen)
