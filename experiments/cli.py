@@ -208,6 +208,23 @@ def build_parser() -> argparse.ArgumentParser:
         t.add_argument("--quiet", action="store_true", help="no progress bar")
         t.add_argument("--no-report", action="store_true", help="skip report.html")
         t.set_defaults(func=cmd_tune if name == "tune" else cmd_sensitivity)
+
+    m = sub.add_parser(
+        "metagame", help="every seating of the strategies and its equilibria ([metagame])", parents=[common]
+    )
+    m.add_argument("file", help="experiment TOML with a [metagame] section")
+    m.add_argument("--games", type=int, help="games per table (overrides the file)")
+    m.add_argument("--seed", type=int, help="master seed of the games (overrides the file)")
+    m.add_argument("--jobs", type=int, help="worker processes (default: all cores)")
+    m.add_argument("--out", help="metagame folder (default: runs/<experiment name>)")
+    m.add_argument("--resume", action="store_true", help="continue an interrupted metagame in --out")
+    m.add_argument("--fresh", action="store_true", help="move an existing metagame folder aside and start afresh")
+    m.add_argument("--shard-size", type=int, help="games per shard (overrides the file)")
+    m.add_argument(
+        "--strategy", action="append", metavar="NAME[:k=v,..]", help="strategies (repeat; overrides the file)"
+    )
+    m.add_argument("--quiet", action="store_true", help="no progress bar")
+    m.set_defaults(func=cmd_metagame, no_report=True)  # no report of its own yet
     return p
 
 
@@ -622,6 +639,22 @@ def cmd_sensitivity(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_metagame(args: argparse.Namespace) -> int:
+    import polars as pl
+
+    from . import metagame
+
+    ms = metagame.load(args.file, **_study_changes(args))
+    out, meta = _run_study(args, metagame, ms, "tables")
+    print(f"results: {out}  (metagame: {meta['tables']} tables of {meta['games_per_table']:,} games per rules arm)")
+    eq = pl.read_parquet(out / metagame.EQUILIBRIA).filter(pl.col("share") > 0)
+    for (arm, _), part in eq.group_by("arm", "equilibrium", maintain_order=True):
+        mix = ", ".join(f"{r['strategy']} {r['share']:.0%}" for r in part.iter_rows(named=True))
+        basin = "" if part["basin"][0] is None else f", basin {part['basin'][0]:.0%}"
+        print(f"  {arm}: {mix} ({'stable' if part['stable'][0] else 'unstable'}{basin})")
+    return 0
+
+
 def _report_study(args: argparse.Namespace) -> int:
     try:
         meta = search.read_meta(Path(args.run_dir))
@@ -631,6 +664,10 @@ def _report_study(args: argparse.Namespace) -> int:
         raise runner.RunError("--reference: a tune or sensitivity report has no reference arm to choose")
     if not meta or meta.get("status") != "complete":
         raise runner.RunError(f"{args.run_dir}: the study has not finished (status: {(meta or {}).get('status')})")
+    if meta.get("kind") == "metagame":
+        raise runner.RunError(
+            f"{args.run_dir}: a metagame folder has no report yet (see payoffs.parquet, equilibria.parquet)"
+        )
     if meta.get("kind") == "tune":
         from reports.tune import write_tune_report
 

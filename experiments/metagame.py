@@ -1,0 +1,481 @@
+"""``eastindia metagame FILE``: the payoff table of every seating of the strategies, and its equilibria.
+
+An experiment file with a ``[metagame]`` section; its ``strategies`` (K of them), ``players``, rules, ``[overrides]``
+and ``[sweep]`` / ``[[arms]]`` (rules arms, without strategies of their own) are read as for ``eastindia run``::
+
+    [metagame]
+    compositions = "all"   # every multiset of `players` seats drawn from the K strategies; or "one_deviant": the
+                           # pure tables and each with one seat of another strategy (for large K)
+    starts = 200           # random starting mixes of the replicator dynamics (a Dirichlet(1, ..., 1) sample)
+    seed = 1               # their seed (default: the experiment's)
+
+Every composition of every rules arm is one arm of one experiment played by the runner into ``RUN_DIR/tables``
+(shards, ``--resume``, ``--jobs``, the lock): its strategies list holds each strategy as often as it sits at the
+table, rotated over the seats, on the experiment's games and dice (common random numbers: game i of every
+composition draws the same dice). The folder then gets:
+
+- ``payoffs.parquet``: per rules arm x composition x strategy present: ``arm``, ``composition``
+  (``balanced×4+random×1``), one count column per strategy, ``strategy``, ``seats``, ``win_rate`` (the share of the
+  composition's games won by a seat playing it: they add up to 1 per composition), ``lo``, ``hi`` (95 % Wilson),
+  ``mean_vp``, ``games``.
+- ``equilibria.parquet``: the symmetric Nash equilibria of each rules arm's empirical game, one row per equilibrium
+  x strategy: ``arm``, ``equilibrium``, ``strategy``, ``share``, ``stable``, ``basin``, ``regret``.
+
+The empirical game: a seat playing strategy i at a table whose other N - 1 seats are drawn from a population mix x
+earns the per-seat win rate of i (``win_rate / seats``) in the composition (i + the others), averaged over the
+others' compositions with their multinomial probabilities under x. The equilibria are found with numpy and scipy
+(egttools has no build for this Python): support enumeration (for each set of strategies, the mixes on it where they
+all earn the same, by least squares from several starts; kept when no strategy earns more) plus the end points of
+the replicator dynamics from ``starts`` random mixes. ``stable``: small perturbations of the equilibrium (towards
+random mixes and every pure strategy) return to it under the replicator dynamics; ``basin``: the share of the random
+starting mixes that end at it; ``regret``: the most a strategy earns against the mix above the mix's own average
+(about 0 at an equilibrium). With ``compositions = "one_deviant"`` only the pure tables can be judged: each pure
+table is an equilibrium when no single deviant earns more than its seats, stable when every deviant earns less;
+``basin`` is then empty. The equilibria carry no interval yet.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from sim.rules import RulesError, load_toml
+from sim.rules.schema import shown
+
+from . import runfolder as rf
+from . import runner, search, spec, tomlw
+from .runner import Interrupted, RunError, _one_line
+from .spec import MAX_ARMS, MAX_SEED, Experiment, ExperimentError
+
+SECTION = "metagame"
+KEYS: dict[str, Any] = {"compositions": str, "starts": int, "seed": int}
+MODES = ("all", "one_deviant")
+TABLES = "tables"
+PAYOFFS = "payoffs.parquet"
+EQUILIBRIA = "equilibria.parquet"
+MAX_STARTS = 100_000
+# Not in a metagame file: its arms are the compositions, and every composition plays all its games.
+NOT_HERE = {
+    "target_ci": "every composition plays all `games` games",
+    "reference": "a metagame compares no arms with a reference",
+}
+TOL = 1e-7  # a payoff difference this small is none (per-seat win rates lie in [0, 1])
+SAME = 0.01  # two mixes this close (largest share difference) are one equilibrium
+
+
+# ------------------------------------------------------------------------------------------------------ spec
+def compositions(k: int, players: int, mode: str = "all") -> list[tuple[int, ...]]:
+    """The tables as counts per strategy: every multiset of ``players`` seats (``all``), or the pure tables and
+    each with one deviant seat (``one_deviant``), in a fixed order."""
+    tables = [tuple(np.bincount(c, minlength=k)) for c in itertools.combinations_with_replacement(range(k), players)]
+    if mode == "one_deviant":
+        tables = [t for t in tables if max(t) >= players - 1]
+    return [tuple(int(n) for n in t) for t in tables]
+
+
+def composition_name(labels: list[str], counts: tuple[int, ...]) -> str:
+    return "+".join(f"{s}×{n}" for s, n in zip(labels, counts, strict=True) if n)
+
+
+@dataclass(frozen=True)
+class MetagameSpec:
+    exp: Experiment  # as written: its rules arms and its strategies
+    compositions: str
+    starts: int
+    seed: int
+
+    @property
+    def name(self) -> str:
+        return self.exp.name
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self.exp.arms[0].strategies)
+
+    def tables(self) -> list[tuple[int, ...]]:
+        return compositions(len(self.labels), self.exp.players, self.compositions)
+
+    def section(self) -> dict[str, Any]:
+        return {"compositions": self.compositions, "starts": self.starts, "seed": self.seed}
+
+    def resolved_toml(self) -> str:
+        return tomlw.dumps({**self.exp.data, SECTION: self.section()})
+
+    def study_digest(self) -> str:
+        return search.digest({"experiment": self.exp.digest(), SECTION: self.section()})
+
+    def experiment(self) -> Experiment:
+        """One experiment whose arms are every rules arm x composition (``arm_tables`` maps them back)."""
+        data = copy.deepcopy(self.exp.data)
+        entries = data["strategies"]
+        arms = []
+        for rules_arm, counts in self.arm_tables():
+            table = composition_name(self.labels, counts)
+            entry: dict[str, Any] = {
+                "name": table if len(self.exp.arms) == 1 else f"{rules_arm.name} | {table}",
+                "overrides": dict(rules_arm.overrides),
+                "strategies": [e for e, n in zip(entries, counts, strict=True) for _ in range(n)],
+            }
+            if rules_arm.rules_file:
+                entry["rules"] = rules_arm.rules_file
+            arms.append(entry)
+        data.update({"name": f"{self.name} tables", "sweep": {}, "reference": "", "target_ci": 0.0, "arms": arms})
+        return spec.resolve(data, self.exp.source, None)
+
+    def arm_tables(self) -> list[tuple[spec.Arm, tuple[int, ...]]]:
+        """(rules arm, composition) of each arm of ``experiment``, in its order."""
+        return [(arm, counts) for arm in self.exp.arms for counts in self.tables()]
+
+
+def load(path: str | Path, **changes: Any) -> MetagameSpec:
+    """Read a metagame file (``changes``: the experiment's top-level keys from the command line); every problem is
+    reported at once (``ExperimentError``)."""
+    path = Path(path)
+    try:
+        raw = load_toml(path)
+    except RulesError as err:
+        raise ExperimentError([str(err)]) from None
+    where = search.section_where(str(path), SECTION)
+    problems: list[str] = []
+    table = raw.pop(SECTION, None)
+    for other in search.SECTIONS:
+        if raw.pop(other, None) is not None:
+            problems.append(f"{path}: {other}: read by `eastindia {other}`; a file for `eastindia metagame` has none")
+    if not isinstance(table, dict):
+        problems.append(
+            f"{where}: missing: `eastindia metagame` needs a [metagame] section"
+            if table is None
+            else f"{where}: expected a table, got {shown(table)}"
+        )
+        table = {}
+    for key, why in NOT_HERE.items():
+        if raw.pop(key, None) is not None:
+            problems.append(f"{path}: {key}: has no place in a metagame file ({why})")
+    if raw.get("rotate", True) is False:
+        problems.append(f'{path}: rotate: a metagame rotates every table over the seats (true or "all")')
+        raw.pop("rotate")
+    for i, arm in enumerate(raw.get("arms") or []):
+        if isinstance(arm, dict) and "strategies" in arm:
+            problems.append(f"{path}: arms[{i}].strategies: the metagame seats the tables; list them at the top")
+            arm.pop("strategies")
+    given = {k: v for k, v in changes.items() if v is not None}
+    raw.update(given)
+    exp = None
+    try:
+        exp = spec.resolve(raw, str(path), path.parent, from_command_line=set(given))
+    except ExperimentError as err:
+        problems = err.problems + problems
+    search.check_keys(table, KEYS, where, problems)
+    mode = table.get("compositions", "all")
+    if mode not in MODES:
+        problems.append(f'{where}.compositions: expected "all" or "one_deviant", got {shown(mode)}')
+        mode = "all"
+    starts, seed = table.get("starts", 200), table.get("seed", exp.seed if exp is not None else 0)
+    for key, v, low, high in (("starts", starts, 1, MAX_STARTS), ("seed", seed, 0, MAX_SEED)):
+        if isinstance(v, int) and not isinstance(v, bool) and not low <= v <= high:
+            problems.append(f"{where}.{key}: must be between {low} and {high:,}, got {shown(v)}")
+    if exp is not None:
+        labels = list(exp.arms[0].strategies)
+        if len(labels) < 2:
+            problems.append(f"{path}: strategies: a metagame needs two strategies or more, got {', '.join(labels)}")
+        elif len(set(labels)) < len(labels):
+            problems.append(f"{path}: strategies: each strategy once (the metagame seats it as often as it needs)")
+        else:
+            arms = len(exp.arms) * len(compositions(len(labels), exp.players, mode))
+            if arms > MAX_ARMS:
+                problems.append(
+                    f"{where}.compositions: {arms:,} tables (rules arms x compositions), more than {MAX_ARMS:,}: use "
+                    'fewer strategies or compositions = "one_deviant"'
+                )
+    if problems:
+        raise ExperimentError(problems)
+    assert exp is not None
+    return MetagameSpec(exp, mode, starts, seed)
+
+
+# ------------------------------------------------------------------------------------------------------- run
+def run(
+    ms: MetagameSpec,
+    run_dir: str | Path,
+    jobs: int | None = None,
+    resume: bool = False,
+    fresh: bool = False,
+    shard_size: int | None = None,
+    command: str = "",
+    progress: Any = None,
+    notify: Callable[[str], None] | None = None,
+    report: bool = False,  # a metagame has no report of its own yet
+) -> dict[str, Any]:
+    """Play every table into ``run_dir/tables``, then write the payoffs and the equilibria."""
+    run_dir = Path(run_dir)
+    notify = notify or runner._stderr
+    runner.check_options(jobs, shard_size, "loky", None, resume, fresh)
+    with search.Folder(run_dir, SECTION, command, notify) as folder:
+        old = folder.open(ms.study_digest(), resume, fresh)
+        if old is not None and old.get("status") == "complete":
+            return old
+        exp = ms.experiment()
+        meta = {
+            "kind": SECTION,
+            "name": ms.name,
+            "command": command or (old or {}).get("command", ""),
+            "study_digest": ms.study_digest(),
+            "experiment_digest": ms.exp.digest(),
+            "compositions": ms.compositions,
+            "tables": len(ms.tables()),
+            "arms": [arm.name for arm in ms.exp.arms],
+            "starts": ms.starts,
+            "starts_seed": ms.seed,
+            "seed": ms.exp.seed,
+            "players": ms.exp.players,
+            "games_per_table": ms.exp.games,
+            "strategies": ms.labels,
+            "started": (old or {}).get("started") or search.now(),
+            "status": "running",
+            "started_work": True,
+        }
+        try:
+            rf.write_atomic(run_dir / rf.EXPERIMENT, ms.resolved_toml().encode())
+            search.write_meta(run_dir, meta)
+        except OSError as exc:
+            raise RunError(f"{run_dir}: cannot write: {exc.strerror or exc}") from None
+        start = time.perf_counter()
+        try:
+            if progress:
+                progress.points(len(exp.arms), ms.exp.games * len(exp.arms))
+            runner.run(
+                exp,
+                run_dir / TABLES,
+                jobs=jobs,
+                resume=True,
+                shard_size=shard_size,
+                command=command,
+                progress=progress,
+                notify=notify,
+            )
+            payoffs = payoff_frame(ms, run_dir / TABLES)
+            search.write_parquet(run_dir / PAYOFFS, payoffs)
+            search.write_parquet(run_dir / EQUILIBRIA, equilibria_frame(ms, payoffs))
+        except KeyboardInterrupt:
+            folder.mark(meta, "interrupted", "Ctrl-C")
+            raise Interrupted(
+                f"interrupted: the finished shards are kept in {run_dir / TABLES}; run again with --resume to "
+                f"continue: {runner._commands(command)[0]}",
+                0,
+                len(exp.arms),
+            ) from None
+        except Interrupted as exc:
+            folder.mark(meta, "interrupted", _one_line(exc))
+            raise
+        except Exception as exc:
+            folder.mark(meta, "failed", _one_line(exc))
+            raise
+        meta["wall_time_s"] = round(time.perf_counter() - start + float((old or {}).get("wall_time_s") or 0), 3)
+        meta.update({"status": "complete", "finished": search.now(), "versions": search.versions()})
+        search.write_meta(run_dir, meta)
+        return meta
+
+
+def payoff_frame(ms: MetagameSpec, tables_dir: Path) -> pl.DataFrame:
+    """One row per rules arm x composition x strategy present (see the module docstring)."""
+    from reports.stats import wilson
+
+    games = pl.scan_parquet(rf.frame_path(tables_dir, "games"))
+    wins = games.group_by("arm_index", pl.col("winner_strategy").alias("strategy")).agg(pl.len().alias("won"))
+    played = games.group_by("arm_index").agg(pl.len().cast(pl.Int64).alias("games"))
+    seats = (
+        pl.scan_parquet(rf.frame_path(tables_dir, "seats"))
+        .group_by("arm_index", "strategy")
+        .agg(pl.col("vp").cast(pl.Float64).mean().alias("mean_vp"))
+    )
+    counts = {i: dict(zip(ms.labels, c, strict=True)) for i, (_, c) in enumerate(ms.arm_tables())}
+    keys = pl.DataFrame(
+        {
+            "arm_index": list(counts),
+            "arm": [arm.name for arm, _ in ms.arm_tables()],
+            "composition": [composition_name(ms.labels, c) for _, c in ms.arm_tables()],
+            **{s: [counts[i][s] for i in counts] for s in ms.labels},
+        },
+        schema_overrides={"arm_index": pl.Int64, **dict.fromkeys(ms.labels, pl.Int64)},
+    )
+    frame = (
+        seats.join(played, on="arm_index")
+        .join(wins, on=["arm_index", "strategy"], how="left")
+        .collect()
+        .with_columns(pl.col("arm_index").cast(pl.Int64), pl.col("won").fill_null(0).cast(pl.Int64))
+        .join(keys, on="arm_index")
+    )
+    order = {s: i for i, s in enumerate(ms.labels)}
+    frame = frame.with_columns(
+        pl.struct(ms.labels + ["strategy"]).map_elements(lambda r: r[r["strategy"]], pl.Int64).alias("seats"),
+        pl.col("strategy").replace_strict(order, return_dtype=pl.Int64).alias("_order"),
+    ).sort("arm_index", "_order")
+    lo, hi = wilson(frame["won"].to_numpy(), frame["games"].to_numpy())
+    return frame.with_columns(
+        (pl.col("won") / pl.col("games")).alias("win_rate"), pl.Series("lo", lo), pl.Series("hi", hi)
+    ).select("arm", "composition", *ms.labels, "strategy", "seats", "win_rate", "lo", "hi", "mean_vp", "games")
+
+
+def equilibria_frame(ms: MetagameSpec, payoffs: pl.DataFrame) -> pl.DataFrame:
+    """Every rules arm's equilibria (see ``equilibria`` and ``pure_equilibria``), one row per strategy."""
+    rows = []
+    k = len(ms.labels)
+    for arm in ms.exp.arms:
+        part = payoffs.filter(pl.col("arm") == arm.name)
+        tables = ms.tables()
+        index = {t: r for r, t in enumerate(tables)}
+        payoff = np.full((len(tables), k), np.nan)
+        for r in part.iter_rows(named=True):
+            counts = tuple(r[s] for s in ms.labels)
+            payoff[index[counts], ms.labels.index(r["strategy"])] = r["win_rate"] / r["seats"]
+        counts = np.array(tables)
+        if ms.compositions == "all":
+            found = equilibria(counts, payoff, ms.exp.players, ms.starts, ms.seed)
+        else:
+            found = pure_equilibria(counts, payoff, ms.exp.players)
+        for e, eq in enumerate(found):
+            for s, share in zip(ms.labels, eq["shares"], strict=True):
+                rows.append({"arm": arm.name, "equilibrium": e, "strategy": s, "share": float(share), **eq["rest"]})
+    schema = {
+        "arm": pl.String,
+        "equilibrium": pl.Int64,
+        "strategy": pl.String,
+        "share": pl.Float64,
+        "stable": pl.Boolean,
+        "basin": pl.Float64,
+        "regret": pl.Float64,
+    }
+    return pl.DataFrame(rows, schema=schema)
+
+
+# ------------------------------------------------------------------------------------------------ the game
+class Game:
+    """A symmetric N-player game from per-seat payoffs per composition (``counts[c]``: seats per strategy,
+    ``payoff[c, i]``: what one seat playing i earns there)."""
+
+    def __init__(self, counts: np.ndarray, payoff: np.ndarray, players: int):
+        counts = np.asarray(counts, dtype=np.int64)
+        self.k, self.players = counts.shape[1], players
+        index = {tuple(c): r for r, c in enumerate(counts)}
+        self.others = np.array(compositions(self.k, players - 1))  # [M, K]: the other seats
+        self.coef = np.array([math.factorial(players - 1) / math.prod(map(math.factorial, m)) for m in self.others])
+        self.table = np.empty((len(self.others), self.k))
+        for m, others in enumerate(self.others):
+            for i in range(self.k):
+                c = tuple(others + np.eye(self.k, dtype=np.int64)[i])
+                self.table[m, i] = payoff[index[c], i]
+        if np.isnan(self.table).any():
+            raise ValueError("a composition's payoff is missing")
+        self.scale = float(np.ptp(self.table)) or 1.0
+
+    def fitness(self, x: np.ndarray) -> np.ndarray:
+        """Each strategy's expected payoff against the mixes ``x`` ([S, K] -> [S, K])."""
+        x = np.atleast_2d(x)
+        probs = self.coef * np.prod(x[:, None, :] ** self.others[None], axis=2)
+        return probs @ self.table
+
+    def regret(self, x: np.ndarray) -> float:
+        f = self.fitness(x)[0]
+        return float(f.max() - x @ f)
+
+    def replicate(self, x: np.ndarray, steps: int = 20_000, dt: float = 0.5) -> np.ndarray:
+        """The replicator dynamics from the mixes ``x`` ([S, K]) until they stand still (exponential steps, which
+        keep mixes on the simplex; payoffs scaled to their range, which changes the speed, not the paths)."""
+        x = np.array(x, dtype=float)
+        for t in range(steps):
+            f = self.fitness(x)
+            gain = f - (x * f).sum(axis=1, keepdims=True)
+            x = x * np.exp(dt * gain / self.scale)
+            x /= x.sum(axis=1, keepdims=True)
+            if t % 50 == 0 and np.abs(x * gain).max() < 1e-12 * self.scale:
+                break
+        return x
+
+
+def _snap(x: np.ndarray) -> np.ndarray:
+    x = np.where(x < 1e-6, 0.0, x)
+    return x / x.sum(axis=-1, keepdims=True)
+
+
+def _support_candidates(game: Game, rng: np.random.Generator) -> list[np.ndarray]:
+    """Mixes on every support where its strategies all earn the same (least squares from several starts)."""
+    from scipy.optimize import least_squares
+
+    k = game.k
+    out = [np.eye(k)[i] for i in range(k)]
+    for size in range(2, k + 1):
+        for support in itertools.combinations(range(k), size):
+            idx = list(support)
+
+            def mix(y: np.ndarray, idx: list[int] = idx) -> np.ndarray:
+                x = np.zeros(k)
+                x[idx[:-1]] = y
+                x[idx[-1]] = 1.0 - y.sum()
+                return x
+
+            def residual(y: np.ndarray, idx: list[int] = idx, mix: Callable = mix) -> np.ndarray:
+                f = game.fitness(mix(y))[0][idx]
+                return np.append((f[1:] - f[0]) / game.scale, min(0.0, 1.0 - y.sum()))
+
+            starts = np.vstack([np.full(size, 1.0 / size), rng.dirichlet(np.ones(size), 8)])
+            for s in starts:
+                fit = least_squares(residual, s[:-1], bounds=(0.0, 1.0), xtol=1e-14, ftol=1e-14, gtol=1e-14)
+                x = mix(fit.x)
+                if np.abs(fit.fun).max() < 1e-9 and x[idx].min() > 1e-6:
+                    out.append(x)
+    return out
+
+
+def equilibria(
+    counts: np.ndarray, payoff: np.ndarray, players: int, starts: int = 200, seed: int = 1
+) -> list[dict[str, Any]]:
+    """The symmetric Nash equilibria of the game (``Game``): the mixes found by support enumeration and the end
+    points of the replicator dynamics from ``starts`` Dirichlet(1, ..., 1) mixes, kept when no strategy earns more
+    than the mix (regret below ``TOL``). Each: ``shares`` and ``rest`` (``stable``, ``basin``, ``regret``); the most
+    attracting first."""
+    game = Game(counts, payoff, players)
+    rng = np.random.default_rng(seed)
+    begin = rng.dirichlet(np.ones(game.k), starts)
+    ends = _snap(game.replicate(begin))
+    found: list[np.ndarray] = []
+    for x in [*_support_candidates(game, rng), *ends]:
+        x = _snap(x)
+        if game.regret(x) < TOL and not any(np.abs(x - y).max() < SAME for y in found):
+            found.append(x)
+    out = []
+    for x in found:
+        basin = float(np.mean(np.abs(ends - x).max(axis=1) < SAME))
+        nudges = np.vstack([np.eye(game.k), rng.dirichlet(np.ones(game.k), 20)])
+        back = _snap(game.replicate(0.99 * x + 0.01 * nudges))
+        stable = bool((np.abs(back - x).max(axis=1) < SAME).all())
+        out.append({"shares": x, "rest": {"stable": stable, "basin": basin, "regret": game.regret(x)}})
+    return sorted(out, key=lambda e: (-e["rest"]["basin"], not e["rest"]["stable"]))
+
+
+def pure_equilibria(counts: np.ndarray, payoff: np.ndarray, players: int) -> list[dict[str, Any]]:
+    """The pure tables no single deviant gains at (only those can be judged from the pure and one-deviant tables):
+    regret = the best deviant's per-seat payoff minus the table's; stable when every deviant earns less."""
+    k = counts.shape[1]
+    index = {tuple(c): r for r, c in enumerate(np.asarray(counts))}
+    out = []
+    for i in range(k):
+        pure = np.eye(k, dtype=np.int64)[i] * players
+        own = payoff[index[tuple(pure)], i]
+        gains = [
+            payoff[index[tuple(pure - np.eye(k, dtype=np.int64)[i] + np.eye(k, dtype=np.int64)[j])], j] - own
+            for j in range(k)
+            if j != i
+        ]
+        if max(gains) < TOL:
+            rest = {"stable": max(gains) < -TOL, "basin": None, "regret": max(0.0, max(gains))}
+            out.append({"shares": np.eye(k)[i], "rest": rest})
+    return out
