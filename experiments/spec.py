@@ -114,7 +114,7 @@ OPTIONS = {
     "reference": "--reference",
 }
 # Sections of a study file (issue 14), read by `eastindia tune` / `eastindia sensitivity` (experiments.search).
-STUDY_SECTIONS = ("tune", "sensitivity")
+STUDY_SECTIONS = ("tune", "sensitivity", "metagame")
 # Keys that change no row of the results (left out of the experiment's digest): how it is cut, what it is compared
 # with.
 NOT_RESULTS = ("shard_size", "reference")
@@ -694,7 +694,7 @@ def check_file(path: str | Path) -> list[str]:
         raw = load_toml(path)
     except RulesError as err:
         return [str(err)]
-    if raw.keys() & set(STUDY_SECTIONS):  # issue 14: checked as `eastindia tune` / `sensitivity` reads it
+    if raw.keys() & set(STUDY_SECTIONS):  # checked as `eastindia tune`, `sensitivity` or `metagame` reads it
         import importlib
 
         section = next(s for s in STUDY_SECTIONS if s in raw)

@@ -175,3 +175,13 @@ def test_the_library_metagame_file():
     assert ms.labels == ["bid_low", "buy_shares", "run_firm", "go_military", "balanced"]
     assert len(ms.tables()) == 126 and len(ms.exp.arms) == 3
     assert len(ms.experiment().arms) == 3 * 126
+
+
+def test_validate_checks_a_metagame_file_as_the_metagame_reads_it(tmp_path):
+    """``eastindia validate`` (``spec.check_file``) takes a [metagame] file: the library's is valid, a bad section
+    gives the metagame's own one-line problem."""
+    library = Path(spec.__file__).with_name("library") / "metagame.toml"
+    assert spec.check_file(library) == []
+    bad = tmp_path / "bad.toml"
+    bad.write_text(library.read_text().replace('compositions = "all"', 'compositions = "some"'))
+    assert any("metagame.compositions" in p for p in spec.check_file(bad))
