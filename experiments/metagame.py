@@ -39,7 +39,6 @@ from __future__ import annotations
 import copy
 import itertools
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +52,6 @@ from sim.rules.schema import shown
 
 from . import runfolder as rf
 from . import runner, search, spec, tomlw
-from .runner import Interrupted, RunError, _one_line
 from .spec import MAX_ARMS, MAX_SEED, Experiment, ExperimentError
 
 SECTION = "metagame"
@@ -243,46 +241,16 @@ def run(
             "status": "running",
             "started_work": True,
         }
-        try:
-            rf.write_atomic(run_dir / rf.EXPERIMENT, ms.resolved_toml().encode())
-            search.write_meta(run_dir, meta)
-        except OSError as exc:
-            raise RunError(f"{run_dir}: cannot write: {exc.strerror or exc}") from None
-        start = time.perf_counter()
-        try:
-            if progress:
-                progress.points(len(exp.arms), ms.exp.games * len(exp.arms))
-            runner.run(
-                exp,
-                run_dir / TABLES,
-                jobs=jobs,
-                resume=True,
-                shard_size=shard_size,
-                command=command,
-                progress=progress,
-                notify=notify,
-            )
+        if progress:
+            progress.points(len(exp.arms), ms.exp.games * len(exp.arms))
+
+        def analyse() -> None:
             payoffs = payoff_frame(ms, run_dir / TABLES)
             search.write_parquet(run_dir / PAYOFFS, payoffs)
             search.write_parquet(run_dir / EQUILIBRIA, equilibria_frame(ms, payoffs))
-        except KeyboardInterrupt:
-            folder.mark(meta, "interrupted", "Ctrl-C")
-            raise Interrupted(
-                f"interrupted: the finished shards are kept in {run_dir / TABLES}; run again with --resume to "
-                f"continue: {runner._commands(command)[0]}",
-                0,
-                len(exp.arms),
-            ) from None
-        except Interrupted as exc:
-            folder.mark(meta, "interrupted", _one_line(exc))
-            raise
-        except Exception as exc:
-            folder.mark(meta, "failed", _one_line(exc))
-            raise
-        meta["wall_time_s"] = round(time.perf_counter() - start + float((old or {}).get("wall_time_s") or 0), 3)
-        meta.update({"status": "complete", "finished": search.now(), "versions": search.versions()})
-        search.write_meta(run_dir, meta)
-        return meta
+
+        play = {"jobs": jobs, "shard_size": shard_size, "command": command, "progress": progress, "notify": notify}
+        return search.play_study(folder, run_dir, meta, old, ms.resolved_toml(), exp, TABLES, analyse, **play)
 
 
 def payoff_frame(ms: MetagameSpec, tables_dir: Path) -> pl.DataFrame:

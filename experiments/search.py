@@ -44,6 +44,7 @@ import copy
 import hashlib
 import json
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -57,8 +58,8 @@ from sim.rules import Rules, RulesError, load_toml
 from sim.rules.schema import shown
 
 from . import runfolder as rf
-from . import spec, tomlw
-from .runner import RunError, _commands, _one_line
+from . import runner, spec, tomlw
+from .runner import Interrupted, RunError, _commands, _one_line
 from .spec import Experiment, ExperimentError
 
 OBJECTIVES = ("win_spread", "crash_rate", "win_rate", "mean_end_round")
@@ -826,6 +827,50 @@ def move_run_aside(folder: Path) -> None:
         folder.rename(aside)
     except OSError as exc:
         raise RunError(f"{folder}: cannot move it aside to {aside}: {exc.strerror or exc}") from None
+
+
+def play_study(
+    folder: Folder,
+    run_dir: Path,
+    meta: dict[str, Any],
+    old: dict[str, Any] | None,
+    resolved_toml: str,
+    exp: Experiment,
+    sub_dir: str,
+    analyse: Callable[[], None],
+    **play: Any,
+) -> dict[str, Any]:
+    """The part every study shares: write its resolved file and ``meta`` (status running), play ``exp`` into
+    ``run_dir/sub_dir`` through the runner (``play``: jobs, shard_size, command, progress, notify; always resuming
+    the shards already there), call ``analyse()`` to write the study's own files, and mark the study complete; an
+    interruption or a failure is marked in ``meta`` and raised."""
+    try:
+        rf.write_atomic(run_dir / rf.EXPERIMENT, resolved_toml.encode())
+        write_meta(run_dir, meta)
+    except OSError as exc:
+        raise RunError(f"{run_dir}: cannot write: {exc.strerror or exc}") from None
+    start = time.perf_counter()
+    try:
+        runner.run(exp, run_dir / sub_dir, resume=True, **play)
+        analyse()
+    except KeyboardInterrupt:
+        folder.mark(meta, "interrupted", "Ctrl-C")
+        raise Interrupted(
+            f"interrupted: the finished shards are kept in {run_dir / sub_dir}; run again with --resume to "
+            f"continue: {_commands(play.get('command', ''))[0]}",
+            0,
+            len(exp.arms),
+        ) from None
+    except Interrupted as exc:
+        folder.mark(meta, "interrupted", _one_line(exc))
+        raise
+    except Exception as exc:
+        folder.mark(meta, "failed", _one_line(exc))
+        raise
+    meta["wall_time_s"] = round(time.perf_counter() - start + float((old or {}).get("wall_time_s") or 0), 3)
+    meta.update({"status": "complete", "finished": now(), "versions": versions()})
+    write_meta(run_dir, meta)
+    return meta
 
 
 def versions() -> dict[str, str]:

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,9 +46,8 @@ import polars as pl
 
 from sim.rules.schema import shown
 
-from . import runfolder as rf
 from . import runner, search, tomlw
-from .runner import Interrupted, RunError, _one_line
+from .runner import RunError
 from .search import Param
 from .spec import MAX_SEED, Experiment, ExperimentError
 
@@ -273,51 +271,22 @@ def run(
                     f"{ss.exp.source}: {SECTION}.params: point {i} of the design ({shown_values}) is refused by the "
                     f"rules: {why}; narrow the ranges"
                 )
-        try:
-            rf.write_atomic(run_dir / rf.EXPERIMENT, ss.resolved_toml().encode())
-            search.write_meta(run_dir, meta)
-        except OSError as exc:
-            raise RunError(f"{run_dir}: cannot write: {exc.strerror or exc}") from None
-        start = time.perf_counter()
-        try:
-            exp = search.study_experiment(
-                ss.exp, f"{ss.name} points", [(f"point {i}", v) for i, v in enumerate(points)]
-            )
-            if progress:
-                progress.points(len(points), ss.games * len(points))
-            runner.run(
-                exp,
-                run_dir / POINTS_DIR,
-                jobs=jobs,
-                resume=True,
-                shard_size=shard_size,
-                command=command,
-                progress=progress,
-                notify=notify,
-            )
+        exp = search.study_experiment(ss.exp, f"{ss.name} points", [(f"point {i}", v) for i, v in enumerate(points)])
+        if progress:
+            progress.points(len(points), ss.games * len(points))
+
+        def analyse_points() -> None:
             stats = search.arm_stats(run_dir / POINTS_DIR)
             point_frame, outputs = _points_frame(ss, points, stats)
             search.write_parquet(run_dir / POINTS, point_frame)
             search.write_parquet(run_dir / DESIGN, _design_frame(ss, design, row_point))
             indices = analyse(ss, design, {name: y[row_point] for name, y in outputs.items()})
             search.write_parquet(run_dir / INDICES, indices)
-        except KeyboardInterrupt:
-            folder.mark(meta, "interrupted", "Ctrl-C")
-            raise Interrupted(
-                f"interrupted: the finished shards are kept in {run_dir / POINTS_DIR}; run again with --resume to "
-                f"continue: {runner._commands(command)[0]}",
-                0,
-                len(points),
-            ) from None
-        except Interrupted as exc:
-            folder.mark(meta, "interrupted", _one_line(exc))
-            raise
-        except Exception as exc:
-            folder.mark(meta, "failed", _one_line(exc))
-            raise
-        meta["wall_time_s"] = round(time.perf_counter() - start + float((old or {}).get("wall_time_s") or 0), 3)
-        meta.update({"status": "complete", "finished": search.now(), "versions": search.versions()})
-        search.write_meta(run_dir, meta)
+
+        play = {"jobs": jobs, "shard_size": shard_size, "command": command, "progress": progress, "notify": notify}
+        meta = search.play_study(
+            folder, run_dir, meta, old, ss.resolved_toml(), exp, POINTS_DIR, analyse_points, **play
+        )
         if report:
             from reports.sensitivity import write_sensitivity_report
 
