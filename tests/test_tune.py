@@ -93,6 +93,17 @@ def quiet(message: str) -> None:
     pass
 
 
+def refused(tmp_path: Path, capsys, path: Path, message: str) -> None:
+    """`eastindia tune` refuses the file in one line naming it, exit 2, nothing written; validate finds it too."""
+    code = cli.main(["tune", str(path), "--out", str(tmp_path / "out"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert message in err and str(path) in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+    assert any(message in line for line in spec.check_file(path))
+
+
 # ------------------------------------------------------------------------------------------- a known answer
 def test_tuning_start_stability_to_its_own_crash_rate_recovers_it(tmp_path):
     """The crash rate measured with company.start_stability = 5 (300 four-player games of `balanced`) is the target:
@@ -482,14 +493,7 @@ def test_conditions_load(tmp_path):
 def test_bad_conditions_are_one_line_exit_2(tmp_path, capsys, change, message):
     old, new = change
     assert old in COND
-    path = write(tmp_path, COND.replace(old, new, 1))
-    code = cli.main(["tune", str(path), "--out", str(tmp_path / "out"), "--quiet"])
-    err = capsys.readouterr().err
-    assert code == 2, err
-    assert message in err and str(path) in err and "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1
-    assert not (tmp_path / "out").exists()
-    assert any(message in line for line in spec.check_file(path))
+    refused(tmp_path, capsys, write(tmp_path, COND.replace(old, new, 1)), message)
 
 
 # ----------------------------------------------------------------------------------------------- bad input
@@ -519,14 +523,7 @@ def test_bad_tune_input_is_one_line_exit_2(tmp_path, capsys, change, message):
     text = SMALL.format(trials=8, confirm=0)
     old, new = change
     assert old in text
-    path = write(tmp_path, text.replace(old, new, 1))
-    code = cli.main(["tune", str(path), "--out", str(tmp_path / "out"), "--quiet"])
-    err = capsys.readouterr().err
-    assert code == 2, err
-    assert message in err and "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1
-    assert not (tmp_path / "out").exists()
-    assert any(message in line for line in spec.check_file(path))  # validate finds it too
+    refused(tmp_path, capsys, write(tmp_path, text.replace(old, new, 1)), message)
 
 
 def test_missing_sections_and_options(tmp_path, capsys):
@@ -695,14 +692,7 @@ def test_a_strategy_parameter_reaches_the_strategy_and_best_toml_plays_the_tuned
 def test_bad_strategy_keys_are_one_line_exit_2(tmp_path, capsys, new, message):
     old = '"bid_low:max_bid" = { low = 2, high = 6 }'
     assert old in RESPOND
-    path = write(tmp_path, RESPOND.replace(old, new, 1))
-    code = cli.main(["tune", str(path), "--out", str(tmp_path / "out"), "--quiet"])
-    err = capsys.readouterr().err
-    assert code == 2, err
-    assert message in err and str(path) in err and "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1
-    assert not (tmp_path / "out").exists()
-    assert any(message in line for line in spec.check_file(path))
+    refused(tmp_path, capsys, write(tmp_path, RESPOND.replace(old, new, 1)), message)
 
 
 def test_a_strategy_that_wastes_its_actions_learns_to_waste_none(tmp_path):
