@@ -30,7 +30,8 @@ absent from the trial (define-by-run: Optuna is never asked for it)::
 
 A condition names keys with choices or integer ranges (a continuous key takes a given value only by chance), each
 value among that key's choices or in its range; no key is conditioned on itself or, through others, in a cycle.
-A SALib design sets every key at every point, so ``[sensitivity.params]`` refuses ``when``.
+A SALib design sets every key at every point, so ``[sensitivity.params]`` refuses ``when``. ``[tune.params]`` also
+takes strategy parameters, ``"bid_low:max_bid"`` (``strategy_target``), their ranges checked against the ``Param``.
 
 A key whose default is an integer is searched over integers (``int = true`` is implied; ``int = false`` is refused);
 ``low``, ``high`` and every choice are checked against the rules (with the experiment's ``[overrides]``) when the file
@@ -45,7 +46,7 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,13 +55,15 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+import strategies as registry
 from sim.rules import Rules, RulesError, load_toml
 from sim.rules.schema import shown
+from strategies.base import StrategyParameterError
 
 from . import runfolder as rf
 from . import runner, spec, tomlw
 from .runner import Interrupted, RunError, _commands, _one_line
-from .spec import Experiment, ExperimentError
+from .spec import Experiment, ExperimentError, StrategySpec
 
 OBJECTIVES = ("win_spread", "crash_rate", "win_rate", "mean_end_round")
 PROPORTION_METRICS = ("win_spread", "crash_rate", "win_rate")
@@ -238,11 +241,64 @@ def _number(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
+def is_strategy_key(key: str) -> bool:
+    """``"bid_low:max_bid"``: a strategy's parameter (rules keys are dotted and have no colon)."""
+    return ":" in key
+
+
+def strategy_target(key: str, specs: Sequence[StrategySpec]) -> tuple[StrategySpec, str]:
+    """The strategy at the table and the parameter a ``"<strategy>:<param>"`` key names (the strategy by its label or,
+    when one plays under it, its registered name); ``ValueError`` with the reason when there is none."""
+    name, _, param = key.partition(":")
+    labels = ", ".join(dict.fromkeys(s.label for s in specs))
+    found = [s for s in specs if s.label == name] or [s for s in specs if s.name == name]
+    if not found:
+        if name in registry.REGISTRY:
+            raise ValueError(f"strategy {name!r} does not play in this experiment (strategies: {labels})")
+        raise ValueError(f"unknown strategy {name!r} (known: {', '.join(sorted(registry.REGISTRY))})")
+    if len(found) > 1:
+        raise ValueError(f"strategy {name!r} plays with different parameters at this table ({labels}): tune one")
+    params = registry.get(found[0].name).PARAMS
+    if param not in params:
+        raise ValueError(f"strategy {name!r} has no parameter {param!r} (known: {', '.join(sorted(params)) or 'none'})")
+    return found[0], param
+
+
+def strategy_value(target: StrategySpec, name: str) -> Any:
+    """The value the table's strategy plays a parameter with (its default when the spec leaves it out)."""
+    return dict(target.params).get(name, registry.get(target.name).PARAMS[name].default)
+
+
+def _strategy_param(key: str, entry: dict[str, Any], specs: Sequence[StrategySpec]) -> tuple[Param | None, str]:
+    """A searched strategy parameter, its range or choices checked against the parameter's own (its ``Param``)."""
+    try:
+        target, name = strategy_target(key, specs)
+    except ValueError as err:
+        return None, str(err)
+    current = strategy_value(target, name)
+    param, trouble = _param(key, entry, current, "the strategy parameter")
+    if trouble:
+        return None, trouble
+    for v in list(param.choices) if param.kind == "choice" else [param.low, param.high]:
+        try:
+            registry.make(target.name, **{**dict(target.params), name: v})
+        except StrategyParameterError as err:
+            return None, f"{shown(v)}: {err}"
+        except Exception as exc:  # a plugin's constructor
+            return None, f"{shown(v)}: strategy {target.name!r} raised {type(exc).__name__} when created: {exc}"
+    return param, ""
+
+
 def parse_params(
-    table: Any, where: str, rules: Rules | None, conditional: bool = False
+    table: Any,
+    where: str,
+    rules: Rules | None,
+    conditional: bool = False,
+    specs: Sequence[StrategySpec] | None = None,
 ) -> tuple[list[Param], list[str]]:
     """The searched keys of a ``params`` table and every problem found (``where``: ``FILE: tune.params``);
-    ``conditional``: ``when`` is allowed (``[tune.params]``), else refused (``[sensitivity.params]``)."""
+    ``conditional``: ``when`` is allowed (``[tune.params]``), else refused (``[sensitivity.params]``); ``specs``:
+    the strategies at the table, whose parameters may be searched as ``"<strategy>:<param>"`` keys (``tune``)."""
     problems: list[str] = []
     if not isinstance(table, dict) or not table:
         return [], [f"{where}: expected a table of rules keys, each with a range or choices (at least one)"]
@@ -266,6 +322,13 @@ def parse_params(
                 continue
             entry = dict(entry)
             conditions[key] = entry.pop("when")
+        if specs is not None and is_strategy_key(key):
+            param, trouble = _strategy_param(key, entry, specs)
+            if param is None:
+                problems.append(f"{at}: {trouble}")
+            else:
+                params.append(param)
+            continue
         current = None
         if rules is not None:
             try:
@@ -361,7 +424,7 @@ def _cycle(depends: dict[str, list[str]]) -> list[str]:
     return []
 
 
-def _param(key: str, entry: dict[str, Any], current: Any) -> tuple[Param, str]:
+def _param(key: str, entry: dict[str, Any], current: Any, what: str = "the rules key") -> tuple[Param, str]:
     none = Param(key, "float")
     if "choices" in entry:
         extra = sorted(set(entry) - {"choices"})
@@ -388,11 +451,11 @@ def _param(key: str, entry: dict[str, Any], current: Any) -> tuple[Param, str]:
         if name in entry and not isinstance(entry[name], bool):
             return none, f"{name}: expected true or false, got {shown(entry[name])}"
     if current is not None and not _number(current):
-        return none, f"the rules value is {shown(current)}, not a number: search it with choices = [...]"
+        return none, f"{what} holds {shown(current)}, not a number: search it with choices = [...]"
     integer_key = isinstance(current, int) and not isinstance(current, bool)
     is_int = entry.get("int", integer_key)
     if integer_key and not is_int:
-        return none, "the rules key holds an integer: drop int = false"
+        return none, f"{what} holds an integer: drop int = false"
     log = entry.get("log", False)
     if log and low <= 0:
         return none, f"log = true needs low > 0, got {shown(low)}"
@@ -488,12 +551,17 @@ def study_experiment(
     arms: list[tuple[str, dict[str, Any]]],
     games: int | None = None,
     seed: int | None = None,
+    strategies: dict[str, list[Any]] | None = None,
 ) -> Experiment:
-    """An experiment of the study's own arms (name, overrides on top of the experiment's), played by the runner
-    on the experiment's games and dice (or ``games`` / ``seed``)."""
+    """An experiment of the study's own arms (name, overrides on top of the experiment's; ``strategies``: the table
+    of an arm that plays other strategies than the experiment's, by arm name), played by the runner on the
+    experiment's games and dice (or ``games`` / ``seed``)."""
     data = copy.deepcopy(exp.data)
     data.update({"name": name, "sweep": {}, "reference": "", "target_ci": 0.0})
-    data["arms"] = [{"name": arm, "overrides": over} for arm, over in arms]
+    tables = strategies or {}
+    data["arms"] = [
+        {"name": arm, "overrides": over, **({"strategies": tables[arm]} if arm in tables else {})} for arm, over in arms
+    ]
     if games is not None:
         data["games"] = games
     if seed is not None:
@@ -570,6 +638,21 @@ def arm_stats(run_dir: Path, keep_games: bool = False) -> dict[int, ArmStats]:
             )
         out[i] = ArmStats(r["games"], r["crashes"], r["end_sum"], r["end_sq"], won, fair, per_game)
     return out
+
+
+def relabel(stats: ArmStats, labels: dict[str, str]) -> ArmStats:
+    """The arm's numbers under other strategy labels (``labels``: the label played -> the label reported), e.g. a
+    tuned strategy's trial label ``bid_low(max_bid=3)`` read as the table's ``bid_low``."""
+    fair: dict[str, float] = {}
+    wins: dict[str, int] = {}
+    for s, f in stats.fair.items():
+        fair[labels.get(s, s)] = fair.get(labels.get(s, s), 0.0) + f
+    for s, n in stats.wins.items():
+        wins[labels.get(s, s)] = wins.get(labels.get(s, s), 0) + n
+    per_game = stats.per_game
+    if per_game is not None and labels:
+        per_game = per_game.with_columns(pl.col("winner_strategy").replace(labels))
+    return ArmStats(stats.games, stats.crashes, stats.end_sum, stats.end_sq, wins, fair, per_game)
 
 
 def metric_names(metric: str, strategy: str | None = None) -> str:

@@ -18,6 +18,12 @@ An experiment file with a ``[tune]`` section::
     "capital.budget_per_player" = { low = 4, high = 9, int = true }
     "capital.formula" = { choices = ["inverse_share", "linear"] }
 
+A key ``"<strategy>:<param>"`` (``"bid_low:max_bid" = { low = 0, high = 6 }``) searches a parameter of a strategy at
+the table, within its ``Param`` bounds: each trial plays the table with that strategy made with the trial's values
+(labelled ``bid_low(max_bid=3)`` in the frames, its wins counted as the table's ``bid_low``), so ``objective =
+"win_rate"`` with ``strategy = "bid_low"`` and ``target = "max"`` is bid_low's best response to the rest of the table;
+``best.toml`` then holds the tuned table (``strategies = ["bid_low:max_bid=3", ...]``) for ``eastindia run``.
+
 A key may be conditional: ``when = { "capital.formula" = "linear" }`` (a value or a list of values per named key)
 searches it only in the trials where the condition holds; the trials are built define-by-run (``suggest``), so in
 the others the key is never asked of Optuna, keeps the rules' own value and is absent from the trial (null in
@@ -54,6 +60,7 @@ from typing import Any, Protocol
 import numpy as np
 import polars as pl
 
+import strategies as registry
 from sim.rules.schema import shown
 
 from . import runfolder as rf
@@ -129,7 +136,11 @@ class TuneSpec:
         for p in search.suggest_order(self.params):
             if not p.active(values):  # a conditional key whose condition the rules' values do not meet: absent
                 continue
-            value = search._lookup(rules.raw, p.key)
+            if search.is_strategy_key(p.key):
+                target, name = search.strategy_target(p.key, self.exp.arms[0].specs)
+                value = search.strategy_value(target, name)
+            else:
+                value = search._lookup(rules.raw, p.key)
             dist = p.distribution()
             try:
                 if not dist._contains(dist.to_internal_repr(value)):
@@ -138,6 +149,41 @@ class TuneSpec:
                 return None
             values[p.key] = value
         return values
+
+    def split(self, values: dict[str, Any]) -> tuple[dict[str, Any], list[Any] | None]:
+        """A trial's values as the rules overrides and the table that plays them: the experiment's strategies with
+        the searched strategy parameters set (None: no strategy parameter is searched, the table is the
+        experiment's)."""
+        rules = {k: v for k, v in values.items() if not search.is_strategy_key(k)}
+        tuned: dict[str, dict[str, Any]] = {}
+        for key, value in values.items():
+            if search.is_strategy_key(key):
+                target, name = search.strategy_target(key, self.exp.arms[0].specs)
+                tuned.setdefault(target.label, {})[name] = value
+        if not tuned:
+            return rules, None
+        arm = self.exp.arms[0]
+        table = [
+            {"name": s.name, **dict(s.params), **tuned[label]} if label in tuned else s.resolved()
+            for label, s in ((label, arm.spec(label)) for label in arm.strategies)
+        ]
+        return rules, table
+
+    def experiment(self, name: str, arms: list[tuple[str, dict[str, Any]]], **kw: Any) -> Experiment:
+        """The runner's experiment of these trials (arm name, the trial's values), on the experiment's games."""
+        played, tables = [], {}
+        for arm, values in arms:
+            rules, table = self.split(values)
+            played.append((arm, rules))
+            if table is not None:
+                tables[arm] = table
+        return search.study_experiment(self.exp, name, played, strategies=tables, **kw)
+
+    def stats(self, exp: Experiment, folder: Path, keep_games: bool = False) -> dict[int, search.ArmStats]:
+        """Each arm's numbers, a tuned strategy's win counted under its label at the experiment's table."""
+        stats = search.arm_stats(folder, keep_games)
+        base = self.exp.arms[0].strategies
+        return {a.index: search.relabel(stats[a.index], dict(zip(a.strategies, base, strict=True))) for a in exp.arms}
 
     @property
     def games(self) -> int:
@@ -249,9 +295,12 @@ def load(path: str | Path, **changes: Any) -> TuneSpec:
     rules = search.base_rules(exp)
     params: list[Param] = []
     if "params" not in table:
-        problems.append(f"{where}.params: missing: [tune.params] lists the rules keys to search")
+        problems.append(
+            f"{where}.params: missing: [tune.params] lists the rules keys (or strategy parameters) to search"
+        )
     else:
-        params, trouble = search.parse_params(table["params"], f"{where}.params", rules, conditional=True)
+        specs = exp.arms[0].specs if exp is not None else None
+        params, trouble = search.parse_params(table["params"], f"{where}.params", rules, conditional=True, specs=specs)
         problems += trouble
     if problems:
         raise ExperimentError(problems)
@@ -475,7 +524,9 @@ def _play(
                         f"version?); start afresh with: {runner._commands(command)[1]}"
                     )
             numbers = [b * ts.batch + j for j in range(n)]
-            failures = {j: why for j, p in enumerate(plan) if (why := search.arm_problem(ts.exp, p)) is not None}
+            failures = {
+                j: why for j, p in enumerate(plan) if (why := search.arm_problem(ts.exp, ts.split(p)[0])) is not None
+            }
             # the same values as an earlier trial: the same rules on the same games give the same results, so they
             # are not played again (``same_as`` names the trial played)
             earlier = {}
@@ -492,9 +543,7 @@ def _play(
             arms = sorted(set(source.values()))
             results: dict[int, search.ArmStats] = {}
             if any(j >= k for j in source):
-                exp = search.study_experiment(
-                    ts.exp, f"{ts.name} trials {b}", [(f"trial {numbers[j]}", plan[j]) for j in arms]
-                )
+                exp = ts.experiment(f"{ts.name} trials {b}", [(f"trial {numbers[j]}", plan[j]) for j in arms])
                 folder = run_dir / BATCHES / f"batch-{b:04d}-n{n}"
                 if progress:
                     progress.batch(b, [numbers[j] for j in arms], ts.games * len(arms))
@@ -510,7 +559,7 @@ def _play(
                     progress=progress,
                     notify=notify,
                 )
-                stats = search.arm_stats(folder)
+                stats = ts.stats(exp, folder)
                 for arm, j in zip(exp.arms, arms, strict=True):
                     results[j] = stats[arm.index]
             for j in range(k, n):  # told in trial order
@@ -701,8 +750,38 @@ def best_toml(ts: TuneSpec, best: Any, confirm: dict[str, Any] | None) -> str:
             "# not searched in this trial (its condition is false), so the rules' own value: "
             + "; ".join(f"{p.key} (when {p.condition_text()})" for p in inactive)
         )
-    lines.append(tomlw.dumps({"overrides": dict(best.params)}).strip())
+    lines.append(tomlw.dumps(best_settings(ts, dict(best.params))).strip())
     return "\n".join(lines) + "\n"
+
+
+def best_settings(ts: TuneSpec, values: dict[str, Any]) -> dict[str, Any]:
+    """``best.toml``'s settings: the tuned rules keys as ``[overrides]``; with strategy parameters also the tuned
+    table (``players``, ``strategies`` and what loads them), so that ``eastindia run best.toml`` plays it."""
+    rules, table = ts.split(values)
+    if table is None:
+        return {"overrides": rules}
+    out: dict[str, Any] = {"players": ts.exp.players}
+    if ts.exp.data.get("rotate", True) is not True:
+        out["rotate"] = ts.exp.data["rotate"]
+    if ts.exp.data.get("plugins"):
+        out["plugins"] = list(ts.exp.data["plugins"])
+    out["strategies"] = [strategy_text(entry) for entry in table]
+    if rules:
+        out["overrides"] = rules
+    return out
+
+
+def strategy_text(entry: str | dict[str, Any]) -> str | dict[str, Any]:
+    """``"bid_low:max_bid=1,bid_lots=3"``: a strategy with the parameters that differ from its defaults, as
+    ``--strategy`` writes it (a table when a text value holds a comma or an equals sign)."""
+    if isinstance(entry, str):
+        return entry
+    name = entry["name"]
+    defaults = registry.get(name).PARAMS
+    changed = {k: v for k, v in entry.items() if k != "name" and v != defaults[k].default}
+    if any(isinstance(v, str) and ("," in v or "=" in v) for v in changed.values()):
+        return {"name": name, **changed}
+    return name + (":" + ",".join(f"{k}={tomlw._value(v)}" for k, v in changed.items()) if changed else "")
 
 
 def _finish(
@@ -755,12 +834,8 @@ def confirmation(
     bootstrap interval, every headline metric with ``reports.compare`` (paired Newcombe / paired t)."""
     from reports.compare import comparisons
 
-    exp = search.study_experiment(
-        ts.exp,
-        f"{ts.name} confirmation",
-        [("default", {}), ("best", best)],
-        games=ts.confirm_games,
-        seed=ts.confirm_seed,
+    exp = ts.experiment(
+        f"{ts.name} confirmation", [("default", {}), ("best", best)], games=ts.confirm_games, seed=ts.confirm_seed
     )
     folder = run_dir / CONFIRM
     if folder.exists() and (folder / rf.META).exists() and search.sub_run(folder, exp):
@@ -774,7 +849,7 @@ def confirmation(
         from reports import write_report
 
         write_report(folder, reference="default")
-    stats = search.arm_stats(folder, keep_games=True)
+    stats = ts.stats(exp, folder, keep_games=True)
     default, chosen = stats[0], stats[1]
     dv, dlo, dhi = search.measure(default, ts.objective, ts.strategy)
     bv, blo, bhi = search.measure(chosen, ts.objective, ts.strategy)

@@ -121,7 +121,7 @@ def params_chart(meta: dict[str, Any], trials: pl.DataFrame, out_dir: Path) -> c
         out_dir,
         "tune_params",
         "The objective against each searched key",
-        f"{_what(meta)} of every trial against each rules key the study searched, with 95 % intervals (one arm of "
+        f"{_what(meta)} of every trial against each key the study searched, with 95 % intervals (one arm of "
         f"{meta['games_per_trial']:,} games each, all on the same dice); colour runs from the first trial to the "
         "last, the best is ringed, the target dashed"
         + ("; a conditional key's panel shows only the trials that searched it." if conditional else "."),
@@ -314,7 +314,8 @@ def write_tune_report(run_dir: str | Path) -> Path:
     title = f"{meta.get('name')}: tuning {_what(meta)}"
     c = meta.get("confirm") or {}
     confirm_note = (
-        f"The default rules (the experiment's rules and [overrides], the searched keys at their values there) and "
+        f"The default rules (the experiment's rules, [overrides] and strategies, the searched keys at their values "
+        f"there) and "
         f"the best trial's, each played on {c.get('games', 0):,} games with fresh dice (seed {c.get('seed')}: games "
         "the trials never saw, so the best trial's luck on the tuning games — the winner's curse — does not carry "
         "over), the same games in both arms: every interval is paired on the games. The objective's change uses a "

@@ -93,6 +93,17 @@ def quiet(message: str) -> None:
     pass
 
 
+def refused(tmp_path: Path, capsys, path: Path, message: str) -> None:
+    """`eastindia tune` refuses the file in one line naming it, exit 2, nothing written; validate finds it too."""
+    code = cli.main(["tune", str(path), "--out", str(tmp_path / "out"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert message in err and str(path) in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+    assert any(message in line for line in spec.check_file(path))
+
+
 # ------------------------------------------------------------------------------------------- a known answer
 def test_tuning_start_stability_to_its_own_crash_rate_recovers_it(tmp_path):
     """The crash rate measured with company.start_stability = 5 (300 four-player games of `balanced`) is the target:
@@ -482,14 +493,7 @@ def test_conditions_load(tmp_path):
 def test_bad_conditions_are_one_line_exit_2(tmp_path, capsys, change, message):
     old, new = change
     assert old in COND
-    path = write(tmp_path, COND.replace(old, new, 1))
-    code = cli.main(["tune", str(path), "--out", str(tmp_path / "out"), "--quiet"])
-    err = capsys.readouterr().err
-    assert code == 2, err
-    assert message in err and str(path) in err and "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1
-    assert not (tmp_path / "out").exists()
-    assert any(message in line for line in spec.check_file(path))
+    refused(tmp_path, capsys, write(tmp_path, COND.replace(old, new, 1)), message)
 
 
 # ----------------------------------------------------------------------------------------------- bad input
@@ -519,14 +523,7 @@ def test_bad_tune_input_is_one_line_exit_2(tmp_path, capsys, change, message):
     text = SMALL.format(trials=8, confirm=0)
     old, new = change
     assert old in text
-    path = write(tmp_path, text.replace(old, new, 1))
-    code = cli.main(["tune", str(path), "--out", str(tmp_path / "out"), "--quiet"])
-    err = capsys.readouterr().err
-    assert code == 2, err
-    assert message in err and "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1
-    assert not (tmp_path / "out").exists()
-    assert any(message in line for line in spec.check_file(path))  # validate finds it too
+    refused(tmp_path, capsys, write(tmp_path, text.replace(old, new, 1)), message)
 
 
 def test_missing_sections_and_options(tmp_path, capsys):
@@ -584,3 +581,142 @@ def test_spread_and_its_interval():
     value, lo, hi = search.measure(skew, "win_spread")
     assert value == pytest.approx((0.4 - 0.6) - (0.1 - 0.4)) and lo < value < hi  # b: -0.3, a: -0.2 -> 0.1
     assert np.isclose(search.spread(np.array([[0.3, 0.7]]), np.array([0.5, 0.5]))[0], 0.4)
+
+
+# ------------------------------------------------------------------------------------- strategy parameters
+RESPOND = """name = "respond"
+players = 4
+games = 40
+shard_size = 40
+seed = 3
+strategies = ["bid_low", "balanced"]
+
+[tune]
+objective = "win_rate"
+strategy = "bid_low"
+target = "max"
+trials = 4
+batch = 4
+startup = 4
+confirm_games = 40
+default_first = false
+
+[tune.params]
+"bid_low:max_bid" = { low = 2, high = 6 }
+"capital.budget_per_player" = { low = 5, high = 7 }
+"""
+
+# balanced, but it passes a share `waste` of its family actions (drawn from its own dice: on the same games a larger
+# waste passes every action a smaller one passed, and more)
+WASTER = """import numpy as np
+
+from sim import layout as L
+from strategies.base import Param, Strategy
+
+
+class Waster(Strategy):
+    \"\"\"balanced, but passes a share of its family actions.\"\"\"
+
+    name = "waster"
+    PARAMS = {**Strategy.PARAMS, "waste": Param(0.5, "share of its family actions it passes", low=0, high=1)}
+
+    def family_action(self, obs, legal):
+        action, twice, where = super().family_action(obs, legal)
+        waste = (obs.rng.uniform(1)[:, 0] < self.waste) & legal.once[:, L.A_PASS]
+        return np.where(waste, L.A_PASS, action), twice & ~waste, where
+"""
+
+
+def test_a_strategy_parameter_reaches_the_strategy_and_best_toml_plays_the_tuned_table(tmp_path):
+    """ "bid_low:max_bid" searched with a rules key: each trial's bid_low plays the trial's max_bid (its label in the
+    frames carries it), its wins count as bid_low's (the objective), trials.parquet has the key's column, and
+    best.toml's strategies play the best trial's table under `eastindia run`."""
+    path = write(tmp_path, RESPOND)
+    out = tmp_path / "out"
+    assert cli.main(["tune", str(path), "--out", str(out), "--jobs", "1", "--quiet", "--no-report"]) == 0
+    trials = pl.read_parquet(out / tune.TRIALS)
+    assert {"bid_low:max_bid", "capital.budget_per_player"} <= set(trials.columns)
+    played = {}
+    for folder in (out / tune.BATCHES).iterdir():
+        run = rf.Run.open(folder)
+        for arm in run.arms:
+            played[int(arm["arm"].split()[1])] = arm
+        seats = run.frame("seats", ["arm", "strategy"]).unique()
+        games = run.frame("games", ["arm", "winner_strategy"])
+    for r in trials.iter_rows(named=True):
+        arm = played[r["trial"]]
+        label = f"bid_low(max_bid={r['bid_low:max_bid']})"
+        assert arm["strategies"] == [label, "balanced"]
+        assert arm["overrides"] == {"capital.budget_per_player": r["capital.budget_per_player"]}
+        assert set(seats.filter(pl.col("arm") == arm["arm"])["strategy"]) == {label, "balanced"}
+        won = games.filter(pl.col("arm") == arm["arm"])["winner_strategy"]
+        assert r["value"] == r["win_rate::bid_low"] == pytest.approx((won == label).mean())
+        assert r["win_rate::bid_low"] + r["win_rate::balanced"] == pytest.approx(1.0)
+    best = search.read_meta(out)["best"]["params"]
+    label = f"bid_low(max_bid={best['bid_low:max_bid']})"
+    confirm = rf.Run.open(out / tune.CONFIRM)
+    assert [a["strategies"] for a in confirm.arms] == [["bid_low", "balanced"], [label, "balanced"]]
+    pasted = tomllib.loads((out / tune.BEST).read_text())
+    assert pasted["strategies"] == [f"bid_low:max_bid={best['bid_low:max_bid']}", "balanced"]
+    assert pasted["players"] == 4
+    assert pasted["overrides"] == {"capital.budget_per_player": best["capital.budget_per_player"]}
+    again = tmp_path / "again"
+    assert cli.main(["run", str(out / tune.BEST), "--out", str(again), "--games", "8", "--quiet"]) == 0
+    run = rf.Run.open(again)
+    assert run.arms[0]["strategies"] == [label, "balanced"]
+    assert run.arms[0]["overrides"] == pasted["overrides"]
+    assert set(run.frame("seats", ["strategy"])["strategy"]) == {label, "balanced"}
+
+
+@pytest.mark.parametrize(
+    "new, message",
+    [
+        ('"nope:max_bid" = { low = 2, high = 6 }', "tune.params.nope:max_bid: unknown strategy 'nope' (known: "),
+        ('"bid_low:nothing" = { low = 2, high = 6 }', "strategy 'bid_low' has no parameter 'nothing' (known: "),
+        (
+            '"bid_low:max_bid" = { low = -1, high = 6 }',
+            "tune.params.bid_low:max_bid: -1: strategy 'bid_low' parameter 'max_bid': expected >= 0, got -1",
+        ),
+        (
+            '"bid_low:cash_out_risk" = { low = 0.5, high = 1.5 }',
+            "tune.params.bid_low:cash_out_risk: 1.5: strategy 'bid_low' parameter 'cash_out_risk': expected 0..1",
+        ),
+        ('"bid_low:max_bid" = { choices = [1, "x"] }', "'x': strategy 'bid_low' parameter 'max_bid': expected int"),
+        (
+            '"run_firm:vote_spend" = { low = 0.1, high = 0.5 }',
+            "tune.params.run_firm:vote_spend: strategy 'run_firm' does not play in this experiment (strategies: "
+            "bid_low, balanced)",
+        ),
+    ],
+)
+def test_bad_strategy_keys_are_one_line_exit_2(tmp_path, capsys, new, message):
+    old = '"bid_low:max_bid" = { low = 2, high = 6 }'
+    assert old in RESPOND
+    refused(tmp_path, capsys, write(tmp_path, RESPOND.replace(old, new, 1)), message)
+
+
+def test_a_strategy_that_wastes_its_actions_learns_to_waste_none(tmp_path):
+    """The known answer of a best response: a plugin that passes a share `waste` of its family actions, tuned for
+    its win rate against `balanced`, ends near waste = 0 (on these games: about 47 % below 0.2, 40 % at 0.27, 27 %
+    at 1)."""
+    (tmp_path / "waster.py").write_text(WASTER)
+    text = RESPOND.replace('["bid_low", "balanced"]', '["waster.py:Waster", "balanced"]')
+    text = text.replace('strategy = "bid_low"', 'strategy = "waster"').replace("games = 40", "games = 200", 1)
+    text = text.replace("trials = 4", "trials = 12").replace("confirm_games = 40", "confirm_games = 0")
+    text = text.replace("seed = 3", "seed = 1").replace("shard_size = 40", "shard_size = 200")
+    text = text.split("[tune.params]")[0] + '[tune.params]\n"waster:waste" = { low = 0.0, high = 1.0 }\n'
+    ts = tune.load(write(tmp_path, text))
+    meta = tune.run(ts, tmp_path / "out", jobs=1, notify=quiet, report=False)
+    assert meta["best"]["params"]["waster:waste"] <= 0.25
+    trials = pl.read_parquet(tmp_path / "out" / tune.TRIALS)
+    assert trials.filter(pl.col("waster:waste") > 0.75)["value"].max() < meta["best"]["value"] - 0.1
+
+
+def test_the_library_best_response_file():
+    """experiments/library/respond.toml: bid_low's best response to the archetype table, by its parameters."""
+    ts = tune.load(LIBRARY / "respond.toml")
+    assert ts.objective == "win_rate" and ts.strategy == "bid_low" and ts.target == "max"
+    assert list(ts.exp.arms[0].strategies) == ["bid_low", "buy_shares", "run_firm", "go_military"]
+    assert all(p.key.startswith("bid_low:") for p in ts.params) and len(ts.params) >= 3
+    assert ts.default_values() is not None  # trial 0 plays bid_low's own values
+    assert ts.trials * ts.games + 2 * ts.confirm_games <= 700_000
