@@ -244,13 +244,18 @@ def run(
         if progress:
             progress.points(len(exp.arms), ms.exp.games * len(exp.arms))
 
-        def analyse() -> None:
+        def work() -> None:
+            play = {"jobs": jobs, "shard_size": shard_size, "progress": progress, "notify": notify}
+            runner.run(exp, run_dir / TABLES, resume=True, command=command, **play)
             payoffs = payoff_frame(ms, run_dir / TABLES)
             search.write_parquet(run_dir / PAYOFFS, payoffs)
             search.write_parquet(run_dir / EQUILIBRIA, equilibria_frame(ms, payoffs))
 
-        play = {"jobs": jobs, "shard_size": shard_size, "command": command, "progress": progress, "notify": notify}
-        return search.play_study(folder, run_dir, meta, old, ms.resolved_toml(), exp, TABLES, analyse, **play)
+        def stopped() -> Exception:
+            return search.shards_kept(run_dir / TABLES, command, len(exp.arms))
+
+        elapsed = float((old or {}).get("wall_time_s") or 0)
+        return search.play_study(folder, meta, ms.resolved_toml(), work, stopped, elapsed)
 
 
 def payoff_frame(ms: MetagameSpec, tables_dir: Path) -> pl.DataFrame:

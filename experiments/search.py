@@ -61,7 +61,7 @@ from sim.rules.schema import shown
 from strategies.base import StrategyParameterError
 
 from . import runfolder as rf
-from . import runner, spec, tomlw
+from . import spec, tomlw
 from .runner import Interrupted, RunError, _commands, _one_line
 from .spec import Experiment, ExperimentError, StrategySpec
 
@@ -914,19 +914,17 @@ def move_run_aside(folder: Path) -> None:
 
 def play_study(
     folder: Folder,
-    run_dir: Path,
     meta: dict[str, Any],
-    old: dict[str, Any] | None,
     resolved_toml: str,
-    exp: Experiment,
-    sub_dir: str,
-    analyse: Callable[[], None],
-    **play: Any,
+    work: Callable[[], None],
+    stopped: Callable[[], Interrupted],
+    elapsed: float = 0.0,
 ) -> dict[str, Any]:
-    """The part every study shares: write its resolved file and ``meta`` (status running), play ``exp`` into
-    ``run_dir/sub_dir`` through the runner (``play``: jobs, shard_size, command, progress, notify; always resuming
-    the shards already there), call ``analyse()`` to write the study's own files, and mark the study complete; an
-    interruption or a failure is marked in ``meta`` and raised."""
+    """The part every study (tune, sensitivity, metagame) shares: write its resolved file and ``meta`` (status
+    running), do the ``work`` (play through the runner and write the study's own files), and mark the study complete
+    after ``elapsed`` seconds of earlier sessions. Ctrl-C raises ``stopped()``; an interruption or a failure is marked
+    in ``meta`` and raised."""
+    run_dir = folder.path
     try:
         rf.write_atomic(run_dir / rf.EXPERIMENT, resolved_toml.encode())
         write_meta(run_dir, meta)
@@ -934,26 +932,31 @@ def play_study(
         raise RunError(f"{run_dir}: cannot write: {exc.strerror or exc}") from None
     start = time.perf_counter()
     try:
-        runner.run(exp, run_dir / sub_dir, resume=True, **play)
-        analyse()
+        work()
     except KeyboardInterrupt:
         folder.mark(meta, "interrupted", "Ctrl-C")
-        raise Interrupted(
-            f"interrupted: the finished shards are kept in {run_dir / sub_dir}; run again with --resume to "
-            f"continue: {_commands(play.get('command', ''))[0]}",
-            0,
-            len(exp.arms),
-        ) from None
+        raise stopped() from None
     except Interrupted as exc:
         folder.mark(meta, "interrupted", _one_line(exc))
         raise
     except Exception as exc:
         folder.mark(meta, "failed", _one_line(exc))
         raise
-    meta["wall_time_s"] = round(time.perf_counter() - start + float((old or {}).get("wall_time_s") or 0), 3)
+    meta["wall_time_s"] = round(elapsed + time.perf_counter() - start, 3)
     meta.update({"status": "complete", "finished": now(), "versions": versions()})
+    meta.pop("error", None)
     write_meta(run_dir, meta)
     return meta
+
+
+def shards_kept(sub_dir: Path, command: str, total: int) -> Interrupted:
+    """The interruption of a study whose finished shards are kept in ``sub_dir``."""
+    return Interrupted(
+        f"interrupted: the finished shards are kept in {sub_dir}; run again with --resume to continue: "
+        f"{_commands(command)[0]}",
+        0,
+        total,
+    )
 
 
 def versions() -> dict[str, str]:

@@ -275,7 +275,9 @@ def run(
         if progress:
             progress.points(len(points), ss.games * len(points))
 
-        def analyse_points() -> None:
+        def work() -> None:
+            play = {"jobs": jobs, "shard_size": shard_size, "progress": progress, "notify": notify}
+            runner.run(exp, run_dir / POINTS_DIR, resume=True, command=command, **play)
             stats = search.arm_stats(run_dir / POINTS_DIR)
             point_frame, outputs = _points_frame(ss, points, stats)
             search.write_parquet(run_dir / POINTS, point_frame)
@@ -283,10 +285,11 @@ def run(
             indices = analyse(ss, design, {name: y[row_point] for name, y in outputs.items()})
             search.write_parquet(run_dir / INDICES, indices)
 
-        play = {"jobs": jobs, "shard_size": shard_size, "command": command, "progress": progress, "notify": notify}
-        meta = search.play_study(
-            folder, run_dir, meta, old, ss.resolved_toml(), exp, POINTS_DIR, analyse_points, **play
-        )
+        def stopped() -> Exception:
+            return search.shards_kept(run_dir / POINTS_DIR, command, len(points))
+
+        elapsed = float((old or {}).get("wall_time_s") or 0)
+        meta = search.play_study(folder, meta, ss.resolved_toml(), work, stopped, elapsed)
         if report:
             from reports.sensitivity import write_sensitivity_report
 

@@ -50,7 +50,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -65,7 +64,7 @@ from sim.rules.schema import shown
 
 from . import runfolder as rf
 from . import runner, search, tomlw
-from .runner import Interrupted, RunError, _one_line
+from .runner import Interrupted, RunError
 from .search import Param
 from .spec import MAX_GAMES, MAX_SEED, Experiment, ExperimentError
 
@@ -420,33 +419,20 @@ def run(
                     f"{run_dir}: holds a finished tune of {told} trials; pass --resume to continue it to "
                     f"{ts.trials}: {runner._commands(command)[0]}"
                 )
-        try:
-            rf.write_atomic(run_dir / rf.EXPERIMENT, ts.resolved_toml().encode())
-            search.write_meta(run_dir, meta)
-        except OSError as exc:
-            raise RunError(f"{run_dir}: cannot write: {exc.strerror or exc}") from None
-        start = time.perf_counter()
-        try:
+
+        def work() -> None:
             _play(ts, run_dir, meta, jobs, shard_size, command, progress, notify)
             _finish(ts, run_dir, meta, jobs, shard_size, command, progress, notify, report)
-        except KeyboardInterrupt:
-            folder.mark(meta, "interrupted", "Ctrl-C")
-            raise Interrupted(
+
+        def stopped() -> Exception:
+            return Interrupted(
                 f"interrupted: {meta.get('trials_told', 0)} of {ts.trials} trials are told and kept in "
                 f"{run_dir / STUDY}; run again with --resume to continue: {runner._commands(command)[0]}",
                 meta.get("trials_told", 0),
                 ts.trials,
-            ) from None
-        except Interrupted as exc:
-            folder.mark(meta, "interrupted", _one_line(exc))
-            raise
-        except Exception as exc:
-            folder.mark(meta, "failed", _one_line(exc))
-            raise
-        meta["wall_time_s"] = round(meta.get("wall_time_s", 0.0) + time.perf_counter() - start, 3)
-        meta.update({"status": "complete", "finished": search.now(), "versions": search.versions()})
-        meta.pop("error", None)
-        search.write_meta(run_dir, meta)
+            )
+
+        search.play_study(folder, meta, ts.resolved_toml(), work, stopped, meta.get("wall_time_s", 0.0))
         if report:
             from reports.tune import write_tune_report
 
