@@ -145,7 +145,12 @@ Check = Callable[[Any, SimpleNamespace, Observation], tuple[np.ndarray, str]]
 
 
 class Agents:
-    """The strategies at the table, one per seat, and the streams their randomness comes from."""
+    """The strategies at the table, one per seat, and the streams their randomness comes from.
+
+    ``trace``: None in normal play; a replay sets it to a function called after every ask that asked some seat, as
+    ``trace(agents, decision, state, decider, legal, out)``."""
+
+    trace: Callable[..., None] | None = None
 
     def __init__(
         self,
@@ -222,6 +227,8 @@ class Agents:
                     o[...] = a
                 else:
                     o[idx] = a
+        if self.trace is not None:
+            self.trace(self, decision, state, decider, legal, out)
         return out
 
     def _grouped(self, decider: np.ndarray, asked: np.ndarray):
