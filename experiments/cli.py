@@ -170,6 +170,12 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--reference", metavar="ARM", help="the arm to compare the others with (default: the run's)")
     rep.set_defaults(func=cmd_report)
 
+    rp = sub.add_parser("replay", help="replay one game of a run with a trace (.jsonl and .html)", parents=[common])
+    rp.add_argument("run_dir")
+    rp.add_argument("--game", type=int, required=True, help="the game's index in the run")
+    rp.add_argument("--arm", help="the arm (required when the run has several)")
+    rp.set_defaults(func=cmd_replay)
+
     cmp_ = sub.add_parser(
         "compare", help="compare two run folders arm by arm (paired where they share games)", parents=[common]
     )
@@ -511,6 +517,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     except Exception as err:
         raise _unreadable([Run(Path(args.run_dir), meta)], err) from None
     print(f"report: {path}")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from .replay import replay
+
+    jsonl, page = replay(Path(args.run_dir), args.game, args.arm)
+    print(f"replay: {jsonl}\nreplay: {page}")
     return 0
 
 

@@ -58,6 +58,7 @@ from sim.results import Results
 from sim.rules import RulesError
 
 from . import runfolder as rf
+from .coverage import COVERAGE, write_coverage
 from .spec import MAX_GAMES, Arm, Experiment, PluginError, load_plugin
 
 ROW_GROUP = 65_536
@@ -397,7 +398,29 @@ def merge(run_dir: Path, shards: Callable[[], Iterable[Shard]] | list[Shard]) ->
             if writer is not None:
                 writer.close()
             tmp.unlink(missing_ok=True)
+    if "games" in records:
+        records[COVERAGE] = _write_coverage(run_dir)
     return records
+
+
+def _write_coverage(run_dir: Path) -> dict[str, Any]:
+    """Write ``coverage.parquet`` from the merged frames (so it depends on the rows alone); its rows, size, SHA-256."""
+    target = rf.frame_path(run_dir, COVERAGE)
+    tmp = rf.temp_name(target)
+    try:
+        write_coverage(run_dir, tmp)
+        rows = pq.ParquetFile(tmp).metadata.num_rows
+        size, digest = rf.file_sha256(tmp)
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        tmp.replace(target)
+    except OSError as exc:
+        raise RunError(
+            f"cannot write {target}: {exc.strerror or exc}; make room and run again with --resume: the shards are kept"
+        ) from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    return {"rows": rows, "bytes": size, "sha256": digest}
 
 
 def _read_verified(path: Path, name: str) -> pa.Table:

@@ -145,7 +145,12 @@ Check = Callable[[Any, SimpleNamespace, Observation], tuple[np.ndarray, str]]
 
 
 class Agents:
-    """The strategies at the table, one per seat, and the streams their randomness comes from."""
+    """The strategies at the table, one per seat, and the streams their randomness comes from.
+
+    ``trace``: None in normal play; a replay sets it to a function called after every ask that asked some seat, as
+    ``trace(agents, decision, state, decider, legal, out)``."""
+
+    trace: Callable[..., None] | None = None
 
     def __init__(
         self,
@@ -169,6 +174,7 @@ class Agents:
         self.groups = [strat for strat, _ in groups.values()]
         self._group = group_of[np.asarray(seating)]  # int[G or 1, N]
         self._flat: dict[int, np.ndarray] = {}  # per G: the group table broadcast to G games, flattened
+        self.asks: dict[str, np.ndarray] = {}  # per decision: int32[G], the times each game reached it (a seat asked)
 
     def ask(
         self,
@@ -184,11 +190,16 @@ class Agents:
         ``legal`` maps names to full-batch arrays (sliced per group) or constants. ``check(answer, legal, obs)``
         returns a bool mask of illegal rows and a reason. Returns ``out``. A strategy whose method for the decision
         is marked ``passes`` (see ``PASSES``) is not called: ``out`` keeps the engine's default answer there.
+        ``asks[decision][g]`` counts the calls that asked a seat of game g (a passing strategy's included).
         """
         decider = np.asarray(decider)
         asked = decider >= 0
         if not asked.any():
             return out
+        count = self.asks.get(decision)
+        if count is None or count.shape != asked.shape:
+            count = self.asks[decision] = np.zeros(asked.shape, dtype=np.int32)
+        count += asked
         for strat, idx in self._grouped(decider, asked):
             if getattr(getattr(strat, decision, None), PASSES, False):
                 continue
@@ -216,6 +227,8 @@ class Agents:
                     o[...] = a
                 else:
                     o[idx] = a
+        if self.trace is not None:
+            self.trace(self, decision, state, decider, legal, out)
         return out
 
     def _grouped(self, decider: np.ndarray, asked: np.ndarray):

@@ -98,7 +98,7 @@ def play_batch(
         recorder.round(state, rnd, played)
         end_round(state, rules)
     end_game(state, rules, dice, agents)
-    return state, recorder.finish(state)
+    return state, recorder.finish(state, agents.asks)
 
 
 def play(

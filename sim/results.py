@@ -116,7 +116,8 @@ class Recorder:
         used = np.concatenate([r["royal_protection"] for r in self.rounds])
         return np.bincount(np.searchsorted(s.game, game), weights=used, minlength=s.n_games) > 0
 
-    def finish(self, state: State) -> BatchRows:
+    def finish(self, state: State, asks: dict[str, np.ndarray] | None = None) -> BatchRows:
+        """The batch's rows; ``asks`` (``Agents.asks``): per decision, the times each game asked it."""
         s, n, g = state, state.n_players, state.n_games
         total = s.vp.sum(axis=2)
         games = {
@@ -182,7 +183,8 @@ class Recorder:
                 "prisoners": s.prisoners.ravel(),
             }
         )
-        return BatchRows(games, seats, _concat(self.rounds), _concat(self.seat_rounds))
+        asks = {name: count for name, count in (asks or {}).items() if count.shape == (g,)}
+        return BatchRows(games, seats, _concat(self.rounds), _concat(self.seat_rounds), asks)
 
 
 def company_region_names(rules: Rules, owner: np.ndarray) -> np.ndarray:
@@ -206,6 +208,27 @@ class BatchRows:
     seats: dict[str, np.ndarray]
     rounds: dict[str, np.ndarray]
     seat_rounds: dict[str, np.ndarray]
+    asks: dict[str, np.ndarray] = field(default_factory=dict)  # per decision: int32[G] times asked
+
+
+def _decisions(batches: list[BatchRows]) -> pl.DataFrame:
+    """Per game, the decisions asked and how often: ``decisions`` = list of {decision, asks}, by name, asks > 0."""
+    names = sorted({name for b in batches for name in b.asks})
+    game = np.concatenate([b.games["game"] for b in batches if b.games])
+    counts = np.concatenate(
+        [np.stack([b.asks.get(k, np.zeros(len(b.games["game"]), np.int32)) for k in names], axis=1)
+         for b in batches if b.games]
+    ) if names else np.zeros((len(game), 0), np.int32)  # fmt: skip
+    long = pl.DataFrame(
+        {
+            "game": np.repeat(game, len(names)),
+            "decision": np.tile(np.array(names, dtype=str), len(game)),
+            "asks": counts.ravel().astype(np.int32),
+        },
+        schema={"game": pl.Int64, "decision": pl.Utf8, "asks": pl.Int32},
+    )
+    per_game = long.filter(pl.col("asks") > 0).group_by("game").agg(pl.struct("decision", "asks").alias("decisions"))
+    return pl.DataFrame({"game": game}, schema={"game": pl.Int64}).join(per_game, on="game", how="left")
 
 
 @dataclass
@@ -234,6 +257,8 @@ class Results:
                     pl.col("blame").replace_strict(codes, [None, *L.BLAME_NAMES], return_dtype=pl.Utf8),
                     pl.when(pl.col("deregulation_round") > 0).then(pl.col("deregulation_round")),  # issue 9
                 )
+                decisions = _decisions(batches)["decisions"]
+                df = df.with_columns(decisions.fill_null(pl.lit([], dtype=decisions.dtype)))
             if name == "rounds" and df.height:  # issue 9: codes -> names, a flag -> bool
                 df = df.with_columns(
                     pl.col("deregulation").replace_strict(list(range(len(DEREGULATION))), list(DEREGULATION)),

@@ -174,3 +174,36 @@ def test_a_decision_marked_passes_is_not_asked_and_an_override_is():
     other = sim.play(rules, Generous(), 3, seed=1).games  # the same games: nothing offered either way
     assert quiet.games.drop("winner_strategy").equals(other.drop("winner_strategy"))
     assert Generous.asked > 0 and getattr(strategies.Strategy.offer_exchange, "passes", False)
+
+
+def test_games_frame_counts_each_games_decisions_asked_whatever_the_batch():
+    """``decisions`` in the games frame: per game, how many times the engine asked each decision (a passing
+    strategy's included), the same in any batch split."""
+    from collections import Counter
+
+    from tests.helpers import Scripted
+
+    class Asked(Scripted):  # logs the engine's calls only, not a decision's own calls to another decision
+        depth = 0
+
+        def _logged(self, decision, fn):
+            def call(obs, legal):
+                if not self.depth:
+                    self.calls.append((decision, obs.games.tolist(), obs.seat.tolist()))
+                self.depth += 1
+                try:
+                    return fn(obs, legal)
+                finally:
+                    self.depth -= 1
+
+            return call
+
+    scripted = Asked()
+    res = sim.play(Rules.default(players=4), scripted, 6, seed=3, batch_size=6)
+    called = Counter((d, g) for d, games, _ in scripted.calls for g in games)
+    recorded = {(d["decision"], g): d["asks"] for g, row in res.games.select("game", "decisions").iter_rows()
+                for d in row}  # fmt: skip
+    assert recorded == dict(called) and called[("take_loans", 0)] > 0
+    split = sim.play(Rules.default(players=4), "random", 6, seed=3, batch_size=4)
+    whole = sim.play(Rules.default(players=4), "random", 6, seed=3, batch_size=6)
+    assert split.games["decisions"].to_list() == whole.games["decisions"].to_list()

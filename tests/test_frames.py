@@ -294,6 +294,7 @@ SCHEMA = {
         "royal_protection_used": "Boolean",
         "leftover_case": "String",
         "money_in_game": "Int64",
+        "decisions": "List(Struct({'decision': String, 'asks': Int32}))",
     },
     "seats": {
         "game": "Int64",

@@ -1,0 +1,149 @@
+"""Rule coverage of a run: per arm, how often each decision point, rule and notable event happened.
+
+``coverage(games, rounds)`` reads the merged frames (so the table depends on the rows alone, never on the batching)
+and returns one row per arm and item: ``arm``, ``rule`` (an id of ``docs/rules.md``, or ``decision:<name>`` for a
+decision point), ``what``, ``games`` (the arm's games in which it happened at least once), ``share`` (``games`` over
+the arm's games) and ``per_game`` (its mean count per game). Items that never happen keep a row with 0: a rule no
+game reaches and a choice no strategy is offered are what the table is for, as are those that happen in every game.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+import strategies
+
+COVERAGE = "coverage"  # RUN_DIR/coverage.parquet, written when a run's frames are merged
+COLUMNS = {"arm": pl.Utf8, "rule": pl.Utf8, "what": pl.Utf8, "games": pl.Int64, "share": pl.Float64}
+COLUMNS["per_game"] = pl.Float64
+KEYS = ("arm_index", "arm", "game")
+
+# (rule id, what happened, the rounds frame's tally counting it each round)
+TALLIES = (
+    ("R-CHAIRMAN", "Company loans taken by the Chairman", "loans_taken"),
+    ("R-CHAIRMAN", "a Chairman of another family seated", "chair_changed"),
+    ("D-EMERGENCY", "emergency loans", "emergency_loans"),
+    ("R-ACCOUNTS", "royal protection invoked", "royal_protection"),
+    ("R-DIRECTOR", "Director of Trade checks", "checks"),
+    ("R-DIRECTOR", "orders opened", "orders_opened"),
+    ("D-CHECK", "office holders fired or killed by a mishap", "fired"),
+    ("R-SHIPPING", "ships bought", "ships_bought"),
+    ("R-MILITARY", "battles", "battles"),
+    ("R-MILITARY", "conquests", "conquests"),
+    ("R-MILITARY", "officers killed", "officers_killed"),
+    ("R-STORM", "ships damaged by storms", "ships_damaged"),
+    ("R-STORM", "ships sunk", "ships_sunk"),
+    ("D-EVENTS", "event tiles drawn", "events"),
+    ("R-CRISIS", "Crisis tiles", "events_crisis"),
+    ("R-LEADER", "Leader tiles", "events_leader"),
+    ("R-TURMOIL", "Turmoil tiles", "events_turmoil"),
+    ("R-WINDFALL", "Windfall tiles", "events_windfall"),
+    ("R-PEACE", "Peace tiles", "events_peace"),
+    ("R-SHUFFLE", "Shuffle tiles", "events_shuffle"),
+    ("R-INVASION", "Foreign Invasion tiles", "events_invasion"),
+    ("R-ATTACK", "attacks on Company regions", "attacks"),
+    ("R-ATTACK", "revolts", "revolts"),
+    ("R-ATTACK", "Company regions lost", "regions_lost"),
+    ("R-INDIA", "orders closed", "orders_closed"),
+    ("R-PEACE", "orders reopened", "orders_reopened"),
+    ("R-PARLIAMENT", "laws tabled", "laws_tabled"),
+    ("R-PARLIAMENT", "laws passed", "laws_passed"),
+    ("R-PARLIAMENT", "the Prime Minister changed hands", "pm_changed"),
+    ("D-POLICY", "assets lost to unpaid policy taxes", "assets_taxed_away"),
+    ("D-PM-VOTES", "£ of votes bought", "votes_bought"),
+    ("R-DEREGULATION", "loans written off", "loans_written_off"),
+    ("R-NOTE", "promissory notes sold", "notes_sold"),
+    ("R-NOTE", "promissory notes used", "notes_used"),
+    ("D-GIFTS", "exchanges between families", "exchanges"),
+    ("R-RETIRE", "office holders retired", "retirements"),
+    ("R-RETIRE", "honourable retirements bought", "honourable_retirements"),
+    ("R-RETIRE", "retirees sent home", "sent_home"),
+    ("D-POSITIONS", "position cards taken", "positions_taken"),
+    ("R-UPKEEP", "retirees who left for unpaid upkeep", "upkeep_defaults"),
+    ("R-FIRMS", "firms opened", "firms_opened"),
+    ("R-FIRMS", "investments in firms", "firm_investments"),
+    ("R-FIRMS", "firm takeovers", "firm_takeovers"),
+    ("R-FIRMS", "firm mergers", "firm_mergers"),
+    ("R-FIRMS", "ships built for firms", "firm_ships_built"),
+    ("R-FIRMS", "emergency investments", "emergency_investments"),
+    ("R-FIRMS", "firm bankruptcies", "bankruptcies"),
+)
+DEREGULATION = "Deregulation passes"
+
+
+HELPERS = {"action_values"}  # public methods of ``strategies.Strategy`` the engine never asks
+
+
+def decision_names() -> list[str]:
+    """Every decision point a strategy answers (the public methods of ``strategies.Strategy`` but its helpers)."""
+    methods = vars(strategies.Strategy).items()
+    return sorted(k for k, v in methods if callable(v) and not k.startswith("_") and k not in HELPERS)
+
+
+def coverage(games: pl.LazyFrame, rounds: pl.LazyFrame) -> pl.DataFrame:
+    """The coverage table of a run's merged ``games`` and ``rounds`` frames (see the module's docstring)."""
+    r1_loans = int(rounds.filter(pl.col("round") == 1).select(pl.col("loans_taken").max()).collect().item() or 0)
+    last = int(rounds.select(pl.col("round").max()).collect().item() or 0)
+    dereg = pl.col("deregulation") == "passed"
+    items: list[tuple[str, str, pl.Expr]] = [(r, w, pl.col(c).cast(pl.Int64).sum()) for r, w, c in TALLIES]
+    items += [
+        ("R-DEREGULATION", DEREGULATION, dereg.sum()),
+        ("R-DEREGULATION", "Deregulation rejected", (pl.col("deregulation") == "rejected").sum()),
+        *(
+            (rule, f"Deregulation tabled by {who}", (pl.col("deregulation_by") == by).sum())
+            for rule, who, by in (
+                ("R-DEREGULATION", "the Prime Minister", "pm"),
+                ("D-DEREG", "the public", "public"),
+                ("D-FORCED-ROUND", "the rules (forced round)", "forced_round"),
+            )
+        ),
+        *(
+            ("R-DEREGULATION", f"{DEREGULATION} in round {r}", (dereg & (pl.col("round") == r)).sum())
+            for r in range(1, last + 1)
+        ),  # fmt: skip
+        *(
+            ("R-CHAIRMAN", f"{k} loans taken in round 1", ((pl.col("round") == 1) & (pl.col("loans_taken") == k)).sum())
+            for k in range(r1_loans + 1)
+        ),
+        ("R-INDIA", "no order open at a round's end", (pl.col("open_orders") == 0).sum()),
+    ]
+    per_round = rounds.group_by(KEYS).agg(expr.cast(pl.Int64).alias(str(i)) for i, (_, _, expr) in enumerate(items))
+    per_game = games.select(*KEYS, pl.col("crashed").cast(pl.Int64).alias("crash"))
+    per_game = per_game.join(per_round, on=KEYS, how="left").fill_null(0)
+    labels = [("R-END", "the Company crashes", "crash")] + [(r, w, str(i)) for i, (r, w, _) in enumerate(items)]
+    events = per_game.unpivot(index=list(KEYS), on=[c for _, _, c in labels], variable_name="item", value_name="n")
+    names = decision_names()
+    labels += [(f"decision:{k}", f"decision {k} asked", f"decision:{k}") for k in names]
+    asked = games.select(*KEYS, "decisions").explode("decisions").unnest("decisions").drop_nulls("decision")
+    asked = asked.select(
+        *KEYS, ("decision:" + pl.col("decision")).alias("item"), pl.col("asks").cast(pl.Int64).alias("n")
+    )
+    totals = (
+        pl.concat([events, asked])
+        .group_by("arm_index", "item")
+        .agg((pl.col("n") > 0).sum().cast(pl.Int64).alias("games"), pl.col("n").sum().alias("total"))
+    )
+    arms = games.group_by("arm_index", "arm").agg(pl.len().alias("of"))
+    order = pl.LazyFrame(
+        {"rule": [r for r, _, _ in labels], "what": [w for _, w, _ in labels], "item": [c for _, _, c in labels]}
+    ).with_row_index("order")
+    table = (
+        arms.join(order, how="cross")
+        .join(totals, on=["arm_index", "item"], how="left")
+        .fill_null(0)
+        .sort("arm_index", "order")
+        .collect()
+    )
+    return table.select(
+        "arm", "rule", "what", "games", (pl.col("games") / pl.col("of")).alias("share"),
+        (pl.col("total") / pl.col("of")).alias("per_game"),
+    ).cast(COLUMNS)  # fmt: skip
+
+
+def write_coverage(run_dir: Path, target: Path) -> None:
+    """Compute the coverage of the merged frames in ``run_dir`` and write it to ``target`` (Parquet)."""
+    games = pl.scan_parquet(Path(run_dir) / "games.parquet")
+    rounds = pl.scan_parquet(Path(run_dir) / "rounds.parquet")
+    coverage(games, rounds).write_parquet(target, compression="zstd", statistics=True)

@@ -1,0 +1,103 @@
+"""coverage.parquet: per arm, how often each decision point, rule and notable event happened, from the merged frames."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from experiments import runfolder as rf
+from experiments import runner, spec
+from experiments.coverage import DEREGULATION, decision_names
+
+EXP = """name = "cov"
+games = 12
+shard_size = {shard}
+seed = 5
+players = 4
+strategies = ["balanced", "random"]
+
+[sweep]
+"company.max_loans" = [8, 5]
+"""
+
+
+def _run(tmp_path: Path, name: str, shard: int) -> Path:
+    (tmp_path / f"{name}.toml").write_text(EXP.format(shard=shard))
+    runner.run(spec.load(tmp_path / f"{name}.toml"), tmp_path / name, jobs=1)
+    return tmp_path / name
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    return _run(tmp_path_factory.mktemp("coverage"), "run", 6)
+
+
+def _row(cov: pl.DataFrame, arm: str, rule: str, what: str) -> dict:
+    rows = cov.filter((pl.col("arm") == arm) & (pl.col("rule") == rule) & (pl.col("what") == what)).to_dicts()
+    assert len(rows) == 1, (arm, rule, what)
+    return rows[0]
+
+
+def test_coverage_is_written_and_checksummed_with_the_frames(run_dir):
+    cov = pl.read_parquet(run_dir / "coverage.parquet")
+    assert cov.columns == ["arm", "rule", "what", "games", "share", "per_game"]
+    record = rf.read_meta(run_dir)["frames"]["coverage"]
+    assert record["rows"] == cov.height
+    assert rf.file_sha256(run_dir / "coverage.parquet") == (record["bytes"], record["sha256"])
+    assert rf.verify_frames(run_dir, rf.read_meta(run_dir)) is None
+    (run_dir / "coverage.parquet").write_bytes(b"PAR1")  # a damaged table is noticed like a damaged frame
+    assert rf.verify_frames(run_dir, rf.read_meta(run_dir)) == "coverage.parquet does not match its checksum"
+    cov.write_parquet(run_dir / "coverage.parquet")
+
+
+def test_deregulation_row_equals_the_games_frames_share(run_dir):
+    cov = pl.read_parquet(run_dir / "coverage.parquet")
+    games = pl.read_parquet(run_dir / "games.parquet")
+    arms = games["arm"].unique().to_list()
+    assert len(arms) == 2
+    for arm in arms:
+        g = games.filter(pl.col("arm") == arm)
+        row = _row(cov, arm, "R-DEREGULATION", DEREGULATION)
+        assert row["games"] == g["deregulation_round"].is_not_null().sum()
+        assert row["share"] == pytest.approx(g["deregulation_round"].is_not_null().mean())
+        last = pl.read_parquet(run_dir / "rounds.parquet")["round"].max()  # a row per round some game played
+        by_round = [
+            _row(cov, arm, "R-DEREGULATION", f"{DEREGULATION} in round {r}")["games"] for r in range(1, last + 1)
+        ]
+        assert by_round == [(g["deregulation_round"] == r).sum() for r in range(1, last + 1)]
+        crash = _row(cov, arm, "R-END", "the Company crashes")
+        assert crash["games"] == g["crashed"].sum()
+
+
+def test_coverage_rows_recomputed_from_the_frames(run_dir):
+    cov = pl.read_parquet(run_dir / "coverage.parquet")
+    games = pl.read_parquet(run_dir / "games.parquet")
+    rounds = pl.read_parquet(run_dir / "rounds.parquet")
+    for arm in games["arm"].unique().to_list():
+        g, r = games.filter(pl.col("arm") == arm), rounds.filter(pl.col("arm") == arm)
+        n = g.height
+        for name in ("take_loans", "bid", "table_deregulation", "open_firm"):  # asks per game, from the games frame
+            asks = [sum(d["asks"] for d in row if d["decision"] == name) for row in g["decisions"].to_list()]
+            row = _row(cov, arm, f"decision:{name}", f"decision {name} asked")
+            assert (row["games"], row["per_game"]) == (sum(a > 0 for a in asks), pytest.approx(sum(asks) / n))
+        for rule, what, column in (
+            ("R-MILITARY", "conquests", "conquests"),
+            ("R-FIRMS", "firms opened", "firms_opened"),
+        ):
+            per_game = r.group_by("game").agg(pl.col(column).sum())[column].to_list()
+            row = _row(cov, arm, rule, what)
+            assert row["games"] == sum(v > 0 for v in per_game) and row["per_game"] == pytest.approx(sum(per_game) / n)
+        first = r.filter(pl.col("round") == 1)["loans_taken"].to_list()
+        for k in range(max(first) + 1):
+            assert _row(cov, arm, "R-CHAIRMAN", f"{k} loans taken in round 1")["games"] == first.count(k)
+        # every decision point has a row in every arm, asked or not; the shares are of the arm's games
+        assert {f"decision:{k}" for k in decision_names()} <= set(cov.filter(pl.col("arm") == arm)["rule"])
+    assert cov["share"].is_between(0, 1).all()
+    assert (cov["games"] == (cov["share"] * 12).round().cast(pl.Int64)).all()
+
+
+def test_coverage_does_not_depend_on_the_shard_size(run_dir, tmp_path):
+    other = _run(tmp_path, "whole", 12)
+    assert pl.read_parquet(other / "coverage.parquet").equals(pl.read_parquet(run_dir / "coverage.parquet"))

@@ -1,0 +1,117 @@
+"""eastindia replay RUN_DIR --game N [--arm A]: one game played again with a trace that reproduces the run's frames."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from experiments import cli, runner, spec
+from sim.agents import Agents
+
+ARCHETYPES = (
+    'name = "a"\ngames = 4\nseed = 7\nplayers = 4\nstrategies = ["bid_low", "buy_shares", "run_firm", "go_military"]\n'
+)
+RANDOM6 = (
+    'name = "r"\ngames = 3\nseed = 3\nplayers = 6\nstrategies = ["random"]\n\n[sweep]\n"company.max_loans" = [8, 6]\n'
+)
+
+
+def _run(tmp: Path, text: str) -> Path:
+    (tmp / "exp.toml").write_text(text)
+    runner.run(spec.load(tmp / "exp.toml"), tmp / "run", jobs=1)
+    return tmp / "run"
+
+
+@pytest.fixture(scope="module")
+def archetypes(tmp_path_factory) -> Path:
+    return _run(tmp_path_factory.mktemp("archetypes"), ARCHETYPES)
+
+
+@pytest.fixture(scope="module")
+def random6(tmp_path_factory) -> Path:
+    return _run(tmp_path_factory.mktemp("random6"), RANDOM6)
+
+
+def main(capsys, *args) -> tuple[int, str, str]:
+    code = cli.main([str(a) for a in args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _check_reproduces(run_dir: Path, game: int, arm: str, events: list[dict]) -> None:
+    def rows(frame: str) -> pl.DataFrame:
+        return pl.read_parquet(run_dir / f"{frame}.parquet").filter((pl.col("arm") == arm) & (pl.col("game") == game))
+
+    ends = [e for e in events if e["kind"] == "round_end"]
+    rounds, seat_rounds = rows("rounds").sort("round"), rows("seat_rounds").sort("round", "seat")
+    assert [(e["round"], e["stability"], e["loans"], e["balance"]) for e in ends] == list(
+        rounds.select("round", "stability", "loans", "balance").iter_rows()
+    )
+    n = rows("seats").height
+    money = seat_rounds["money"].to_list()
+    assert [e["money"] for e in ends] == [money[i : i + n] for i in range(0, len(money), n)]
+    end = events[-1]
+    assert end["kind"] == "end" and end["vp"] == rows("seats").sort("seat")["vp"].to_list()
+    g = rows("games").row(0, named=True)
+    assert (end["crashed"], end["blame"], end["winner"]) == (g["crashed"], g["blame"], g["winner_seat"])
+    decisions = [e for e in events if e["kind"] == "decision"]
+    assert decisions and all(
+        {"round", "phase", "seat", "strategy", "name", "options", "answer"} <= set(e) for e in decisions
+    )
+    asked = {d["decision"]: d["asks"] for d in g["decisions"]}
+    traced: dict[str, int] = {}
+    for e in decisions:
+        traced[e["name"]] = traced.get(e["name"], 0) + 1
+    assert traced == asked  # every decision the engine asked is in the trace, once per ask
+
+
+def test_replay_of_the_archetype_table_reproduces_its_frames(archetypes, capsys):
+    for game in range(4):
+        code, out, err = main(capsys, "replay", archetypes, "--game", game)
+        assert code == 0, err
+        jsonl = archetypes / "replays" / f"game-{game}.jsonl"
+        assert f"replay: {jsonl}" in out
+        events = [json.loads(line) for line in jsonl.read_text().splitlines()]
+        _check_reproduces(archetypes, game, "a", events)
+        page = (archetypes / "replays" / f"game-{game}.html").read_text()
+        assert "<details>" in page and "Round 1" in page and "<svg" in page and "http" not in page
+    assert Agents.trace is None  # tracing is off again after a replay
+
+
+def test_replay_of_random_six_players_names_its_arm(random6, capsys):
+    code, _, err = main(capsys, "replay", random6, "--game", 1)
+    assert code == 2 and err.strip().splitlines() == [
+        f"eastindia: error: {random6}: the run has 2 arms; name one with --arm "
+        "(company.max_loans=8, company.max_loans=6)"
+    ]
+    for arm in ("company.max_loans=8", "company.max_loans=6"):
+        code, _, err = main(capsys, "replay", random6, "--game", 2, "--arm", arm)
+        assert code == 0, err
+        jsonl = random6 / "replays" / f"game-2-{arm}.jsonl"
+        events = [json.loads(line) for line in jsonl.read_text().splitlines()]
+        assert len(events[-1]["vp"]) == 6
+        _check_reproduces(random6, 2, arm, events)
+
+
+def test_replay_of_a_game_not_in_the_run_is_one_line_exit_2(archetypes, random6, capsys):
+    code, out, err = main(capsys, "replay", archetypes, "--game", 4)
+    assert (code, out) == (
+        2,
+        "",
+    ) and err == f"eastindia: error: --game 4: not in {archetypes} (arm 'a' played games 0..3)\n"
+    code, _, err = main(capsys, "replay", random6, "--game", 0, "--arm", "nope")
+    assert code == 2 and err == (
+        f"eastindia: error: --arm 'nope': no such arm in {random6} (company.max_loans=8, company.max_loans=6)\n"
+    )
+
+
+def test_replay_that_does_not_reproduce_the_run_is_refused(tmp_path, capsys):
+    run_dir = _run(tmp_path, ARCHETYPES.replace("games = 4", "games = 1"))
+    toml = run_dir / "experiment.toml"
+    toml.write_text(toml.read_text().replace("seed = 7", "seed = 8"))  # another seed: other dice, other play
+    code, _, err = main(capsys, "replay", run_dir, "--game", 0)
+    assert code == 2 and err.startswith(f"eastindia: error: {run_dir}: game 0 does not replay as the run played it (")
+    assert len(err.splitlines()) == 1 and not (run_dir / "replays" / "game-0.jsonl").exists()
