@@ -133,7 +133,7 @@ def verify_frames(run_dir: Path, meta: dict[str, Any]) -> str | None:
 
 # ------------------------------------------------------------------------------------------- the lock (issue 12)
 LOCK = ".lock"
-MANAGED = (LOCK, META, EXPERIMENT, SHARDS, *(f"{frame}.parquet" for frame in FRAMES))
+MANAGED = (LOCK, META, EXPERIMENT, SHARDS, *(f"{frame}.parquet" for frame in (*FRAMES, "coverage")))  # + coverage.py
 
 
 class LinkRefused(Exception):

@@ -740,6 +740,13 @@ def test_a_symlinked_lock_or_shards_folder_is_refused_and_its_target_untouched(t
     assert one_line(run.stderr) == f"eastindia: error: {linked}: shards is a symbolic link; refusing to follow it"
     assert snapshot(elsewhere) == {"mine.txt": b"mine"}  # nothing written or deleted through the link
 
+    covered = tmp_path / "covered"  # every file the merge writes, coverage.parquet too
+    covered.mkdir()
+    (covered / "coverage.parquet").symlink_to(victim)
+    run = eastindia("run", str(tmp_path / "exp.toml"), "--out", str(covered), "--quiet", "--jobs", "1", "--no-report")
+    assert run.returncode == 2 and "coverage.parquet is a symbolic link" in run.stderr
+    assert victim.read_text() == "keep me"
+
 
 SLOW = plugin("slow", "time.sleep(0.5)\n            self.slept = True", "not getattr(self, 'slept', False)")
 
