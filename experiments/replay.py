@@ -129,17 +129,13 @@ def replay(run_dir: Path, game: int, arm_name: str | None = None) -> tuple[Path,
                 "strategies or a plugin changed since the run"
             )
     events = _events(trace.events, mine, labels=trace.labels)
-    stem = f"game-{game}" + ("" if arm_name is None else f"-{_safe(arm.name)}")
-    out = run_dir / "replays"
+    stem = rf.replay_stem(game, None if arm_name is None else arm.name)
+    out = run_dir / rf.REPLAYS
     out.mkdir(exist_ok=True)
     jsonl, page = out / f"{stem}.jsonl", out / f"{stem}.html"
     rf.write_atomic(jsonl, "".join(json.dumps(e, default=str) + "\n" for e in events).encode())
     rf.write_atomic(page, _html(events, game, arm.name).encode())
     return jsonl, page
-
-
-def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "._=-" else "_" for c in name)
 
 
 def _events(decisions: list[dict], frames: dict[str, pl.DataFrame], labels: list[str]) -> list[dict]:

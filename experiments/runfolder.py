@@ -287,3 +287,14 @@ class Run:
     @property
     def param_keys(self) -> list[str]:
         return self.meta.get("param_keys", [])
+
+
+# ------------------------------------------------------------------------------------------------ replays
+REPLAYS = "replays"
+
+
+def replay_stem(game: int, arm: str | None = None) -> str:
+    """``RUN_DIR/replays/<stem>.jsonl`` and ``.html`` of a replayed game: ``game-<N>``, ``-<arm>`` when an arm is
+    named (characters a file name cannot hold become ``_``)."""
+    safe = None if arm is None else "".join(c if c.isalnum() or c in "._=-" else "_" for c in arm)
+    return f"game-{game}" + ("" if safe is None else f"-{safe}")

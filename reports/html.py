@@ -86,6 +86,8 @@ def render(
     comparisons_note: str,
     sections: list[tuple[str, list[tuple[str, Table]]]],
     experiment_toml: str | None,
+    smells: Table | None = None,
+    typical: list[tuple[str, str]] | None = None,
 ) -> str:
     """The whole page as one HTML string."""
     warn = ""
@@ -98,9 +100,24 @@ def render(
     toml = (
         f"<pre>{escape(experiment_toml)}</pre>" if experiment_toml else '<p class="note">No experiment.toml found.</p>'
     )
+    smelt = ""
+    if smells is not None:
+        watch = "".join(
+            f"<li>{escape(what)}: "
+            + (f'<a href="{escape(how)}">{escape(how)}</a>' if how.endswith(".html") else f"<code>{escape(how)}</code>")
+            + "</li>"
+            for what, how in typical or []
+        )
+        smelt = (
+            '<h2 id="smells">Balance smells</h2><p class="note">What happens in at least 95 % of an arm\'s games (a '
+            "universal line: a dominant move or a rule that forces it) and what happens in at most 1 % (a dead rule, a "
+            "choice no strategy takes), from coverage.parquet. Watch a typical game:</p>"
+            f"<ul>{watch}</ul>{table_html(smells, 'smells-table')}"
+        )
     nav = "".join(
         f'<a href="#{i}">{escape(t)}</a>'
         for i, t in [
+            ("smells", "Balance smells"),
             ("settings", "Settings"),
             ("summary", "Summary"),
             ("comparisons", "Comparisons"),
@@ -122,6 +139,7 @@ def render(
 {warn}
 {read_first}
 <nav>{nav}</nav>
+{smelt}
 <h2 id="settings">Settings</h2>
 {table_html(settings, "settings-table")}
 <h3>Arms</h3>

@@ -11,6 +11,7 @@ from .banner import banner
 from .charts import draw_all
 from .compare import comparisons, plan, precision_of
 from .data import aggregate, check_frames
+from .smells import smells_table, typical_games
 from .summary import arm_summary
 from .tables import (
     arms_table,
@@ -83,6 +84,8 @@ def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
         comparisons_note=note,
         sections=sections,
         experiment_toml=toml_path.read_text(encoding="utf-8") if toml_path.exists() else None,
+        smells=smells_table(run),
+        typical=typical_games(run),
         **tables,
     )
     out = run.path / REPORT

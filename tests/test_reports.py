@@ -407,3 +407,33 @@ def test_report_refuses_a_frame_that_no_longer_matches_its_checksum(tmp_path):
 
     with pytest.raises(DamagedRun, match=r"\(games.parquet does not match its checksum; run.json"):
         reports.write_report(run)
+
+
+def test_balance_smells_come_first_with_a_typical_game_to_watch(tmp_path):
+    """The report opens (after its warnings) on the balance smells read from coverage.parquet: items in >= 95 % of
+    the games (a decision asked in every game is no smell) and in <= 1 %, each row from the coverage table; then a
+    typical game per headline: the replay's page once ``eastindia replay`` wrote it, else the command that writes it."""
+    from experiments import cli
+    from reports.smells import smells_table, typical_games
+
+    out = tmp_path / "run"
+    assert cli.main(["run", "--games", "12", "--shard-size", "12", "--out", str(out), "--quiet", "--jobs", "1"]) == 0
+    run = reports.data.Run.open(out)
+    cov = pl.read_parquet(out / "coverage.parquet")
+    table = smells_table(run)
+    universal = cov.filter((pl.col("share") >= 0.95) & ~pl.col("rule").str.starts_with("decision:"))
+    dead = cov.filter(pl.col("share") <= 0.01)
+    assert len(table.rows) == universal.height + dead.height > 0
+    assert {r[2] for r in table.rows if r[1] == "in nearly every game"} == set(universal["what"])
+    games = pl.read_parquet(out / "games.parquet")
+    crash = int(games.filter(pl.col("crashed"))["game"].min()) if games["crashed"].any() else None
+    typical = dict(typical_games(run))
+    first_win = int(games["game"].min())
+    assert typical[f"a win of balanced (game {first_win})"] == f"eastindia replay {out} --game {first_win}"
+    if crash is not None:
+        assert f"a crash (game {crash})" in typical
+    assert cli.main(["replay", str(out), "--game", str(first_win)]) == 0
+    assert dict(typical_games(run))[f"a win of balanced (game {first_win})"] == f"replays/game-{first_win}.html"
+    assert cli.main(["report", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    assert page.index('id="smells"') < page.index('id="settings"') and f'href="replays/game-{first_win}.html"' in page
