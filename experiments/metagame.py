@@ -47,7 +47,6 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from sim.rules import RulesError, load_toml
 from sim.rules.schema import shown
 
 from . import runfolder as rf
@@ -134,30 +133,8 @@ class MetagameSpec:
         return [(arm, counts) for arm in self.exp.arms for counts in self.tables()]
 
 
-def load(path: str | Path, **changes: Any) -> MetagameSpec:
-    """Read a metagame file (``changes``: the experiment's top-level keys from the command line); every problem is
-    reported at once (``ExperimentError``)."""
-    path = Path(path)
-    try:
-        raw = load_toml(path)
-    except RulesError as err:
-        raise ExperimentError([str(err)]) from None
-    where = search.section_where(str(path), SECTION)
-    problems: list[str] = []
-    table = raw.pop(SECTION, None)
-    for other in search.SECTIONS:
-        if raw.pop(other, None) is not None:
-            problems.append(f"{path}: {other}: read by `eastindia {other}`; a file for `eastindia metagame` has none")
-    if not isinstance(table, dict):
-        problems.append(
-            f"{where}: missing: `eastindia metagame` needs a [metagame] section"
-            if table is None
-            else f"{where}: expected a table, got {shown(table)}"
-        )
-        table = {}
-    for key, why in NOT_HERE.items():
-        if raw.pop(key, None) is not None:
-            problems.append(f"{path}: {key}: has no place in a metagame file ({why})")
+def _check_table(raw: dict[str, Any], path: Path, problems: list[str]) -> None:
+    """A metagame rotates every table and seats the tables itself."""
     if raw.get("rotate", True) is False:
         problems.append(f'{path}: rotate: a metagame rotates every table over the seats (true or "all")')
         raw.pop("rotate")
@@ -165,13 +142,13 @@ def load(path: str | Path, **changes: Any) -> MetagameSpec:
         if isinstance(arm, dict) and "strategies" in arm:
             problems.append(f"{path}: arms[{i}].strategies: the metagame seats the tables; list them at the top")
             arm.pop("strategies")
-    given = {k: v for k, v in changes.items() if v is not None}
-    raw.update(given)
-    exp = None
-    try:
-        exp = spec.resolve(raw, str(path), path.parent, from_command_line=set(given))
-    except ExperimentError as err:
-        problems = err.problems + problems
+
+
+def load(path: str | Path, **changes: Any) -> MetagameSpec:
+    """Read a metagame file (``changes``: the experiment's top-level keys from the command line); every problem is
+    reported at once (``ExperimentError``)."""
+    exp, table, path, problems = search.load_study_file(path, SECTION, changes, NOT_HERE, _check_table)
+    where = search.section_where(str(path), SECTION)
     search.check_keys(table, KEYS, where, problems)
     mode = table.get("compositions", "all")
     if mode not in MODES:

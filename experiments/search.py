@@ -485,10 +485,16 @@ def section_where(source: str, section: str) -> str:
 
 
 def load_study_file(
-    path: str | Path, section: str, changes: dict[str, Any] | None = None
+    path: str | Path,
+    section: str,
+    changes: dict[str, Any] | None = None,
+    not_here: dict[str, str] = NOT_IN_STUDIES,
+    check: Callable[[dict[str, Any], Path, list[str]], None] | None = None,
 ) -> tuple[Experiment | None, dict[str, Any], Path, list[str]]:
-    """Read an experiment file with a ``[tune]`` or ``[sensitivity]`` section: the experiment without it (its arms
-    are made by the study), the section's table, and every problem found so far (one line each)."""
+    """Read an experiment file with a study's section (``[tune]``, ``[sensitivity]``, ``[metagame]``): the experiment
+    without it (its arms are made by the study), the section's table, and every problem found so far (one line
+    each). ``not_here``: the top-level keys the study refuses, with why; ``check(raw, path, problems)``: the study's
+    own checks of the experiment's table before it is resolved."""
     path = Path(path)
     try:
         raw = load_toml(path)
@@ -506,10 +512,12 @@ def load_study_file(
     elif not isinstance(table, dict):
         problems.append(f"{path}: {section}: expected a table, got {shown(table)}")
         table = {}
-    for key, why in NOT_IN_STUDIES.items():
+    for key, why in not_here.items():
         if key in raw:
             problems.append(f"{path}: {key}: has no place in a {section} file ({why})")
             raw.pop(key)
+    if check is not None:
+        check(raw, path, problems)
     given = {k: v for k, v in (changes or {}).items() if v is not None}
     raw.update(given)
     exp = None
