@@ -641,6 +641,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
     from . import tune
 
     ts = tune.load(args.file, trials=args.trials, **_study_changes(args))
+    if warning := tune.startup_warning(ts):
+        print(f"eastindia: warning: {warning}", file=sys.stderr)
     print_tune(*_run_study(args, tune, ts, "trials"))
     return 0
 

@@ -235,6 +235,17 @@ class TuneSpec:
         return max(0, min(self.batch, trials - b * self.batch))
 
 
+def startup_warning(ts: TuneSpec) -> str | None:
+    """What a user should know before a study whose every trial is drawn at random: with ``trials <= startup`` the
+    TPE sampler never models the results (None otherwise)."""
+    if ts.trials > ts.startup:
+        return None
+    return (
+        f"{ts.exp.source}: trials = {ts.trials} is not more than tune.startup = {ts.startup}: every trial is drawn at "
+        "random (a random search, no TPE model); give more --trials or a smaller startup"
+    )
+
+
 def load(path: str | Path, **changes: Any) -> TuneSpec:
     """Read a tune file (``changes``: ``trials`` and the experiment's top-level keys from the command line); every
     problem is reported at once (``ExperimentError``)."""

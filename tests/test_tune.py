@@ -720,3 +720,21 @@ def test_the_library_best_response_file():
     assert all(p.key.startswith("bid_low:") for p in ts.params) and len(ts.params) >= 3
     assert ts.default_values() is not None  # trial 0 plays bid_low's own values
     assert ts.trials * ts.games + 2 * ts.confirm_games <= 700_000
+
+
+def test_a_study_of_no_more_trials_than_startup_is_warned_of_as_a_random_search(tmp_path, capsys, monkeypatch):
+    """trials <= startup: TPE never models the results; the command says so on stderr before it plays."""
+    few = write(tmp_path, SMALL.format(trials=3, confirm=0))
+    assert tune.startup_warning(tune.load(few)) == (
+        f"{few}: trials = 3 is not more than tune.startup = 3: every trial is drawn at random (a random search, no "
+        "TPE model); give more --trials or a smaller startup"
+    )
+    assert tune.startup_warning(tune.load(few, trials=4)) is None
+
+    def stop(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_run_study", stop)
+    with pytest.raises(KeyboardInterrupt):
+        cli.cmd_tune(cli.build_parser().parse_args(["tune", str(few), "--quiet"]))
+    assert capsys.readouterr().err.startswith(f"eastindia: warning: {few}: trials = 3 is not more than")
