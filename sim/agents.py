@@ -197,7 +197,7 @@ class Agents:
         if not asked.any():
             return out
         count = self.asks.get(decision)
-        if count is None or count.shape != asked.shape:
+        if count is None:  # an Agents object serves one batch: the games axis never changes
             count = self.asks[decision] = np.zeros(asked.shape, dtype=np.int32)
         count += asked
         for strat, idx in self._grouped(decider, asked):

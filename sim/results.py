@@ -183,8 +183,7 @@ class Recorder:
                 "prisoners": s.prisoners.ravel(),
             }
         )
-        asks = {name: count for name, count in (asks or {}).items() if count.shape == (g,)}
-        return BatchRows(games, seats, _concat(self.rounds), _concat(self.seat_rounds), asks)
+        return BatchRows(games, seats, _concat(self.rounds), _concat(self.seat_rounds), dict(asks or {}))
 
 
 def company_region_names(rules: Rules, owner: np.ndarray) -> np.ndarray:

@@ -172,3 +172,21 @@ __all__ = [
     "accepts",
     "chained_bombay_map",
 ]
+
+
+class CtrlCAfter:
+    """A study's progress that raises Ctrl-C at the ``n``-th advance of the games played (a user's interruption)."""
+
+    def __init__(self, n: int):
+        self.n, self.seen = n, 0
+
+    def points(self, points, games):
+        pass
+
+    def start(self, done):
+        pass
+
+    def advance(self, arm, games):
+        self.seen += 1
+        if self.seen == self.n:
+            raise KeyboardInterrupt

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from helpers import CtrlCAfter
 
 from experiments import cli, metagame, runner, search, spec
 from experiments import runfolder as rf
@@ -118,22 +119,8 @@ def test_resume_and_jobs_give_byte_identical_files(played, tmp_path):
     _, whole = played
     ms = metagame.load(write(tmp_path, FILE))
 
-    class Cut:
-        seen = 0
-
-        def points(self, points, games):
-            pass
-
-        def start(self, done):
-            pass
-
-        def advance(self, arm, games):
-            self.seen += 1
-            if self.seen == 3:
-                raise KeyboardInterrupt
-
     with pytest.raises(runner.Interrupted):
-        metagame.run(ms, tmp_path / "out", jobs=1, notify=quiet, progress=Cut())
+        metagame.run(ms, tmp_path / "out", jobs=1, notify=quiet, progress=CtrlCAfter(3))
     assert search.read_meta(tmp_path / "out")["status"] == "interrupted"
     assert not (tmp_path / "out" / metagame.PAYOFFS).exists()
     with pytest.raises(runner.RunError, match="pass --resume"):

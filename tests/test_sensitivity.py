@@ -12,6 +12,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from helpers import CtrlCAfter
 
 from experiments import cli, runner, search, sensitivity, spec
 from experiments import runfolder as rf
@@ -127,22 +128,8 @@ def test_an_interrupted_sensitivity_resumes_to_the_same_results(tmp_path, morris
     path = write(tmp_path, FILE.format(games=100, method="morris", samples=3))
     ss = sensitivity.load(path)
 
-    class Cut:
-        seen = 0
-
-        def points(self, points, games):
-            pass
-
-        def start(self, done):
-            pass
-
-        def advance(self, arm, games):
-            self.seen += 1
-            if self.seen == 3:
-                raise KeyboardInterrupt
-
     with pytest.raises(runner.Interrupted):
-        sensitivity.run(ss, tmp_path / "out", jobs=1, notify=quiet, progress=Cut(), report=False)
+        sensitivity.run(ss, tmp_path / "out", jobs=1, notify=quiet, progress=CtrlCAfter(3), report=False)
     assert search.read_meta(tmp_path / "out")["status"] == "interrupted"
     with pytest.raises(runner.RunError, match="pass --resume"):
         sensitivity.run(ss, tmp_path / "out", jobs=1, notify=quiet, report=False)
