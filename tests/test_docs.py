@@ -1,0 +1,113 @@
+"""The README and the pages of ``docs/`` say what the commands do: every command in a ``sh`` block runs, in the
+page's order, in a scratch folder holding the repository's ``experiments/`` and ``examples/`` (fewer games, trials
+and samples than written, so that the suite stays fast); the few that need what a test machine has not are listed
+with the reason. Each page's links to files of the repository resolve."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+# Commands a test machine cannot run, by their first words, and why.
+NOT_RUN = {
+    "pip install": "installs: the set-up commands are what .ci/run itself runs",
+    "dask ": "starts a cluster's scheduler or workers (the Dask path is tested against a LocalCluster)",
+    "eastindia run experiments/library/capital_formulas.toml --games 1000000 --backend dask": "needs that cluster",
+    "python tools/mutation.py": "mutation testing takes hours (tests/test_mutation_tool.py tests the tool)",
+    "mutmut ": "reads the results of a mutation run",
+}
+# Fewer games than written: the command's meaning is kept, its size is not.
+SMALL = {"--games": "40", "--shard-size": "20", "--trials": "2", "--samples": "2"}
+SIZED = {"run": ("--games", "--shard-size"), "tune": ("--games", "--shard-size", "--trials")}
+SIZED |= {"sensitivity": ("--games", "--shard-size", "--samples"), "metagame": ("--games", "--shard-size")}
+
+
+def commands(page: Path) -> list[str]:
+    """The shell commands of a page's ``sh`` blocks, comments dropped and continued lines joined."""
+    out, block = [], False
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            block = line.strip() == "```sh"
+            continue
+        if block:
+            out.append(line)
+    joined = "\n".join(out).replace("\\\n", " ")
+    return [c for c in (re.sub(r"\s+#.*$", "", line).strip() for line in joined.splitlines()) if c]
+
+
+def smaller(command: str) -> str:
+    """``command`` with the sizes of SMALL (an extension by ``--trials`` keeps one more trial than the study has)."""
+    words = shlex.split(command.split(">")[0])
+    if len(words) < 2 or words[0] != "eastindia" or words[1] not in SIZED:
+        return command
+    for option in SIZED[words[1]]:
+        value = SMALL[option]
+        if option in words:
+            i = words.index(option)
+            words[i + 1] = str(int(value) + 1) if option == "--trials" else value
+        else:
+            words += [option, value]
+    return shlex.join(words)
+
+
+def skipped(command: str) -> str | None:
+    return next((why for start, why in NOT_RUN.items() if command.startswith(start)), None)
+
+
+def scratch(where: Path) -> Path:
+    """A folder holding copies of the repository's experiment files and examples, and ``my.toml`` (the baseline
+    experiment under another name: the pages' example of a user's own file)."""
+    for folder in ("experiments", "examples"):
+        shutil.copytree(ROOT / folder, where / folder, ignore=shutil.ignore_patterns("__pycache__", "*.py[co]"))
+    base = (ROOT / "experiments/library/baseline.toml").read_text(encoding="utf-8")
+    (where / "my.toml").write_text(re.sub(r"(?m)^name = .*$", 'name = "my"', base), encoding="utf-8")
+    return where
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_command_of_the_page_runs(page, tmp_path):
+    found = commands(page)
+    if page.name == "README.md":
+        assert any(c.startswith("eastindia run") for c in found), "the README shows how to run"
+    run = scratch(tmp_path)
+    shell = f'eastindia() {{ {shlex.quote(sys.executable)} -m experiments.cli "$@"; }}\n'
+    for command in found:
+        if skipped(command):
+            continue
+        done = subprocess.run(
+            ["bash", "-c", shell + smaller(command)], cwd=run, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, f"{page.name}: `{command}` exited {done.returncode}: {done.stderr[-800:]}"
+
+
+def test_what_is_not_run_is_written_in_the_docs():
+    """Every exception of NOT_RUN matches a command the pages show (no stale excuse), and nothing else is left out."""
+    every = [c for page in PAGES for c in commands(page)]
+    for start in NOT_RUN:
+        assert any(c.startswith(start) for c in every), f"no command starts with {start!r} any more"
+
+
+def test_the_sizes_are_cut_and_an_extension_keeps_one_more_trial():
+    assert smaller("eastindia run my.toml --games 1000000 --jobs 2") == (
+        "eastindia run my.toml --games 40 --jobs 2 --shard-size 20"
+    )
+    assert smaller("eastindia tune t.toml --resume --trials 80").endswith("--trials 3 --games 40 --shard-size 20")
+    assert smaller("eastindia capital 50 35 20 0 0") == "eastindia capital 50 35 20 0 0"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_the_page_links_only_files_of_the_repository(page):
+    text = page.read_text(encoding="utf-8")
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+        if target.startswith(("http://", "https://")):
+            continue
+        assert (page.parent / target).resolve().exists(), f"{page.name} links {target}, which is not in the repo"
