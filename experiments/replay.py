@@ -19,9 +19,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from sim import layout as L
+from sim import trace as tracing
 from sim.agents import Agents
 from sim.engine import play_batch
+from sim.laws import DEREGULATION, DEREGULATION_BY
 from sim.results import Results
+from sim.state import STABILITY_CAUSES, TALLY
 
 from . import runfolder as rf
 from . import spec
@@ -43,10 +47,10 @@ def _brief(value: Any) -> Any:
     return a.tolist()
 
 
-def _phase() -> str:
-    """The phase the engine is playing (the outermost ``sim/phases/<phase>.py`` on the call stack): only when
-    tracing."""
-    frame, phase = sys._getframe(2), "engine"
+def _phase(frame: Any) -> str:
+    """The phase the engine is playing (the outermost ``sim/phases/<phase>.py`` on the call stack from ``frame``):
+    only when tracing."""
+    phase = "engine"
     while frame is not None:
         module = frame.f_globals.get("__name__", "")
         if module.startswith("sim.phases."):
@@ -55,12 +59,181 @@ def _phase() -> str:
     return phase
 
 
+def _entries(amount: Any, rows: Any = None, cols: Any = None) -> list[tuple[int | None, int]]:
+    """(column or None, amount) of the batch's game 0 (the replayed game): ``amount`` is a full-batch array (games
+    first; ``cols`` a column for all of them) or, with ``rows``, per entry ``m`` of games ``rows[m]`` (columns
+    ``cols[m]``)."""
+    a = np.asarray(amount)
+    if rows is None:
+        picked = [(a if a.ndim else a.reshape(1))[0]]
+        at = [cols]
+    else:
+        rows = np.asarray(rows)
+        rows = np.flatnonzero(rows) if rows.dtype == bool else rows
+        ms = np.flatnonzero(rows == 0)
+        a = a if a.ndim else np.broadcast_to(a, rows.shape)
+        picked = [a[m] for m in ms]
+        at = [None if cols is None else np.broadcast_to(np.asarray(cols), rows.shape)[m] for m in ms]
+    out: list[tuple[int | None, int]] = []
+    for value, col in zip(picked, at, strict=True):
+        if col is not None:
+            out.append((int(col), int(value)))
+        elif np.ndim(value) == 0:
+            out.append((None, int(value)))
+        else:
+            out += [(k, int(v)) for k, v in enumerate(np.asarray(value).ravel())]
+    return out
+
+
+# Tallies that are no event of their own (money is traced as flows, stability as its own events)
+QUIET = set(STABILITY_CAUSES) | {"stability_change", "deregulation_by"}
+
+
 class Trace:
-    """Collects the decisions of a batch of one game."""
+    """The recorder of one replayed game (a batch of one): ``Agents.trace`` (the decisions) and ``sim.trace``'s
+    recorder (money flows, dice, votes; offices, stability and events read at the end of every phase)."""
 
     def __init__(self, labels: list[str]):
         self.labels, self.events = labels, []
+        self.state: Any = None
 
+    # ---------------------------------------------------------------------------------------------- helpers
+    def _add(self, kind: str, state: Any, phase: str | None = None, **fields: Any) -> None:
+        phase = phase or _phase(sys._getframe(2))
+        rnd = 0 if phase == "setup" else int(state.end_round[0] or state.round[0])
+        self.events.append({"round": rnd, "phase": phase, "kind": kind, **fields})
+
+    def _holder(self, kind: str, col: int | None) -> str:
+        if kind == "company":
+            return "Company"
+        if kind == "seat":
+            return f"seat {col}"
+        if kind == "treasury":
+            return f"{self.treasuries[col]} treasury"
+        return f"firm {col}" + (" (India)" if kind == "firm_india" else "")
+
+    def _snapshot(self, state: Any) -> None:
+        self.last = {name: getattr(state, name)[0].copy() for name in SNAPSHOT}
+
+    # ----------------------------------------------------------------------------------------- engine hooks
+    def start(self, state: Any, rules: Any) -> None:
+        """The start position: the Company's holdings come from the bank (flow ``company_start``)."""
+        self.state, self.rules = state, rules
+        presidencies = tuple(p.name for p in rules.map.presidencies)
+        self.offices = L.office_names(presidencies)
+        self.treasuries = ("director_of_trade", "shipping_manager", *presidencies)
+        self.regions = [r.name for r in rules.map.regions]
+        self.laws = [law.name for law in rules.parliament.laws]
+        self.cards = [c.name for c in rules.positions.deck]
+        for kind, held in (("company", state.balance), ("treasury", state.treasury), ("seat", state.money)):
+            self._flows(state, "company_start" if kind != "seat" else "starting_capital", kind, _entries(held), "setup")
+        self._snapshot(state)
+        self.tally = np.zeros_like(state.tally[0])
+
+    def _flows(self, state: Any, flow: str, kind: str, entries: list, phase: str | None = None) -> None:
+        phase = phase or _phase(sys._getframe(3))
+        for col, v in entries:
+            if v:
+                h = self._holder(kind, col)
+                src, dst = ("bank", h) if v > 0 else (h, "bank")
+                self._add("flow", state, phase, **{"from": src, "to": dst, "amount": abs(v), "flow": flow})
+
+    def flow(self, state: Any, flow: str, kind: str, amount: Any, rows: Any = None, cols: Any = None) -> None:
+        """Money into (+) or out of (-) the game through the ledger's ``flow``."""
+        self._flows(state, flow, kind, _entries(amount, rows, cols))
+
+    def transfer(self, state: Any, what: str, *parts: tuple) -> None:
+        """Money moved between holdings inside the game: ``parts`` are (kind, amount[, rows[, cols]]) whose amounts
+        add up to 0; each payer's money goes to the receivers in order."""
+        delta: dict[str, int] = {}
+        for kind, amount, *where in parts:
+            for col, v in _entries(amount, *where):
+                name = self._holder(kind, col)
+                delta[name] = delta.get(name, 0) + v
+        payers = [[h, -v] for h, v in delta.items() if v < 0]
+        phase = _phase(sys._getframe(1))
+        for h, v in delta.items():
+            while v > 0:  # a receiver whose payers fall short is paid the rest by the bank (never in a sound game)
+                src = payers[0] if payers else ["bank", v]
+                moved = min(v, src[1])
+                self._add("flow", state, phase, **{"from": src[0], "to": h, "amount": moved, "flow": what})
+                v -= moved
+                src[1] -= moved
+                if payers and src[1] == 0:
+                    payers.pop(0)
+
+    def roll(self, dice: str, idx: Any, values: Any, extra: Any) -> None:
+        """The engine's dice: ``d6`` faces (``extra``: the dice each game used), the ``lowest`` of ``extra`` dice,
+        ``uniform`` draws (shuffles, random picks)."""
+        at = np.flatnonzero(np.asarray(idx) == 0)
+        if at.size == 0:
+            return
+        m = int(at[0])
+        frame = sys._getframe(1)
+        while frame.f_globals.get("__name__") == "sim.dice":
+            frame = frame.f_back
+        what = f"{frame.f_globals['__name__'].rsplit('.', 1)[1]}.{frame.f_code.co_name}"
+        if dice == "d6":
+            faces = np.asarray(values)[m].tolist()
+            fields = {"faces": faces[: int(np.asarray(extra)[m])] if extra is not None else faces}
+        elif dice == "lowest":
+            fields = {"dice": int(np.broadcast_to(np.asarray(extra), np.shape(idx))[m]), "lowest": int(values[m])}
+        else:
+            fields = {"values": [round(float(u), 3) for u in np.asarray(values)[m]]}
+        self._add("roll", self.state, _phase(frame), what=what, roll=dice, **fields)
+
+    def vote(self, state: Any, rows: Any, law: Any, support: Any, votes_for: Any, against: Any, dereg: bool) -> None:
+        """A vote of Parliament in games ``rows``: who voted for and against, the public support, the outcome."""
+        if not rows[0]:
+            return
+        s, yes, no = int(support[0]), votes_for[0].tolist(), against[0].tolist()
+        name = "Deregulation" if dereg else self.laws[int(law[0])] if int(law[0]) >= 0 else "policy"
+        total_for, total_against = sum(yes) + max(s, 0), sum(no) + max(-s, 0)
+        self._add("event", state, None, what="vote", law=name, support=s, votes_for=yes, votes_against=no,
+                  total_for=total_for, total_against=total_against, passed=s + sum(yes) - sum(no) >= 0)  # fmt: skip
+
+    def phase(self, state: Any, name: str) -> None:
+        """The end of setup, of a phase or of the game: the stability changes and their causes, the tallies that
+        moved (events), regions that changed hands, position cards played, and the offices when they changed."""
+        tally = state.tally[0].copy()
+        if name == "start_of_round":
+            self.tally = np.zeros_like(tally)
+        moved = tally - self.tally
+        self.tally = tally
+        stability = int(self.last["stability"])
+        for cause in STABILITY_CAUSES:
+            change = int(moved[TALLY[cause]])
+            if change:
+                self._add("stability", state, name, change=change, cause=cause.replace("stability_", ""),
+                          before=stability, after=stability + change)  # fmt: skip
+                stability += change
+        for tally_name, i in TALLY.items():
+            if moved[i] and tally_name not in QUIET:
+                value = int(tally[i])
+                if tally_name == "deregulation":
+                    by = DEREGULATION_BY[int(tally[TALLY["deregulation_by"]])]
+                    self._add("event", state, name, what="deregulation", outcome=DEREGULATION[value], tabled_by=by)
+                else:
+                    self._add("event", state, name, what=tally_name, count=int(moved[i]))
+        last = self.last
+        for r in np.flatnonzero(state.owner[0] != last["owner"]):
+            owner = int(state.owner[0, r])
+            self._add("event", state, name, what="region", region=self.regions[r],
+                      owner=self.treasuries[2 + owner] if owner >= 0 else None)  # fmt: skip
+        for c in np.flatnonzero(state.card_played[0] & ~last["card_played"]):
+            self._add("event", state, name, what="position_card", card=self.cards[c], seat=int(state.card_owner[0, c]))
+        if any(not np.array_equal(getattr(state, f)[0], last[f]) for f in SNAPSHOT[3:]):
+            self._add(
+                "office", state, name,
+                offices={o: int(s) for o, s in zip(self.offices, state.office[0], strict=True) if s >= 0},
+                governors={r: int(s) for r, s in zip(self.regions, state.governor[0], strict=True) if s >= 0},
+                commanders={p: int(s) for p, s in zip(self.treasuries[2:], state.commander[0], strict=True) if s >= 0},
+                prime_minister=int(state.prime_minister[0]),
+                changed=[o for o, a, b in zip(self.offices, state.office[0], last["office"], strict=True) if a != b],
+            )  # fmt: skip
+        self._snapshot(state)
+
+    # ------------------------------------------------------------------------------------------- decisions
     def __call__(self, agents: Agents, decision: str, state: Any, decider: np.ndarray, legal: dict, out: tuple):
         seat = int(np.asarray(decider)[0])
         if seat < 0:
@@ -68,19 +241,11 @@ class Trace:
         options = {k: _brief(v[0] if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == 1 else v)
                    for k, v in legal.items()}  # fmt: skip
         answer = [_brief(o[0]) for o in out]
-        phase = _phase()
-        self.events.append(
-            {
-                "round": 0 if phase == "setup" else int(state.end_round[0] or state.round[0]),
-                "phase": phase,
-                "kind": "decision",
-                "seat": seat,
-                "strategy": self.labels[seat],
-                "name": decision,
-                "options": options,
-                "answer": answer[0] if len(answer) == 1 else answer,
-            }
-        )
+        self._add("decision", state, _phase(sys._getframe(1)), seat=seat, strategy=self.labels[seat], name=decision,
+                  options=options, answer=answer[0] if len(answer) == 1 else answer)  # fmt: skip
+
+
+SNAPSHOT = ("stability", "owner", "card_played", "office", "governor", "commander", "prime_minister")
 
 
 def replay(run_dir: Path, game: int, arm_name: str | None = None) -> tuple[Path, Path]:
@@ -114,11 +279,11 @@ def replay(run_dir: Path, game: int, arm_name: str | None = None) -> tuple[Path,
     ids = np.array([game], dtype=np.int64)
     labels, seating = arm.seating(ids)
     trace = Trace([labels[i] for i in seating[0]])
-    Agents.trace = trace
+    Agents.trace = tracing.recorder = trace
     try:
         _, batch = play_batch(arm.rules(), [_make(arm, name) for name in labels], exp.seed, ids, seating)
     finally:
-        Agents.trace = None
+        Agents.trace = tracing.recorder = None
     mine = Results.from_batches([batch], {}).frames()
     for frame in ("games", "seats", "rounds", "seat_rounds"):
         ours = mine[frame]
