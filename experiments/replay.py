@@ -279,9 +279,10 @@ def replay(run_dir: Path, game: int, arm_name: str | None = None) -> tuple[Path,
     ids = np.array([game], dtype=np.int64)
     labels, seating = arm.seating(ids)
     trace = Trace([labels[i] for i in seating[0]])
+    rules = arm.rules()
     Agents.trace = tracing.recorder = trace
     try:
-        _, batch = play_batch(arm.rules(), [_make(arm, name) for name in labels], exp.seed, ids, seating)
+        _, batch = play_batch(rules, [_make(arm, name) for name in labels], exp.seed, ids, seating)
     finally:
         Agents.trace = tracing.recorder = None
     mine = Results.from_batches([batch], {}).frames()
@@ -299,7 +300,9 @@ def replay(run_dir: Path, game: int, arm_name: str | None = None) -> tuple[Path,
     out.mkdir(exist_ok=True)
     jsonl, page = out / f"{stem}.jsonl", out / f"{stem}.html"
     rf.write_atomic(jsonl, "".join(json.dumps(e, default=str) + "\n" for e in events).encode())
-    rf.write_atomic(page, _html(events, game, arm.name).encode())
+    co = rules.company
+    start = {"loans": co.start_loans, "stability": co.start_stability}
+    rf.write_atomic(page, _html(events, game, arm.name, start).encode())
     return jsonl, page
 
 
@@ -359,8 +362,78 @@ def _curve(values: list[float], width: int = 420, height: int = 90) -> str:
     return f'<polyline fill="none" stroke="currentColor" stroke-width="2" points="{pts}"/>'
 
 
-def _html(events: list[dict], game: int, arm: str) -> str:
-    """A self-contained page: the curves of stability and money, then the rounds with their decisions."""
+def _seat(seat: int | None, labels: list[str]) -> str:
+    return "nobody" if seat is None or seat < 0 else f"seat {seat} ({labels[seat]})"
+
+
+TABLED = {"pm": "the Prime Minister", "public": "the public"}
+
+
+def _story(rnd: int, events: list[dict], before: dict, after: dict | None, end: dict) -> str:
+    """One round told in a line, from its events: loans, votes and Deregulation, stability, India, firms, offices."""
+    labels = end["strategies"]
+    said: list[str] = []
+    count = {e["what"]: e["count"] for e in events if e["kind"] == "event" and "count" in e}
+    loans = next((e for e in events if e["kind"] == "decision" and e["name"] == "take_loans"), None)
+    if count.get("loans_taken") and loans is not None:
+        debt = f" (debt {before['loans']} → {after['loans']})" if after else ""
+        said.append(f"the Chairman, {_seat(loans['seat'], labels)}, borrows {count['loans_taken']} loans{debt}")
+    if count.get("emergency_loans"):
+        said.append(f"{count['emergency_loans']} emergency loans")
+    if count.get("dividends"):
+        said.append(f"£{count['dividends']} of dividends")
+    if count.get("storm"):
+        tiles = [k.removeprefix("events_") for k in count if k.startswith("events_")]
+        said.append(f"storm die {count['storm']}" + (f", event tiles: {', '.join(tiles)}" if tiles else ""))
+    for what, text in (("attacks", "attacks on Company regions"), ("conquests", "conquests"), ("battles", "battles")):
+        if count.get(what):
+            said.append(f"{count[what]} {text}")
+    for e in events:
+        if e["kind"] != "event":
+            continue
+        if e["what"] == "region":
+            said.append(f"{e['region']} falls to {e['owner']}" if e["owner"] else f"the Company loses {e['region']}")
+        elif e["what"] == "vote":
+            verdict = f"{'passes' if e['passed'] else 'fails'} {e['total_for']}–{e['total_against']}"
+            tabled = next((x["tabled_by"] for x in events if x.get("what") == "deregulation"), None)
+            if e["law"] == "Deregulation" and tabled in TABLED:
+                said.append(f"{TABLED[tabled]} tables Deregulation; it {verdict}")
+            else:
+                said.append(f"{e['law']} {verdict}")
+        elif e["what"] == "deregulation" and e["tabled_by"] == "forced_round":
+            said.append("Deregulation passes by the rules (deregulation.forced_round)")
+        elif e["what"] == "position_card":
+            said.append(f"{_seat(e['seat'], labels)} plays {e['card']}")
+    if count.get("loans_written_off"):
+        said.append(f"{count['loans_written_off']} loans written off")
+    for what, text in (("firms_opened", "firms opened"), ("bankruptcies", "firms bankrupt")):
+        if count.get(what):
+            said.append(f"{count[what]} {text}")
+    changes = [e for e in events if e["kind"] == "stability"]
+    if changes:
+        causes = ", ".join(f"{e['cause'].replace('_', ' ')} {e['change']:+d}" for e in changes)
+        said.append(f"stability {changes[0]['before']} → {changes[-1]['after']} ({causes})")
+    if after and after["chairman"] != before.get("chairman"):
+        said.append(f"the chair goes to {_seat(after['chairman'], labels)}")
+    if end["crashed"] and rnd == end["round"]:
+        said.append("the Company crashes")
+    return f"Round {rnd} — " + ("; ".join(said) or "a quiet round") + "."
+
+
+def _line(ev: dict) -> str:
+    """A flow, a roll, an office or an event in brief."""
+    if ev["kind"] == "flow":
+        return f"£{ev['amount']} {ev['from']} → {ev['to']} ({ev['flow']})"
+    if ev["kind"] == "roll":
+        rolled = ev.get("faces", ev.get("lowest", ev.get("values")))
+        return f"{ev['what']}: {ev['roll']} {rolled}" + (f" of {ev['dice']} dice" if "dice" in ev else "")
+    fields = {k: v for k, v in ev.items() if k not in ("round", "phase", "kind")}
+    return f"{ev['kind']}: {json.dumps(fields, default=str)}"
+
+
+def _html(events: list[dict], game: int, arm: str, start: dict) -> str:
+    """A self-contained page: the game told round by round (a line per round from its events, then its decisions,
+    each expandable to its options, and its log of money, dice and offices), with the stability and money curves."""
     ends = [e for e in events if e["kind"] == "round_end"]
     end = events[-1]
     e = html.escape
@@ -370,35 +443,50 @@ def _html(events: list[dict], game: int, arm: str) -> str:
         f'<svg width="440" height="100" style="color:hsl({i * 60},60%,40%)">{_curve(list(m))}</svg>'
         for i, m in enumerate(money)
     )
-    body = []
-    current = None
-    for ev in events:
-        if ev["kind"] == "decision":
-            if ev["round"] != current:
-                current = ev["round"]
-                body.append(f"<h2>{'Setup' if current == 0 else f'Round {current}'}</h2>")
-            opts = e(json.dumps(ev["options"], default=str))
-            body.append(
-                f"<details><summary>{e(ev['phase'])}: seat {ev['seat']} ({e(ev['strategy'])}) "
-                f"<b>{e(ev['name'])}</b> → {e(json.dumps(ev['answer'], default=str))}</summary>"
-                f"<pre>{opts}</pre></details>"
-            )
-        elif ev["kind"] == "round_end":
-            current = ev["round"]
-            body.append(
-                f"<p class=end>End of round {ev['round']}: stability {ev['stability']}, loans {ev['loans']}, "
-                f"balance £{ev['balance']}; money {ev['money']}; VP banked {ev['vp_so_far']}; "
-                f"{e(json.dumps(ev['tallies'], default=str))}</p>"
-            )
+    by_round: dict[str, list[dict]] = {}
+    for ev in events[:-1]:
+        key = "end" if ev["phase"] == "end" else str(ev["round"])
+        by_round.setdefault(key, []).append(ev)
+    body, before, chairman = [], start, None
+    for key, part in by_round.items():
+        rnd = int(key) if key != "end" else None
+        chairman = next((x["offices"].get("chairman") for x in reversed(part) if x["kind"] == "office"), chairman)
+        after = next((dict(x, chairman=chairman) for x in part if x["kind"] == "round_end"), None)
+        title = "Setup" if rnd == 0 else "End of the game" if rnd is None else f"Round {rnd}"
+        story = "" if not rnd else f"<p class=story>{e(_story(rnd, part, before, after, end))}</p>"
+        decisions = "".join(
+            f"<details class=decision><summary>{e(ev['phase'])}: {e(_seat(ev['seat'], end['strategies']))} "
+            f"<b>{e(ev['name'])}</b> → {e(json.dumps(ev['answer'], default=str))}</summary>"
+            f"<pre>{e(json.dumps(ev['options'], default=str, indent=1))}</pre></details>"
+            for ev in part
+            if ev["kind"] == "decision"
+        )
+        log = [_line(ev) for ev in part if ev["kind"] in ("flow", "roll", "office", "event", "stability")]
+        details = (
+            f"<details class=log><summary>{len(log)} money flows, dice, offices and events</summary>"
+            f"<ul>{''.join(f'<li>{e(x)}</li>' for x in log)}</ul></details>"
+            if log
+            else ""
+        )
+        closing = (
+            f"<p class=end>End of round {after['round']}: stability {after['stability']}, loans {after['loans']}, "
+            f"balance £{after['balance']}; money {after['money']}; VP banked {after['vp_so_far']}</p>"
+            if after
+            else ""
+        )
+        body.append(
+            f'<article class=round id="round-{key}"><h2>{title}</h2>{story}{decisions}{details}{closing}</article>'
+        )
+        before = after or dict(before, chairman=chairman)
     verdict = (
         "the Company crashed" + (f" (blame: {end['blame']})" if end["blame"] else "") if end["crashed"] else "7 rounds"
     )
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>Replay of game {game} ({e(arm)})</title>
 <style>body{{font-family:sans-serif;max-width:60em;margin:auto}} details{{margin:.1em 0}} pre{{white-space:pre-wrap}}
-.end{{background:#eef;padding:.3em}}</style></head><body>
+.end{{background:#eef;padding:.3em}} .story{{font-size:1.1em}} .log li{{font-size:.9em}}</style></head><body>
 <h1>Game {game} — {e(arm)}</h1>
 <p>Seats: {e(", ".join(f"{i}: {s}" for i, s in enumerate(end["strategies"])))}. Ended in round {end["round"]}:
 {e(verdict)}; VP {end["vp"]}; winner seat {end["winner"]} ({e(str(end["winner_strategy"]))}).</p>
 <h3>Stability by round</h3>{curves}<h3>Money by round (one curve per seat)</h3>{money_svg}
-{"".join(body)}</body></html>
+<section id=timeline>{"".join(body)}</section></body></html>
 """

@@ -108,7 +108,8 @@ def test_replay_of_the_archetype_table_reproduces_its_frames(archetypes, capsys)
         events = [json.loads(line) for line in jsonl.read_text().splitlines()]
         _check_reproduces(archetypes, game, "a", events)
         page = (archetypes / "replays" / f"game-{game}.html").read_text()
-        assert "<details>" in page and "Round 1" in page and "<svg" in page and "http" not in page
+        assert "<details class=decision>" in page and "<svg" in page and "http" not in page
+        assert "<p class=story>Round 1 — " in page  # the game told round by round
     assert Agents.trace is None  # tracing is off again after a replay
 
 
