@@ -3,9 +3,10 @@
 A game's play depends on its index alone (its dice streams are keyed by the seed and the game index), so game N is
 played again at batch 1 with the run's rules, strategies, seating and seed, read from ``experiment.toml``. While it
 plays, ``Agents.trace`` records every decision asked (seat, strategy, decision, the legal options in brief, the
-answer); the rows the replay records are checked against the run's frames (``rounds``, ``seats``), and a replay that
-does not reproduce them is refused. Written: ``RUN_DIR/replays/game-<N>[-<arm>].jsonl`` (one JSON object per event,
-each with ``round``, ``phase``, ``kind``) and ``.html`` (a self-contained round-by-round timeline).
+answer) and ``sim.trace.recorder`` the money flows, dice, votes, stability changes, offices and events; the rows the
+replay records are checked against the run's frames (``rounds``, ``seats``), and a replay that does not reproduce
+them is refused. Written: ``RUN_DIR/replays/game-<N>[-<arm>].jsonl`` (one JSON object per event,
+each with ``round``, ``phase``, ``kind``) and ``.html`` (a self-contained game report, round by round).
 """
 
 from __future__ import annotations
@@ -161,6 +162,9 @@ class Trace:
                 src[1] -= moved
                 if payers and src[1] == 0:
                     payers.pop(0)
+        for h, v in payers:  # what payers hand over beyond the receivers' share leaves the game (never, either)
+            if v:
+                self._add("flow", state, phase, **{"from": h, "to": "bank", "amount": v, "flow": what})
 
     def roll(self, dice: str, idx: Any, values: Any, extra: Any) -> None:
         """The engine's dice: ``d6`` faces (``extra``: the dice each game used), the ``lowest`` of ``extra`` dice,
