@@ -3,9 +3,10 @@
 A game's play depends on its index alone (its dice streams are keyed by the seed and the game index), so game N is
 played again at batch 1 with the run's rules, strategies, seating and seed, read from ``experiment.toml``. While it
 plays, ``Agents.trace`` records every decision asked (seat, strategy, decision, the legal options in brief, the
-answer); the rows the replay records are checked against the run's frames (``rounds``, ``seats``), and a replay that
-does not reproduce them is refused. Written: ``RUN_DIR/replays/game-<N>[-<arm>].jsonl`` (one JSON object per event,
-each with ``round``, ``phase``, ``kind``) and ``.html`` (a self-contained round-by-round timeline).
+answer) and ``sim.trace.recorder`` the money flows, dice, votes, stability changes, offices and events; the rows the
+replay records are checked against the run's frames (``rounds``, ``seats``), and a replay that does not reproduce
+them is refused. Written: ``RUN_DIR/replays/game-<N>[-<arm>].jsonl`` (one JSON object per event,
+each with ``round``, ``phase``, ``kind``) and ``.html`` (a self-contained game report, round by round).
 """
 
 from __future__ import annotations
@@ -19,9 +20,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from sim import layout as L
+from sim import trace as tracing
 from sim.agents import Agents
 from sim.engine import play_batch
+from sim.laws import DEREGULATION, DEREGULATION_BY
 from sim.results import Results
+from sim.state import STABILITY_CAUSES, TALLY
 
 from . import runfolder as rf
 from . import spec
@@ -43,10 +48,10 @@ def _brief(value: Any) -> Any:
     return a.tolist()
 
 
-def _phase() -> str:
-    """The phase the engine is playing (the outermost ``sim/phases/<phase>.py`` on the call stack): only when
-    tracing."""
-    frame, phase = sys._getframe(2), "engine"
+def _phase(frame: Any) -> str:
+    """The phase the engine is playing (the outermost ``sim/phases/<phase>.py`` on the call stack from ``frame``):
+    only when tracing."""
+    phase = "engine"
     while frame is not None:
         module = frame.f_globals.get("__name__", "")
         if module.startswith("sim.phases."):
@@ -55,12 +60,184 @@ def _phase() -> str:
     return phase
 
 
+def _entries(amount: Any, rows: Any = None, cols: Any = None) -> list[tuple[int | None, int]]:
+    """(column or None, amount) of the batch's game 0 (the replayed game): ``amount`` is a full-batch array (games
+    first; ``cols`` a column for all of them) or, with ``rows``, per entry ``m`` of games ``rows[m]`` (columns
+    ``cols[m]``)."""
+    a = np.asarray(amount)
+    if rows is None:
+        picked = [(a if a.ndim else a.reshape(1))[0]]
+        at = [cols]
+    else:
+        rows = np.asarray(rows)
+        rows = np.flatnonzero(rows) if rows.dtype == bool else rows
+        ms = np.flatnonzero(rows == 0)
+        a = a if a.ndim else np.broadcast_to(a, rows.shape)
+        picked = [a[m] for m in ms]
+        at = [None if cols is None else np.broadcast_to(np.asarray(cols), rows.shape)[m] for m in ms]
+    out: list[tuple[int | None, int]] = []
+    for value, col in zip(picked, at, strict=True):
+        if col is not None:
+            out.append((int(col), int(value)))
+        elif np.ndim(value) == 0:
+            out.append((None, int(value)))
+        else:
+            out += [(k, int(v)) for k, v in enumerate(np.asarray(value).ravel())]
+    return out
+
+
+# Tallies that are no event of their own (money is traced as flows, stability as its own events)
+QUIET = set(STABILITY_CAUSES) | {"stability_change", "deregulation_by"}
+
+
 class Trace:
-    """Collects the decisions of a batch of one game."""
+    """The recorder of one replayed game (a batch of one): ``Agents.trace`` (the decisions) and ``sim.trace``'s
+    recorder (money flows, dice, votes; offices, stability and events read at the end of every phase)."""
 
     def __init__(self, labels: list[str]):
         self.labels, self.events = labels, []
+        self.state: Any = None
 
+    # ---------------------------------------------------------------------------------------------- helpers
+    def _add(self, kind: str, state: Any, phase: str | None = None, **fields: Any) -> None:
+        phase = phase or _phase(sys._getframe(2))
+        rnd = 0 if phase == "setup" else int(state.end_round[0] or state.round[0])
+        self.events.append({"round": rnd, "phase": phase, "kind": kind, **fields})
+
+    def _holder(self, kind: str, col: int | None) -> str:
+        if kind == "company":
+            return "Company"
+        if kind == "seat":
+            return f"seat {col}"
+        if kind == "treasury":
+            return f"{self.treasuries[col]} treasury"
+        return f"firm {col}" + (" (India)" if kind == "firm_india" else "")
+
+    def _snapshot(self, state: Any) -> None:
+        self.last = {name: getattr(state, name)[0].copy() for name in SNAPSHOT}
+
+    # ----------------------------------------------------------------------------------------- engine hooks
+    def start(self, state: Any, rules: Any) -> None:
+        """The start position: the Company's holdings come from the bank (flow ``company_start``)."""
+        self.state, self.rules = state, rules
+        presidencies = tuple(p.name for p in rules.map.presidencies)
+        self.offices = L.office_names(presidencies)
+        self.treasuries = ("director_of_trade", "shipping_manager", *presidencies)
+        self.regions = [r.name for r in rules.map.regions]
+        self.laws = [law.name for law in rules.parliament.laws]
+        self.cards = [c.name for c in rules.positions.deck]
+        for kind, held in (("company", state.balance), ("treasury", state.treasury), ("seat", state.money)):
+            self._flows(state, "company_start" if kind != "seat" else "starting_capital", kind, _entries(held), "setup")
+        self._snapshot(state)
+        self.tally = np.zeros_like(state.tally[0])
+
+    def _flows(self, state: Any, flow: str, kind: str, entries: list, phase: str | None = None) -> None:
+        phase = phase or _phase(sys._getframe(3))
+        for col, v in entries:
+            if v:
+                h = self._holder(kind, col)
+                src, dst = ("bank", h) if v > 0 else (h, "bank")
+                self._add("flow", state, phase, **{"from": src, "to": dst, "amount": abs(v), "flow": flow})
+
+    def flow(self, state: Any, flow: str, kind: str, amount: Any, rows: Any = None, cols: Any = None) -> None:
+        """Money into (+) or out of (-) the game through the ledger's ``flow``."""
+        self._flows(state, flow, kind, _entries(amount, rows, cols))
+
+    def transfer(self, state: Any, what: str, *parts: tuple) -> None:
+        """Money moved between holdings inside the game: ``parts`` are (kind, amount[, rows[, cols]]) whose amounts
+        add up to 0; each payer's money goes to the receivers in order."""
+        delta: dict[str, int] = {}
+        for kind, amount, *where in parts:
+            for col, v in _entries(amount, *where):
+                name = self._holder(kind, col)
+                delta[name] = delta.get(name, 0) + v
+        payers = [[h, -v] for h, v in delta.items() if v < 0]
+        phase = _phase(sys._getframe(1))
+        for h, v in delta.items():
+            while v > 0:  # a receiver whose payers fall short is paid the rest by the bank (never in a sound game)
+                src = payers[0] if payers else ["bank", v]
+                moved = min(v, src[1])
+                self._add("flow", state, phase, **{"from": src[0], "to": h, "amount": moved, "flow": what})
+                v -= moved
+                src[1] -= moved
+                if payers and src[1] == 0:
+                    payers.pop(0)
+        for h, v in payers:  # what payers hand over beyond the receivers' share leaves the game (never, either)
+            if v:
+                self._add("flow", state, phase, **{"from": h, "to": "bank", "amount": v, "flow": what})
+
+    def roll(self, dice: str, idx: Any, values: Any, extra: Any) -> None:
+        """The engine's dice: ``d6`` faces (``extra``: the dice each game used), the ``lowest`` of ``extra`` dice,
+        ``uniform`` draws (shuffles, random picks)."""
+        at = np.flatnonzero(np.asarray(idx) == 0)
+        if at.size == 0:
+            return
+        m = int(at[0])
+        frame = sys._getframe(1)
+        while frame.f_globals.get("__name__") == "sim.dice":
+            frame = frame.f_back
+        what = f"{frame.f_globals['__name__'].rsplit('.', 1)[1]}.{frame.f_code.co_name}"
+        if dice == "d6":
+            faces = np.asarray(values)[m].tolist()
+            fields = {"faces": faces[: int(np.asarray(extra)[m])] if extra is not None else faces}
+        elif dice == "lowest":
+            fields = {"dice": int(np.broadcast_to(np.asarray(extra), np.shape(idx))[m]), "lowest": int(values[m])}
+        else:
+            fields = {"values": [round(float(u), 3) for u in np.asarray(values)[m]]}
+        self._add("roll", self.state, _phase(frame), what=what, roll=dice, **fields)
+
+    def vote(self, state: Any, rows: Any, law: Any, support: Any, votes_for: Any, against: Any, dereg: bool) -> None:
+        """A vote of Parliament in games ``rows``: who voted for and against, the public support, the outcome."""
+        if not rows[0]:
+            return
+        s, yes, no = int(support[0]), votes_for[0].tolist(), against[0].tolist()
+        name = "Deregulation" if dereg else self.laws[int(law[0])] if int(law[0]) >= 0 else "policy"
+        total_for, total_against = sum(yes) + max(s, 0), sum(no) + max(-s, 0)
+        self._add("event", state, None, what="vote", law=name, support=s, votes_for=yes, votes_against=no,
+                  total_for=total_for, total_against=total_against, passed=s + sum(yes) - sum(no) >= 0)  # fmt: skip
+
+    def phase(self, state: Any, name: str) -> None:
+        """The end of setup, of a phase or of the game: the stability changes and their causes, the tallies that
+        moved (events), regions that changed hands, position cards played, and the offices when they changed."""
+        tally = state.tally[0].copy()
+        if name == "start_of_round":
+            self.tally = np.zeros_like(tally)
+        moved = tally - self.tally
+        self.tally = tally
+        stability = int(self.last["stability"])
+        for cause in STABILITY_CAUSES:
+            change = int(moved[TALLY[cause]])
+            if change:
+                self._add("stability", state, name, change=change, cause=cause.replace("stability_", ""),
+                          before=stability, after=stability + change)  # fmt: skip
+                stability += change
+        for tally_name, i in TALLY.items():
+            if moved[i] and tally_name not in QUIET:
+                value = int(tally[i])
+                if tally_name == "deregulation":
+                    by = DEREGULATION_BY[int(tally[TALLY["deregulation_by"]])]
+                    self._add("event", state, name, what="deregulation", outcome=DEREGULATION[value], tabled_by=by)
+                else:
+                    self._add("event", state, name, what=tally_name, count=int(moved[i]))
+        last = self.last
+        for r in np.flatnonzero(state.owner[0] != last["owner"]):
+            owner = int(state.owner[0, r])
+            self._add("event", state, name, what="region", region=self.regions[r],
+                      owner=self.treasuries[2 + owner] if owner >= 0 else None)  # fmt: skip
+        for c in np.flatnonzero(state.card_played[0] & ~last["card_played"]):
+            self._add("event", state, name, what="position_card", card=self.cards[c], seat=int(state.card_owner[0, c]))
+        if any(not np.array_equal(getattr(state, f)[0], last[f]) for f in SNAPSHOT[3:]):
+            self._add(
+                "office", state, name,
+                offices={o: int(s) for o, s in zip(self.offices, state.office[0], strict=True) if s >= 0},
+                governors={r: int(s) for r, s in zip(self.regions, state.governor[0], strict=True) if s >= 0},
+                commanders={p: int(s) for p, s in zip(self.treasuries[2:], state.commander[0], strict=True) if s >= 0},
+                prime_minister=int(state.prime_minister[0]),
+                changed=[o for o, a, b in zip(self.offices, state.office[0], last["office"], strict=True) if a != b],
+            )  # fmt: skip
+        self._snapshot(state)
+
+    # ------------------------------------------------------------------------------------------- decisions
     def __call__(self, agents: Agents, decision: str, state: Any, decider: np.ndarray, legal: dict, out: tuple):
         seat = int(np.asarray(decider)[0])
         if seat < 0:
@@ -68,19 +245,11 @@ class Trace:
         options = {k: _brief(v[0] if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == 1 else v)
                    for k, v in legal.items()}  # fmt: skip
         answer = [_brief(o[0]) for o in out]
-        phase = _phase()
-        self.events.append(
-            {
-                "round": 0 if phase == "setup" else int(state.end_round[0] or state.round[0]),
-                "phase": phase,
-                "kind": "decision",
-                "seat": seat,
-                "strategy": self.labels[seat],
-                "name": decision,
-                "options": options,
-                "answer": answer[0] if len(answer) == 1 else answer,
-            }
-        )
+        self._add("decision", state, _phase(sys._getframe(1)), seat=seat, strategy=self.labels[seat], name=decision,
+                  options=options, answer=answer[0] if len(answer) == 1 else answer)  # fmt: skip
+
+
+SNAPSHOT = ("stability", "owner", "card_played", "office", "governor", "commander", "prime_minister")
 
 
 def replay(run_dir: Path, game: int, arm_name: str | None = None) -> tuple[Path, Path]:
@@ -114,11 +283,12 @@ def replay(run_dir: Path, game: int, arm_name: str | None = None) -> tuple[Path,
     ids = np.array([game], dtype=np.int64)
     labels, seating = arm.seating(ids)
     trace = Trace([labels[i] for i in seating[0]])
-    Agents.trace = trace
+    rules = arm.rules()
+    Agents.trace = tracing.recorder = trace
     try:
-        _, batch = play_batch(arm.rules(), [_make(arm, name) for name in labels], exp.seed, ids, seating)
+        _, batch = play_batch(rules, [_make(arm, name) for name in labels], exp.seed, ids, seating)
     finally:
-        Agents.trace = None
+        Agents.trace = tracing.recorder = None
     mine = Results.from_batches([batch], {}).frames()
     for frame in ("games", "seats", "rounds", "seat_rounds"):
         ours = mine[frame]
@@ -134,7 +304,9 @@ def replay(run_dir: Path, game: int, arm_name: str | None = None) -> tuple[Path,
     out.mkdir(exist_ok=True)
     jsonl, page = out / f"{stem}.jsonl", out / f"{stem}.html"
     rf.write_atomic(jsonl, "".join(json.dumps(e, default=str) + "\n" for e in events).encode())
-    rf.write_atomic(page, _html(events, game, arm.name).encode())
+    co = rules.company
+    start = {"loans": co.start_loans, "stability": co.start_stability}
+    rf.write_atomic(page, _html(events, game, arm.name, start).encode())
     return jsonl, page
 
 
@@ -194,8 +366,78 @@ def _curve(values: list[float], width: int = 420, height: int = 90) -> str:
     return f'<polyline fill="none" stroke="currentColor" stroke-width="2" points="{pts}"/>'
 
 
-def _html(events: list[dict], game: int, arm: str) -> str:
-    """A self-contained page: the curves of stability and money, then the rounds with their decisions."""
+def _seat(seat: int | None, labels: list[str]) -> str:
+    return "nobody" if seat is None or seat < 0 else f"seat {seat} ({labels[seat]})"
+
+
+TABLED = {"pm": "the Prime Minister", "public": "the public"}
+
+
+def _story(rnd: int, events: list[dict], before: dict, after: dict | None, end: dict) -> str:
+    """One round told in a line, from its events: loans, votes and Deregulation, stability, India, firms, offices."""
+    labels = end["strategies"]
+    said: list[str] = []
+    count = {e["what"]: e["count"] for e in events if e["kind"] == "event" and "count" in e}
+    loans = next((e for e in events if e["kind"] == "decision" and e["name"] == "take_loans"), None)
+    if count.get("loans_taken") and loans is not None:
+        debt = f" (debt {before['loans']} → {after['loans']})" if after else ""
+        said.append(f"the Chairman, {_seat(loans['seat'], labels)}, borrows {count['loans_taken']} loans{debt}")
+    if count.get("emergency_loans"):
+        said.append(f"{count['emergency_loans']} emergency loans")
+    if count.get("dividends"):
+        said.append(f"£{count['dividends']} of dividends")
+    if count.get("storm"):
+        tiles = [k.removeprefix("events_") for k in count if k.startswith("events_")]
+        said.append(f"storm die {count['storm']}" + (f", event tiles: {', '.join(tiles)}" if tiles else ""))
+    for what, text in (("attacks", "attacks on Company regions"), ("conquests", "conquests"), ("battles", "battles")):
+        if count.get(what):
+            said.append(f"{count[what]} {text}")
+    for e in events:
+        if e["kind"] != "event":
+            continue
+        if e["what"] == "region":
+            said.append(f"{e['region']} falls to {e['owner']}" if e["owner"] else f"the Company loses {e['region']}")
+        elif e["what"] == "vote":
+            verdict = f"{'passes' if e['passed'] else 'fails'} {e['total_for']}–{e['total_against']}"
+            tabled = next((x["tabled_by"] for x in events if x.get("what") == "deregulation"), None)
+            if e["law"] == "Deregulation" and tabled in TABLED:
+                said.append(f"{TABLED[tabled]} tables Deregulation; it {verdict}")
+            else:
+                said.append(f"{e['law']} {verdict}")
+        elif e["what"] == "deregulation" and e["tabled_by"] == "forced_round":
+            said.append("Deregulation passes by the rules (deregulation.forced_round)")
+        elif e["what"] == "position_card":
+            said.append(f"{_seat(e['seat'], labels)} plays {e['card']}")
+    if count.get("loans_written_off"):
+        said.append(f"{count['loans_written_off']} loans written off")
+    for what, text in (("firms_opened", "firms opened"), ("bankruptcies", "firms bankrupt")):
+        if count.get(what):
+            said.append(f"{count[what]} {text}")
+    changes = [e for e in events if e["kind"] == "stability"]
+    if changes:
+        causes = ", ".join(f"{e['cause'].replace('_', ' ')} {e['change']:+d}" for e in changes)
+        said.append(f"stability {changes[0]['before']} → {changes[-1]['after']} ({causes})")
+    if after and after["chairman"] != before.get("chairman"):
+        said.append(f"the chair goes to {_seat(after['chairman'], labels)}")
+    if end["crashed"] and rnd == end["round"]:
+        said.append("the Company crashes")
+    return f"Round {rnd} — " + ("; ".join(said) or "a quiet round") + "."
+
+
+def _line(ev: dict) -> str:
+    """A flow, a roll, an office or an event in brief."""
+    if ev["kind"] == "flow":
+        return f"£{ev['amount']} {ev['from']} → {ev['to']} ({ev['flow']})"
+    if ev["kind"] == "roll":
+        rolled = ev.get("faces", ev.get("lowest", ev.get("values")))
+        return f"{ev['what']}: {ev['roll']} {rolled}" + (f" of {ev['dice']} dice" if "dice" in ev else "")
+    fields = {k: v for k, v in ev.items() if k not in ("round", "phase", "kind")}
+    return f"{ev['kind']}: {json.dumps(fields, default=str)}"
+
+
+def _html(events: list[dict], game: int, arm: str, start: dict) -> str:
+    """A self-contained page: the game told round by round (a line per round from its events, then its decisions,
+    each expandable to its options, and its log of money, dice and offices), with the stability and money curves."""
     ends = [e for e in events if e["kind"] == "round_end"]
     end = events[-1]
     e = html.escape
@@ -205,35 +447,50 @@ def _html(events: list[dict], game: int, arm: str) -> str:
         f'<svg width="440" height="100" style="color:hsl({i * 60},60%,40%)">{_curve(list(m))}</svg>'
         for i, m in enumerate(money)
     )
-    body = []
-    current = None
-    for ev in events:
-        if ev["kind"] == "decision":
-            if ev["round"] != current:
-                current = ev["round"]
-                body.append(f"<h2>{'Setup' if current == 0 else f'Round {current}'}</h2>")
-            opts = e(json.dumps(ev["options"], default=str))
-            body.append(
-                f"<details><summary>{e(ev['phase'])}: seat {ev['seat']} ({e(ev['strategy'])}) "
-                f"<b>{e(ev['name'])}</b> → {e(json.dumps(ev['answer'], default=str))}</summary>"
-                f"<pre>{opts}</pre></details>"
-            )
-        elif ev["kind"] == "round_end":
-            current = ev["round"]
-            body.append(
-                f"<p class=end>End of round {ev['round']}: stability {ev['stability']}, loans {ev['loans']}, "
-                f"balance £{ev['balance']}; money {ev['money']}; VP banked {ev['vp_so_far']}; "
-                f"{e(json.dumps(ev['tallies'], default=str))}</p>"
-            )
+    by_round: dict[str, list[dict]] = {}
+    for ev in events[:-1]:
+        key = "end" if ev["phase"] == "end" else str(ev["round"])
+        by_round.setdefault(key, []).append(ev)
+    body, before, chairman = [], start, None
+    for key, part in by_round.items():
+        rnd = int(key) if key != "end" else None
+        chairman = next((x["offices"].get("chairman") for x in reversed(part) if x["kind"] == "office"), chairman)
+        after = next((dict(x, chairman=chairman) for x in part if x["kind"] == "round_end"), None)
+        title = "Setup" if rnd == 0 else "End of the game" if rnd is None else f"Round {rnd}"
+        story = "" if not rnd else f"<p class=story>{e(_story(rnd, part, before, after, end))}</p>"
+        decisions = "".join(
+            f"<details class=decision><summary>{e(ev['phase'])}: {e(_seat(ev['seat'], end['strategies']))} "
+            f"<b>{e(ev['name'])}</b> → {e(json.dumps(ev['answer'], default=str))}</summary>"
+            f"<pre>{e(json.dumps(ev['options'], default=str, indent=1))}</pre></details>"
+            for ev in part
+            if ev["kind"] == "decision"
+        )
+        log = [_line(ev) for ev in part if ev["kind"] in ("flow", "roll", "office", "event", "stability")]
+        details = (
+            f"<details class=log><summary>{len(log)} money flows, dice, offices and events</summary>"
+            f"<ul>{''.join(f'<li>{e(x)}</li>' for x in log)}</ul></details>"
+            if log
+            else ""
+        )
+        closing = (
+            f"<p class=end>End of round {after['round']}: stability {after['stability']}, loans {after['loans']}, "
+            f"balance £{after['balance']}; money {after['money']}; VP banked {after['vp_so_far']}</p>"
+            if after
+            else ""
+        )
+        body.append(
+            f'<article class=round id="round-{key}"><h2>{title}</h2>{story}{decisions}{details}{closing}</article>'
+        )
+        before = after or dict(before, chairman=chairman)
     verdict = (
         "the Company crashed" + (f" (blame: {end['blame']})" if end["blame"] else "") if end["crashed"] else "7 rounds"
     )
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>Replay of game {game} ({e(arm)})</title>
 <style>body{{font-family:sans-serif;max-width:60em;margin:auto}} details{{margin:.1em 0}} pre{{white-space:pre-wrap}}
-.end{{background:#eef;padding:.3em}}</style></head><body>
+.end{{background:#eef;padding:.3em}} .story{{font-size:1.1em}} .log li{{font-size:.9em}}</style></head><body>
 <h1>Game {game} — {e(arm)}</h1>
 <p>Seats: {e(", ".join(f"{i}: {s}" for i, s in enumerate(end["strategies"])))}. Ended in round {end["round"]}:
 {e(verdict)}; VP {end["vp"]}; winner seat {end["winner"]} ({e(str(end["winner_strategy"]))}).</p>
 <h3>Stability by round</h3>{curves}<h3>Money by round (one curve per seat)</h3>{money_svg}
-{"".join(body)}</body></html>
+<section id=timeline>{"".join(body)}</section></body></html>
 """

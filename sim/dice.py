@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import trace
+
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -76,19 +78,27 @@ class Dice(Chance):
     def d6(self, idx: np.ndarray, n: int = 1, used: np.ndarray | None = None) -> np.ndarray:
         """int8[len(idx), n] d6 rolls; with ``used`` each game consumes only its first used[i] rolls."""
         x = self.streams.bits(self.stream, idx, n, used)
-        return (((x >> _S32) * np.uint64(6)) >> _S32).astype(np.int8) + np.int8(1)
+        faces = (((x >> _S32) * np.uint64(6)) >> _S32).astype(np.int8) + np.int8(1)
+        if trace.recorder is not None:
+            trace.recorder.roll("d6", idx, faces, used)
+        return faces
 
     def lowest(self, idx: np.ndarray, k: np.ndarray) -> np.ndarray:
         """The lowest of k d6 per game (D-CHECK), drawn exactly from one uniform; k >= 1."""
-        u = self.uniform(idx, 1)[:, 0]
+        u = self.streams.uniform(self.stream, idx, 1)[:, 0]
         k = np.asarray(k, dtype=np.float64)
         out = np.ones(len(idx), dtype=np.int8)
         for face in range(2, 7):  # P(lowest >= face) = ((7 - face) / 6) ** k
             out += u < ((7 - face) / 6.0) ** k
+        if trace.recorder is not None:
+            trace.recorder.roll("lowest", idx, out, k)
         return out
 
     def uniform(self, idx: np.ndarray, n: int = 1) -> np.ndarray:
-        return self.streams.uniform(self.stream, idx, n)
+        u = self.streams.uniform(self.stream, idx, n)
+        if trace.recorder is not None:
+            trace.recorder.roll("uniform", idx, u, None)
+        return u
 
 
 def pick_with(u: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
+from . import trace
 from .agents import Agents
 from .dice import Dice, Streams
 from .phases import ROUND
@@ -86,18 +87,28 @@ def play_batch(
     agents = Agents(strategies, rules, streams, seating)
     state = new_state(rules, game_ids)
     recorder = Recorder(rules, seed, names)
+    if trace.recorder is not None:
+        trace.recorder.start(state, rules)
     setup(state, rules, dice, agents)
+    if trace.recorder is not None:
+        trace.recorder.phase(state, "setup")
     for rnd in range(1, rules.game.rounds + 1):
         played = ~state.done
         if not played.any():
             break
         begin_round(state)
         start_of_round(state, rules)  # deregulation.forced_round (issue 9)
-        for _, _, phase, _ in ROUND:
+        if trace.recorder is not None:
+            trace.recorder.phase(state, "start_of_round")
+        for _, name, phase, _ in ROUND:
             phase(state, rules, dice, agents)
+            if trace.recorder is not None:
+                trace.recorder.phase(state, name)
         recorder.round(state, rnd, played)
         end_round(state, rules)
     end_game(state, rules, dice, agents)
+    if trace.recorder is not None:
+        trace.recorder.phase(state, "end")
     return state, recorder.finish(state, agents.asks)
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import laws, ledger
+from . import laws, ledger, trace
 from . import layout as L
 from .rules import Rules
 from .state import FLOW, TALLY, State
@@ -357,6 +357,10 @@ def buy_back(
     price = fi.buyback_sound * sound.sum(axis=(1, 2)) + fi.buyback_damaged * damaged.sum(axis=(1, 2))
     state.firm_cash[rows, slot] -= price.astype(state.firm_cash.dtype)
     state.treasury[rows, L.T_SHIPPING] += price.astype(state.treasury.dtype)
+    if trace.recorder is not None:
+        trace.recorder.transfer(
+            state, "ship_buyback", ("firm", -price, rows, slot), ("treasury", price, rows, L.T_SHIPPING)
+        )
     state.tally[rows, TALLY["firm_ships_built"]] += both.sum(axis=(1, 2)).astype(np.int32)
 
 
@@ -429,6 +433,9 @@ def pay_dividends(
     source = state.firm_india if jc2e(rules) else state.firm_cash
     source[rows, slot] -= paid.astype(source.dtype)
     state.money[rows] += to_family.astype(state.money.dtype)
+    if trace.recorder is not None:
+        firm = "firm_india" if jc2e(rules) else "firm"
+        trace.recorder.transfer(state, "firm_dividends", (firm, -paid, rows, slot), ("seat", to_family, rows))
     state.tally[rows, TALLY["firm_dividends"]] += paid.astype(np.int32)
     return paid
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import trace
 from .reduce import sum_last
 from .state import FLOW, State
 
@@ -16,6 +17,8 @@ def families(state: State, flow: str, amounts: np.ndarray) -> None:
     """Pay ``amounts[G, N]`` to the families (negative: they pay the bank)."""
     state.money[...] += amounts.astype(state.money.dtype, copy=False)
     state.ledger[:, FLOW[flow]] += sum_last(amounts).astype(state.ledger.dtype)
+    if trace.recorder is not None:
+        trace.recorder.flow(state, flow, "seat", amounts)
 
 
 def family(state: State, flow: str, seat: np.ndarray, amount: np.ndarray, where: np.ndarray | None = None) -> None:
@@ -27,6 +30,8 @@ def family(state: State, flow: str, seat: np.ndarray, amount: np.ndarray, where:
         amt = amt[rows] if amt.ndim else np.full(rows.size, amt)
         state.money[rows, seat[rows]] += amt.astype(state.money.dtype)
         state.ledger[rows, FLOW[flow]] += amt.astype(state.ledger.dtype)
+        if trace.recorder is not None:
+            trace.recorder.flow(state, flow, "seat", amt, rows, seat[rows])
 
 
 def company(state: State, flow: str, amount: np.ndarray) -> None:
@@ -34,6 +39,8 @@ def company(state: State, flow: str, amount: np.ndarray) -> None:
     amount = np.asarray(amount).astype(state.balance.dtype)
     state.balance[...] += amount
     state.ledger[:, FLOW[flow]] += amount
+    if trace.recorder is not None:
+        trace.recorder.flow(state, flow, "company", amount)
 
 
 def treasury(state: State, flow: str, t: int, amount: np.ndarray) -> None:
@@ -41,6 +48,8 @@ def treasury(state: State, flow: str, t: int, amount: np.ndarray) -> None:
     amount = np.asarray(amount).astype(state.treasury.dtype)
     state.treasury[:, t] += amount
     state.ledger[:, FLOW[flow]] += amount
+    if trace.recorder is not None:
+        trace.recorder.flow(state, flow, "treasury", amount, cols=t)
 
 
 def balanced(state: State) -> np.ndarray:
@@ -53,6 +62,8 @@ def treasuries(state: State, flow: str, amounts: np.ndarray) -> None:
     amounts = amounts.astype(state.treasury.dtype, copy=False)
     state.treasury[...] += amounts
     state.ledger[:, FLOW[flow]] += sum_last(amounts)
+    if trace.recorder is not None:
+        trace.recorder.flow(state, flow, "treasury", amounts)
 
 
 # ------------------------------------------------------------------------------------- issue 10: private firms
@@ -65,3 +76,5 @@ def firm(state: State, flow: str, rows: np.ndarray, slot: np.ndarray, amount: np
     target = state.firm_india if india else state.firm_cash
     target[rows, slot] += amount
     state.ledger[rows, FLOW[flow]] += amount.astype(state.ledger.dtype)
+    if trace.recorder is not None:
+        trace.recorder.flow(state, flow, "firm_india" if india else "firm", amount, rows, slot)

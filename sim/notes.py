@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import ledger
+from . import ledger, trace
 from .firms import free_yards
 from .reduce import any_last, sum_last
 from .state import TALLY, State
@@ -128,6 +128,8 @@ def deal(
         received = np.bincount((base + seller).ravel(), pay.ravel(), g * n).reshape(g, n)
         spent = np.bincount((base + np.maximum(buyer, 0).reshape(g, -1)).ravel(), pay.ravel(), g * n).reshape(g, n)
         state.money[...] += (received - spent).astype(state.money.dtype)
+        if trace.recorder is not None:
+            trace.recorder.transfer(state, "notes_sold", ("seat", received - spent))
         state.note_holder[...] = np.where(accepted, buyer, holder).astype(np.int8)
         state.tally[:, TALLY["notes_sold"]] += sum_last(accepted.reshape(g, -1)).astype(np.int32)
     if rules.notes.exchanges:
@@ -198,6 +200,8 @@ def exchange(state: State, rules: Rules, agents: Agents, live: np.ndarray, about
     net = np.where(accepted[..., None], give - ask, 0)  # [G, from, to, good] from -> to
     delta = net.sum(axis=1) - net.sum(axis=2)  # [G, N, good] received - handed over
     state.money[...] += delta[..., 0].astype(state.money.dtype)
+    if trace.recorder is not None:
+        trace.recorder.transfer(state, "exchange", ("seat", delta[..., 0]))
     state.luxuries[...] += delta[..., 1].astype(state.luxuries.dtype)
     state.wealth[...] += (delta[..., 1] * rules.actions.luxury_wealth).astype(state.wealth.dtype)
     state.shipyards[...] += delta[..., 2].astype(state.shipyards.dtype)
@@ -228,6 +232,8 @@ def use_money_notes(state: State, rules: Rules, agents: Agents, rows: np.ndarray
         take = np.where(mine, take, 0)
         state.money[...] -= take.astype(state.money.dtype)
         state.money[:, seat] += take.sum(axis=1).astype(state.money.dtype)
+        if trace.recorder is not None:
+            trace.recorder.transfer(state, "money_notes", ("seat", -take), ("seat", take.sum(axis=1), None, seat))
         mask = np.zeros(state.note_holder.shape, dtype=bool)
         mask[:, :, MONEY] = take > 0
         used(state, rules, mask)

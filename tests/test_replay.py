@@ -14,6 +14,10 @@ from sim.agents import Agents
 ARCHETYPES = (
     'name = "a"\ngames = 4\nseed = 7\nplayers = 4\nstrategies = ["bid_low", "buy_shares", "run_firm", "go_military"]\n'
 )
+FIRMS = (  # firms forced open from round 1, five players
+    'name = "f"\ngames = 3\nseed = 5\nplayers = 5\nstrategies = ["run_firm", "balanced", "random"]\n\n'
+    '[overrides]\n"deregulation.forced_round" = 1\n'
+)
 RANDOM6 = (
     'name = "r"\ngames = 3\nseed = 3\nplayers = 6\nstrategies = ["random"]\n\n[sweep]\n"company.max_loans" = [8, 6]\n'
 )
@@ -33,6 +37,11 @@ def archetypes(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def random6(tmp_path_factory) -> Path:
     return _run(tmp_path_factory.mktemp("random6"), RANDOM6)
+
+
+@pytest.fixture(scope="module")
+def firms(tmp_path_factory) -> Path:
+    return _run(tmp_path_factory.mktemp("firms"), FIRMS)
 
 
 def main(capsys, *args) -> tuple[int, str, str]:
@@ -66,6 +75,28 @@ def _check_reproduces(run_dir: Path, game: int, arm: str, events: list[dict]) ->
     for e in decisions:
         traced[e["name"]] = traced.get(e["name"], 0) + 1
     assert traced == asked  # every decision the engine asked is in the trace, once per ask
+    _check_money_adds_up(events, rounds, n)
+
+
+def _check_money_adds_up(events: list[dict], rounds: pl.DataFrame, n: int) -> None:
+    """The money flows, from the start, add up to every seat's money, the Company's balance and the office
+    treasuries at each round's end: a flow missing or counted twice breaks the sums."""
+    held: dict[str, int] = {}
+    ends = iter(rounds.iter_rows(named=True))
+    flows = 0
+    for e in events:
+        if e["kind"] == "flow":
+            assert e["amount"] > 0 and e["from"] != e["to"] and e["flow"]
+            held[e["from"]] = held.get(e["from"], 0) - e["amount"]
+            held[e["to"]] = held.get(e["to"], 0) + e["amount"]
+            flows += 1
+        elif e["kind"] == "round_end":
+            r = next(ends)
+            assert [held.get(f"seat {s}", 0) for s in range(n)] == e["money"], e["round"]
+            assert held.get("Company", 0) == r["balance"] == e["balance"], e["round"]
+            treasuries = sum(v for h, v in held.items() if h.endswith(" treasury"))
+            assert treasuries == r["treasuries"], e["round"]
+    assert flows and next(ends, None) is None
 
 
 def test_replay_of_the_archetype_table_reproduces_its_frames(archetypes, capsys):
@@ -77,7 +108,8 @@ def test_replay_of_the_archetype_table_reproduces_its_frames(archetypes, capsys)
         events = [json.loads(line) for line in jsonl.read_text().splitlines()]
         _check_reproduces(archetypes, game, "a", events)
         page = (archetypes / "replays" / f"game-{game}.html").read_text()
-        assert "<details>" in page and "Round 1" in page and "<svg" in page and "http" not in page
+        assert "<details class=decision>" in page and "<svg" in page and "http" not in page
+        assert "<p class=story>Round 1 — " in page  # the game told round by round
     assert Agents.trace is None  # tracing is off again after a replay
 
 
@@ -94,6 +126,36 @@ def test_replay_of_random_six_players_names_its_arm(random6, capsys):
         events = [json.loads(line) for line in jsonl.read_text().splitlines()]
         assert len(events[-1]["vp"]) == 6
         _check_reproduces(random6, 2, arm, events)
+
+
+def test_replay_of_games_with_firms_forced_open_reproduces_their_frames(firms, capsys):
+    for game in range(3):
+        code, _, err = main(capsys, "replay", firms, "--game", game)
+        assert code == 0, err
+        events = [json.loads(line) for line in (firms / "replays" / f"game-{game}.jsonl").read_text().splitlines()]
+        _check_reproduces(firms, game, "f", events)
+        assert any(e["kind"] == "event" and e["what"] == "deregulation" and e["tabled_by"] == "forced_round"
+                   for e in events)  # fmt: skip
+
+
+def test_replay_traces_rolls_flows_stability_offices_and_events(archetypes, capsys):
+    code, _, err = main(capsys, "replay", archetypes, "--game", 1)
+    assert code == 0, err
+    events = [json.loads(line) for line in (archetypes / "replays" / "game-1.jsonl").read_text().splitlines()]
+    kinds = {e["kind"] for e in events}
+    assert {"decision", "roll", "flow", "stability", "office", "event", "round_end", "end"} <= kinds
+    assert all({"round", "phase", "kind"} <= set(e) for e in events)
+    rolls = [e for e in events if e["kind"] == "roll" and e["roll"] == "d6"]
+    assert rolls and all(1 <= f <= 6 for e in rolls for f in e["faces"])
+    rounds = pl.read_parquet(archetypes / "rounds.parquet").filter(pl.col("game") == 1).sort("round")
+    changes = [
+        sum(e["change"] for e in events if e["kind"] == "stability" and e["round"] == r) for r in rounds["round"]
+    ]
+    assert changes == rounds["stability_change"].to_list()
+    storms = [e["faces"][0] for e in events if e["kind"] == "roll" and e["what"] == "india.storm"]
+    assert storms == [s for s in rounds["storm"].to_list() if s]
+    offices = [e for e in events if e["kind"] == "office"]
+    assert offices[0]["round"] == 0 and "chairman" in offices[0]["offices"]
 
 
 def test_replay_of_a_game_not_in_the_run_is_one_line_exit_2(archetypes, random6, capsys):

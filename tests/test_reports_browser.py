@@ -76,3 +76,38 @@ def test_report_renders_in_chromium(tmp_path):
     assert shot.stat().st_size > 50_000
     ARTIFACTS.mkdir(exist_ok=True)
     shutil.copy(shot, ARTIFACTS / "report.png")
+
+
+def test_replay_page_renders_in_chromium(tmp_path):
+    assert CHROMIUM.exists(), f"Chromium is required here but missing at {CHROMIUM}"
+    from playwright import sync_api
+
+    from experiments import runner, spec
+    from experiments.replay import replay
+
+    (tmp_path / "exp.toml").write_text('name = "one"\ngames = 1\nseed = 2\nplayers = 4\nstrategies = ["balanced"]\n')
+    runner.run(spec.load(tmp_path / "exp.toml"), tmp_path / "run", jobs=1)
+    _, page_file = replay(tmp_path / "run", 0)
+    outside: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.set_default_timeout(5000)
+            page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
+            page.goto(page_file.as_uri(), wait_until="load")
+            rounds = page.locator("#timeline article.round h2").all_inner_texts()
+            story = page.locator("#round-1 p.story").inner_text()
+            decision = page.locator("#round-1 details.decision").first
+            hidden_before = decision.locator("pre").is_visible()
+            decision.locator("summary").click()
+            shown_after = decision.locator("pre").is_visible()
+            options = decision.locator("pre").inner_text()
+            curves = page.locator("svg polyline").count()
+        finally:
+            browser.close()
+    assert rounds[:2] == ["Setup", "Round 1"] and rounds[-1] == "End of the game"
+    assert story.startswith("Round 1 — ") and "stability" in story
+    assert (hidden_before, shown_after) == (False, True) and options.strip().startswith("{")
+    assert curves >= 1 + 4  # stability and one money curve per seat
+    assert outside == []

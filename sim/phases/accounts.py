@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import firms as firm_rules
-from .. import laws, ledger
+from .. import laws, ledger, trace
 from .. import layout as L
 from ..agents import Agents
 from ..board import board_votes
@@ -116,6 +116,8 @@ def dividends(state: State, rules: Rules, agents: Agents) -> np.ndarray:
     paid = k * per_payout
     state.balance[...] -= paid.astype(np.int32)
     state.money[...] += (k[:, None] * votes).astype(np.int32)
+    if trace.recorder is not None:
+        trace.recorder.transfer(state, "dividends", ("company", -paid), ("seat", k[:, None] * votes))
     state.tally[:, TALLY["dividends"]] += paid.astype(np.int32)
     return paid
 

@@ -48,7 +48,7 @@ import numpy as np
 
 from .. import firms as fr
 from .. import layout as L
-from .. import ledger
+from .. import ledger, trace
 from ..agents import Agents
 from ..board import check_outcome, company_ships, reachable
 from ..dice import Chance
@@ -915,3 +915,5 @@ def dividends(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> Non
         move = np.where(open_, state.firm_india, 0)
         state.firm_cash[...] += move
         state.firm_india[...] -= move
+        if trace.recorder is not None:
+            trace.recorder.transfer(state, "india_to_london", ("firm_india", -move), ("firm", move))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import firms as firm_rules
-from .. import laws, ledger, notes
+from .. import laws, ledger, notes, trace
 from .. import layout as L
 from ..agents import Agents
 from ..board import (
@@ -92,6 +92,8 @@ def chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     handed = np.where((budget > 0)[:, None], alloc, 0)
     state.balance[...] -= handed.sum(axis=1).astype(np.int32)
     state.treasury[...] += handed.astype(np.int32)
+    if trace.recorder is not None:
+        trace.recorder.transfer(state, "budget", ("company", -handed.sum(axis=1)), ("treasury", handed))
 
 
 # ---------------------------------------------------------------------------------------- Director of Trade

@@ -24,7 +24,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import firms as fr
-from .. import laws, ledger, notes
+from .. import laws, ledger, notes, trace
 from .. import layout as L
 from .. import positions as pos
 from ..agents import Agents
@@ -258,6 +258,8 @@ def hold_vote(
     mask = np.zeros(state.note_holder.shape, dtype=bool)
     mask[:, :, notes.VOTES] = taken
     notes.used(state, rules, mask)
+    if trace.recorder is not None:
+        trace.recorder.vote(state, rows, law, support, votes_for, against, deregulation)
     return SimpleNamespace(net=net, passed=rows & (net >= 0), votes_for=votes_for, against=against)
 
 
