@@ -133,8 +133,8 @@ def render(
     changes = ""
     if verdict.changes:
         items = "".join(f"<li>{escape(line)}</li>" for line in verdict.changes)
-        title = f"What each arm changes against the reference arm {verdict.reference}"
-        changes = f"<h3>{escape(title)}</h3><ul>{items}</ul>"
+        against = f"What each arm changes against the reference arm {verdict.reference}"
+        changes = f"<h3>{escape(against)}</h3><ul>{items}</ul>"
     chart = ""
     if verdict_chart is not None:
         chart = embed("verdict-chart", verdict_chart) + (
