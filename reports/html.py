@@ -138,8 +138,8 @@ def render(
     chart = ""
     if verdict_chart is not None:
         chart = embed("verdict-chart", verdict_chart) + (
-            '<p class="note">Dots: the share of the games won (or crashed) with its 95 % interval; hover for the '
-            "numbers and n; the dropdowns filter by arm and strategy.</p>"
+            '<p class="note">A dot: a share of the games (won, or crashed) with its 95 % interval as a line; hover a '
+            "mark for its numbers and n; the dropdowns filter by arm and strategy.</p>"
         )
     smelt = ""
     if smells is not None:

@@ -114,6 +114,32 @@ def _crash_panel(agg: Aggregates, crashes: list[dict], test: str, height: int, l
     ).properties(width=300, height=height, title="How often the Company crashes")
 
 
+def _rounds_panel(agg: Aggregates, test: str) -> alt.Chart:
+    """Crashes per round, stacked by their cause (of the arms chosen): when and why the Company crashes."""
+    from .summary import crash_causes
+    from .tables import CAUSE_NAMES
+
+    rows = [
+        {"arm": agg.arm(r["arm_index"]).label, "cause": CAUSE_NAMES.get(r["cause"], r["cause"]), "round": k,
+         "crashes": r[f"r{k}"]}
+        for r in crash_causes(agg).iter_rows(named=True)
+        for k in range(1, agg.rounds + 1)
+    ]  # fmt: skip
+    tip = ["round:O", "cause:N", alt.Tooltip("sum(crashes):Q", title="crashes")]
+    return (
+        alt.Chart(alt.Data(values=rows))
+        .transform_filter(test)
+        .mark_bar()
+        .encode(
+            x=alt.X("round:O", axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("sum(crashes):Q", title="crashes"),
+            color=alt.Color("cause:N", legend=alt.Legend(orient="right", title="cause of the last point lost")),
+            tooltip=tip,
+        )
+        .properties(width=360, height=160, title="When and why: crashes per round by cause")
+    )
+
+
 def verdict_chart(agg: Aggregates, wins: list[dict], crashes: list[dict]) -> dict[str, Any]:
     """The answer in one figure: each strategy's win rate per arm against its fair share (a black tick) and the
     crash rate per arm, with their 95 % intervals; hover for the numbers, filter by arm and strategy."""
@@ -124,7 +150,7 @@ def verdict_chart(agg: Aggregates, wins: list[dict], crashes: list[dict]) -> dic
     height = len(agg.arms) * (9 * len(agg.strategies) + 14 if several else 24)
     crash = _crash_panel(agg, crashes, test.split(" && ")[0], height, True)
     if not several:
-        return _spec(crash.add_params(*params))
+        return _spec(alt.hconcat(crash, _rounds_panel(agg, test)).add_params(*params))
     tip = ["arm:N", "strategy:N", "win rate (95 % CI):N", "fair share:N", "against fair share:N", "games:Q"]
     base = alt.Chart(alt.Data(values=wins)).transform_filter(test)
     y = _arm_axis(agg)
