@@ -37,7 +37,7 @@ CHARTS_DIR = "charts"
 
 
 def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
-    """Write RUN_DIR/charts/*.png, RUN_DIR/report.html (self-contained), RUN_DIR/summary.md and (issue 13)
+    """Write RUN_DIR/charts/*.png, RUN_DIR/report.html (self-contained, opening on its verdict), RUN_DIR/summary.md and
     RUN_DIR/comparisons.parquet (every arm against ``reference``, an arm name: default run.json's reference, else
     the first arm); return the report's path."""
     run = Run.open(run_dir)
