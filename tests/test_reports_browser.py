@@ -114,7 +114,12 @@ def first_screen(report: Path, shot: Path, act=None) -> dict:
             page.screenshot(path=str(shot))
             found["width"] = page.evaluate("document.documentElement.scrollWidth")
             page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+            page.wait_for_timeout(500)
             found["opened width"] = page.evaluate("document.documentElement.scrollWidth")
+            found["scrolled inside"] = page.evaluate(  # tables and charts wider than their box
+                """Array.from(document.querySelectorAll('.scroll, .vega'))
+                    .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.id || e.firstElementChild.id)"""
+            )
             found.update(act(page) if act else {})
         finally:
             browser.close()
@@ -155,6 +160,7 @@ def test_the_capital_formula_report_opens_on_its_verdict_and_its_charts_answer_h
     assert report.stat().st_size <= 3_000_000
     assert found["verdict"]["y"] < HEIGHT  # the verdict starts on the first screen
     assert found["width"] <= WIDTH and found["opened width"] <= WIDTH  # no horizontal scrolling, details open too
+    assert found["scrolled inside"] == []  # nor inside a table or a chart
     tip = found["tooltip"]
     assert "95 % CI" in tip and "%" in tip and "games" in tip and "fair share" in tip, tip
     # 9 arms x 5 strategies: a win-rate dot each and a crash-rate dot per arm; then one arm's 5 + 1
