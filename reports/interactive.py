@@ -125,16 +125,16 @@ def _rounds_panel(agg: Aggregates, test: str) -> alt.Chart:
         for r in crash_causes(agg).iter_rows(named=True)
         for k in range(1, agg.rounds + 1)
     ]  # fmt: skip
-    tip = ["round:O", "cause:N", alt.Tooltip("sum(crashes):Q", title="crashes")]
     return (
         alt.Chart(alt.Data(values=rows))
         .transform_filter(test)
+        .transform_aggregate(crashes="sum(crashes)", groupby=["round", "cause"])
         .mark_bar()
         .encode(
             x=alt.X("round:O", axis=alt.Axis(labelAngle=0)),
-            y=alt.Y("sum(crashes):Q", title="crashes"),
+            y=alt.Y("crashes:Q", title="crashes", stack="zero", scale=alt.Scale(nice=5)),
             color=alt.Color("cause:N", legend=alt.Legend(orient="right", title="cause of the last point lost")),
-            tooltip=tip,
+            tooltip=["round:O", "cause:N", "crashes:Q"],
         )
         .properties(width=360, height=160, title="When and why: crashes per round by cause")
     )
