@@ -1,33 +1,45 @@
-"""report.html: one self-contained page (inline CSS, charts as base64 data URIs, no scripts, no external links)."""
+"""report.html: one self-contained page that opens on its verdict (inline CSS, the interactive charts' inline
+script from ``reports.interactive``, the PNG charts as base64 data URIs, no external links), then the balance smells,
+then the details in collapsible sections."""
 
 from __future__ import annotations
 
 import base64
+import io
 import re
 from html import escape
 from pathlib import Path
 
+from PIL import Image
+
 from .charts import Chart
-from .tables import Table
+from .interactive import embed, script
+from .tables import Table, Verdict
 
 CSS = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; color: #1d1d1f;
-       max-width: 1500px; margin: 0 auto; padding: 1.5rem 2rem 4rem; background: #fff; }
-h1 { font-size: 1.7rem; margin-bottom: .2rem; } h2 { margin-top: 2.4rem; border-bottom: 2px solid #e3e3e8;
+       max-width: 1500px; margin: 0 auto; padding: 1rem 2rem 4rem; background: #fff; }
+h1 { font-size: 1.5rem; margin: 0 0 .1rem; } h2 { margin-top: 2rem; border-bottom: 2px solid #e3e3e8;
      padding-bottom: .2rem; } h3 { margin-top: 1.8rem; }
 .sub { color: #555; margin-top: 0; } .warn { background: #fff4d6; border: 1px solid #f0c36d; padding: .5rem .8rem; }
+#verdict { border: 2px solid #3d6fb6; border-radius: 6px; padding: .2rem 1rem .6rem; margin: .6rem 0 1rem; }
+#verdict h2 { margin-top: .4rem; border: 0; } #verdict li { margin: .15rem 0; }
 nav a { margin-right: 1rem; } nav { margin: 1rem 0; font-size: .95rem; }
+details { margin: .6rem 0; border-top: 1px solid #e3e3e8; } details > summary { cursor: pointer; font-size: 1.3rem;
+          font-weight: 600; padding: .5rem 0; }
 .scroll { overflow-x: auto; max-width: 100%; }
-table { border-collapse: collapse; margin: .6rem 0 1rem; font-size: .9rem; }
-th, td { border: 1px solid #d9d9de; padding: .3rem .55rem; vertical-align: top; }
+table { border-collapse: collapse; margin: .6rem 0 1rem; font-size: .85rem; }
+th, td { border: 1px solid #d9d9de; padding: .25rem .45rem; vertical-align: top; }
 th { background: #f2f2f6; text-align: left; position: sticky; top: 0; }
 tbody tr:nth-child(even) { background: #fafafc; }
-td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.flag td { background: #fff1c9; font-weight: 600; }
 figure { margin: 1.2rem 0 2rem; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { color: #333; font-size: .93rem; max-width: 75rem; margin-top: .3rem; }
 pre { background: #f6f8fa; border: 1px solid #e1e4e8; padding: .8rem; overflow-x: auto; font-size: .85rem; }
 .note { color: #444; font-size: .92rem; max-width: 75rem; }
+.vega { max-width: 100%; overflow-x: auto; } .vega-bindings { margin: .3rem 0; } .vega-bind { display: inline-block;
+        margin-right: 1.5rem; }
 """
 
 
@@ -53,8 +65,17 @@ def _slug(text: str, prefix: str = "comparison-") -> str:
     return prefix + re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
+def small_png(path: str | Path) -> bytes:
+    """The chart with at most 256 colours: a third of the size, the same look on screen (charts/ keeps the full
+    PNG for papers)."""
+    out = io.BytesIO()
+    with Image.open(path) as image:
+        image.convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT).save(out, "PNG", optimize=True)
+    return out.getvalue()
+
+
 def figure_html(chart: Chart) -> str:
-    data = base64.b64encode(Path(chart.path).read_bytes()).decode("ascii")
+    data = base64.b64encode(small_png(chart.path)).decode("ascii")
     return (
         f'<figure id="chart-{escape(chart.name)}"><h3>{escape(chart.title)}</h3>'
         f'<img src="data:image/png;base64,{data}" alt="{escape(chart.title)}">'
@@ -72,12 +93,19 @@ METHODS = (
 )
 
 
+def details(ident: str, title: str, body: str) -> str:
+    """A collapsible section of the details, closed at first."""
+    return f'<details id="{escape(ident)}"><summary>{escape(title)}</summary>{body}</details>'
+
+
 def render(
     *,
     title: str,
     status: str | None,
     banner: list[str],
     precision: str,
+    verdict: Verdict,
+    verdict_chart: dict | None,
     settings: Table,
     arms: Table,
     summary: Table,
@@ -88,8 +116,9 @@ def render(
     experiment_toml: str | None,
     smells: Table | None = None,
     typical: list[tuple[str, str]] | None = None,
+    win_table: dict | None = None,
 ) -> str:
-    """The whole page as one HTML string."""
+    """The whole page as one HTML string: the verdict, the balance smells, then the details (closed sections)."""
     warn = ""
     if status and status != "complete":
         warn = f'<p class="warn">Run not complete (status: {escape(status)}): this covers the games written so far.</p>'
@@ -100,6 +129,18 @@ def render(
     toml = (
         f"<pre>{escape(experiment_toml)}</pre>" if experiment_toml else '<p class="note">No experiment.toml found.</p>'
     )
+    answers = "".join(f"<li>{escape(line)}</li>" for line in verdict.headlines)
+    changes = ""
+    if verdict.changes:
+        items = "".join(f"<li>{escape(line)}</li>" for line in verdict.changes)
+        against = f"What each arm changes against the reference arm {verdict.reference}"
+        changes = f"<h3>{escape(against)}</h3><ul>{items}</ul>"
+    chart = ""
+    if verdict_chart is not None:
+        chart = embed("verdict-chart", verdict_chart) + (
+            '<p class="note">A dot: a share of the games (won, or crashed) with its 95 % interval as a line; hover a '
+            "mark for its numbers and n; the dropdowns filter by arm and strategy.</p>"
+        )
     smelt = ""
     if smells is not None:
         watch = "".join(
@@ -114,48 +155,40 @@ def render(
             "choice no strategy takes), from coverage.parquet. Watch a typical game:</p>"
             f"<ul>{watch}</ul>{table_html(smells, 'smells-table')}"
         )
-    nav = "".join(
-        f'<a href="#{i}">{escape(t)}</a>'
-        for i, t in [
-            ("smells", "Balance smells"),
-            ("settings", "Settings"),
-            ("summary", "Summary"),
-            ("comparisons", "Comparisons"),
-            ("charts", "Charts"),
-            ("tables", "Tables"),
-        ]
-    )
     extra = "".join(
         f"<h3>{escape(heading)}</h3>"
         + "".join(f"<h4>{escape(t)}</h4>{table_html(tab, _slug(t, 'table-'))}" for t, tab in tables)
         for heading, tables in sections
     )
+    compared = "".join(
+        f"<h3>{escape(m[:1].upper() + m[1:])}</h3>{table_html(t, _slug(m), 'comparisons')}" for m, t in comparisons
+    )
+    explorer = embed("win-table", win_table) if win_table is not None else ""
+    parts = [
+        ("settings", "Settings and arms", f"{table_html(settings, 'settings-table')}<h3>Arms</h3>"
+         f"{table_html(arms, 'arms-table')}<h3>experiment.toml</h3>{toml}"),
+        ("summary", "Summary per arm", f'<p class="note" id="precision">{escape(precision)}</p>{explorer}'
+         f'{table_html(summary, "summary-table")}<p class="note">{escape(METHODS)}</p>'),
+        ("comparisons", "Comparisons with the reference arm", f'<p class="note">{escape(comparisons_note)} '
+         f"Highlighted rows: the 95 % interval of the change excludes zero.</p>{compared}"),
+        ("charts", "Charts", "".join(figure_html(c) for c in charts)),
+        ("tables", "Tables", extra),
+    ]  # fmt: skip
+    nav = "".join(f'<a href="#{i}">{escape(t)}</a>' for i, t, _ in parts)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)} — Corruption &amp; East India report</title><style>{CSS}</style></head>
+<title>{escape(title)} — Corruption &amp; East India report</title><style>{CSS}</style>
+<script>{script()}</script></head>
 <body>
 <h1>{escape(title)}</h1>
 <p class="sub">Corruption &amp; East India balance simulator — experiment report</p>
 {warn}
+<section id="verdict"><h2>Verdict</h2><ul>{answers}</ul>{chart}{changes}</section>
 {read_first}
-<nav>{nav}</nav>
 {smelt}
-<h2 id="settings">Settings</h2>
-{table_html(settings, "settings-table")}
-<h3>Arms</h3>
-{table_html(arms, "arms-table")}
-<h3>experiment.toml</h3>
-{toml}
-<h2 id="summary">Summary per arm</h2>
-<p class="note" id="precision">{escape(precision)}</p>
-{table_html(summary, "summary-table")}
-<p class="note">{escape(METHODS)}</p>
-<h2 id="comparisons">Comparisons with the reference arm</h2>
-<p class="note">{escape(comparisons_note)} Highlighted rows: the 95 % interval of the change excludes zero.</p>
-{"".join(f"<h3>{escape(m[:1].upper() + m[1:])}</h3>{table_html(t, _slug(m), 'comparisons')}" for m, t in comparisons)}
-<h2 id="charts">Charts</h2>
-{"".join(figure_html(c) for c in charts)}
-<h2 id="tables">Tables</h2>
-{extra}
+<h2 id="contents">Details</h2>
+<nav>{nav}</nav>
+<p class="note">Click a heading to open its section.</p>
+{"".join(details(*part) for part in parts)}
 </body></html>
 """

@@ -6,13 +6,13 @@ from pathlib import Path
 
 from experiments.runfolder import EXPERIMENT, Run
 
-from . import html, markdown
+from . import html, interactive, markdown
 from .banner import banner
 from .charts import draw_all
 from .compare import comparisons, plan, precision_of
 from .data import aggregate, check_frames
 from .smells import smells_table, typical_games
-from .summary import arm_summary
+from .summary import arm_summary, several_strategies
 from .tables import (
     arms_table,
     capital_table,
@@ -20,10 +20,12 @@ from .tables import (
     comparisons_note,
     crash_cause_table,
     economy_table,
+    main_causes,
     precision_line,
     seat_table,
     settings_table,
     summary_table,
+    verdict,
     vp_outcome_table,
     vp_table,
 )
@@ -35,7 +37,7 @@ CHARTS_DIR = "charts"
 
 
 def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
-    """Write RUN_DIR/charts/*.png, RUN_DIR/report.html (self-contained), RUN_DIR/summary.md and (issue 13)
+    """Write RUN_DIR/charts/*.png, RUN_DIR/report.html (self-contained, opening on its verdict), RUN_DIR/summary.md and
     RUN_DIR/comparisons.parquet (every arm against ``reference``, an arm name: default run.json's reference, else
     the first arm); return the report's path."""
     run = Run.open(run_dir)
@@ -48,11 +50,15 @@ def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
     comp.write_parquet(run.path / COMPARISONS)
     precision = precision_of(run, reference)
     charts = draw_all(agg, run.path / CHARTS_DIR)
+    per_arm = arm_summary(agg)
     tables = {
         "settings": settings_table(agg),
         "arms": arms_table(agg),
-        "summary": summary_table(agg, arm_summary(agg)),
+        "summary": summary_table(agg, per_arm),
     }
+    wins = interactive.win_rows(agg, per_arm) if several_strategies(agg) else []
+    causes = {arm: c["cause"] for arm, c in main_causes(agg).items()}
+    crashes = interactive.crash_rows(per_arm, causes)
     sections = [
         ("Why games crash", [("Crash causes by round", crash_cause_table(agg))]),
         ("The economy", [("Median (10–90 %) by round", economy_table(agg))]),
@@ -79,6 +85,9 @@ def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
         status=run.meta.get("status"),
         banner=warnings,
         precision=reached,
+        verdict=verdict(agg, per_arm, comp),
+        verdict_chart=interactive.verdict_chart(agg, wins, crashes),
+        win_table=interactive.win_table(agg, wins) if wins else None,
         charts=charts,
         comparisons=compared,
         comparisons_note=note,

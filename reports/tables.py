@@ -156,6 +156,14 @@ def precision_line(agg: Aggregates, precision: Any) -> str:
     return text + "."
 
 
+CAUSE_NAMES = {
+    "emergency": "emergency loans (phase 7)",
+    "expectation": "profit below expectation (phase 7)",
+    "regions": "region lost (phase 8/9)",
+    "laws": "law (phase 9)",
+}
+
+
 def crash_cause_table(agg: Aggregates) -> Table:
     """Per arm and crash cause: crashes, their share of the arm's crashes (Wilson 95 %), the share of all its games,
     and the crashes per round."""
@@ -165,16 +173,10 @@ def crash_cause_table(agg: Aggregates) -> Table:
     rounds = [f"r{r}" for r in range(1, agg.rounds + 1)]
     columns = ["arm", "cause of the last point lost", "crashes", "share of crashes (95 % CI)", "share of games"]
     columns += [f"round {r[1:]}" for r in rounds]
-    names = {
-        "emergency": "emergency loans (phase 7)",
-        "expectation": "profit below expectation (phase 7)",
-        "regions": "region lost (phase 8/9)",
-        "laws": "law (phase 9)",
-    }
     rows = [
         [
             agg.arm(r["arm_index"]).label,
-            names.get(r["cause"], r["cause"]),
+            CAUSE_NAMES.get(r["cause"], r["cause"]),
             f"{r['crashes']:,}",
             pct(r["share"], r["lo"], r["hi"]),
             pct(r["rate"]),
@@ -183,6 +185,107 @@ def crash_cause_table(agg: Aggregates) -> Table:
         for r in df.iter_rows(named=True)
     ]
     return Table(columns, rows, numeric=[False, False] + [True] * (len(columns) - 2))
+
+
+def main_causes(agg: Aggregates) -> dict[int, dict[str, Any]]:
+    """Per arm with crashes: its main ``cause`` (named), that cause's ``share`` of the crashes with its Wilson ``lo,
+    hi``, the ``crashes`` in all, and the ``round`` with the most crashes."""
+    from .summary import crash_causes
+
+    df = crash_causes(agg)
+    out = {}
+    for (arm,), part in df.group_by("arm_index", maintain_order=True):
+        total = int(part["crashes"].sum())
+        if total == 0:
+            continue
+        top = part.sort("crashes", descending=True, maintain_order=True).row(0, named=True)
+        per_round = [int(part[f"r{r}"].sum()) for r in range(1, agg.rounds + 1)]
+        out[arm] = {
+            "cause": CAUSE_NAMES.get(top["cause"], top["cause"]),
+            "share": top["share"],
+            "lo": top["lo"],
+            "hi": top["hi"],
+            "crashes": total,
+            "round": 1 + per_round.index(max(per_round)),
+        }
+    return out
+
+
+@dataclass
+class Verdict:
+    """The run's answers in plain sentences with their 95 % intervals: who wins and by how much against the fair
+    share, how often, when and why the Company crashes (``headlines``), and what each arm changes against the
+    reference arm (``changes``, one line per arm)."""
+
+    headlines: list[str]
+    reference: str
+    changes: list[str]
+
+
+def verdict(agg: Aggregates, summary: pl.DataFrame, comp: pl.DataFrame | None) -> Verdict:
+    """The ``Verdict`` of a run from its ``arm_summary`` and its comparisons with the reference arm."""
+    rows = {r["arm_index"]: r for r in summary.iter_rows(named=True)}
+    ref_name = comp["reference"][0] if comp is not None and not comp.is_empty() else None
+    ref = agg.arm_by_name(ref_name) if ref_name else agg.arms[0]
+    several = len(agg.arms) > 1
+    where = f" in the reference arm {ref.label!r}" if several else ""
+    lines = []
+    r = rows[ref.index]
+    playing = [s for s in agg.strategies if r[f"win_{s}"] is not None]
+    if len(playing) > 1:
+        best = max(playing, key=lambda s: r[f"win_{s}"])
+        worst = min(playing, key=lambda s: r[f"win_{s}"])
+        edge = r[f"win_{best}"] - r[f"fair_{best}"]
+        clear = "above it" if r[f"win_{best}_lo"] > r[f"fair_{best}"] else "its interval still includes it"
+        line = (
+            f"{best} wins most{where}: {pct(r[f'win_{best}'], r[f'win_{best}_lo'], r[f'win_{best}_hi'])} of the "
+            f"games against a fair share of {pct(r[f'fair_{best}'])}, {points(edge)} pp ({clear}); {worst} wins "
+            f"least, {pct(r[f'win_{worst}'], r[f'win_{worst}_lo'], r[f'win_{worst}_hi'])}."
+        )
+        if several:
+            tops = [max((s for s in agg.strategies if x[f"win_{s}"] is not None), key=lambda s: x[f"win_{s}"])
+                    for x in rows.values()]  # fmt: skip
+            counts = {s: tops.count(s) for s in dict.fromkeys(tops)}
+            line += " Strongest strategy per arm: " + ", ".join(
+                f"{s} in {k} of the {len(tops)} arms" for s, k in sorted(counts.items(), key=lambda x: -x[1])
+            ) + "."  # fmt: skip
+        lines.append(line)
+    elif playing:
+        lines.append(f"One strategy ({playing[0]}) in every seat: it wins every game, no win rate to compare.")
+    causes = main_causes(agg)
+    crash = f"The Company crashes in {pct(r['crash_rate'], r['crash_lo'], r['crash_hi'])} of the {r['games']:,} games"
+    crash += where
+    if ref.index in causes:
+        c = causes[ref.index]
+        crash += (
+            f", most often in round {c['round']}; the main cause is {c['cause']}: {pct(c['share'], c['lo'], c['hi'])}"
+            " of the crashes."
+        )
+    else:
+        crash += "."
+    if several:
+        lo = min(rows.values(), key=lambda x: x["crash_rate"])
+        hi = max(rows.values(), key=lambda x: x["crash_rate"])
+        crash += f" Across the arms it runs from {pct(lo['crash_rate'])} ({lo['label']}) to {pct(hi['crash_rate'])} "
+        crash += f"({hi['label']})."
+    lines.append(crash)
+    changes = []
+    if comp is not None and not comp.is_empty():
+        for arm in agg.arms:
+            part = comp.filter((pl.col("arm") == arm.name) & pl.col("metric").is_in(["crash rate", "win rate"]))
+            if part.is_empty():
+                continue
+            clear = part.filter((pl.col("lo") > 0) | (pl.col("hi") < 0))
+            clear = clear.sort(pl.col("estimate").abs(), descending=True).head(3)
+            moved = [
+                (f"{x['strategy']}'s win rate " if x["strategy"] else "crash rate ")
+                + change(x["estimate"], x["lo"], x["hi"])
+                for x in clear.iter_rows(named=True)
+            ]
+            n = f"{int(part['n'].max()):,} games paired"
+            shown = "; ".join(moved) + f" ({n})." if moved else f"no change whose 95 % interval excludes 0 ({n})."
+            changes.append(f"{arm.label}: {shown}")
+    return Verdict(lines, ref.label, changes)
 
 
 def economy_table(agg: Aggregates) -> Table:

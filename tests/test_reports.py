@@ -10,8 +10,10 @@ import base64
 import itertools
 import json
 import math
+import re
 import subprocess
 import sys
+from html import unescape
 from html.parser import HTMLParser
 
 import numpy as np
@@ -306,20 +308,27 @@ class _Page(HTMLParser):
         self.tags.append((tag, dict(attrs)))
 
 
-def test_report_is_one_self_contained_file(run_dir, report):
-    assert report == run_dir / "report.html"
+def test_report_is_one_self_contained_file_that_loads_nothing_from_the_network(run_dir, report):
+    """Every chart is inside the file: the interactive ones drawn by an inline script (no script, stylesheet, frame or
+    image comes from a URL), the PNGs as data URIs; links only go to the page's own sections."""
     text = report.read_text(encoding="utf-8")
     page = _Page()
     page.feed(text)
     tags = [t for t, _ in page.tags]
-    assert "script" not in tags and "link" not in tags and "iframe" not in tags
-    assert all(a["href"].startswith("#") for t, a in page.tags if "href" in a)
+    assert "link" not in tags and "iframe" not in tags and "object" not in tags and "embed" not in tags
+    scripts = [a for t, a in page.tags if t == "script"]
+    assert len(scripts) >= 2 and all("src" not in a for a in scripts)  # the bundle, then one per chart, all inline
+    assert "window.vegaEmbed=" in text and text.count("vegaEmbed(") >= 2  # the charts are drawn offline
+    for tag, attrs in page.tags:
+        for name in ("src", "href", "action", "srcset", "poster", "data", "formaction"):
+            value = (attrs.get(name) or "").strip()
+            assert not value or value.startswith(("#", "data:")), (tag, name, value)
+    assert not re.search(r"url\(\s*['\"]?(https?:)?//|@import", text)  # nor from a stylesheet
     images = [a["src"] for t, a in page.tags if t == "img"]
     assert len(images) == len(charts.CHARTS)  # four arms, two strategies: every chart applies
     for src in images:
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "http://" not in text and "https://" not in text and "url(" not in text
     for name in ALL_CHARTS:
         png = run_dir / "charts" / f"{name}.png"
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
@@ -359,6 +368,41 @@ def test_report_lists_settings_summary_comparisons_and_tables(run_dir, report):
         assert heading in md, heading
     assert "Largest half-width of the headline 95 % intervals" in md
     assert (run_dir / "comparisons.parquet").is_file()
+
+
+def test_report_opens_on_its_verdict_then_the_smells_then_closed_details(run_dir, report):
+    """The first thing after the title is the verdict: who wins against the fair share, the crash rate with its round
+    and main cause, what each arm changes against the reference (only intervals excluding 0), each with its 95 %
+    interval; the details come after it in collapsible sections listed in a table of contents."""
+    from reports.tables import change, main_causes, pct
+
+    text = report.read_text(encoding="utf-8")
+    verdict = unescape(text[text.index('<section id="verdict">') : text.index("</section>")])
+    assert text.index('<section id="verdict">') < text.index('id="banner"') < text.index('id="contents"')
+    assert re.search(r"<body>\s*<h1>[^<]*</h1>\s*<p[^>]*>[^<]*</p>\s*<section id=\"verdict\">", text)
+    summary = reports.arm_summary(run_dir).row(0, named=True)  # the reference: the first arm
+    best = max(["balanced", "random"], key=lambda s: summary[f"win_{s}"])
+    win = pct(summary[f"win_{best}"], summary[f"win_{best}_lo"], summary[f"win_{best}_hi"])
+    assert f"{best} wins most in the reference arm 'formula=inverse_share, budget_per_player=5': {win}" in verdict
+    assert f"against a fair share of {pct(summary[f'fair_{best}'])}" in verdict
+    cause = main_causes(aggregate(run_dir))[0]
+    crash = pct(summary["crash_rate"], summary["crash_lo"], summary["crash_hi"])
+    assert f"The Company crashes in {crash} of the 200 games" in verdict
+    assert f"most often in round {cause['round']}; the main cause is {cause['cause']}" in verdict
+    comp = pl.read_parquet(run_dir / "comparisons.parquet")
+    for arm in ("formula=inverse_share, budget_per_player=8", "formula=flat, budget_per_player=5"):
+        line = verdict[verdict.index(f"<li>{arm}: ") :].split("</li>")[0]
+        mine = comp.filter((pl.col("arm") == arm) & pl.col("metric").is_in(["crash rate", "win rate"]))
+        clear = mine.filter((pl.col("lo") > 0) | (pl.col("hi") < 0))
+        for r in mine.iter_rows(named=True):
+            shown = change(r["estimate"], r["lo"], r["hi"]) in line
+            assert shown == (r in clear.to_dicts()), (line, r)
+        assert clear.height or "no change whose 95 % interval excludes 0" in line
+    assert 'id="verdict-chart"' in verdict and "vegaEmbed(" in verdict
+    sections = re.findall(r'<details id="([a-z]+)"><summary>', text)
+    assert sections == ["settings", "summary", "comparisons", "charts", "tables"]
+    nav = text[text.index("<nav>") : text.index("</nav>")]
+    assert re.findall(r'href="#([a-z]+)"', nav) == sections
 
 
 def test_single_arm_run_without_params_and_a_running_status(tmp_path):

@@ -1,6 +1,8 @@
-"""report.html in a real browser: headless Chromium (Playwright) loads it offline with every chart and table.
+"""report.html in a real browser: headless Chromium (Playwright) loads it offline with every chart and table, opens on
+its verdict, and its interactive charts answer a hover and a filter with the network blocked.
 
-The full-page screenshot is kept as a test artifact in pytest's tmp_path and copied to tests/artifacts/.
+Screenshots are kept as test artifacts in pytest's tmp_path and copied to tests/artifacts/ (not committed): the full
+page (report.png) and the first screen of a baseline-like and of a capital-formula report.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from reports_fixture import make_run
+from reports_fixture import grid, make_run
 
 import reports
 from reports.charts import CHARTS
@@ -76,6 +78,117 @@ def test_report_renders_in_chromium(tmp_path):
     assert shot.stat().st_size > 50_000
     ARTIFACTS.mkdir(exist_ok=True)
     shutil.copy(shot, ARTIFACTS / "report.png")
+
+
+WIDTH, HEIGHT = 1400, 900  # a laptop's first screen
+ARCHETYPES = ["bid_low", "buy_shares", "run_firm", "go_military", "balanced"]
+
+
+def offline_page(browser, outside: list[str]):
+    """A page whose every request but the file itself and data: URIs is refused (and recorded in ``outside``)."""
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+
+    def block(route):
+        if route.request.url.startswith(("file:", "data:")):
+            return route.continue_()
+        outside.append(route.request.url)
+        return route.abort()
+
+    page.route("**/*", block)
+    return page
+
+
+def first_screen(report: Path, shot: Path, act=None) -> dict:
+    """Open ``report`` offline at 1,400 x 900 px, screenshot the first screen to ``shot`` (and tests/artifacts/),
+    run ``act(page) -> dict`` and return its findings with where the verdict is and how wide the page gets."""
+    from playwright import sync_api
+
+    outside: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = offline_page(browser, outside)
+            page.goto(report.as_uri(), wait_until="load")
+            page.wait_for_selector("#verdict-chart svg g.mark-symbol.role-mark path", timeout=30_000)
+            found = {"verdict": page.locator("#verdict").bounding_box(), "outside": outside}
+            page.screenshot(path=str(shot))
+            found["width"] = page.evaluate("document.documentElement.scrollWidth")
+            page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+            page.wait_for_timeout(500)
+            found["opened width"] = page.evaluate("document.documentElement.scrollWidth")
+            found["scrolled inside"] = page.evaluate(  # tables and charts wider than their box
+                """Array.from(document.querySelectorAll('.scroll, .vega'))
+                    .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.id || e.firstElementChild.id)"""
+            )
+            found.update(act(page) if act else {})
+        finally:
+            browser.close()
+    ARTIFACTS.mkdir(exist_ok=True)
+    shutil.copy(shot, ARTIFACTS / shot.name)
+    return found
+
+
+def test_the_capital_formula_report_opens_on_its_verdict_and_its_charts_answer_hover_and_filter(tmp_path):
+    """Nine arms (3 capital formulas x 3 budgets) and the five archetypes, as experiments/library/capital_formulas.toml:
+    the verdict is on the first screen, the page fits 1,400 px, a chart mark's tooltip gives the value, its
+    interval and n, the arm dropdown leaves one arm's marks in the chart and table, and nothing is fetched."""
+    arms = grid(capital__formula=["inverse_share", "flat", "linear"], capital__budget_per_player=[5, 6, 7])
+    run_dir = make_run(tmp_path / "capital", arms, games=60, seed=1, strategies=ARCHETYPES, name="capital_formulas")
+    report = reports.write_report(run_dir)
+    one = "formula=linear, budget_per_player=6"
+
+    def act(page) -> dict:
+        marks = "#verdict-chart g.mark-symbol.role-mark path"
+        rows = "#win-table g.mark-text.role-mark text"
+        before = {"marks": page.locator(marks).count(), "rows": page.locator(rows).count()}
+        page.locator(marks).first.hover(force=True)
+        page.wait_for_selector("#vg-tooltip-element.visible", timeout=10_000)
+        tooltip = page.locator("#vg-tooltip-element").inner_text()
+        page.select_option("#verdict-chart select[name=arm_filter]", one)
+        page.select_option("#win-table select[name=arm_filter]", one)
+        page.wait_for_timeout(300)
+        after = {"marks": page.locator(marks).count(), "rows": page.locator(rows).count()}
+        page.select_option("#win-table select[name=sort_by]", "win rate")
+        page.wait_for_timeout(300)
+        column = page.evaluate(  # the win-rate column (the third), top to bottom
+            """Array.from(document.querySelectorAll('#win-table g.mark-text.role-mark')[2].querySelectorAll('text'))
+                .map(t => [t.getBoundingClientRect().top, t.textContent])"""
+        )
+        return {"before": before, "after": after, "tooltip": tooltip, "column": column}
+
+    found = first_screen(report, tmp_path / "report-capital-formulas.png", act)
+    assert report.stat().st_size <= 3_000_000
+    assert found["verdict"]["y"] < HEIGHT  # the verdict starts on the first screen
+    assert found["width"] <= WIDTH and found["opened width"] <= WIDTH  # no horizontal scrolling, details open too
+    assert found["scrolled inside"] == []  # nor inside a table or a chart
+    tip = found["tooltip"]
+    assert "95 % CI" in tip and "%" in tip and "games" in tip and "fair share" in tip, tip
+    # 9 arms x 5 strategies: a win-rate dot each and a crash-rate dot per arm; then one arm's 5 + 1
+    assert found["before"]["marks"] == 9 * 5 + 9 and found["after"]["marks"] == 5 + 1
+    assert found["before"]["rows"] == 6 * 9 * 5 and found["after"]["rows"] == 6 * 5  # six columns of text
+    rates = [float(text.split(" %")[0]) for _, text in sorted(found["column"])]
+    assert len(rates) == 5 and rates == sorted(rates, reverse=True)
+    assert found["outside"] == []
+
+
+def test_a_one_strategy_report_opens_on_its_crash_verdict(tmp_path):
+    """One arm, one strategy in every seat (experiments/library/baseline.toml): the verdict says so, gives the crash
+    rate, its round and main cause, and its chart's tooltip the crash rate with its interval and n."""
+    run_dir = make_run(
+        tmp_path / "baseline", [{}], games=80, strategies=["balanced"] * 5, rotate=False, name="baseline"
+    )
+    report = reports.write_report(run_dir)
+
+    def act(page) -> dict:
+        page.locator("#verdict-chart g.mark-symbol.role-mark path").first.hover(force=True)
+        page.wait_for_selector("#vg-tooltip-element.visible", timeout=10_000)
+        return {"tooltip": page.locator("#vg-tooltip-element").inner_text(), "text": page.inner_text("#verdict")}
+
+    found = first_screen(report, tmp_path / "report-baseline.png", act)
+    assert found["verdict"]["y"] < HEIGHT and found["width"] <= WIDTH
+    assert "it wins every game" in found["text"] and "The Company crashes in" in found["text"]
+    assert "crash rate (95 % CI)" in found["tooltip"] and "games" in found["tooltip"] and "80" in found["tooltip"]
+    assert found["outside"] == []
 
 
 def test_replay_page_renders_in_chromium(tmp_path):

@@ -1,0 +1,195 @@
+"""report.html's interactive charts: Vega-Lite specifications built with Altair, drawn offline by the vega-embed,
+Vega-Lite and Vega bundle that vl-convert-python ships (inlined once per page, about 0.9 MB; Bokeh's inline resources
+with its table widget weigh about 2 MB). Hovering a mark shows its value, its 95 % interval and its n; dropdowns
+filter by arm and strategy and sort the table."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+from .data import Aggregates
+from .tables import pct, points
+
+EMBED = {"actions": False, "renderer": "svg"}  # no menu (it links to the online editor); SVG marks can be hovered
+ARM_WIDTH = 260  # px for the arm labels left of a chart
+
+
+@cache
+def script() -> str:
+    """The JavaScript that draws every chart of the page, from the installed vl-convert-python (no network)."""
+    import vl_convert
+    from altair.utils._importers import vl_version_for_vl_convert
+
+    return vl_convert.javascript_bundle(vl_version=vl_version_for_vl_convert()).replace("</script", "<\\/script")
+
+
+def embed(element_id: str, spec: dict[str, Any]) -> str:
+    """A <div> and the inline script that draws ``spec`` into it."""
+    data = json.dumps(spec, separators=(",", ":")).replace("</", "<\\/")
+    return (
+        f'<div class="vega" id="{element_id}"></div>'
+        f'<script>vegaEmbed("#{element_id}", {data}, {json.dumps(EMBED)}).catch(console.error);</script>'
+    )
+
+
+def _spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
+    spec = chart.to_dict()
+    spec.pop("$schema", None)  # a URL nothing needs to load
+    return spec
+
+
+def win_rows(agg: Aggregates, summary: pl.DataFrame) -> list[dict[str, Any]]:
+    """Per arm and strategy playing in it: win rate with its Wilson interval, fair share, edge and games."""
+    rows = []
+    for r in summary.iter_rows(named=True):
+        for s in agg.strategies:
+            if r[f"win_{s}"] is None:
+                continue
+            win, lo, hi, fair = r[f"win_{s}"], r[f"win_{s}_lo"], r[f"win_{s}_hi"], r[f"fair_{s}"]
+            rows.append(
+                {
+                    "arm_index": r["arm_index"],
+                    "arm": r["label"],
+                    "strategy": s,
+                    "win": win,
+                    "lo": lo,
+                    "hi": hi,
+                    "fair": fair,
+                    "edge": win - fair,
+                    "games": r["games"],
+                    "win rate (95 % CI)": pct(win, lo, hi),
+                    "fair share": pct(fair),
+                    "against fair share": f"{points(win - fair)} pp",
+                }
+            )
+    return rows
+
+
+def crash_rows(summary: pl.DataFrame, causes: dict[int, str]) -> list[dict[str, Any]]:
+    return [
+        {
+            "arm_index": r["arm_index"],
+            "arm": r["label"],
+            "crash": r["crash_rate"],
+            "lo": r["crash_lo"],
+            "hi": r["crash_hi"],
+            "games": r["games"],
+            "crash rate (95 % CI)": pct(r["crash_rate"], r["crash_lo"], r["crash_hi"]),
+            "main cause": causes.get(r["arm_index"], "no crash"),
+        }
+        for r in summary.iter_rows(named=True)
+    ]
+
+
+def _filters(agg: Aggregates, strategies: bool) -> tuple[list[alt.Parameter], str]:
+    """Dropdowns choosing one arm (and one strategy) or all, and the filter expression they drive."""
+    params = [alt.param(name="arm_filter", value="all", bind=alt.binding_select(
+        options=["all", *[a.label for a in agg.arms]], name="arm "))]  # fmt: skip
+    test = "(arm_filter == 'all' || datum.arm == arm_filter)"
+    if strategies:
+        params.append(alt.param(name="strategy_filter", value="all", bind=alt.binding_select(
+            options=["all", *agg.strategies], name="strategy ")))  # fmt: skip
+        test += " && (strategy_filter == 'all' || datum.strategy == strategy_filter)"
+    return params, test
+
+
+def _arm_axis(agg: Aggregates, labels: bool = True) -> alt.Y:
+    axis = alt.Axis(labelLimit=ARM_WIDTH, title=None) if labels else None
+    return alt.Y("arm:N", sort=[a.label for a in agg.arms], axis=axis)
+
+
+def _crash_panel(agg: Aggregates, crashes: list[dict], test: str, height: int, labels: bool) -> alt.LayerChart:
+    tip = ["arm:N", "crash rate (95 % CI):N", "games:Q", "main cause:N"]
+    base = alt.Chart(alt.Data(values=crashes)).transform_filter(test)
+    y = _arm_axis(agg, labels)
+    x = alt.X("lo:Q", axis=alt.Axis(format=".0%"), title="crash rate")
+    return alt.layer(
+        base.mark_rule(strokeWidth=2, color="#b2182b").encode(x=x, x2="hi:Q", y=y, tooltip=tip),
+        base.mark_point(filled=True, size=70, color="#b2182b", opacity=1).encode(x="crash:Q", y=y, tooltip=tip),
+    ).properties(width=300, height=height, title="How often the Company crashes")
+
+
+def _rounds_panel(agg: Aggregates, test: str) -> alt.Chart:
+    """Crashes per round, stacked by their cause (of the arms chosen): when and why the Company crashes."""
+    from .summary import crash_causes
+    from .tables import CAUSE_NAMES
+
+    rows = [
+        {"arm": agg.arm(r["arm_index"]).label, "cause": CAUSE_NAMES.get(r["cause"], r["cause"]), "round": k,
+         "crashes": r[f"r{k}"]}
+        for r in crash_causes(agg).iter_rows(named=True)
+        for k in range(1, agg.rounds + 1)
+    ]  # fmt: skip
+    return (
+        alt.Chart(alt.Data(values=rows))
+        .transform_filter(test)
+        .transform_aggregate(crashes="sum(crashes)", groupby=["round", "cause"])
+        .mark_bar()
+        .encode(
+            x=alt.X("round:O", axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("crashes:Q", title="crashes", stack="zero", scale=alt.Scale(nice=5)),
+            color=alt.Color("cause:N", legend=alt.Legend(orient="right", title="cause of the last point lost")),
+            tooltip=["round:O", "cause:N", "crashes:Q"],
+        )
+        .properties(width=360, height=160, title="When and why: crashes per round by cause")
+    )
+
+
+def verdict_chart(agg: Aggregates, wins: list[dict], crashes: list[dict]) -> dict[str, Any]:
+    """The answer in one figure: each strategy's win rate per arm against its fair share (a black tick) and the
+    crash rate per arm, with their 95 % intervals; hover for the numbers, filter by arm and strategy."""
+    several = bool(wins) and len(agg.strategies) > 1
+    params, test = _filters(agg, several)
+    pct_axis = alt.Axis(format=".0%", grid=True)
+    n = len(agg.arms)
+    height = len(agg.arms) * (9 * len(agg.strategies) + 14 if several else 24)
+    crash = _crash_panel(agg, crashes, test.split(" && ")[0], height, True)
+    if not several:
+        return _spec(alt.hconcat(crash, _rounds_panel(agg, test)).add_params(*params))
+    tip = ["arm:N", "strategy:N", "win rate (95 % CI):N", "fair share:N", "against fair share:N", "games:Q"]
+    base = alt.Chart(alt.Data(values=wins)).transform_filter(test)
+    y = _arm_axis(agg)
+    offset = alt.YOffset("strategy:N", sort=agg.strategies)
+    color = alt.Color("strategy:N", sort=agg.strategies, legend=alt.Legend(orient="top", title=None))
+    win = alt.layer(
+        base.mark_rule(strokeWidth=2).encode(x=alt.X("lo:Q", axis=pct_axis, title="share of the games won"), x2="hi:Q",
+                                             y=y, yOffset=offset, color=color, tooltip=tip),
+        base.mark_point(filled=True, size=60, opacity=1).encode(x="win:Q", y=y, yOffset=offset, color=color,
+                                                                 tooltip=tip),
+        base.mark_tick(color="black", thickness=1.5, size=12).encode(x="fair:Q", y=y, yOffset=offset, tooltip=tip),
+    ).properties(width=600 if n > 1 else 700, height=height,
+                 title="Win rate of each strategy (black tick: its fair share)")  # fmt: skip
+    crash = _crash_panel(agg, crashes, test.split(" && ")[0], height, False).properties(width=300)
+    return _spec(alt.hconcat(win, crash).resolve_scale(y="shared").add_params(*params))
+
+
+TABLE_COLUMNS = [("arm", 330), ("strategy", 110), ("win rate (95 % CI)", 150), ("fair share", 80),
+                 ("against fair share", 130), ("games", 60)]  # fmt: skip
+SORTS = {"edge over fair share": "-datum.edge", "win rate": "-datum.win", "arm": "datum.arm_index",
+         "strategy": "datum.strategy"}  # fmt: skip
+
+
+def win_table(agg: Aggregates, wins: list[dict]) -> dict[str, Any]:
+    """The win rates as a table drawn by Vega-Lite: filter by arm and strategy, sort with the "sort by" dropdown."""
+    params, test = _filters(agg, True)
+    sort = alt.param(name="sort_by", value=next(iter(SORTS)), bind=alt.binding_select(options=list(SORTS),
+                                                                                       name="sort by "))  # fmt: skip
+    key = " : ".join(f"sort_by == {json.dumps(name)} ? {expr}" for name, expr in SORTS.items()) + " : 0"
+    base = (
+        alt.Chart(alt.Data(values=wins))
+        .transform_filter(test)
+        .transform_calculate(key=key)
+        .transform_window(row="row_number()", sort=[alt.SortField("key"), alt.SortField("arm_index")])
+    )
+    columns = [
+        base.mark_text(align="left", baseline="middle", limit=width - 8)
+        .encode(x=alt.value(0), y=alt.Y("row:O", axis=None), text=f"{name}:N", tooltip=[alt.Tooltip(f"{name}:N")])
+        .properties(width=width, height={"step": 20}, title=alt.TitleParams(name, anchor="start", fontSize=12))
+        for name, width in TABLE_COLUMNS
+    ]
+    return _spec(alt.hconcat(*columns, spacing=4).add_params(*params, sort).configure_view(stroke=None))
