@@ -632,9 +632,26 @@ def _run_study(args: argparse.Namespace, module: Any, study: Any, unit: str) -> 
             command=_command(args),
             progress=progress,
             notify=progress.note if progress else None,
-            report=not args.no_report,
         )
+    if not args.no_report:
+        _write_study_report(out, meta.get("kind"))
     return out, meta
+
+
+def _write_study_report(out: Path, kind: str | None) -> Path:
+    """The report of a finished tune (its confirmation run's first) or sensitivity study."""
+    if kind == "tune":
+        from reports import write_report
+        from reports.tune import write_tune_report
+
+        from .tune import CONFIRM
+
+        if (out / CONFIRM / rf.META).is_file():
+            write_report(out / CONFIRM, reference="default")
+        return write_tune_report(out)
+    from reports.sensitivity import write_sensitivity_report
+
+    return write_sensitivity_report(out)
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
@@ -684,15 +701,7 @@ def _report_study(args: argparse.Namespace) -> int:
         raise runner.RunError(
             f"{args.run_dir}: a metagame folder has no report yet (see payoffs.parquet, equilibria.parquet)"
         )
-    if meta.get("kind") == "tune":
-        from reports.tune import write_tune_report
-
-        path = write_tune_report(Path(args.run_dir))
-    else:
-        from reports.sensitivity import write_sensitivity_report
-
-        path = write_sensitivity_report(Path(args.run_dir))
-    print(f"report: {path}")
+    print(f"report: {_write_study_report(Path(args.run_dir), meta.get('kind'))}")
     return 0
 
 

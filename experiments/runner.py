@@ -761,11 +761,11 @@ def play_to_target(
     timeout: float | None = None,
 ) -> tuple[int, dict[str, Any]]:
     """Play ranges of ``size`` games (every arm's shard of the range) until every headline interval's half-width
-    is within ``exp.target_ci`` (``reports.compare.Precision``) or the ``games`` run out; returns the games per
+    is within ``exp.target_ci`` (``stats.Precision``) or the ``games`` run out; returns the games per
     arm kept and the precision reached. The target is checked after each range in game order, so where the run
     stops depends only on the experiment and the shard size, never on --jobs; a wave plays several ranges at once
     (enough shards for the jobs), and shards past the stopping point are left out of the results."""
-    from reports.compare import Precision, indicators
+    from .stats import Precision, indicators
 
     ranges = -(-exp.games // size)
     labels = {arm.index: list(dict.fromkeys(arm.strategies)) for arm in exp.arms}

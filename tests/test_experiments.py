@@ -372,3 +372,20 @@ def test_a_relative_run_folder_is_in_the_current_folder_whatever_folder_a_reused
         monkeypatch.chdir(here)
         assert cli.main(["run", "--games", "4", "--shard-size", "4", "--quiet", "--no-report", "--jobs", "1"]) == 0
         assert (here / "runs" / "baseline" / "games.parquet").is_file()
+
+
+def test_nothing_in_experiments_but_the_command_line_imports_reports():
+    """``experiments/`` runs and writes a run folder, ``reports/`` reads one, the command line orchestrates both: no
+    module of ``experiments/`` but ``cli.py`` imports ``reports`` (the shared statistics are ``experiments.stats``)."""
+    import ast
+
+    offenders = []
+    for path in sorted(LIBRARY.parent.rglob("*.py")):
+        if path.name == "cli.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            offenders += [f"{path.name}:{node.lineno} {n}" for n in names if n.split(".")[0] == "reports"]
+    assert offenders == []
