@@ -89,18 +89,6 @@ def pick_arm(names: list[str], wanted: str | int) -> str | None:
     return names[int(text)] if text.isascii() and text.isdigit() and int(text) < len(names) else None
 
 
-def set_reference(run_dir: Path, name: str) -> None:
-    """Record ``name`` as the run's reference arm in run.json (what ``report --reference`` chose is kept), under the
-    run folder's lock so that no run rewrites run.json meanwhile."""
-    lock = RunLock(run_dir).acquire()
-    try:
-        meta = read_meta(run_dir)
-        if meta.get("reference") != name:
-            write_json_atomic(Path(run_dir) / META, {**meta, "reference": name})
-    finally:
-        lock.release()
-
-
 def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
     write_atomic(path, (json.dumps(data, indent=2, default=str) + "\n").encode())  # keeps the params' order
 

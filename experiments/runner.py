@@ -541,6 +541,20 @@ def _lock(run_dir: Path) -> rf.RunLock:
         raise RunError(f"--out {run_dir}: cannot lock it: {exc.strerror or exc}") from None
 
 
+def set_reference(run_dir: Path, name: str) -> None:
+    """Record ``name`` as the run's reference arm in run.json (a choice ``--reference`` made is kept: a later run of
+    the finished folder does not undo it), under the folder's lock so that no run rewrites run.json meanwhile."""
+    lock = _lock(run_dir)
+    try:
+        meta = rf.read_meta(run_dir)
+        if meta.get("reference") != name:
+            rf.write_json_atomic(run_dir / rf.META, {**meta, "reference": name})
+    except (OSError, ValueError) as exc:
+        raise RunError(f"{run_dir}: cannot record the reference arm in {rf.META}: {_one_line(exc)}") from None
+    finally:
+        lock.release()
+
+
 def run(
     exp: Experiment,
     run_dir: str | Path,
@@ -616,7 +630,8 @@ def _run_locked(
         "experiment_digest": exp.digest(),
         "engine_digest": engine_digest(),  # the code that made the rows (a resume never mixes two)
         "param_keys": list(exp.param_keys),
-        "reference": exp.reference,  # issue 13: the arm the report compares the others with
+        # the arm the report compares the others with: once recorded, changed only by --reference (run or report)
+        "reference": (old or {}).get("reference") or exp.reference,
         "target_ci": exp.target_ci,  # issue 13: 0 = every game of ``games_per_arm``
         "arms": [arm.meta() for arm in exp.arms],
         "started": (old or {}).get("started") or datetime.now(UTC).isoformat(timespec="seconds"),
