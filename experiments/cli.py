@@ -183,6 +183,12 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--arm", help="the arm (required when the run has several)")
     rp.set_defaults(func=cmd_replay)
 
+    x = sub.add_parser("export", help="write a finished run's frames as CSV files (for spreadsheets)", parents=[common])
+    x.add_argument("run_dir")
+    x.add_argument("--format", choices=["csv"], required=True, help="the files' format")
+    x.add_argument("--out", help="folder for the files (default: RUN_DIR/csv)")
+    x.set_defaults(func=cmd_export)
+
     cmp_ = sub.add_parser(
         "compare", help="compare two run folders arm by arm (paired where they share games)", parents=[common]
     )
@@ -575,6 +581,34 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     jsonl, page = replay(Path(args.run_dir), args.game, args.arm)
     print(f"replay: {jsonl}\nreplay: {page}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Each frame of a finished, verified run as ``<frame>.csv`` in ``--out`` (default RUN_DIR/csv)."""
+    run_dir = Path(args.run_dir)
+    try:
+        meta = rf.read_meta(run_dir)
+    except FileNotFoundError:
+        raise runner.RunError(f"{run_dir}: not a run folder (no {rf.META})") from None
+    except (OSError, ValueError, RecursionError) as err:
+        raise runner.RunError(f"{run_dir}: {rf.META}: {runner._one_line(err)}") from None
+    if not isinstance(meta, dict) or meta.get("status") != "complete":
+        status = meta.get("status") if isinstance(meta, dict) else "unknown"
+        raise runner.RunError(f"{run_dir}: the run has not finished (status: {status}); finish it with --resume first")
+    reason = rf.verify_frames(run_dir, meta)
+    if reason:
+        raise runner.RunError(f"{run_dir}: damaged or edited since the run wrote it ({reason})")
+    out = Path(args.out) if args.out else run_dir / rf.CSV_DIR
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        paths = rf.export_csv(run_dir, out)
+    except (FileExistsError, NotADirectoryError):
+        raise runner.RunError(f"--out {out}: is a file, not a folder; choose another --out") from None
+    except OSError as err:
+        raise runner.RunError(f"--out {out}: cannot write there: {err.strerror or err}") from None
+    for path in paths:
+        print(f"csv: {path}")
     return 0
 
 

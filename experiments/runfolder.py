@@ -297,6 +297,40 @@ class Run:
         return self.meta.get("param_keys", [])
 
 
+# ------------------------------------------------------------------------------------------------ export
+CSV_DIR = "csv"
+
+
+def _csv_column(name: str, dtype: pl.DataType) -> pl.Expr:
+    """A column CSV can hold: a struct as a JSON object, a list as a JSON array (of numbers or objects)."""
+    if isinstance(dtype, pl.Struct):
+        return pl.col(name).struct.json_encode()
+    if isinstance(dtype, pl.List | pl.Array):
+        inner = dtype.inner
+        element = pl.element().struct.json_encode() if isinstance(inner, pl.Struct) else pl.element().cast(pl.String)
+        return pl.concat_str(pl.lit("["), pl.col(name).list.eval(element).list.join(","), pl.lit("]")).alias(name)
+    return pl.col(name)
+
+
+def export_csv(run_dir: Path, out_dir: Path) -> list[Path]:
+    """Write each merged frame of a finished run (games, seats, rounds, seat_rounds, and any other frame run.json
+    records) as ``out_dir/<frame>.csv``, streamed; nested columns become JSON text. Returns the files written."""
+    meta = read_meta(run_dir)
+    written = []
+    for frame in meta.get("frames") or FRAMES:
+        lf = pl.scan_parquet(frame_path(run_dir, frame))
+        lf = lf.select([_csv_column(n, t) for n, t in lf.collect_schema().items()])
+        target = out_dir / f"{frame}.csv"
+        tmp = temp_name(target)
+        try:
+            lf.sink_csv(tmp)
+            tmp.replace(target)
+        finally:
+            tmp.unlink(missing_ok=True)
+        written.append(target)
+    return written
+
+
 # ------------------------------------------------------------------------------------------------ replays
 REPLAYS = "replays"
 
