@@ -389,3 +389,25 @@ def test_nothing_in_experiments_but_the_command_line_imports_reports():
                 names = [node.module or ""]
             offenders += [f"{path.name}:{node.lineno} {n}" for n in names if n.split(".")[0] == "reports"]
     assert offenders == []
+
+
+def test_a_finished_run_is_extended_to_more_games_as_if_played_at_once(tmp_path, capsys):
+    """``run --games M --resume`` on a finished run: the first games kept (a last shard cut short by the old count
+    is played again whole), only the new ones played, the frames and their checksums those of a run of M games."""
+    from experiments import cli
+
+    small(tmp_path, games=25)  # shards of 10: 0-10, 10-20, 20-25
+    path = str(tmp_path / "exp.toml")
+    runner.run(spec.load(path), tmp_path / "r", jobs=2)
+    refused = cli.main(["run", path, "--out", str(tmp_path / "r"), "--games", "20", "--resume", "--no-report"])
+    err = capsys.readouterr().err
+    assert refused == 2 and err.count("\n") == 1
+    assert "--games 20: " in err and "a finished run of 25 games per arm; a run can be extended, not shortened" in err
+    with pytest.raises(runner.RunError, match="pass --resume to extend it to 40"):
+        runner.run(spec.load(path, games=40), tmp_path / "r", jobs=2)
+    meta = runner.run(spec.load(path, games=40), tmp_path / "r", jobs=2, resume=True, notify=lambda m: None)
+    assert meta["games_per_arm"] == 40 and meta["games_this_session"] == 2 * 20  # 20-30 again, 30-40 new
+    fresh = runner.run(spec.load(path, games=40), tmp_path / "fresh", jobs=2)
+    assert same_bytes(tmp_path / "r", tmp_path / "fresh")
+    assert meta["frames"] == fresh["frames"] and rf.verify_frames(tmp_path / "r", rf.read_meta(tmp_path / "r")) is None
+    assert not (tmp_path / "r" / rf.SHARDS).exists()
