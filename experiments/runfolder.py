@@ -15,6 +15,7 @@
 
 None of these entries may be a symbolic link: a run refuses the folder (``refuse_links``) rather than follow one.
       charts/*.png, report.html, summary.md, comparisons.parquet   written by reports/
+      csv/*.csv            written by ``eastindia export RUN_DIR --format csv`` (``export_csv``)
 
 ``run.json`` keys: name, command, seed, players, games_per_arm, shard_size, status ("running" | "failed" |
 "interrupted" | "complete"), error (why it stopped), frames{frame: {rows, bytes, sha256}} (when complete), started,
