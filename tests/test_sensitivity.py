@@ -16,6 +16,7 @@ from helpers import CtrlCAfter
 
 from experiments import cli, runner, search, sensitivity, spec
 from experiments import runfolder as rf
+from reports.sensitivity import write_sensitivity_report
 
 FILE = """name = "sens"
 players = 4
@@ -50,6 +51,7 @@ def morris(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("morris")
     ss = sensitivity.load(write(tmp, FILE.format(games=100, method="morris", samples=3)))
     sensitivity.run(ss, tmp / "out", jobs=1, notify=quiet)
+    write_sensitivity_report(tmp / "out")  # what the command does after the study
     return ss, tmp / "out"
 
 
