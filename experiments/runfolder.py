@@ -186,7 +186,8 @@ class RunLock:
     The kernel releases it when the holder exits, however it dies, so a crashed run never leaves the folder
     locked. The holder writes its pid, host and start time into the file for the message other runs print; the
     file is removed on release (a run that finds the file it locked unlinked or replaced retries). A ``.lock`` that
-    is a symbolic link is never followed (``LinkRefused``)."""
+    is a symbolic link is never followed (``LinkRefused``). Not ``filelock``: its lock opens the file with
+    ``O_TRUNC`` and follows a symbolic link (truncating whatever it points to), and records no holder to name."""
 
     def __init__(self, run_dir: Path):
         self.path = Path(run_dir) / LOCK
