@@ -552,7 +552,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise runner.RunError(f"{args.run_dir}: run.json is not a table")
     reference = None
     if args.reference is not None:
-        names = [a.get("arm") for a in sorted(meta.get("arms") or [], key=lambda a: a.get("index", 0))]
+        names = [a["arm"] for a in meta.get("arms") or [] if isinstance(a, dict) and "arm" in a]  # in index order
         reference = rf.pick_arm(names, args.reference)
         if reference is None:
             known = ", ".join(f"{i}: {n!r}" for i, n in enumerate(names))
