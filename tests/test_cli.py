@@ -447,3 +447,13 @@ def test_export_writes_each_frame_as_csv(finished, tmp_path):
     ):
         bad = eastindia("export", *args, "--format", "csv")
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and message in bad.stderr, bad.stderr
+
+
+def test_the_terminal_summary_of_one_strategy_shows_no_win_rate(tmp_path, capsys):
+    """One strategy in every seat wins every game: no "100 %" win rate that reads like a bug, a caption instead."""
+    from reports_fixture import make_run
+
+    cli.print_summary(rf.Run.open(make_run(tmp_path / "one", [{}], games=50, seed=4, strategies=["balanced"] * 5)))
+    out = capsys.readouterr().out
+    assert "crash rate" in out and "mean end round" in out and "win rate" not in out
+    assert "balanced plays every seat: it wins every game" in out and "1.000" not in out
