@@ -13,6 +13,7 @@ import argparse
 import ipaddress
 import shlex
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Any
@@ -366,15 +367,14 @@ class _Null:
 
 class RichProgress:
     """The run's progress on stderr, after each shard: games played of all, an honest rate (games played by this
-    invocation / wall seconds since it started; games resumed from disk count neither) and the time left at that rate.
+    invocation / wall seconds since it started; games resumed from disk count in neither) and the time left at that
+    rate.
     A terminal gets live bars (all arms, then each arm); anything else a line at most every ``EVERY_S`` seconds and
     at the end. Nothing goes to stdout."""
 
     EVERY_S = 2.0
 
     def __init__(self, exp: spec.Experiment, console: Any = None):
-        import time
-
         from rich.console import Console
 
         self.clock = time.monotonic
