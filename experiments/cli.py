@@ -368,9 +368,8 @@ class _Null:
 class RichProgress:
     """The run's progress on stderr, after each shard: games played of all, an honest rate (games played by this
     invocation / wall seconds since it started; games resumed from disk count in neither) and the time left at that
-    rate.
-    A terminal gets live bars (all arms, then each arm); anything else a line at most every ``EVERY_S`` seconds and
-    at the end. Nothing goes to stdout."""
+    rate. A terminal gets live bars (all arms, then each arm); anything else a line at most every ``EVERY_S``
+    seconds and at the end. Nothing goes to stdout."""
 
     EVERY_S = 2.0
 
