@@ -13,6 +13,7 @@ import argparse
 import ipaddress
 import shlex
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Any
@@ -135,7 +136,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="HALF_WIDTH",
         help="play until every headline 95%% interval is within +-HALF_WIDTH (e.g. 0.01); --games is the maximum",
     )
-    r.add_argument("--reference", metavar="ARM", help="the arm the report compares the others with (default: first)")
+    r.add_argument(
+        "--reference",
+        metavar="ARM",
+        help="the arm (name or index) the report compares the others with (default: the run's, else the arm with the "
+        "experiment's own rules, else the first); kept in run.json",
+    )
     r.add_argument("--backend", default="loky", choices=["loky", "dask", "ray"], help="joblib backend")
     r.add_argument("--scheduler", help="dask scheduler address (tcp://host:8786) or ray address")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -167,7 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("report", help="write report.html and summary.md for a run folder", parents=[common])
     rep.add_argument("run_dir")
-    rep.add_argument("--reference", metavar="ARM", help="the arm to compare the others with (default: the run's)")
+    rep.add_argument(
+        "--reference", metavar="ARM", help="the arm (name or index) to compare the others with, kept in run.json"
+    )
     rep.set_defaults(func=cmd_report)
 
     rp = sub.add_parser("replay", help="replay one game of a run with a trace (.jsonl and .html)", parents=[common])
@@ -175,6 +183,12 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--game", type=int, required=True, help="the game's index in the run")
     rp.add_argument("--arm", help="the arm (required when the run has several)")
     rp.set_defaults(func=cmd_replay)
+
+    x = sub.add_parser("export", help="write a finished run's frames as CSV files (for spreadsheets)", parents=[common])
+    x.add_argument("run_dir")
+    x.add_argument("--format", choices=["csv"], required=True, help="the files' format")
+    x.add_argument("--out", help="folder for the files (default: RUN_DIR/csv)")
+    x.set_defaults(func=cmd_export)
 
     cmp_ = sub.add_parser(
         "compare", help="compare two run folders arm by arm (paired where they share games)", parents=[common]
@@ -263,11 +277,13 @@ def cmd_run(args: argparse.Namespace) -> int:
             notify=progress.note if progress else None,
             timeout=args.timeout,
         )
+    if args.reference:  # the command line's choice; else the one run.json keeps (a report's choice included)
+        runner.set_reference(out, exp.reference)
     if not args.no_report:
         from reports import write_report
 
         try:
-            write_report(out, reference=exp.reference)
+            write_report(out)
         except OSError as err:  # the results are safe; only the report is missing
             raise runner.RunError(
                 f"{out}: the results are complete but the report could not be written ({err.strerror or err}); "
@@ -350,63 +366,90 @@ class _Null:
 
 
 class RichProgress:
-    """Games done / total, games/s and ETA, overall and per arm."""
+    """The run's progress on stderr, after each shard: games played of all, an honest rate (games played by this
+    invocation / wall seconds since it started; games resumed from disk count in neither) and the time left at that
+    rate. A terminal gets live bars (all arms, then each arm); anything else a line at most every ``EVERY_S``
+    seconds and at the end. Nothing goes to stdout."""
 
-    def __init__(self, exp: spec.Experiment):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    EVERY_S = 2.0
 
-        self.progress = Progress(
-            TextColumn("{task.description}", justify="left"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]:>8} games/s"),
-            TimeRemainingColumn(),
-            transient=False,
-        )
-        self.total = self.progress.add_task("all arms", total=exp.games * len(exp.arms), rate="")
-        from reports.data import short_labels
+    def __init__(self, exp: spec.Experiment, console: Any = None):
+        from rich.console import Console
 
-        labels = short_labels([{"arm": a.name, "params": a.params} for a in exp.arms], list(exp.param_keys))
-        self.arms = {
-            arm.index: self.progress.add_task(f"  {label[:48]}", total=exp.games, rate="")
-            for arm, label in zip(exp.arms, labels, strict=True)
-        } if len(exp.arms) > 1 else {}  # fmt: skip
+        self.clock = time.monotonic
+        self.console = console or Console(stderr=True, highlight=False)
+        self.all = exp.games * len(exp.arms)
+        self.started, self.resumed, self.played, self.printed = self.clock(), 0, 0, -float("inf")
+        self.progress = None
+        if self.console.is_terminal:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            self.progress = Progress(
+                TextColumn("{task.description}", justify="left"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"),
+                console=self.console,
+                transient=False,
+            )
+            self.total = self.progress.add_task("all arms", total=self.all, rate="")
+            self.arms = {
+                arm.index: self.progress.add_task(f"  {arm.name[:48]}", total=exp.games, rate="") for arm in exp.arms
+            } if len(exp.arms) > 1 else {}  # fmt: skip
 
     def __enter__(self):
-        self.progress.start()
+        if self.progress:
+            self.progress.start()
         return self
 
     def __exit__(self, *exc):
-        self.progress.stop()
+        if self.progress:
+            self.progress.stop()
         return False
 
     def start(self, done: dict[int, int]) -> None:
-        for arm, games in done.items():
-            self.progress.update(self.total, completed=self.progress.tasks[self.total].completed + games)
-            if arm in self.arms:
-                self.progress.update(self.arms[arm], completed=games)
+        self.resumed = sum(done.values())
+        if self.progress:
+            self.progress.update(self.total, completed=self.resumed)
+            for arm, games in done.items():
+                if arm in self.arms:
+                    self.progress.update(self.arms[arm], completed=games)
 
     def note(self, message: str) -> None:
-        self.progress.console.print(f"eastindia: {one_line(message)}", style="yellow", markup=False, highlight=False)
+        self.console.print(f"eastindia: {one_line(message)}", style="yellow", markup=False, highlight=False)
+
+    def status(self) -> str:
+        """``games/s, ETA h:mm:ss`` from the games this invocation played."""
+        seconds = max(self.clock() - self.started, 1e-9)
+        rate = self.played / seconds
+        left = max(self.all - self.resumed - self.played, 0)
+        eta = left / rate if rate > 0 else float("nan")
+        eta_text = "—" if eta != eta else f"{int(eta) // 3600}:{int(eta) % 3600 // 60:02d}:{int(eta) % 60:02d}"
+        return f"{rate:,.1f} games/s, ETA {eta_text}"
 
     def advance(self, arm: int, games: int) -> None:
-        for task in (self.total, self.arms.get(arm)):
-            if task is None:
-                continue
-            self.progress.advance(task, games)
-            speed = self.progress.tasks[task].speed
-            self.progress.update(task, rate=f"{speed:,.0f}" if speed else "")
+        self.played += games
+        status = self.status()
+        if self.progress:
+            self.progress.advance(self.total, games)
+            self.progress.update(self.total, rate=status)
+            if arm in self.arms:
+                self.progress.advance(self.arms[arm], games)
+            return
+        done = self.resumed + self.played
+        if self.clock() - self.printed >= self.EVERY_S or done >= self.all:
+            self.printed = self.clock()
+            resumed = f" ({self.resumed:,} resumed)" if self.resumed else ""
+            self.console.print(
+                f"eastindia: {done:,}/{self.all:,} games{resumed}, {status}", markup=False, highlight=False
+            )
 
 
 def print_summary(run: Run) -> None:
-    """Per arm: games, crash rate, mean end round, win rate per strategy."""
-    import polars as pl
+    """Per arm: crash rate, mean end round and each strategy's win rate with their 95 % intervals and fair share."""
+    from reports.terminal import print_summary as print_tables
 
-    from reports import arm_summary_short
-
-    config = {"tbl_rows": 100, "tbl_cols": 30, "tbl_width_chars": 200, "fmt_str_lengths": 80}
-    with pl.Config(**config, tbl_hide_dataframe_shape=True, float_precision=3):
-        print(arm_summary_short(run))
+    print_tables(run)
 
 
 # -------------------------------------------------------------------------------------------------- capital
@@ -506,8 +549,17 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise runner.RunError(f"{args.run_dir}: {runner._one_line(err)}") from None
     if not isinstance(meta, dict):
         raise runner.RunError(f"{args.run_dir}: run.json is not a table")
+    reference = None
+    if args.reference is not None:
+        names = [a["arm"] for a in meta.get("arms") or [] if isinstance(a, dict) and "arm" in a]  # in index order
+        reference = rf.pick_arm(names, args.reference)
+        if reference is None:
+            known = ", ".join(f"{i}: {n!r}" for i, n in enumerate(names))
+            raise runner.RunError(
+                f"--reference: {args.reference!r} is neither the name nor the index of an arm ({known})"
+            )
     try:
-        path = write_report(Path(args.run_dir), reference=args.reference)
+        path = write_report(Path(args.run_dir), reference=reference)
     except DamagedRun as err:
         raise runner.RunError(str(err)) from None
     except FileNotFoundError as err:  # no frames yet (a run that has not merged)
@@ -516,7 +568,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise runner.RunError(f"--reference: {runner._one_line(err)}") from None
     except Exception as err:
         raise _unreadable([Run(Path(args.run_dir), meta)], err) from None
+    if reference is not None:
+        runner.set_reference(Path(args.run_dir), reference)
     print(f"report: {path}")
+    print_summary(Run.open(args.run_dir))
     return 0
 
 
@@ -525,6 +580,34 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     jsonl, page = replay(Path(args.run_dir), args.game, args.arm)
     print(f"replay: {jsonl}\nreplay: {page}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Each frame of a finished, verified run as ``<frame>.csv`` in ``--out`` (default RUN_DIR/csv)."""
+    run_dir = Path(args.run_dir)
+    try:
+        meta = rf.read_meta(run_dir)
+    except FileNotFoundError:
+        raise runner.RunError(f"{run_dir}: not a run folder (no {rf.META})") from None
+    except (OSError, ValueError, RecursionError) as err:
+        raise runner.RunError(f"{run_dir}: {rf.META}: {runner._one_line(err)}") from None
+    if not isinstance(meta, dict) or meta.get("status") != "complete":
+        status = meta.get("status") if isinstance(meta, dict) else "unknown"
+        raise runner.RunError(f"{run_dir}: the run has not finished (status: {status}); finish it with --resume first")
+    reason = rf.verify_frames(run_dir, meta)
+    if reason:
+        raise runner.RunError(f"{run_dir}: damaged or edited since the run wrote it ({reason})")
+    out = Path(args.out) if args.out else run_dir / rf.CSV_DIR
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        paths = rf.export_csv(run_dir, out)
+    except (FileExistsError, NotADirectoryError):
+        raise runner.RunError(f"--out {out}: is a file, not a folder; choose another --out") from None
+    except OSError as err:
+        raise runner.RunError(f"--out {out}: cannot write there: {err.strerror or err}") from None
+    for path in paths:
+        print(f"csv: {path}")
     return 0
 
 
@@ -632,9 +715,26 @@ def _run_study(args: argparse.Namespace, module: Any, study: Any, unit: str) -> 
             command=_command(args),
             progress=progress,
             notify=progress.note if progress else None,
-            report=not args.no_report,
         )
+    if not args.no_report:
+        _write_study_report(out, meta.get("kind"))
     return out, meta
+
+
+def _write_study_report(out: Path, kind: str | None) -> Path:
+    """The report of a finished tune (its confirmation run's first) or sensitivity study."""
+    if kind == "tune":
+        from reports import write_report
+        from reports.tune import write_tune_report
+
+        from .tune import CONFIRM
+
+        if (out / CONFIRM / rf.META).is_file():
+            write_report(out / CONFIRM, reference="default")
+        return write_tune_report(out)
+    from reports.sensitivity import write_sensitivity_report
+
+    return write_sensitivity_report(out)
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
@@ -684,15 +784,7 @@ def _report_study(args: argparse.Namespace) -> int:
         raise runner.RunError(
             f"{args.run_dir}: a metagame folder has no report yet (see payoffs.parquet, equilibria.parquet)"
         )
-    if meta.get("kind") == "tune":
-        from reports.tune import write_tune_report
-
-        path = write_tune_report(Path(args.run_dir))
-    else:
-        from reports.sensitivity import write_sensitivity_report
-
-        path = write_sensitivity_report(Path(args.run_dir))
-    print(f"report: {path}")
+    print(f"report: {_write_study_report(Path(args.run_dir), meta.get('kind'))}")
     return 0
 
 
@@ -700,6 +792,7 @@ class StudyProgress:
     """A study's progress: its trials (or points) with the best value so far, and the games of what is playing."""
 
     def __init__(self, unit: str):
+        from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
         self.unit = unit
@@ -709,6 +802,7 @@ class StudyProgress:
             MofNCompleteColumn(),
             TextColumn("{task.fields[extra]}"),
             TimeRemainingColumn(),
+            console=Console(stderr=True),  # stdout keeps the results alone
             transient=False,
         )
         self.outer = self.progress.add_task(unit, total=None, extra="") if unit == "trials" else None

@@ -237,7 +237,7 @@ def run(
 
 def payoff_frame(ms: MetagameSpec, tables_dir: Path) -> pl.DataFrame:
     """One row per rules arm x composition x strategy present (see the module docstring)."""
-    from reports.stats import wilson
+    from .stats import wilson
 
     games = pl.scan_parquet(rf.frame_path(tables_dir, "games"))
     wins = games.group_by("arm_index", pl.col("winner_strategy").alias("strategy")).agg(pl.len().alias("won"))

@@ -15,6 +15,7 @@
 
 None of these entries may be a symbolic link: a run refuses the folder (``refuse_links``) rather than follow one.
       charts/*.png, report.html, summary.md, comparisons.parquet   written by reports/
+      csv/*.csv            written by ``eastindia export RUN_DIR --format csv`` (``export_csv``)
 
 ``run.json`` keys: name, command, seed, players, games_per_arm, shard_size, status ("running" | "failed" |
 "interrupted" | "complete"), error (why it stopped), frames{frame: {rows, bytes, sha256}} (when complete), started,
@@ -79,6 +80,14 @@ def write_atomic(path: Path, data: bytes) -> None:
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def pick_arm(names: list[str], wanted: str | int) -> str | None:
+    """The arm ``wanted`` names among ``names`` (in index order): its name, else its index (``2`` or ``"2"``)."""
+    if wanted in names:
+        return str(wanted)
+    text = str(wanted).strip()
+    return names[int(text)] if text.isascii() and text.isdigit() and int(text) < len(names) else None
 
 
 def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
@@ -177,7 +186,8 @@ class RunLock:
     The kernel releases it when the holder exits, however it dies, so a crashed run never leaves the folder
     locked. The holder writes its pid, host and start time into the file for the message other runs print; the
     file is removed on release (a run that finds the file it locked unlinked or replaced retries). A ``.lock`` that
-    is a symbolic link is never followed (``LinkRefused``)."""
+    is a symbolic link is never followed (``LinkRefused``). Not ``filelock``: its lock opens the file with
+    ``O_TRUNC`` and follows a symbolic link (truncating whatever it points to), and records no holder to name."""
 
     def __init__(self, run_dir: Path):
         self.path = Path(run_dir) / LOCK
@@ -287,6 +297,40 @@ class Run:
     @property
     def param_keys(self) -> list[str]:
         return self.meta.get("param_keys", [])
+
+
+# ------------------------------------------------------------------------------------------------ export
+CSV_DIR = "csv"
+
+
+def _csv_column(name: str, dtype: pl.DataType) -> pl.Expr:
+    """A column CSV can hold: a struct as a JSON object, a list as a JSON array (of numbers or objects)."""
+    if isinstance(dtype, pl.Struct):
+        return pl.col(name).struct.json_encode()
+    if isinstance(dtype, pl.List | pl.Array):
+        inner = dtype.inner
+        element = pl.element().struct.json_encode() if isinstance(inner, pl.Struct) else pl.element().cast(pl.String)
+        return pl.concat_str(pl.lit("["), pl.col(name).list.eval(element).list.join(","), pl.lit("]")).alias(name)
+    return pl.col(name)
+
+
+def export_csv(run_dir: Path, out_dir: Path) -> list[Path]:
+    """Write each merged frame of a finished run (games, seats, rounds, seat_rounds, and any other frame run.json
+    records) as ``out_dir/<frame>.csv``, streamed; nested columns become JSON text. Returns the files written."""
+    meta = read_meta(run_dir)
+    written = []
+    for frame in meta.get("frames") or FRAMES:
+        lf = pl.scan_parquet(frame_path(run_dir, frame))
+        lf = lf.select([_csv_column(n, t) for n, t in lf.collect_schema().items()])
+        target = out_dir / f"{frame}.csv"
+        tmp = temp_name(target)
+        try:
+            lf.sink_csv(tmp)
+            tmp.replace(target)
+        finally:
+            tmp.unlink(missing_ok=True)
+        written.append(target)
+    return written
 
 
 # ------------------------------------------------------------------------------------------------ replays

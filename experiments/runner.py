@@ -21,6 +21,7 @@ deleted).
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import functools
 import hashlib
@@ -541,6 +542,20 @@ def _lock(run_dir: Path) -> rf.RunLock:
         raise RunError(f"--out {run_dir}: cannot lock it: {exc.strerror or exc}") from None
 
 
+def set_reference(run_dir: Path, name: str) -> None:
+    """Record ``name`` as the run's reference arm in run.json (a choice ``--reference`` made is kept: a later run of
+    the finished folder does not undo it), under the folder's lock so that no run rewrites run.json meanwhile."""
+    lock = _lock(run_dir)
+    try:
+        meta = rf.read_meta(run_dir)
+        if meta.get("reference") != name:
+            rf.write_json_atomic(run_dir / rf.META, {**meta, "reference": name})
+    except (OSError, ValueError) as exc:
+        raise RunError(f"{run_dir}: cannot record the reference arm in {rf.META}: {_one_line(exc)}") from None
+    finally:
+        lock.release()
+
+
 def run(
     exp: Experiment,
     run_dir: str | Path,
@@ -616,7 +631,8 @@ def _run_locked(
         "experiment_digest": exp.digest(),
         "engine_digest": engine_digest(),  # the code that made the rows (a resume never mixes two)
         "param_keys": list(exp.param_keys),
-        "reference": exp.reference,  # issue 13: the arm the report compares the others with
+        # the arm the report compares the others with: once recorded, changed only by --reference (run or report)
+        "reference": (old or {}).get("reference") or exp.reference,
         "target_ci": exp.target_ci,  # issue 13: 0 = every game of ``games_per_arm``
         "arms": [arm.meta() for arm in exp.arms],
         "started": (old or {}).get("started") or datetime.now(UTC).isoformat(timespec="seconds"),
@@ -761,11 +777,11 @@ def play_to_target(
     timeout: float | None = None,
 ) -> tuple[int, dict[str, Any]]:
     """Play ranges of ``size`` games (every arm's shard of the range) until every headline interval's half-width
-    is within ``exp.target_ci`` (``reports.compare.Precision``) or the ``games`` run out; returns the games per
+    is within ``exp.target_ci`` (``stats.Precision``) or the ``games`` run out; returns the games per
     arm kept and the precision reached. The target is checked after each range in game order, so where the run
     stops depends only on the experiment and the shard size, never on --jobs; a wave plays several ranges at once
     (enough shards for the jobs), and shards past the stopping point are left out of the results."""
-    from reports.compare import Precision, indicators
+    from .stats import Precision, indicators
 
     ranges = -(-exp.games // size)
     labels = {arm.index: list(dict.fromkeys(arm.strategies)) for arm in exp.arms}
@@ -837,6 +853,19 @@ def prepare(
         raise RunError(f"{run_dir}: {rf.META} is unreadable ({_one_line(exc)}); {afresh}") from None
     status = meta.get("status")
     if status == "complete":
+        had = meta.get("games_per_arm")
+        if meta.get("experiment_digest") != exp.digest() and isinstance(had, int) and _only_games_differ(exp, meta):
+            if exp.games < had:
+                raise RunError(
+                    f"--games {exp.games:,}: {run_dir} holds a finished run of {had:,} games per arm; a run can be "
+                    f"extended, not shortened (choose another --out for fewer games)"
+                )
+            if not resume:
+                raise RunError(
+                    f"{run_dir}: holds this experiment finished at {had:,} games per arm; pass --resume to extend it "
+                    f"to {exp.games:,}: {resume_cmd}, or {afresh}"
+                )
+            return _extend(run_dir, exp, meta, afresh, notify)
         if meta.get("experiment_digest") != exp.digest():
             raise RunError(
                 f"{run_dir}: holds a different experiment ({meta.get('name')!r}, digest "
@@ -886,6 +915,48 @@ def prepare(
             f"unaffected: resuming ({total - len(done)} of {total} shards to play)"
         )
     return meta, size, {name: (m["arm"], m["last"] - m["first"]) for name, m in done.items()}
+
+
+def _only_games_differ(exp: Experiment, meta: dict[str, Any]) -> bool:
+    """Is the finished run in ``meta`` this experiment but for its number of games per arm (no precision target)?"""
+    if exp.target_ci or meta.get("target_ci"):
+        return False
+    same = dataclasses.replace(exp, data={**exp.data, "games": meta["games_per_arm"]})
+    return same.digest() == meta.get("experiment_digest")
+
+
+def _extend(
+    run_dir: Path, exp: Experiment, meta: dict[str, Any], afresh: str, notify: Callable[[str], None]
+) -> tuple[dict[str, Any], int, dict[str, tuple[int, int]]]:
+    """Turn a finished run into an unfinished one of ``exp.games`` games per arm: every whole shard of its games is
+    written back from the merged frames (verified first) into ``shards/``, so that only the new games are played and
+    the merge rewrites the frames and their checksums as a run of ``exp.games`` would. A last shard cut short by the
+    old number of games is played again whole (the same games, the same rows)."""
+    reason = rf.verify_frames(run_dir, meta)
+    if reason:
+        raise RunError(f"{run_dir}: the finished run is damaged ({reason}); {afresh}")
+    if meta.get("engine_digest") != engine_digest():
+        raise RunError(
+            f"{run_dir}: was played by another version of the engine; its games cannot be mixed with new ones; {afresh}"
+        )
+    had, size = meta["games_per_arm"], meta.get("shard_size") or exp.shard_size
+    types = param_types(exp)
+    shards_dir = run_dir / SHARDS
+    done: dict[str, tuple[int, int]] = {}
+    try:
+        shards_dir.mkdir(exist_ok=True)
+        for arm in exp.arms:
+            key = shard_key(exp, arm, types)
+            for first in range(0, had - had % size, size):
+                shard = Shard(arm.index, first, first + size)
+                where = (pl.col("arm_index") == arm.index) & pl.col("game").is_between(first, shard.last - 1)
+                frames = {f: pl.scan_parquet(rf.frame_path(run_dir, f)).filter(where).collect() for f in rf.FRAMES}
+                write_shard(shards_dir, shard, frames, key)
+                done[shard.name] = (arm.index, shard.games)
+    except OSError as exc:
+        raise RunError(f"{run_dir}: cannot write its shards back to extend it: {exc.strerror or exc}") from None
+    notify(f"{run_dir}: extending the finished run from {had:,} to {exp.games:,} games per arm")
+    return {**meta, "status": "extending"}, size, done
 
 
 def _fits(manifest: dict[str, Any], keys: dict[int, str], size: int, games: int) -> bool:

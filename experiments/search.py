@@ -670,7 +670,7 @@ def metric_names(metric: str, strategy: str | None = None) -> str:
 
 def measure(stats: ArmStats, metric: str, strategy: str | None = None) -> tuple[float, float, float]:
     """(value, lo, hi) of a metric of one arm, 95 % (see the module docstring)."""
-    from reports.stats import mean_ci, wilson
+    from .stats import mean_ci, wilson
 
     n = stats.games
     if n <= 0:
@@ -698,7 +698,7 @@ def spread_interval(stats: ArmStats) -> tuple[float, float, float]:
     has one winner) and gets Newcombe's paired interval (method 10) at the Bonferroni level 5 % / (pairs); the
     spread then lies between the largest lower bound (and 0) and the largest upper bound. The estimate always lies
     inside; the interval is conservative."""
-    from reports.stats import paired_diff_ci
+    from .stats import paired_diff_ci
 
     n = stats.games
     labels = stats.strategies

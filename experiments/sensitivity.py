@@ -226,9 +226,9 @@ def run(
     command: str = "",
     progress: Any = None,
     notify: Callable[[str], None] | None = None,
-    report: bool = True,
 ) -> dict[str, Any]:
-    """Play every point of the design into ``run_dir/points``, analyse, write the results and the report."""
+    """Play every point of the design into ``run_dir/points``, analyse and write the results (the command line
+    writes the report: ``reports.sensitivity``)."""
     run_dir = Path(run_dir)
     notify = notify or runner._stderr
     runner.check_options(jobs, shard_size, "loky", None, resume, fresh)
@@ -290,10 +290,6 @@ def run(
 
         elapsed = float((old or {}).get("wall_time_s") or 0)
         meta = search.play_study(folder, meta, ss.resolved_toml(), work, stopped, elapsed)
-        if report:
-            from reports.sensitivity import write_sensitivity_report
-
-            write_sensitivity_report(run_dir)
         return meta
 
 

@@ -13,7 +13,8 @@ An experiment is a TOML file::
     rotate = true                  # false: exactly one strategy per seat, fixed; "all": every distinct seating
     plugins = ["bots/mine.py:Mine"]        # strategy classes loaded from explicit file paths
     rules = "my_rules.toml"        # optional rules file (relative to the experiment file)
-    reference = "flat"             # the arm the others are compared with (default: the first arm)
+    reference = "flat"             # the arm the others are compared with, by name or index (default: the arm
+                                   # whose rules are the experiment's own, else the first arm)
     target_ci = 0.01               # play shards until every headline 95 % interval is within +-0.01 (0: off)
 
     [overrides]                    # rules keys set for every arm
@@ -63,6 +64,7 @@ from strategies.base import StrategyParameterError
 from strategies.registry import parse as parse_strategy
 
 from . import tomlw
+from .runfolder import pick_arm
 
 TOP_KEYS = {
     "name": str,
@@ -365,7 +367,7 @@ class Experiment:
 
     @property
     def reference(self) -> str:
-        """The name of the arm the others are compared with (issue 13)."""
+        """The name of the arm the others are compared with."""
         return self.data["reference"] or self.arms[0].name
 
     @property
@@ -609,9 +611,9 @@ def resolve(
     data["plugins"], data["rules"] = plugins, rules_file or ""  # absolute: the resolved file loads from anywhere
     arms, keys = expand(data, rules_file, top_specs, arm_specs)
     names = [arm.name for arm in arms]
-    if data["reference"] and data["reference"] not in names:
-        bad("reference", f"no arm is named {data['reference']!r} (arms: {', '.join(map(repr, names))})")
-    data["reference"] = data["reference"] or names[0]
+    if data["reference"] and pick_arm(names, data["reference"]) is None:
+        known = ", ".join(f"{i}: {n!r}" for i, n in enumerate(names))
+        bad("reference", f"no arm is named {data['reference']!r} and it is not an arm's index (arms: {known})")
     seen: set[str] = set()
     for arm in arms:  # every arm's overrides together (each was checked alone above): what a worker will load
         if arm.name in seen:
@@ -623,6 +625,9 @@ def resolve(
             bad("arms", f"arm {arm.name!r}: {str(err).split(': ', 1)[-1]}")
     if problems:
         raise ExperimentError(problems)
+    data["reference"] = (
+        pick_arm(names, data["reference"]) if data["reference"] else own_rules_arm(arms, rules_file, data)
+    )
     code = hashlib.sha256(b"".join(Path(p.rpartition(":")[0]).read_bytes() for p in plugins)).hexdigest()
     return Experiment(data["name"], source, data, tuple(arms), tuple(keys), tuple(plugins), code if plugins else "")
 
@@ -633,6 +638,16 @@ def _arm_rules(rules_file: str | None, players: int, overrides_json: str, name: 
     base = Rules.from_toml(rules_file, players=players) if rules_file else Rules.default(players)
     overrides = json.loads(overrides_json)
     return base.with_overrides(overrides, source=f"arm {name!r}") if overrides else base
+
+
+def own_rules_arm(arms: list[Arm], rules_file: str | None, data: dict[str, Any]) -> str:
+    """The default reference arm: the first whose rules are the experiment's own (its rules file, or the defaults,
+    with its [overrides]), else the first arm."""
+    try:
+        own = _arm_rules(rules_file, data["players"], json.dumps(data["overrides"], sort_keys=True), "").digest()
+    except RulesError:
+        return arms[0].name
+    return next((arm.name for arm in arms if arm.rules().digest() == own), arms[0].name)
 
 
 def expand(

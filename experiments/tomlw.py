@@ -1,4 +1,9 @@
-"""A small TOML writer for resolved experiments (tables, arrays of tables, scalars and lists of scalars)."""
+"""A small TOML writer for resolved experiments (tables, arrays of tables, scalars and lists of scalars).
+
+Kept rather than ``tomli-w``: an experiment's digest (``Experiment.digest``, recorded in every run folder and study)
+hashes this text, and ``tomli-w`` lays the same data out differently (multi-line arrays, sub-tables for inline
+tables), so switching would make every finished run a "different experiment"; its one-value form (``_value``) also
+writes the values quoted in messages, which ``tomli-w`` has no public function for."""
 
 from __future__ import annotations
 

@@ -407,9 +407,9 @@ def run(
     command: str = "",
     progress: TuneProgress | None = None,
     notify: Callable[[str], None] | None = None,
-    report: bool = True,
 ) -> dict[str, Any]:
-    """Play the study into ``run_dir`` (see the module docstring) and return its metadata (``study.json``)."""
+    """Play the study into ``run_dir`` (see the module docstring) and return its metadata (``study.json``); the
+    command line writes its report (``reports.tune``)."""
     run_dir = Path(run_dir)
     notify = notify or runner._stderr
     runner.check_options(jobs, shard_size, "loky", None, resume, fresh)
@@ -433,7 +433,7 @@ def run(
 
         def work() -> None:
             _play(ts, run_dir, meta, jobs, shard_size, command, progress, notify)
-            _finish(ts, run_dir, meta, jobs, shard_size, command, progress, notify, report)
+            _finish(ts, run_dir, meta, jobs, shard_size, command, progress, notify)
 
         def stopped() -> Exception:
             return Interrupted(
@@ -444,10 +444,6 @@ def run(
             )
 
         search.play_study(folder, meta, ts.resolved_toml(), work, stopped, meta.get("wall_time_s", 0.0))
-        if report:
-            from reports.tune import write_tune_report
-
-            write_tune_report(run_dir)
         return meta
 
 
@@ -647,7 +643,7 @@ def format_change(objective: str, est: float, lo: float, hi: float) -> str:
     if est is None or est != est:
         return "—"
     if objective in search.PROPORTION_METRICS:
-        from reports.tables import change
+        from .stats import change
 
         return change(est, lo, hi)
     return f"{est:+.3f} ({lo:+.3f} to {hi:+.3f})".replace("-", "−")
@@ -790,9 +786,8 @@ def _finish(
     command: str,
     progress: TuneProgress | None,
     notify: Callable[[str], None],
-    report: bool,
 ) -> None:
-    """trials.parquet, best.toml, the confirmation run and the report."""
+    """trials.parquet, best.toml and the confirmation run."""
     study = open_study(run_dir)
     try:
         told = finished(study)[: ts.trials]
@@ -806,7 +801,7 @@ def _finish(
     meta["best"] = best_record(ts, told)
     confirm = None
     if ts.confirm_games > 0:
-        confirm = confirmation(ts, run_dir, dict(best.params), jobs, shard_size, command, progress, notify, report)
+        confirm = confirmation(ts, run_dir, dict(best.params), jobs, shard_size, command, progress, notify)
     meta["confirm"] = confirm or {"games": 0, "seed": ts.confirm_seed}
     try:
         rf.write_atomic(run_dir / BEST, best_toml(ts, best, confirm).encode())
@@ -824,12 +819,11 @@ def confirmation(
     command: str,
     progress: TuneProgress | None,
     notify: Callable[[str], None],
-    report: bool,
 ) -> dict[str, Any]:
     """Play the default rules and the best trial's at ``confirm_games`` games on the confirmation's dice (paired:
     the same games in both arms) and compare them: the objective (and its distance to the target) with a paired
-    bootstrap interval, every headline metric with ``reports.compare`` (paired Newcombe / paired t)."""
-    from reports.compare import comparisons
+    bootstrap interval, every headline metric with ``stats.comparisons`` (paired Newcombe / paired t)."""
+    from .stats import comparisons
 
     exp = ts.experiment(
         f"{ts.name} confirmation", [("default", {}), ("best", best)], games=ts.confirm_games, seed=ts.confirm_seed
@@ -842,10 +836,6 @@ def confirmation(
     runner.run(
         exp, folder, jobs=jobs, resume=True, shard_size=shard_size, command=command, progress=progress, notify=notify
     )
-    if report:
-        from reports import write_report
-
-        write_report(folder, reference="default")
     stats = ts.stats(exp, folder, keep_games=True)
     default, chosen = stats[0], stats[1]
     dv, dlo, dhi = search.measure(default, ts.objective, ts.strategy)

@@ -135,15 +135,9 @@ def short_keys(param_keys: list[str]) -> dict[str, str]:
 
 
 def short_labels(arms: list[dict[str, Any]], param_keys: list[str]) -> list[str]:
-    """``formula=flat, budget_per_player=5`` from each arm's params (those it sets); the arms' names when an arm
-    has no params or the short labels would collide."""
-    short = short_keys(param_keys)
-    labels = [
-        ", ".join(f"{short.get(k, k)}={format_value(v)}" for k, v in (arm.get("params") or {}).items() if v is not None)
-        or arm["arm"]
-        for arm in arms
-    ]
-    return labels if len(set(labels)) == len(labels) else [arm["arm"] for arm in arms]
+    """The arms' names: one name per arm everywhere (the report, the terminal, the frames' ``arm`` column, run.json,
+    ``--reference``, ``compare``); a named arm keeps its name, a sweep arm is ``capital.formula=flat, ...``."""
+    return [arm["arm"] for arm in arms]
 
 
 def tick_labels(arms: list[dict[str, Any]], param_keys: list[str]) -> tuple[list[str], str]:

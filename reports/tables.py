@@ -8,6 +8,8 @@ from typing import Any
 
 import polars as pl
 
+from experiments.stats import change, pct
+
 from .data import Aggregates, format_value, short_keys
 from .summary import arm_summary, several_strategies
 
@@ -20,26 +22,6 @@ class Table:
     rows: list[list[str]]
     highlight: list[bool] = field(default_factory=list)
     numeric: list[bool] = field(default_factory=list)  # right-align these columns
-
-
-def pct(p: float | None, lo: float | None = None, hi: float | None = None) -> str:
-    """``61.0 % (57.2–64.6)``; an em dash for a missing value."""
-    if p is None or p != p:
-        return "—"
-    return f"{100 * p:.1f} %" + (f" ({100 * lo:.1f}–{100 * hi:.1f})" if lo is not None and lo == lo else "")
-
-
-def points(x: float) -> str:
-    """A change in percentage points, signed, with one decimal (more if it would round to zero)."""
-    digits = 1
-    while digits < 4 and x != 0 and round(abs(100 * x), digits) == 0:
-        digits += 1
-    return f"{100 * x:+.{digits}f}".replace("-", "−")
-
-
-def change(diff: float, lo: float, hi: float) -> str:
-    """``+3.1 pp (−0.5 to +6.7)``."""
-    return f"{points(diff)} pp ({points(lo)} to {points(hi)})"
 
 
 def summary_table(agg: Aggregates, summary: pl.DataFrame | None = None) -> Table:

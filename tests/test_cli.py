@@ -1,7 +1,10 @@
 """The eastindia command: capital calculator, strategies, validate, rules, run; every bad input gives one line,
 exit code 2, no traceback, and touches no existing results; Ctrl-C keeps finished shards for --resume."""
 
+import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -9,6 +12,7 @@ import time
 import tomllib
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from experiments import cli, runner, spec
@@ -182,7 +186,7 @@ def test_run_then_refuse_a_different_experiment_in_the_same_folder(tmp_path):
     for frame in rf.FRAMES:
         assert rf.frame_path(out_dir, frame).exists()
     before = {p.name: p.read_bytes() for p in out_dir.iterdir() if p.is_file()}
-    other = eastindia("run", str(exp), "--games", "14", "--out", str(out_dir), "--quiet")
+    other = eastindia("run", str(exp), "--seed", "5", "--out", str(out_dir), "--quiet")  # more games would extend it
     assert other.returncode == 2 and "holds a different experiment" in other.stderr
     assert "Traceback" not in other.stderr
     assert {p.name: p.read_bytes() for p in out_dir.iterdir() if p.is_file()} == before
@@ -373,3 +377,83 @@ def test_version_names_the_installed_package():
 
     done = subprocess.run([sys.executable, "-m", "experiments.cli", "--version"], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip() == f"eastindia {version('eastindia')}"
+
+
+# ------------------------------------------------------------------------ a finished run: summary, progress, export
+NAMED_ARMS = BASE + (
+    '\n[[arms]]\nname = "rich"\noverrides = { "capital.budget_per_player" = 8 }\n\n[[arms]]\nname = "plain"\n'
+)
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """One finished run of two named arms (the second with the experiment's own rules), played by the command."""
+    tmp = tmp_path_factory.mktemp("finished")
+    (tmp / "exp.toml").write_text(NAMED_ARMS)
+    done = eastindia("run", "exp.toml", "--out", "out", "--jobs", "1", "--no-report", cwd=tmp)
+    assert done.returncode == 0, done.stderr
+    return tmp / "out", done, json.loads((tmp / "out" / "run.json").read_text())
+
+
+def test_run_prints_a_table_per_arm_with_intervals_on_stdout_and_its_progress_on_stderr(finished):
+    _, done, _ = finished
+    out = done.stdout
+    for arm in ("rich", "plain"):
+        assert f"{arm}  (12 games)" in out  # a named arm keeps its name (not budget_per_player=8)
+    assert "budget_per_player" not in out
+    assert "95 % interval" in out and "fair share" in out
+    assert re.search(r"win rate: balanced\s*│\s*\d+\.\d %\s*│\s*\d+\.\d–\d+\.\d %\s*│\s*50\.0 %", out)
+    assert re.search(r"crash rate\s*│\s*\d+\.\d %\s*│\s*\d+\.\d–\d+\.\d %", out)
+    assert "f64" not in out and "ETA" not in out and "/24" not in out  # no dtype rows, no progress on stdout
+    lines = re.findall(r"eastindia: (\d+)/24 games, ([\d,.]+) games/s, ETA \d+:\d\d:\d\d", done.stderr)
+    assert lines and lines[-1][0] == "24"
+
+
+def test_the_default_reference_is_the_arm_with_the_experiments_own_rules(finished):
+    _, _, meta = finished
+    assert [a["arm"] for a in meta["arms"]] == ["rich", "plain"]
+    assert meta["reference"] == "plain"
+
+
+def test_a_reference_chosen_by_report_is_kept_by_run(finished, tmp_path):
+    out, _, _ = finished
+    copy = tmp_path / "out"
+    shutil.copytree(out, copy)
+    chosen = eastindia("report", str(copy), "--reference", "0")  # by index: "rich"
+    assert chosen.returncode == 0, chosen.stderr
+    assert set(pl.read_parquet(copy / "comparisons.parquet")["reference"]) == {"rich"}
+    again = eastindia("run", str(out.parent / "exp.toml"), "--out", str(copy), "--no-report", "--quiet")
+    assert again.returncode == 0, again.stderr
+    assert json.loads((copy / "run.json").read_text())["reference"] == "rich"
+    bad = eastindia("report", str(copy), "--reference", "7")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+    assert "--reference: '7' is neither the name nor the index of an arm (0: 'rich', 1: 'plain')" in bad.stderr
+
+
+def test_export_writes_each_frame_as_csv(finished, tmp_path):
+    out, _, _ = finished
+    done = eastindia("export", str(out), "--format", "csv", "--out", str(tmp_path / "csv"))
+    assert done.returncode == 0, done.stderr
+    for frame in rf.FRAMES:
+        parquet = pl.read_parquet(rf.frame_path(out, frame))
+        csv = pl.read_csv(tmp_path / "csv" / f"{frame}.csv", infer_schema_length=0)
+        assert csv.columns == parquet.columns and csv.height == parquet.height > 0
+    games = pl.read_csv(tmp_path / "csv" / "games.csv")
+    assert games["winner_seat"].to_list() == pl.read_parquet(rf.frame_path(out, "games"))["winner_seat"].to_list()
+    assert json.loads(games["decisions"][0])[0].keys() == {"decision", "asks"}  # a nested column as JSON text
+    for args, message in (
+        ([str(tmp_path)], f"{tmp_path}: not a run folder (no run.json)"),
+        ([str(out), "--out", str(out / "run.json")], "is a file, not a folder"),
+    ):
+        bad = eastindia("export", *args, "--format", "csv")
+        assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and message in bad.stderr, bad.stderr
+
+
+def test_the_terminal_summary_of_one_strategy_shows_no_win_rate(tmp_path, capsys):
+    """One strategy in every seat wins every game: no "100 %" win rate that reads like a bug, a caption instead."""
+    from reports_fixture import make_run
+
+    cli.print_summary(rf.Run.open(make_run(tmp_path / "one", [{}], games=50, seed=4, strategies=["balanced"] * 5)))
+    out = capsys.readouterr().out
+    assert "crash rate" in out and "mean end round" in out and "win rate" not in out
+    assert "balanced plays every seat: it wins every game" in out and "1.000" not in out

@@ -211,14 +211,37 @@ def test_seat_advantage_recomputed_from_the_frames(tmp_path):
     assert solo["advantage"].to_list() == pytest.approx([w - 0.2 for w in solo["win"]], abs=1e-12)
 
 
-def test_report_names_the_reference_and_can_change_it(runs, capsys):
+def test_report_takes_the_reference_by_name_or_index_and_keeps_it_in_run_json(runs, capsys):
     both = runs[0]
+    assert "reference" not in json.loads((both / "run.json").read_text())  # a fixture run: the first arm by default
+    assert set(reports.comparisons(both)["reference"]) == {"capital.formula=inverse_share"}
     assert cli.main(["report", str(both), "--reference", "capital.formula=flat"]) == 0
     capsys.readouterr()
     comp = pl.read_parquet(both / "comparisons.parquet")
     assert set(comp["reference"]) == {"capital.formula=flat"} and set(comp["arm"]) == {"capital.formula=inverse_share"}
+    assert json.loads((both / "run.json").read_text())["reference"] == "capital.formula=flat"
+    assert set(reports.comparisons(both)["reference"]) == {"capital.formula=flat"}  # kept: the run's reference now
     assert cli.main(["report", str(both), "--reference", "nope"]) == 2
-    assert "--reference: reference arm 'nope' is not an arm" in capsys.readouterr().err
-    meta = json.loads((both / "run.json").read_text())
-    assert "reference" not in meta  # a fixture run: the first arm is the reference by default
-    assert set(reports.comparisons(both)["reference"]) == {"capital.formula=inverse_share"}
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--reference: 'nope' is neither the name nor the index of an arm" in err
+    assert "(0: 'capital.formula=inverse_share', 1: 'capital.formula=flat')" in err
+    assert cli.main(["report", str(both), "--reference", "0"]) == 0  # by index
+    assert json.loads((both / "run.json").read_text())["reference"] == "capital.formula=inverse_share"
+    assert set(pl.read_parquet(both / "comparisons.parquet")["reference"]) == {"capital.formula=inverse_share"}
+
+
+def test_the_default_reference_arm_has_the_experiments_own_rules_else_it_is_the_first(tmp_path):
+    from experiments import spec
+
+    def reference(sweep: str, extra: str = "") -> str:
+        path = tmp_path / "exp.toml"
+        path.write_text(f'games = 10\nstrategies = ["balanced", "random"]\n{extra}\n[sweep]\n{sweep}\n')
+        return spec.load(path).reference
+
+    assert reference('"capital.formula" = ["flat", "inverse_share", "linear"]') == "capital.formula=inverse_share"
+    assert reference('"capital.formula" = ["flat", "linear"]') == "capital.formula=flat"  # none: the first
+    own = '[overrides]\n"capital.formula" = "linear"'  # the experiment's own rules include its [overrides]
+    assert reference('"capital.budget_per_player" = [5, 6]', own) == "capital.budget_per_player=6"
+    assert reference('"capital.formula" = ["flat", "linear"]', 'reference = "1"') == "capital.formula=linear"
+    with pytest.raises(spec.ExperimentError, match=r"reference: no arm is named '2' and it is not an arm's index"):
+        reference('"capital.formula" = ["flat", "linear"]', 'reference = "2"')

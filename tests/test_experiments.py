@@ -264,7 +264,7 @@ def test_a_killed_worker_keeps_finished_shards_and_resume_finishes(tmp_path):
 def test_output_folder_with_a_different_experiment_is_refused_untouched(tmp_path):
     runner.run(small(tmp_path), tmp_path / "r", jobs=1)
     before = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "r").iterdir()}
-    other = small(tmp_path, games=30)
+    other = small(tmp_path, strategies='["random", "balanced"]')  # other games would extend or shorten it
     with pytest.raises(runner.RunError, match="holds a different experiment"):
         runner.run(other, tmp_path / "r", jobs=1)
     assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "r").iterdir()} == before
@@ -372,3 +372,42 @@ def test_a_relative_run_folder_is_in_the_current_folder_whatever_folder_a_reused
         monkeypatch.chdir(here)
         assert cli.main(["run", "--games", "4", "--shard-size", "4", "--quiet", "--no-report", "--jobs", "1"]) == 0
         assert (here / "runs" / "baseline" / "games.parquet").is_file()
+
+
+def test_nothing_in_experiments_but_the_command_line_imports_reports():
+    """``experiments/`` runs and writes a run folder, ``reports/`` reads one, the command line orchestrates both: no
+    module of ``experiments/`` but ``cli.py`` imports ``reports`` (the shared statistics are ``experiments.stats``)."""
+    import ast
+
+    offenders = []
+    for path in sorted(LIBRARY.parent.rglob("*.py")):
+        if path.name == "cli.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            offenders += [f"{path.name}:{node.lineno} {n}" for n in names if n.split(".")[0] == "reports"]
+    assert offenders == []
+
+
+def test_a_finished_run_is_extended_to_more_games_as_if_played_at_once(tmp_path, capsys):
+    """``run --games M --resume`` on a finished run: the first games kept (a last shard cut short by the old count
+    is played again whole), only the new ones played, the frames and their checksums those of a run of M games."""
+    from experiments import cli
+
+    small(tmp_path, games=25)  # shards of 10: 0-10, 10-20, 20-25
+    path = str(tmp_path / "exp.toml")
+    runner.run(spec.load(path), tmp_path / "r", jobs=2)
+    refused = cli.main(["run", path, "--out", str(tmp_path / "r"), "--games", "20", "--resume", "--no-report"])
+    err = capsys.readouterr().err
+    assert refused == 2 and err.count("\n") == 1
+    assert "--games 20: " in err and "a finished run of 25 games per arm; a run can be extended, not shortened" in err
+    with pytest.raises(runner.RunError, match="pass --resume to extend it to 40"):
+        runner.run(spec.load(path, games=40), tmp_path / "r", jobs=2)
+    meta = runner.run(spec.load(path, games=40), tmp_path / "r", jobs=2, resume=True, notify=lambda m: None)
+    assert meta["games_per_arm"] == 40 and meta["games_this_session"] == 2 * 20  # 20-30 again, 30-40 new
+    fresh = runner.run(spec.load(path, games=40), tmp_path / "fresh", jobs=2)
+    assert same_bytes(tmp_path / "r", tmp_path / "fresh")
+    assert meta["frames"] == fresh["frames"] and rf.verify_frames(tmp_path / "r", rf.read_meta(tmp_path / "r")) is None
+    assert not (tmp_path / "r" / rf.SHARDS).exists()

@@ -133,7 +133,7 @@ def test_arm_summary_matches_the_raw_frames(run_dir, agg, frames):
     assert summary.select(pl.sum_horizontal(pl.col("^win_[a-z]+$"))).to_series().to_list() == pytest.approx([1.0] * 4)
     short = reports.arm_summary_short(agg)
     assert short.columns == ["arm", "games", "crash_rate", "mean_end_round", "win_balanced", "win_random"]
-    assert short["arm"][0] == "formula=inverse_share, budget_per_player=5"
+    assert short["arm"][0] == "capital.formula=inverse_share, capital.budget_per_player=5"  # the arm's one name
     assert short.drop("arm").equals(summary.select(short.columns[1:]))
 
 
@@ -207,7 +207,7 @@ NUMBERS = ["estimate", "lo", "hi", "arm_value", "reference_value"]
 
 def test_comparisons_read_in_chunks_give_the_same_answer(run_dir, monkeypatch):
     """Memory stays bounded by one range of games: a tiny chunk size changes nothing but the number of reads."""
-    from reports import compare
+    from experiments import stats as compare  # where the comparisons are computed
 
     whole = reports.comparisons(run_dir, reference="capital.formula=flat, capital.budget_per_player=8")
     monkeypatch.setattr(compare, "ROWS_PER_CHUNK", 1)  # 256 games per read (the floor)
@@ -221,7 +221,7 @@ def test_comparisons_read_in_chunks_give_the_same_answer(run_dir, monkeypatch):
     for col in NUMBERS:
         assert cut[col].to_list() == pytest.approx(whole[col].to_list(), abs=1e-12)  # sums in another order
     assert set(whole["reference"]) == {"capital.formula=flat, capital.budget_per_player=8"}
-    with pytest.raises(ValueError, match="reference arm 'nope' is not an arm"):
+    with pytest.raises(ValueError, match="reference arm 'nope' is neither the name nor the index of an arm"):
         reports.comparisons(run_dir, reference="nope")
 
 
@@ -288,13 +288,13 @@ def test_capital_sample_curve_and_sweep_axes(agg):
 def test_labels_are_short_and_unique():
     arms = [{"arm": "a", "params": p} for p in ARMS]
     keys = list(ARMS[0])
-    assert short_labels(arms, keys)[1] == "formula=inverse_share, budget_per_player=8"
+    assert short_labels(arms, keys) == ["a"] * 4  # an arm's name, not its parameters
     assert tick_labels(arms, keys) == (
         ["inverse_share\n5", "inverse_share\n8", "flat\n5", "flat\n8"],
         "formula / budget_per_player",
     )
-    clash = [{"arm": "x", "params": {"a.rate": 1, "b.rate": 2}}, {"arm": "y", "params": {"a.rate": 1, "b.rate": 3}}]
-    assert short_labels(clash, ["a.rate", "b.rate"]) == ["a.rate=1, b.rate=2", "a.rate=1, b.rate=3"]
+    rich = [{"arm": "rich", "params": {"capital.budget_per_player": 8}}, {"arm": "x", "params": {"a.rate": 1}}]
+    assert short_labels(rich, ["capital.budget_per_player", "a.rate"]) == ["rich", "x"]
     assert short_labels([{"arm": "base"}, {"arm": "variant"}], []) == ["base", "variant"]
 
 
@@ -362,7 +362,8 @@ def test_report_lists_settings_summary_comparisons_and_tables(run_dir, report):
     assert "Placeholder content in every arm: auction.main_lots" in text  # the banner
     assert "Changed rules key: capital.budget_per_player (default 6)" in text
     md = (run_dir / "summary.md").read_text(encoding="utf-8")
-    assert md.count("\n| 0 | formula=inverse_share, budget_per_player=5 |") == 1
+    arm0 = "\n| 0 | capital.formula=inverse_share, capital.budget_per_player=5 |"
+    assert md.count(arm0) == 2  # the arms and the summary tables, under the arm's one name
     for heading in ("## Settings", "## Arms", "## Summary per arm", "### Crash rate", "### Win rate: balanced",
                     "## Why games crash", "### Seat advantage", "**Read this first**", "## Charts"):  # fmt: skip
         assert heading in md, heading

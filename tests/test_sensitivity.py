@@ -16,6 +16,7 @@ from helpers import CtrlCAfter
 
 from experiments import cli, runner, search, sensitivity, spec
 from experiments import runfolder as rf
+from reports.sensitivity import write_sensitivity_report
 
 FILE = """name = "sens"
 players = 4
@@ -50,6 +51,7 @@ def morris(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("morris")
     ss = sensitivity.load(write(tmp, FILE.format(games=100, method="morris", samples=3)))
     sensitivity.run(ss, tmp / "out", jobs=1, notify=quiet)
+    write_sensitivity_report(tmp / "out")  # what the command does after the study
     return ss, tmp / "out"
 
 
@@ -112,7 +114,7 @@ def test_sobol_total_index_of_the_ignored_key_is_zero(tmp_path):
     text = FILE.format(games=60, method="sobol", samples=4)
     text = text.replace('"capital.budget_per_player" = { low = 4, high = 8 }\n', "")
     ss = sensitivity.load(write(tmp_path, text))
-    meta = sensitivity.run(ss, tmp_path / "out", jobs=1, notify=quiet, report=False)
+    meta = sensitivity.run(ss, tmp_path / "out", jobs=1, notify=quiet)
     assert meta["design_rows"] == 4 * (2 + 2)
     indices = pl.read_parquet(tmp_path / "out" / sensitivity.INDICES)
     for (_,), part in indices.group_by("metric"):
@@ -129,11 +131,11 @@ def test_an_interrupted_sensitivity_resumes_to_the_same_results(tmp_path, morris
     ss = sensitivity.load(path)
 
     with pytest.raises(runner.Interrupted):
-        sensitivity.run(ss, tmp_path / "out", jobs=1, notify=quiet, progress=CtrlCAfter(3), report=False)
+        sensitivity.run(ss, tmp_path / "out", jobs=1, notify=quiet, progress=CtrlCAfter(3))
     assert search.read_meta(tmp_path / "out")["status"] == "interrupted"
     with pytest.raises(runner.RunError, match="pass --resume"):
-        sensitivity.run(ss, tmp_path / "out", jobs=1, notify=quiet, report=False)
-    sensitivity.run(ss, tmp_path / "out", jobs=2, resume=True, notify=quiet, report=False)
+        sensitivity.run(ss, tmp_path / "out", jobs=1, notify=quiet)
+    sensitivity.run(ss, tmp_path / "out", jobs=2, resume=True, notify=quiet)
     for name in (sensitivity.INDICES, sensitivity.POINTS):
         assert pl.read_parquet(tmp_path / "out" / name).equals(pl.read_parquet(whole / name))
 

@@ -122,7 +122,7 @@ def test_tuning_start_stability_to_its_own_crash_rate_recovers_it(tmp_path):
     }
     assert abs(neighbours[1] - measured) > 0.05 and abs(neighbours[7] - measured) > 0.05  # the answer is clear-cut
     ts = tune.load(write(tmp_path, STABILITY.format(target=repr(measured))))
-    meta = tune.run(ts, tmp_path / "out", jobs=1, notify=quiet, report=False)
+    meta = tune.run(ts, tmp_path / "out", jobs=1, notify=quiet)
     best = meta["best"]
     assert abs(best["params"]["company.start_stability"] - 5) <= 1
     trials = pl.read_parquet(tmp_path / "out" / tune.TRIALS)
@@ -145,7 +145,7 @@ def whole(tmp_path_factory):
     """The reference: the 8-trial study played without interruption (one job)."""
     tmp = tmp_path_factory.mktemp("whole")
     ts = tune.load(write(tmp, SMALL.format(trials=8, confirm=0)))
-    tune.run(ts, tmp / "out", jobs=1, notify=quiet, report=False)
+    tune.run(ts, tmp / "out", jobs=1, notify=quiet)
     return tmp / "out"
 
 
@@ -191,13 +191,13 @@ def test_an_interrupted_tune_resumes_the_same_study(tmp_path, whole):
     ts = tune.load(path)
     out = tmp_path / "out"
     with pytest.raises(runner.Interrupted):
-        tune.run(ts, out, jobs=1, notify=quiet, report=False, progress=cut)
+        tune.run(ts, out, jobs=1, notify=quiet, progress=cut)
     before = study_trials(out)
     assert len(before) == 4 and [t.number for t in before] == [0, 1, 2, 3]
     assert search.read_meta(out)["status"] == "interrupted"
     with pytest.raises(runner.RunError, match="unfinished tune of this experiment.*pass --resume"):
-        tune.run(ts, out, jobs=1, notify=quiet, report=False)
-    meta = tune.run(ts, out, jobs=2, resume=True, notify=quiet, report=False)  # another --jobs: the same trials
+        tune.run(ts, out, jobs=1, notify=quiet)
+    meta = tune.run(ts, out, jobs=2, resume=True, notify=quiet)  # another --jobs: the same trials
     after = study_trials(out)
     assert [t.number for t in after] == list(range(8))  # no trial repeated, none lost
     assert [(t.params, t.value) for t in after[:4]] == [(t.params, t.value) for t in before]  # the same trials kept
@@ -208,17 +208,17 @@ def test_an_interrupted_tune_resumes_the_same_study(tmp_path, whole):
 def test_more_trials_extend_a_finished_study_and_match_a_longer_one(tmp_path, whole):
     ts4 = tune.load(write(tmp_path, SMALL.format(trials=4, confirm=0)))
     out = tmp_path / "out"
-    tune.run(ts4, out, jobs=1, notify=quiet, report=False)
+    tune.run(ts4, out, jobs=1, notify=quiet)
     first = study_trials(out)
     ts8 = tune.load(write(tmp_path, SMALL.format(trials=4, confirm=0)), trials=8)  # --trials 8
     with pytest.raises(runner.RunError, match="finished tune of 4 trials; pass --resume"):
-        tune.run(ts8, out, jobs=1, notify=quiet, report=False)
-    tune.run(ts8, out, jobs=1, resume=True, notify=quiet, report=False)
+        tune.run(ts8, out, jobs=1, notify=quiet)
+    tune.run(ts8, out, jobs=1, resume=True, notify=quiet)
     assert [t.params for t in study_trials(out)[:4]] == [t.params for t in first]
     assert pl.read_parquet(out / tune.TRIALS).equals(pl.read_parquet(whole / tune.TRIALS))
     # and a finished study of the same file is reused as it is
     stamp = (out / search.META).read_text()
-    tune.run(ts8, out, jobs=1, notify=quiet, report=False)
+    tune.run(ts8, out, jobs=1, notify=quiet)
     assert (out / search.META).read_text() == stamp
 
 
@@ -706,7 +706,7 @@ def test_a_strategy_that_wastes_its_actions_learns_to_waste_none(tmp_path):
     text = text.replace("seed = 3", "seed = 1").replace("shard_size = 40", "shard_size = 200")
     text = text.split("[tune.params]")[0] + '[tune.params]\n"waster:waste" = { low = 0.0, high = 1.0 }\n'
     ts = tune.load(write(tmp_path, text))
-    meta = tune.run(ts, tmp_path / "out", jobs=1, notify=quiet, report=False)
+    meta = tune.run(ts, tmp_path / "out", jobs=1, notify=quiet)
     assert meta["best"]["params"]["waster:waste"] <= 0.25
     trials = pl.read_parquet(tmp_path / "out" / tune.TRIALS)
     assert trials.filter(pl.col("waster:waste") > 0.75)["value"].max() < meta["best"]["value"] - 0.1
