@@ -45,7 +45,8 @@ def commands(page: Path) -> list[str]:
 
 
 def smaller(command: str) -> str:
-    """``command`` with the sizes of SMALL (an extension by ``--trials`` keeps one more trial than the study has)."""
+    """``command`` with the sizes of SMALL (a study extended by ``--trials`` or a run by ``--games`` with ``--resume``
+    gets half as many again)."""
     words = shlex.split(command.split(">")[0])
     if len(words) < 2 or words[0] != "eastindia" or words[1] not in SIZED:
         return command
@@ -53,7 +54,8 @@ def smaller(command: str) -> str:
         value = SMALL[option]
         if option in words:
             i = words.index(option)
-            words[i + 1] = str(int(value) + 1) if option == "--trials" else value
+            more = option == "--trials" or (option == "--games" and "--resume" in words)  # extends a finished one
+            words[i + 1] = str(int(value) * 3 // 2) if more else value
         else:
             words += [option, value]
     return shlex.join(words)
@@ -96,11 +98,14 @@ def test_what_is_not_run_is_written_in_the_docs():
         assert any(c.startswith(start) for c in every), f"no command starts with {start!r} any more"
 
 
-def test_the_sizes_are_cut_and_an_extension_keeps_one_more_trial():
+def test_the_sizes_are_cut_and_an_extension_gets_more():
     assert smaller("eastindia run my.toml --games 1000000 --jobs 2") == (
         "eastindia run my.toml --games 40 --jobs 2 --shard-size 20"
     )
     assert smaller("eastindia tune t.toml --resume --trials 80").endswith("--trials 3 --games 40 --shard-size 20")
+    assert smaller("eastindia run my.toml --games 50000 --resume") == (
+        "eastindia run my.toml --games 60 --resume --shard-size 20"
+    )
     assert smaller("eastindia capital 50 35 20 0 0") == "eastindia capital 50 35 20 0 0"
 
 
