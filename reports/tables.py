@@ -8,7 +8,7 @@ from typing import Any
 
 import polars as pl
 
-from experiments.stats import change, pct
+from experiments.stats import change, pct, points
 
 from .data import Aggregates, format_value, short_keys
 from .summary import arm_summary, several_strategies

@@ -40,7 +40,7 @@ def commands(page: Path) -> list[str]:
             continue
         if block:
             out.append(line)
-    joined = "\n".join(out).replace("\\\n", " ")
+    joined = re.sub(r"\s*\\\n\s*", " ", "\n".join(out))
     return [c for c in (re.sub(r"\s+#.*$", "", line).strip() for line in joined.splitlines()) if c]
 
 
