@@ -54,12 +54,13 @@ from . import runner, search, spec, tomlw
 from .spec import MAX_ARMS, MAX_SEED, Experiment, ExperimentError
 
 SECTION = "metagame"
-KEYS: dict[str, Any] = {"compositions": str, "starts": int, "seed": int}
+KEYS: dict[str, Any] = {"compositions": str, "starts": int, "seed": int, "bootstrap": int}
 MODES = ("all", "one_deviant")
 TABLES = "tables"
 PAYOFFS = "payoffs.parquet"
 EQUILIBRIA = "equilibria.parquet"
 MAX_STARTS = 100_000
+MAX_BOOTSTRAP = 10_000
 # Not in a metagame file: its arms are the compositions, and every composition plays all its games.
 NOT_HERE = {
     "target_ci": "every composition plays all `games` games",
@@ -89,6 +90,7 @@ class MetagameSpec:
     compositions: str
     starts: int
     seed: int
+    bootstrap: int
 
     @property
     def name(self) -> str:
@@ -102,7 +104,8 @@ class MetagameSpec:
         return compositions(len(self.labels), self.exp.players, self.compositions)
 
     def section(self) -> dict[str, Any]:
-        return {"compositions": self.compositions, "starts": self.starts, "seed": self.seed}
+        keys = ("compositions", "starts", "seed", "bootstrap")
+        return {key: getattr(self, key) for key in keys}
 
     def resolved_toml(self) -> str:
         return tomlw.dumps({**self.exp.data, SECTION: self.section()})
@@ -155,7 +158,12 @@ def load(path: str | Path, **changes: Any) -> MetagameSpec:
         problems.append(f'{where}.compositions: expected "all" or "one_deviant", got {shown(mode)}')
         mode = "all"
     starts, seed = table.get("starts", 200), table.get("seed", exp.seed if exp is not None else 0)
-    for key, v, low, high in (("starts", starts, 1, MAX_STARTS), ("seed", seed, 0, MAX_SEED)):
+    boot = table.get("bootstrap", 200)
+    for key, v, low, high in (
+        ("starts", starts, 1, MAX_STARTS),
+        ("seed", seed, 0, MAX_SEED),
+        ("bootstrap", boot, 0, MAX_BOOTSTRAP),
+    ):
         if isinstance(v, int) and not isinstance(v, bool) and not low <= v <= high:
             problems.append(f"{where}.{key}: must be between {low} and {high:,}, got {shown(v)}")
     if exp is not None:
@@ -174,7 +182,7 @@ def load(path: str | Path, **changes: Any) -> MetagameSpec:
     if problems:
         raise ExperimentError(problems)
     assert exp is not None
-    return MetagameSpec(exp, mode, starts, seed)
+    return MetagameSpec(exp, mode, starts, seed, boot)
 
 
 # ------------------------------------------------------------------------------------------------------- run
