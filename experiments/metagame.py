@@ -59,6 +59,8 @@ MODES = ("all", "one_deviant")
 TABLES = "tables"
 PAYOFFS = "payoffs.parquet"
 EQUILIBRIA = "equilibria.parquet"
+ALPHARANK = "alpharank.parquet"
+POPULATION = 50  # alpha-Rank's population size m
 MAX_STARTS = 100_000
 MAX_BOOTSTRAP = 10_000
 # Not in a metagame file: its arms are the compositions, and every composition plays all its games.
@@ -234,7 +236,9 @@ def run(
             runner.run(exp, run_dir / TABLES, resume=True, command=command, **play)
             payoffs = payoff_frame(ms, run_dir / TABLES)
             search.write_parquet(run_dir / PAYOFFS, payoffs)
-            search.write_parquet(run_dir / EQUILIBRIA, equilibria_frame(ms, payoffs))
+            winners = winner_matrix(ms, run_dir / TABLES)
+            search.write_parquet(run_dir / EQUILIBRIA, equilibria_frame(ms, payoffs, winners))
+            search.write_parquet(run_dir / ALPHARANK, alpharank_frame(ms, payoffs))
 
         def stopped() -> Exception:
             return search.shards_kept(run_dir / TABLES, command, len(exp.arms))
@@ -283,36 +287,115 @@ def payoff_frame(ms: MetagameSpec, tables_dir: Path) -> pl.DataFrame:
     ).select("arm", "composition", *ms.labels, "strategy", "seats", "win_rate", "lo", "hi", "mean_vp", "games")
 
 
-def equilibria_frame(ms: MetagameSpec, payoffs: pl.DataFrame) -> pl.DataFrame:
-    """Every rules arm's equilibria (see ``equilibria`` and ``pure_equilibria``), one row per strategy."""
+def winner_matrix(ms: MetagameSpec, tables_dir: Path) -> dict[str, np.ndarray]:
+    """Per rules arm: the index (in ``labels``) of the strategy that won each game of each composition ([C, G], in the
+    order of ``tables``; game g is the same dice at every composition; -1: not played)."""
+    games = pl.read_parquet(rf.frame_path(tables_dir, "games"), columns=["arm_index", "game", "winner_strategy"])
+    number = np.unique(games["game"].to_numpy())
+    tables = len(ms.tables())
+    win = np.full((len(ms.exp.arms) * tables, len(number)), -1, dtype=np.int64)
+    order = {s: i for i, s in enumerate(ms.labels)}
+    win[games["arm_index"].to_numpy(), np.searchsorted(number, games["game"].to_numpy())] = (
+        games["winner_strategy"].replace_strict(order, return_dtype=pl.Int64).to_numpy()
+    )
+    return {arm.name: win[a * tables : (a + 1) * tables] for a, arm in enumerate(ms.exp.arms)}
+
+
+def arm_payoff(ms: MetagameSpec, payoffs: pl.DataFrame, arm: str) -> np.ndarray:
+    """The per-seat payoffs of a rules arm ([C, K] in the order of ``tables``; NaN: the strategy is not there)."""
+    tables = ms.tables()
+    index = {t: r for r, t in enumerate(tables)}
+    payoff = np.full((len(tables), len(ms.labels)), np.nan)
+    for r in payoffs.filter(pl.col("arm") == arm).iter_rows(named=True):
+        payoff[index[tuple(r[s] for s in ms.labels)], ms.labels.index(r["strategy"])] = r["win_rate"] / r["seats"]
+    return payoff
+
+
+def equilibria_frame(
+    ms: MetagameSpec, payoffs: pl.DataFrame, winners: dict[str, np.ndarray] | None = None
+) -> pl.DataFrame:
+    """Every rules arm's equilibria (see ``equilibria`` and ``pure_equilibria``), one row per strategy, with
+    ``bootstrap`` intervals from the games' ``winners`` (``winner_matrix``; none without)."""
     rows = []
-    k = len(ms.labels)
-    for arm in ms.exp.arms:
-        part = payoffs.filter(pl.col("arm") == arm.name)
-        tables = ms.tables()
-        index = {t: r for r, t in enumerate(tables)}
-        payoff = np.full((len(tables), k), np.nan)
-        for r in part.iter_rows(named=True):
-            counts = tuple(r[s] for s in ms.labels)
-            payoff[index[counts], ms.labels.index(r["strategy"])] = r["win_rate"] / r["seats"]
-        counts = np.array(tables)
-        if ms.compositions == "all":
-            found = equilibria(counts, payoff, ms.exp.players, ms.starts, ms.seed)
-        else:
+    counts = np.array(ms.tables())
+    for a, arm in enumerate(ms.exp.arms):
+        payoff = arm_payoff(ms, payoffs, arm.name)
+        pure = ms.compositions != "all"
+        if pure:
             found = pure_equilibria(counts, payoff, ms.exp.players)
-        for e, eq in enumerate(found):
-            for s, share in zip(ms.labels, eq["shares"], strict=True):
-                rows.append({"arm": arm.name, "equilibrium": e, "strategy": s, "share": float(share), **eq["rest"]})
+        else:
+            found = equilibria(counts, payoff, ms.exp.players, ms.starts, ms.seed)
+        if winners is not None and ms.bootstrap and found:
+            bounds = bootstrap(counts, winners[arm.name], ms.exp.players, found, ms.bootstrap, (ms.seed, a), pure)
+        else:
+            bounds = [{"lo": [None] * len(ms.labels), "hi": [None] * len(ms.labels)} for _ in found]
+        for e, (eq, b) in enumerate(zip(found, bounds, strict=True)):
+            for i, s in enumerate(ms.labels):
+                row = {"arm": arm.name, "equilibrium": e, "strategy": s, "share": float(eq["shares"][i])}
+                rows.append({**row, "lo": b["lo"][i], "hi": b["hi"][i], **eq["rest"]} | _regret_bounds(b))
     schema = {
         "arm": pl.String,
         "equilibrium": pl.Int64,
         "strategy": pl.String,
         "share": pl.Float64,
+        "lo": pl.Float64,
+        "hi": pl.Float64,
         "stable": pl.Boolean,
         "basin": pl.Float64,
         "regret": pl.Float64,
+        "regret_lo": pl.Float64,
+        "regret_hi": pl.Float64,
     }
     return pl.DataFrame(rows, schema=schema)
+
+
+def _regret_bounds(b: dict[str, Any]) -> dict[str, Any]:
+    return {"regret_lo": b.get("regret_lo"), "regret_hi": b.get("regret_hi")}
+
+
+def alpharank_frame(ms: MetagameSpec, payoffs: pl.DataFrame) -> pl.DataFrame:
+    """Each strategy's alpha-Rank mass per rules arm (``alpharank``; only with every composition played)."""
+    rows = []
+    if ms.compositions == "all":
+        counts = np.array(ms.tables())
+        for arm in ms.exp.arms:
+            mass, alpha = alpharank(counts, arm_payoff(ms, payoffs, arm.name), ms.exp.players, m=POPULATION)
+            for s, v in zip(ms.labels, mass, strict=True):
+                rows.append(
+                    {"arm": arm.name, "strategy": s, "mass": float(v), "alpha": alpha, "population": POPULATION}
+                )
+    schema = {"arm": pl.String, "strategy": pl.String, "mass": pl.Float64, "alpha": pl.Float64, "population": pl.Int64}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def invasion_frame(payoffs: pl.DataFrame, labels: list[str], players: int) -> pl.DataFrame:
+    """Each strategy alone at a table of ``players - 1`` seats of another, per rules arm: ``arm``, ``invader``,
+    ``resident``, ``win_rate`` of the lone seat with ``lo``, ``hi`` (95 %), ``fair`` (1 / players) and ``verdict``:
+    ``invades`` (the whole interval above the fair share), ``repelled`` (below it) or ``even``."""
+    lone = payoffs.filter(pl.col("seats") == 1)
+    resident = pl.coalesce(
+        [pl.when((pl.col(s) == players - 1) & (pl.col("strategy") != s)).then(pl.lit(s)) for s in labels]
+    )
+    fair = 1.0 / players
+    return (
+        lone.with_columns(resident.alias("resident"))
+        .filter(pl.col("resident").is_not_null())
+        .select(
+            "arm",
+            pl.col("strategy").alias("invader"),
+            "resident",
+            "win_rate",
+            "lo",
+            "hi",
+            pl.lit(fair).alias("fair"),
+            pl.when(pl.col("lo") > fair)
+            .then(pl.lit("invades"))
+            .when(pl.col("hi") < fair)
+            .then(pl.lit("repelled"))
+            .otherwise(pl.lit("even"))
+            .alias("verdict"),
+        )
+    )
 
 
 # ------------------------------------------------------------------------------------------------ the game
@@ -326,20 +409,18 @@ class Game:
         index = {tuple(c): r for r, c in enumerate(counts)}
         self.others = np.array(compositions(self.k, players - 1))  # [M, K]: the other seats
         self.coef = np.array([math.factorial(players - 1) / math.prod(map(math.factorial, m)) for m in self.others])
-        self.table = np.empty((len(self.others), self.k))
-        for m, others in enumerate(self.others):
-            for i in range(self.k):
-                c = tuple(others + np.eye(self.k, dtype=np.int64)[i])
-                self.table[m, i] = payoff[index[c], i]
+        rows = [[index[tuple(o + np.eye(self.k, dtype=np.int64)[i])] for i in range(self.k)] for o in self.others]
+        # [M, K], or [B, M, K] for a batch of B games (one mix of ``fitness`` per game)
+        self.table = np.asarray(payoff)[..., np.array(rows), np.arange(self.k)]
         if np.isnan(self.table).any():
             raise ValueError("a composition's payoff is missing")
         self.scale = float(np.ptp(self.table)) or 1.0
 
     def fitness(self, x: np.ndarray) -> np.ndarray:
-        """Each strategy's expected payoff against the mixes ``x`` ([S, K] -> [S, K])."""
+        """Each strategy's expected payoff against the mixes ``x`` ([S, K] -> [S, K]; a batch: mix s in game s)."""
         x = np.atleast_2d(x)
         probs = self.coef * np.prod(x[:, None, :] ** self.others[None], axis=2)
-        return probs @ self.table
+        return probs @ self.table if self.table.ndim == 2 else np.einsum("sm,smk->sk", probs, self.table)
 
     def regret(self, x: np.ndarray) -> float:
         f = self.fitness(x)[0]
@@ -419,21 +500,164 @@ def equilibria(
     return sorted(out, key=lambda e: (-e["rest"]["basin"], not e["rest"]["stable"]))
 
 
+def _deviant_gains(counts: np.ndarray, payoff: np.ndarray, players: int, i: int) -> np.ndarray:
+    """What a single deviant seat of each other strategy earns at the pure table of i minus a seat there ([..., K-1]
+    for payoffs [..., C, K])."""
+    k = counts.shape[1]
+    index = {tuple(c): r for r, c in enumerate(np.asarray(counts))}
+    pure, one = np.eye(k, dtype=np.int64)[i] * players, np.eye(k, dtype=np.int64)
+    others = [j for j in range(k) if j != i]
+    rows = [index[tuple(pure - one[i] + one[j])] for j in others]
+    return payoff[..., rows, others] - payoff[..., [index[tuple(pure)]], i]
+
+
 def pure_equilibria(counts: np.ndarray, payoff: np.ndarray, players: int) -> list[dict[str, Any]]:
     """The pure tables no single deviant gains at (only those can be judged from the pure and one-deviant tables):
     regret = the best deviant's per-seat payoff minus the table's; stable when every deviant earns less."""
     k = counts.shape[1]
-    index = {tuple(c): r for r, c in enumerate(np.asarray(counts))}
     out = []
     for i in range(k):
-        pure = np.eye(k, dtype=np.int64)[i] * players
-        own = payoff[index[tuple(pure)], i]
-        gains = [
-            payoff[index[tuple(pure - np.eye(k, dtype=np.int64)[i] + np.eye(k, dtype=np.int64)[j])], j] - own
-            for j in range(k)
-            if j != i
-        ]
-        if max(gains) < TOL:
-            rest = {"stable": max(gains) < -TOL, "basin": None, "regret": max(0.0, max(gains))}
+        gain = float(_deviant_gains(counts, payoff, players, i).max())
+        if gain < TOL:
+            rest = {"stable": gain < -TOL, "basin": None, "regret": max(0.0, gain)}
             out.append({"shares": np.eye(k)[i], "rest": rest})
     return out
+
+
+# ------------------------------------------------------------------------------------------ intervals
+def seat_payoffs(counts: np.ndarray, winners: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """Per-seat win rates ([C, K], NaN where a strategy is absent) from each composition's winners (``winners[c, g]``:
+    the strategy index that won game g, -1: not played); ``weights`` ([B, G]: how often each game is drawn) give B
+    resampled tables at once ([B, C, K])."""
+    counts = np.asarray(counts)
+    w = np.ones((1, winners.shape[1])) if weights is None else weights
+    won = (winners[..., None] == np.arange(counts.shape[1])).astype(float)  # [C, G, K]
+    wins = np.einsum("bg,cgk->bck", w, won)
+    played = np.einsum("bg,cg->bc", w, (winners >= 0).astype(float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rates = wins / played[..., None] / np.where(counts > 0, counts, np.nan)
+    return rates[0] if weights is None else rates
+
+
+def _support_solve(game: Game, x: np.ndarray, steps: int = 60) -> np.ndarray:
+    """Newton's method on the support of ``x`` in each game of a batch: the mix there at which its strategies all earn
+    the same, from ``x``; NaN rows where it fails (no such mix inside the simplex)."""
+    idx = np.flatnonzero(x > 0)
+    b = len(game.table)
+    y = np.tile(x[idx[:-1]], (b, 1))
+
+    def residual(y: np.ndarray) -> np.ndarray:
+        mix = np.zeros((len(y), game.k))
+        mix[:, idx[:-1]], mix[:, idx[-1]] = y, 1.0 - y.sum(axis=1)
+        f = game.fitness(np.clip(mix, 0.0, None))[:, idx]
+        return (f[:, 1:] - f[:, :1]) / game.scale
+
+    h = 1e-7
+    for _ in range(steps):
+        r = residual(y)
+        jac = np.stack([(residual(y + h * np.eye(len(idx) - 1)[j]) - r) / h for j in range(len(idx) - 1)], axis=2)
+        y = y - np.einsum("bij,bj->bi", np.linalg.pinv(jac), r)
+    mix = np.zeros((b, game.k))
+    mix[:, idx[:-1]], mix[:, idx[-1]] = y, 1.0 - y.sum(axis=1)
+    bad = (np.abs(residual(y)).max(axis=1) > 1e-9) | (mix.min(axis=1) < -1e-9) | ~np.isfinite(mix).all(axis=1)
+    mix[bad] = np.nan
+    return mix
+
+
+def bootstrap(
+    counts: np.ndarray,
+    winners: np.ndarray,
+    players: int,
+    found: list[dict[str, Any]],
+    reps: int,
+    seed: int | tuple[int, ...],
+    pure_only: bool = False,
+) -> list[dict[str, Any]]:
+    """95 % intervals of each equilibrium of ``found`` by resampling the games: every resample draws G of the G game
+    indices with replacement, the same ones at every composition (which all play the same dice), and recomputes the
+    payoffs. There the equilibrium nearest to each found one is re-found: a stable one by the replicator dynamics from
+    it (nudged 1 % towards the uniform mix, so that its support may change), an unstable one by Newton's method on its
+    support (a resample without it there counts for no share), a pure table of ``pure_only`` is itself. Each:
+    ``lo``, ``hi`` (per strategy) and ``regret_lo``, ``regret_hi``: what the best deviant gains against the found mix
+    in the resamples."""
+    rng = np.random.default_rng(seed)
+    g = winners.shape[1]
+    payoff = seat_payoffs(counts, winners, rng.multinomial(g, np.full(g, 1.0 / g), size=reps).astype(float))
+    k = counts.shape[1]
+    out = []
+    if pure_only:
+        for eq in found:
+            regret = np.maximum(0.0, _deviant_gains(counts, payoff, players, int(np.argmax(eq["shares"]))).max(axis=1))
+            out.append(_bounds(np.tile(eq["shares"], (reps, 1)), regret))
+        return out
+    game = Game(counts, payoff, players)
+    for eq in found:
+        x = np.tile(eq["shares"], (reps, 1))
+        f = game.fitness(x)
+        regret = f.max(axis=1) - (x * f).sum(axis=1)
+        if eq["rest"]["stable"]:
+            mix = _snap(game.replicate(0.99 * x + 0.01 / k))
+        else:
+            mix = _support_solve(game, eq["shares"])
+        out.append(_bounds(mix, regret))
+    return out
+
+
+def _bounds(mix: np.ndarray, regret: np.ndarray) -> dict[str, Any]:
+    ok = np.isfinite(mix).all(axis=1)
+    lo, hi = np.percentile(mix[ok], [2.5, 97.5], axis=0) if ok.any() else np.full((2, mix.shape[1]), np.nan)
+    return {
+        "lo": lo,
+        "hi": hi,
+        "regret_lo": float(np.percentile(regret, 2.5)),
+        "regret_hi": float(np.percentile(regret, 97.5)),
+    }
+
+
+# ------------------------------------------------------------------------------------------------ alpha-Rank
+def alpharank(
+    counts: np.ndarray, payoff: np.ndarray, players: int, alpha: float | None = None, m: int = 50
+) -> tuple[np.ndarray, float]:
+    """Single-population alpha-Rank (Omidshafiei et al. 2019) of the symmetric game: a population of ``m`` players
+    that all play one strategy; a mutant strategy r appears (each other one equally likely) and takes over with the
+    fixation probability of the Moran process under Fermi selection of intensity ``alpha``, where a player's fitness
+    is its expected payoff at a table whose other ``players - 1`` seats are drawn from the rest of the population.
+    The mass of each strategy is the stationary distribution of that Markov chain over the monomorphic populations.
+    ``alpha=None`` sweeps alpha over 1, 10^0.5, ... 10^8 and stops where the masses move less than 1e-4 (the
+    large-alpha limit the ranking is read in). Returns (masses, alpha)."""
+    if alpha is not None:
+        return _alpharank_at(counts, payoff, players, alpha, m), alpha
+    last = None
+    for a in 10.0 ** np.arange(0.0, 8.01, 0.5):
+        pi = _alpharank_at(counts, payoff, players, a, m)
+        if last is not None and np.abs(pi - last).max() < 1e-4:
+            break
+        last = pi
+    return pi, float(a)
+
+
+def _alpharank_at(counts: np.ndarray, payoff: np.ndarray, players: int, alpha: float, m: int) -> np.ndarray:
+    from scipy.special import logsumexp
+    from scipy.stats import hypergeom
+
+    k = counts.shape[1]
+    index = {tuple(c): r for r, c in enumerate(np.asarray(counts))}
+    p = np.arange(1, m)  # mutants r in the population
+    j = np.arange(players)  # r players among the other seats
+    # the other seats of an r player: from p - 1 r and m - p s; of an s player: from p r and m - p - 1 s
+    of_r = hypergeom.pmf(j[None], m - 1, p[:, None] - 1, players - 1)
+    of_s = hypergeom.pmf(j[None], m - 1, p[:, None], players - 1)
+    chain = np.zeros((k, k))
+    one = np.eye(k, dtype=np.int64)
+    for s_, r in itertools.permutations(range(k), 2):
+        # the table with n seats of r and the others of s, for n in ns
+        rows = [index[tuple(n * one[r] + (players - n) * one[s_])] for n in range(players + 1)]
+        f_r = of_r @ payoff[rows[1:], r]
+        f_s = of_s @ payoff[rows[:-1], s_]
+        steps = np.cumsum(-alpha * (f_r - f_s))
+        chain[s_, r] = np.exp(-logsumexp(np.append(0.0, steps))) / (k - 1)
+    chain[np.diag_indices(k)] = 1.0 - chain.sum(axis=1)
+    a = np.vstack([chain.T - np.eye(k), np.ones(k)])
+    pi = np.linalg.lstsq(a, np.append(np.zeros(k), 1.0), rcond=None)[0]
+    pi = np.clip(pi, 0.0, None)
+    return pi / pi.sum()
