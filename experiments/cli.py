@@ -230,7 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--strategy", action="append", metavar="NAME[:k=v,..]", help="strategies (repeat; overrides the file)"
     )
     m.add_argument("--quiet", action="store_true", help="no progress bar")
-    m.set_defaults(func=cmd_metagame, no_report=True)  # no report of its own yet
+    m.add_argument("--no-report", action="store_true", help="skip report.html")
+    m.set_defaults(func=cmd_metagame)
     return p
 
 
@@ -677,14 +678,14 @@ def _report_study(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as err:
         raise runner.RunError(f"{args.run_dir}: {search.META}: {runner._one_line(err)}") from None
     if args.reference:
-        raise runner.RunError("--reference: a tune or sensitivity report has no reference arm to choose")
+        raise runner.RunError("--reference: a tune, sensitivity or metagame report has no reference arm to choose")
     if not meta or meta.get("status") != "complete":
         raise runner.RunError(f"{args.run_dir}: the study has not finished (status: {(meta or {}).get('status')})")
     if meta.get("kind") == "metagame":
-        raise runner.RunError(
-            f"{args.run_dir}: a metagame folder has no report yet (see payoffs.parquet, equilibria.parquet)"
-        )
-    if meta.get("kind") == "tune":
+        from reports.metagame import write_metagame_report
+
+        path = write_metagame_report(Path(args.run_dir))
+    elif meta.get("kind") == "tune":
         from reports.tune import write_tune_report
 
         path = write_tune_report(Path(args.run_dir))

@@ -198,9 +198,10 @@ def run(
     command: str = "",
     progress: Any = None,
     notify: Callable[[str], None] | None = None,
-    report: bool = False,  # a metagame has no report of its own yet
+    report: bool = True,
 ) -> dict[str, Any]:
-    """Play every table into ``run_dir/tables``, then write the payoffs and the equilibria."""
+    """Play every table into ``run_dir/tables``, then write the payoffs, the equilibria, the alpha-Rank masses and
+    (``report``) the report."""
     run_dir = Path(run_dir)
     notify = notify or runner._stderr
     runner.check_options(jobs, shard_size, "loky", None, resume, fresh)
@@ -220,6 +221,7 @@ def run(
             "arms": [arm.name for arm in ms.exp.arms],
             "starts": ms.starts,
             "starts_seed": ms.seed,
+            "bootstrap": ms.bootstrap,
             "seed": ms.exp.seed,
             "players": ms.exp.players,
             "games_per_table": ms.exp.games,
@@ -244,7 +246,12 @@ def run(
             return search.shards_kept(run_dir / TABLES, command, len(exp.arms))
 
         elapsed = float((old or {}).get("wall_time_s") or 0)
-        return search.play_study(folder, meta, ms.resolved_toml(), work, stopped, elapsed)
+        meta = search.play_study(folder, meta, ms.resolved_toml(), work, stopped, elapsed)
+        if report:
+            from reports.metagame import write_metagame_report
+
+            write_metagame_report(run_dir)
+        return meta
 
 
 def payoff_frame(ms: MetagameSpec, tables_dir: Path) -> pl.DataFrame:
@@ -301,13 +308,12 @@ def winner_matrix(ms: MetagameSpec, tables_dir: Path) -> dict[str, np.ndarray]:
     return {arm.name: win[a * tables : (a + 1) * tables] for a, arm in enumerate(ms.exp.arms)}
 
 
-def arm_payoff(ms: MetagameSpec, payoffs: pl.DataFrame, arm: str) -> np.ndarray:
+def arm_payoff(payoffs: pl.DataFrame, labels: list[str], tables: list[tuple[int, ...]], arm: str) -> np.ndarray:
     """The per-seat payoffs of a rules arm ([C, K] in the order of ``tables``; NaN: the strategy is not there)."""
-    tables = ms.tables()
     index = {t: r for r, t in enumerate(tables)}
-    payoff = np.full((len(tables), len(ms.labels)), np.nan)
+    payoff = np.full((len(tables), len(labels)), np.nan)
     for r in payoffs.filter(pl.col("arm") == arm).iter_rows(named=True):
-        payoff[index[tuple(r[s] for s in ms.labels)], ms.labels.index(r["strategy"])] = r["win_rate"] / r["seats"]
+        payoff[index[tuple(r[s] for s in labels)], labels.index(r["strategy"])] = r["win_rate"] / r["seats"]
     return payoff
 
 
@@ -319,7 +325,7 @@ def equilibria_frame(
     rows = []
     counts = np.array(ms.tables())
     for a, arm in enumerate(ms.exp.arms):
-        payoff = arm_payoff(ms, payoffs, arm.name)
+        payoff = arm_payoff(payoffs, ms.labels, ms.tables(), arm.name)
         pure = ms.compositions != "all"
         if pure:
             found = pure_equilibria(counts, payoff, ms.exp.players)
@@ -359,7 +365,9 @@ def alpharank_frame(ms: MetagameSpec, payoffs: pl.DataFrame) -> pl.DataFrame:
     if ms.compositions == "all":
         counts = np.array(ms.tables())
         for arm in ms.exp.arms:
-            mass, alpha = alpharank(counts, arm_payoff(ms, payoffs, arm.name), ms.exp.players, m=POPULATION)
+            mass, alpha = alpharank(
+                counts, arm_payoff(payoffs, ms.labels, ms.tables(), arm.name), ms.exp.players, m=POPULATION
+            )
             for s, v in zip(ms.labels, mass, strict=True):
                 rows.append(
                     {"arm": arm.name, "strategy": s, "mass": float(v), "alpha": alpha, "population": POPULATION}

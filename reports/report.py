@@ -37,7 +37,11 @@ CHARTS_DIR = "charts"
 def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
     """Write RUN_DIR/charts/*.png, RUN_DIR/report.html (self-contained), RUN_DIR/summary.md and (issue 13)
     RUN_DIR/comparisons.parquet (every arm against ``reference``, an arm name: default run.json's reference, else
-    the first arm); return the report's path."""
+    the first arm); return the report's path. A metagame folder gets its own report (``reports.metagame``)."""
+    from .metagame import is_metagame, write_metagame_report
+
+    if is_metagame(run_dir):
+        return write_metagame_report(run_dir)
     run = Run.open(run_dir)
     check_frames(run)
     if reference is not None and run.arms:
