@@ -427,7 +427,9 @@ class Game:
     def fitness(self, x: np.ndarray) -> np.ndarray:
         """Each strategy's expected payoff against the mixes ``x`` ([S, K] -> [S, K]; a batch: mix s in game s)."""
         x = np.atleast_2d(x)
-        probs = self.coef * np.prod(x[:, None, :] ** self.others[None], axis=2)
+        # the multinomial probability of each composition of the other seats (log space: one matrix product; an
+        # absent strategy's log share is so low that any seat of it gives a probability of 0)
+        probs = self.coef * np.exp(np.log(np.maximum(x, 1e-300)) @ self.others.T)
         return probs @ self.table if self.table.ndim == 2 else np.einsum("sm,smk->sk", probs, self.table)
 
     def regret(self, x: np.ndarray) -> float:
@@ -454,31 +456,42 @@ def _snap(x: np.ndarray) -> np.ndarray:
 
 
 def _support_candidates(game: Game, rng: np.random.Generator) -> list[np.ndarray]:
-    """Mixes on every support where its strategies all earn the same (least squares from several starts)."""
-    from scipy.optimize import least_squares
-
+    """Mixes on every support where its strategies all earn the same (Newton's method from several starts)."""
     k = game.k
     out = [np.eye(k)[i] for i in range(k)]
     for size in range(2, k + 1):
         for support in itertools.combinations(range(k), size):
-            idx = list(support)
+            starts = np.zeros((9, k))
+            starts[:, list(support)] = np.vstack([np.full(size, 1.0 / size), rng.dirichlet(np.ones(size), 8)])
+            out += [x for x in _support_solve(game, starts) if np.isfinite(x).all() and x[list(support)].min() > 1e-6]
+    return out
 
-            def mix(y: np.ndarray, idx: list[int] = idx) -> np.ndarray:
-                x = np.zeros(k)
-                x[idx[:-1]] = y
-                x[idx[-1]] = 1.0 - y.sum()
-                return x
 
-            def residual(y: np.ndarray, idx: list[int] = idx, mix: Callable = mix) -> np.ndarray:
-                f = game.fitness(mix(y))[0][idx]
-                return np.append((f[1:] - f[0]) / game.scale, min(0.0, 1.0 - y.sum()))
+def _support_solve(game: Game, x: np.ndarray, steps: int = 60) -> np.ndarray:
+    """Newton's method on the support of the mixes ``x`` ([S, K], one support): from each, the mix there at which
+    the support's strategies all earn the same (in game s of a batch for row s); NaN rows where it fails (no such mix
+    inside the simplex)."""
+    idx = np.flatnonzero(x[0] > 0)
+    y = x[:, idx[:-1]].copy()
 
-            starts = np.vstack([np.full(size, 1.0 / size), rng.dirichlet(np.ones(size), 8)])
-            for s in starts:
-                fit = least_squares(residual, s[:-1], bounds=(0.0, 1.0), xtol=1e-14, ftol=1e-14, gtol=1e-14)
-                x = mix(fit.x)
-                if np.abs(fit.fun).max() < 1e-9 and x[idx].min() > 1e-6:
-                    out.append(x)
+    def mix(y: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(y), game.k))
+        out[:, idx[:-1]], out[:, idx[-1]] = y, 1.0 - y.sum(axis=1)
+        return out
+
+    def residual(y: np.ndarray) -> np.ndarray:
+        f = game.fitness(np.clip(mix(y), 0.0, None))[:, idx]
+        return (f[:, 1:] - f[:, :1]) / game.scale
+
+    h = 1e-7
+    for _ in range(steps if len(idx) > 1 else 0):
+        r = residual(y)
+        jac = np.stack([(residual(y + h * np.eye(len(idx) - 1)[j]) - r) / h for j in range(len(idx) - 1)], axis=2)
+        step = np.einsum("bij,bj->bi", np.linalg.pinv(np.nan_to_num(jac)), np.nan_to_num(r))
+        y = np.clip(np.nan_to_num(y - step, nan=2.0), -1.0, 2.0)  # a diverging row ends outside the simplex
+    out = mix(y)
+    bad = (np.abs(residual(y)).max(axis=1, initial=0.0) > 1e-9) | (out.min(axis=1) < -1e-9)
+    out[bad] = np.nan
     return out
 
 
@@ -547,31 +560,6 @@ def seat_payoffs(counts: np.ndarray, winners: np.ndarray, weights: np.ndarray | 
     return rates[0] if weights is None else rates
 
 
-def _support_solve(game: Game, x: np.ndarray, steps: int = 60) -> np.ndarray:
-    """Newton's method on the support of ``x`` in each game of a batch: the mix there at which its strategies all earn
-    the same, from ``x``; NaN rows where it fails (no such mix inside the simplex)."""
-    idx = np.flatnonzero(x > 0)
-    b = len(game.table)
-    y = np.tile(x[idx[:-1]], (b, 1))
-
-    def residual(y: np.ndarray) -> np.ndarray:
-        mix = np.zeros((len(y), game.k))
-        mix[:, idx[:-1]], mix[:, idx[-1]] = y, 1.0 - y.sum(axis=1)
-        f = game.fitness(np.clip(mix, 0.0, None))[:, idx]
-        return (f[:, 1:] - f[:, :1]) / game.scale
-
-    h = 1e-7
-    for _ in range(steps):
-        r = residual(y)
-        jac = np.stack([(residual(y + h * np.eye(len(idx) - 1)[j]) - r) / h for j in range(len(idx) - 1)], axis=2)
-        y = y - np.einsum("bij,bj->bi", np.linalg.pinv(jac), r)
-    mix = np.zeros((b, game.k))
-    mix[:, idx[:-1]], mix[:, idx[-1]] = y, 1.0 - y.sum(axis=1)
-    bad = (np.abs(residual(y)).max(axis=1) > 1e-9) | (mix.min(axis=1) < -1e-9) | ~np.isfinite(mix).all(axis=1)
-    mix[bad] = np.nan
-    return mix
-
-
 def bootstrap(
     counts: np.ndarray,
     winners: np.ndarray,
@@ -606,7 +594,7 @@ def bootstrap(
         if eq["rest"]["stable"]:
             mix = _snap(game.replicate(0.99 * x + 0.01 / k))
         else:
-            mix = _support_solve(game, eq["shares"])
+            mix = _support_solve(game, x)
         out.append(_bounds(mix, regret))
     return out
 
@@ -633,19 +621,21 @@ def alpharank(
     The mass of each strategy is the stationary distribution of that Markov chain over the monomorphic populations.
     ``alpha=None`` sweeps alpha over 1, 10^0.5, ... 10^8 and stops where the masses move less than 1e-4 (the
     large-alpha limit the ranking is read in). Returns (masses, alpha)."""
+    gaps = _fitness_gaps(counts, payoff, players, m)
     if alpha is not None:
-        return _alpharank_at(counts, payoff, players, alpha, m), alpha
+        return _alpharank_at(gaps, alpha), alpha
     last = None
     for a in 10.0 ** np.arange(0.0, 8.01, 0.5):
-        pi = _alpharank_at(counts, payoff, players, a, m)
+        pi = _alpharank_at(gaps, a)
         if last is not None and np.abs(pi - last).max() < 1e-4:
             break
         last = pi
     return pi, float(a)
 
 
-def _alpharank_at(counts: np.ndarray, payoff: np.ndarray, players: int, alpha: float, m: int) -> np.ndarray:
-    from scipy.special import logsumexp
+def _fitness_gaps(counts: np.ndarray, payoff: np.ndarray, players: int, m: int) -> np.ndarray:
+    """``gaps[s, r, p - 1]``: what a player of r earns minus what a player of s earns when p of the m players play r
+    and the others s."""
     from scipy.stats import hypergeom
 
     k = counts.shape[1]
@@ -655,15 +645,25 @@ def _alpharank_at(counts: np.ndarray, payoff: np.ndarray, players: int, alpha: f
     # the other seats of an r player: from p - 1 r and m - p s; of an s player: from p r and m - p - 1 s
     of_r = hypergeom.pmf(j[None], m - 1, p[:, None] - 1, players - 1)
     of_s = hypergeom.pmf(j[None], m - 1, p[:, None], players - 1)
-    chain = np.zeros((k, k))
+    gaps = np.zeros((k, k, m - 1))
     one = np.eye(k, dtype=np.int64)
-    for s_, r in itertools.permutations(range(k), 2):
-        # the table with n seats of r and the others of s, for n in ns
-        rows = [index[tuple(n * one[r] + (players - n) * one[s_])] for n in range(players + 1)]
-        f_r = of_r @ payoff[rows[1:], r]
-        f_s = of_s @ payoff[rows[:-1], s_]
-        steps = np.cumsum(-alpha * (f_r - f_s))
-        chain[s_, r] = np.exp(-logsumexp(np.append(0.0, steps))) / (k - 1)
+    for s, r in itertools.permutations(range(k), 2):
+        # the table with n seats of r and the others of s, for n = 0 .. players
+        rows = [index[tuple(n * one[r] + (players - n) * one[s])] for n in range(players + 1)]
+        gaps[s, r] = of_r @ payoff[rows[1:], r] - of_s @ payoff[rows[:-1], s]
+    return gaps
+
+
+def _alpharank_at(gaps: np.ndarray, alpha: float) -> np.ndarray:
+    """The stationary distribution of the chain at selection intensity ``alpha`` (fixation probabilities of the
+    Moran process with Fermi selection, in log space so that a large alpha does not overflow)."""
+    from scipy.special import logsumexp
+
+    k = len(gaps)
+    steps = np.cumsum(-alpha * gaps, axis=2)
+    rho = np.exp(-logsumexp(np.concatenate([np.zeros((k, k, 1)), steps], axis=2), axis=2))
+    chain = rho / (k - 1)
+    chain[np.diag_indices(k)] = 0.0
     chain[np.diag_indices(k)] = 1.0 - chain.sum(axis=1)
     a = np.vstack([chain.T - np.eye(k), np.ones(k)])
     pi = np.linalg.lstsq(a, np.append(np.zeros(k), 1.0), rcond=None)[0]
