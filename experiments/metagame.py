@@ -7,7 +7,8 @@ and ``[sweep]`` / ``[[arms]]`` (rules arms, without strategies of their own) are
     compositions = "all"   # every multiset of `players` seats drawn from the K strategies; or "one_deviant": the
                            # pure tables and each with one seat of another strategy (for large K)
     starts = 200           # random starting mixes of the replicator dynamics (a Dirichlet(1, ..., 1) sample)
-    seed = 1               # their seed (default: the experiment's)
+    seed = 1               # their seed and the bootstrap's (default: the experiment's)
+    bootstrap = 200        # resamples of the games for the equilibria's intervals (0: none)
 
 Every composition of every rules arm is one arm of one experiment played by the runner into ``RUN_DIR/tables``
 (shards, ``--resume``, ``--jobs``, the lock): its strategies list holds each strategy as often as it sits at the
@@ -19,19 +20,33 @@ composition draws the same dice). The folder then gets:
   composition's games won by a seat playing it: they add up to 1 per composition), ``lo``, ``hi`` (95 % Wilson),
   ``mean_vp``, ``games``.
 - ``equilibria.parquet``: the symmetric Nash equilibria of each rules arm's empirical game, one row per equilibrium
-  x strategy: ``arm``, ``equilibrium``, ``strategy``, ``share``, ``stable``, ``basin``, ``regret``.
+  x strategy: ``arm``, ``equilibrium``, ``strategy``, ``share``, ``lo``, ``hi``, ``stable``, ``basin``, ``regret``,
+  ``regret_lo``, ``regret_hi``.
+- ``alpharank.parquet``: each strategy's alpha-Rank mass per rules arm: ``arm``, ``strategy``, ``mass``, ``alpha``,
+  ``population`` (empty with ``compositions = "one_deviant"``).
+- ``report.html``, ``summary.md``, ``charts/flow.png`` (``reports.metagame``).
 
 The empirical game: a seat playing strategy i at a table whose other N - 1 seats are drawn from a population mix x
 earns the per-seat win rate of i (``win_rate / seats``) in the composition (i + the others), averaged over the
-others' compositions with their multinomial probabilities under x. The equilibria are found with numpy and scipy
-(egttools has no build for this Python): support enumeration (for each set of strategies, the mixes on it where they
-all earn the same, by least squares from several starts; kept when no strategy earns more) plus the end points of
-the replicator dynamics from ``starts`` random mixes. ``stable``: small perturbations of the equilibrium (towards
-random mixes and every pure strategy) return to it under the replicator dynamics; ``basin``: the share of the random
+others' compositions with their multinomial probabilities under x. The equilibria are found with numpy (egttools
+has no build for this Python): support enumeration (for each set of strategies, the mixes on it where they all earn
+the same, by Newton's method from several starts; kept when no strategy earns more) plus the end points of the
+replicator dynamics from ``starts`` random mixes. ``stable``: small perturbations of the equilibrium (towards random
+mixes and every pure strategy) return to it under the replicator dynamics; ``basin``: the share of the random
 starting mixes that end at it; ``regret``: the most a strategy earns against the mix above the mix's own average
 (about 0 at an equilibrium). With ``compositions = "one_deviant"`` only the pure tables can be judged: each pure
 table is an equilibrium when no single deviant earns more than its seats, stable when every deviant earns less;
-``basin`` is then empty. The equilibria carry no interval yet.
+``basin`` is then empty.
+
+Intervals (``bootstrap``): each resample draws G of the G game indices with replacement, the same at every
+composition (they share their dice), recomputes the payoffs and re-finds the equilibrium nearest to each one (see
+``bootstrap``); ``lo`` / ``hi``: the 2.5 and 97.5 % points of each share, ``regret_lo`` / ``regret_hi``: of what the
+best deviant gains against the found mix in the resamples (its point estimate is about 0: a high ``regret_hi`` says
+the games cannot tell that mix from one a deviant beats).
+
+alpha-Rank (``alpharank``): single-population alpha-Rank (Omidshafiei et al. 2019) over the pure strategies, a
+population of 50 meeting at tables of N, at the selection intensity where the masses stop moving; at two seats it
+is OpenSpiel's ``alpharank.compute(..., use_local_selection_model=False)`` (the tests check it against OpenSpiel).
 """
 
 from __future__ import annotations
