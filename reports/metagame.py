@@ -50,12 +50,17 @@ def _mixes(eq: pl.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
+def whole(p: float) -> str:
+    """A share in whole percent: ``72 %``."""
+    return f"{100 * p:.0f} %"
+
+
 def mix_name(shares: dict[str, float]) -> str:
     """``all-bid_low`` or ``bid_low 60 % + balanced 40 %``."""
     present = sorted(((v, s) for s, v in shares.items() if v > SHOWN), reverse=True)
     if len(present) == 1:
         return f"all-{present[0][1]}"
-    return " + ".join(f"{s} {v:.0%}" for v, s in present)
+    return " + ".join(f"{s} {whole(v)}" for v, s in present)
 
 
 def headline(arms: list[str], mixes: list[dict[str, Any]], alpha: pl.DataFrame) -> list[str]:
@@ -73,11 +78,11 @@ def headline(arms: list[str], mixes: list[dict[str, Any]], alpha: pl.DataFrame) 
             names = [mix_name(m["shares"]) for m in stable]
             text = f"{where} tables can rest at {' or '.join(names)} (no single deviant gains there)"
         else:
-            names = [f"{mix_name(m['shares'])} (basin {m['basin']:.0%})" for m in stable]
+            names = [f"{mix_name(m['shares'])} (basin {whole(m['basin'])})" for m in stable]
             text = f"{where} tables converge on {' or '.join(names)}"
         part = alpha.filter(pl.col("arm") == arm).sort("mass", descending=True)
         if part.height:
-            text += f"; α-Rank puts {part['mass'][0]:.0%} of its mass on {part['strategy'][0]}"
+            text += f"; α-Rank puts {whole(part['mass'][0])} of its mass on {part['strategy'][0]}"
         out.append(text + ".")
     return out
 
@@ -93,7 +98,7 @@ def equilibria_table(mixes: list[dict[str, Any]]) -> Table:
         regret = f"{100 * m['regret']:.2f} pp"
         if m.get("regret_hi") is not None:
             regret += f" ({100 * m['regret_lo']:.2f}–{100 * m['regret_hi']:.2f})"
-        basin = "—" if m["basin"] is None else f"{m['basin']:.0%}"
+        basin = "—" if m["basin"] is None else whole(m["basin"])
         rows.append([m["arm"], mix_name(m["shares"]), shares, "stable" if m["stable"] else "unstable", basin, regret])
         flags.append(bool(m["stable"]))
     columns = ["arm", "equilibrium", "shares (95 % CI)", "stability", "basin", "regret (95 % CI)"]
@@ -147,7 +152,7 @@ def shift_table(mixes: list[dict[str, Any]], alpha: pl.DataFrame, arms: list[str
 
 def _basins(old: dict[str, Any] | None, new: dict[str, Any] | None) -> str:
     def one(m: dict[str, Any] | None) -> str:
-        return "—" if m is None or m["basin"] is None else f"{m['basin']:.0%}"
+        return "—" if m is None or m["basin"] is None else whole(m["basin"])
 
     return f"{one(old)} → {one(new)}"
 
@@ -341,8 +346,8 @@ def write_metagame_report(run_dir: str | Path) -> Path:
         (
             "Invasion: one seat against the rest",
             f"The win rate of a lone seat of each strategy (row) at a table of {meta['players'] - 1} seats of another "
-            f"(column), 95 % Wilson interval; fair share {1 / meta['players']:.0%}. ▲ above it (it invades), ▼ below "
-            "it (it is repelled).",
+            f"(column), 95 % Wilson interval; fair share {whole(1 / meta['players'])}. ▲ above it (it invades), "
+            "▼ below it (it is repelled).",
             invasion_tables(inv, arms, labels),
         )
     )

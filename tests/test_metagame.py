@@ -207,7 +207,7 @@ def test_a_metagame_writes_its_report_and_eastindia_report_rewrites_it(played, c
     _, out = played
     page = (out / "report.html").read_text()
     assert "Metagame: what experienced tables converge on" in page
-    assert "Experienced tables converge on all-balanced (basin 100%)" in page
+    assert "Experienced tables converge on all-balanced (basin 100 %)" in page
     assert "Invasion: one seat against the rest" in page and 'id="chart-flow"' in page
     assert (out / "charts" / "flow.png").stat().st_size > 1000
     (out / "report.html").unlink()
