@@ -682,9 +682,16 @@ def _report_study(args: argparse.Namespace) -> int:
     if not meta or meta.get("status") != "complete":
         raise runner.RunError(f"{args.run_dir}: the study has not finished (status: {(meta or {}).get('status')})")
     if meta.get("kind") == "metagame":
+        import polars as pl
+
         from reports.metagame import write_metagame_report
 
-        path = write_metagame_report(Path(args.run_dir))
+        try:
+            path = write_metagame_report(Path(args.run_dir))
+        except (OSError, pl.exceptions.PolarsError) as err:
+            raise runner.RunError(
+                f"{args.run_dir}: the metagame's results are unreadable: {runner._one_line(err)}"
+            ) from None
     elif meta.get("kind") == "tune":
         from reports.tune import write_tune_report
 

@@ -4,6 +4,7 @@ table, a real metagame of ``balanced`` against ``random`` (all-balanced is the o
 a composition's win rates add up to 1 and equal a direct run of that table, --resume and --jobs give byte-identical
 files, and bad [metagame] input is one line, exit 2."""
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -214,6 +215,16 @@ def test_a_metagame_writes_its_report_and_eastindia_report_rewrites_it(played, c
     assert cli.main(["report", str(out)]) == 0
     assert capsys.readouterr().out.strip() == f"report: {out / 'report.html'}"
     assert "α-Rank mass per strategy" in (out / "report.html").read_text()
+
+
+def test_report_on_a_metagame_folder_without_its_equilibria_is_one_line_exit_2(played, tmp_path, capsys):
+    _, out = played
+    damaged = tmp_path / "damaged"
+    shutil.copytree(out, damaged, ignore=shutil.ignore_patterns(metagame.TABLES, metagame.EQUILIBRIA))
+    assert cli.main(["report", str(damaged)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"eastindia: error: {damaged}: the metagame's results are unreadable: ")
+    assert "equilibria.parquet" in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
 def test_a_composition_agrees_with_a_direct_run_of_that_table(played, tmp_path):
