@@ -327,8 +327,7 @@ def write_metagame_report(run_dir: str | Path) -> Path:
     labels, arms = meta["strategies"], meta["arms"]
     payoffs = pl.read_parquet(run_dir / mg.PAYOFFS)
     eq = pl.read_parquet(run_dir / mg.EQUILIBRIA)
-    alpha_path = run_dir / mg.ALPHARANK
-    alpha = pl.read_parquet(alpha_path) if alpha_path.exists() else pl.DataFrame(schema={"arm": pl.String})
+    alpha = pl.read_parquet(run_dir / mg.ALPHARANK)
     mixes = _mixes(eq)
     words = headline(arms, mixes, alpha)
     chart = flow_chart(meta, payoffs, mixes, flow_strategies(mixes, alpha, labels), run_dir / CHARTS_DIR)
