@@ -244,7 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--strategy", action="append", metavar="NAME[:k=v,..]", help="strategies (repeat; overrides the file)"
     )
     m.add_argument("--quiet", action="store_true", help="no progress bar")
-    m.set_defaults(func=cmd_metagame, no_report=True)  # no report of its own yet
+    m.add_argument("--no-report", action="store_true", help="skip report.html")
+    m.set_defaults(func=cmd_metagame)
     return p
 
 
@@ -722,7 +723,16 @@ def _run_study(args: argparse.Namespace, module: Any, study: Any, unit: str) -> 
 
 
 def _write_study_report(out: Path, kind: str | None) -> Path:
-    """The report of a finished tune (its confirmation run's first) or sensitivity study."""
+    """The report of a finished tune (its confirmation run's first), sensitivity or metagame study."""
+    if kind == "metagame":
+        import polars as pl
+
+        from reports.metagame import write_metagame_report
+
+        try:
+            return write_metagame_report(out)
+        except (OSError, pl.exceptions.PolarsError) as err:
+            raise runner.RunError(f"{out}: the metagame's results are unreadable: {runner._one_line(err)}") from None
     if kind == "tune":
         from reports import write_report
         from reports.tune import write_tune_report
@@ -777,13 +787,9 @@ def _report_study(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as err:
         raise runner.RunError(f"{args.run_dir}: {search.META}: {runner._one_line(err)}") from None
     if args.reference:
-        raise runner.RunError("--reference: a tune or sensitivity report has no reference arm to choose")
+        raise runner.RunError("--reference: a tune, sensitivity or metagame report has no reference arm to choose")
     if not meta or meta.get("status") != "complete":
         raise runner.RunError(f"{args.run_dir}: the study has not finished (status: {(meta or {}).get('status')})")
-    if meta.get("kind") == "metagame":
-        raise runner.RunError(
-            f"{args.run_dir}: a metagame folder has no report yet (see payoffs.parquet, equilibria.parquet)"
-        )
     print(f"report: {_write_study_report(Path(args.run_dir), meta.get('kind'))}")
     return 0
 

@@ -7,7 +7,8 @@ and ``[sweep]`` / ``[[arms]]`` (rules arms, without strategies of their own) are
     compositions = "all"   # every multiset of `players` seats drawn from the K strategies; or "one_deviant": the
                            # pure tables and each with one seat of another strategy (for large K)
     starts = 200           # random starting mixes of the replicator dynamics (a Dirichlet(1, ..., 1) sample)
-    seed = 1               # their seed (default: the experiment's)
+    seed = 1               # their seed and the bootstrap's (default: the experiment's)
+    bootstrap = 200        # resamples of the games for the equilibria's intervals (0: none)
 
 Every composition of every rules arm is one arm of one experiment played by the runner into ``RUN_DIR/tables``
 (shards, ``--resume``, ``--jobs``, the lock): its strategies list holds each strategy as often as it sits at the
@@ -19,19 +20,33 @@ composition draws the same dice). The folder then gets:
   composition's games won by a seat playing it: they add up to 1 per composition), ``lo``, ``hi`` (95 % Wilson),
   ``mean_vp``, ``games``.
 - ``equilibria.parquet``: the symmetric Nash equilibria of each rules arm's empirical game, one row per equilibrium
-  x strategy: ``arm``, ``equilibrium``, ``strategy``, ``share``, ``stable``, ``basin``, ``regret``.
+  x strategy: ``arm``, ``equilibrium``, ``strategy``, ``share``, ``lo``, ``hi``, ``stable``, ``basin``, ``regret``,
+  ``regret_lo``, ``regret_hi``.
+- ``alpharank.parquet``: each strategy's alpha-Rank mass per rules arm: ``arm``, ``strategy``, ``mass``, ``alpha``,
+  ``population`` (empty with ``compositions = "one_deviant"``).
+- ``report.html``, ``summary.md``, ``charts/flow.png`` (``reports.metagame``).
 
 The empirical game: a seat playing strategy i at a table whose other N - 1 seats are drawn from a population mix x
 earns the per-seat win rate of i (``win_rate / seats``) in the composition (i + the others), averaged over the
-others' compositions with their multinomial probabilities under x. The equilibria are found with numpy and scipy
-(egttools has no build for this Python): support enumeration (for each set of strategies, the mixes on it where they
-all earn the same, by least squares from several starts; kept when no strategy earns more) plus the end points of
-the replicator dynamics from ``starts`` random mixes. ``stable``: small perturbations of the equilibrium (towards
-random mixes and every pure strategy) return to it under the replicator dynamics; ``basin``: the share of the random
+others' compositions with their multinomial probabilities under x. The equilibria are found with numpy (egttools
+has no build for this Python): support enumeration (for each set of strategies, the mixes on it where they all earn
+the same, by Newton's method from several starts; kept when no strategy earns more) plus the end points of the
+replicator dynamics from ``starts`` random mixes. ``stable``: small perturbations of the equilibrium (towards random
+mixes and every pure strategy) return to it under the replicator dynamics; ``basin``: the share of the random
 starting mixes that end at it; ``regret``: the most a strategy earns against the mix above the mix's own average
 (about 0 at an equilibrium). With ``compositions = "one_deviant"`` only the pure tables can be judged: each pure
 table is an equilibrium when no single deviant earns more than its seats, stable when every deviant earns less;
-``basin`` is then empty. The equilibria carry no interval yet.
+``basin`` is then empty.
+
+Intervals (``bootstrap``): each resample draws G of the G game indices with replacement, the same at every
+composition (they share their dice), recomputes the payoffs and re-finds the equilibrium nearest to each one (see
+``bootstrap``); ``lo`` / ``hi``: the 2.5 and 97.5 % points of each share, ``regret_lo`` / ``regret_hi``: of what the
+best deviant gains against the found mix in the resamples (its point estimate is about 0: a high ``regret_hi`` says
+the games cannot tell that mix from one a deviant beats).
+
+alpha-Rank (``alpharank``): single-population alpha-Rank (Omidshafiei et al. 2019) over the pure strategies, a
+population of 50 meeting at tables of N, at the selection intensity where the masses stop moving; at two seats it
+is OpenSpiel's ``alpharank.compute(..., use_local_selection_model=False)`` (the tests check it against OpenSpiel).
 """
 
 from __future__ import annotations
@@ -54,12 +69,15 @@ from . import runner, search, spec, tomlw
 from .spec import MAX_ARMS, MAX_SEED, Experiment, ExperimentError
 
 SECTION = "metagame"
-KEYS: dict[str, Any] = {"compositions": str, "starts": int, "seed": int}
+KEYS: dict[str, Any] = {"compositions": str, "starts": int, "seed": int, "bootstrap": int}
 MODES = ("all", "one_deviant")
 TABLES = "tables"
 PAYOFFS = "payoffs.parquet"
 EQUILIBRIA = "equilibria.parquet"
+ALPHARANK = "alpharank.parquet"
+POPULATION = 50  # alpha-Rank's population size m
 MAX_STARTS = 100_000
+MAX_BOOTSTRAP = 10_000
 # Not in a metagame file: its arms are the compositions, and every composition plays all its games.
 NOT_HERE = {
     "target_ci": "every composition plays all `games` games",
@@ -89,6 +107,7 @@ class MetagameSpec:
     compositions: str
     starts: int
     seed: int
+    bootstrap: int
 
     @property
     def name(self) -> str:
@@ -102,7 +121,8 @@ class MetagameSpec:
         return compositions(len(self.labels), self.exp.players, self.compositions)
 
     def section(self) -> dict[str, Any]:
-        return {"compositions": self.compositions, "starts": self.starts, "seed": self.seed}
+        keys = ("compositions", "starts", "seed", "bootstrap")
+        return {key: getattr(self, key) for key in keys}
 
     def resolved_toml(self) -> str:
         return tomlw.dumps({**self.exp.data, SECTION: self.section()})
@@ -155,7 +175,12 @@ def load(path: str | Path, **changes: Any) -> MetagameSpec:
         problems.append(f'{where}.compositions: expected "all" or "one_deviant", got {shown(mode)}')
         mode = "all"
     starts, seed = table.get("starts", 200), table.get("seed", exp.seed if exp is not None else 0)
-    for key, v, low, high in (("starts", starts, 1, MAX_STARTS), ("seed", seed, 0, MAX_SEED)):
+    boot = table.get("bootstrap", 200)
+    for key, v, low, high in (
+        ("starts", starts, 1, MAX_STARTS),
+        ("seed", seed, 0, MAX_SEED),
+        ("bootstrap", boot, 0, MAX_BOOTSTRAP),
+    ):
         if isinstance(v, int) and not isinstance(v, bool) and not low <= v <= high:
             problems.append(f"{where}.{key}: must be between {low} and {high:,}, got {shown(v)}")
     if exp is not None:
@@ -174,7 +199,7 @@ def load(path: str | Path, **changes: Any) -> MetagameSpec:
     if problems:
         raise ExperimentError(problems)
     assert exp is not None
-    return MetagameSpec(exp, mode, starts, seed)
+    return MetagameSpec(exp, mode, starts, seed, boot)
 
 
 # ------------------------------------------------------------------------------------------------------- run
@@ -188,9 +213,9 @@ def run(
     command: str = "",
     progress: Any = None,
     notify: Callable[[str], None] | None = None,
-    report: bool = False,  # a metagame has no report of its own yet
 ) -> dict[str, Any]:
-    """Play every table into ``run_dir/tables``, then write the payoffs and the equilibria."""
+    """Play every table into ``run_dir/tables``, then write the payoffs, the equilibria and the alpha-Rank masses
+    (the command line then writes the report, ``reports.metagame``)."""
     run_dir = Path(run_dir)
     notify = notify or runner._stderr
     runner.check_options(jobs, shard_size, "loky", None, resume, fresh)
@@ -210,6 +235,7 @@ def run(
             "arms": [arm.name for arm in ms.exp.arms],
             "starts": ms.starts,
             "starts_seed": ms.seed,
+            "bootstrap": ms.bootstrap,
             "seed": ms.exp.seed,
             "players": ms.exp.players,
             "games_per_table": ms.exp.games,
@@ -226,7 +252,9 @@ def run(
             runner.run(exp, run_dir / TABLES, resume=True, command=command, **play)
             payoffs = payoff_frame(ms, run_dir / TABLES)
             search.write_parquet(run_dir / PAYOFFS, payoffs)
-            search.write_parquet(run_dir / EQUILIBRIA, equilibria_frame(ms, payoffs))
+            winners = winner_matrix(ms, run_dir / TABLES)
+            search.write_parquet(run_dir / EQUILIBRIA, equilibria_frame(ms, payoffs, winners))
+            search.write_parquet(run_dir / ALPHARANK, alpharank_frame(ms, payoffs))
 
         def stopped() -> Exception:
             return search.shards_kept(run_dir / TABLES, command, len(exp.arms))
@@ -275,36 +303,116 @@ def payoff_frame(ms: MetagameSpec, tables_dir: Path) -> pl.DataFrame:
     ).select("arm", "composition", *ms.labels, "strategy", "seats", "win_rate", "lo", "hi", "mean_vp", "games")
 
 
-def equilibria_frame(ms: MetagameSpec, payoffs: pl.DataFrame) -> pl.DataFrame:
-    """Every rules arm's equilibria (see ``equilibria`` and ``pure_equilibria``), one row per strategy."""
+def winner_matrix(ms: MetagameSpec, tables_dir: Path) -> dict[str, np.ndarray]:
+    """Per rules arm: the index (in ``labels``) of the strategy that won each game of each composition ([C, G], in the
+    order of ``tables``; game g is the same dice at every composition; -1: not played)."""
+    games = pl.read_parquet(rf.frame_path(tables_dir, "games"), columns=["arm_index", "game", "winner_strategy"])
+    number = np.unique(games["game"].to_numpy())
+    tables = len(ms.tables())
+    win = np.full((len(ms.exp.arms) * tables, len(number)), -1, dtype=np.int64)
+    order = {s: i for i, s in enumerate(ms.labels)}
+    win[games["arm_index"].to_numpy(), np.searchsorted(number, games["game"].to_numpy())] = (
+        games["winner_strategy"].replace_strict(order, return_dtype=pl.Int64).to_numpy()
+    )
+    return {arm.name: win[a * tables : (a + 1) * tables] for a, arm in enumerate(ms.exp.arms)}
+
+
+def arm_payoff(payoffs: pl.DataFrame, labels: list[str], tables: list[tuple[int, ...]], arm: str) -> np.ndarray:
+    """The per-seat payoffs of a rules arm ([C, K] in the order of ``tables``; NaN: the strategy is not there)."""
+    index = {t: r for r, t in enumerate(tables)}
+    payoff = np.full((len(tables), len(labels)), np.nan)
+    for r in payoffs.filter(pl.col("arm") == arm).iter_rows(named=True):
+        payoff[index[tuple(r[s] for s in labels)], labels.index(r["strategy"])] = r["win_rate"] / r["seats"]
+    return payoff
+
+
+def equilibria_frame(
+    ms: MetagameSpec, payoffs: pl.DataFrame, winners: dict[str, np.ndarray] | None = None
+) -> pl.DataFrame:
+    """Every rules arm's equilibria (see ``equilibria`` and ``pure_equilibria``), one row per strategy, with
+    ``bootstrap`` intervals from the games' ``winners`` (``winner_matrix``; none without)."""
     rows = []
-    k = len(ms.labels)
-    for arm in ms.exp.arms:
-        part = payoffs.filter(pl.col("arm") == arm.name)
-        tables = ms.tables()
-        index = {t: r for r, t in enumerate(tables)}
-        payoff = np.full((len(tables), k), np.nan)
-        for r in part.iter_rows(named=True):
-            counts = tuple(r[s] for s in ms.labels)
-            payoff[index[counts], ms.labels.index(r["strategy"])] = r["win_rate"] / r["seats"]
-        counts = np.array(tables)
-        if ms.compositions == "all":
-            found = equilibria(counts, payoff, ms.exp.players, ms.starts, ms.seed)
-        else:
+    counts = np.array(ms.tables())
+    for a, arm in enumerate(ms.exp.arms):
+        payoff = arm_payoff(payoffs, ms.labels, ms.tables(), arm.name)
+        pure = ms.compositions != "all"
+        if pure:
             found = pure_equilibria(counts, payoff, ms.exp.players)
-        for e, eq in enumerate(found):
-            for s, share in zip(ms.labels, eq["shares"], strict=True):
-                rows.append({"arm": arm.name, "equilibrium": e, "strategy": s, "share": float(share), **eq["rest"]})
+        else:
+            found = equilibria(counts, payoff, ms.exp.players, ms.starts, ms.seed)
+        if winners is not None and ms.bootstrap and found:
+            bounds = bootstrap(counts, winners[arm.name], ms.exp.players, found, ms.bootstrap, (ms.seed, a), pure)
+        else:
+            bounds = [{"lo": [None] * len(ms.labels), "hi": [None] * len(ms.labels)} for _ in found]
+        for e, (eq, b) in enumerate(zip(found, bounds, strict=True)):
+            for i, s in enumerate(ms.labels):
+                row = {"arm": arm.name, "equilibrium": e, "strategy": s, "share": float(eq["shares"][i])}
+                rows.append({**row, "lo": b["lo"][i], "hi": b["hi"][i], **eq["rest"]} | _regret_bounds(b))
     schema = {
         "arm": pl.String,
         "equilibrium": pl.Int64,
         "strategy": pl.String,
         "share": pl.Float64,
+        "lo": pl.Float64,
+        "hi": pl.Float64,
         "stable": pl.Boolean,
         "basin": pl.Float64,
         "regret": pl.Float64,
+        "regret_lo": pl.Float64,
+        "regret_hi": pl.Float64,
     }
     return pl.DataFrame(rows, schema=schema)
+
+
+def _regret_bounds(b: dict[str, Any]) -> dict[str, Any]:
+    return {"regret_lo": b.get("regret_lo"), "regret_hi": b.get("regret_hi")}
+
+
+def alpharank_frame(ms: MetagameSpec, payoffs: pl.DataFrame) -> pl.DataFrame:
+    """Each strategy's alpha-Rank mass per rules arm (``alpharank``; only with every composition played)."""
+    rows = []
+    if ms.compositions == "all":
+        counts = np.array(ms.tables())
+        for arm in ms.exp.arms:
+            mass, alpha = alpharank(
+                counts, arm_payoff(payoffs, ms.labels, ms.tables(), arm.name), ms.exp.players, m=POPULATION
+            )
+            for s, v in zip(ms.labels, mass, strict=True):
+                rows.append(
+                    {"arm": arm.name, "strategy": s, "mass": float(v), "alpha": alpha, "population": POPULATION}
+                )
+    schema = {"arm": pl.String, "strategy": pl.String, "mass": pl.Float64, "alpha": pl.Float64, "population": pl.Int64}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def invasion_frame(payoffs: pl.DataFrame, labels: list[str], players: int) -> pl.DataFrame:
+    """Each strategy alone at a table of ``players - 1`` seats of another, per rules arm: ``arm``, ``invader``,
+    ``resident``, ``win_rate`` of the lone seat with ``lo``, ``hi`` (95 %), ``fair`` (1 / players) and ``verdict``:
+    ``invades`` (the whole interval above the fair share), ``repelled`` (below it) or ``even``."""
+    lone = payoffs.filter(pl.col("seats") == 1)
+    resident = pl.coalesce(
+        [pl.when((pl.col(s) == players - 1) & (pl.col("strategy") != s)).then(pl.lit(s)) for s in labels]
+    )
+    fair = 1.0 / players
+    return (
+        lone.with_columns(resident.alias("resident"))
+        .filter(pl.col("resident").is_not_null())
+        .select(
+            "arm",
+            pl.col("strategy").alias("invader"),
+            "resident",
+            "win_rate",
+            "lo",
+            "hi",
+            pl.lit(fair).alias("fair"),
+            pl.when(pl.col("lo") > fair)
+            .then(pl.lit("invades"))
+            .when(pl.col("hi") < fair)
+            .then(pl.lit("repelled"))
+            .otherwise(pl.lit("even"))
+            .alias("verdict"),
+        )
+    )
 
 
 # ------------------------------------------------------------------------------------------------ the game
@@ -318,20 +426,20 @@ class Game:
         index = {tuple(c): r for r, c in enumerate(counts)}
         self.others = np.array(compositions(self.k, players - 1))  # [M, K]: the other seats
         self.coef = np.array([math.factorial(players - 1) / math.prod(map(math.factorial, m)) for m in self.others])
-        self.table = np.empty((len(self.others), self.k))
-        for m, others in enumerate(self.others):
-            for i in range(self.k):
-                c = tuple(others + np.eye(self.k, dtype=np.int64)[i])
-                self.table[m, i] = payoff[index[c], i]
+        rows = [[index[tuple(o + np.eye(self.k, dtype=np.int64)[i])] for i in range(self.k)] for o in self.others]
+        # [M, K], or [B, M, K] for a batch of B games (one mix of ``fitness`` per game)
+        self.table = np.asarray(payoff)[..., np.array(rows), np.arange(self.k)]
         if np.isnan(self.table).any():
             raise ValueError("a composition's payoff is missing")
         self.scale = float(np.ptp(self.table)) or 1.0
 
     def fitness(self, x: np.ndarray) -> np.ndarray:
-        """Each strategy's expected payoff against the mixes ``x`` ([S, K] -> [S, K])."""
+        """Each strategy's expected payoff against the mixes ``x`` ([S, K] -> [S, K]; a batch: mix s in game s)."""
         x = np.atleast_2d(x)
-        probs = self.coef * np.prod(x[:, None, :] ** self.others[None], axis=2)
-        return probs @ self.table
+        # the multinomial probability of each composition of the other seats (log space: one matrix product; an
+        # absent strategy's log share is so low that any seat of it gives a probability of 0)
+        probs = self.coef * np.exp(np.log(np.maximum(x, 1e-300)) @ self.others.T)
+        return probs @ self.table if self.table.ndim == 2 else np.einsum("sm,smk->sk", probs, self.table)
 
     def regret(self, x: np.ndarray) -> float:
         f = self.fitness(x)[0]
@@ -357,31 +465,42 @@ def _snap(x: np.ndarray) -> np.ndarray:
 
 
 def _support_candidates(game: Game, rng: np.random.Generator) -> list[np.ndarray]:
-    """Mixes on every support where its strategies all earn the same (least squares from several starts)."""
-    from scipy.optimize import least_squares
-
+    """Mixes on every support where its strategies all earn the same (Newton's method from several starts)."""
     k = game.k
     out = [np.eye(k)[i] for i in range(k)]
     for size in range(2, k + 1):
         for support in itertools.combinations(range(k), size):
-            idx = list(support)
+            starts = np.zeros((9, k))
+            starts[:, list(support)] = np.vstack([np.full(size, 1.0 / size), rng.dirichlet(np.ones(size), 8)])
+            out += [x for x in _support_solve(game, starts) if np.isfinite(x).all() and x[list(support)].min() > 1e-6]
+    return out
 
-            def mix(y: np.ndarray, idx: list[int] = idx) -> np.ndarray:
-                x = np.zeros(k)
-                x[idx[:-1]] = y
-                x[idx[-1]] = 1.0 - y.sum()
-                return x
 
-            def residual(y: np.ndarray, idx: list[int] = idx, mix: Callable = mix) -> np.ndarray:
-                f = game.fitness(mix(y))[0][idx]
-                return np.append((f[1:] - f[0]) / game.scale, min(0.0, 1.0 - y.sum()))
+def _support_solve(game: Game, x: np.ndarray, steps: int = 60) -> np.ndarray:
+    """Newton's method on the support of the mixes ``x`` ([S, K], one support): from each, the mix there at which
+    the support's strategies all earn the same (in game s of a batch for row s); NaN rows where it fails (no such mix
+    inside the simplex)."""
+    idx = np.flatnonzero(x[0] > 0)
+    y = x[:, idx[:-1]].copy()
 
-            starts = np.vstack([np.full(size, 1.0 / size), rng.dirichlet(np.ones(size), 8)])
-            for s in starts:
-                fit = least_squares(residual, s[:-1], bounds=(0.0, 1.0), xtol=1e-14, ftol=1e-14, gtol=1e-14)
-                x = mix(fit.x)
-                if np.abs(fit.fun).max() < 1e-9 and x[idx].min() > 1e-6:
-                    out.append(x)
+    def mix(y: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(y), game.k))
+        out[:, idx[:-1]], out[:, idx[-1]] = y, 1.0 - y.sum(axis=1)
+        return out
+
+    def residual(y: np.ndarray) -> np.ndarray:
+        f = game.fitness(np.clip(mix(y), 0.0, None))[:, idx]
+        return (f[:, 1:] - f[:, :1]) / game.scale
+
+    h = 1e-7
+    for _ in range(steps if len(idx) > 1 else 0):
+        r = residual(y)
+        jac = np.stack([(residual(y + h * np.eye(len(idx) - 1)[j]) - r) / h for j in range(len(idx) - 1)], axis=2)
+        step = np.einsum("bij,bj->bi", np.linalg.pinv(np.nan_to_num(jac)), np.nan_to_num(r))
+        y = np.clip(np.nan_to_num(y - step, nan=2.0), -1.0, 2.0)  # a diverging row ends outside the simplex
+    out = mix(y)
+    bad = (np.abs(residual(y)).max(axis=1, initial=0.0) > 1e-9) | (out.min(axis=1) < -1e-9)
+    out[bad] = np.nan
     return out
 
 
@@ -411,21 +530,151 @@ def equilibria(
     return sorted(out, key=lambda e: (-e["rest"]["basin"], not e["rest"]["stable"]))
 
 
+def _deviant_gains(counts: np.ndarray, payoff: np.ndarray, players: int, i: int) -> np.ndarray:
+    """What a single deviant seat of each other strategy earns at the pure table of i minus a seat there ([..., K-1]
+    for payoffs [..., C, K])."""
+    k = counts.shape[1]
+    index = {tuple(c): r for r, c in enumerate(np.asarray(counts))}
+    pure, one = np.eye(k, dtype=np.int64)[i] * players, np.eye(k, dtype=np.int64)
+    others = [j for j in range(k) if j != i]
+    rows = [index[tuple(pure - one[i] + one[j])] for j in others]
+    return payoff[..., rows, others] - payoff[..., [index[tuple(pure)]], i]
+
+
 def pure_equilibria(counts: np.ndarray, payoff: np.ndarray, players: int) -> list[dict[str, Any]]:
     """The pure tables no single deviant gains at (only those can be judged from the pure and one-deviant tables):
     regret = the best deviant's per-seat payoff minus the table's; stable when every deviant earns less."""
     k = counts.shape[1]
-    index = {tuple(c): r for r, c in enumerate(np.asarray(counts))}
     out = []
     for i in range(k):
-        pure = np.eye(k, dtype=np.int64)[i] * players
-        own = payoff[index[tuple(pure)], i]
-        gains = [
-            payoff[index[tuple(pure - np.eye(k, dtype=np.int64)[i] + np.eye(k, dtype=np.int64)[j])], j] - own
-            for j in range(k)
-            if j != i
-        ]
-        if max(gains) < TOL:
-            rest = {"stable": max(gains) < -TOL, "basin": None, "regret": max(0.0, max(gains))}
+        gain = float(_deviant_gains(counts, payoff, players, i).max())
+        if gain < TOL:
+            rest = {"stable": gain < -TOL, "basin": None, "regret": max(0.0, gain)}
             out.append({"shares": np.eye(k)[i], "rest": rest})
     return out
+
+
+# ------------------------------------------------------------------------------------------ intervals
+def seat_payoffs(counts: np.ndarray, winners: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """Per-seat win rates ([C, K], NaN where a strategy is absent) from each composition's winners (``winners[c, g]``:
+    the strategy index that won game g, -1: not played); ``weights`` ([B, G]: how often each game is drawn) give B
+    resampled tables at once ([B, C, K])."""
+    counts = np.asarray(counts)
+    w = np.ones((1, winners.shape[1])) if weights is None else weights
+    won = (winners[..., None] == np.arange(counts.shape[1])).astype(float)  # [C, G, K]
+    wins = np.einsum("bg,cgk->bck", w, won)
+    played = np.einsum("bg,cg->bc", w, (winners >= 0).astype(float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rates = wins / played[..., None] / np.where(counts > 0, counts, np.nan)
+    return rates[0] if weights is None else rates
+
+
+def bootstrap(
+    counts: np.ndarray,
+    winners: np.ndarray,
+    players: int,
+    found: list[dict[str, Any]],
+    reps: int,
+    seed: int | tuple[int, ...],
+    pure_only: bool = False,
+) -> list[dict[str, Any]]:
+    """95 % intervals of each equilibrium of ``found`` by resampling the games: every resample draws G of the G game
+    indices with replacement, the same ones at every composition (which all play the same dice), and recomputes the
+    payoffs. There the equilibrium nearest to each found one is re-found: a stable one by the replicator dynamics from
+    it (nudged 1 % towards the uniform mix, so that its support may change), an unstable one by Newton's method on its
+    support (a resample without it there counts for no share), a pure table of ``pure_only`` is itself. Each:
+    ``lo``, ``hi`` (per strategy) and ``regret_lo``, ``regret_hi``: what the best deviant gains against the found mix
+    in the resamples."""
+    rng = np.random.default_rng(seed)
+    g = winners.shape[1]
+    payoff = seat_payoffs(counts, winners, rng.multinomial(g, np.full(g, 1.0 / g), size=reps).astype(float))
+    k = counts.shape[1]
+    out = []
+    if pure_only:
+        for eq in found:
+            regret = np.maximum(0.0, _deviant_gains(counts, payoff, players, int(np.argmax(eq["shares"]))).max(axis=1))
+            out.append(_bounds(np.tile(eq["shares"], (reps, 1)), regret))
+        return out
+    game = Game(counts, payoff, players)
+    for eq in found:
+        x = np.tile(eq["shares"], (reps, 1))
+        f = game.fitness(x)
+        regret = f.max(axis=1) - (x * f).sum(axis=1)
+        if eq["rest"]["stable"]:
+            mix = _snap(game.replicate(0.99 * x + 0.01 / k))
+        else:
+            mix = _support_solve(game, x)
+        out.append(_bounds(mix, regret))
+    return out
+
+
+def _bounds(mix: np.ndarray, regret: np.ndarray) -> dict[str, Any]:
+    ok = np.isfinite(mix).all(axis=1)
+    lo, hi = np.percentile(mix[ok], [2.5, 97.5], axis=0) if ok.any() else np.full((2, mix.shape[1]), np.nan)
+    return {
+        "lo": lo,
+        "hi": hi,
+        "regret_lo": float(np.percentile(regret, 2.5)),
+        "regret_hi": float(np.percentile(regret, 97.5)),
+    }
+
+
+# ------------------------------------------------------------------------------------------------ alpha-Rank
+def alpharank(
+    counts: np.ndarray, payoff: np.ndarray, players: int, alpha: float | None = None, m: int = 50
+) -> tuple[np.ndarray, float]:
+    """Single-population alpha-Rank (Omidshafiei et al. 2019) of the symmetric game: a population of ``m`` players
+    that all play one strategy; a mutant strategy r appears (each other one equally likely) and takes over with the
+    fixation probability of the Moran process under Fermi selection of intensity ``alpha``, where a player's fitness
+    is its expected payoff at a table whose other ``players - 1`` seats are drawn from the rest of the population.
+    The mass of each strategy is the stationary distribution of that Markov chain over the monomorphic populations.
+    ``alpha=None`` sweeps alpha over 1, 10^0.5, ... 10^8 and stops where the masses move less than 1e-4 (the
+    large-alpha limit the ranking is read in). Returns (masses, alpha)."""
+    gaps = _fitness_gaps(counts, payoff, players, m)
+    if alpha is not None:
+        return _alpharank_at(gaps, alpha), alpha
+    last = None
+    for a in 10.0 ** np.arange(0.0, 8.01, 0.5):
+        pi = _alpharank_at(gaps, a)
+        if last is not None and np.abs(pi - last).max() < 1e-4:
+            break
+        last = pi
+    return pi, float(a)
+
+
+def _fitness_gaps(counts: np.ndarray, payoff: np.ndarray, players: int, m: int) -> np.ndarray:
+    """``gaps[s, r, p - 1]``: what a player of r earns minus what a player of s earns when p of the m players play r
+    and the others s."""
+    from scipy.stats import hypergeom
+
+    k = counts.shape[1]
+    index = {tuple(c): r for r, c in enumerate(np.asarray(counts))}
+    p = np.arange(1, m)  # mutants r in the population
+    j = np.arange(players)  # r players among the other seats
+    # the other seats of an r player: from p - 1 r and m - p s; of an s player: from p r and m - p - 1 s
+    of_r = hypergeom.pmf(j[None], m - 1, p[:, None] - 1, players - 1)
+    of_s = hypergeom.pmf(j[None], m - 1, p[:, None], players - 1)
+    gaps = np.zeros((k, k, m - 1))
+    one = np.eye(k, dtype=np.int64)
+    for s, r in itertools.permutations(range(k), 2):
+        # the table with n seats of r and the others of s, for n = 0 .. players
+        rows = [index[tuple(n * one[r] + (players - n) * one[s])] for n in range(players + 1)]
+        gaps[s, r] = of_r @ payoff[rows[1:], r] - of_s @ payoff[rows[:-1], s]
+    return gaps
+
+
+def _alpharank_at(gaps: np.ndarray, alpha: float) -> np.ndarray:
+    """The stationary distribution of the chain at selection intensity ``alpha`` (fixation probabilities of the
+    Moran process with Fermi selection, in log space so that a large alpha does not overflow)."""
+    from scipy.special import logsumexp
+
+    k = len(gaps)
+    steps = np.cumsum(-alpha * gaps, axis=2)
+    rho = np.exp(-logsumexp(np.concatenate([np.zeros((k, k, 1)), steps], axis=2), axis=2))
+    chain = rho / (k - 1)
+    chain[np.diag_indices(k)] = 0.0
+    chain[np.diag_indices(k)] = 1.0 - chain.sum(axis=1)
+    a = np.vstack([chain.T - np.eye(k), np.ones(k)])
+    pi = np.linalg.lstsq(a, np.append(np.zeros(k), 1.0), rcond=None)[0]
+    pi = np.clip(pi, 0.0, None)
+    return pi / pi.sum()

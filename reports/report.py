@@ -39,7 +39,11 @@ CHARTS_DIR = "charts"
 def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
     """Write RUN_DIR/charts/*.png, RUN_DIR/report.html (self-contained, opening on its verdict), RUN_DIR/summary.md and
     RUN_DIR/comparisons.parquet (every arm against ``reference``, an arm name: default run.json's reference, else
-    the first arm); return the report's path."""
+    the first arm); return the report's path. A metagame folder gets its own report (``reports.metagame``)."""
+    from .metagame import is_metagame, write_metagame_report
+
+    if is_metagame(run_dir):
+        return write_metagame_report(run_dir)
     run = Run.open(run_dir)
     check_frames(run)
     if reference is not None and run.arms:

@@ -1,8 +1,10 @@
 """eastindia metagame: the equilibria of a hand-built coordination game (two pure stable tables, one mixed unstable
-one, with their basins), a real metagame of ``balanced`` against ``random`` (all-balanced is the only stable table),
+one, with their basins) and their bootstrap intervals, alpha-Rank's known values (and OpenSpiel's), the invasion
+table, a real metagame of ``balanced`` against ``random`` (all-balanced is the only stable table) and its report,
 a composition's win rates add up to 1 and equal a direct run of that table, --resume and --jobs give byte-identical
 files, and bad [metagame] input is one line, exit 2."""
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +14,7 @@ from helpers import CtrlCAfter
 
 from experiments import cli, metagame, runner, search, spec
 from experiments import runfolder as rf
+from reports.metagame import write_metagame_report
 
 FILE = """name = "mg"
 players = 4
@@ -40,6 +43,7 @@ def played(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("metagame")
     ms = metagame.load(write(tmp, FILE))
     metagame.run(ms, tmp / "out", jobs=1, notify=quiet)
+    write_metagame_report(tmp / "out")  # as the command does after the study
     return ms, tmp / "out"
 
 
@@ -61,6 +65,97 @@ def test_a_coordination_game_has_two_stable_pure_tables_and_one_unstable_mix():
     assert b["rest"]["basin"] == pytest.approx(5 / 13, abs=0.025)
     assert mixed["rest"]["basin"] == 0.0
     assert all(e["rest"]["regret"] < 1e-9 for e in found)
+
+
+COORDINATION = np.array([[1.0, 0.0], [0.8, 0.2], [0.25, 0.75], [0.0, 1.0]])  # the game above: each strategy's win rate
+
+
+def coordination_winners(games: int, seed: int) -> np.ndarray:
+    """Who won each of ``games`` games at each table of the coordination game (drawn at its win rates)."""
+    rng = np.random.default_rng(seed)
+    return np.array([rng.choice(2, size=games, p=p) for p in COORDINATION])
+
+
+def test_bootstrap_intervals_contain_the_estimate_and_shrink_with_more_games():
+    counts = np.array(metagame.compositions(2, 3))
+    widths = []
+    for games in (300, 3000):
+        winners = coordination_winners(games, 5)
+        payoff = metagame.seat_payoffs(counts, winners)
+        assert payoff[1].tolist() == pytest.approx([(winners[1] == 0).mean() / 2, (winners[1] == 1).mean()])
+        found = metagame.equilibria(counts, payoff, 3, starts=200, seed=2)
+        assert [e["rest"]["stable"] for e in found] == [True, True, False]
+        bounds = metagame.bootstrap(counts, winners, 3, found, reps=300, seed=7)
+        for eq, b in zip(found, bounds, strict=True):
+            assert (b["lo"] <= eq["shares"] + 1e-12).all() and (eq["shares"] <= b["hi"] + 1e-12).all()
+            assert b["regret_lo"] >= 0 and b["regret_hi"] >= eq["rest"]["regret"]
+        assert bounds[0]["lo"].tolist() == bounds[0]["hi"].tolist() == [1.0, 0.0]  # a strict pure table stays put
+        mixed = bounds[2]
+        assert mixed["regret_hi"] > 0  # the mix's indifference is a knife edge: resamples break it
+        widths.append(mixed["hi"][0] - mixed["lo"][0])
+    assert 0 < widths[1] < widths[0] / 2  # ten times the games: about a third of the width
+    again = metagame.bootstrap(counts, winners, 3, found, reps=300, seed=7)
+    assert [b["lo"].tolist() for b in again] == [b["lo"].tolist() for b in bounds]  # a fixed seed, fixed intervals
+
+
+def two_player(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The compositions and per-seat payoffs of the symmetric two-player game whose row player earns ``matrix``."""
+    k = len(matrix)
+    counts = np.array(metagame.compositions(k, 2))
+    payoff = np.full((len(counts), k), np.nan)
+    for c, seats in enumerate(counts):
+        i, j = np.repeat(np.arange(k), seats)
+        payoff[c, i], payoff[c, j] = matrix[i, j], matrix[j, i]
+    return counts, payoff
+
+
+def test_alpha_rank_known_values():
+    """Rock-paper-scissors: uniform; a dominant strategy: all the mass; two strategies, two players, a population of
+    2: the chain's balance pi_A rho(B invades A) = pi_B rho(A invades B) with rho(r invades s) = 1 / (1 + exp(-alpha
+    (u(r, s) - u(s, r)))) gives pi_A / pi_B = exp(alpha (u(A, B) - u(B, A)))."""
+    rps = np.array([[0.0, -1, 1], [1, 0, -1], [-1, 1, 0]])
+    mass, _ = metagame.alpharank(*two_player(rps), 2)
+    assert mass == pytest.approx([1 / 3] * 3, abs=1e-9)
+    dominant = np.array([[0.5, 0.6, 0.7], [0.4, 0.5, 0.6], [0.3, 0.4, 0.5]])
+    mass, alpha = metagame.alpharank(*two_player(dominant), 2)
+    assert mass[0] > 0.999 and alpha >= 10
+    pair = np.array([[0.5, 0.3], [0.2, 0.4]])  # u(A, B) - u(B, A) = 0.1
+    mass, alpha = metagame.alpharank(*two_player(pair), 2, alpha=10.0, m=2)
+    assert alpha == 10.0 and mass[0] == pytest.approx(np.e / (1 + np.e), abs=1e-12)
+    counts = np.array(metagame.compositions(2, 3))
+    mass, _ = metagame.alpharank(counts, np.array([[1 / 3, np.nan], [0.4, 0.2], [0.25, 0.375], [np.nan, 1 / 3]]), 3)
+    assert mass.sum() == pytest.approx(1.0) and mass.min() >= 0
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # OpenSpiel's exp(-alpha u) at a large alpha
+def test_alpha_rank_agrees_with_openspiel():
+    """Our N-player alpha-Rank at two players is OpenSpiel's single-population alpha-Rank (global selection)."""
+    from open_spiel.python.egt import alpharank as openspiel
+
+    matrix = np.random.default_rng(0).random((4, 4))
+    for alpha, m in ((0.5, 20), (5.0, 20), (50.0, 50)):
+        mass, _ = metagame.alpharank(*two_player(matrix), 2, alpha=alpha, m=m)
+        pi = openspiel.compute([matrix], alpha=alpha, m=m, use_local_selection_model=False)[2]
+        assert mass == pytest.approx(pi, abs=1e-9)
+
+
+def test_the_invasion_table_from_a_hand_built_payoff_table():
+    """Three seats: a lone B at a table of two A wins 20 % (the fair share is a third: repelled), a lone A at a table
+    of two B 40 % (invades, its interval above a third), and the pure tables are not invasions."""
+    rows = [("A×3", 3, 0, "A", 3, 1.0), ("A×2+B×1", 2, 1, "A", 2, 0.8), ("A×2+B×1", 2, 1, "B", 1, 0.2),
+            ("A×1+B×2", 1, 2, "A", 1, 0.4), ("A×1+B×2", 1, 2, "B", 2, 0.6), ("B×3", 0, 3, "B", 3, 1.0)]  # fmt: skip
+    pay = pl.DataFrame(
+        [
+            {"arm": "x", "composition": c, "A": a, "B": b, "strategy": s, "seats": n, "win_rate": w,
+             "lo": w - 0.03, "hi": w + 0.03}
+            for c, a, b, s, n, w in rows
+        ]
+    )  # fmt: skip
+    inv = metagame.invasion_frame(pay, ["A", "B"], 3).sort("invader")
+    assert inv["invader"].to_list() == ["A", "B"] and inv["resident"].to_list() == ["B", "A"]
+    assert inv["win_rate"].to_list() == [0.4, 0.2]
+    assert inv["fair"].to_list() == pytest.approx([1 / 3] * 2)
+    assert inv["verdict"].to_list() == ["invades", "repelled"]
 
 
 def test_only_pure_tables_are_judged_from_one_deviant_tables():
@@ -101,6 +196,39 @@ def test_balanced_against_random_has_one_stable_table_all_balanced(played):
     assert stable["basin"][0] >= 0.95 and stable["regret"][0] < 1e-6
 
 
+def test_the_equilibria_carry_bootstrap_intervals_and_alpha_rank_masses(played):
+    _, out = played
+    eq = pl.read_parquet(out / metagame.EQUILIBRIA).filter(pl.col("stable"))
+    assert (eq["lo"] <= eq["share"]).all() and (eq["share"] <= eq["hi"]).all()
+    assert eq["regret_hi"].is_not_null().all()
+    alpha = pl.read_parquet(out / metagame.ALPHARANK)
+    assert alpha["strategy"].to_list() == ["balanced", "random"]
+    assert alpha["mass"].sum() == pytest.approx(1.0) and alpha["mass"][0] > 0.99
+
+
+def test_a_metagame_writes_its_report_and_eastindia_report_rewrites_it(played, capsys):
+    _, out = played
+    page = (out / "report.html").read_text()
+    assert "Metagame: what experienced tables converge on" in page
+    assert "Experienced tables converge on all-balanced (basin 100 %)" in page
+    assert "Invasion: one seat against the rest" in page and 'id="chart-flow"' in page
+    assert (out / "charts" / "flow.png").stat().st_size > 1000
+    (out / "report.html").unlink()
+    assert cli.main(["report", str(out)]) == 0
+    assert capsys.readouterr().out.strip() == f"report: {out / 'report.html'}"
+    assert "α-Rank mass per strategy" in (out / "report.html").read_text()
+
+
+def test_report_on_a_metagame_folder_without_its_equilibria_is_one_line_exit_2(played, tmp_path, capsys):
+    _, out = played
+    damaged = tmp_path / "damaged"
+    shutil.copytree(out, damaged, ignore=shutil.ignore_patterns(metagame.TABLES, metagame.EQUILIBRIA))
+    assert cli.main(["report", str(damaged)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"eastindia: error: {damaged}: the metagame's results are unreadable: ")
+    assert "equilibria.parquet" in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
 def test_a_composition_agrees_with_a_direct_run_of_that_table(played, tmp_path):
     """3 balanced + 1 random, rotated, on the same seed and games: the very same games as `eastindia run`."""
     _, out = played
@@ -126,7 +254,7 @@ def test_resume_and_jobs_give_byte_identical_files(played, tmp_path):
     with pytest.raises(runner.RunError, match="pass --resume"):
         metagame.run(ms, tmp_path / "out", jobs=1, notify=quiet)
     metagame.run(ms, tmp_path / "out", jobs=2, resume=True, notify=quiet)
-    for name in (metagame.PAYOFFS, metagame.EQUILIBRIA):
+    for name in (metagame.PAYOFFS, metagame.EQUILIBRIA, metagame.ALPHARANK):
         assert (tmp_path / "out" / name).read_bytes() == (whole / name).read_bytes()
 
 
@@ -135,6 +263,7 @@ def test_resume_and_jobs_give_byte_identical_files(played, tmp_path):
     [
         (("starts = 100", 'compositions = "some"'), 'metagame.compositions: expected "all" or "one_deviant"'),
         (("starts = 100", "starts = 0"), "metagame.starts: must be between 1"),
+        (("starts = 100", "bootstrap = -1"), "metagame.bootstrap: must be between 0 and 10,000, got -1"),
         (("starts = 100", "colour = 1"), "metagame.colour: unknown key"),
         (('["balanced", "random"]', '["balanced"]'), "strategies: a metagame needs two strategies or more"),
         (('["balanced", "random"]', '["random", "random"]'), "strategies: each strategy once"),
