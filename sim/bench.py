@@ -30,7 +30,7 @@ from collections import defaultdict  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from . import engine  # noqa: E402
+from . import engine, kernels  # noqa: E402
 from .agents import Agents  # noqa: E402
 from .engine import play_batch, resolve_strategies, strategy_registry  # noqa: E402
 from .rules import Rules  # noqa: E402
@@ -153,8 +153,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if len(seats) == 1:
         seats = resolve_strategies(rules, seats[0])
-    warm = np.arange(8, dtype=np.int64)
-    play_batch(rules, seats, args.seed, warm, seating(rules, len(seats), warm))  # warm up imports and caches
+    warm, min_games = np.arange(64, dtype=np.int64), kernels.MIN_GAMES
+    kernels.MIN_GAMES = 0  # warm up imports, caches and the compiled kernels (loaded once per process)
+    play_batch(rules, seats, args.seed, warm, seating(rules, len(seats), warm))
+    kernels.MIN_GAMES = min_games
     mix = " ".join(args.strategy)
     print(f"{args.players} players, strategy {mix!r}, median of {args.repeats} runs, one core")
     print(f"{'batch':>6} {'games/run':>9} {'games/CPU-s':>11} {'games/s':>10} {'speed-up':>9} {'peak MiB':>9}")

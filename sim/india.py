@@ -79,7 +79,7 @@ def cascade(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) ->
     if mode == "none" or rows.size == 0:
         return
     d = rules.d
-    if kernels.ENABLED:
+    if kernels.use(state.n_games):
         _cascade_kernel(
             state.order_open, state.tally, rows.astype(np.int64), region.astype(np.int64), d.cross_links,
             d.cross_count, d.order_region, d.order_in_region, TALLY["orders_closed"], mode == "chain",

@@ -5,6 +5,11 @@ machine code is cached beside the source, so later processes only load it) and c
 would run. The numpy version stays the readable statement of the rule and the oracle: the tests play the same
 games both ways and compare the frames byte for byte. ``ENABLED`` picks the path at call time; the environment
 variable ``EASTINDIA_KERNELS=0`` turns the kernels off (the numpy reference only), as does a missing numba.
+
+A process pays about half a CPU-second once, when its first kernel loads (importing numba and its machine code from
+the cache; compiling when nothing is cached costs about a second more). That is won back over many games, not over
+a few: the kernels run in batches of at least ``MIN_GAMES`` games, the numpy reference in smaller ones (a game is
+the same either way), so a short run, a batch of 1 or a test never loads numba.
 """
 
 from __future__ import annotations
@@ -14,6 +19,12 @@ import os
 from collections.abc import Callable
 
 ENABLED = os.environ.get("EASTINDIA_KERNELS", "1") != "0" and importlib.util.find_spec("numba") is not None
+MIN_GAMES = 1024
+
+
+def use(n_games: int) -> bool:
+    """Whether a batch of ``n_games`` games runs the kernels."""
+    return ENABLED and n_games >= MIN_GAMES
 
 
 def kernel(fn: Callable) -> Callable:

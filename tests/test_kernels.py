@@ -1,8 +1,9 @@
 """The compiled kernels (``sim.kernels``) play byte-identical games to the numpy reference they replace.
 
-The reference is the same code with ``sim.kernels.ENABLED`` off: every frame of a run is hashed both ways, for one
-strategy, the archetype mix, ``random``, 4/5/6 players, firms forced open, and batches of 1, 37 and 4,096. Each
-kernel is also compared with its numpy version directly on thousands of random positions.
+The reference is the same code with ``sim.kernels.ENABLED`` off (the kernels run here at any batch size): every
+frame of a run is hashed both ways, for one strategy, the archetype mix, ``random``, 4/5/6 players, firms forced
+open, and batches of 1, 37 and 4,096. Each kernel is also compared with its numpy version directly on thousands of
+random positions.
 """
 
 import hashlib
@@ -38,6 +39,11 @@ def frames_digest(res: sim.Results) -> str:
     return h.hexdigest()
 
 
+@pytest.fixture(autouse=True)
+def kernels_at_any_batch(monkeypatch):
+    monkeypatch.setattr(kernels, "MIN_GAMES", 0)
+
+
 def play_both(monkeypatch, players, strategies, games, batch, overrides):
     rules = Rules.default(players).with_overrides(overrides) if overrides else Rules.default(players)
     digests = []
@@ -52,6 +58,14 @@ def test_kernels_play_the_frames_of_the_numpy_reference(monkeypatch, name):
     reference, compiled = play_both(monkeypatch, *RUNS[name])
     print(name, reference)
     assert compiled == reference
+
+
+def test_small_batches_play_without_the_kernels(monkeypatch):
+    """Below ``MIN_GAMES`` games a batch runs the numpy reference (numba's load is not worth it there)."""
+    monkeypatch.setattr(kernels, "MIN_GAMES", 1024)
+    assert kernels.use(1024) and not kernels.use(1023)
+    monkeypatch.setattr(kernels, "ENABLED", False)
+    assert not kernels.use(4096)
 
 
 @pytest.mark.parametrize("mode", ["chain", "step"])
