@@ -153,8 +153,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if len(seats) == 1:
         seats = resolve_strategies(rules, seats[0])
-    warm, min_games = np.arange(64, dtype=np.int64), kernels.MIN_GAMES
-    kernels.MIN_GAMES = 0  # warm up imports, caches and the compiled kernels (loaded once per process)
+    # warm up imports and caches, and the compiled kernels (loaded once per process) when a batch will run them
+    min_games, loads = kernels.MIN_GAMES, max(args.sizes) >= kernels.MIN_GAMES
+    warm = np.arange(64 if loads else 8, dtype=np.int64)
+    kernels.MIN_GAMES = 0 if loads else min_games
     play_batch(rules, seats, args.seed, warm, seating(rules, len(seats), warm))
     kernels.MIN_GAMES = min_games
     mix = " ".join(args.strategy)

@@ -7,6 +7,8 @@ random positions.
 """
 
 import hashlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -88,3 +90,19 @@ def test_cascade_kernel_closes_what_the_numpy_cascade_closes(monkeypatch, mode):
     (ref_open, ref_tally), (k_open, k_tally) = after
     assert not np.array_equal(ref_open, state.order_open)  # the cascades closed something
     assert np.array_equal(k_open, ref_open) and np.array_equal(k_tally, ref_tally)
+
+
+def test_the_bench_reports_cpu_seconds_and_a_profile_per_phase_and_decision():
+    cmd = [sys.executable, "-m", "sim.bench", "--sizes", "2", "--repeats", "1", "--min-games", "2", "--profile"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.splitlines()[1].split()[:4] == ["batch", "games/run", "games/CPU-s", "games/s"]
+    assert "profile of one batch of 2:" in out
+    phases = dict(
+        line.split()[:2] for line in out.split("phase (decisions included)")[1].split("\n\n")[0].splitlines()[1:]
+    )
+    assert {"setup", "family_actions", "india", "end_game"} <= set(phases) and float(phases["family_actions"]) > 0
+    asks = [line.split() for line in out.split("decision  ")[1].splitlines()[1:]]
+    family = next(row for row in asks if row[0] == "family_action")
+    assert float(family[1]) >= float(family[4]) > 0  # the whole ask includes the strategy's method
