@@ -1,24 +1,39 @@
 """Benchmark: ``python -m sim.bench`` plays 5-player games at batch sizes 1, 64, 1024 and 4096 on one core and
-prints games/s (median of the repeats), the per-game speed-up over batch 1, and the peak memory of a batch.
+prints games per CPU-second and per wall-second (median of the repeats), the per-game speed-up over batch 1, and the
+peak memory of a batch.
+
+CPU time is the process's own (``time.process_time``): on a machine shared with other work it is the figure to
+compare, wall time is shown beside it. The engine runs single-threaded here (compiled kernels and BLAS on one
+thread), so CPU time is the work of one core.
 
 ``--strategy NAME`` seats one strategy everywhere (default ``balanced``); several names seat a mix rotated over the
 seats as experiments do (game i seats names[(s + i) % k] in seat s): ``--strategy bid_low buy_shares run_firm
-go_military balanced``. Speed is measured here, never asserted in a unit test.
+go_military balanced``. ``--profile`` plays one more batch of the largest size and prints where its CPU time went:
+per phase (decisions included) and per decision (the whole ask, and the strategy's method alone). Speed is
+measured here, never asserted in a unit test.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
-import statistics
-import sys
-import time
-import tracemalloc
 
-import numpy as np
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # before numpy or numba start their thread pools (a no-op once they have)
 
-from .engine import play_batch, resolve_strategies, strategy_registry
-from .rules import Rules
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import tracemalloc  # noqa: E402
+from collections import defaultdict  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from . import engine, kernels  # noqa: E402
+from .agents import Agents  # noqa: E402
+from .engine import play_batch, resolve_strategies, strategy_registry  # noqa: E402
+from .rules import Rules  # noqa: E402
 
 
 def seating(rules: Rules, k: int, ids: np.ndarray) -> np.ndarray:
@@ -27,12 +42,13 @@ def seating(rules: Rules, k: int, ids: np.ndarray) -> np.ndarray:
     return (np.arange(rules.players)[None, :] + (ids % k)[:, None]) % k
 
 
-def games_per_second(rules: Rules, seats: list, batch: int, games: int, seed: int) -> float:
-    start = time.perf_counter()
+def games_per_second(rules: Rules, seats: list, batch: int, games: int, seed: int) -> tuple[float, float]:
+    """(games per CPU-second, games per wall-second) of ``games`` games played in batches of ``batch``."""
+    cpu, wall = time.process_time(), time.perf_counter()
     for first in range(0, games, batch):
         ids = np.arange(first, min(first + batch, games), dtype=np.int64)
         play_batch(rules, seats, seed, ids, seating(rules, len(seats), ids))
-    return games / (time.perf_counter() - start)
+    return games / (time.process_time() - cpu), games / (time.perf_counter() - wall)
 
 
 def peak_memory_mib(rules: Rules, seats: list, batch: int, seed: int) -> float:
@@ -44,6 +60,77 @@ def peak_memory_mib(rules: Rules, seats: list, batch: int, seed: int) -> float:
     return peak / 2**20
 
 
+class Profile:
+    """CPU-time accumulators keyed by name, filled by wrappers installed only while profiling."""
+
+    def __init__(self):
+        self.cpu: dict[str, float] = defaultdict(float)
+        self.calls: dict[str, int] = defaultdict(int)
+
+    def timed(self, fn, key=None):
+        """``fn`` counting its CPU time under ``key`` (or, when None, under its first argument: a decision name)."""
+
+        def run(*args, **kwargs):
+            name = key if key is not None else args[1]
+            start = time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.cpu[name] += time.process_time() - start
+                self.calls[name] += 1
+
+        return run
+
+
+@contextlib.contextmanager
+def profiling(prof: Profile, strategy_time: Profile):
+    """Wrap the game's phases (``engine``'s names for them), ``Agents.ask`` and the strategy call inside it."""
+    saved = {name: getattr(engine, name) for name in ("ROUND", "setup", "end_game", "start_of_round")}
+    ask, call = Agents.ask, Agents._call
+    try:
+        engine.ROUND = tuple((n, name, prof.timed(fn, name), sim) for n, name, fn, sim in engine.ROUND)
+        for name in ("setup", "end_game", "start_of_round"):
+            setattr(engine, name, prof.timed(saved[name], name))
+        Agents.ask = strategy_time.timed(ask)  # per decision: the whole ask (observation, call, checks)
+        Agents._call = lambda self, strat, decision, *rest: strategy_time.timed(call, "strategy:" + decision)(
+            self, strat, decision, *rest
+        )
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(engine, name, value)
+        Agents.ask, Agents._call = ask, call
+
+
+def profile_table(rules: Rules, seats: list, batch: int, seed: int) -> str:
+    """One batch of ``batch`` games played with the profile on: CPU ms per game by phase and by decision."""
+    phases, asks = Profile(), Profile()
+    ids = np.arange(batch, dtype=np.int64)
+    with profiling(phases, asks):
+        start = time.process_time()
+        play_batch(rules, seats, seed, ids, seating(rules, len(seats), ids))
+        total = time.process_time() - start
+    per_game = 1000 / batch
+    lines = [f"profile of one batch of {batch}: {total * per_game:.3f} CPU ms per game", ""]
+    lines.append(f"{'phase (decisions included)':<28} {'ms/game':>8} {'share':>6} {'calls':>6}")
+    for name, cpu in sorted(phases.cpu.items(), key=lambda kv: -kv[1]):
+        lines.append(f"{name:<28} {cpu * per_game:>8.4f} {cpu / total:>6.1%} {phases.calls[name]:>6}")
+    other = total - sum(phases.cpu.values())
+    lines.append(f"{'(rounds, records)':<28} {other * per_game:>8.4f} {other / total:>6.1%}")
+    decisions = {k: v for k, v in asks.cpu.items() if not k.startswith("strategy:")}
+    alone = sum(v for k, v in asks.cpu.items() if k.startswith("strategy:"))
+    lines += ["", f"decisions: {sum(decisions.values()) / total:.1%} of the time, strategy methods {alone / total:.1%}"]
+    lines.append(f"{'decision':<28} {'ms/game':>8} {'share':>6} {'asks':>6} {'strategy':>9} {'calls':>6}")
+    for name, cpu in sorted(decisions.items(), key=lambda kv: -kv[1]):
+        strat = asks.cpu.get("strategy:" + name, 0.0)
+        calls = asks.calls.get("strategy:" + name, 0)
+        lines.append(
+            f"{name:<28} {cpu * per_game:>8.4f} {cpu / total:>6.1%} {asks.calls[name]:>6} "
+            f"{strat * per_game:>9.4f} {calls:>6}"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m sim.bench", description=__doc__.splitlines()[0])
     p.add_argument("--players", type=int, default=5)
@@ -53,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--min-games", type=int, default=24, help="games per timed run (at least one batch)")
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--all-cores", action="store_true", help="do not pin the process to one core")
+    p.add_argument("--profile", action="store_true", help="also print CPU time per phase and per decision")
     args = p.parse_args(argv)
     if not args.all_cores and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
@@ -65,19 +153,26 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if len(seats) == 1:
         seats = resolve_strategies(rules, seats[0])
-    warm = np.arange(8, dtype=np.int64)
-    play_batch(rules, seats, args.seed, warm, seating(rules, len(seats), warm))  # warm up imports and caches
+    # warm up imports and caches, and the compiled kernels (loaded once per process) when a batch will run them
+    min_games, loads = kernels.MIN_GAMES, max(args.sizes) >= kernels.MIN_GAMES
+    warm = np.arange(64 if loads else 8, dtype=np.int64)
+    kernels.MIN_GAMES = 0 if loads else min_games
+    play_batch(rules, seats, args.seed, warm, seating(rules, len(seats), warm))
+    kernels.MIN_GAMES = min_games
     mix = " ".join(args.strategy)
     print(f"{args.players} players, strategy {mix!r}, median of {args.repeats} runs, one core")
-    print(f"{'batch':>6} {'games/run':>9} {'games/s':>10} {'speed-up':>9} {'peak MiB':>9}")
+    print(f"{'batch':>6} {'games/run':>9} {'games/CPU-s':>11} {'games/s':>10} {'speed-up':>9} {'peak MiB':>9}")
     base = None
     for size in args.sizes:
         games = max(size, args.min_games)
         rates = [games_per_second(rules, seats, size, games, args.seed + i) for i in range(args.repeats)]
-        rate = statistics.median(rates)
-        base = base or rate
+        cpu, wall = statistics.median(r[0] for r in rates), statistics.median(r[1] for r in rates)
+        base = base or cpu
         mem = peak_memory_mib(rules, seats, size, args.seed)
-        print(f"{size:>6} {games:>9} {rate:>10.1f} {rate / base:>8.1f}x {mem:>9.1f}", flush=True)
+        print(f"{size:>6} {games:>9} {cpu:>11.1f} {wall:>10.1f} {cpu / base:>8.1f}x {mem:>9.1f}", flush=True)
+    if args.profile:
+        print()
+        print(profile_table(rules, seats, max(args.sizes), args.seed))
     return 0
 
 

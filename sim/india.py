@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import kernels
 from . import layout as L
 from .reduce import any_last
 from .rules import Rules
@@ -78,6 +79,12 @@ def cascade(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) ->
     if mode == "none" or rows.size == 0:
         return
     d = rules.d
+    if kernels.use(state.n_games):
+        _cascade_kernel(
+            state.order_open, state.tally, rows.astype(np.int64), region.astype(np.int64), d.cross_links,
+            d.cross_count, d.order_region, d.order_in_region, TALLY["orders_closed"], mode == "chain",
+        )  # fmt: skip
+        return
     m = rows.size
     pending = np.zeros((m, len(d.regions)), dtype=bool)
     pending[np.arange(m), region] = True
@@ -109,6 +116,51 @@ def cascade(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) ->
                 r2 = r2[first < 0]
                 fresh = ~seen[idx[again], r2]
                 pending[idx[again][fresh], r2[fresh]] = True
+
+
+@kernels.kernel
+def _cascade_kernel(
+    order_open, tally, rows, region, cross_links, cross_count, order_region, order_in_region, col, chain
+):
+    """``cascade`` game by game (rows are distinct games, so the games' order does not matter): the same regions
+    in the same order, the same orders closed and counted."""
+    n_r = cross_count.shape[0]
+    pending = np.zeros(n_r, dtype=np.bool_)
+    seen = np.zeros(n_r, dtype=np.bool_)
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        pending[:] = False
+        seen[:] = False
+        pending[region[i]] = True
+        while True:
+            r = -1
+            for k in range(n_r):  # the waiting region with the lowest map index
+                if pending[k]:
+                    r = k
+                    break
+            if r < 0:
+                break
+            pending[r] = False
+            seen[r] = True
+            for j in range(cross_count[r]):
+                o2 = cross_links[r, j]
+                if o2 < 0:
+                    continue
+                if order_open[g, o2]:
+                    order_open[g, o2] = False
+                    tally[g, col] += 1
+                    continue
+                r2 = order_region[o2]
+                first = -1
+                for o in range(order_open.shape[1]):  # northernmost_open
+                    if order_in_region[o, r2] and order_open[g, o]:
+                        first = o
+                        break
+                if first >= 0:
+                    order_open[g, first] = False
+                    tally[g, col] += 1
+                elif chain and not seen[r2]:
+                    pending[r2] = True
 
 
 def open_orders(state: State, rows: np.ndarray, orders: np.ndarray) -> None:

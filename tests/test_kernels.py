@@ -1,0 +1,108 @@
+"""The compiled kernels (``sim.kernels``) play byte-identical games to the numpy reference they replace.
+
+The reference is the same code with ``sim.kernels.ENABLED`` off (the kernels run here at any batch size): every
+frame of a run is hashed both ways, for one strategy, the archetype mix, ``random``, 4/5/6 players, firms forced
+open, and batches of 1, 37 and 4,096. Each kernel is also compared with its numpy version directly on thousands of
+random positions.
+"""
+
+import hashlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from helpers import blank
+
+import sim
+from sim import india, kernels
+from sim.rules import Rules
+
+pytest.importorskip("numba")
+
+ARCHETYPES = ["bid_low", "buy_shares", "run_firm", "go_military", "balanced"]
+FIRMS = {"deregulation.forced_round": 1}
+RUNS = {  # name -> (players, strategies, games, batch, rules overrides)
+    "balanced-5-b37": (5, "balanced", 37, 37, {}),
+    "archetypes-5-b37": (5, ARCHETYPES, 37, 37, {}),
+    "balanced-5-b1": (5, "balanced", 2, 1, {}),
+    "random-4-b4096": (4, "random", 4096, 4096, {}),
+    "archetypes-6-b37": (6, ARCHETYPES + ["random"], 37, 37, {}),
+    "firms-open-5-b37": (5, ["run_firm", "balanced", "random", "run_firm", "buy_shares"], 37, 37, FIRMS),
+}
+
+
+def frames_digest(res: sim.Results) -> str:
+    """sha256 over every frame's name, schema and rows."""
+    h = hashlib.sha256()
+    for name, frame in sorted(res.frames().items()):
+        h.update(f"{name} {frame.schema} {frame.height}".encode())
+        h.update(frame.hash_rows(seed=1).to_numpy().tobytes())
+    return h.hexdigest()
+
+
+@pytest.fixture(autouse=True)
+def kernels_at_any_batch(monkeypatch):
+    monkeypatch.setattr(kernels, "MIN_GAMES", 0)
+
+
+def play_both(monkeypatch, players, strategies, games, batch, overrides):
+    rules = Rules.default(players).with_overrides(overrides) if overrides else Rules.default(players)
+    digests = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        digests.append(frames_digest(sim.play(rules, strategies, games, seed=2026, batch_size=batch)))
+    return digests
+
+
+@pytest.mark.parametrize("name", RUNS)
+def test_kernels_play_the_frames_of_the_numpy_reference(monkeypatch, name):
+    reference, compiled = play_both(monkeypatch, *RUNS[name])
+    print(name, reference)
+    assert compiled == reference
+
+
+def test_small_batches_play_without_the_kernels(monkeypatch):
+    """Below ``MIN_GAMES`` games a batch runs the numpy reference (numba's load is not worth it there)."""
+    monkeypatch.setattr(kernels, "MIN_GAMES", 1024)
+    assert kernels.use(1024) and not kernels.use(1023)
+    monkeypatch.setattr(kernels, "ENABLED", False)
+    assert not kernels.use(4096)
+
+
+@pytest.mark.parametrize("mode", ["chain", "step"])
+def test_cascade_kernel_closes_what_the_numpy_cascade_closes(monkeypatch, mode):
+    """4,096 random positions (each order open with probability 1/4), a cascade from a random region in each of a
+    random half of the games: the same orders closed and counted."""
+    rules, state = blank(4096, 5, **{"india.cascade": mode})
+    rng = np.random.default_rng(5)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, len(rules.d.regions), rows.size)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.25
+    state.tally[:] = rng.integers(0, 3, state.tally.shape)
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        open_, tally = state.order_open.copy(), state.tally.copy()
+        india.cascade(state, rules, rows, region)
+        after.append((state.order_open.copy(), state.tally.copy()))
+        state.order_open[:], state.tally[:] = open_, tally
+    (ref_open, ref_tally), (k_open, k_tally) = after
+    assert not np.array_equal(ref_open, state.order_open)  # the cascades closed something
+    assert np.array_equal(k_open, ref_open) and np.array_equal(k_tally, ref_tally)
+
+
+def test_the_bench_reports_cpu_seconds_and_a_profile_per_phase_and_decision():
+    cmd = [sys.executable, "-m", "sim.bench", "--sizes", "2", "--repeats", "1", "--min-games", "2", "--profile"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.splitlines()[1].split()[:4] == ["batch", "games/run", "games/CPU-s", "games/s"]
+    assert "profile of one batch of 2:" in out
+    phases = dict(
+        line.split()[:2] for line in out.split("phase (decisions included)")[1].split("\n\n")[0].splitlines()[1:]
+    )
+    assert {"setup", "family_actions", "india", "end_game"} <= set(phases) and float(phases["family_actions"]) > 0
+    asks = [line.split() for line in out.split("decision  ")[1].splitlines()[1:]]
+    family = next(row for row in asks if row[0] == "family_action")
+    assert float(family[1]) >= float(family[4]) > 0  # the whole ask includes the strategy's method
