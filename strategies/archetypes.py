@@ -85,13 +85,13 @@ class BidLow(Strategy):
     def bid(self, obs: Observation, legal):
         """``max_bid`` on its ``bid_lots`` most valuable lots, offices (which roll to retire and are fired on a
         mishap, L61, L136) counted ``office_penalty`` less, luxuries ``luxury_lot_bonus`` more; 0 on everything
-        else, raised by up to ``bid_raise`` on a tie."""
+        else, its bids raised by up to ``bid_raise`` on a tie."""
         kinds = _lot_kinds(obs)
         value = lot_worth(self, obs) - self.office_penalty * kinds["office"] + self.luxury_lot_bonus * kinds["luxuries"]
         rank = np.argsort(np.argsort(-value, kind="stable"), kind="stable")
         base = np.where(rank < self.bid_lots, self.max_bid, 0)[None, :].repeat(obs.n, axis=0).astype(np.int64)
-        step = np.full_like(base, int(self.bid_raise > 0))
-        return base, step, base + self.bid_raise
+        raise_ = np.where(base > 0, self.bid_raise, 0)
+        return base, np.minimum(raise_, 1), base + raise_
 
     def action_values(self, obs: Observation, legal) -> np.ndarray:
         """Luxuries first (``luxury_bonus``), no officers (``prefer_officer``); the rest as ``balanced`` values it."""
