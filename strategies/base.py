@@ -171,6 +171,12 @@ class Strategy:
             low=0,
         ),
         "invest_debt": Param(8, "loans the Chairman carries at most to buy ships, beyond the waiting relatives", low=0),
+        "waiting_loans": Param(
+            1,
+            "loans each relative waiting on the exchange adds to max_debt and invest_debt (the 8-loan round-1 "
+            "opening needs it: 0 borrows within the limits alone)",
+            low=0,
+        ),
         "target_stability": Param(5, "stability the Chairman pays dividends to reach (L203-L208)", low=0),
         "vp_worth": Param(2.5, "£ a VP is worth to the family mid-game (luxuries, honourable retirements)", low=0),
         "director_checks": Param(3, "checks the Chairman funds the Director of Trade for at most", low=0),
