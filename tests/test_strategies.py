@@ -85,6 +85,20 @@ def test_the_chairman_borrows_for_the_plan_within_his_debt_limits():
         assert got.tolist() == [expected], (loans, balance, waiting, round_, params)
 
 
+def test_the_round_one_eight_loan_opening_is_governed_by_the_debt_parameters():
+    """By default every Chairman takes the 8 loans allowed in round 1: 8 within max_debt / invest_debt plus one a
+    relative waiting on the exchange (``waiting_loans``). Lower limits alone still leave the waiting relatives'
+    loans; with ``waiting_loans`` 0 the Chairman borrows within the limits alone."""
+
+    def round_one_loans(**params):
+        res = sim.play(sim.Rules.default(5), [Strategy(**params)] * 5, 30, seed=5)
+        return res.rounds.filter(pl.col("round") == 1)["loans_taken"]
+
+    assert (round_one_loans() == 8).all()
+    assert (round_one_loans(max_debt=2, invest_debt=2) > 2).all()
+    assert (round_one_loans(max_debt=2, invest_debt=2, waiting_loans=0) <= 2).all()
+
+
 def test_the_chairman_hands_the_budget_out_by_urgency_and_the_fleet_follows():
     """Through the engine (R-CHAIRMAN, R-SHIPPING, R-TRADE): 3 loans (15 £) go 5 £ to Bengal's dice and 10 £ to the
     Shipping Manager, who buys two Company ships for Bengal's sea (no yard is free); the President rolls 5 dice on
