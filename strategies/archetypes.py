@@ -8,8 +8,6 @@ knob is a documented parameter (``PARAMS``); ``bid_low(max_bid=2)`` names a tune
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from sim import firms as fr
@@ -22,12 +20,6 @@ from . import military as mil
 from . import values as V
 from .base import Param, Strategy, lot_worth, scaled_bids
 from .registry import register
-
-
-def _tuned(**defaults) -> dict[str, Param]:
-    """The base's parameters with an archetype's own defaults (its best response to the archetype table,
-    docs/strategies.md "The archetypes' best responses"), their ranges and meaning kept."""
-    return {key: dataclasses.replace(Strategy.PARAMS[key], default=value) for key, value in defaults.items()}
 
 
 def _lot_kinds(obs: Observation) -> dict[str, np.ndarray]:
@@ -115,14 +107,13 @@ class BuyShares(Strategy):
 
     PARAMS = {
         **Strategy.PARAMS,
-        **_tuned(bid_scale=0.87, max_debt=3, invest_debt=1, danger_debt=4),
-        "share_bid": Param(0.88, "bid multiplier on share lots and the Chairman's lot", low=0),
-        "share_bonus": Param(3.91, "£ added to a place on the exchange's worth in phase 2", low=0),
+        "share_bid": Param(1.6, "bid multiplier on share lots and the Chairman's lot", low=0),
+        "share_bonus": Param(3.0, "£ added to a place on the exchange's worth in phase 2", low=0),
         "target_stability": Param(6, "stability its Chairman pays dividends to reach (L203-L208)", low=0),
         "cash_out_risk": Param(0.6, "crash risk from which its Chairman pays out the whole balance", low=0, high=1),
         "vote_spend": Param(0.5, "share of its money it spends on votes against Deregulation", low=0, high=1),
         "doubt_risk": Param(
-            0.61, "crash risk from which it stops opposing Deregulation and stops buying shares", low=0, high=1
+            0.5, "crash risk from which it stops opposing Deregulation and stops buying shares", low=0, high=1
         ),
     }
 
@@ -171,14 +162,13 @@ class RunFirm(Strategy):
 
     PARAMS = {
         **Strategy.PARAMS,
-        **_tuned(bid_scale=0.71, prefer_luxury=3.86, max_debt=0, invest_debt=1, waiting_loans=0),
         "factory_bonus": Param(
-            1.53, "£ added to a factory's worth in phase 2 (an asset to open or invest a firm)", low=0
+            2.0, "£ added to a factory's worth in phase 2 (an asset to open or invest a firm)", low=0
         ),
         "yard_bonus": Param(2.5, "£ added to a shipyard's worth in phase 2 once Deregulation passed", low=0),
         "open_from_left": Param(2, "rounds that must be left (this one included) to open a firm", low=0),
-        "vote_spend": Param(0.22, "share of its money it spends on votes for Deregulation", low=0, high=1),
-        "firm_bid": Param(2.89, "bid multiplier on factory and shipyard lots", low=0),
+        "vote_spend": Param(0.7, "share of its money it spends on votes for Deregulation", low=0, high=1),
+        "firm_bid": Param(1.5, "bid multiplier on factory and shipyard lots", low=0),
     }
 
     def bid(self, obs: Observation, legal):
@@ -245,17 +235,16 @@ class GoMilitary(Strategy):
 
     PARAMS = {
         **Strategy.PARAMS,
-        **_tuned(bid_scale=0.74, max_debt=1, invest_debt=3, waiting_loans=0, danger_debt=2),
-        "officer_bonus": Param(7.63, "£ added to an officer's worth in phase 2", low=0),
+        "officer_bonus": Param(4.0, "£ added to an officer's worth in phase 2", low=0),
         "officers_wanted": Param(3, "officers (academy and armies) it aims for", low=0),
         "officers_kept": Param(2, "officers it replaces even when the Company is fragile (a command to hold)", low=0),
         "idle_money": Param(6, "£ in hand from which it recruits less and turns its money (loot) into VP", low=0),
         "min_dice": Param(1, "fewest dice it attacks with (R-DEPLOY: force - strength)", low=0),
-        "want_dice": Param(5, "dice it hires mercenaries towards when the presidency pays", low=0),
+        "want_dice": Param(3, "dice it hires mercenaries towards when the presidency pays", low=0),
         "risk": Param(0.5, "0..1: how lightly it weighs a defeat's losses", low=0, high=1),
-        "military_bid": Param(0.23, "bid multiplier on Military Affairs and officer lots", low=0),
+        "military_bid": Param(1.4, "bid multiplier on Military Affairs and officer lots", low=0),
         "fragile_risk": Param(
-            0.79,
+            0.35,
             "crash risk (values.crash_risk, with the expected losses of the regions held and the new one) from which "
             "it takes no new region (unless the Company is doomed: cash_out_risk) and recruits no officer beyond "
             "officers_kept",
