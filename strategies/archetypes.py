@@ -18,7 +18,7 @@ from sim.reduce import sum_last
 from . import family, politics
 from . import military as mil
 from . import values as V
-from .base import Param, Strategy, lot_values
+from .base import Param, Strategy, lot_worth, scaled_bids
 from .registry import register
 
 
@@ -41,14 +41,6 @@ def _lot_kinds(obs: Observation) -> dict[str, np.ndarray]:
     }
 
 
-def _bids(obs: Observation, value: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(base, step, cap) int[G', LOTS] from lot worth ``value`` float[LOTS] (R-AUCTION): the base jittered by the
-    family's own stream, a step of 1 up to 2 more on a tie."""
-    jitter = 0.6 + 0.8 * obs.rng.uniform(value.shape[0])
-    base = np.round(np.maximum(value, 0)[None, :] * scale * jitter).astype(np.int64)
-    return base, np.ones_like(base), base + 2
-
-
 def _vote_side(strategy, obs: Observation, legal, side_on_deregulation, spend: float):
     """The base vote, with the family's own side on Deregulation (``legal.deregulation``; ``side_on_deregulation``
     int or int[G']: +1 for, -1 against), buying votes up to ``spend`` of its money where the expected vote goes the
@@ -59,7 +51,7 @@ def _vote_side(strategy, obs: Observation, legal, side_on_deregulation, spend: f
         return side, bought, use
     side_on_deregulation = np.broadcast_to(np.asarray(side_on_deregulation), (obs.n,))
     me = np.arange(obs.n), obs.seat
-    stakes = politics.deregulation_stakes(obs)
+    stakes = politics.deregulation_stakes(obs, strategy)
     stakes[me] = side_on_deregulation * 10.0
     expected = politics.expected_net(obs, stakes, legal.support, legal.must_for)
     need = np.where(side_on_deregulation > 0, np.maximum(-expected, 0), np.maximum(expected + 1, 0))
@@ -85,23 +77,26 @@ class BidLow(Strategy):
         "luxury_bonus": Param(1.5, "£ added to a luxury's worth in phase 2", low=0),
         "vp_worth": Param(3.2, "£ a VP is worth to the family (honourable retirements, luxuries)", low=0),
         "office_penalty": Param(4.0, "£ a risky office lot (one that rolls to retire) is worth less to it", low=0),
+        "luxury_lot_bonus": Param(2.0, "£ added to a luxury lot's worth when it ranks the lots to bid on", low=0),
+        "bid_raise": Param(0, "most it raises a bid by, 1 at a time, on a tie (R-AUCTION step and cap)", low=0),
+        "prefer_officer": Param(-2.0, "£ added to an officer's worth in phase 2", low=-5, high=5),
     }
 
     def bid(self, obs: Observation, legal):
         """``max_bid`` on its ``bid_lots`` most valuable lots, offices (which roll to retire and are fired on a
-        mishap, L61, L136) counted ``office_penalty`` less; 0 on everything else, no raise on a tie."""
+        mishap, L61, L136) counted ``office_penalty`` less, luxuries ``luxury_lot_bonus`` more; 0 on everything
+        else, its bids raised by up to ``bid_raise`` on a tie."""
         kinds = _lot_kinds(obs)
-        value = lot_values(obs) - self.office_penalty * kinds["office"] + 2.0 * kinds["luxuries"]
+        value = lot_worth(self, obs) - self.office_penalty * kinds["office"] + self.luxury_lot_bonus * kinds["luxuries"]
         rank = np.argsort(np.argsort(-value, kind="stable"), kind="stable")
         base = np.where(rank < self.bid_lots, self.max_bid, 0)[None, :].repeat(obs.n, axis=0).astype(np.int64)
-        zeros = np.zeros_like(base)
-        return base, zeros, base.copy()
+        raise_ = np.where(base > 0, self.bid_raise, 0)
+        return base, np.minimum(raise_, 1), base + raise_
 
     def action_values(self, obs: Observation, legal) -> np.ndarray:
-        """Luxuries first (``luxury_bonus``), no officers; the rest as ``balanced`` values it."""
+        """Luxuries first (``luxury_bonus``), no officers (``prefer_officer``); the rest as ``balanced`` values it."""
         value = family.action_values(self, obs, legal)
         value[:, L.A_LUXURY] += self.luxury_bonus
-        value[:, L.A_OFFICER] -= 2.0
         return value
 
 
@@ -125,8 +120,9 @@ class BuyShares(Strategy):
     def bid(self, obs: Observation, legal):
         """Share lots and the chair at ``share_bid`` times their worth, the rest as ``balanced`` bids."""
         kinds = _lot_kinds(obs)
-        value = lot_values(obs) * np.where(kinds["shares"] | kinds["chair"], self.share_bid, 1.0)
-        return _bids(obs, value, 1.0)
+        return scaled_bids(
+            self, obs, lot_worth(self, obs) * np.where(kinds["shares"] | kinds["chair"], self.share_bid, 1.0)
+        )
 
     def action_values(self, obs: Observation, legal) -> np.ndarray:
         """Places on the exchange first (``share_bonus``) while the Company looks like surviving; less, then not at
@@ -146,7 +142,7 @@ class BuyShares(Strategy):
         de = obs.rules.deregulation
         support = np.where(legal.stability_shaky & legal.debt_shaky, de.support_both, de.support_one)
         support = support + politics.in_force(obs, "deregulation_support")
-        stakes = politics.deregulation_stakes(obs)
+        stakes = politics.deregulation_stakes(obs, self)
         stakes[np.arange(obs.n), obs.seat] = -10.0
         fails = politics.expected_net(obs, stakes, support, np.zeros(obs.n, dtype=bool)) < 0
         return fails & (V.crash_risk(obs) < self.doubt_risk)
@@ -172,13 +168,15 @@ class RunFirm(Strategy):
         "yard_bonus": Param(2.5, "£ added to a shipyard's worth in phase 2 once Deregulation passed", low=0),
         "open_from_left": Param(2, "rounds that must be left (this one included) to open a firm", low=0),
         "vote_spend": Param(0.7, "share of its money it spends on votes for Deregulation", low=0, high=1),
+        "firm_bid": Param(1.5, "bid multiplier on factory and shipyard lots", low=0),
     }
 
     def bid(self, obs: Observation, legal):
-        """Factories and shipyards at half again their worth, the rest as ``balanced`` bids."""
+        """Factories and shipyards at ``firm_bid`` times their worth, the rest as ``balanced`` bids."""
         kinds = _lot_kinds(obs)
-        value = lot_values(obs) * np.where(kinds["factories"] | kinds["shipyards"], 1.5, 1.0)
-        return _bids(obs, value, 1.0)
+        return scaled_bids(
+            self, obs, lot_worth(self, obs) * np.where(kinds["factories"] | kinds["shipyards"], self.firm_bid, 1.0)
+        )
 
     def action_values(self, obs: Observation, legal) -> np.ndarray:
         """Factories (``factory_bonus``) until it has a firm and a spare one, shipyards (``yard_bonus``) once firms
@@ -261,8 +259,9 @@ class GoMilitary(Strategy):
     def bid(self, obs: Observation, legal):
         """Military Affairs and officers at ``military_bid`` times their worth, the rest as ``balanced`` bids."""
         kinds = _lot_kinds(obs)
-        value = lot_values(obs) * np.where(kinds["military"] | kinds["officers"], self.military_bid, 1.0)
-        return _bids(obs, value, 1.0)
+        return scaled_bids(
+            self, obs, lot_worth(self, obs) * np.where(kinds["military"] | kinds["officers"], self.military_bid, 1.0)
+        )
 
     def crash_loss(self, obs: Observation) -> np.ndarray:
         """float[G'] £ the family loses if the Company crashes: its shares' VP both ways and the chair

@@ -51,19 +51,37 @@ def passes(method):
     return method
 
 
-def lot_values(obs: Observation) -> np.ndarray:
-    """float[LOTS] a rough worth of each lot in play."""
+def lot_values(obs: Observation, office_worth: float = 1.0, chair_bonus: float = 0.0) -> np.ndarray:
+    """float[LOTS] a rough worth of each lot in play; an office counts ``office_worth`` times its ``OFFICE_VALUE``,
+    the Chairman's lot ``chair_bonus`` more."""
     d = obs.rules.d
     items = d.lot_items
     value = np.zeros(len(d.lot_names))
     for lot, office in enumerate(d.lot_office):
         if office >= 0:
-            value[lot] += OFFICE_VALUE.get(int(office), 3)
+            value[lot] += office_worth * OFFICE_VALUE.get(int(office), 3) + chair_bonus * (office == L.CHAIRMAN)
     value += 5 * d.lot_pm
     value += 4 * items["shares"] + 2 * items["shipyards"] + 3 * items["factories"] + 3 * items["luxuries"]
     value += items["clerks"].sum(axis=1) + items["officers"].sum(axis=1) + items["academy"] + items["positions"]
     value += items["money"]
     return value
+
+
+def lot_worth(strategy, obs: Observation) -> np.ndarray:
+    """float[LOTS] what each lot is worth to ``strategy``: ``lot_values`` with its ``office_worth`` and
+    ``chair_bonus``."""
+    return lot_values(obs, strategy.office_worth, strategy.chair_bonus)
+
+
+def scaled_bids(strategy, obs: Observation, value: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(base, step, cap) int[G', LOTS] from lot worth ``value`` float[LOTS] (R-AUCTION): ``bid_scale`` times the
+    worth jittered by the family's own stream on its ``bid_lots`` most valuable lots (0 elsewhere), raised by 1 up
+    to ``bid_raise`` more on a tie."""
+    jitter = 0.6 + 0.8 * obs.rng.uniform(value.shape[0])
+    rank = np.argsort(np.argsort(-value, kind="stable"), kind="stable")
+    value = np.where(rank < strategy.bid_lots, np.maximum(value, 0), 0.0)
+    base = np.round(value[None, :] * strategy.bid_scale * jitter).astype(np.int64)
+    return base, np.ones_like(base), base + strategy.bid_raise
 
 
 def pick_best(score: np.ndarray, legal: np.ndarray) -> np.ndarray:
@@ -153,6 +171,12 @@ class Strategy:
             low=0,
         ),
         "invest_debt": Param(8, "loans the Chairman carries at most to buy ships, beyond the waiting relatives", low=0),
+        "waiting_loans": Param(
+            1,
+            "loans each relative waiting on the exchange adds to max_debt and invest_debt (the 8-loan round-1 "
+            "opening needs it: 0 borrows within the limits alone)",
+            low=0,
+        ),
         "target_stability": Param(5, "stability the Chairman pays dividends to reach (L203-L208)", low=0),
         "vp_worth": Param(2.5, "£ a VP is worth to the family mid-game (luxuries, honourable retirements)", low=0),
         "director_checks": Param(3, "checks the Chairman funds the Director of Trade for at most", low=0),
@@ -173,6 +197,31 @@ class Strategy:
             low=0,
             high=1,
         ),
+        # the auction (R-AUCTION) read against the capital formula (R-CAPITAL): every bid point lowers the capital
+        "bid_scale": Param(
+            1.0, "bid as a multiple of a lot's worth (0 bids nothing: the most capital under the seed's formula)", low=0
+        ),
+        "bid_lots": Param(99, "lots it bids on at all: its most valuable ones", low=0),
+        "bid_raise": Param(2, "most it raises a bid by, 1 at a time, on a tie (R-AUCTION step and cap)", low=0),
+        "office_worth": Param(
+            1.0, "multiple of an office's worth (OFFICE_VALUE) an office lot counts in its bids", low=0
+        ),
+        "chair_bonus": Param(0.0, "£ added to the Chairman's lot's worth in its bids", low=-10, high=20),
+        # phase 2 (family.action_values): £ added to each family action's worth
+        "prefer_luxury": Param(0.0, "£ added to a luxury's worth in phase 2", low=-5, high=5),
+        "prefer_factory": Param(0.0, "£ added to a factory's worth in phase 2", low=-5, high=5),
+        "prefer_shares": Param(0.0, "£ added to a place on the exchange's worth in phase 2", low=-5, high=5),
+        "prefer_shipyard": Param(0.0, "£ added to a shipyard's worth in phase 2", low=-5, high=5),
+        "prefer_clerk": Param(0.0, "£ added to a clerk's worth in phase 2", low=-5, high=5),
+        "prefer_officer": Param(0.0, "£ added to an officer's worth in phase 2", low=-5, high=5),
+        # the votes (politics.py): Deregulation and vote buying
+        "danger_stability": Param(
+            2, "stability at or below which it counts the Company in danger (for Deregulation's write-off)", low=0
+        ),
+        "danger_debt": Param(
+            6, "loans from which it counts the Company in danger (tables and votes for Deregulation)", low=0
+        ),
+        "vote_margin": Param(1.0, "£ of its stake in a vote it keeps: it buys votes for the stake beyond this", low=0),
     }
 
     def __init__(self, **params):
@@ -211,11 +260,9 @@ class Strategy:
 
     # --------------------------------------------------------------------------------------------- setup
     def bid(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Sealed auction bids: (base, step, cap) int[G', LOTS], each >= 0 (R-AUCTION)."""
-        value = lot_values(obs)[None, :]
-        jitter = 0.6 + 0.8 * obs.rng.uniform(value.shape[1])
-        base = np.round(value * jitter).astype(np.int64)
-        return base, np.ones_like(base), base + 2
+        """Sealed auction bids: (base, step, cap) int[G', LOTS], each >= 0 (R-AUCTION): ``scaled_bids`` of
+        ``lot_worth``."""
+        return scaled_bids(self, obs, lot_worth(self, obs))
 
     # ------------------------------------------------------------------------------------- phase 2 actions
     def family_action(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -484,12 +531,12 @@ class Strategy:
         stake is worth."""
         me = np.arange(obs.n), obs.seat
         if legal.deregulation.all():
-            all_stakes = politics.deregulation_stakes(obs)
+            all_stakes = politics.deregulation_stakes(obs, self)
         elif not legal.deregulation.any():
             all_stakes = politics.stakes(obs, legal.law, legal.policy)
         else:
             law_stakes = politics.stakes(obs, legal.law, legal.policy)
-            all_stakes = np.where(legal.deregulation[:, None], politics.deregulation_stakes(obs), law_stakes)
+            all_stakes = np.where(legal.deregulation[:, None], politics.deregulation_stakes(obs, self), law_stakes)
         stake = all_stakes[me]
         is_pm = legal.prime_minister == obs.seat
         side = np.where(stake >= 1, 1, np.where(stake <= -1, -1, 0))
@@ -498,7 +545,7 @@ class Strategy:
         expected = politics.expected_net(obs, all_stakes, legal.support, pm_for)
         need = np.where(side > 0, np.maximum(-expected, 0), np.where(side < 0, np.maximum(expected + 1, 0), 0))
         cost = np.maximum(legal.vote_cost, 1)
-        worth = np.maximum(np.abs(stake) - 1, 0) // cost
+        worth = np.maximum(np.abs(stake) - self.vote_margin, 0) // cost
         money = obs.money[me]
         bought = np.minimum(np.minimum(need, worth), money // cost).astype(np.int64)
         return side, np.where(side != 0, bought, 0), legal.notes & (side != 0)[:, None]
@@ -535,10 +582,10 @@ class Strategy:
         de = obs.rules.deregulation
         support = np.where(legal.stability_shaky & legal.debt_shaky, de.support_both, de.support_one)
         support = support + politics.in_force(obs, "deregulation_support")
-        stakes = politics.deregulation_stakes(obs)
+        stakes = politics.deregulation_stakes(obs, self)
         expected = politics.expected_net(obs, stakes, support, np.zeros(obs.n, dtype=bool))
         shares = politics.assets(obs)[np.arange(obs.n), obs.seat, laws.SHARES]
-        return politics.company_in_danger(obs) | ((shares > 0) & (expected < 0))
+        return politics.company_in_danger(obs, self) | ((shares > 0) & (expected < 0))
 
     def offer_notes(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
         """Sealed offers (D-DEALS) of the notes ``legal.held`` bool[G', N issuer, 5 kinds]: (buyer int[G', N, 5],
@@ -553,7 +600,7 @@ class Strategy:
         if not sell.any():
             return buyer, price
         if legal.deregulation.any():
-            dereg = politics.deregulation_stakes(obs)
+            dereg = politics.deregulation_stakes(obs, self)
             others = np.where(np.arange(obs.players)[None, :] == obs.seat[:, None], -1.0, np.abs(dereg))
             mine, target, keen = dereg[rows, obs.seat], others.argmax(axis=1), others.max(axis=1) >= 2
         if not legal.deregulation.all():
@@ -587,7 +634,7 @@ class Strategy:
         """Accept offers (``legal.offered`` bool[G', N issuer, 5 kinds] at ``legal.price``; at most ``legal.money``
         in all): a vote note worth more than its price for the coming vote, a money note below what it can take."""
         rows = np.arange(obs.n)
-        dereg = politics.deregulation_stakes(obs)[rows, obs.seat]
+        dereg = politics.deregulation_stakes(obs, self)[rows, obs.seat]
         stake = np.abs(np.where(legal.deregulation, dereg, politics.my_stake(obs, legal.law, legal.policy)))
         worth = np.zeros(legal.offered.shape)
         at_vote = (legal.moment == "vote")[:, None]

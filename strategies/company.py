@@ -106,13 +106,14 @@ def _modifier(obs: Observation, name: str) -> np.ndarray:
 def take_loans(strategy, obs: Observation, legal) -> np.ndarray:
     """Loans that cover what the plan lacks beyond the balance (more than ``free_loans`` go to the board): for the
     running needs (dice, the Director's checks) while the debt stays within ``max_debt``, for ships (capital that
-    earns every round) within ``invest_debt`` while at least three rounds are left; both limits grow by the
-    relatives waiting on the exchange, who turn loans into shares in phase 4 (R-SHARES)."""
+    earns every round) within ``invest_debt`` while at least three rounds are left; both limits grow by
+    ``waiting_loans`` for each relative waiting on the exchange, who turns a loan into a share in phase 4
+    (R-SHARES)."""
     pl = plan(strategy, obs)
     value = obs.rules.company.loan_value
     ships = pl.need[:, L.T_SHIPPING]
     running = pl.need.sum(axis=1) - ships
-    waiting = sum_last(obs.exchange >= 0)
+    waiting = strategy.waiting_loans * sum_last(obs.exchange >= 0)
     run_short = np.maximum(running - obs.balance, 0)
     run_loans = np.ceil(run_short / value).astype(np.int64)
     run_loans = np.minimum(run_loans, np.maximum(strategy.max_debt + waiting - obs.loans, 0))
@@ -124,9 +125,9 @@ def take_loans(strategy, obs: Observation, legal) -> np.ndarray:
 
 
 def approve_loans(strategy, obs: Observation, legal) -> np.ndarray:
-    """The board approves loans past the free ones while the debt stays within ``invest_debt`` plus the waiting
-    buyers; the Chairman's own family always does."""
-    waiting = sum_last(obs.exchange >= 0)
+    """The board approves loans past the free ones while the debt stays within ``invest_debt`` plus
+    ``waiting_loans`` a waiting buyer; the Chairman's own family always does."""
+    waiting = strategy.waiting_loans * sum_last(obs.exchange >= 0)
     return (legal.chairman == obs.seat) | (obs.loans + legal.loans <= strategy.invest_debt + waiting)
 
 

@@ -13,7 +13,8 @@ which the archetypes reweigh.
 - clerk: a candidate for the presidency where the family has none (a President earns 1 £ per order, clerks 1 £ per
   order filled, L175-L182), less as clerks pile up;
 - officer: little for a family that does not fight (an officer costs the Company 1 £ a round);
-- every relative sent away leaves the supply: the last ones are kept.
+- every relative sent away leaves the supply: the last ones are kept;
+- and the strategy's own preference for each action (its ``prefer_*`` parameters, 0 £ for ``balanced``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,14 @@ from sim.reduce import any_last, sum_last
 from . import firms as firm_play
 from . import values as V
 
+PREFER = {
+    L.A_LUXURY: "prefer_luxury",
+    L.A_FACTORY: "prefer_factory",
+    L.A_SHARES: "prefer_shares",
+    L.A_SHIPYARD: "prefer_shipyard",
+    L.A_CLERK: "prefer_clerk",
+    L.A_OFFICER: "prefer_officer",
+}  # the strategy parameter that adds £ to each action's worth
 INFLUENCE_WORTH = 0.6  # £ per influence point: the ranking pays 8 / 4 VP at the end of round 7 (R-END)
 
 
@@ -92,6 +101,8 @@ def action_values(strategy, obs: Observation, legal) -> np.ndarray:
     supply = obs.supply[me]
     short = supply <= 2
     value[:, [L.A_CLERK, L.A_OFFICER, L.A_SHARES]] -= np.where(short, 2.0, 0.0)[:, None]
+    for action, key in PREFER.items():  # the strategy's own preferences (``prefer_*`` parameters)
+        value[:, action] += getattr(strategy, key)
     return np.where(legal.once, value, -np.inf)
 
 

@@ -172,14 +172,17 @@ def expected_net(obs, stake: np.ndarray, support: np.ndarray, pm_for: np.ndarray
     return support + sum(cast[:, i] for i in range(obs.players))
 
 
-def company_in_danger(obs) -> np.ndarray:
-    """bool[G']: the Company could crash soon (stability <= 2 or debt >= 6)."""
-    return (obs.stability <= 2) | (obs.loans >= 6)
+def company_in_danger(obs, strategy=None) -> np.ndarray:
+    """bool[G']: the Company could crash soon: stability at most the strategy's ``danger_stability`` or its debt at
+    least ``danger_debt`` (2 and 6 without a strategy)."""
+    stability, debt = (2, 6) if strategy is None else (strategy.danger_stability, strategy.danger_debt)
+    return (obs.stability <= stability) | (obs.loans >= debt)
 
 
-def deregulation_stakes(obs) -> np.ndarray:
+def deregulation_stakes(obs, strategy=None) -> np.ndarray:
     """float[G', N]: for Deregulation (+) or against (-). Half the debt written off helps a Company in danger
-    survive; a rejection raises share VP, which shareholders want while the Company is safe."""
+    (``company_in_danger`` as ``strategy`` reads it) survive; a rejection raises share VP, which shareholders want
+    while the Company is safe."""
     shares = assets(obs)[:, :, laws.SHARES]
-    danger = company_in_danger(obs)[:, None]
+    danger = company_in_danger(obs, strategy)[:, None]
     return np.where(danger | (shares == 0), 1.0, -SHARE_VP_VALUE * shares)

@@ -19,6 +19,7 @@ import strategies
 from sim import firms as fr
 from sim import layout as L
 from sim.agents import Observation
+from sim.dice import Streams
 from sim.engine import play_batch
 from sim.phases.operations import chairman, presidents, shipping_manager
 from sim.results import Results
@@ -82,6 +83,20 @@ def test_the_chairman_borrows_for_the_plan_within_his_debt_limits():
         legal = SimpleNamespace(max_loans=np.array([8 - loans]), free_loans=np.array([min(3, 8 - loans)]))
         got = strat.take_loans(observe(s, r, 0), legal)
         assert got.tolist() == [expected], (loans, balance, waiting, round_, params)
+
+
+def test_the_round_one_eight_loan_opening_is_governed_by_the_debt_parameters():
+    """By default every Chairman takes the 8 loans allowed in round 1: 8 within max_debt / invest_debt plus one a
+    relative waiting on the exchange (``waiting_loans``). Lower limits alone still leave the waiting relatives'
+    loans; with ``waiting_loans`` 0 the Chairman borrows within the limits alone."""
+
+    def round_one_loans(**params):
+        res = sim.play(sim.Rules.default(5), [Strategy(**params)] * 5, 30, seed=5)
+        return res.rounds.filter(pl.col("round") == 1)["loans_taken"]
+
+    assert (round_one_loans() == 8).all()
+    assert (round_one_loans(max_debt=2, invest_debt=2) > 2).all()
+    assert (round_one_loans(max_debt=2, invest_debt=2, waiting_loans=0) <= 2).all()
 
 
 def test_the_chairman_hands_the_budget_out_by_urgency_and_the_fleet_follows():
@@ -210,6 +225,113 @@ def test_bid_low_bids_at_most_its_ceiling_on_two_lots_and_keeps_the_capital():
     mine = res.seats.filter(pl.col("seat") == 0)
     assert (mine["bid_total"] == 0).all() and (mine["capital_exact"] == 7.5).all()
     assert (res.seats.filter(pl.col("seat") > 0)["bid_total"] > 0).all()
+
+
+# --------------------------------------------------------------------------------------- bidding parameters
+def bids(strategy, seat: int = 0):
+    """(base, step, cap) of ``strategy`` at the 1710 start, with the same jitter stream for every strategy."""
+    r, s = blank(1, 5)
+    return strategy.bid(Observation(s, r, np.arange(1), np.full(1, seat), Streams(0, s.game, 6)), None)
+
+
+def test_bid_scale_scales_balanced_bids_and_zero_bids_nothing():
+    """R-AUCTION: ``bid_scale`` multiplies what balanced bids on every lot (72 in all at the 1710 start); at 0 it
+    bids nothing and keeps the most capital (R-CAPITAL)."""
+    total = {scale: bids(Strategy(bid_scale=scale))[0].sum() for scale in (0.0, 0.5, 1.0, 2.0)}
+    assert total[1.0] == bids(Strategy())[0].sum() == 72
+    assert total[0.0] == 0 < total[0.5] < total[1.0] < total[2.0]
+    assert abs(total[2.0] - 2 * total[1.0]) <= 10 and abs(total[0.5] - total[1.0] / 2) <= 10
+
+
+def test_bid_lots_limits_balanced_to_its_most_valuable_lots():
+    """``bid_lots``: balanced bids only on its k most valuable lots (the Chairman, the Director, the PM worth 8, 5 and
+    5 come first), 0 on the rest."""
+    base = bids(Strategy(bid_lots=3))[0][0]
+    names = [blank(1, 5)[0].d.lot_names[i] for i in np.flatnonzero(base)]
+    assert names == ["Chairman", "Director of Trade", "Prime Minister"]
+    assert (bids(Strategy(bid_lots=0))[0] == 0).all()
+
+
+def test_bid_raise_is_how_far_a_bid_rises_on_a_tie():
+    """R-AUCTION (base, step, cap): ``bid_raise`` sets cap - base; bid_low raises no bid by default and raises only
+    the lots it bids on when given a raise."""
+    base, step, cap = bids(Strategy(bid_raise=5))
+    assert ((cap - base) == 5).all() and (step == 1).all()
+    assert ((bids(Strategy(bid_raise=0))[2] - base) == 0).all()
+    base, step, cap = bids(BidLow(bid_raise=2))
+    assert ((cap - base) == np.where(base > 0, 2, 0)).all() and (step == (base > 0)).all()
+    assert (bids(BidLow())[2] == bids(BidLow())[0]).all()
+
+
+def test_office_worth_and_chair_bonus_price_the_office_lots():
+    """``office_worth`` scales what an office lot is worth to balanced (0: the offices are bid nothing), and
+    ``chair_bonus`` adds £ to the Chairman's lot only."""
+    r = blank(1, 5)[0]
+    office = r.d.lot_office >= 0
+    plain, no_offices, chair = bids(Strategy())[0][0], bids(Strategy(office_worth=0.0))[0][0], None
+    assert (no_offices[office] == 0).all() and (no_offices[~office] == plain[~office]).all() and plain[office].all()
+    assert (bids(Strategy(office_worth=2.0))[0][0][office] > plain[office]).all()
+    chair = bids(Strategy(chair_bonus=10.0))[0][0]
+    is_chair = r.d.lot_office == L.CHAIRMAN
+    assert chair[is_chair][0] > plain[is_chair][0] + 5 and (chair[~is_chair] == plain[~is_chair]).all()
+
+
+def test_archetype_bid_multipliers_move_their_own_lots():
+    """bid_low's ``luxury_lot_bonus`` keeps the luxury among its two lots (without it the Chairman's lot comes
+    second after the PM); run_firm's ``firm_bid`` scales its factory and shipyard lots only."""
+    names = blank(1, 5)[0].d.lot_names
+    assert [names[i] for i in np.flatnonzero(bids(BidLow())[0][0])] == ["Prime Minister", "Luxury"]
+    assert [names[i] for i in np.flatnonzero(bids(BidLow(luxury_lot_bonus=0.0))[0][0])] == [
+        "Chairman",
+        "Prime Minister",
+    ]
+    firm = np.isin(names, ["Factory", "Shipyard"])
+    plain, keen = bids(RunFirm())[0][0], bids(RunFirm(firm_bid=3.0))[0][0]
+    assert (keen[firm] > plain[firm]).all() and (keen[~firm] == plain[~firm]).all()
+
+
+def test_a_balanced_with_a_low_bid_scale_keeps_its_capital_against_a_low_bidding_table():
+    """One balanced among four bid_low bids 72 in all and starts with little money; at ``bid_scale`` 0.15 it bids
+    about a tenth of that, just above the table's 2 each, and keeps several times the capital."""
+    table = ["bid_low"] * 4
+    plain = sim.play(sim.Rules.default(5), ["balanced", *table], 40, seed=3).seats.filter(pl.col("seat") == 0)
+    low = sim.play(sim.Rules.default(5), [Strategy(bid_scale=0.15), *table], 40, seed=3).seats
+    low = low.filter(pl.col("seat") == 0)
+    assert plain["bid_total"].mean() > 60 and 2 < low["bid_total"].mean() < 15
+    assert low["capital_exact"].mean() > 3 * plain["capital_exact"].mean()
+
+
+def test_preferences_add_their_pounds_to_the_family_actions():
+    """``prefer_*``: £ added to each phase 2 action's worth, which moves balanced's choice at the 1710 start from a
+    share to a factory (or away from shares)."""
+    r, s = blank(1, 5)
+    s.money[:], s.round[:] = 12, 7
+    legal = SimpleNamespace(
+        once=np.ones((1, L.N_ACTIONS), dtype=bool), twice=np.zeros((1, L.N_ACTIONS), dtype=bool),
+        extra=np.array([False]), offered=np.array([-1]),
+    )  # fmt: skip
+    plain = Strategy().action_values(observe(s, r, 0), legal)
+    keen = Strategy(prefer_clerk=1.5, prefer_officer=-2.0).action_values(observe(s, r, 0), legal)
+    shift = np.zeros(L.N_ACTIONS)
+    shift[[L.A_CLERK, L.A_OFFICER]] = 1.5, -2.0
+    assert np.allclose(keen - plain, shift[None, :])
+    s.money[:], s.round[:] = 6, 1  # the 1710 start: a place on the exchange is balanced's best use of 6 £
+    assert Strategy().family_action(observe(s, r, 0), legal)[0].tolist() == [L.A_SHARES]
+    assert Strategy(prefer_factory=3.0).family_action(observe(s, r, 0), legal)[0].tolist() == [L.A_FACTORY]
+    assert Strategy(prefer_shares=-3.0).family_action(observe(s, r, 0), legal)[0].tolist() != [L.A_SHARES]
+
+
+def test_danger_debt_decides_when_the_prime_minister_tables_deregulation():
+    """R-DEREGULATION: a PM without shares tables it when the Company is in danger, 6 loans by default; a PM whose
+    ``danger_debt`` is 9 reads 6 loans as safe and does not; ``danger_stability`` does the same for stability."""
+    r, s = blank(1, 5)
+    s.loans[:], s.stability[:] = 6, 5
+    legal = SimpleNamespace(stability_shaky=np.array([False]), debt_shaky=np.array([True]))
+    assert Strategy().table_deregulation(observe(s, r, 0), legal).tolist() == [True]
+    assert Strategy(danger_debt=9).table_deregulation(observe(s, r, 0), legal).tolist() == [False]
+    s.loans[:], s.stability[:] = 0, 3
+    assert Strategy().table_deregulation(observe(s, r, 0), legal).tolist() == [False]
+    assert Strategy(danger_stability=3).table_deregulation(observe(s, r, 0), legal).tolist() == [True]
 
 
 def test_buy_shares_opposes_deregulation_while_the_company_looks_like_surviving():
