@@ -94,7 +94,7 @@ def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
     write_atomic(path, (json.dumps(data, indent=2, default=str) + "\n").encode())  # keeps the params' order
 
 
-# ---------------------------------------------------------------------------------------- checksums (issue 12)
+# ---------------------------------------------------------------------------------------- checksums
 MANIFEST = "manifest.json"
 
 
@@ -140,7 +140,7 @@ def verify_frames(run_dir: Path, meta: dict[str, Any]) -> str | None:
     return None
 
 
-# ------------------------------------------------------------------------------------------- the lock (issue 12)
+# ------------------------------------------------------------------------------------------- the lock
 LOCK = ".lock"
 MANAGED = (LOCK, META, EXPERIMENT, SHARDS, *(f"{frame}.parquet" for frame in (*FRAMES, "coverage")))  # + coverage.py
 

@@ -1,4 +1,4 @@
-"""What ``eastindia tune`` and ``eastindia sensitivity`` share (issue 14): searched rules keys, section files, the
+"""What ``eastindia tune`` and ``eastindia sensitivity`` share: searched rules keys, section files, the
 metrics of an arm, and the study folder.
 
 A *study* plays many variants of one experiment's rules, each as an arm of the existing runner (shards, resume,

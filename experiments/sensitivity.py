@@ -1,4 +1,4 @@
-"""``eastindia sensitivity FILE``: which rules values move the crash rate and each strategy's win rate most (issue 14).
+"""``eastindia sensitivity FILE``: which rules values move the crash rate and each strategy's win rate most.
 
 An experiment file with a ``[sensitivity]`` section::
 

@@ -1,4 +1,4 @@
-"""The report's banner (issue 13): what a reader must know before trusting the numbers.
+"""The report's banner: what a reader must know before trusting the numbers.
 
 - **Placeholder content**: rules content its file marks ``PLACEHOLDER`` (a comment on the key's line or its table
   header, or a comment block right above the key) that the run still plays: marks of ``sim/rules/default.toml``

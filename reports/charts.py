@@ -525,7 +525,7 @@ def game_length_chart(agg: Aggregates, out_dir: Path) -> Chart:
     return _save(fig, out_dir, "game_length", "Game length and how games ended", caption)
 
 
-# ---------------------------------------------------------------------------------------------- issue 13
+# ---------------------------------------------------------------------------------------------- stability causes
 CAUSE_COLORS = {
     "emergency": "tab:purple",
     "expectation": "tab:orange",

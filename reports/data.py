@@ -22,9 +22,9 @@ from sim.layout import VP_SOURCES
 
 VP_COLUMNS = [f"vp_{source}" for source in VP_SOURCES]
 SAMPLE_GAMES = 1500  # games per arm in the capital scatter
-JOIN_ROWS = 250_000  # seat rows per range of games joined with their game's outcome (issue 13: bounds the memory)
+JOIN_ROWS = 250_000  # seat rows per range of games joined with their game's outcome (bounds the memory)
 _HASH_BINS = 1_000_000
-# issue 13: the economy per round (median and band): series name -> expression over the rounds frame
+# the economy per round (median and band): series name -> expression over the rounds frame
 ECONOMY = {
     "treasuries": pl.col("treasuries"),
     "balance": pl.col("balance"),
@@ -78,7 +78,7 @@ class Aggregates:
     end_round: pl.DataFrame  # arm_index, games, mean, std
     bids: pl.DataFrame  # arm_index, bid_mean, bid_min, bid_max
     capital: pl.DataFrame  # sample of seats: arm_index, strategy, bid_total, starting_capital
-    # issue 13
+
     causes: pl.DataFrame | None = None  # arm_index, round, games (alive), <stability cause> (sums over games)
     crash_causes: pl.DataFrame | None = None  # arm_index, round, cause, crashes (the cause of the last point lost)
     economy: pl.DataFrame | None = None  # arm_index, round, series, value, games (value counts per series)
@@ -216,7 +216,7 @@ def _fill_crashed(stability: pl.DataFrame, outcomes: pl.DataFrame, rounds: dict[
 
 def _collect(queries: list[pl.LazyFrame]) -> list[pl.DataFrame]:
     """Run lazy queries on Polars' streaming engine (memory bounded by the batch, not the frame), one at a time:
-    run together, their streaming buffers add up (issue 13: a million-game report peaked 130 MiB higher)."""
+    run together, their streaming buffers add up (a million-game report peaked 130 MiB higher)."""
     return [q.collect(engine="streaming") for q in queries]
 
 
@@ -320,7 +320,7 @@ def crash_cause() -> pl.Expr:
 def _issue13(
     run: Run, games: pl.LazyFrame, seats: pl.LazyFrame, rounds: pl.LazyFrame, arm_indices: list[int], players: int
 ) -> dict[str, Any]:
-    """The aggregates behind issue 13's charts and tables (see the ``Aggregates`` fields)."""
+    """The aggregates behind the charts and tables (see the ``Aggregates`` fields)."""
     from sim.state import STABILITY_CAUSES
 
     from .compare import chunks, game_range

@@ -1,4 +1,4 @@
-"""The report of a sensitivity folder (issue 14): ``report.html`` and ``summary.md``.
+"""The report of a sensitivity folder: ``report.html`` and ``summary.md``.
 
 - Settings: the method, the design (samples, levels, seed, points), the games per point and each key's range.
 - ``charts/sensitivity.png``: per output (crash rate, each strategy's win rate, ...) the keys ranked by Morris's μ*

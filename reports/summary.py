@@ -1,5 +1,5 @@
 """Per-arm statistics as small Polars frames: the summary the CLI prints, win rates, crash hazard, stability
-percentiles, and (issue 13) crash causes, stability changes by cause, the economy by round, VP by outcome, VP
+percentiles, and crash causes, stability changes by cause, the economy by round, VP by outcome, VP
 distributions and winning margins, win rates against bids and capital, and seat advantage (what the tables and
 charts show; the comparisons between arms are in ``reports.compare``)."""
 
@@ -143,7 +143,7 @@ def arm_summary_short(run: Run | Aggregates | str | Path) -> pl.DataFrame:
     )
 
 
-# ------------------------------------------------------------------------------------------------ issue 13
+# ------------------------------------------------------------------------------------------------ stability causes
 CAUSES = ("emergency", "expectation", "regions", "laws")  # a crash's cause: what took the last point (crash_cause)
 
 
@@ -359,7 +359,7 @@ def seat_strategy_rates(run: Run | Aggregates | str | Path) -> pl.DataFrame:
 
 
 def seat_advantage(run: Run | Aggregates | str | Path) -> pl.DataFrame:
-    """Seat advantage that holds under any rotation (issue 13). In every seating (rotation) a seat is compared
+    """Seat advantage that holds under any rotation. In every seating (rotation) a seat is compared
     with the seats playing the same strategy at the same table: per game, X = 1[the seat won] − (1/m)·1[one of
     those m seats won]; ``advantage`` is the mean of X over the games where the seat has m > 1 such peers (one
     strategy per table: m = players and X = its excess over 1/players), with its Student-t ``lo, hi``. Who sits

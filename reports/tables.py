@@ -456,7 +456,7 @@ def _rotation(agg: Aggregates) -> str:
 
 
 def _strategy_params(agg: Aggregates) -> str | None:
-    """The tuned strategies (issue 11): a label names the parameters that differ from the strategy's defaults,
+    """The tuned strategies: a label names the parameters that differ from the strategy's defaults,
     e.g. ``bid_low(max_bid=2)``; every value is spelled out in experiment.toml and run.json."""
     labels: dict[str, bool] = {}
     for arm in agg.run.arms:

@@ -1,4 +1,4 @@
-"""The report of a tune folder (issue 14): ``report.html`` and ``summary.md`` with the Tuning section.
+"""The report of a tune folder: ``report.html`` and ``summary.md`` with the Tuning section.
 
 - Settings: the objective, its target, the search (trials, batch, startup trials, sampler seed, each searched key
   and its range), the games and strategies.

@@ -5,7 +5,7 @@ next). ``Agents.ask`` takes the deciding seat per game, groups the games by the 
 calls that strategy once per group with an ``Observation`` (public state of just those games, read-only copies)
 and the legal options sliced to them. The answer is checked; an illegal one raises ``IllegalDecision`` naming the
 strategy, the decision and the global game index; an exception raised by the strategy becomes a
-``StrategyError`` naming the strategy, seat, decision and game (issue 12).
+``StrategyError`` naming the strategy, seat, decision and game.
 
 Everything a strategy is handed is its own: the observation's fields and the legal options are new arrays, the
 rules' arrays cannot be made writeable, and the observation holds no reference to the engine's state as an
@@ -39,7 +39,7 @@ class IllegalDecision(ValueError):
 
 
 class StrategyError(RuntimeError):
-    """A strategy raised while answering a decision (issue 12). The message is one line:
+    """A strategy raised while answering a decision. The message is one line:
     ``strategy '<name>' (seat s) raised <Error>: <message> in '<decision>' at game g``; ``details`` holds the
     strategy's traceback (shown by ``eastindia --debug``). Pickles with its details across worker processes."""
 
@@ -62,7 +62,7 @@ PUBLIC = frozenset(
     firm_manager firm_shares firm_value firm_cash firm_india firm_ships firm_damaged firm_sea firm_successes
     firm_dividend firm_carry firm_filled firm_fresh invested_factories""".split()
 )  # hidden: the orders of the law deck (law_rank), the event stack and the position-card deck; the firms' sealed
-# trade strategies (firm_port, firm_bid) until the initiative roll reveals them (firm_sea, firm_successes; issue 10)
+# trade strategies (firm_port, firm_bid) until the initiative roll reveals them (firm_sea, firm_successes)
 
 
 # A decision method with this attribute set answers nothing, always: the engine's default answer for every game
@@ -248,7 +248,7 @@ class Agents:
             if idx.size:
                 yield strat, idx
 
-    # ---------------------------------------------------------------------- a strategy's errors (issue 12)
+    # ---------------------------------------------------------------------- a strategy's errors
     def _call(
         self, strat: Strategy, decision: str, state: State, decider: np.ndarray, legal: dict[str, Any], idx: np.ndarray
     ) -> Any:

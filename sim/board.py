@@ -66,7 +66,7 @@ def unpack_bits(bits: np.ndarray, n: int) -> np.ndarray:
 
 def reach_bits(rules: Rules, bits: np.ndarray) -> np.ndarray | None:
     """int64[P, K]: the orders each presidency reaches (as a bit mask, order o = bit o) for each set of usable
-    orders given as a bit mask ``bits`` int64[K] (``reachable`` without unpacking; issue 11's strategies value
+    orders given as a bit mask ``bits`` int64[K] (``reachable`` without unpacking; the strategies value
     thousands of hypothetical openings this way). None for a map with more than 20 orders."""
     d = rules.d
     n_orders = len(d.orders)
@@ -84,7 +84,7 @@ def _other_home(rules: Rules) -> np.ndarray:
 
 @functools.lru_cache(maxsize=8)
 def _other_home_table(region_bytes: bytes, dtype: str, home: tuple[int, ...]) -> np.ndarray:
-    """``_other_home`` computed once per map (issue 11: reachability is asked thousands of times a batch)."""
+    """``_other_home`` computed once per map (reachability is asked thousands of times a batch)."""
     order_region = np.frombuffer(region_bytes, dtype=dtype)
     table = np.stack([np.isin(order_region, np.delete(np.array(home), p)) for p in range(L.PRESIDENCIES)])
     table.setflags(write=False)
@@ -155,7 +155,7 @@ def vacate(state: State, rows: np.ndarray, office: int) -> None:
 
 def vacate_governor(state: State, rows: np.ndarray, region: np.ndarray | int, keep_half_ship: bool = False) -> None:
     """The governors of ``region`` in games ``rows`` leave office (fired or killed); a governor's half-built ship
-    is lost with him unless ``keep_half_ship`` (governors.half_ship_inherited, issue 7)."""
+    is lost with him unless ``keep_half_ship`` (governors.half_ship_inherited)."""
     region = np.broadcast_to(region, rows.shape)
     held = state.governor[rows, region] >= 0
     rows, region = rows[held], region[held]

@@ -61,7 +61,7 @@ def begin_round(state: State) -> None:
     state.taxed[:] = 0
     live = ~state.done  # a finished game keeps what blame situation 5 counts: its governors deposed
     state.deposed[live] = 0
-    state.used_officers[live] = 0  # phase 6 deployments exhaust troops until phase 8 (issue 8)
+    state.used_officers[live] = 0  # phase 6 deployments exhaust troops until phase 8
     state.used_regiments[live] = 0
 
 
@@ -97,7 +97,7 @@ def play_batch(
         if not played.any():
             break
         begin_round(state)
-        start_of_round(state, rules)  # deregulation.forced_round (issue 9)
+        start_of_round(state, rules)  # deregulation.forced_round
         if trace.recorder is not None:
             trace.recorder.phase(state, "start_of_round")
         for _, name, phase, _ in ROUND:

@@ -4,7 +4,7 @@ functions over a subset of games ``rows`` (int[m], distinct positions in the bat
 so phases and tests can call them on hand-built positions. The phases that ask the families are in
 ``sim/phases/firms.py``.
 
-State (``state.py``, issue 10 block). F = N firm slots per game: each family manages at most one firm (L88), so N
+State (``state.py``, the firms block). F = N firm slots per game: each family manages at most one firm (L88), so N
 slots always suffice; a merger or a bankruptcy frees a slot, and a new firm takes the lowest free one. A slot is
 open when ``firm_manager >= 0``; a free slot holds zeros everywhere (value 0, no shares, money, ships).
 

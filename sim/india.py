@@ -317,7 +317,7 @@ def storm_rolls(rules: Rules, dice, rows: np.ndarray, flat: np.ndarray) -> tuple
     all sound ships): one d6 per ship, in group order, for the rows holding any. Returns (sunk int[m', K], hurt
     int[m', K], roll int[m']) where ``roll`` indexes the rows that rolled: per group the ships that sink (from
     ``storm_sink_from``) and those damaged (from ``storm_damage_from``). Shared by the Company's family-yard ships
-    and the firms' ships (issue 10)."""
+    and the firms' ships."""
     ind = rules.india
     flat = flat.astype(np.int64)
     total = flat.sum(axis=1)

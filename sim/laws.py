@@ -69,8 +69,8 @@ MODIFIERS = (
     "board_of_control",  # phase 6: the PM may remove one officeholder but the Chairman (Board of Control)
     "military_oversight",  # phase 6: the PM may re-appoint one army's commander (Military Oversight)
     "governor_general",  # phase 5/6: the Governor-General's office exists (Governor General)
-    "chairman_retires",  # phase 1 (issue 7 wires it): the Chairman always retires (Tenure Limits)
-    "unrest_attack_bonus",  # phase 8 (issue 8 wires it): each unrest adds this to attacks (Sepoy Recruitment)
+    "chairman_retires",  # phase 1: the Chairman always retires (Tenure Limits)
+    "unrest_attack_bonus",  # phase 8: each unrest adds this to attacks (Sepoy Recruitment)
 )
 MOD = {name: i for i, name in enumerate(MODIFIERS)}
 
@@ -264,7 +264,7 @@ def lose_assets(state: State, rules: Rules, asset: np.ndarray, lost: np.ndarray)
             state.yard_ships[:, :, loc] -= take
             excess -= take
         clamp_to_holdings(state)
-        from .firms import drop_excess_ships  # late import (issue 10): firms import this module
+        from .firms import drop_excess_ships  # late import: firms import this module
 
         drop_excess_ships(state)  # then firm ships over the yards left
 
@@ -332,7 +332,7 @@ def change_stability(state: State, rules: Rules, rows: np.ndarray, amount: int |
     after = np.where(rows, after, before)
     state.stability[:] = after.astype(np.int8)
     state.tally[:, TALLY["stability_change"]] += (after - before).astype(np.int32)
-    state.tally[:, TALLY["stability_loss_laws"]] += np.minimum(after - before, 0).astype(np.int32)  # issue 13
+    state.tally[:, TALLY["stability_loss_laws"]] += np.minimum(after - before, 0).astype(np.int32)
     state.tally[:, TALLY["stability_gain_laws"]] += np.maximum(after - before, 0).astype(np.int32)
     crash = rows & (after == 0) & ~state.done
     state.crashed[crash] = True

@@ -86,10 +86,10 @@ N_VP = len(VP_SOURCES)
 # Public-blame situations drawn on a crash (L250-L255); blame = -1 when none.
 BLAME_NAMES = ("military", "shipbuilders", "board_impeccable", "parliament", "despots", "industrialists")
 
-# India, phase 8 (issue 8): event tile kinds (rules.map.events[].kind) and the crisis marker's march shapes.
+# India, phase 8: event tile kinds (rules.map.events[].kind) and the crisis marker's march shapes.
 EVENT_KINDS = ("crisis", "leader", "turmoil", "windfall", "peace", "shuffle", "invasion")
 E_CRISIS, E_LEADER, E_TURMOIL, E_WINDFALL, E_PEACE, E_SHUFFLE, E_INVASION = range(7)
 SHAPES = ("triangle", "circle", "square")  # a tile without a shape marches as NO_SHAPE: the first neighbour
 NO_SHAPE = 3
-# Moments at which a closed position card is played (D-POSITIONS, issue 7); a permanent card has none (-1).
+# Moments at which a closed position card is played (D-POSITIONS); a permanent card has none (-1).
 CARD_MOMENTS = ("family_actions", "appointments", "accounts", "parliament")

@@ -66,7 +66,7 @@ def treasuries(state: State, flow: str, amounts: np.ndarray) -> None:
         trace.recorder.flow(state, flow, "treasury", amounts)
 
 
-# ------------------------------------------------------------------------------------- issue 10: private firms
+# ------------------------------------------------------------------------------------- private firms
 def firm(state: State, flow: str, rows: np.ndarray, slot: np.ndarray, amount: np.ndarray, india: bool = False) -> None:
     """Pay ``amount[m]`` into firm ``slot[m]``'s treasury in games ``rows[m]`` (distinct games; negative: the firm
     pays the bank). ``india``: into its India treasury (jc2e) instead of its (London) treasury."""

@@ -1,4 +1,4 @@
-"""Position cards (D-POSITIONS, seed L58-L74; issue 7): the deck, the display, the cards families hold, and the
+"""Position cards (D-POSITIONS, seed L58-L74): the deck, the display, the cards families hold, and the
 small functions the phases call to use them.
 
 The deck is data (``[positions]`` in the rules file; ``rules.d.card_*`` arrays, one entry per physical card). Per

@@ -62,10 +62,10 @@ class Recorder:
             "vacant_offices": (s.office[:, : L.CHINA] < 0).sum(axis=1),
             "china_open": s.china_open,
             "crashed": s.crashed,
-            "prime_minister": s.prime_minister,  # issue 9: politics at the end of the round
+            "prime_minister": s.prime_minister,  # politics at the end of the round
             "policy": s.policy,
             "laws_in_force": (s.law_pile == IN_FORCE).sum(axis=1).astype(np.int8),
-            # issue 10: private firms at the end of the round
+            # private firms at the end of the round
             "firms_open": (s.firm_manager >= 0).sum(axis=1).astype(np.int8),
             "firm_value": s.firm_value.astype(np.int32).sum(axis=1),
             "prisoners": s.prisoners.sum(axis=1),
@@ -97,10 +97,10 @@ class Recorder:
                 "luxuries": s.luxuries.ravel(),
                 "shipyards": s.shipyards.ravel(),
                 "factories": s.factories.ravel(),
-                # issue 7: position cards held (permanent + unplayed closed), retirees per tier (cheapest first)
+                # position cards held (permanent + unplayed closed), retirees per tier (cheapest first)
                 "positions": held_count(s).ravel(),
                 "retired_tiers": s.retired.reshape(idx.size * n, -1),
-                # issue 10: firms managed, relatives on firms' share tracks and in debtors' prison
+                # firms managed, relatives on firms' share tracks and in debtors' prison
                 "firms_managed": seat_counts(s.firm_manager, n).ravel(),
                 "firm_shares": s.firm_shares.sum(axis=1).ravel(),
                 "prisoners": s.prisoners.ravel(),
@@ -133,11 +133,11 @@ class Recorder:
             "loans": s.loans,
             "balance": s.balance,
             "share_vp": s.share_vp,
-            "policy": s.policy,  # issue 9
+            "policy": s.policy,
             "laws_in_force": (s.law_pile == IN_FORCE).sum(axis=1).astype(np.int8),
             "deregulation_round": s.dereg_round,  # 0 -> null
             "company_regions": (s.owner >= 0).sum(axis=1),
-            "company_region_names": company_region_names(self.rules, s.owner),  # phase 8 (issue 8)
+            "company_region_names": company_region_names(self.rules, s.owner),  # phase 8
             "open_orders": s.order_open.sum(axis=1),
             "china_open": s.china_open,
             "royal_protection_used": self._protected(s),
@@ -176,9 +176,9 @@ class Recorder:
                 "factories": s.factories.ravel(),
                 "retired": s.retired.sum(axis=2).ravel(),
                 "prime_minister": (s.prime_minister[:, None] == np.arange(n)).ravel(),
-                "wreaths": s.wreaths.ravel(),  # issue 9
-                "positions": held_count(s).ravel(),  # issue 7
-                "firms_managed": seat_counts(s.firm_manager, n).ravel(),  # issue 10
+                "wreaths": s.wreaths.ravel(),
+                "positions": held_count(s).ravel(),
+                "firms_managed": seat_counts(s.firm_manager, n).ravel(),
                 "firm_shares": s.firm_shares.sum(axis=1).ravel(),
                 "prisoners": s.prisoners.ravel(),
             }
@@ -247,18 +247,18 @@ class Results:
         for name, keys in zip(FRAMES, SORT_KEYS, strict=True):
             parts = [getattr(b, name) for b in batches if getattr(b, name)]
             df = pl.DataFrame(_concat(parts)) if parts else pl.DataFrame()
-            # per-tier counts as a list column: the same schema whatever the number of tiers (issue 7)
+            # per-tier counts as a list column: the same schema whatever the number of tiers
             arrays = [c for c, t in df.schema.items() if isinstance(t, pl.Array)]
             df = df.with_columns(pl.col(c).cast(pl.List(df.schema[c].inner)) for c in arrays)
             if name == "games" and df.height:  # blame codes -1..5 -> situation names, null without a crash
                 codes = list(range(-1, len(L.BLAME_NAMES)))
                 df = df.with_columns(
                     pl.col("blame").replace_strict(codes, [None, *L.BLAME_NAMES], return_dtype=pl.Utf8),
-                    pl.when(pl.col("deregulation_round") > 0).then(pl.col("deregulation_round")),  # issue 9
+                    pl.when(pl.col("deregulation_round") > 0).then(pl.col("deregulation_round")),
                 )
                 decisions = _decisions(batches)["decisions"]
                 df = df.with_columns(decisions.fill_null(pl.lit([], dtype=decisions.dtype)))
-            if name == "rounds" and df.height:  # issue 9: codes -> names, a flag -> bool
+            if name == "rounds" and df.height:  # codes -> names, a flag -> bool
                 df = df.with_columns(
                     pl.col("deregulation").replace_strict(list(range(len(DEREGULATION))), list(DEREGULATION)),
                     pl.col("deregulation_by").replace_strict(list(range(len(DEREGULATION_BY))), list(DEREGULATION_BY)),

@@ -44,8 +44,8 @@ FLOWS = (
     "mercenaries",  # - paid from a presidency treasury
     "company_costs",  # - phase 7 upkeep of ships, regiments, officers and loan interest
     "retirement",  # - honourable retirements bought
-    "windfall",  # + phase 8 Windfall events, 1 £ per clerk in the area (issue 8)
-    # politics (issue 9): phase 9 policies and laws, votes, the Governor-General
+    "windfall",  # + phase 8 Windfall events, 1 £ per clerk in the area
+    # politics: phase 9 policies and laws, votes, the Governor-General
     "policy_tax",  # - D-POLICY taxes paid by families
     "policy_bonus",  # + D-POLICY bonuses paid to families
     "votes",  # - £ spent on votes in phases 9 and 11
@@ -53,10 +53,10 @@ FLOWS = (
     "company_levy",  # - Calico Acts: the Company loses 1 £ per 7 £ of balance at the start of phase 7
     "governor_general",  # + the Governor-General's family income on a successful govern action
     "governor_general_company",  # + the Company's income per region under a Governor-General (2e; default 0)
-    # issue 7: phase 1 and 10
+    # phase 1 and 10
     "upkeep",  # - phase 10 upkeep of retirees in honourable retirement
     "positions",  # + money of closed position cards played
-    # issue 10: private firms (phase 3, the firms' trade in phase 6, phase 7.1)
+    # private firms (phase 3, the firms' trade in phase 6, phase 7.1)
     "firm_investment",  # + 5 £ from the bank per firm opened or invested in (phase 3)
     "firm_emergency",  # + 5 £ from the bank per emergency investment (phase 7.1)
     "firm_emergency_burned",  # - what emergency investments raised beyond the firm's costs
@@ -89,7 +89,7 @@ TALLIES = (
     "loot",
     "royal_protection",
     "stability_change",
-    # phase 8, India (issue 8)
+    # phase 8, India
     "storm",  # the storm die's face, 0 when the phase did not run
     "events",  # event tiles drawn
     "events_crisis",
@@ -107,7 +107,7 @@ TALLIES = (
     "ships_sunk",
     "orders_closed",  # by events, rebellions, invasions and lost regions
     "orders_reopened",  # by Peace
-    # politics (issue 9)
+    # politics
     "laws_tabled",
     "laws_passed",
     "pm_changed",  # 1 when the Prime Minister changed hands in phase 9
@@ -121,7 +121,7 @@ TALLIES = (
     "notes_sold",
     "notes_used",
     "exchanges",  # exchanges of money and property between families accepted at the deal moments (L56, D-GIFTS)
-    # issue 7: the London season (phase 1), upkeep (phase 10), the chair
+    # the London season (phase 1), upkeep (phase 10), the chair
     "retirements",  # office holders who retired in phase 1
     "stress_markers",  # stress markers gained in phase 1's roll
     "honourable_retirements",  # retirees whose family bought an honourable retirement
@@ -130,7 +130,7 @@ TALLIES = (
     "upkeep_paid",  # £ of retirement upkeep paid in phase 10
     "upkeep_defaults",  # retirees who left honourable retirement because their upkeep was not paid
     "chair_changed",  # 1 when phase 5 seated a Chairman of another family than the last one
-    # issue 10: private firms
+    # private firms
     "firms_opened",  # firms opened in phase 3
     "firm_investments",  # investments in firms in phase 3 (factories and Company shares)
     "firm_takeovers",  # firms whose manager changed in phase 3 (house: majority; jc2e: hostile takeover)
@@ -142,7 +142,7 @@ TALLIES = (
     "emergency_investments",  # emergency investments in phase 7.1
     "bankruptcies",  # firms that could not pay their costs
     "special_retirements",  # honourable retirements a firm's dividend allowed (phase 1 and the end)
-    # issue 13: the cause of every stability change this round, signed (losses <= 0, gains >= 0); they add up to
+    # the cause of every stability change this round, signed (losses <= 0, gains >= 0); they add up to
     # stability_change. A loss the crash floor (0) cuts short counts only what was really lost.
     "stability_loss_emergency",  # phase 7: -1 per stability.emergency_loans_per_loss emergency loans (D-EMERGENCY)
     "stability_loss_expectation",  # phase 7: the profit left after costs below E(s) (D-EXPECT, L203-L208)
@@ -151,7 +151,7 @@ TALLIES = (
     "stability_loss_laws",  # law effects that lower it (Impeachment! failed, phase 9; R-PARLIAMENT)
     "stability_gain_laws",  # law effects that raise it (none in the default rules; a rules file may add one)
 )
-# issue 13: the causes above, in the order a round applies them (phases 7, 8, 9); they sum to stability_change
+# the causes above, in the order a round applies them (phases 7, 8, 9); they sum to stability_change
 STABILITY_CAUSES = (
     "stability_loss_emergency",
     "stability_loss_expectation",
@@ -205,7 +205,7 @@ class State:
     china_open: np.ndarray  # bool[G] the route to China is open
     deregulated: np.ndarray  # bool[G] Deregulation passed (phase 11), firms open (phase 3)
     regiments: np.ndarray  # int32[G,P] Company regiments per army
-    half_ships: np.ndarray  # int32[G,R] half-built Company ship of each region's governor (0 or 1; L160, issue 7)
+    half_ships: np.ndarray  # int32[G,R] half-built Company ship of each region's governor (0 or 1; L160)
     gg_half_ship: np.ndarray  # int32[G] the Governor-General's half-built Company ship (0 or 1), kept by the office
     ships: np.ndarray  # int32[G,4,2] Company ships per location (3 seas, China) x kind (leased, Company)
     yard_ships: np.ndarray  # int32[G,N,4] family-yard ships per owner and location
@@ -219,7 +219,7 @@ class State:
     order_filled: np.ndarray  # bool[G,O] filled by the Company this round
     taxed: np.ndarray  # int8[G,R] tax collections this round (the second raises unrest)
     deposed: np.ndarray  # int32[G,N] governors lost to revolts this round (blame situation 5; phase 8)
-    # --------------------------------------------------------------------------- india, phase 8 (issue 8)
+    # --------------------------------------------------------------------------- india, phase 8
     yard_damaged: np.ndarray  # int32[G,N,4] damaged family-yard ships per owner and location (<= yard_ships)
     used_officers: np.ndarray  # int32[G,N,P] officers (survivors) who deployed this round; they cannot defend
     used_regiments: np.ndarray  # int32[G,P] regiments that deployed or defended this round
@@ -228,21 +228,21 @@ class State:
     event_stack: np.ndarray  # int8[G,K] hidden order of the event tiles (indices into rules.map.events)
     event_cursor: np.ndarray  # int8[G] position of the next tile in event_stack; -1 = not shuffled yet
     event_next: np.ndarray  # int8[G] region on the back of the next tile (public); -1 before the first shuffle
-    # ------------------------------------------------------------------- politics (phases 9, 11, notes; issue 9)
+    # ------------------------------------------------------------------- politics (phases 9, 11, notes)
     policy: np.ndarray  # int8[G] policy track position 0..POLICIES-1 (R-PARLIAMENT, L224)
     ladder: np.ndarray  # int8[G,4] influence per asset on the ladder, order rules.ASSETS (lux, shares, yards, fact.)
     law_pile: np.ndarray  # int8[G,LAWS] where each law is: laws.DECK, DISCARD, IN_FORCE, or DRAWN (this phase)
     law_rank: np.ndarray  # float64[G,LAWS] hidden deck order (lowest is drawn next), -1 before the first shuffle
     note_holder: np.ndarray  # int8[G,N,5] seat holding issuer i's promissory note of kind k (i itself: not out)
     dereg_round: np.ndarray  # int8[G] round Deregulation passed (phase 11 or forced_round), 0 never
-    # ------------------------------------------------------------------ position cards, D-POSITIONS (issue 7)
+    # ------------------------------------------------------------------ position cards, D-POSITIONS
     deck: np.ndarray  # int8[G,D] hidden: the shuffled draw order (card indices); drawn entries stay listed
     deck_top: np.ndarray  # int8[G] hidden: index into ``deck`` of the next card drawn (D: the deck is spent)
     market: np.ndarray  # int8[G,M] revealed cards on display (card index), -1 an empty slot
     card_owner: np.ndarray  # int8[G,D] family holding each card, -1 nobody (in the deck or on display)
     card_played: np.ndarray  # bool[G,D] a closed card its owner has played (spent)
     emergency_total: np.ndarray  # int32[G] emergency loans taken over the game (D-EMERGENCY "cumulative")
-    # ----------------------------------------------------- private firms (R-FIRMS, issue 10; sim/firms.py)
+    # ----------------------------------------------------- private firms (R-FIRMS; sim/firms.py)
     # F = N firm slots (a family manages at most one firm); a slot is free when its manager is -1, and a free
     # slot holds zeros everywhere (value 0, no shares, no money, no ships). Slots are reused after a firm closes.
     firm_manager: np.ndarray  # int8[G,F] seat managing each firm, -1 = no firm in this slot
@@ -300,14 +300,14 @@ class State:
             + self.shares
             + self.retired.sum(axis=2)
             + self.prisoners
-            + self.firm_shares.sum(axis=1)  # issue 10: relatives on firms' share tracks
+            + self.firm_shares.sum(axis=1)  # relatives on firms' share tracks
             + held(self.exchange)
             + held(self.office)
             + held(self.governor)
         )
 
     def money_in_game(self) -> np.ndarray:
-        """int[G] every £ held by families, the Company and its office treasuries, and firms (issue 10)."""
+        """int[G] every £ held by families, the Company and its office treasuries, and firms."""
         firms = self.firm_cash.sum(axis=1) + self.firm_india.sum(axis=1)
         return self.money.sum(axis=1) + self.balance + self.treasury.sum(axis=1) + firms
 

@@ -1,6 +1,6 @@
 """Pluggable strategies: one vectorised method per decision point, looked up by name in a registry."""
 
-from .archetypes import BidLow, BuyShares, GoMilitary, RunFirm  # registers the four archetypes (issue 11)
+from .archetypes import BidLow, BuyShares, GoMilitary, RunFirm  # registers the four archetypes
 from .base import Strategy  # registers "balanced"
 from .randomized import RandomStrategy  # registers "random"
 from .registry import REGISTRY, UnknownStrategy, builtin, describe, get, make, register

@@ -8,7 +8,7 @@ each game from that game's own rows only (never from batch statistics), so a gam
 Subclass ``Strategy``, override what you want to play differently, and register it with ``@register("name")``;
 ``docs/strategies.md`` documents every decision point.
 
-The base class (issue 11) is a competent all-rounder that reacts to the position. In phase 2 it takes the family
+The base class is a competent all-rounder that reacts to the position. In phase 2 it takes the family
 action worth most for its cost (``family.py``: shares while the Company looks like surviving, luxuries as the end
 nears or money piles up, clerks where it has no candidate, shipyards when the Company lacks ships). In the
 Company's offices it follows one plan (``company.py``): ships for the reachable orders, the dice that pay, the
@@ -90,7 +90,7 @@ def pick_best(score: np.ndarray, legal: np.ndarray) -> np.ndarray:
     return np.where(any_last(legal), masked.argmax(axis=1), -1)
 
 
-# issue 7: what the balanced family reckons a VP worth in £ mid-game (a luxury: 4 £ -> 2 VP and 1 wealth, and money
+# what the balanced family reckons a VP worth in £ mid-game (a luxury: 4 £ -> 2 VP and 1 wealth, and money
 # still buys income), and what a position card is worth to it.
 VP_WORTH = 2.5
 
@@ -161,7 +161,7 @@ class Strategy:
     #: ``PARAMS = {**Parent.PARAMS, "max_bid": Param(2, "highest bid on any lot", low=0)}``. A method reads
     #: ``self.max_bid``: the value the instance was made with (``Cls(max_bid=3)``), else the default.
     PARAMS: ClassVar[dict[str, Param]] = {
-        # issue 11: the Company's offices (strategies/company.py)
+        # the Company's offices (strategies/company.py)
         "min_order": Param(3, "least value of an order a ship is bought for (R-SHIPPING)", low=0),
         "trade_cost": Param(0.6, "£ a die of Company money counts as when a President or Director picks dice", low=0),
         "max_debt": Param(
@@ -421,7 +421,7 @@ class Strategy:
         stability is below ``target_stability``; everything in the last round (``company.pay_dividends``)."""
         return company.pay_dividends(self, obs, legal)
 
-    # ---------------------------------------------------------------------------------- phase 8 India (issue 8)
+    # ---------------------------------------------------------------------------------- phase 8 India
     def defend(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
         """An attack or revolt of strength ``legal.attack`` int[G'] on Company region ``legal.region`` (army
         ``legal.army``): commit (officers int[G', N], regiments int[G']) from the troops not used this round,
@@ -430,7 +430,7 @@ class Strategy:
         keeps the most for the revolts that may follow."""
         return minimal_defence(legal.officers, legal.regiments, legal.attack, obs.seat)
 
-    # ------------------------------------------------------------------------- phase 1 and 10 (issue 7)
+    # ------------------------------------------------------------------------- phase 1 and 10
     def retire(self, obs: Observation, legal) -> np.ndarray:
         """Honourable retirement tier for the family's retiring relative, or -1 to send him home unpaid (R-RETIRE).
 
@@ -495,7 +495,7 @@ class Strategy:
             money -= kept[:, t] * up
         return kept
 
-    # ------------------------------------------------ politics: phases 9 and 11, notes, the Governor-General (issue 9)
+    # ------------------------------------------------ politics: phases 9 and 11, notes, the Governor-General
     def table_law(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
         """The PM tables a law: (law int[G'], side int[G']): one of ``legal.candidates`` bool[G', LAWS] with the
         side (0 down, 1 up the track) of its policy among ``legal.options`` int[G', LAWS, 2] (-1: no policy), or
@@ -685,7 +685,7 @@ class Strategy:
         where it was not taxed this round, else a regiment."""
         return np.where(obs.taxed > 0, L.G_REGIMENT, L.G_TAX_COMPANY).astype(np.int64)
 
-    # ------------------------------------------ private firms: phases 3, 6 and 7.1 (issue 10; strategies/firms.py)
+    # ------------------------------------------ private firms: phases 3, 6 and 7.1 (strategies/firms.py)
     def open_firm(self, obs: Observation, legal) -> np.ndarray:
         """Phase 3: a family managing no firm opens one? (``legal.factory`` / ``legal.share`` bool[G']: it may invest
         an uninvested factory with a relative at home / a Company share). Returns int[G']: 0 no, 1 with a factory,

@@ -1,4 +1,4 @@
-"""How a competent family runs the Company's offices (issue 11): the Chairman's loans, budget and dividends, the
+"""How a competent family runs the Company's offices: the Chairman's loans, budget and dividends, the
 Director of Trade's checks and moves, the Shipping Manager's purchases, the Presidents' trade.
 
 The plan every office shares (``plan``): each presidency with a President wants one ship per reachable order worth

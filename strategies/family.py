@@ -1,4 +1,4 @@
-"""What each family action is worth (issue 11): the valuation behind ``balanced``'s phase 2 (R-ACTIONS, L76-L84),
+"""What each family action is worth: the valuation behind ``balanced``'s phase 2 (R-ACTIONS, L76-L84),
 which the archetypes reweigh.
 
 ``action_values`` returns, per game and action, the worth of taking it once less what it costs, in £ (pass is 0):

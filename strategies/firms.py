@@ -1,4 +1,4 @@
-"""How the strategies play private firms (issue 10): the ``balanced_*`` answers of the base strategy and the
+"""How the strategies play private firms: the ``balanced_*`` answers of the base strategy and the
 ``random_*`` answers of the random one, one function per decision point of ``sim/phases/firms.py`` (the methods of
 ``Strategy`` / ``RandomStrategy`` delegate here). Every function decides each game from its own rows only.
 
@@ -72,7 +72,7 @@ def can_get_ships(obs: Observation) -> np.ndarray:
 
 
 def shipyard_wanted(obs: Observation) -> np.ndarray:
-    """float[G']: how much the balanced family wants a shipyard in phase 2 (issue 10): 5.5 (above shares, below a
+    """float[G']: how much the balanced family wants a shipyard in phase 2: 5.5 (above shares, below a
     first factory) once Deregulation passed when it has no free yard of its own and either manages a firm without
     ships, or manages none, owns no shipyard, holds two assets to open one with and >= 4 rounds are left."""
     if not obs.deregulated.any():

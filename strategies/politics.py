@@ -1,4 +1,4 @@
-"""What a law, a policy or Deregulation is worth to each family, from public state (issue 9; used by ``balanced``).
+"""What a law, a policy or Deregulation is worth to each family, from public state (used by ``balanced``).
 
 Values are rough £-equivalents: a tax or bonus its £, one influence point 1 £, one Company share VP 2 £.
 Every function reads an ``Observation`` (or anything with the same public fields) and returns arrays over its

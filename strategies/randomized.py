@@ -248,7 +248,7 @@ class RandomStrategy(Strategy):
         options = np.concatenate([np.ones((obs.n, 1), dtype=bool), legal.affordable], axis=1)
         return obs.rng.choice(options) - 1
 
-    # ------------------------------------------------ politics: phases 9 and 11, notes, the Governor-General (issue 9)
+    # ------------------------------------------------ politics: phases 9 and 11, notes, the Governor-General
     def table_law(self, obs, legal):
         options = np.concatenate([legal.can_draw[:, None], legal.candidates], axis=1)
         pick = obs.rng.choice(options) - 1
@@ -339,7 +339,7 @@ class RandomStrategy(Strategy):
         u = obs.rng.uniform(legal.regions.shape[1])
         return np.floor(u * L.N_GOV_EFFECTS).astype(np.int64)
 
-    # issue 7: positions and upkeep
+    # positions and upkeep
     def rank_position_takers(self, obs, legal):
         return np.argsort(obs.rng.uniform(obs.players), axis=1)
 
@@ -376,7 +376,7 @@ class RandomStrategy(Strategy):
                 over += more * upkeep[t]
         return kept
 
-    # issue 10: private firms (strategies/firms.py)
+    # private firms (strategies/firms.py)
     def open_firm(self, obs, legal):
         return firm_play.random_open_firm(obs, legal)
 

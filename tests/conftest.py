@@ -4,7 +4,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 
-# issue 15b: a test that loads a strategy plugin registers it for the whole process; put the registry back after each
+# a test that loads a strategy plugin registers it for the whole process; put the registry back after each
 # test so that tests of the built-in strategies (e.g. every parameter documented) do not depend on which tests ran
 # before them in the same worker (test_experiment_params.py's `careful` plugin broke test_strategies.py under -n 2)
 import pytest  # noqa: E402

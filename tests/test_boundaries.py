@@ -1,4 +1,4 @@
-"""Boundary and asymmetry tests (issue 15): every rule with an order, a tie-break, a band or a rounding, tested with
+"""Boundary and asymmetry tests: every rule with an order, a tie-break, a band or a rounding, tested with
 values where the plausible wrong reading gives a different answer. Each test names the misreading it rules out.
 """
 

@@ -1,4 +1,4 @@
-"""Chance and the engine's plumbing (issue 15): the dice's distributions and keys, the chance functions, the
+"""Chance and the engine's plumbing: the dice's distributions and keys, the chance functions, the
 strategies' random streams, the test double itself, the engine's loop helpers and the capital-formula registry."""
 
 import dataclasses
@@ -121,7 +121,7 @@ def test_begin_and_end_round():
     s.used_regiments[:] = 2
     begin_round(s)
     assert (s.tally == 0).all() and not s.order_filled.any() and (s.taxed == 0).all() and (s.deposed == 0).all()
-    assert (s.used_officers == 0).all() and (s.used_regiments == 0).all()  # every troop may defend again (issue 8)
+    assert (s.used_officers == 0).all() and (s.used_regiments == 0).all()  # every troop may defend again
     s.ships[:, 0] = [2, 1]
     s.done[1] = True
     end_round(s, r)

@@ -1,4 +1,4 @@
-"""Issue 13: paired comparisons (Newcombe's paired interval, the paired t), ``eastindia compare`` of two runs, and
+"""paired comparisons (Newcombe's paired interval, the paired t), ``eastindia compare`` of two runs, and
 seat advantage that holds under rotation."""
 
 from __future__ import annotations

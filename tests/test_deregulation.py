@@ -154,7 +154,7 @@ def test_games_where_deregulation_passes():
 
 class Rejecter(Strategy):
     """Tables Deregulation whenever it may and votes against it with all its money and its property: it buys a
-    factory (3 property votes) whenever it can and otherwise keeps its money (issue 11's balanced would spend it on
+    factory (3 property votes) whenever it can and otherwise keeps its money (the balanced would spend it on
     the exchange and on luxuries)."""
 
     name = "rejecter"

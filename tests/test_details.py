@@ -1,4 +1,4 @@
-"""Details of the rules that the mutation runs found untested (issue 15), grouped by module. Each test names the
+"""Details of the rules that the mutation runs found untested, grouped by module. Each test names the
 wrong reading it rules out."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Strategy parameters from experiment files and the command line (issue 11, wired by issue 13): tables and
+"""Strategy parameters from experiment files and the command line: tables and
 ``name:key=value`` specs, tuned plugins, one-line errors, the parameters in the resolved experiment, run.json, the
 frames (``strategy.label``), the report and ``eastindia strategies``; ``rotate = "all"``, ``[[arms]] rules`` and
 ``reference`` in experiment files."""

@@ -135,5 +135,5 @@ def test_shares_stop_when_nobody_waits():
     s.exchange[1, 0] = 1
     issue_shares(s, r, dice(), agents(r, s))
     assert s.shares[0, 3] == 2 and s.loans[0] == 3 and (s.exchange[0] < 0).all()
-    assert s.firm_fresh[0].tolist() == [0, 0, 0, 2]  # both new shares are fresh until the next firm phase (issue 10)
+    assert s.firm_fresh[0].tolist() == [0, 0, 0, 2]  # both new shares are fresh until the next firm phase
     assert s.shares[1].sum() == 0 and s.exchange[1, 0] == 1  # no loans, no issue

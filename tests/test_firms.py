@@ -1,4 +1,4 @@
-"""Private firms (issue 10; R-FIRMS, D-FIRM-VARIANT, D-INITIATIVE): phase 3 (L86-L106), the firms' trade in phase 6
+"""Private firms (R-FIRMS, D-FIRM-VARIANT, D-INITIATIVE): phase 3 (L86-L106), the firms' trade in phase 6
 (L154, L175-L182), phase 7.1 (L191-L199), the special and final retirements (L197, L257) and the end VP, on
 hand-built positions with injected dice, in the house rules and the jc2e variant (seed 002)."""
 
@@ -846,7 +846,7 @@ def test_firm_ships_are_family_yard_ships_for_storms(storms, faces, ships, damag
 
 # --------------------------------------------------------------------------------------------- whole games
 def test_a_full_game_where_a_firm_opens_trades_pays_dividends_and_scores():
-    """Balanced play (with two run_firm families, issue 11: balanced rarely opens a firm) and Deregulation forced in
+    """Balanced play (with two run_firm families: balanced rarely opens a firm) and Deregulation forced in
     round 2: some game has a firm that opened, filled orders, paid dividends and whose shareholders score firm VP at
     the end, and the frames agree with the rules."""
     import polars as pl
@@ -878,7 +878,7 @@ def test_same_dice_without_firms():
     games that never deregulate are identical."""
     import sim
 
-    # buy_shares (issue 11) opposes Deregulation, so that many of these games never deregulate
+    # buy_shares opposes Deregulation, so that many of these games never deregulate
     house = sim.play(sim.Rules.default(5), "buy_shares", 200, seed=9)
     jc = sim.play(sim.Rules.default(5).with_overrides({"firms.variant": "jc2e"}), "buy_shares", 200, seed=9)
     never = house.games["deregulation_round"].is_null() & jc.games["deregulation_round"].is_null()

@@ -1,5 +1,5 @@
 """The results frames (README "Reading the frames"): every column of every frame checked against the state it
-records, computed here independently (plain loops over the snapshot), or against another frame (issue 15).
+records, computed here independently (plain loops over the snapshot), or against another frame.
 
 One batch of mixed random/balanced games is played with a recorder that also keeps the state it snapshots at the end
 of each round, so each row of ``rounds`` and ``seat_rounds`` is compared with exactly the state it was taken from,

@@ -1,4 +1,4 @@
-"""Issue 12 fuzz: arbitrary TOML values for real keys of experiment and rules files give either a run with sane
+"""Fuzz: arbitrary TOML values for real keys of experiment and rules files give either a run with sane
 frames or one line and exit 2 -- never a traceback, never garbage -- and ``validate`` agrees with ``run``.
 
 The keys are every key, table and list of the default rules (read from ``default.toml``, so keys added later are

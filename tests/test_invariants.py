@@ -33,7 +33,7 @@ def check(state, rules, where):
     assert (state.loans >= 0).all() and (state.regiments >= 0).all() and (state.ships >= 0).all(), where
     assert (state.yard_ships.sum(axis=2) <= state.shipyards).all(), f"more yard ships than yards after {where}"
     assert ((state.office >= -1) & (state.office < state.n_players)).all(), where
-    # issue 15: the office-holder invariants that can fail (the old `held >= 0` was a count, always true)
+    # the office-holder invariants that can fail (the old `held >= 0` was a count, always true)
     assert (state.china_open | (state.office[:, L.CHINA] < 0)).all(), f"China manager while closed after {where}"
     assert ((state.governor < 0) | (state.owner >= 0)).all(), f"a governor of a sovereign region after {where}"
     oversight = laws.flag(state, rules, "military_oversight")  # the PM may seat a commander without a majority
@@ -53,7 +53,7 @@ def check(state, rules, where):
 
 
 def check_stability_causes(state, where, start=None):
-    """Issue 13: the round's stability causes are signed (losses <= 0, gains >= 0) and add up to its
+    """the round's stability causes are signed (losses <= 0, gains >= 0) and add up to its
     stability_change; with ``start`` (stability at the start of the round), that change is the real one."""
     from sim.state import STABILITY_CAUSES, TALLY
 
@@ -68,7 +68,7 @@ def check_stability_causes(state, where, start=None):
 
 
 def check_india(state, rules, where):
-    """Phase 8 (issue 8): damage, used troops, empires, the crisis marker and the tile stack stay consistent."""
+    """Phase 8: damage, used troops, empires, the crisis marker and the tile stack stay consistent."""
     n_r, k = len(rules.d.regions), len(rules.d.tile_kind)
     assert ((state.yard_damaged >= 0) & (state.yard_damaged <= state.yard_ships)).all(), f"damage after {where}"
     assert ((state.used_officers >= 0) & (state.used_officers <= state.officers)).all(), f"used after {where}"
@@ -116,7 +116,7 @@ def check_events(state, rules, running):
 
 
 def check_politics(state, rules, where):
-    """Issue 9: the policy track, the ladder, the PM, wreaths, the law deck, notes, Deregulation."""
+    """the policy track, the ladder, the PM, wreaths, the law deck, notes, Deregulation."""
     d, n = rules.d, state.n_players
     assert ((state.policy >= 0) & (state.policy < len(rules.parliament.policies))).all(), where
     assert (np.sort(state.ladder, axis=1) == np.sort(d.ladder0)).all(), f"ladder is not a permutation after {where}"
@@ -135,7 +135,7 @@ def check_politics(state, rules, where):
 
 
 def check_issue7(state, rules, where):
-    """Issue 7: conspicuous wealth is the sum of its sources; every position card is in exactly one place; stress
+    """conspicuous wealth is the sum of its sources; every position card is in exactly one place; stress
     markers sit on held offices; half-built ships belong to a sitting governor; retirees are counted."""
     d = rules.d
     wealth = (
@@ -164,7 +164,7 @@ def check_issue7(state, rules, where):
 
 
 def check_firms(state, rules, where):
-    """Issue 10: firm slots are consistent (a free slot holds nothing), each family manages at most one firm, shares
+    """firm slots are consistent (a free slot holds nothing), each family manages at most one firm, shares
     and values stay in range, yards hold at most one ship each, damage within the fleet, money non-negative, no
     firm before Deregulation."""
     fi = rules.firms
@@ -219,7 +219,7 @@ def play_checked(rules, strategy, n_games, seed):
         begin_round(state)
         start_of_round(state, rules)
         check(state, rules, f"round {rnd} start")
-        round_start = state.stability.astype(np.int64)  # issue 13: every change of the round is in its tallies
+        round_start = state.stability.astype(np.int64)  # every change of the round is in its tallies
         for _, name, phase, _ in ROUND:
             finished = np.flatnonzero(state.done)
             frozen = state.take(finished)
@@ -252,7 +252,7 @@ def test_invariants_over_2000_games(strategy):
     assert (state.crashed | (state.end_round == rules.game.rounds)).all()
     if strategy == "balanced":
         assert 0 < state.crashed.mean() < 1
-    # issue 7: offices turn over. Every decision of phases 1 and 10 is reached, the Chairman is elected (with and
+    # offices turn over. Every decision of phases 1 and 10 is reached, the Chairman is elected (with and
     # without a majority) and every office is filled in phase 5 (the Governor-General's once its law passed)
     agents = play_checked.agents
     reached = ["retire", "take_position", "play_position", "keep_retirees", "vote_chairman", "choose_chairman"]
@@ -260,7 +260,7 @@ def test_invariants_over_2000_games(strategy):
     assert (agents.filled[: L.CHINA] > 0).all(), agents.filled
     if strategy == "random":  # the balanced Director never opens China (no opium is controlled)
         assert agents.filled[L.CHINA] > 0 and agents.asked.get("rank_position_takers", 0) > 0, agents.asked
-        assert agents.filled[L.GOVERNOR_GENERAL] > 0, agents.filled  # issue 9: the law passes, the Chairman appoints
+        assert agents.filled[L.GOVERNOR_GENERAL] > 0, agents.filled  # the law passes, the Chairman appoints
 
 
 @pytest.mark.parametrize("players", [4, 6])
@@ -308,13 +308,13 @@ def test_frames_hold_the_invariants():
     ],
 )
 def test_invariants_politics_keys(overrides):
-    """Issue 9's keys switched away from their defaults keep every invariant (random play exercises every path)."""
+    """the keys switched away from their defaults keep every invariant (random play exercises every path)."""
     rules = Rules.default(5).with_overrides(overrides)
     for strategy in ("random", "balanced"):
         play_checked(rules, strategy, 400, seed=21)
 
 
-# ------------------------------------------------------------------------------------ issue 10: private firms
+# ------------------------------------------------------------------------------------ private firms
 FIRM_DECISIONS = [
     "open_firm", "invest_in_firms", "consent_investment", "take_over_firm", "approve_manager", "propose_merger",
     "consent_merger", "firm_ships", "consent_yard", "firm_strategy", "order_traders", "firm_trade",
@@ -344,7 +344,7 @@ FIRMS_FRIENDLY = {"company.start_stability": 7, "firms.open_min_stability": 0, "
 @pytest.mark.parametrize("variant", ["house", "jc2e"])
 @pytest.mark.parametrize("friendly", [False, True])
 def test_invariants_firms_2000_random_games(variant, friendly):
-    """Issue 10: 2,000 random games with Deregulation forced at the start of round 2 (firms from round 3) keep every
+    """2,000 random games with Deregulation forced at the start of round 2 (firms from round 3) keep every
     invariant after every phase in both variants; with the Company kept alive longer (``FIRMS_FRIENDLY``) random
     play reaches every firm decision, and bankruptcies fill debtors' prison."""
     over = {"deregulation.forced_round": 2, "firms.variant": variant}
@@ -363,7 +363,7 @@ def test_invariants_firms_2000_random_games(variant, friendly):
 
 @pytest.mark.parametrize("variant", ["house", "jc2e"])
 def test_invariants_firms_balanced(variant):
-    """Issue 10: balanced play with Deregulation forced in round 2 opens firms that trade and pay dividends."""
+    """balanced play with Deregulation forced in round 2 opens firms that trade and pay dividends."""
     rules = Rules.default(5).with_overrides({"deregulation.forced_round": 2, "firms.variant": variant})
     state = play_checked(rules, "balanced", 1000, seed=32)
     check_final_vp(state, rules)
@@ -371,7 +371,7 @@ def test_invariants_firms_balanced(variant):
     assert all(asked.get(d, 0) > 0 for d in ("open_firm", "firm_trade", "firm_dividends", "firm_ships")), asked
 
 
-# ------------------------------------------------------------------------------------------ issue 11: archetypes
+# ------------------------------------------------------------------------------------------ archetypes
 def test_invariants_archetypes():
     """The four archetypes with balanced (and random at 6 players) keep every invariant after every phase, at 4, 5
     and 6 players; their conquests and firms are reached."""

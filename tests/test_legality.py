@@ -1,4 +1,4 @@
-"""The engine's legality checks of strategies' answers (issue 15): for every decision, each way an answer can be
+"""The engine's legality checks of strategies' answers: for every decision, each way an answer can be
 illegal raises ``IllegalDecision`` with the decision and its reason, and the boundary answer just inside is legal."""
 
 import numpy as np
@@ -579,7 +579,7 @@ def test_budget_goes_only_to_committees_whose_office_is_held():
         chairman(s, r, dice(), agents(r, s, Scripted(take_loans=const(0), allocate_budget=const([1, 1, 0, 0, 0]))))
 
 
-# ------------------------------------------------------------------------------ a strategy that raises (issue 12)
+# ------------------------------------------------------------------------------ a strategy that raises
 def _raising_in(game_id: int, exc: BaseException):
     """A ``retire`` answer that raises ``exc`` whenever it is asked about game ``game_id`` (alone or in a group)."""
 

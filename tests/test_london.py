@@ -1,4 +1,4 @@
-"""Phase 1, the London season (R-RETIRE, D-POSITIONS, seed L58-L74; issue 7): the retirement roll with stress markers
+"""Phase 1, the London season (R-RETIRE, D-POSITIONS, seed L58-L74): the retirement roll with stress markers
 and the Chairman's +1, honourable retirement tiers or sending home, the position pick order with both ties, the
 display, and the vacancies it leaves reaching phase 5's appointments."""
 
@@ -334,7 +334,7 @@ def test_balanced_takes_the_card_worth_most():
 
 # ------------------------------------------------------------------------------------------------- the frames
 def test_frames_record_the_season_and_the_upkeep():
-    """The rounds and seat_rounds columns of issue 7 agree with each other over real games."""
+    """The rounds and seat_rounds columns of phases 1 and 10 agree with each other over real games."""
     import polars as pl
 
     import sim
@@ -351,7 +351,7 @@ def test_frames_record_the_season_and_the_upkeep():
     assert (seat_rounds["positions"] >= 0).all() and seat_rounds["positions"].max() > 0
     assert (rounds["positions_taken"] <= 3).all()  # never more than the display holds
     # a crashed game's retirees score their tiers' VP (the crash round's row is the final state)
-    # (issue 10: without Deregulation, as firms allow a final retirement after the last row, L257)
+    # (without Deregulation, as firms allow a final retirement after the last row, L257)
     crashed = res.games.filter(pl.col("crashed") & pl.col("deregulation_round").is_null())
     crashed = crashed.select("game", pl.col("end_round").cast(pl.Int16).alias("round"))
     last = seat_rounds.join(crashed, on=["game", "round"]).join(seats, on=["game", "seat"])

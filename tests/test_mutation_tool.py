@@ -1,4 +1,4 @@
-"""The mutation tool's sampling and estimate (issue 15b): `tools/mutation.py` draws a reproducible, nested sample per
+"""The mutation tool's sampling and estimate: `tools/mutation.py` draws a reproducible, nested sample per
 module and reports the sample's score with a Wilson interval. The tool is not part of the engine (mutmut's copy of the
 project has no tools/: the test skips there)."""
 

@@ -223,7 +223,7 @@ def test_second_tax_in_a_round_raises_unrest_and_two_halves_make_a_ship():
     i = governed(r, s)
     effects = iter([L.G_TAX_PRESIDENCY, L.G_TAX_PRESIDENCY, L.G_SHIP])
     strat = Scripted(govern=const(True), govern_effect=lambda obs, legal: np.array([next(effects)]))
-    s.half_ships[0, i] = 1  # this governor's own half-built ship (issue 7: per governor)
+    s.half_ships[0, i] = 1  # this governor's own half-built ship (per governor)
     d = dice({0: [1, 6, 6, 2, 3, 1]})
     governors(s, r, d, agents(r, s, strat))
     assert d.rolls("lowest") == [3, 2, 1]
@@ -308,7 +308,7 @@ def test_an_order_filled_by_one_president_is_not_reachable_for_the_next():
             return np.array([4]), bombay_orders[None, :], np.zeros((1, 4), dtype=int)
         return Scripted.trade(Scripted(), obs, legal)
 
-    d = dice({0: [1, 6, 6, 1, 6, 6]})  # Bombay: 3 dice; Bengal (the base strategy, issue 11): 3 dice on its port
+    d = dice({0: [1, 6, 6, 1, 6, 6]})  # Bombay: 3 dice; Bengal (the base strategy): 3 dice on its port
     presidents(s, r, d, agents(r, s, Scripted(trade=trade)))
     assert d.rolls("lowest") == [3, 3]
     shared = r.d.orders.index("Maratha2")  # Bombay3 - Bombay2 - Maratha2 - Maratha3 - Bengal1 - Bengal2

@@ -1,4 +1,4 @@
-"""Position cards (D-POSITIONS, seed L59; issue 7): every effect of the placeholder deck's primitives, the moments
+"""Position cards (D-POSITIONS, seed L59): every effect of the placeholder deck's primitives, the moments
 closed cards are played at, the setup lot's card, and the validation of card data."""
 
 import numpy as np

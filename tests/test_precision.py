@@ -1,4 +1,4 @@
-"""Issue 13: precision targets. ``target_ci`` keeps playing ranges of games (every arm's shard of the same games)
+"""precision targets. ``target_ci`` keeps playing ranges of games (every arm's shard of the same games)
 until every headline interval's half-width is within the target, then stops; the report states the precision."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 13's bugs, each with a test that fails on the code before it: a relative plugin path on ``run``, duplicate
+"""the bugs, each with a test that fails on the code before it: a relative plugin path on ``run``, duplicate
 tick labels on the crash-rate axis, clipped labels and legends, a ``--strategy`` run refused into runs/baseline,
 ``capital --budget`` as a total, single-strategy win-rate charts, "1 rotations"."""
 

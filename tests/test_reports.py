@@ -158,7 +158,7 @@ def paired_t_direct(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
 
 
 def test_comparisons_recomputed_by_hand_from_the_frames(run_dir, frames):
-    """Issue 13: every arm against the reference (arm 0), paired on the games: the 2 x 2 tables of crashes and
+    """every arm against the reference (arm 0), paired on the games: the 2 x 2 tables of crashes and
     wins and the per-game differences of end round and mean VP, recomputed from the raw frames."""
     comp = reports.comparisons(run_dir)
     games, seats = frames["games"], frames["seats"]

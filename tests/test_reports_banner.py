@@ -1,4 +1,4 @@
-"""Issue 13: the report's banner lists the placeholder content a run plays with, the rules keys it changed and the VP
+"""the report's banner lists the placeholder content a run plays with, the rules keys it changed and the VP
 sources that are 0 in every row."""
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ def test_report_renders_in_chromium(tmp_path):
             page.screenshot(path=str(shot), full_page=True)
         finally:
             browser.close()
-    assert len(images) == len(CHARTS)  # two arms and two strategies: every chart applies, issue 13's included
+    assert len(images) == len(CHARTS)  # two arms and two strategies: every chart applies, the included
     assert figures == [f"chart-{name}" for name in CHART_NAMES]
     assert all(img["complete"] and img["width"] > 0 for img in images), images
     assert rows["arms-table"] == rows["summary-table"] == len(arms) and rows["settings-table"] > 5

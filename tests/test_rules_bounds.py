@@ -1,4 +1,4 @@
-"""Issue 12: a rules number the engine cannot hold is refused on load with one line naming the file and the key
+"""a rules number the engine cannot hold is refused on load with one line naming the file and the key
 (NaN and inf, beyond +-NUMBER_MAX, beyond the int8 state some numbers live in, loop lengths); the largest numbers
 accepted play without garbage in the frames."""
 

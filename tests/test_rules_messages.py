@@ -1,6 +1,6 @@
 """Each rules-file error of ``Rules._validate`` and ``Rules._validate_politics`` that no other test matched whole: a
 rules file that trips exactly that check first fails with its one-line message, key and text matched in full, so a
-garbled key or message cannot pass (issue 12: bad input is one clear line naming the key; mutation-test survivors)."""
+garbled key or message cannot pass (bad input is one clear line naming the key; mutation-test survivors)."""
 
 import copy
 import re
@@ -39,7 +39,7 @@ def many_policies() -> list[dict]:
 
 
 CASES = [
-    # map (R-MAP, issue 8)
+    # map (R-MAP)
     pytest.param(
         {"map.regions.0.adjacent": ["Delhi", "Bombay", "Bengal"]},
         "map.regions[0].adjacent: Punjab lists Bengal but Bengal does not list Punjab",
@@ -55,7 +55,7 @@ CASES = [
         "map.regions[0].shapes: triangle marches to 'Bengal', not a neighbour of Punjab",
         id="shape-not-a-neighbour",
     ),
-    # retirement and position cards (issue 7: R-UPKEEP, D-POSITIONS)
+    # retirement and position cards (R-UPKEEP, D-POSITIONS)
     pytest.param(
         {"retirement.unpaid_upkeep": "lowest_tier", "retirement.tiers.0.upkeep": 1},
         'retirement.unpaid_upkeep: "lowest_tier" needs a first tier without upkeep',
@@ -93,7 +93,7 @@ CASES = [
         'positions.deck[0].moment: votes of a closed card are played at the "parliament" moment',
         id="card-votes-moment",
     ),
-    # firms (issue 10) and the engine's int8 limits (issue 12)
+    # firms and the engine's int8 limits
     pytest.param(
         {"firms.max_value": 0}, "firms.max_value: the value track needs at least one space", id="firms-max-value-0"
     ),
@@ -117,7 +117,7 @@ CASES = [
         "shipping.yard_cost: a ship must cost at least 1 £ (the budget is spent down in ships)",
         id="ship-free",
     ),
-    # notes and parliament (issue 9: R-NOTE, R-PARLIAMENT, D-LAWS)
+    # notes and parliament (R-NOTE, R-PARLIAMENT, D-LAWS)
     pytest.param(
         {"notes.kinds": ["nepotism", "money", "position", "votes", "bonus"]},
         "notes.kinds: the engine knows exactly the kinds ['money', 'nepotism', 'position', 'votes', 'bonus'] in "

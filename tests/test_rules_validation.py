@@ -1,5 +1,5 @@
 """Every cross-key check of the rules file (``Rules._validate``) and of the loader (``schema.convert``): the bad value
-fails with its one-line message naming the key, and the boundary value just inside loads (issue 15)."""
+fails with its one-line message naming the key, and the boundary value just inside loads."""
 
 import copy
 import re
@@ -109,7 +109,7 @@ CASES = [
     ({"india.storms.1.seas": ["atlantic"]}, "india.storms[1].seas: unknown presidency sea 'atlantic'"),
     ({"parliament.policies": []}, "parliament.policies: needs at least one policy"),
     ({"firms.share_vp": [1.0] * 9}, "firms.share_vp: needs one entry per firm value 1..10"),
-    # issue 15, a third sample of sim.rules: each message matched whole
+    # a third sample of sim.rules: each message matched whole
     ({"firms.max_shareholders": 0}, "firms.max_shareholders: a firm needs room for its first shareholder"),
     (
         {"retirement.stress_bonus": 18},  # 18 x 7 rounds + the chairman's 1 = 127 > 120 (17: 120 loads)

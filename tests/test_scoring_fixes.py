@@ -1,4 +1,4 @@
-"""Issue 7's scoring and stability fixes against seed 000: each test fails on the code before the issue.
+"""the scoring and stability fixes against seed 000: each test fails on the code before the issue.
 
 L256 share VP before the final retirement; L250 military blame counts each relative once; L203-L208 D-EXPECT
 "split"; D-EMERGENCY per round or cumulative; L173 killed or disgraced; L171 the loot minimum counts the officers

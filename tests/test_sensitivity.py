@@ -1,4 +1,4 @@
-"""eastindia sensitivity (issue 14): a key the engine ignores ranks last with an effect of exactly zero (Morris and
+"""eastindia sensitivity: a key the engine ignores ranks last with an effect of exactly zero (Morris and
 Sobol, on common random numbers), the key that drives the crash rate ranks first, the design's points are the
 runner's arms, --resume finishes an interrupted study with the same results, and bad [sensitivity] input is one
 line, exit 2.

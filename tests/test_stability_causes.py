@@ -1,4 +1,4 @@
-"""Issue 13: the engine records the cause of every stability change per round, signed, adding up to the round's
+"""the engine records the cause of every stability change per round, signed, adding up to the round's
 ``stability_change``: phase 7's emergency loans (D-EMERGENCY) and expectation (D-EXPECT, L203-L208), a lost Company
 region (R-ATTACK, L212) and law effects (R-PARLIAMENT: Public Demands Impeachment! failed)."""
 

@@ -1,4 +1,4 @@
-"""Issue 11: the strategies. ``balanced`` a competent all-rounder, the four archetypes ``bid_low``, ``buy_shares``,
+"""the strategies. ``balanced`` a competent all-rounder, the four archetypes ``bid_low``, ``buy_shares``,
 ``run_firm``, ``go_military``: their decisions in hand-built positions, their signatures over 2,000 rotated
 five-player games, no pushover against ``random`` head to head, and batch independence of a mixed table."""
 
@@ -61,7 +61,7 @@ def bengal_trade(s, r, round_=3):
 
 
 def test_the_chairman_borrows_for_the_plan_within_his_debt_limits():
-    """Plan (issue 11, ``company.plan``): Bengal's two orders want two ships (Company ships, 5 £ each, with >= 3
+    """Plan (``company.plan``): Bengal's two orders want two ships (Company ships, 5 £ each, with >= 3
     rounds left: 10 £) and the dice that pay for 11 £ of orders at 0.6 £ a die: 5 (P = 1 - (2/3)^k); the Director is
     vacant. Running needs (5 £) borrow within ``max_debt``, ships within ``invest_debt``, both plus the relatives
     waiting on the exchange (R-SHARES turns those loans into shares)."""
@@ -542,7 +542,7 @@ def test_a_mixed_table_plays_the_same_in_any_batch():
 
 
 def test_the_balanced_table_keeps_the_company_alive_more_often_than_not():
-    """The all-balanced baseline (issue 11: 71.5 % crashes before): fewer than a third of the games crash."""
+    """The all-balanced baseline (71.5 % crashes before): fewer than a third of the games crash."""
     res = sim.play(sim.Rules.default(5), "balanced", 1000, seed=1)
     assert res.games["crashed"].mean() < 1 / 3 and res.games["end_round"].mean() > 6.3
 

@@ -1,4 +1,4 @@
-"""Phase 10, upkeep of honourable retirements (R-UPKEEP, seed L242-L243; issue 7): upkeep per tier, retirees the
+"""Phase 10, upkeep of honourable retirements (R-UPKEEP, seed L242-L243): upkeep per tier, retirees the
 family cannot (or will not) pay for leave honourable retirement for good, and where they go
 (``retirement.unpaid_upkeep``)."""
 

@@ -1,4 +1,4 @@
-"""Mutation testing of the engine, one module at a time (issue 15; not in CI: too slow).
+"""Mutation testing of the engine, one module at a time (not in CI: too slow).
 
     python tools/mutation.py run sim/phases/end.py [--children 2]   # mutate one module, run the tests that reach it
     python tools/mutation.py report [sim/phases/end.py ...]        # score per module, and every survivor
@@ -12,7 +12,7 @@ hang), not yet run. ``tools/mutation_survivors.toml`` lists the survivors that a
 from the engine: same results, only slower or another dtype with the same values) and those accepted, each with the
 reason; the score is killed / (killed + survived - equivalent), and every survivor not listed there is printed.
 
-``--sample N --seed S`` (issue 15b) runs, per module, a random sample of N of its mutants drawn with ``S`` and the
+``--sample N --seed S`` runs, per module, a random sample of N of its mutants drawn with ``S`` and the
 module's name (the same sample on every run of the same population: run it again to resume). The sample is kept in
 ``mutants/mutation-sample.json`` with each sampled mutant's first verdict; ``report`` estimates such a module's score
 from its sampled mutants only (killed / judged, with a 95 % Wilson interval, "n of N sampled"), the score of the first
@@ -71,7 +71,7 @@ def run(paths: list[str], children: int, resume: bool, sample: int | None = None
     return subprocess.call(cmd, cwd=ROOT)
 
 
-# --- sampling (issue 15b) ---------------------------------------------------------------------------------------------
+# --- sampling ---------------------------------------------------------------------------------------------
 
 
 def draw(population: list[str], size: int, seed: int, module: str) -> list[str]:

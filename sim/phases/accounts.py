@@ -1,7 +1,7 @@
 """Phase 7, income and accounts (R-ACCOUNTS, L191-L208).
 
 Families collect income (firm ships earn their yards' owners too); firms settle (7.1, ``phases/firms.py``
-``firm_accounts``, issue 10); the Company pays 1 £ per ship, regiment, officer and
+``firm_accounts``); the Company pays 1 £ per ship, regiment, officer and
 loan. Short of money the Chairman may invoke royal protection once per game (the unpaid rest of the costs is
 cancelled), otherwise the Company takes emergency loans of ``loan_value`` £ each, past the maximum if need be; what
 they raise beyond the costs burns. The Chairman may then pay dividends: one payout costs 1 £ per share (the chair
@@ -30,10 +30,10 @@ from .firms import firm_accounts
 
 
 def accounts(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    laws.company_levy(state, rules)  # Calico Acts (issue 9)
-    play_cards(state, rules, agents, "accounts")  # D-POSITIONS (issue 7)
+    laws.company_levy(state, rules)  # Calico Acts
+    play_cards(state, rules, agents, "accounts")  # D-POSITIONS
     family_income(state, rules)
-    laws.retiree_income(state, rules)  # Inclosure Acts (issue 9)
+    laws.retiree_income(state, rules)  # Inclosure Acts
     firm_accounts(state, rules, dice, agents)
     emergency = company_costs(state, rules, agents)
     paid = dividends(state, rules, agents)
@@ -46,7 +46,7 @@ def family_income(state: State, rules: Rules) -> None:
     live = ~state.done[:, None]
     pr = rules.property
     ledger.families(state, "factory_income", np.where(live, state.factories * pr.factory_income, 0))
-    sailing = state.yard_ships.sum(axis=2) + firm_rules.yard_income_ships(state)  # issue 10: firms' ships too
+    sailing = state.yard_ships.sum(axis=2) + firm_rules.yard_income_ships(state)  # firms' ships too
     ledger.families(state, "yard_income", np.where(live, sailing * pr.yard_ship_income, 0))
 
 
@@ -54,8 +54,8 @@ def costs_due(state: State, rules: Rules) -> np.ndarray:
     """int[G] the Company's costs this round (half-built ships cost nothing)."""
     c = rules.costs
     ships = state.ships.sum(axis=(1, 2)) + state.yard_ships.sum(axis=(1, 2))
-    regiment = np.maximum(c.regiment + laws.modifier(state, rules, "regiment_cost"), 0)  # Sepoy (issue 9)
-    loan = np.maximum(c.loan + laws.modifier(state, rules, "loan_cost"), 0)  # Company Aids Government (issue 9)
+    regiment = np.maximum(c.regiment + laws.modifier(state, rules, "regiment_cost"), 0)  # Sepoy
+    loan = np.maximum(c.loan + laws.modifier(state, rules, "loan_cost"), 0)  # Company Aids Government
     return (
         c.ship * ships
         + regiment * state.regiments.sum(axis=1)
@@ -157,7 +157,7 @@ def update_stability(state: State, rules: Rules, emergency: np.ndarray, paid: np
         lost = emergency // per
     state.emergency_total[...] += np.where(live, emergency, 0).astype(state.emergency_total.dtype)
     s = before - lost
-    after_emergency = np.maximum(s, 0)  # issue 13: the loss the crash floor leaves
+    after_emergency = np.maximum(s, 0)  # the loss the crash floor leaves
     profit = state.tally[:, TALLY["profit"]]
     loss_amount, gain_amount = {"split": (profit, paid), "dividends": (paid, paid), "profit": (profit, profit)}[
         st.compared
@@ -166,7 +166,7 @@ def update_stability(state: State, rules: Rules, emergency: np.ndarray, paid: np
     s = np.clip(s, 0, rules.company.max_stability)
     state.stability[:] = np.where(live, s, before).astype(np.int8)
     state.tally[:, TALLY["stability_change"]] += np.where(live, s - before, 0).astype(np.int32)
-    # issue 13: the causes (signed), which add up to the change above
+    # the causes (signed), which add up to the change above
     expectation = np.where(live, s - after_emergency, 0)
     state.tally[:, TALLY["stability_loss_emergency"]] += np.where(live, after_emergency - before, 0).astype(np.int32)
     state.tally[:, TALLY["stability_loss_expectation"]] += np.minimum(expectation, 0).astype(np.int32)

@@ -25,7 +25,7 @@ from .military import settle_commanders
 
 
 def appointments(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    notes.deal(state, rules, dice, agents, "appointments")  # D-DEALS: notes sold before the appointments (issue 9)
+    notes.deal(state, rules, dice, agents, "appointments")  # D-DEALS: notes sold before the appointments
     elect_chairman(state, rules, dice, agents)
     for office in (L.DIRECTOR, L.SHIPPING, L.MILITARY, *L.PRESIDENT):
         appoint_office(state, rules, dice, agents, office)
@@ -82,7 +82,7 @@ def elect_chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
     state.office[rows, L.CHAIRMAN] = state.last_chair[rows]
     seated = state.office[:, L.CHAIRMAN] >= 0
     state.last_chair[seated] = state.office[seated, L.CHAIRMAN]
-    # the chair changed hands: another family than the last one now holds it (issue 7, rounds frame)
+    # the chair changed hands: another family than the last one now holds it (rounds frame)
     state.tally[:, TALLY["chair_changed"]] += (vacant & seated & (state.office[:, L.CHAIRMAN] != before)).astype(
         np.int32
     )
@@ -122,7 +122,7 @@ def candidates(state: State, rules: Rules, office: int) -> np.ndarray:
         nobody = ~any_last(cand.reshape(g, -1))
         cand[:, :, L.SRC_ACADEMY] = (state.academy > 0) & nobody[:, None]
     elif office == L.GOVERNOR_GENERAL:
-        # L127: the heads of the other committees, not the Chairman; none: any clerk (2e), or nobody (issue 9)
+        # L127: the heads of the other committees, not the Chairman; none: any clerk (2e), or nobody
         for o in (L.DIRECTOR, L.SHIPPING, L.MILITARY, *L.PRESIDENT, L.CHINA):
             held = state.office[:, o] >= 0
             cand[rows[held], state.office[held, o], L.SRC_OFFICE0 + o] = True
@@ -157,7 +157,7 @@ def appoint_office(state: State, rules: Rules, dice: Chance, agents: Agents, off
     if office == L.CHINA:
         vacant &= state.china_open
     if office == L.GOVERNOR_GENERAL:
-        vacant &= laws.flag(state, rules, "governor_general")  # issue 9
+        vacant &= laws.flag(state, rules, "governor_general")
     if not vacant.any():
         return
     if office in L.PRESIDENT:
@@ -222,7 +222,7 @@ def choose(
     ask = np.where(open_ & (appointer >= 0), appointer, -1)
     agents.ask("appoint", state, ask, {"office": office_arr, "candidates": cand}, (family, source), check)
     # nepotism: his own relative needs the consent of every other family with a candidate, unless he plays a
-    # position card that waives it (D-POSITIONS "ignore_nepotism", issue 7)
+    # position card that waives it (D-POSITIONS "ignore_nepotism")
     own = (ask >= 0) & (family == ask)
     others = has_cand & (np.arange(n)[None, :] != ask[:, None])
     own &= ~waive_nepotism(state, rules, agents, ask, own & any_last(others), office_arr)
@@ -233,7 +233,7 @@ def choose(
             consent = np.zeros(g, dtype=bool)
             legal = {"office": office_arr, "appointer": ask, "candidates": cand}
             agents.ask("consent", state, np.where(need, seat, -1), legal, (consent,))
-            consent |= notes.consent_by_note(state, rules, ask, seat, need & ~consent)  # a kind-2 note (issue 9)
+            consent |= notes.consent_by_note(state, rules, ask, seat, need & ~consent)  # a kind-2 note
             refused |= need & ~consent
     if refused.any():
         cand2 = cand.copy()
@@ -271,7 +271,7 @@ def seat_relative(
     state.stress[rows[office], src[office] - L.SRC_OFFICE0] = 0
     gov = src >= L.SRC_GOVERNOR0
     state.governor[rows[gov], src[gov] - L.SRC_GOVERNOR0] = -1
-    if not rules.governors.half_ship_inherited:  # his half-built ship is lost with him (issue 7)
+    if not rules.governors.half_ship_inherited:  # his half-built ship is lost with him
         state.half_ships[rows[gov], src[gov] - L.SRC_GOVERNOR0] = 0
     if officer.any():
         settle_commanders(state, rules, dice, agents, rows[officer])

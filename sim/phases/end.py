@@ -1,7 +1,7 @@
 """End of the game (R-END, L248-L261): share VP, the public-blame situation on a crash, the final retirement on a
 success, influence ranking VP, and the winner. Every VP source is kept separately in ``state.vp``.
 
-Firms (issue 10): their shares score by the firm's value (``firms.share_vp``), debtors' prison -1 VP per relative,
+Firms: their shares score by the firm's value (``firms.share_vp``), debtors' prison -1 VP per relative,
 both cancelled by blame situation 6; firms that paid a dividend allow a final retirement, crash or success (L257,
 ``firm_final_retirements``).
 
@@ -33,11 +33,11 @@ def end_game(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     running = ~state.done
     state.end_round[running] = rules.game.rounds
     state.done[:] = True
-    share_votes = board_votes(state)  # L256: the shareholders score before the final retirement (issue 7)
+    share_votes = board_votes(state)  # L256: the shareholders score before the final retirement
     success = np.flatnonzero(~state.crashed)
     if success.size:
         retirement_roll(state, rules, dice, agents, success, final=True)  # the final retirement, without positions
-    firm_final_retirements(state, rules, dice, agents)  # issue 10: L257, crash or success
+    firm_final_retirements(state, rules, dice, agents)  # L257, crash or success
     crash = np.flatnonzero(state.crashed)
     if crash.size:
         state.blame[crash] = dice.weighted(crash, rules.d.blame_p)
@@ -115,7 +115,7 @@ def score(state: State, rules: Rules, share_votes: np.ndarray | None = None) -> 
     industrial_blame = crashed & (blame == INDUSTRIALISTS)
     vp[:, :, V["factories"]] = np.where(crashed & ~industrial_blame, pr.factory_crash_vp * state.factories, 0)
     vp[:, :, V["debtors_prison"]] = np.where(industrial_blame, 0, rules.firms.prison_vp * state.prisoners)
-    vp[:, :, V["firm_shares"]] = np.where(industrial_blame, 0, firm_rules.share_vp(state, rules))  # issue 10
+    vp[:, :, V["firm_shares"]] = np.where(industrial_blame, 0, firm_rules.share_vp(state, rules))
     infl = influence(state, rules)
     state.influence[:] = infl
     vp[:, :, V["influence"]] = ranking_vp(rules, infl, state.end_round)

@@ -4,7 +4,7 @@ Each family takes one action: luxury, shipyard, factory, a clerk to a presidency
 place on the share exchange, or nothing. The same action as last round may be taken twice. With enough
 committee-head offices vacant every family may also send one extra clerk. Actions are simultaneous; places on the
 exchange go in the order the Chairman ranks the buyers (the family that last held the chair when it is vacant).
-Closed position cards of the "family_actions" moment are played first (D-POSITIONS, issue 7): their money comes at
+Closed position cards of the "family_actions" moment are played first (D-POSITIONS): their money comes at
 once, and each ``extra_action`` gives its family one more action (once, not twice) after the regular ones.
 """
 
@@ -57,7 +57,7 @@ def legal_actions(
     once[:, L.A_PASS] = True
     for act in (L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY):
         once[:, act] = money >= costs[act]
-    once[:, L.A_FACTORY] = money >= costs[L.A_FACTORY] + laws.factory_discount(state, rules, seat)  # issue 9
+    once[:, L.A_FACTORY] = money >= costs[L.A_FACTORY] + laws.factory_discount(state, rules, seat)
     once[:, L.A_CLERK] = once[:, L.A_OFFICER] = supply >= 1
     once[:, L.A_SHARES] = (supply >= 1) & (n_free >= 1) & (money >= price_sorted[:, 0])
     twice = np.zeros_like(once)
@@ -73,7 +73,7 @@ def legal_actions(
 
 
 def family_actions(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    extra = play_cards(state, rules, agents, "family_actions").extra_action  # D-POSITIONS (issue 7)
+    extra = play_cards(state, rules, agents, "family_actions").extra_action  # D-POSITIONS
     take_actions(state, rules, agents, ~state.done[:, None] & np.ones(state.money.shape, dtype=bool))
     while (extra > 0).any():  # one more action per extra_action played, after the regular ones
         take_actions(state, rules, agents, extra > 0, extra_action=True)

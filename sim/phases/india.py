@@ -78,7 +78,7 @@ def storm(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> np.ndar
     face = dice.d6(rows, 1)[:, 0].astype(np.int64)
     state.tally[rows, TALLY["storm"]] = face
     batter_ships(state, rules, dice, rows, rules.d.storm_seas[face - 1])
-    firm_rules.batter_ships(state, rules, dice, rows, rules.d.storm_seas[face - 1])  # issue 10: firms' ships
+    firm_rules.batter_ships(state, rules, dice, rows, rules.d.storm_seas[face - 1])  # firms' ships
     return face
 
 
@@ -175,7 +175,7 @@ def attack_unrest(state: State, rules: Rules, rows: np.ndarray, region: np.ndarr
 
 
 def french_landing(state: State, rules: Rules, dice: Chance, agents: Agents, rows: np.ndarray) -> None:
-    """War Against France! failed (2e, issue 9's law deck): a Foreign Invasion of the home regions the storm die
+    """War Against France! failed (2e, the law deck): a Foreign Invasion of the home regions the storm die
     names (a face without seas: no landing), then the revolt wave, as the Foreign Invasion tile does here."""
     ev = Event.blank(state, rows)
     ev.region[:] = -1
@@ -491,7 +491,7 @@ def lose_region(
     lost = (lowered - state.stability[rows]).astype(np.int32)  # -1 (0 if it already stood at 0)
     state.stability[rows] = lowered
     state.tally[rows, TALLY["stability_change"]] += lost
-    state.tally[rows, TALLY["stability_loss_regions"]] += lost  # issue 13
+    state.tally[rows, TALLY["stability_loss_regions"]] += lost
     for a in range(P):  # the army's next commander (also where the Company is about to crash: its last state)
         going = rows[army == a]
         if going.size:

@@ -8,7 +8,7 @@ Round 1 only reveals the position cards on display (L58). From round 2 (L61-L74)
 2. each retiree's family buys him one of the honourable retirements it can afford (tier cost, upkeep per round,
    conspicuous wealth, VP at the end if still retired: 2/0/0/0 ... 20/4/4/12) or sends him home unpaid, back to
    its supply (decision ``retire``, asked per retiree in office order, L64-L71);
-   2b. (issue 10) once firms act, every family holding a share of a firm with a dividend level may retire one
+   2b. once firms act, every family holding a share of a firm with a dividend level may retire one
    relative from home into a tier costing at most that level (L197, ``special_retirements``);
 3. the families that paid at least one honourable retirement this round each take one card on display, the most
    £ spent on retirements this round first, ties by conspicuous wealth, then the Prime Minister's family decides
@@ -50,7 +50,7 @@ def london_season(state: State, rules: Rules, dice: Chance, agents: Agents) -> N
     rolling = np.flatnonzero(live & (state.round >= 2))
     if rolling.size:
         result = retirement_roll(state, rules, dice, agents, rolling)
-        firming = rolling[firm_rules.active(state)[rolling]]  # issue 10: special retirements firms allow (L197)
+        firming = rolling[firm_rules.active(state)[rolling]]  # special retirements firms allow (L197)
         if firming.size:
             special_retirements(state, rules, agents, firming, result.spent, result.honoured, final=False)
         eligible = result.honoured > 0  # L72: who paid at least one honourable retirement this round
@@ -83,7 +83,7 @@ def retirement_roll(
     leaves = np.zeros((g, L.N_OFFICES), dtype=bool)
     offices = np.flatnonzero(d.retire_offices)
     holding = in_rows[:, None] & (state.office[:, offices] >= 0)  # [G, K]
-    if families is not None:  # issue 10: only these families' office holders roll (firms.final_retirement "roll")
+    if families is not None:  # only these families' office holders roll (firms.final_retirement "roll")
         holder = np.maximum(state.office[:, offices], 0).astype(np.int64)
         holding &= np.take_along_axis(families, holder, axis=1)
     count = holding.sum(axis=1)
@@ -138,7 +138,7 @@ def honour(
     """One relative's honourable retirement (L64-L71): ``family[G]`` (-1: not asked) picks a tier it can afford, or
     none (decision ``retire``); the tier's cost is paid, its wealth counts, the relative is retired (the caller
     takes him from where he was). ``office[G]`` the office he leaves, -1 for a firm's special retirement of a
-    relative from home (issue 10), whose tier costs at most ``cap[G]`` (L197). Updates ``spent`` and
+    relative from home, whose tier costs at most ``cap[G]`` (L197). Updates ``spent`` and
     ``honoured_by`` (int[G, N]); returns bool[G]: retired honourably."""
     g = state.n_games
     d = rules.d
@@ -173,7 +173,7 @@ def honour(
     return honoured
 
 
-# --------------------------------------------------------------------------- issue 10: firms' special retirements
+# --------------------------------------------------------------------------- firms' special retirements
 def special_retirements(
     state: State,
     rules: Rules,

@@ -276,7 +276,7 @@ def battle(
     np.put_along_axis(deaths, order, deaths_ordered, axis=1)
     commander_dead = dead_die[:, 0]
     # a defeat kills or disgraces the commander (if his die did not already) and costs half his family's trophies;
-    # L173 "погиб/был с позором лишён звания" (military.defeated_commander, issue 7): either way his relative
+    # L173 "погиб/был с позором лишён звания" (military.defeated_commander): either way his relative
     # leaves the army for the family's supply; killed counts in officers_killed, disgraced (sent home) in fired
     fallen = mishap & ~commander_dead
     disgraced = fallen & (mil.defeated_commander == "disgraced")
@@ -297,7 +297,7 @@ def battle(
     if win.size:
         wr, wt = rows[win], target[win]
         state.unrest[wr, wt] = 0
-        turn_inward(state, rules, wr, wt)  # L170: the crisis marker in the target turns inward (issue 8)
+        turn_inward(state, rules, wr, wt)  # L170: the crisis marker in the target turns inward
         sovereign = state.owner[wr, wt] < 0
         strength = np.where(sovereign, state.strength[wr, wt], 0)
         state.trophies[wr, cmd[win]] += strength
@@ -310,12 +310,12 @@ def battle(
         conquer(state, wr[sovereign], wt[sovereign], army)
         state.tally[wr, TALLY["conquests"]] += sovereign
         pay = np.flatnonzero(loot > 0)
-        pay = pay[~loot_to_company(state, rules, wr[pay], loot[pay])]  # Treasure Reform (issue 9)
+        pay = pay[~loot_to_company(state, rules, wr[pay], loot[pay])]  # Treasure Reform
         if pay.size:
             share_loot(state, agents, army, wr[pay], cmd[win][pay], loot[pay], survivors[win][pay],
                        regiments[win][pay] + mercs[win][pay].sum(axis=1),
                        officers[win][pay].sum(axis=1))  # fmt: skip
-    record_deployment(state, rows, army, officers, regiments)  # used: they cannot defend in phase 8 (issue 8)
+    record_deployment(state, rows, army, officers, regiments)  # used: they cannot defend in phase 8
     settle_commanders(state, rules, dice, agents, rows, [army])
 
 

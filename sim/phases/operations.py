@@ -36,14 +36,14 @@ def company_operations(state: State, rules: Rules, dice: Chance, agents: Agents)
     director_of_trade(state, rules, dice, agents)
     shipping_manager(state, rules, dice, agents)
     military_affairs(state, rules, dice, agents)
-    laws.military_oversight(state, rules, dice, agents)  # issue 9: Military Oversight
+    laws.military_oversight(state, rules, dice, agents)  # Military Oversight
     trade_initiative(state, rules, dice, agents)
     governors(state, rules, dice, agents)
-    governor_general(state, rules, dice, agents)  # issue 9: the Governor-General, after the governors
+    governor_general(state, rules, dice, agents)  # the Governor-General, after the governors
     deployments(state, rules, dice, agents)
     presidents(state, rules, dice, agents)
     china_trade(state, rules, dice, agents)
-    laws.board_of_control(state, rules, dice, agents)  # issue 9: Board of Control, every office has acted
+    laws.board_of_control(state, rules, dice, agents)  # Board of Control, every office has acted
 
 
 # ------------------------------------------------------------------------------------------------- Chairman
@@ -178,7 +178,7 @@ def director_moves(state: State, rules: Rules, agents: Agents) -> None:
     apply_director_moves(clerks, ships, yard, state.china_open[rows], tuple(x[rows] for x in moves))
     state.clerks[rows], state.ships[rows], state.yard_ships[rows] = clerks, ships, yard
     damaged = state.yard_damaged[rows]
-    settle_damage(yard, damaged)  # storm damage goes with the moved ships (phase 8, issue 8)
+    settle_damage(yard, damaged)  # storm damage goes with the moved ships (phase 8)
     state.yard_damaged[rows] = damaged
 
 
@@ -231,8 +231,8 @@ def shipping_manager(state: State, rules: Rules, dice: Chance, agents: Agents) -
     manager = np.where(~state.done & (money >= sh.must_buy_from), state.office[:, L.SHIPPING], -1)
     if not (manager >= 0).any():
         return
-    free_yards = firm_rules.free_yards(state)  # issue 10: firm ships hold yards too
-    yard_cost = laws.yard_cost(state, rules)  # int[G] (Ship Subsidy, issue 9)
+    free_yards = firm_rules.free_yards(state)  # firm ships hold yards too
+    yard_cost = laws.yard_cost(state, rules)  # int[G] (Ship Subsidy)
     leased = np.zeros((g, L.PRESIDENCIES), dtype=np.int64)
     company = np.zeros_like(leased)
     yard = np.zeros((g, n, L.PRESIDENCIES), dtype=np.int64)
@@ -279,7 +279,7 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
         active = ~state.done & (presidency >= 0) & (state.governor[:, region] >= 0)
         if not active.any():
             continue
-        dice_left = rules.d.admin_dice[region] + laws.modifier(state, rules, "governor_dice")  # Zamindar (issue 9)
+        dice_left = rules.d.admin_dice[region] + laws.modifier(state, rules, "governor_dice")  # Zamindar
         failed = np.zeros(g, dtype=bool)
         region_arr = np.full(g, region)
         while True:
@@ -306,7 +306,7 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
             govern_effect(state, rules, won, region, effect, state.half_ships[:, region])
             failed[won] = False
             nothing = rows[~won[rows] & ~np.isin(rows, fired)]
-            fail_unrest = 1 + laws.modifier(state, rules, "governor_fail_unrest")  # Zamindar Taxes (issue 9)
+            fail_unrest = 1 + laws.modifier(state, rules, "governor_fail_unrest")  # Zamindar Taxes
             state.unrest[nothing, region] += fail_unrest[nothing].astype(np.int32)
             failed[nothing] = True
             state.unrest[fired, region] += fail_unrest[fired].astype(np.int32)
@@ -349,7 +349,7 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
     """R-TRADE (L175-L182): each President in turn may trade once: spend £ for dice (minus one per region outside
     home), fill open
     orders linked to his port, one ship each; the Company gets the values, he 1 £ per order, placed clerks 1 £.
-    Issue 10: firms trading from his port fill in initiative order with him (``firms.trade_in_turn``); his check then
+    firms trading from his port fill in initiative order with him (``firms.trade_in_turn``); his check then
     counts its successes for his initiative; an order a firm filled first pays the Company its half value."""
     g, n = state.n_games, state.n_players
     d, tr = rules.d, rules.trade
@@ -397,14 +397,14 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
 
         def fill(sel, firm_filled, orders=orders, clerk_pay=clerk_pay, president=president):
             filled = orders & sel[:, None]
-            if rules.firms.company_refill == "never":  # issue 10: a firm filled it first
+            if rules.firms.company_refill == "never":  # a firm filled it first
                 filled &= ~firm_filled
             count = filled.sum(axis=1)
             revenue = (filled * firm_rules.company_order_values(rules, firm_filled)).sum(axis=1)
             state.order_filled[...] |= filled
             ledger.company(state, "trade", revenue)
-            laws.pay_president_bonus(state, rules, agents, president, tr.president_bonus * count, sel)  # issue 9
-            laws.pay_clerks(state, rules, clerk_pay, sel)  # Writer Privileges / Writer Graft Reform (issue 9)
+            laws.pay_president_bonus(state, rules, agents, president, tr.president_bonus * count, sel)
+            laws.pay_clerks(state, rules, clerk_pay, sel)  # Writer Privileges / Writer Graft Reform
             state.tally[:, TALLY["trade_revenue"]] += revenue.astype(np.int32)
             state.tally[:, TALLY["orders_filled"]] += count.astype(np.int32)
 
@@ -430,7 +430,7 @@ def china_trade(state: State, rules: Rules, dice: Chance, agents: Agents) -> Non
     if rows.size == 0:
         return
     won, fired = roll_check(rules, dice, rows, ships[rows], g)
-    per_opium = ch.revenue_per_opium + laws.modifier(state, rules, "china_per_opium")  # Envoy to China (issue 9)
+    per_opium = ch.revenue_per_opium + laws.modifier(state, rules, "china_per_opium")  # Envoy to China
     revenue = np.where(won, per_opium * opium, 0)
     ledger.company(state, "china", revenue)
     notes.pay_bonus(state, rules, agents, "china_manager", manager, ch.manager_per_opium * opium, won)  # kind 5

@@ -26,7 +26,7 @@ def issue_shares(state: State, rules: Rules, dice: Chance, agents: Agents) -> No
         top = positions - 1 - waiting[rows, ::-1].argmax(axis=1)
         seat = state.exchange[rows, top]
         state.shares[rows, seat] += 1
-        state.firm_fresh[rows, seat] += 1  # issue 10: fresh until the next firm phase (jc2e: not investable)
+        state.firm_fresh[rows, seat] += 1  # fresh until the next firm phase (jc2e: not investable)
         state.loans[rows] -= 1
         state.exchange[rows, top] = -1
         # everyone still waiting moves one position up (the top position is free now)

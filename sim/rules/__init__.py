@@ -65,7 +65,7 @@ def load_toml(path: str | Path) -> dict:
     """Read a TOML file; a syntax error becomes a one-line RulesError naming the file, and so does a file larger
     than ``MAX_TOML_BYTES`` or with tables and lists nested more than ``MAX_TOML_DEPTH`` deep."""
     path = Path(path)
-    if path.exists() and not path.is_file() and not path.is_dir():  # a device or pipe would never end (issue 12)
+    if path.exists() and not path.is_file() and not path.is_dir():  # a device or pipe would never end
         raise RulesError(f"{path}: is not a regular file")
     too_deep = f"{path}: tables and lists nested more than {MAX_TOML_DEPTH} deep (the limit of a TOML file here)"
     try:
@@ -78,7 +78,7 @@ def load_toml(path: str | Path) -> dict:
         raise RulesError(f"{path}: no such file") from None
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"{path}: malformed TOML: {exc}") from None
-    except UnicodeDecodeError as exc:  # issue 12: every unreadable file is one line naming it
+    except UnicodeDecodeError as exc:  # every unreadable file is one line naming it
         raise RulesError(f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})") from None
     except IsADirectoryError:
         raise RulesError(f"{path}: is a folder, not a TOML file") from None
@@ -354,7 +354,7 @@ class Rules:
             fail("map.elephant.facing", f"unknown region {m.elephant.facing!r}")
         if m.elephant.facing == m.elephant.from_:
             fail("map.elephant.facing", "the crisis marker cannot face the region it stands in")
-        # phase 8 (issue 8): the march shapes name neighbours; the tile stack fits its int8 encoding
+        # phase 8: the march shapes name neighbours; the tile stack fits its int8 encoding
         for i, r in enumerate(m.regions):
             for shape, target in r.shapes.items():
                 if shape not in L.SHAPES:
@@ -406,7 +406,7 @@ class Rules:
                     fail(key, f"unknown office {name!r}")
         if not self.retirement.tiers:
             fail("retirement.tiers", "needs at least one tier")
-        # issue 7: R-UPKEEP and D-POSITIONS
+        # R-UPKEEP and D-POSITIONS
         elif self.retirement.unpaid_upkeep == "lowest_tier" and self.retirement.tiers[0].upkeep:
             fail("retirement.unpaid_upkeep", '"lowest_tier" needs a first tier without upkeep')
         deck = self.positions.deck
@@ -480,7 +480,7 @@ class Rules:
         if not self.parliament.policies:
             fail("parliament.policies", "needs at least one policy")
         self._validate_politics(fail)
-        fi = self.firms  # issue 10
+        fi = self.firms
         if fi.max_value < 1:
             fail("firms.max_value", "the value track needs at least one space")
         if len(fi.share_vp) != fi.max_value:
@@ -490,7 +490,7 @@ class Rules:
         if fi.revenue_per_value < 1:
             fail("firms.revenue_per_value", "must be at least 1 £")
 
-        # issue 12: numbers the engine keeps in int8 state or uses as loop lengths and array sizes (beyond the
+        # numbers the engine keeps in int8 state or uses as loop lengths and array sizes (beyond the
         # +-NUMBER_MAX every number has), each with the headroom a round's changes need
         rt = self.retirement
         bounded = {
@@ -524,7 +524,7 @@ class Rules:
                 "beyond what the engine holds in int8 (at most 120)",
             )
 
-    # ------------------------------------------------------------------ phase 9, 11 and notes (issue 9)
+    # ------------------------------------------------------------------ phase 9, 11 and notes
     def _validate_politics(self, fail) -> None:
         """R-NOTE, R-PARLIAMENT, D-LAWS, R-DEREGULATION cross-checks (names from ``sim.laws``)."""
         from ..laws import EFFECTS, MODIFIERS, POLICY_KINDS  # late imports: these modules import the rules
@@ -604,7 +604,7 @@ class Derived:
     tier_wealth: np.ndarray
     tier_vp: np.ndarray
     exchange_prices: np.ndarray  # int[POSITIONS]
-    # position cards (D-POSITIONS, issue 7), one entry per card of the deck
+    # position cards (D-POSITIONS), one entry per card of the deck
     card_names: tuple[str, ...]
     card_permanent: np.ndarray  # bool[D]
     card_moment: np.ndarray  # int[D] index in layout.CARD_MOMENTS, -1 for permanent cards
@@ -634,7 +634,7 @@ class Derived:
     merc_valid: np.ndarray  # bool[P, M]
     expect: np.ndarray  # int[S+1] public expectation E(s) per stability level
     blame_p: np.ndarray  # float[6] probability of each blame situation
-    # phase 8, India (issue 8)
+    # phase 8, India
     storm_seas: np.ndarray  # bool[6, P] seas the storm die's face hits (india.storm_table's table)
     storm_events: np.ndarray  # int[6] events the face draws
     tile_kind: np.ndarray  # int[K] layout.EVENT_KINDS index of each event tile
@@ -649,7 +649,7 @@ class Derived:
     cross_links: np.ndarray  # int[R, J] orders next door linked to each region's orders (file order), -1 pad
     cross_count: np.ndarray  # int[R] such links per region
     elephant0: tuple  # (region it stands in / points from, region it faces or -1) at the start
-    # politics (issue 9): the policy track, the law deck, the influence ladder
+    # politics: the policy track, the law deck, the influence ladder
     policy_kind: np.ndarray  # int[POLICIES] index into laws.POLICY_KINDS
     policy_asset: np.ndarray  # int[POLICIES] index into ASSETS
     policy_wealth: np.ndarray  # bool[POLICIES] the tax also counts conspicuous wealth
@@ -750,7 +750,7 @@ def _derive(r: Rules) -> Derived:
 
 
 def _derive_india(r: Rules, regions, orders, presidencies, adjacent, links, order_region) -> dict:
-    """Phase 8's arrays (issue 8): the storm table in force, the event tiles, the march geometry, borders."""
+    """Phase 8's arrays: the storm table in force, the event tiles, the march geometry, borders."""
     n_r, n_o = len(regions), len(orders)
     table = r.india.storms if r.india.storm_table == "seed" else r.india.storms_jc2e
     storm_seas = np.zeros((6, L.PRESIDENCIES), dtype=bool)
@@ -807,7 +807,7 @@ def _derive_india(r: Rules, regions, orders, presidencies, adjacent, links, orde
 
 
 def _derive_politics(r: Rules) -> dict:
-    """Arrays of the policy track and the law deck (issue 9; names in ``sim.laws``)."""
+    """Arrays of the policy track and the law deck (names in ``sim.laws``)."""
     from ..laws import MODIFIERS, POLICY_KINDS
 
     pa = r.parliament
@@ -855,7 +855,7 @@ def _derive_politics(r: Rules) -> dict:
 
 
 def _cards(r: Rules) -> dict:
-    """Derived arrays of the position-card deck (D-POSITIONS, issue 7)."""
+    """Derived arrays of the position-card deck (D-POSITIONS)."""
     deck = r.positions.deck
 
     def col(key: str) -> np.ndarray:

@@ -3,7 +3,7 @@
 Every section is a frozen dataclass; the loader walks a TOML table against the annotations, so a key the schema
 does not know, a value of the wrong type or a negative number where one is not allowed fails on load with one
 line naming the key. Integers are non-negative unless annotated ``Signed``. Every number is finite and within
-+-``NUMBER_MAX`` (issue 12).
++-``NUMBER_MAX``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-# Issue 12: the largest rules number. The engine keeps money and counts in int32 state and adds up thousands of rules
+# the largest rules number. The engine keeps money and counts in int32 state and adds up thousands of rules
 # numbers (seven rounds of incomes, costs and loans over six families), so a number must stay far below int32's
 # 2,147,483,647 for no sum to wrap around; 10,000 leaves a factor of 200,000 and is beyond any number of the game
 # (the defaults are at most 20). Numbers the engine keeps in int8 or uses as loop counts have tighter bounds in
@@ -114,7 +114,7 @@ class RetirementRules:
     chairman_bonus: int
     offices: tuple[str, ...]
     tiers: tuple[RetirementTier, ...]
-    unpaid_upkeep: Literal["home", "lowest_tier"]  # issue 7: where a retiree whose upkeep is not paid goes
+    unpaid_upkeep: Literal["home", "lowest_tier"]  # where a retiree whose upkeep is not paid goes
 
 
 @dataclass(frozen=True)
@@ -188,7 +188,7 @@ class StabilityRules:
     expect_per_level: int
     compared: Literal["split", "dividends", "profit"]
     emergency_loans_per_loss: int
-    emergency_count: Literal["per_round", "cumulative"]  # issue 7, D-EMERGENCY
+    emergency_count: Literal["per_round", "cumulative"]  # D-EMERGENCY
 
 
 @dataclass(frozen=True)
@@ -219,7 +219,7 @@ class MilitaryRules:
     death_on: int
     trophy_loss: Unit
     mercenaries_need_president: bool
-    defeated_commander: Literal["killed", "disgraced"]  # issue 7, L173
+    defeated_commander: Literal["killed", "disgraced"]  # L173
 
 
 @dataclass(frozen=True)
@@ -230,7 +230,7 @@ class GovernorRules:
     tax: int
     extra_tax_unrest: int
     appointer: Literal["president", "chairman"]
-    half_ship_inherited: bool  # issue 7: a governor's half-built ship passes to the region's next governor
+    half_ship_inherited: bool  # a governor's half-built ship passes to the region's next governor
 
 
 @dataclass(frozen=True)
@@ -258,7 +258,7 @@ class FirmRules:
     ship_cost: int
     share_vp: tuple[SignedFloat, ...]
     prison_vp: Signed
-    # issue 10
+
     max_value: int = 10
     ship_upkeep: int = 1
     share_upkeep: int = 1
@@ -286,7 +286,7 @@ class IndiaRules:
     storm_damage_from: int
     storm_sink_from: int
     lost_region_strength: int
-    # phase 8 (issue 8)
+    # phase 8
     storm_table: Literal["seed", "jc2e"]
     storms_jc2e: tuple[Storm, ...]
     lost_trophy_share: Unit
@@ -310,7 +310,7 @@ class Policy:
     wealth: bool = False
 
 
-# ---------------------------------------------------------------------------- phase 9 laws (issue 9, sim/laws.py)
+# ---------------------------------------------------------------------------- phase 9 laws (sim/laws.py)
 @dataclass(frozen=True)
 class LawEffect:
     """One effect of a law when it passes (``on_pass``) or fails (``on_fail``); names in ``sim.laws.EFFECTS``."""
