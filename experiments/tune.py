@@ -62,8 +62,8 @@ import polars as pl
 import strategies as registry
 from sim.rules.schema import shown
 
+from . import calibration, runner, search, tomlw
 from . import runfolder as rf
-from . import runner, search, tomlw
 from .runner import Interrupted, RunError
 from .search import Param
 from .spec import MAX_GAMES, MAX_SEED, Experiment, ExperimentError
@@ -555,6 +555,7 @@ def _play(
                     command=command,
                     progress=progress,
                     notify=notify,
+                    calibration_dir=run_dir / calibration.DIR,  # trials of the same rules share their fit
                 )
                 stats = ts.stats(exp, folder)
                 for arm, j in zip(exp.arms, arms, strict=True):
@@ -840,7 +841,15 @@ def confirmation(
     if progress:
         progress.confirming(ts.confirm_games * 2)
     runner.run(
-        exp, folder, jobs=jobs, resume=True, shard_size=shard_size, command=command, progress=progress, notify=notify
+        exp,
+        folder,
+        jobs=jobs,
+        resume=True,
+        shard_size=shard_size,
+        command=command,
+        progress=progress,
+        notify=notify,
+        calibration_dir=run_dir / calibration.DIR,
     )
     if report:
         from reports import write_report
