@@ -76,9 +76,10 @@ def pilot(exp: Experiment, arm: Arm) -> dict[str, Any]:
     values = {q.name: q.fit(frames, rules) for q in cal.wanted(made)}
     record: dict[str, Any] = {"games": n, "observed_crash": float(frames["games"]["crashed"].mean())}
     if "crash_logit" in values:
-        x, _ = cal.round_starts(frames.copy(), rules)
+        x, _ = cal.round_starts(frames, rules)
         x1 = x[x[:, 4] == rules.game.rounds]  # the start of round 1
         record["predicted_crash"] = float(cal.crash_probability(values["crash_logit"], x1).mean())
+        record["crash_logit_se"] = [float(v) for v in cal.standard_errors(x, values["crash_logit"])]
     record.update({"coefficients": values, "pilot_s": round(time.perf_counter() - start, 3)})
     return record
 

@@ -68,6 +68,8 @@ def wanted(strategies: Iterable[Any]) -> list[Quantity]:
 def applied(strategies: Iterable[Any], values: dict[str, Any] | None) -> Iterator[None]:
     """Play with ``values`` (name -> fitted value; None or empty: the defaults): each strategy's ``calibrate``
     hook receives them, and ``value`` returns them until the block ends."""
+    strategies = list(strategies)
+    wanted(strategies)  # registers their quantities: ``value`` knows each one's default
     values = dict(values or {})
     for strat in strategies:
         hook = getattr(type(strat), "calibrate", None)
@@ -139,6 +141,13 @@ def logistic(x: np.ndarray, y: np.ndarray, prior: np.ndarray, ridge: float = RID
         if np.abs(step).max() < 1e-10:
             break
     return b
+
+
+def standard_errors(x: np.ndarray, b: Any, ridge: float = RIDGE) -> np.ndarray:
+    """float[5]: the standard errors of the fitted coefficients ``b`` (the inverse of the fit's Hessian)."""
+    p = crash_probability(b, x)
+    hess = (x * (p * (1.0 - p))[:, None]).T @ x + ridge * np.eye(x.shape[1])
+    return np.sqrt(np.diag(np.linalg.inv(hess)))
 
 
 def fit_crash_logit(frames: dict[str, pl.DataFrame], rules: Any) -> list[float]:
