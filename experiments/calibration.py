@@ -2,7 +2,7 @@
 
 Before an arm is played, its table (the arm's rules, strategies and seating) plays a pilot of ``calibration_games``
 games (at most the arm's ``games``) with the uncalibrated values, from a seed of its own (the experiment's seed
-spawned with the key ``PILOT_SPAWN`` and a hash of the arm's rules and table, a stream no game of a run uses).
+spawned with the key ``PILOT_SPAWN``, a stream no game of a run uses; the same for every arm: common dice).
 Every quantity the strategies want (``strategies.calibration``) is fitted on the pilot's frames, once, in the
 parent process; every shard of the arm receives the same values, so the games do not depend on the shards, the
 jobs or the batch. The fit is kept in ``calibration/<key>.json`` of the run folder (or the study's), the key being
@@ -25,7 +25,7 @@ from sim.results import Results
 from strategies import calibration as cal
 
 from . import runfolder as rf
-from .spec import Arm, Experiment
+from .spec import Arm, Experiment, PluginError
 
 DIR = "calibration"
 PILOT_SPAWN = 0xCA1B  # the pilot's SeedSequence spawn key (games use the plain seed)
@@ -54,11 +54,10 @@ def games(exp: Experiment) -> int:
     return min(exp.calibration_games, exp.games)
 
 
-def seed(exp: Experiment, arm: Arm) -> int:
-    """The pilot's seed: the experiment's, spawned with ``PILOT_SPAWN`` and the arm's table (arms of the same
-    rules and table share their pilot)."""
-    content = hashlib.sha256(json.dumps(table(exp, arm), sort_keys=True, default=str).encode()).digest()
-    spawn = (PILOT_SPAWN, int.from_bytes(content[:4], "big"))
+def seed(exp: Experiment) -> int:
+    """The pilots' seed: the experiment's, spawned with ``PILOT_SPAWN``. Every arm's pilot plays the same dice (as
+    the arms' games do), so a rules key that changes no game changes no fit either."""
+    spawn = (PILOT_SPAWN,)
     return int(np.random.SeedSequence(exp.seed, spawn_key=spawn).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
@@ -71,9 +70,9 @@ def pilot(exp: Experiment, arm: Arm) -> dict[str, Any]:
     made = [arm.spec(label).make() for label in labels]
     rules = arm.rules()
     with cal.applied(made, None):
-        _, rows = play_batch(rules, made, seed(exp, arm), ids, seating)
+        _, rows = play_batch(rules, made, seed(exp), ids, seating)
     frames = Results.from_batches([rows], {}).frames()
-    values = {q.name: q.fit(frames, rules) for q in cal.wanted(made)}
+    values = {q.name: fitted(q, frames, rules) for q in cal.wanted(made)}
     record: dict[str, Any] = {"games": n, "observed_crash": float(frames["games"]["crashed"].mean())}
     if "crash_logit" in values:
         x, _ = cal.round_starts(frames, rules)
@@ -82,6 +81,19 @@ def pilot(exp: Experiment, arm: Arm) -> dict[str, Any]:
         record["crash_logit_se"] = [float(v) for v in cal.standard_errors(x, values["crash_logit"])]
     record.update({"coefficients": values, "pilot_s": round(time.perf_counter() - start, 3)})
     return record
+
+
+def fitted(q: cal.Quantity, frames: dict[str, Any], rules: Any) -> Any:
+    """``q`` fitted on the pilot's frames: a finite number or a list of them (a plugin's failure is one line)."""
+    try:
+        value = q.fit(frames, rules)
+    except Exception as exc:
+        text = " ".join(str(exc).split()) or repr(exc)
+        raise PluginError(f"calibration quantity {q.name!r}: its fit raised {type(exc).__name__}: {text}") from exc
+    items = value if isinstance(value, list | tuple) else [value]
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) and np.isfinite(v) for v in items):
+        raise PluginError(f"calibration quantity {q.name!r}: its fit returned {value!r}, not finite numbers")
+    return [float(v) for v in value] if isinstance(value, list | tuple) else float(value)
 
 
 def calibrate(exp: Experiment, arm: Arm, cache: Path, engine: str) -> dict[str, Any] | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -183,3 +184,42 @@ def test_jobs_and_shard_size_give_identical_files_with_calibration_on(tmp_path):
     assert merged(tmp_path / "a") == merged(tmp_path / "b")
     runs = [json.loads((tmp_path / x / rf.META).read_text())["arms"][0]["calibration"] for x in "ab"]
     assert runs[0]["coefficients"] == runs[1]["coefficients"]
+
+
+PLUGIN = """from strategies import Strategy, calibration
+
+def fit(frames, rules):
+    return {value}
+
+SEEN = calibration.Quantity("seen", 0.0, fit, "a plugin's own quantity")
+
+class Seer(Strategy):
+    name = "seer"
+    CALIBRATE = (SEEN,)
+
+    def take_loans(self, obs, legal):
+        if calibration.value("seen") > 100:
+            raise RuntimeError(f"played with seen = {{calibration.value('seen'):g}}")
+        return super().take_loans(obs, legal)
+"""
+
+
+@pytest.mark.parametrize(
+    ("value", "extra", "code", "line"),
+    [
+        ("1e6", [], 2, r"^eastindia: error: strategy 'seer' \(seat \d\) raised RuntimeError: played with seen = 1e"),
+        ("1e6", ["--no-calibrate"], 0, None),
+        ("1 / 0", [], 2, r"^eastindia: error: calibration quantity 'seen': its fit raised ZeroDivisionError: division"),
+        ("'x'", [], 2, r"^eastindia: error: calibration quantity 'seen': its fit returned 'x', not finite numbers$"),
+    ],
+)
+def test_a_plugin_declares_its_own_quantity_and_plays_with_its_fit(tmp_path, value, extra, code, line):
+    """A plugin's ``CALIBRATE`` quantity is fitted on the pilot and its value reaches the plugin's decisions in the
+    workers (here it raises when it sees the fitted value; ``--no-calibrate`` plays the default). A fit that raises
+    or returns something other than numbers is one line, exit 2."""
+    (tmp_path / "seer.py").write_text(PLUGIN.format(value=value))
+    done = eastindia("run", "--strategy", f"{tmp_path / 'seer.py'}:Seer", "--games", "3", "--quiet", "--jobs", "1",
+                     "--out", str(tmp_path / "out"), *extra)  # fmt: skip
+    assert done.returncode == code, done.stderr
+    if line:
+        assert len(done.stderr.strip().splitlines()) == 1 and re.search(line, done.stderr), done.stderr
