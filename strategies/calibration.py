@@ -133,7 +133,7 @@ def logistic(x: np.ndarray, y: np.ndarray, prior: np.ndarray, ridge: float = RID
     b = prior.astype(float).copy()
     eye = ridge * np.eye(x.shape[1])
     for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-(x @ b)))
+        p = crash_probability(b, x)
         grad = x.T @ (y - p) - ridge * (b - prior)
         hess = (x * (p * (1.0 - p))[:, None]).T @ x + eye
         step = np.linalg.solve(hess, grad)
@@ -181,4 +181,4 @@ BUILTIN = (CRASH, REGION_LOSS)
 
 def crash_probability(coefficients: Any, x: np.ndarray) -> np.ndarray:
     """float[K]: the crash model's probability at features ``x`` (see ``round_starts``)."""
-    return 1.0 / (1.0 + np.exp(-(x @ np.asarray(coefficients, dtype=float))))
+    return np.exp(-np.logaddexp(0.0, -(x @ np.asarray(coefficients, dtype=float))))  # no overflow
