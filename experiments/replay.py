@@ -22,6 +22,7 @@ import polars as pl
 from sim.agents import Agents
 from sim.engine import play_batch
 from sim.results import Results
+from strategies import calibration as calibrated
 
 from . import runfolder as rf
 from . import spec
@@ -115,8 +116,12 @@ def replay(run_dir: Path, game: int, arm_name: str | None = None) -> tuple[Path,
     labels, seating = arm.seating(ids)
     trace = Trace([labels[i] for i in seating[0]])
     Agents.trace = trace
+    made = [_make(arm, name) for name in labels]
+    recorded = next((a for a in meta.get("arms", []) if a.get("index") == arm.index), {})
+    values = (recorded.get("calibration") or {}).get("coefficients")  # the arm's fit, as the run played it
     try:
-        _, batch = play_batch(arm.rules(), [_make(arm, name) for name in labels], exp.seed, ids, seating)
+        with calibrated.applied(made, values):
+            _, batch = play_batch(arm.rules(), made, exp.seed, ids, seating)
     finally:
         Agents.trace = None
     mine = Results.from_batches([batch], {}).frames()

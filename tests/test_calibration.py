@@ -223,3 +223,14 @@ def test_a_plugin_declares_its_own_quantity_and_plays_with_its_fit(tmp_path, val
     assert done.returncode == code, done.stderr
     if line:
         assert len(done.stderr.strip().splitlines()) == 1 and re.search(line, done.stderr), done.stderr
+
+
+def test_a_game_of_a_calibrated_run_replays_as_played(tmp_path):
+    """``eastindia replay`` plays the game with the arm's fitted values recorded in run.json: it reproduces the
+    run's frames (with the fixed values it would not, and would refuse)."""
+    path = tmp_path / "exp.toml"
+    experiment(tmp_path, games=6)
+    done = eastindia("run", str(path), "--jobs", "1", "--quiet", "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    again = eastindia("replay", str(tmp_path / "out"), "--game", "5")
+    assert again.returncode == 0 and "does not replay" not in again.stderr, again.stderr
