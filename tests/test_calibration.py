@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from test_runner_faults import StopAfterOne
 
 from experiments import calibration, runner, spec
 from experiments import runfolder as rf
@@ -155,13 +156,6 @@ def test_resume_reuses_the_calibration_without_a_second_pilot(tmp_path, monkeypa
     pilots = []
     real = calibration.pilot
     monkeypatch.setattr(calibration, "pilot", lambda *a: pilots.append(a) or real(*a))
-
-    class StopAfterOne:
-        def start(self, done):
-            pass
-
-        def advance(self, arm, games):
-            raise KeyboardInterrupt
 
     with pytest.raises(runner.Interrupted):
         runner.run(exp, tmp_path / "cut", jobs=1, progress=StopAfterOne())
