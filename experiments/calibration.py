@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -96,9 +97,12 @@ def fitted(q: cal.Quantity, frames: dict[str, Any], rules: Any) -> Any:
     return [float(v) for v in value] if isinstance(value, list | tuple) else float(value)
 
 
-def calibrate(exp: Experiment, arm: Arm, cache: Path, engine: str) -> dict[str, Any] | None:
+def calibrate(
+    exp: Experiment, arm: Arm, cache: Path, engine: str, play: Callable[[Experiment, Arm], dict[str, Any]] = pilot
+) -> dict[str, Any] | None:
     """The arm's calibration record (``coefficients``: name -> value), from ``cache`` when it holds the fit of
-    the same key, else from a pilot (then written there); None when the arm is not calibrated."""
+    the same key, else from ``play(exp, arm)`` (a pilot; then written there); None when the arm is not
+    calibrated."""
     k = key(exp, arm, engine)
     if k is None:
         return None
@@ -109,7 +113,7 @@ def calibrate(exp: Experiment, arm: Arm, cache: Path, engine: str) -> dict[str, 
             return record
     except (OSError, ValueError):
         pass
-    record = {"key": k, **pilot(exp, arm)}
+    record = {"key": k, **play(exp, arm)}
     cache.mkdir(parents=True, exist_ok=True)
     rf.write_json_atomic(path, record)
     return record

@@ -666,7 +666,7 @@ def _run_locked(
     played = exp.games  # games per arm in the results (fewer when a precision target is reached early)
     precision: dict[str, Any] | None = None
     try:
-        values = calibrate_arms(exp, run_dir, meta, cache)
+        values = calibrate_arms(exp, run_dir, meta, cache, jobs, timeout)
         if progress:
             on_disk: dict[int, int] = {}
             for arm, games in done.values():
@@ -826,13 +826,20 @@ def play_to_target(
     return played, precision
 
 
-def calibrate_arms(exp: Experiment, run_dir: Path, meta: dict[str, Any], cache: Path) -> dict[int, Any]:
-    """Each arm's calibrated values (None: not calibrated), fitted once here in the parent (or read from ``cache``)
-    and recorded in run.json as the arm's ``calibration``."""
+def calibrate_arms(
+    exp: Experiment, run_dir: Path, meta: dict[str, Any], cache: Path, jobs: int | None, timeout: float | None
+) -> dict[int, Any]:
+    """Each arm's calibrated values (None: not calibrated), fitted once for all its shards (or read from ``cache``)
+    and recorded in run.json as the arm's ``calibration``. The pilot is played in a worker process, as a shard is:
+    a strategy that ends its process or hangs (``timeout``) fails the run, not the caller."""
+
+    def play(exp: Experiment, arm: Arm) -> dict[str, Any]:
+        return play_pilot(exp, arm, jobs, timeout)
+
     values: dict[int, Any] = {}
     for arm, arm_meta in zip(exp.arms, meta["arms"], strict=True):
         try:
-            record = calibration.calibrate(exp, arm, cache, engine_digest())
+            record = calibration.calibrate(exp, arm, cache, engine_digest(), play)
         except OSError as exc:
             raise RunError(f"cannot write the calibration in {cache}: {exc.strerror or exc}") from None
         values[arm.index] = None if record is None else record["coefficients"]
@@ -841,6 +848,27 @@ def calibrate_arms(exp: Experiment, run_dir: Path, meta: dict[str, Any], cache: 
     if any(v is not None for v in values.values()):
         rf.write_json_atomic(run_dir / rf.META, meta)
     return values
+
+
+def play_pilot(exp: Experiment, arm: Arm, jobs: int | None, timeout: float | None) -> dict[str, Any]:
+    """``calibration.pilot`` of ``arm`` in one of the run's worker processes."""
+    from joblib.externals.loky import get_reusable_executor
+
+    n_jobs = jobs or os.cpu_count() or 1
+    executor = get_reusable_executor(max_workers=n_jobs, timeout=300, initializer=_worker_init, initargs=(os.getpid(),))
+    future = executor.submit(_pilot, exp, arm)
+    try:
+        return future.result(timeout=timeout)
+    except TimeoutError:
+        executor.shutdown(wait=True, kill_workers=True)
+        raise WorkerFailed(f"the calibration pilot of arm {arm.name!r} exceeded --timeout {timeout:g} s") from None
+
+
+def _pilot(exp: Experiment, arm: Arm) -> dict[str, Any]:
+    _exit_if_orphaned()
+    for spec in exp.plugins:
+        load_plugin(spec)
+    return calibration.pilot(exp, arm)
 
 
 def _mark(run_dir: Path, meta: dict[str, Any], status: str, error: str) -> None:

@@ -154,8 +154,8 @@ def test_resume_reuses_the_calibration_without_a_second_pilot(tmp_path, monkeypa
     ends with the frames of an uninterrupted run."""
     exp = experiment(tmp_path, "shard_size = 6\n", games=12)
     pilots = []
-    real = calibration.pilot
-    monkeypatch.setattr(calibration, "pilot", lambda *a: pilots.append(a) or real(*a))
+    real = runner.play_pilot
+    monkeypatch.setattr(runner, "play_pilot", lambda *a: pilots.append(a) or real(*a))
 
     with pytest.raises(runner.Interrupted):
         runner.run(exp, tmp_path / "cut", jobs=1, progress=StopAfterOne())
