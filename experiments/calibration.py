@@ -3,11 +3,12 @@
 Before an arm is played, its table (the arm's rules, strategies and seating) plays a pilot of ``calibration_games``
 games (at most the arm's ``games``) with the uncalibrated values, from a seed of its own (the experiment's seed
 spawned with the key ``PILOT_SPAWN``, a stream no game of a run uses; the same for every arm: common dice).
-Every quantity the strategies want (``strategies.calibration``) is fitted on the pilot's frames, once, in the
-parent process; every shard of the arm receives the same values, so the games do not depend on the shards, the
-jobs or the batch. The fit is kept in ``calibration/<key>.json`` of the run folder (or the study's), the key being
-the rules digest, the table and its parameters, the engine and plugin code, the seed and the pilot's size: a
-``--resume``, a tune trial or a sensitivity point with the same rules reads it instead of playing the pilot again.
+Every quantity the strategies want (``strategies.calibration``) is fitted on the pilot's frames, once (the runner
+plays it in a worker process); every shard of the arm receives the same values, so the games do not depend on
+the shards, the jobs or the batch. The fit is kept in ``calibration/<key>.json`` of the run folder (or the
+study's); the key is the rules digest, the table and its parameters, the engine and plugin code, the seed and the
+pilot's size, so a ``--resume``, a tune trial or a sensitivity point with the same rules reads it instead of
+playing the pilot again.
 """
 
 from __future__ import annotations
