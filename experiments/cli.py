@@ -102,6 +102,9 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+NO_CALIBRATE = "play the strategies' fixed learned values (crash model, ...), not values fitted to each arm's rules"
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show the full traceback of an error")
@@ -142,6 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the arm (name or index) the report compares the others with (default: the run's, else the arm with the "
         "experiment's own rules, else the first); kept in run.json",
     )
+    r.add_argument("--no-calibrate", action="store_true", help=NO_CALIBRATE)
     r.add_argument("--backend", default="loky", choices=["loky", "dask", "ray"], help="joblib backend")
     r.add_argument("--scheduler", help="dask scheduler address (tcp://host:8786) or ray address")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -226,6 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
             help="strategies to rotate (repeat; overrides the file)",
         )
         t.add_argument("--quiet", action="store_true", help="no progress bar")
+        t.add_argument("--no-calibrate", action="store_true", help=NO_CALIBRATE)
         t.add_argument("--no-report", action="store_true", help="skip report.html")
         t.set_defaults(func=cmd_tune if name == "tune" else cmd_sensitivity)
 
@@ -245,6 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     m.add_argument("--quiet", action="store_true", help="no progress bar")
     m.add_argument("--no-report", action="store_true", help="skip report.html")
+    m.add_argument("--no-calibrate", action="store_true", help=NO_CALIBRATE)
     m.set_defaults(func=cmd_metagame)
     return p
 
@@ -252,6 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
 # ------------------------------------------------------------------------------------------------------ run
 def cmd_run(args: argparse.Namespace) -> int:
     changes = {"games": args.games, "seed": args.seed, "target_ci": args.target_ci, "reference": args.reference}
+    changes["calibrate"] = False if args.no_calibrate else None
     if args.strategy:
         changes["strategies"] = args.strategy
     exp = spec.load(args.file, **changes)
@@ -690,7 +697,7 @@ def _value(metric: str, value: float) -> str:
 
 # --------------------------------------------------------------------------------------- tune, sensitivity
 def _study_changes(args: argparse.Namespace) -> dict:
-    changes = {"games": args.games, "seed": args.seed}
+    changes = {"games": args.games, "seed": args.seed, "calibrate": False if args.no_calibrate else None}
     if args.strategy:
         changes["strategies"] = args.strategy
     return changes

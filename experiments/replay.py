@@ -27,6 +27,7 @@ from sim.engine import play_batch
 from sim.laws import DEREGULATION, DEREGULATION_BY
 from sim.results import Results
 from sim.state import STABILITY_CAUSES, TALLY
+from strategies import calibration as calibrated
 
 from . import runfolder as rf
 from . import spec
@@ -285,8 +286,12 @@ def replay(run_dir: Path, game: int, arm_name: str | None = None) -> tuple[Path,
     trace = Trace([labels[i] for i in seating[0]])
     rules = arm.rules()
     Agents.trace = tracing.recorder = trace
+    made = [_make(arm, name) for name in labels]
+    recorded = next((a for a in meta.get("arms", []) if a.get("index") == arm.index), {})
+    values = (recorded.get("calibration") or {}).get("coefficients")  # the arm's fit, as the run played it
     try:
-        _, batch = play_batch(rules, [_make(arm, name) for name in labels], exp.seed, ids, seating)
+        with calibrated.applied(made, values):
+            _, batch = play_batch(rules, made, exp.seed, ids, seating)
     finally:
         Agents.trace = tracing.recorder = None
     mine = Results.from_batches([batch], {}).frames()

@@ -57,7 +57,9 @@ from sim.agents import IllegalDecision, StrategyError
 from sim.engine import PlayError, play_batch
 from sim.results import Results
 from sim.rules import RulesError
+from strategies import calibration as calibrated
 
+from . import calibration
 from . import runfolder as rf
 from .coverage import COVERAGE, write_coverage
 from .spec import MAX_GAMES, Arm, Experiment, PluginError, load_plugin
@@ -197,9 +199,10 @@ def engine_digest() -> str:
 
 def shard_key(exp: Experiment, arm: Arm, types: dict[str, pl.DataType]) -> str:
     """What determines the rows of a shard of ``arm`` besides its game range: the seed, the arm (name, index,
-    parameters and their column types, rules content, strategies, rotation, players), the plugins' code and the
-    engine's (``engine_digest``). A finished shard whose key the experiment still gives holds exactly the rows a
-    fresh run would write."""
+    parameters and their column types, rules content, strategies, rotation, players), the plugins' code, the
+    engine's (``engine_digest``) and the arm's calibration key (``experiments.calibration``; none when it is not
+    calibrated). A finished shard whose key the experiment still gives holds exactly the rows a fresh run would
+    write."""
     meta = {k: v for k, v in arm.meta().items() if k != "rules_file"}  # the rules' content counts, not their path
     data = {
         "seed": exp.seed,
@@ -209,6 +212,8 @@ def shard_key(exp: Experiment, arm: Arm, types: dict[str, pl.DataType]) -> str:
         "plugins": exp.plugin_code,
         "engine": engine_digest(),
     }
+    if (calibration_key := calibration.key(exp, arm, engine_digest())) is not None:
+        data["calibration"] = calibration_key
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -221,8 +226,10 @@ def play_shard(
     types: dict[str, pl.DataType],
     shards_dir: str,
     key: str = "",
+    values: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Play one shard and write its four frames and manifest atomically. Runs in a worker process.
+    """Play one shard and write its four frames and manifest atomically. Runs in a worker process. ``values``: the
+    arm's calibrated quantities (None: the strategies' fixed ones).
 
     A user's error (a strategy's exception or illegal answer, bad rules, a disk that cannot take the shard) is
     raised as it is; anything else becomes ``ShardFailed`` (which, unlike some exceptions, crosses processes)."""
@@ -234,7 +241,9 @@ def play_shard(
         rules = arm.rules()
         ids = np.arange(shard.first, shard.last, dtype=np.int64)
         names, seating = arm.seating(ids)
-        _, rows = play_batch(rules, [_make(arm, name) for name in names], seed, ids, seating)
+        made = [_make(arm, name) for name in names]
+        with calibrated.applied(made, values):
+            _, rows = play_batch(rules, made, seed, ids, seating)
         frames = Results.from_batches([rows], {}).frames()
         extra = [
             pl.lit(arm.name, dtype=pl.Utf8).alias("arm"),
@@ -569,12 +578,15 @@ def run(
     fresh: bool = False,
     notify: Callable[[str], None] | None = None,
     timeout: float | None = None,
+    calibration_dir: str | Path | None = None,
 ) -> dict[str, Any]:
     """Play every missing shard, merge, and return the run's metadata (also written to run.json).
 
     ``resume`` finishes an unfinished run in ``run_dir``; ``fresh`` moves an existing run folder aside first.
     ``notify`` receives what the user should know that is not an error (a damaged shard played again, a folder
-    moved aside); by default it goes to stderr. ``timeout``: the seconds a shard may take (None: no limit)."""
+    moved aside); by default it goes to stderr. ``timeout``: the seconds a shard may take (None: no limit).
+    ``calibration_dir``: where the arms' calibrations are cached (default ``run_dir/calibration``; a study shares
+    one between its runs)."""
     run_dir = Path(run_dir)
     notify = notify or _stderr
     check_options(jobs, shard_size, backend, scheduler, resume, fresh, timeout)
@@ -595,8 +607,9 @@ def run(
             claim(run_dir)
             lock = _lock(run_dir)
         _refuse_links(run_dir)  # again, now that the folder is ours
+        cache = Path(calibration_dir) if calibration_dir is not None else run_dir / calibration.DIR
         return _run_locked(
-            exp, run_dir, jobs, resume, shard_size, backend, scheduler, command, progress, notify, timeout
+            exp, run_dir, jobs, resume, shard_size, backend, scheduler, command, progress, notify, timeout, cache
         )
     finally:
         lock.release()
@@ -614,6 +627,7 @@ def _run_locked(
     progress: Progress | None,
     notify: Callable[[str], None],
     timeout: float | None,
+    cache: Path,
 ) -> dict[str, Any]:
     shards_dir = run_dir / SHARDS
     old, size, done = prepare(run_dir, exp, resume, shard_size or exp.shard_size, command, notify)
@@ -668,6 +682,7 @@ def _run_locked(
     played = exp.games  # games per arm in the results (fewer when a precision target is reached early)
     precision: dict[str, Any] | None = None
     try:
+        values = calibrate_arms(exp, run_dir, meta, cache, jobs, timeout)
         if progress:
             on_disk: dict[int, int] = {}
             for arm, games in done.values():
@@ -688,6 +703,7 @@ def _run_locked(
                             types,
                             str(shards_dir.absolute()),
                             keys[s.arm],
+                            values[s.arm],
                         )
 
             def on_result(result: dict[str, Any]) -> None:
@@ -824,6 +840,51 @@ def play_to_target(
         "stopped": "target reached" if reached <= exp.target_ci else "games exhausted",
     }
     return played, precision
+
+
+def calibrate_arms(
+    exp: Experiment, run_dir: Path, meta: dict[str, Any], cache: Path, jobs: int | None, timeout: float | None
+) -> dict[int, Any]:
+    """Each arm's calibrated values (None: not calibrated), fitted once for all its shards (or read from ``cache``)
+    and recorded in run.json as the arm's ``calibration``. The pilot is played in a worker process, as a shard is:
+    a strategy that ends its process or hangs (``timeout``) fails the run, not the caller."""
+
+    def play(exp: Experiment, arm: Arm) -> dict[str, Any]:
+        return play_pilot(exp, arm, jobs, timeout)
+
+    values: dict[int, Any] = {}
+    for arm, arm_meta in zip(exp.arms, meta["arms"], strict=True):
+        try:
+            record = calibration.calibrate(exp, arm, cache, engine_digest(), play)
+        except OSError as exc:
+            raise RunError(f"cannot write the calibration in {cache}: {exc.strerror or exc}") from None
+        values[arm.index] = None if record is None else record["coefficients"]
+        if record is not None:
+            arm_meta["calibration"] = record
+    if any(v is not None for v in values.values()):
+        rf.write_json_atomic(run_dir / rf.META, meta)
+    return values
+
+
+def play_pilot(exp: Experiment, arm: Arm, jobs: int | None, timeout: float | None) -> dict[str, Any]:
+    """``calibration.pilot`` of ``arm`` in one of the run's worker processes."""
+    from joblib.externals.loky import get_reusable_executor
+
+    n_jobs = jobs or os.cpu_count() or 1
+    executor = get_reusable_executor(max_workers=n_jobs, timeout=300, initializer=_worker_init, initargs=(os.getpid(),))
+    future = executor.submit(_pilot, exp, arm)
+    try:
+        return future.result(timeout=timeout)
+    except TimeoutError:
+        executor.shutdown(wait=True, kill_workers=True)
+        raise WorkerFailed(f"the calibration pilot of arm {arm.name!r} exceeded --timeout {timeout:g} s") from None
+
+
+def _pilot(exp: Experiment, arm: Arm) -> dict[str, Any]:
+    _exit_if_orphaned()
+    for spec in exp.plugins:
+        load_plugin(spec)
+    return calibration.pilot(exp, arm)
 
 
 def _mark(run_dir: Path, meta: dict[str, Any], status: str, error: str) -> None:

@@ -16,6 +16,8 @@ An experiment is a TOML file::
     reference = "flat"             # the arm the others are compared with, by name or index (default: the arm
                                    # whose rules are the experiment's own, else the first arm)
     target_ci = 0.01               # play shards until every headline 95 % interval is within +-0.01 (0: off)
+    calibrate = true               # fit the strategies' learned values to each arm's rules first (false: fixed)
+    calibration_games = 2000       # games of that pilot (at most ``games``)
 
     [overrides]                    # rules keys set for every arm
     "company.start_stability" = 4
@@ -79,6 +81,8 @@ TOP_KEYS = {
     "rules": str,
     "reference": str,
     "target_ci": float,
+    "calibrate": bool,
+    "calibration_games": int,
     "overrides": dict,
     "sweep": dict,
     "arms": list,
@@ -95,6 +99,8 @@ DEFAULTS = {
     "rules": "",
     "reference": "",
     "target_ci": 0.0,
+    "calibrate": True,
+    "calibration_games": 2000,
     "overrides": {},
     "sweep": {},
     "arms": [],
@@ -103,7 +109,12 @@ ARM_KEYS = {"name": str, "overrides": dict, "strategies": list, "rules": str}
 # Bounds of the top-level numbers (issue 12): game indices and the seed are int64 columns of the frames.
 MAX_GAMES = 2**62
 MAX_SEED = 2**63 - 1
-LIMITS = {"games": (1, MAX_GAMES), "seed": (0, MAX_SEED), "shard_size": (1, MAX_GAMES)}
+LIMITS = {
+    "games": (1, MAX_GAMES),
+    "seed": (0, MAX_SEED),
+    "shard_size": (1, MAX_GAMES),
+    "calibration_games": (1, 1_000_000),
+}
 # Arms per experiment (listed arms times the sweep's combinations), counted before any is checked.
 MAX_ARMS = 10_000
 # Where a top-level key came from when the command line set it (messages name the option, not the file).
@@ -114,6 +125,7 @@ OPTIONS = {
     "shard_size": "--shard-size",
     "target_ci": "--target-ci",
     "reference": "--reference",
+    "calibrate": "--no-calibrate",
 }
 # Sections of a study file (issue 14), read by `eastindia tune` / `eastindia sensitivity` (experiments.search).
 STUDY_SECTIONS = ("tune", "sensitivity", "metagame")
@@ -375,6 +387,15 @@ class Experiment:
         """The half-width every headline 95 % interval must reach (0: play all ``games``; issue 13)."""
         return float(self.data["target_ci"])
 
+    @property
+    def calibrate(self) -> bool:
+        """Fit the strategies' learned quantities to each arm's rules before playing it (experiments.calibration)."""
+        return bool(self.data["calibrate"])
+
+    @property
+    def calibration_games(self) -> int:
+        return self.data["calibration_games"]
+
     def resolved_toml(self) -> str:
         return tomlw.dumps(self.data)
 
@@ -384,6 +405,9 @@ class Experiment:
         data = {k: v for k, v in self.data.items() if k not in NOT_RESULTS}
         if not data.get("target_ci"):  # off: the digest of a run folder written before the key existed
             data.pop("target_ci", None)
+        if not data.get("calibrate", True):  # the fixed values: the digest of a run folder written before them
+            data.pop("calibrate", None)
+            data.pop("calibration_games", None)
         return hashlib.sha256((tomlw.dumps(data) + self.plugin_code).encode()).hexdigest()[:16]
 
 

@@ -62,8 +62,8 @@ import polars as pl
 import strategies as registry
 from sim.rules.schema import shown
 
+from . import calibration, runner, search, tomlw
 from . import runfolder as rf
-from . import runner, search, tomlw
 from .runner import Interrupted, RunError
 from .search import Param
 from .spec import MAX_GAMES, MAX_SEED, Experiment, ExperimentError
@@ -551,6 +551,7 @@ def _play(
                     command=command,
                     progress=progress,
                     notify=notify,
+                    calibration_dir=run_dir / calibration.DIR,  # trials of the same rules share their fit
                 )
                 stats = ts.stats(exp, folder)
                 for arm, j in zip(exp.arms, arms, strict=True):
@@ -834,7 +835,15 @@ def confirmation(
     if progress:
         progress.confirming(ts.confirm_games * 2)
     runner.run(
-        exp, folder, jobs=jobs, resume=True, shard_size=shard_size, command=command, progress=progress, notify=notify
+        exp,
+        folder,
+        jobs=jobs,
+        resume=True,
+        shard_size=shard_size,
+        command=command,
+        progress=progress,
+        notify=notify,
+        calibration_dir=run_dir / calibration.DIR,
     )
     stats = ts.stats(exp, folder, keep_games=True)
     default, chosen = stats[0], stats[1]

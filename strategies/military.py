@@ -10,6 +10,7 @@ import numpy as np
 from sim import layout as L
 from sim.agents import Observation
 
+from . import calibration
 from . import values as V
 
 TROPHY_WORTH = 1.5  # £ per trophy: one influence point each (R-END), and what blame situation 1 costs on a crash
@@ -31,7 +32,13 @@ def battle_worth(obs: Observation, legal, target: np.ndarray, own_slots: np.ndar
     return share + TROPHY_WORTH * np.where(sovereign, strength, 0.0)
 
 
-REGION_LOSS_RATE = 0.3  # Company regions lost per region and round in simulated games of the archetypes (issue 11)
+def __getattr__(name: str):
+    """``REGION_LOSS_RATE``: Company regions lost per region and round (attacks and revolts) in the arm being played:
+    fitted to its rules when calibrated (``strategies.calibration``, quantity ``region_loss_rate``), else 0.3,
+    measured in simulated games of the archetypes under the default rules."""
+    if name == "REGION_LOSS_RATE":
+        return calibration.value("region_loss_rate")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def holding_cost(obs: Observation) -> np.ndarray:
@@ -41,7 +48,7 @@ def holding_cost(obs: Observation) -> np.ndarray:
     a share of the military blame on a crash (L250: trophies and officers, halved)."""
     rows = np.arange(obs.n)
     left = V.rounds_left(obs).astype(float)
-    lost = np.minimum(REGION_LOSS_RATE * left, 1.5)
+    lost = np.minimum(calibration.value("region_loss_rate") * left, 1.5)
     now = V.crash_risk(obs)
     worse = V.crash_risk(_Shifted(obs, -1))
     blame = (obs.trophies[rows, obs.seat] + obs.officers[rows, obs.seat].sum(axis=1)) / 2.0 / 6.0

@@ -18,6 +18,8 @@ from sim import layout as L
 from sim.board import order_bits, reach_bits, reachable, regions_of
 from sim.reduce import sum_last
 
+from . import calibration
+
 # What the balanced family reckons a VP worth in £ mid-game (a luxury: 4 £ -> 2 VP and 1 wealth, and money still
 # buys income).
 VP_WORTH = 2.5
@@ -93,18 +95,19 @@ def company_stake(obs) -> np.ndarray:
 
 
 # A logistic model of the Company's crash before the end of the game from what the table sees at the start of a
-# round, fitted on 12,000 simulated games of competent tables (all ``balanced``, the four archetypes with
-# ``balanced``, and mixes of them; issue 11): intercept, stability, loans, emergency loans so far, rounds left.
-CRASH_LOGIT = (0.96, -1.21, 0.15, 0.165, 0.46)
+# round: intercept, stability, loans, emergency loans so far, rounds left. ``CRASH_LOGIT`` was fitted on 12,000
+# simulated games of competent tables under the default rules; a calibrated arm refits it to its own rules
+# (``strategies.calibration``, quantity ``crash_logit``).
+CRASH_LOGIT = calibration.CRASH_LOGIT
 
 
 def crash_risk(obs) -> np.ndarray:
-    """float[G'] the chance that the Company crashes before the end (``CRASH_LOGIT`` on its stability, debt,
-    emergency loans taken so far and the rounds left): about 1/3 at the 1710 start, above 0.9 at stability 1 with
-    four rounds to go, near 0 at stability 6 in the last round."""
+    """float[G'] the chance that the Company crashes before the end (the ``crash_logit`` coefficients in play on its
+    stability, debt, emergency loans taken so far and the rounds left). Uncalibrated: about 1/3 at the 1710
+    start, above 0.9 at stability 1 with four rounds to go, near 0 at stability 6 in the last round."""
 
     def make():
-        b0, b_s, b_l, b_e, b_r = CRASH_LOGIT
+        b0, b_s, b_l, b_e, b_r = calibration.value("crash_logit")
         z = b0 + b_s * obs.stability + b_l * obs.loans + b_e * obs.emergency_total + b_r * rounds_left(obs)
         return 1.0 / (1.0 + np.exp(-z))
 

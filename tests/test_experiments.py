@@ -249,7 +249,8 @@ def test_interrupted_then_resumed_equals_uninterrupted(tmp_path):
 def test_a_killed_worker_keeps_finished_shards_and_resume_finishes(tmp_path):
     plugin = write(tmp_path, KILLER, "killer.py")
     marker = tmp_path / "kill-once"
-    exp = small(tmp_path, games=60, strategies='["killer", "balanced"]', extra=f'plugins = ["{plugin}:Killer"]')
+    extra = f'plugins = ["{plugin}:Killer"]\ncalibrate = false'  # the killer must meet a shard, not the pilot
+    exp = small(tmp_path, games=60, strategies='["killer", "balanced"]', extra=extra)
     runner.run(exp, tmp_path / "whole", jobs=1)  # no marker: nobody dies
     marker.write_text("die")
     with pytest.raises(runner.Interrupted, match="a worker died"):

@@ -26,7 +26,8 @@ from experiments import cli, runner, spec
 from experiments import runfolder as rf
 from sim.rules.schema import NUMBER_MAX
 
-BASE = 'name = "t"\ngames = 12\nshard_size = 6\nseed = 2\nstrategies = ["balanced", "random"]\n'
+# The runner's faults are found in the shards: no calibration pilot (it would meet a failing or hanging plugin first)
+BASE = 'name = "t"\ngames = 12\nshard_size = 6\nseed = 2\nstrategies = ["balanced", "random"]\ncalibrate = false\n'
 STRATEGY_LINE = re.compile(
     r"^eastindia: error: strategy '(?P<name>\w+)' \(seat (?P<seat>\d)\) raised (?P<error>\w+): (?P<message>.+) "
     r"in '(?P<decision>\w+)' at game (?P<game>\d+)$"

@@ -24,6 +24,7 @@ games = 300
 shard_size = 300
 seed = 5
 strategies = ["balanced"]
+calibrate = false   # the trials must play the games sim.play measured (the fixed crash model)
 
 [tune]
 objective = "crash_rate"
