@@ -1,6 +1,6 @@
 """The ``eastindia`` command: run experiments, compute starting capital, list strategies, validate files.
 
-Every error is one line on stderr (issue 12): exit code 2 for the user's errors (a malformed or unreadable file,
+Every error is one line on stderr: exit code 2 for the user's errors (a malformed or unreadable file,
 an unknown key or strategy, a bad option, a plugin that cannot load, an output folder in use or holding something
 else, a strategy's illegal answer or exception, a disk that cannot take the results), 3 when a worker process
 died or exited by itself or a shard exceeded ``--timeout``, 130 on Ctrl-C (SIGINT), 143 on SIGTERM, 1 for a failure
@@ -205,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cmp_.set_defaults(func=cmd_compare)
 
-    # issue 14: tune and sensitivity
+    # tune and sensitivity
     for name, helptext in (
         ("tune", "tune rules values to a target with Optuna (the file's [tune] section)"),
         ("sensitivity", "rank which rules values move the results (the file's [sensitivity] section, SALib)"),
@@ -476,7 +476,7 @@ def cmd_capital(args: argparse.Namespace) -> int:
     overrides = {}
     if args.formula:
         overrides["capital.formula"] = args.formula
-    if args.budget is not None:  # issue 13: per player, as the rules key capital.budget_per_player
+    if args.budget is not None:  # per player, as the rules key capital.budget_per_player
         overrides["capital.budget_per_player"] = args.budget
     rules = rules.with_overrides(overrides, source="command line") if overrides else rules
     bids = np.array([args.bids])
@@ -509,7 +509,7 @@ def cmd_capital(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------- strategies, files
 def cmd_strategies(args: argparse.Namespace) -> int:
     """Each registered strategy, one line, then one line per parameter: its default (whose type it fixes) and
-    what it does (issue 11)."""
+    what it does."""
     for plugin in args.strategy or []:
         spec.load_plugin(spec.split_plugin(plugin)[0] if spec.is_plugin(plugin) else plugin, Path.cwd())
     for name, doc in registry.describe().items():
@@ -547,7 +547,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from reports import write_report
     from reports.data import DamagedRun
 
-    if (Path(args.run_dir) / search.META).is_file():  # issue 14: a tune or sensitivity folder
+    if (Path(args.run_dir) / search.META).is_file():  # a tune or sensitivity folder
         return _report_study(args)
     try:
         meta = Run.open(args.run_dir).meta
@@ -620,7 +620,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    """Each arm of run B against its counterpart in run A (issue 13): a table of changes with 95 % intervals."""
+    """Each arm of run B against its counterpart in run A: a table of changes with 95 % intervals."""
     import polars as pl
 
     from reports.compare import compare_runs, shared_games

@@ -262,7 +262,7 @@ def play_shard(
 
 
 def _make(arm: Arm, label: str) -> Any:
-    """The strategy labelled ``label`` with its parameters (issue 11)."""
+    """The strategy labelled ``label`` with its parameters."""
     name = arm.spec(label).name
     try:
         return arm.spec(label).make()
@@ -647,7 +647,7 @@ def _run_locked(
         "param_keys": list(exp.param_keys),
         # the arm the report compares the others with: once recorded, changed only by --reference (run or report)
         "reference": (old or {}).get("reference") or exp.reference,
-        "target_ci": exp.target_ci,  # issue 13: 0 = every game of ``games_per_arm``
+        "target_ci": exp.target_ci,  # 0 = every game of ``games_per_arm``
         "arms": [arm.meta() for arm in exp.arms],
         "started": (old or {}).get("started") or datetime.now(UTC).isoformat(timespec="seconds"),
         "status": "running",
@@ -712,7 +712,7 @@ def _run_locked(
                 if progress:
                     progress.advance(result["arm"], result["games"])
 
-            if exp.target_ci > 0:  # issue 13: waves of shards until the headline intervals are narrow enough
+            if exp.target_ci > 0:  # waves of shards until the headline intervals are narrow enough
                 played, precision = play_to_target(
                     exp, size, shards_dir, tasks_for, on_result, jobs, backend, scheduler, timeout
                 )

@@ -35,12 +35,12 @@ An experiment is a TOML file::
 Seat rotation: with k strategies, rotation r puts strategies[(s + r) % k] in seat s and game i uses rotation
 i % k, so every strategy plays every seat equally often. ``rotate = "all"`` plays every distinct seating of the
 tables that rotation sets (game i uses seating i % their number), so that every strategy also plays every seat
-equally often with every table composition (issue 13). Arms share dice: game i of every arm uses the same
+equally often with every table composition. Arms share dice: game i of every arm uses the same
 per-game random streams. ``load`` checks everything and reports every problem found, one line each.
 
 With ``target_ci`` the ``games`` are a maximum: the runner plays shards (every arm's shard of the same games
 together) until every headline interval (per arm: crash rate and win rates; against the reference arm: the paired
-changes of crash rate and win rates) has a half-width within the target (issue 13).
+changes of crash rate and win rates) has a half-width within the target.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ DEFAULTS = {
     "arms": [],
 }
 ARM_KEYS = {"name": str, "overrides": dict, "strategies": list, "rules": str}
-# Bounds of the top-level numbers (issue 12): game indices and the seed are int64 columns of the frames.
+# Bounds of the top-level numbers: game indices and the seed are int64 columns of the frames.
 MAX_GAMES = 2**62
 MAX_SEED = 2**63 - 1
 LIMITS = {
@@ -127,7 +127,7 @@ OPTIONS = {
     "reference": "--reference",
     "calibrate": "--no-calibrate",
 }
-# Sections of a study file (issue 14), read by `eastindia tune` / `eastindia sensitivity` (experiments.search).
+# Sections of a study file, read by `eastindia tune` / `eastindia sensitivity` (experiments.search).
 STUDY_SECTIONS = ("tune", "sensitivity", "metagame")
 # Keys that change no row of the results (left out of the experiment's digest): how it is cut, what it is compared
 # with.
@@ -181,7 +181,7 @@ def load_plugin(spec: str, base: Path | None = None) -> type:
     return cls
 
 
-# ---------------------------------------------------------------------------------- strategy specs (issue 11)
+# ---------------------------------------------------------------------------------- strategy specs
 def is_plugin(text: str) -> bool:
     """``path.py:Class`` (optionally ``:key=value,...``): the part before the first colon names a Python file."""
     return text.partition(":")[0].endswith(".py")
@@ -276,7 +276,7 @@ def strategy_spec(entry: Any, base: Path | None) -> tuple[StrategySpec, str | No
 def seatings(strategies: tuple[str, ...] | list[str], players: int, rotate: bool | str) -> list[tuple[str, ...]]:
     """The strategy in each seat for every rotation: one fixed seating (rotate = false); the round robin
     ``strategies[(s + r) % k]`` (true); or every distinct seating of the round robin's tables, in their order and
-    each table's seatings sorted (``"all"``, issue 13: every strategy plays every seat equally often with every
+    each table's seatings sorted (``"all"``: every strategy plays every seat equally often with every
     table composition, so seat advantage is not confounded with who else sits at the table)."""
     k = len(strategies)
     if not rotate:
@@ -306,7 +306,7 @@ class Arm:
     rotate: bool | str  # True, False or "all"
     players: int
     rules_file: str | None
-    specs: tuple[StrategySpec, ...] = ()  # one per entry of ``strategies`` (issue 11: names and parameters)
+    specs: tuple[StrategySpec, ...] = ()  # one per entry of ``strategies`` (names and parameters)
 
     @functools.cached_property
     def _seatings(self) -> list[tuple[str, ...]]:
@@ -384,7 +384,7 @@ class Experiment:
 
     @property
     def target_ci(self) -> float:
-        """The half-width every headline 95 % interval must reach (0: play all ``games``; issue 13)."""
+        """The half-width every headline 95 % interval must reach (0: play all ``games``)."""
         return float(self.data["target_ci"])
 
     @property
@@ -438,7 +438,7 @@ def resolve(
             problems.append(f"{where}: {key}: {msg}")
 
     for key in sorted(set(raw) - set(TOP_KEYS)):
-        if key in STUDY_SECTIONS:  # issue 14: a tune or sensitivity file
+        if key in STUDY_SECTIONS:  # a tune or sensitivity file
             bad(key, f"[{key}] is read by `eastindia {key} FILE`, not by this command")
         else:
             bad(key, f"unknown key (known: {', '.join(sorted(TOP_KEYS))})")
@@ -446,7 +446,7 @@ def resolve(
     for key, typ in TOP_KEYS.items():
         if key in raw:
             value = raw[key]
-            if key == "rotate" and value == "all":  # issue 13: every distinct seating
+            if key == "rotate" and value == "all":  # every distinct seating
                 data[key] = value
             elif key == "rotate" and not isinstance(value, bool):
                 bad(key, f'expected true, false or "all", got {shown(value)}')
@@ -526,7 +526,7 @@ def resolve(
                 bad(where_k, message.split(": ", 1)[-1] if named and message.startswith(f"{k}: ") else message)
 
     def check_strategies(key: str, entries: Any, rotate: bool | str) -> list[StrategySpec]:
-        """The specs of a ``strategies`` list (issue 11: names, tunings and plugins); problems go to ``bad``. A
+        """The specs of a ``strategies`` list (names, tunings and plugins); problems go to ``bad``. A
         plugin path given on the command line is relative to the current folder, in a file to the file's."""
         if not isinstance(entries, list):
             bad(key, f"expected a list of strategy names, got {shown(entries)}")
@@ -557,7 +557,7 @@ def resolve(
 
     top_specs = check_strategies("strategies", data["strategies"], data["rotate"])
     data["strategies"] = [spec.resolved() for spec in top_specs]
-    if "strategies" in from_command_line:  # issue 13: another experiment than the file's: its own name and --out
+    if "strategies" in from_command_line:  # another experiment than the file's: its own name and --out
         data["name"] = "+".join([data["name"], *dict.fromkeys(spec.label for spec in top_specs)])
     # the [overrides] together (keys that must change together, like game.rounds and end.influence_vp, can), each
     # alone only to name the key at fault; sweep values and listed arms are then checked on top of them
@@ -603,7 +603,7 @@ def resolve(
             bad(f"arms[{i}].overrides", "expected a table of rules keys")
             over = {}
         arm_rules_file, arm_over_rules = rules_file, over_rules
-        if "rules" in arm:  # issue 13: a rules file per arm, the experiment's overrides on top
+        if "rules" in arm:  # a rules file per arm, the experiment's overrides on top
             if not isinstance(arm["rules"], str) or not arm["rules"]:
                 bad(f"arms[{i}].rules", f"expected a rules file name, got {shown(arm['rules'])}")
                 arm_over_rules = None

@@ -1,4 +1,4 @@
-"""``eastindia tune FILE``: search rules values that bring one number of the game to a target (issue 14).
+"""``eastindia tune FILE``: search rules values that bring one number of the game to a target.
 
 An experiment file with a ``[tune]`` section::
 

@@ -1,4 +1,4 @@
-"""How the strategies fight (issue 11): a commander's deployment with mercenaries (R-DEPLOY, L166-L173), what a
+"""How the strategies fight: a commander's deployment with mercenaries (R-DEPLOY, L166-L173), what a
 battle is worth to his family, and where Military Affairs sends officers. Shared by ``balanced`` (it fights only
 at good odds) and ``go_military`` (it fights whenever the odds pay, hiring mercenaries to make them).
 """

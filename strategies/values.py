@@ -1,4 +1,4 @@
-"""Shared valuations for the strategies (issue 11): the odds of a check, what an order, a ship, a share, a lot or the
+"""Shared valuations for the strategies: the odds of a check, what an order, a ship, a share, a lot or the
 Company's survival is worth to a family, from public state only.
 
 Every function takes an ``Observation`` (or anything with the same public fields) and returns arrays over its games,

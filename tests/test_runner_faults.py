@@ -1,4 +1,4 @@
-"""Issue 12: the runner never corrupts a run folder, never traps the user, and answers every bad input in one line.
+"""the runner never corrupts a run folder, never traps the user, and answers every bad input in one line.
 
 Every case the issue lists has a test here asserting the exit code, a one-line stderr without "Traceback", and that
 results already on disk are untouched (byte for byte). Most run ``eastindia`` in-process (``cli.main``); those about
@@ -42,7 +42,7 @@ import numpy as np
 from strategies import Strategy
 
 class {name.capitalize()}(Strategy):
-    """Issue 12 test plugin."""
+    """Test plugin."""
     name = "{name}"
 
     def take_loans(self, obs, legal):

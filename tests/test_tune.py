@@ -1,4 +1,4 @@
-"""eastindia tune (issue 14): a known answer recovered, the same study after an interruption and --resume (same
+"""eastindia tune: a known answer recovered, the same study after an interruption and --resume (same
 trials, no repeats), more trials extend a study, the same seed gives the same trials whatever --jobs, the folder's
 files (trials.parquet, best.toml, the paired confirmation, the report) and bad [tune] input (one line, exit 2)."""
 
@@ -547,7 +547,7 @@ def test_missing_sections_and_options(tmp_path, capsys):
 
 # ------------------------------------------------------------------------------------ the library's tune file
 def test_tune_capital_library_file(monkeypatch):
-    """experiments/library/tune_capital.toml names the four archetypes of issue 11; loaded here with stand-ins
+    """experiments/library/tune_capital.toml names the four archetypes; loaded here with stand-ins
     registered under their names. Its budget: trials x games plus the confirmation's two arms."""
     for name in ("bid_low", "buy_shares", "run_firm", "go_military"):
         if name not in registry.REGISTRY:
