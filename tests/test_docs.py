@@ -1,7 +1,7 @@
 """The README and the pages of ``docs/`` say what the commands do: every command in a ``sh`` block runs, in the
 page's order, in a scratch folder holding the repository's ``experiments/`` and ``examples/`` (fewer games, trials
-and samples than written, and a metagame of two strategies, so that the suite stays fast); the few that need what a test machine has not are listed
-with the reason. Each page's links to files of the repository resolve."""
+and samples than written, and a metagame of two strategies, so that the suite stays fast); the few that need what a
+test machine has not are listed with the reason. Each page's links to files of the repository resolve."""
 
 from __future__ import annotations
 
