@@ -142,7 +142,8 @@ def verify_frames(run_dir: Path, meta: dict[str, Any]) -> str | None:
 
 # ------------------------------------------------------------------------------------------- the lock
 LOCK = ".lock"
-MANAGED = (LOCK, META, EXPERIMENT, SHARDS, *(f"{frame}.parquet" for frame in (*FRAMES, "coverage")))  # + coverage.py
+# what a run writes, reads or deletes in its folder: coverage.parquet (coverage.py), calibration/ (calibration.py)
+MANAGED = (LOCK, META, EXPERIMENT, SHARDS, "calibration", *(f"{frame}.parquet" for frame in (*FRAMES, "coverage")))
 
 
 class LinkRefused(Exception):

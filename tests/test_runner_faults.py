@@ -748,6 +748,14 @@ def test_a_symlinked_lock_or_shards_folder_is_refused_and_its_target_untouched(t
     assert run.returncode == 2 and "coverage.parquet is a symbolic link" in run.stderr
     assert victim.read_text() == "keep me"
 
+    fitted = tmp_path / "fitted"  # the calibration pilot's cache
+    fitted.mkdir()
+    (fitted / "calibration").symlink_to(elsewhere, target_is_directory=True)
+    (tmp_path / "calibrated.toml").write_text(BASE.replace("calibrate = false", "calibrate = true"))
+    run = eastindia("run", str(tmp_path / "calibrated.toml"), "--out", str(fitted), "--quiet", "--no-report")
+    assert run.returncode == 2 and "calibration is a symbolic link" in run.stderr
+    assert snapshot(elsewhere) == {"mine.txt": b"mine"}
+
 
 SLOW = plugin("slow", "time.sleep(0.5)\n            self.slept = True", "not getattr(self, 'slept', False)")
 
