@@ -1,4 +1,4 @@
-"""The four strategies designers compare (issue 11): ``bid_low``, ``buy_shares``, ``run_firm``, ``go_military``.
+"""The four strategies designers compare: ``bid_low``, ``buy_shares``, ``run_firm``, ``go_military``.
 
 Each is a ``balanced`` family (``strategies.Strategy``) that overrides the decisions that make its plan and keeps
 the base's competent answer everywhere else: whichever office it ends up holding, it runs it as ``balanced`` does

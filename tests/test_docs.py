@@ -121,3 +121,17 @@ def test_the_page_links_only_files_of_the_repository(page):
         if target.startswith(("http://", "https://")):
             continue
         assert (page.parent / target).resolve().exists(), f"{page.name} links {target}, which is not in the repo"
+
+
+def test_code_comments_and_docs_cite_rules_not_issue_numbers():
+    """A user cannot look an issue number up: code, comments, tests and docs cite rule ids, seed lines and topics."""
+    cited = re.compile(r"\b[Ii]ssues? #?\d")
+    found = []
+    for folder in ("sim", "strategies", "experiments", "reports", "tests", "tools", "docs", "examples"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix in {".py", ".md", ".toml"} and "__pycache__" not in path.parts:
+                lines = path.read_text(encoding="utf-8").splitlines()
+                found += [f"{path.relative_to(ROOT)}:{i}" for i, line in enumerate(lines, 1) if cited.search(line)]
+    for path in (ROOT / "README.md", ROOT / "pyproject.toml"):
+        found += [f"{path.name}:{i}" for i, line in enumerate(path.read_text().splitlines(), 1) if cited.search(line)]
+    assert not found, f"issue numbers cited at {found[:10]}"
