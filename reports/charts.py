@@ -410,8 +410,8 @@ def sweep_axes(agg: Aggregates) -> tuple[str | None, str | None]:
 
 def sweep_chart(agg: Aggregates, out_dir: Path) -> Chart | None:
     """Each strategy's win rate across the sweep: x = a swept parameter, panels = the other (if any); not drawn
-    when one strategy plays every seat."""
-    if not several_strategies(agg):
+    when one strategy plays every seat, nor for one arm (``win_rates.png`` says it)."""
+    if not several_strategies(agg) or len(agg.arms) < 2:
         return None
     colors = strategy_colors(agg)
     x_key, panel_key = sweep_axes(agg)

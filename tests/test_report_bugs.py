@@ -1,6 +1,7 @@
-"""the bugs, each with a test that fails on the code before it: a relative plugin path on ``run``, duplicate
-tick labels on the crash-rate axis, clipped labels and legends, a ``--strategy`` run refused into runs/baseline,
-``capital --budget`` as a total, single-strategy win-rate charts, "1 rotations"."""
+"""The report's bugs, each with a test that fails on the code before it: a relative plugin path on ``run``,
+duplicate tick labels on the crash-rate axis, clipped labels and legends, a ``--strategy`` run refused into
+runs/baseline, ``capital --budget`` as a total, single-strategy win-rate charts, "1 rotations", a one-arm sweep
+chart; and guards that keep capital axes readable when every seat gets the same capital."""
 
 from __future__ import annotations
 
@@ -184,3 +185,21 @@ def test_the_tallest_crash_cause_bar_keeps_clear_of_the_frame(tmp_path, monkeypa
     monkeypatch.setattr(charts, "_save", spy)
     charts.crash_cause_chart(aggregate(make_run(tmp_path / "r", [{}], games=60, seed=1)), tmp_path / "c")
     assert seen and all(top >= 1.1 * tallest > 0 for top, tallest in seen)
+
+
+def test_the_sweep_chart_is_not_drawn_for_one_arm(single, monkeypatch, tmp_path):
+    """With one arm the sweep chart would repeat win_rates.png: it is left out."""
+    assert drawn(monkeypatch, charts.sweep_chart, single, tmp_path) is None
+
+
+@pytest.mark.parametrize("chart", [charts.capital_win_chart, charts.capital_chart])
+def test_capital_axes_keep_their_tick_labels_apart_when_every_seat_gets_the_same(chart, many, monkeypatch, tmp_path):
+    """Under the flat formula every seat gets 6 £: the capital axis must not crowd ticks 0.01 £ apart."""
+    fig = drawn(monkeypatch, chart, many, tmp_path)
+    renderer = fig.canvas.get_renderer()
+    for axis in (axis for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)):
+        labels = [t for t in tick_labels(axis) if t.get_text()]
+        texts = [t.get_text() for t in labels]
+        assert len(texts) == len(set(texts)), texts
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :]), texts
