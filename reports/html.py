@@ -117,6 +117,7 @@ def render(
     smells: Table | None = None,
     typical: list[tuple[str, str]] | None = None,
     win_table: dict | None = None,
+    comparison_chart: dict | None = None,
 ) -> str:
     """The whole page as one HTML string: the verdict, the balance smells, then the details (closed sections)."""
     warn = ""
@@ -164,13 +165,14 @@ def render(
         f"<h3>{escape(m[:1].upper() + m[1:])}</h3>{table_html(t, _slug(m), 'comparisons')}" for m, t in comparisons
     )
     explorer = embed("win-table", win_table) if win_table is not None else ""
+    forest = embed("comparison-chart", comparison_chart) if comparison_chart is not None else ""
     parts = [
         ("settings", "Settings and arms", f"{table_html(settings, 'settings-table')}<h3>Arms</h3>"
          f"{table_html(arms, 'arms-table')}<h3>experiment.toml</h3>{toml}"),
         ("summary", "Summary per arm", f'<p class="note" id="precision">{escape(precision)}</p>{explorer}'
          f'{table_html(summary, "summary-table")}<p class="note">{escape(METHODS)}</p>'),
         ("comparisons", "Comparisons with the reference arm", f'<p class="note">{escape(comparisons_note)} '
-         f"Highlighted rows: the 95 % interval of the change excludes zero.</p>{compared}"),
+         f"Highlighted rows (red marks): the 95 % interval of the change excludes zero.</p>{forest}{compared}"),
         ("charts", "Charts", "".join(figure_html(c) for c in charts)),
         ("tables", "Tables", extra),
     ]  # fmt: skip

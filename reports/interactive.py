@@ -12,6 +12,8 @@ from typing import Any
 import altair as alt
 import polars as pl
 
+from experiments.stats import CRASH, WIN
+
 from .data import Aggregates
 from .tables import pct, points
 
@@ -193,3 +195,45 @@ def win_table(agg: Aggregates, wins: list[dict]) -> dict[str, Any]:
         for name, width in TABLE_COLUMNS
     ]
     return _spec(alt.hconcat(*columns, spacing=4).add_params(*params, sort).configure_view(stroke=None))
+
+
+def comparison_chart(agg: Aggregates, comp: pl.DataFrame) -> dict[str, Any] | None:
+    """Every comparison with the reference arm as a forest plot: the change (arm − reference) with its paired 95 %
+    interval, one panel per metric, red where the interval excludes zero; hover for both values, the interval, the
+    method and n; filter by arm and strategy. None when there is nothing to compare."""
+    if comp.is_empty():
+        return None
+    percent = {CRASH, WIN}
+    rows = []
+    for r in comp.iter_rows(named=True):
+        share = r["metric"] in percent
+        show = (lambda x: f"{points(x)} pp") if share else (lambda x: f"{x:+.2f}")
+        value = pct if share else (lambda x: f"{x:.2f}")
+        rows.append(
+            {
+                "arm": r["arm"], "metric": r["metric"], "strategy": r["strategy"] or "all",
+                "row": f"{r['arm']} · {r['strategy']}" if r["strategy"] else r["arm"],
+                "change": r["estimate"] * (100 if share else 1), "lo": r["lo"] * (100 if share else 1),
+                "hi": r["hi"] * (100 if share else 1), "n": r["n"], "method": r["method"],
+                "clear": bool(r["lo"] > 0 or r["hi"] < 0),
+                "change (95 % CI)": f"{show(r['estimate'])} ({show(r['lo'])} to {show(r['hi'])})",
+                "arm's value": value(r["arm_value"]), "reference's value": value(r["reference_value"]),
+            }
+        )  # fmt: skip
+    params, test = _filters(agg, len(agg.strategies) > 1)
+    either = "(datum.strategy == strategy_filter || datum.strategy == 'all')"  # crash rate, end round: every strategy
+    test = test.replace("datum.strategy == strategy_filter", either)
+    tip = ["arm:N", "metric:N", "strategy:N", "change (95 % CI):N", "arm's value:N", "reference's value:N",
+           "method:N", "n:Q"]  # fmt: skip
+    base = alt.Chart(alt.Data(values=rows)).transform_filter(test)
+    y = alt.Y("row:N", axis=alt.Axis(labelLimit=ARM_WIDTH + 120, title=None), sort=None)
+    color = alt.condition("datum.clear", alt.value("#b2182b"), alt.value("#4d4d4d"))
+    x = alt.X("lo:Q", title="change against the reference (pp for shares, units for means)")
+    panels = alt.layer(
+        base.mark_rule(strokeWidth=2).encode(x=x, x2="hi:Q", y=y, color=color, tooltip=tip),
+        base.mark_point(filled=True, size=60, opacity=1).encode(x="change:Q", y=y, color=color, tooltip=tip),
+        alt.Chart().mark_rule(color="black", strokeDash=[4, 3]).encode(x=alt.datum(0)),
+    ).properties(width=560, height={"step": 16})
+    chart = panels.facet(row=alt.Row("metric:N", sort=list(dict.fromkeys(r["metric"] for r in rows)), title=None),
+                         data=alt.Data(values=rows))  # fmt: skip
+    return _spec(chart.resolve_scale(x="independent", y="independent").add_params(*params))

@@ -92,6 +92,7 @@ def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
         verdict=verdict(agg, per_arm, comp),
         verdict_chart=interactive.verdict_chart(agg, wins, crashes),
         win_table=interactive.win_table(agg, wins) if wins else None,
+        comparison_chart=interactive.comparison_chart(agg, comp),
         charts=charts,
         comparisons=compared,
         comparisons_note=note,

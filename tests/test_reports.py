@@ -384,14 +384,17 @@ def test_report_opens_on_its_verdict_then_the_smells_then_closed_details(run_dir
     summary = reports.arm_summary(run_dir).row(0, named=True)  # the reference: the first arm
     best = max(["balanced", "random"], key=lambda s: summary[f"win_{s}"])
     win = pct(summary[f"win_{best}"], summary[f"win_{best}_lo"], summary[f"win_{best}_hi"])
-    assert f"{best} wins most in the reference arm 'formula=inverse_share, budget_per_player=5': {win}" in verdict
+    assert f"{best} wins most in the reference arm '{summary['label']}': {win}" in verdict
     assert f"against a fair share of {pct(summary[f'fair_{best}'])}" in verdict
     cause = main_causes(aggregate(run_dir))[0]
     crash = pct(summary["crash_rate"], summary["crash_lo"], summary["crash_hi"])
     assert f"The Company crashes in {crash} of the 200 games" in verdict
     assert f"most often in round {cause['round']}; the main cause is {cause['cause']}" in verdict
     comp = pl.read_parquet(run_dir / "comparisons.parquet")
-    for arm in ("formula=inverse_share, budget_per_player=8", "formula=flat, budget_per_player=5"):
+    for arm in (
+        "capital.formula=inverse_share, capital.budget_per_player=8",
+        "capital.formula=flat, capital.budget_per_player=5",
+    ):
         line = verdict[verdict.index(f"<li>{arm}: ") :].split("</li>")[0]
         mine = comp.filter((pl.col("arm") == arm) & pl.col("metric").is_in(["crash rate", "win rate"]))
         clear = mine.filter((pl.col("lo") > 0) | (pl.col("hi") < 0))
@@ -404,6 +407,26 @@ def test_report_opens_on_its_verdict_then_the_smells_then_closed_details(run_dir
     assert sections == ["settings", "summary", "comparisons", "charts", "tables"]
     nav = text[text.index("<nav>") : text.index("</nav>")]
     assert re.findall(r'href="#([a-z]+)"', nav) == sections
+
+
+def test_the_comparisons_open_on_an_interactive_forest_plot_of_every_change(run_dir, report):
+    """The Comparisons section draws every row of comparisons.parquet (shares in pp), red where its paired interval
+    excludes zero, with both values, the method and n in the tooltip and the arm and strategy dropdowns."""
+    text = report.read_text(encoding="utf-8")
+    section = text[text.index('<details id="comparisons">') :]
+    start = section.index('vegaEmbed("#comparison-chart", ') + len('vegaEmbed("#comparison-chart", ')
+    spec, _ = json.JSONDecoder().raw_decode(section[start:].replace("<\\/", "</"))
+    rows = spec["data"]["values"]
+    comp = pl.read_parquet(run_dir / "comparisons.parquet")
+    assert len(rows) == comp.height > 0
+    for row, r in zip(rows, comp.iter_rows(named=True), strict=True):
+        scale = 100 if r["metric"] in ("crash rate", "win rate") else 1
+        assert (row["arm"], row["metric"]) == (r["arm"], r["metric"])
+        assert row["change"] == pytest.approx(r["estimate"] * scale) and row["lo"] == pytest.approx(r["lo"] * scale)
+        assert row["clear"] == (r["lo"] > 0 or r["hi"] < 0) and row["n"] == r["n"]
+    tips = {t["field"] for layer in spec["spec"]["layer"][:2] for t in layer["encoding"]["tooltip"]}
+    assert {"change (95 % CI)", "arm's value", "reference's value", "method", "n"} <= tips
+    assert {p["name"] for p in spec["params"]} == {"arm_filter", "strategy_filter"}
 
 
 def test_single_arm_run_without_params_and_a_running_status(tmp_path):
