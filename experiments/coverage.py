@@ -123,13 +123,11 @@ def coverage(
         ),
         ("R-INDIA", "no order open at a round's end", (pl.col("open_orders") == 0).sum()),
     ]
-    named = {"arm": [], "item": [], "named": []}  # the flag items' what, per arm (None in ``items``)
+    named: list[tuple[str, str, str]] = []  # (arm, item, what) of the flags' items, named by each arm's rules
     for j, (rule, what, column) in enumerate(FLAGS):
         for k in range(max((len(lists[j]) for lists in names.values()), default=0)):
-            for arm, lists in names.items():
-                if k < len(lists[j]):
-                    for key, value in (("arm", arm), ("item", str(len(items))), ("named", what.format(lists[j][k]))):
-                        named[key].append(value)
+            item = str(len(items))
+            named += [(arm, item, what.format(lists[j][k])) for arm, lists in names.items() if k < len(lists[j])]
             items.append((rule, None, pl.col(column).list.get(k, null_on_oob=True).sum()))
     per_round = rounds.group_by(KEYS).agg(expr.cast(pl.Int64).alias(str(i)) for i, (_, _, expr) in enumerate(items))
     per_game = games.select(*KEYS, pl.col("crashed").cast(pl.Int64).alias("crash"))
@@ -152,7 +150,11 @@ def coverage(
     ).with_row_index("order")
     table = (
         arms.join(order, how="cross")
-        .join(pl.LazyFrame(named, schema=dict.fromkeys(named, pl.Utf8)), on=["arm", "item"], how="left")
+        .join(
+            pl.LazyFrame(named, schema=dict.fromkeys(("arm", "item", "named"), pl.Utf8), orient="row"),
+            on=["arm", "item"],
+            how="left",
+        )
         .filter(pl.col("what").is_not_null() | pl.col("named").is_not_null())  # an arm's own laws and cards
         .with_columns(pl.coalesce("what", "named").alias("what"))
         .join(totals, on=["arm_index", "item"], how="left")

@@ -10,7 +10,7 @@ import pytest
 
 from experiments import runfolder as rf
 from experiments import runner, spec
-from experiments.coverage import DEREGULATION, decision_names
+from experiments.coverage import DEREGULATION, coverage, decision_names
 from sim.rules import Rules
 
 EXP = """name = "cov"
@@ -122,6 +122,23 @@ def test_coverage_has_a_row_per_law_passed_and_per_position_card_taken(run_dir):
             assert sum(x["games"] for x in rows) > 0 and min(x["games"] for x in rows) == 0
             prefix = what.split("{")[0]
             assert cov.filter((pl.col("arm") == arm) & pl.col("what").str.starts_with(prefix)).height == len(names)
+
+
+def test_coverage_names_the_laws_and_cards_of_each_arms_own_rules(run_dir):
+    """Each arm's rows are named from its own rules' lists: a law an arm's rules do not have has no row there."""
+    games, rounds = pl.scan_parquet(run_dir / "games.parquet"), pl.scan_parquet(run_dir / "rounds.parquet")
+    d = Rules.default(4).d
+    first, second = sorted(games.select("arm").unique().collect()["arm"].to_list())
+    renamed = tuple(f"Act {k}" for k in range(len(d.law_names) - 1))  # one law fewer, other names
+    cov = coverage(games, rounds, {first: (d.law_names, d.card_names), second: (renamed, d.card_names)})
+    laws = cov.filter(pl.col("rule") == "R-PARLIAMENT", pl.col("what").str.starts_with("law "))
+    assert laws.filter(pl.col("arm") == first)["what"].to_list() == [f"law {x} passed" for x in d.law_names]
+    assert laws.filter(pl.col("arm") == second)["what"].to_list() == [f"law {x} passed" for x in renamed]
+    stored = pl.read_parquet(run_dir / "coverage.parquet").filter(pl.col("arm") == second)
+    assert (
+        laws.filter(pl.col("arm") == second)["games"].to_list()
+        == stored.filter(pl.col("what").str.starts_with("law "))["games"].to_list()[:-1]
+    )
 
 
 def test_coverage_does_not_depend_on_the_shard_size(run_dir, tmp_path):
