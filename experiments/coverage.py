@@ -5,15 +5,21 @@ and returns one row per arm and item: ``arm``, ``rule`` (an id of ``docs/rules.m
 decision point), ``what``, ``games`` (the arm's games in which it happened at least once), ``share`` (``games`` over
 the arm's games) and ``per_game`` (its mean count per game). Items that never happen keep a row with 0: a rule no
 game reaches and a choice no strategy is offered are what the table is for, as are those that happen in every game.
+``names`` gives per arm the names of its rules' laws and position cards: a row for each law passed and each card
+taken from the display (the rounds frame's ``laws_passed_by_law`` and ``positions_taken_by_card``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import polars as pl
 
 import strategies
+
+from . import runfolder as rf
+from . import spec
 
 COVERAGE = "coverage"  # RUN_DIR/coverage.parquet, written when a run's frames are merged
 COLUMNS = {"arm": pl.Utf8, "rule": pl.Utf8, "what": pl.Utf8, "games": pl.Int64, "share": pl.Float64}
@@ -71,6 +77,11 @@ TALLIES = (
     ("R-FIRMS", "firm bankruptcies", "bankruptcies"),
 )
 DEREGULATION = "Deregulation passes"
+# (rule id, what happened to the k-th entry of the arm's list, the rounds frame's flags: one per entry of the list)
+FLAGS = (
+    ("R-PARLIAMENT", "law {} passed", "laws_passed_by_law"),
+    ("D-POSITIONS", "position card {} taken", "positions_taken_by_card"),
+)
 
 
 HELPERS = {"action_values"}  # public methods of ``strategies.Strategy`` the engine never asks
@@ -82,12 +93,15 @@ def decision_names() -> list[str]:
     return sorted(k for k, v in methods if callable(v) and not k.startswith("_") and k not in HELPERS)
 
 
-def coverage(games: pl.LazyFrame, rounds: pl.LazyFrame) -> pl.DataFrame:
-    """The coverage table of a run's merged ``games`` and ``rounds`` frames (see the module's docstring)."""
+def coverage(
+    games: pl.LazyFrame, rounds: pl.LazyFrame, names: Mapping[str, tuple[Sequence[str], Sequence[str]]]
+) -> pl.DataFrame:
+    """The coverage table of a run's merged ``games`` and ``rounds`` frames; ``names``: per arm, the names of its
+    rules' laws and position cards, in the order of the flags (see the module's docstring)."""
     r1_loans = int(rounds.filter(pl.col("round") == 1).select(pl.col("loans_taken").max()).collect().item() or 0)
     last = int(rounds.select(pl.col("round").max()).collect().item() or 0)
     dereg = pl.col("deregulation") == "passed"
-    items: list[tuple[str, str, pl.Expr]] = [(r, w, pl.col(c).cast(pl.Int64).sum()) for r, w, c in TALLIES]
+    items: list[tuple[str, str | None, pl.Expr]] = [(r, w, pl.col(c).cast(pl.Int64).sum()) for r, w, c in TALLIES]
     items += [
         ("R-DEREGULATION", DEREGULATION, dereg.sum()),
         ("R-DEREGULATION", "Deregulation rejected", (pl.col("deregulation") == "rejected").sum()),
@@ -109,13 +123,18 @@ def coverage(games: pl.LazyFrame, rounds: pl.LazyFrame) -> pl.DataFrame:
         ),
         ("R-INDIA", "no order open at a round's end", (pl.col("open_orders") == 0).sum()),
     ]
+    named: list[tuple[str, str, str]] = []  # (arm, item, what) of the flags' items, named by each arm's rules
+    for j, (rule, what, column) in enumerate(FLAGS):
+        for k in range(max((len(lists[j]) for lists in names.values()), default=0)):
+            item = str(len(items))
+            named += [(arm, item, what.format(lists[j][k])) for arm, lists in names.items() if k < len(lists[j])]
+            items.append((rule, None, pl.col(column).list.get(k, null_on_oob=True).sum()))
     per_round = rounds.group_by(KEYS).agg(expr.cast(pl.Int64).alias(str(i)) for i, (_, _, expr) in enumerate(items))
     per_game = games.select(*KEYS, pl.col("crashed").cast(pl.Int64).alias("crash"))
     per_game = per_game.join(per_round, on=KEYS, how="left").fill_null(0)
     labels = [("R-END", "the Company crashes", "crash")] + [(r, w, str(i)) for i, (r, w, _) in enumerate(items)]
     events = per_game.unpivot(index=list(KEYS), on=[c for _, _, c in labels], variable_name="item", value_name="n")
-    names = decision_names()
-    labels += [(f"decision:{k}", f"decision {k} asked", f"decision:{k}") for k in names]
+    labels += [(f"decision:{k}", f"decision {k} asked", f"decision:{k}") for k in decision_names()]
     asked = games.select(*KEYS, "decisions").explode("decisions").unnest("decisions").drop_nulls("decision")
     asked = asked.select(
         *KEYS, ("decision:" + pl.col("decision")).alias("item"), pl.col("asks").cast(pl.Int64).alias("n")
@@ -131,6 +150,13 @@ def coverage(games: pl.LazyFrame, rounds: pl.LazyFrame) -> pl.DataFrame:
     ).with_row_index("order")
     table = (
         arms.join(order, how="cross")
+        .join(
+            pl.LazyFrame(named, schema=dict.fromkeys(("arm", "item", "named"), pl.Utf8), orient="row"),
+            on=["arm", "item"],
+            how="left",
+        )
+        .filter(pl.col("what").is_not_null() | pl.col("named").is_not_null())  # an arm's own laws and cards
+        .with_columns(pl.coalesce("what", "named").alias("what"))
         .join(totals, on=["arm_index", "item"], how="left")
         .fill_null(0)
         .sort("arm_index", "order")
@@ -143,7 +169,10 @@ def coverage(games: pl.LazyFrame, rounds: pl.LazyFrame) -> pl.DataFrame:
 
 
 def write_coverage(run_dir: Path, target: Path) -> None:
-    """Compute the coverage of the merged frames in ``run_dir`` and write it to ``target`` (Parquet)."""
+    """Compute the coverage of the merged frames in ``run_dir`` and write it to ``target`` (Parquet); the laws' and
+    cards' names are those of each arm's rules in the run's resolved experiment."""
     games = pl.scan_parquet(Path(run_dir) / "games.parquet")
     rounds = pl.scan_parquet(Path(run_dir) / "rounds.parquet")
-    coverage(games, rounds).write_parquet(target, compression="zstd", statistics=True)
+    arms = spec.load(Path(run_dir) / rf.EXPERIMENT).arms
+    names = {arm.name: (arm.rules().d.law_names, arm.rules().d.card_names) for arm in arms}
+    coverage(games, rounds, names).write_parquet(target, compression="zstd", statistics=True)

@@ -297,8 +297,8 @@ def replay(run_dir: Path, game: int, arm_name: str | None = None) -> tuple[Path,
     mine = Results.from_batches([batch], {}).frames()
     for frame in ("games", "seats", "rounds", "seat_rounds"):
         ours = mine[frame]
-        theirs = rows(frame).select(ours.columns) if frame != "games" else stored["games"].select(ours.columns)
-        if not ours.equals(theirs):
+        theirs = rows(frame) if frame != "games" else stored["games"]
+        if not set(ours.columns) <= set(theirs.columns) or not ours.equals(theirs.select(ours.columns)):
             raise ReplayError(
                 f"{run_dir}: game {game} does not replay as the run played it ({frame} differ): the engine, the "
                 "strategies or a plugin changed since the run"

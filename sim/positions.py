@@ -174,6 +174,7 @@ def take_positions(state: State, rules: Rules, agents: Agents, pickers: np.ndarr
         rows = rows_all[got]
         card = state.market[rows, slot[got]].astype(np.int64)
         give(state, rules, rows, seat[got], card)
+        state.card_taken[rows, card] = True
         state.market[rows, slot[got]] = -1
         taken += got
     state.tally[:, TALLY["positions_taken"]] += taken.astype(np.int32)

@@ -235,12 +235,14 @@ class State:
     law_rank: np.ndarray  # float64[G,LAWS] hidden deck order (lowest is drawn next), -1 before the first shuffle
     note_holder: np.ndarray  # int8[G,N,5] seat holding issuer i's promissory note of kind k (i itself: not out)
     dereg_round: np.ndarray  # int8[G] round Deregulation passed (phase 11 or forced_round), 0 never
+    law_passed: np.ndarray  # bool[G,LAWS] this round: the laws that passed in phase 9 (reset each round)
     # ------------------------------------------------------------------ position cards, D-POSITIONS
     deck: np.ndarray  # int8[G,D] hidden: the shuffled draw order (card indices); drawn entries stay listed
     deck_top: np.ndarray  # int8[G] hidden: index into ``deck`` of the next card drawn (D: the deck is spent)
     market: np.ndarray  # int8[G,M] revealed cards on display (card index), -1 an empty slot
     card_owner: np.ndarray  # int8[G,D] family holding each card, -1 nobody (in the deck or on display)
     card_played: np.ndarray  # bool[G,D] a closed card its owner has played (spent)
+    card_taken: np.ndarray  # bool[G,D] this round: the cards taken from the display (reset each round)
     emergency_total: np.ndarray  # int32[G] emergency loans taken over the game (D-EMERGENCY "cumulative")
     # ----------------------------------------------------- private firms (R-FIRMS; sim/firms.py)
     # F = N firm slots (a family manages at most one firm); a slot is free when its manager is -1, and a free
@@ -397,11 +399,13 @@ def new_state(rules: Rules, game_ids: np.ndarray) -> State:
         law_rank=full(-1.0, len(rules.parliament.laws), dtype=np.float64),
         note_holder=np.tile(np.arange(n, dtype=np.int8)[None, :, None], (g, 1, len(rules.notes.kinds))),
         dereg_round=z(dtype=np.int8),
+        law_passed=z(len(rules.parliament.laws), dtype=bool),
         deck=np.tile(np.arange(len(d.card_names), dtype=np.int8), (g, 1)),
         deck_top=z(dtype=np.int8),
         market=full(-1, rules.positions.revealed),
         card_owner=full(-1, len(d.card_names)),
         card_played=z(len(d.card_names), dtype=bool),
+        card_taken=z(len(d.card_names), dtype=bool),
         emergency_total=z(),
         firm_manager=full(-1, n),
         firm_shares=z(n, n),

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
 from experiments import runfolder as rf
 from experiments import runner, spec
-from experiments.coverage import DEREGULATION, decision_names
+from experiments.coverage import DEREGULATION, coverage, decision_names
+from sim.rules import Rules
 
 EXP = """name = "cov"
 games = 12
@@ -96,6 +98,47 @@ def test_coverage_rows_recomputed_from_the_frames(run_dir):
         assert {f"decision:{k}" for k in decision_names()} <= set(cov.filter(pl.col("arm") == arm)["rule"])
     assert cov["share"].is_between(0, 1).all()
     assert (cov["games"] == (cov["share"] * 12).round().cast(pl.Int64)).all()
+
+
+def test_coverage_has_a_row_per_law_passed_and_per_position_card_taken(run_dir):
+    """A row per law of the arm's rules ("law <name> passed") and per position card ("position card <name> taken"),
+    recomputed from the rounds frame's flags; a law or card no game saw keeps its row with 0 games."""
+    cov = pl.read_parquet(run_dir / "coverage.parquet")
+    games = pl.read_parquet(run_dir / "games.parquet")
+    rounds = pl.read_parquet(run_dir / "rounds.parquet")
+    d = Rules.default(4).d
+    for arm in games["arm"].unique().to_list():
+        n = games.filter(pl.col("arm") == arm).height
+        r = rounds.filter(pl.col("arm") == arm)
+        for rule, what, column, names in (
+            ("R-PARLIAMENT", "law {} passed", "laws_passed_by_law", d.law_names),
+            ("D-POSITIONS", "position card {} taken", "positions_taken_by_card", d.card_names),
+        ):
+            flags = np.array(r[column].to_list(), dtype=np.int64)
+            per_game = np.stack([np.bincount(np.unique(r["game"], return_inverse=True)[1], weights=f) for f in flags.T])
+            rows = [_row(cov, arm, rule, what.format(name)) for name in names]
+            assert [x["games"] for x in rows] == (per_game > 0).sum(axis=1).tolist()
+            assert [x["per_game"] for x in rows] == pytest.approx((flags.sum(axis=0) / n).tolist())
+            assert sum(x["games"] for x in rows) > 0 and min(x["games"] for x in rows) == 0
+            prefix = what.split("{")[0]
+            assert cov.filter((pl.col("arm") == arm) & pl.col("what").str.starts_with(prefix)).height == len(names)
+
+
+def test_coverage_names_the_laws_and_cards_of_each_arms_own_rules(run_dir):
+    """Each arm's rows are named from its own rules' lists: a law an arm's rules do not have has no row there."""
+    games, rounds = pl.scan_parquet(run_dir / "games.parquet"), pl.scan_parquet(run_dir / "rounds.parquet")
+    d = Rules.default(4).d
+    first, second = sorted(games.select("arm").unique().collect()["arm"].to_list())
+    renamed = tuple(f"Act {k}" for k in range(len(d.law_names) - 1))  # one law fewer, other names
+    cov = coverage(games, rounds, {first: (d.law_names, d.card_names), second: (renamed, d.card_names)})
+    laws = cov.filter(pl.col("rule") == "R-PARLIAMENT", pl.col("what").str.starts_with("law "))
+    assert laws.filter(pl.col("arm") == first)["what"].to_list() == [f"law {x} passed" for x in d.law_names]
+    assert laws.filter(pl.col("arm") == second)["what"].to_list() == [f"law {x} passed" for x in renamed]
+    stored = pl.read_parquet(run_dir / "coverage.parquet").filter(pl.col("arm") == second)
+    assert (
+        laws.filter(pl.col("arm") == second)["games"].to_list()
+        == stored.filter(pl.col("what").str.starts_with("law "))["games"].to_list()[:-1]
+    )
 
 
 def test_coverage_does_not_depend_on_the_shard_size(run_dir, tmp_path):

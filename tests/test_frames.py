@@ -15,7 +15,7 @@ import sim
 import sim.engine as engine
 from sim import positions as pos
 from sim.capital import LEFTOVER_CASES
-from sim.laws import DEREGULATION, DEREGULATION_BY
+from sim.laws import DEREGULATION, DEREGULATION_BY, IN_FORCE
 from sim.results import FRAMES, PEOPLE, SORT_KEYS, Recorder, Results
 from sim.rules import Rules
 from sim.state import TALLIES, TALLY
@@ -223,6 +223,29 @@ def test_rounds_frame_against_the_state_it_recorded(played):
                     value
                 ]
                 assert row[name] == value, name
+
+
+def test_rounds_frame_flags_each_law_passed_and_each_position_card_taken(played):
+    """One flag per law of the rules' list and per card of the deck; the flags set add up to the round's
+    ``laws_passed`` and ``positions_taken``; every law come into force in the round is flagged, every card flagged
+    is held at the round's end."""
+    rules, _, res, snaps = played
+    in_force = {}  # game -> bool[LAWS] in force at the end of the last round
+    r = res.rounds
+    assert (r["laws_passed_by_law"].list.len() == len(rules.parliament.laws)).all()
+    assert (r["positions_taken_by_card"].list.len() == len(rules.positions.deck)).all()
+    assert (r["laws_passed_by_law"].list.sum() == r["laws_passed"]).all() and r["laws_passed"].sum() > 0
+    assert (r["positions_taken_by_card"].list.sum() == r["positions_taken"]).all() and r["positions_taken"].sum() > 0
+    for rnd, s in snaps.items():
+        rows = r.filter(pl.col("round") == rnd)
+        laws = np.array(rows["laws_passed_by_law"].to_list(), dtype=bool)
+        cards = np.array(rows["positions_taken_by_card"].to_list(), dtype=bool)
+        assert (s.card_owner[cards] >= 0).all()
+        for i, game in enumerate(s.game.tolist()):
+            now = s.law_pile[i] == IN_FORCE
+            assert not (now & ~in_force.get(game, np.zeros_like(now)) & ~laws[i]).any()
+            in_force[game] = now
+    assert len(in_force) == len(res.games)
 
 
 def test_rounds_frame_against_the_seat_rounds_frame_and_itself(played):
@@ -434,6 +457,8 @@ SCHEMA = {
         "stability_loss_regions": "Int32",
         "stability_loss_laws": "Int32",
         "stability_gain_laws": "Int32",
+        "laws_passed_by_law": "List(Boolean)",
+        "positions_taken_by_card": "List(Boolean)",
     },
     "seat_rounds": {
         "game": "Int64",

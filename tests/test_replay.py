@@ -9,6 +9,7 @@ import polars as pl
 import pytest
 
 from experiments import cli, runner, spec
+from experiments import runfolder as rf
 from sim.agents import Agents
 
 ARCHETYPES = (
@@ -177,3 +178,19 @@ def test_replay_that_does_not_reproduce_the_run_is_refused(tmp_path, capsys):
     code, _, err = main(capsys, "replay", run_dir, "--game", 0)
     assert code == 2 and err.startswith(f"eastindia: error: {run_dir}: game 0 does not replay as the run played it (")
     assert len(err.splitlines()) == 1 and not (run_dir / "replays" / "game-0.jsonl").exists()
+
+
+def test_replay_of_a_run_recorded_without_a_column_is_refused(tmp_path, capsys):
+    """A run whose frames lack a column the engine records now (written by an older engine) does not replay."""
+    run_dir = _run(tmp_path, ARCHETYPES.replace("games = 4", "games = 1"))
+    path = rf.frame_path(run_dir, "rounds")
+    pl.read_parquet(path).drop("laws_passed_by_law").write_parquet(path)
+    meta = rf.read_meta(run_dir)
+    size, digest = rf.file_sha256(path)
+    meta["frames"]["rounds"].update(bytes=size, sha256=digest)
+    rf.write_json_atomic(run_dir / rf.META, meta)
+    code, _, err = main(capsys, "replay", run_dir, "--game", 0)
+    assert code == 2 and err == (
+        f"eastindia: error: {run_dir}: game 0 does not replay as the run played it (rounds differ): the engine, "
+        "the strategies or a plugin changed since the run\n"
+    )

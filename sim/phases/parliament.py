@@ -58,6 +58,7 @@ def parliament(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
     won = np.flatnonzero(passed)
     state.wreaths[won, old_pm[won]] += 1
     state.tally[passed, TALLY["laws_passed"]] += 1
+    state.law_passed[won, law[won]] = True
     moved = passed & (policy >= 0)
     state.policy[moved] = policy[moved]
     laws.apply_policy(state, rules, np.where(passed, policy, -1), passed)
