@@ -176,6 +176,21 @@ class Agents:
         self._flat: dict[int, np.ndarray] = {}  # per G: the group table broadcast to G games, flattened
         self.asks: dict[str, np.ndarray] = {}  # per decision: int32[G], the times each game reached it (a seat asked)
 
+    def take(self, idx: np.ndarray, streams: Streams) -> Agents:
+        """The same strategies over games ``idx`` only (positions in this batch), drawing from ``streams`` (the
+        batch's ``streams.take(idx)``); its ``asks`` count on from this table's."""
+        part = copy.copy(self)
+        part.streams = streams
+        part._group = self._group[idx] if self._group.shape[0] > 1 else self._group
+        part._flat = {}
+        part.asks = {decision: count[idx] for decision, count in self.asks.items()}
+        return part
+
+    def put(self, idx: np.ndarray, part: Agents) -> None:
+        """Take back the ``asks`` counts of ``part`` (made by ``take(idx)``)."""
+        for decision, count in part.asks.items():
+            self.asks.setdefault(decision, np.zeros(self.streams.n_games, dtype=np.int32))[idx] = count
+
     def ask(
         self,
         decision: str,

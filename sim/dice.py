@@ -40,6 +40,10 @@ class Streams:
         self.keys = _mix(_mix(ids[None, :] * _GOLDEN + base) ^ _mix(stream + np.uint64(0x5851F42D4C957F2D)))
         self.counters = np.zeros((n_streams, len(ids)), dtype=np.uint64)
 
+    @property
+    def n_games(self) -> int:
+        return self.counters.shape[1]
+
     def bits(self, stream: int, idx: np.ndarray, n: int, used: np.ndarray | None = None) -> np.ndarray:
         """uint64[len(idx), n] raw draws; each game's counter advances by ``used`` (default n)."""
         start = self.counters[stream, idx]
@@ -50,6 +54,16 @@ class Streams:
 
     def uniform(self, stream: int, idx: np.ndarray, n: int) -> np.ndarray:
         return (self.bits(stream, idx, n) >> _S11).astype(np.float64) * _TO_UNIT
+
+    def take(self, idx: np.ndarray) -> Streams:
+        """The streams of games ``idx`` only (positions in this batch), drawing on from where they are."""
+        part = object.__new__(Streams)
+        part.keys, part.counters = self.keys[:, idx], self.counters[:, idx]
+        return part
+
+    def put(self, idx: np.ndarray, part: Streams) -> None:
+        """Take back the counters of ``part`` (made by ``take(idx)``) after its games drew from it."""
+        self.counters[:, idx] = part.counters
 
 
 class Chance:

@@ -319,6 +319,11 @@ class State:
         idx = np.flatnonzero(idx) if idx.dtype == bool else idx
         return State(**{f.name: getattr(self, f.name).take(idx, axis=0) for f in fields(self)})
 
+    def put(self, idx: np.ndarray, part: State) -> None:
+        """Write ``part`` (games taken with ``take(idx)``, played on since) back into rows ``idx``."""
+        for f in fields(self):
+            getattr(self, f.name)[idx] = getattr(part, f.name)
+
 
 def new_state(rules: Rules, game_ids: np.ndarray) -> State:
     """The start position of the map and the Company (MAP.md 1710) before the auction hands out the lots."""

@@ -1,4 +1,5 @@
-"""The compiled kernels (``sim.kernels``) play byte-identical games to the numpy reference they replace.
+"""The compiled kernels (``sim.kernels``) and the compaction of finished games (``sim.engine.COMPACT``) play
+byte-identical games to the numpy reference over the whole batch.
 
 The reference is the same code with ``sim.kernels.ENABLED`` off (the kernels run here at any batch size): every
 frame of a run is hashed both ways, for one strategy, the archetype mix, ``random``, 4/5/6 players, firms forced
@@ -15,8 +16,9 @@ import pytest
 from helpers import blank
 
 import sim
-from sim import india, kernels
+from sim import engine, india, kernels
 from sim.rules import Rules
+from sim.state import State
 
 pytest.importorskip("numba")
 
@@ -29,6 +31,7 @@ RUNS = {  # name -> (players, strategies, games, batch, rules overrides)
     "random-4-b4096": (4, "random", 4096, 4096, {}),
     "archetypes-6-b37": (6, ARCHETYPES + ["random"], 37, 37, {}),
     "firms-open-5-b37": (5, ["run_firm", "balanced", "random", "run_firm", "buy_shares"], 37, 37, FIRMS),
+    "crash-early-5-b37": (5, ARCHETYPES, 37, 37, {"company.start_stability": 1}),  # a third crash in round 1
 }
 
 
@@ -60,6 +63,39 @@ def test_kernels_play_the_frames_of_the_numpy_reference(monkeypatch, name):
     reference, compiled = play_both(monkeypatch, *RUNS[name])
     print(name, reference)
     assert compiled == reference
+
+
+@pytest.mark.parametrize("name", RUNS)
+def test_compaction_plays_the_frames_of_the_whole_batch(monkeypatch, name):
+    """Rounds played on the running games only (their state, streams, seating and decision counts taken out of
+    the batch and put back for the end of the game) give the frames of rounds played over every game."""
+    players, strategies, games, batch, overrides = RUNS[name]
+    rules = Rules.default(players).with_overrides(overrides) if overrides else Rules.default(players)
+    monkeypatch.setattr(kernels, "ENABLED", False)
+    compactions = []
+    put = State.put
+    monkeypatch.setattr(State, "put", lambda self, idx, part: compactions.append(idx.size) or put(self, idx, part))
+    digests = []
+    for compact in (False, True):
+        monkeypatch.setattr(engine, "COMPACT", compact)
+        digests.append(frames_digest(sim.play(rules, strategies, games, seed=2026, batch_size=batch)))
+    assert digests[1] == digests[0]
+    assert (len(compactions) > 0) == (batch > 1)  # a batch of one ends when its game does: nothing to compact
+
+
+def test_compaction_keeps_each_game_at_its_seating(monkeypatch):
+    """Strategies rotated over the seats game by game (as the runner seats them): the compacted rounds ask the
+    strategy seated in each game."""
+    rules = Rules.default(5).with_overrides({"company.start_stability": 1})
+    strategies = engine.resolve_strategies(rules, ARCHETYPES)
+    ids = np.arange(100, 137)
+    seating = (np.arange(5)[None, :] + ids[:, None]) % 5
+    digests = []
+    for compact in (False, True):
+        monkeypatch.setattr(engine, "COMPACT", compact)
+        rows = engine.play_batch(rules, strategies, 2026, ids, seating)[1]
+        digests.append(frames_digest(sim.Results.from_batches([rows], {})))
+    assert digests[1] == digests[0]
 
 
 def test_small_batches_play_without_the_kernels(monkeypatch):
