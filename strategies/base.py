@@ -173,8 +173,8 @@ class Strategy:
         "invest_debt": Param(8, "loans the Chairman carries at most to buy ships, beyond the waiting relatives", low=0),
         "waiting_loans": Param(
             1,
-            "loans each relative waiting on the exchange adds to max_debt and invest_debt (the 8-loan round-1 "
-            "opening needs it: 0 borrows within the limits alone)",
+            "loans each relative waiting on the exchange adds to max_debt and invest_debt (0: the limits alone; "
+            "at the default limits of 8 it changes nothing)",
             low=0,
         ),
         "target_stability": Param(5, "stability the Chairman pays dividends to reach (L203-L208)", low=0),
