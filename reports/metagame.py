@@ -26,7 +26,7 @@ from experiments.runfolder import EXPERIMENT
 from . import charts as ch
 from .html import CSS, figure_html, table_html
 from .markdown import table_md
-from .tables import Table, pct, points
+from .tables import Table, pct, points, study_settings
 
 REPORT, SUMMARY, CHARTS_DIR = "report.html", "summary.md", "charts"
 SHOWN = 0.005  # a share below this is left out of a mix's name
@@ -289,13 +289,8 @@ def settings_table(meta: dict[str, Any]) -> Table:
         ("replicator starts", meta.get("starts")),
         ("bootstrap resamples", meta.get("bootstrap")),
         ("seed of the games / of the analysis", f"{meta.get('seed')} / {meta.get('starts_seed')}"),
-        ("started", meta.get("started")),
-        ("finished", meta.get("finished")),
-        ("wall time", f"{meta['wall_time_s']:.1f} s" if isinstance(meta.get("wall_time_s"), int | float) else None),
-        ("study digest", meta.get("study_digest")),
-        ("versions", ", ".join(f"{k} {v}" for k, v in (meta.get("versions") or {}).items())),
     ]
-    return Table(["setting", "value"], [[k, str(v)] for k, v in rows if v not in (None, "")])
+    return study_settings(rows, meta)
 
 
 NOTE = (

@@ -24,7 +24,7 @@ from experiments.runfolder import EXPERIMENT
 from . import charts as ch
 from .html import CSS, figure_html, table_html
 from .markdown import table_md
-from .tables import Table
+from .tables import Table, study_settings
 
 REPORT, SUMMARY, CHARTS_DIR = "report.html", "summary.md", "charts"
 
@@ -120,13 +120,8 @@ def settings_table(meta: dict[str, Any]) -> Table:
         ("outputs", ", ".join(meta.get("outputs") or [])),
         ("keys and ranges", "; ".join(f"{p['key']}: {p['range']}" for p in meta["params"])),
         ("bootstrap resamples", meta.get("resamples")),
-        ("started", meta.get("started")),
-        ("finished", meta.get("finished")),
-        ("wall time", f"{meta['wall_time_s']:.1f} s" if isinstance(meta.get("wall_time_s"), int | float) else None),
-        ("study digest", meta.get("study_digest")),
-        ("versions", ", ".join(f"{k} {v}" for k, v in (meta.get("versions") or {}).items())),
     ]
-    return Table(["setting", "value"], [[k, str(v)] for k, v in rows if v not in (None, "")])
+    return study_settings(rows, meta)
 
 
 def ranking_tables(meta: dict[str, Any], indices: pl.DataFrame) -> list[tuple[str, Table]]:

@@ -467,3 +467,18 @@ def _strategy_params(agg: Aggregates) -> str | None:
     tuned = [label for label, changed in labels.items() if changed]
     where = "every value in experiment.toml and run.json; the defaults: `eastindia strategies`"
     return f"{', '.join(tuned)} ({where})" if tuned else f"all at their defaults ({where})"
+
+
+def study_settings(rows: list[tuple[str, Any]], meta: dict[str, Any]) -> Table:
+    """A study's settings table (tune, sensitivity, metagame): its own ``rows`` then when it ran, its wall time, its
+    digest and the package versions, from ``study.json``; empty values left out."""
+    wall = meta.get("wall_time_s")
+    rows = [
+        *rows,
+        ("started", meta.get("started")),
+        ("finished", meta.get("finished")),
+        ("wall time", f"{wall:.1f} s" if isinstance(wall, int | float) else None),
+        ("study digest", meta.get("study_digest")),
+        ("versions", ", ".join(f"{k} {v}" for k, v in (meta.get("versions") or {}).items())),
+    ]
+    return Table(["setting", "value"], [[k, str(v)] for k, v in rows if v not in (None, "")])

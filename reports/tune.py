@@ -30,7 +30,7 @@ from experiments.runfolder import EXPERIMENT
 from . import charts as ch
 from .html import CSS, figure_html, table_html
 from .markdown import table_md
-from .tables import Table, change_cell, value_cell
+from .tables import Table, change_cell, study_settings, value_cell
 
 REPORT, SUMMARY, CHARTS_DIR = "report.html", "summary.md", "charts"
 NO_CONFIRMATION = '<p class="note">No confirmation run (confirm_games = 0).</p>'
@@ -190,13 +190,8 @@ def settings_table(meta: dict[str, Any]) -> Table:
         ("players", meta.get("players")),
         ("strategies", ", ".join(meta.get("strategies") or [])),
         ("confirmation", f"{meta.get('confirm_games'):,} games per arm, seed {meta.get('confirm_seed')}"),
-        ("started", meta.get("started")),
-        ("finished", meta.get("finished")),
-        ("wall time", f"{meta['wall_time_s']:.1f} s" if isinstance(meta.get("wall_time_s"), int | float) else None),
-        ("study digest", meta.get("study_digest")),
-        ("versions", ", ".join(f"{k} {v}" for k, v in (meta.get("versions") or {}).items())),
     ]
-    return Table(["setting", "value"], [[k, str(v)] for k, v in rows if v not in (None, "")])
+    return study_settings(rows, meta)
 
 
 def best_table(meta: dict[str, Any]) -> Table:
