@@ -6,7 +6,8 @@ decision point), ``what``, ``games`` (the arm's games in which it happened at le
 the arm's games) and ``per_game`` (its mean count per game). Items that never happen keep a row with 0: a rule no
 game reaches and a choice no strategy is offered are what the table is for, as are those that happen in every game.
 ``names`` gives per arm the names of its rules' laws and position cards: a row for each law passed and each card
-taken from the display (the rounds frame's ``laws_passed_by_law`` and ``positions_taken_by_card``).
+taken from the display or played (the rounds frame's ``laws_passed_by_law``, ``positions_taken_by_card`` and
+``positions_played_by_card``).
 """
 
 from __future__ import annotations
@@ -77,10 +78,12 @@ TALLIES = (
     ("R-FIRMS", "firm bankruptcies", "bankruptcies"),
 )
 DEREGULATION = "Deregulation passes"
-# (rule id, what happened to the k-th entry of the arm's list, the rounds frame's flags: one per entry of the list)
+# (rule id, what happened to the k-th entry of the arm's list, the rounds frame's flags: one per entry of the list,
+# the list: 0 the laws, 1 the position cards)
 FLAGS = (
-    ("R-PARLIAMENT", "law {} passed", "laws_passed_by_law"),
-    ("D-POSITIONS", "position card {} taken", "positions_taken_by_card"),
+    ("R-PARLIAMENT", "law {} passed", "laws_passed_by_law", 0),
+    ("D-POSITIONS", "position card {} taken", "positions_taken_by_card", 1),
+    ("D-POSITIONS", "position card {} played", "positions_played_by_card", 1),
 )
 
 
@@ -124,7 +127,7 @@ def coverage(
         ("R-INDIA", "no order open at a round's end", (pl.col("open_orders") == 0).sum()),
     ]
     named: list[tuple[str, str, str]] = []  # (arm, item, what) of the flags' items, named by each arm's rules
-    for j, (rule, what, column) in enumerate(FLAGS):
+    for rule, what, column, j in FLAGS:
         for k in range(max((len(lists[j]) for lists in names.values()), default=0)):
             item = str(len(items))
             named += [(arm, item, what.format(lists[j][k])) for arm, lists in names.items() if k < len(lists[j])]

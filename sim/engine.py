@@ -65,7 +65,7 @@ def resolve_strategies(rules: Rules, strategies: Any) -> list:
 def begin_round(state: State) -> None:
     """Per-round counters start at zero; nothing has been filled or taxed yet this round."""
     state.tally[:] = 0
-    state.law_passed[:] = state.card_taken[:] = False
+    state.law_passed[:] = state.card_taken[:] = state.card_played_now[:] = False
     state.order_filled[:] = False
     state.taxed[:] = 0
     live = ~state.done  # a finished game keeps what blame situation 5 counts: its governors deposed

@@ -273,7 +273,7 @@ def _apply(state: State, rules: Rules, played: np.ndarray) -> Played:
         return out
     hit = np.flatnonzero(played)  # a flat index is several times faster than np.nonzero of a [G, N, D] array
     game_seat, card = np.divmod(hit, played.shape[2])
-    state.card_played[game_seat // n, card] = True
+    state.card_played[game_seat // n, card] = state.card_played_now[game_seat // n, card] = True
 
     def per_seat(per_card: np.ndarray) -> np.ndarray:  # int64[G, N]: the played cards' values summed per seat
         return np.bincount(game_seat, per_card[card], minlength=g * n).astype(np.int64).reshape(g, n)

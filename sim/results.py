@@ -74,6 +74,7 @@ class Recorder:
             row[name] = s.tally[:, TALLY[name]]
         row["laws_passed_by_law"] = s.law_passed  # per law of the rules' list: it passed this round
         row["positions_taken_by_card"] = s.card_taken  # per position card of the deck: taken this round
+        row["positions_played_by_card"] = s.card_played_now  # ... a closed one played this round
         self.rounds.append(row)
         office = seat_counts(s.office, n)
         banked = self.rules.actions.luxury_vp * s.luxuries + (s.retired * self.rules.d.tier_vp).sum(axis=2)

@@ -243,6 +243,7 @@ class State:
     card_owner: np.ndarray  # int8[G,D] family holding each card, -1 nobody (in the deck or on display)
     card_played: np.ndarray  # bool[G,D] a closed card its owner has played (spent)
     card_taken: np.ndarray  # bool[G,D] this round: the cards taken from the display (reset each round)
+    card_played_now: np.ndarray  # bool[G,D] this round: the closed cards played (reset each round)
     emergency_total: np.ndarray  # int32[G] emergency loans taken over the game (D-EMERGENCY "cumulative")
     # ----------------------------------------------------- private firms (R-FIRMS; sim/firms.py)
     # F = N firm slots (a family manages at most one firm); a slot is free when its manager is -1, and a free
@@ -411,6 +412,7 @@ def new_state(rules: Rules, game_ids: np.ndarray) -> State:
         card_owner=full(-1, len(d.card_names)),
         card_played=z(len(d.card_names), dtype=bool),
         card_taken=z(len(d.card_names), dtype=bool),
+        card_played_now=z(len(d.card_names), dtype=bool),
         emergency_total=z(),
         firm_manager=full(-1, n),
         firm_shares=z(n, n),

@@ -100,8 +100,9 @@ def test_coverage_rows_recomputed_from_the_frames(run_dir):
     assert (cov["games"] == (cov["share"] * 12).round().cast(pl.Int64)).all()
 
 
-def test_coverage_has_a_row_per_law_passed_and_per_position_card_taken(run_dir):
-    """A row per law of the arm's rules ("law <name> passed") and per position card ("position card <name> taken"),
+def test_coverage_has_a_row_per_law_passed_and_per_position_card_taken_and_played(run_dir):
+    """A row per law of the arm's rules ("law <name> passed") and per position card ("position card <name> taken",
+    "... played"),
     recomputed from the rounds frame's flags; a law or card no game saw keeps its row with 0 games."""
     cov = pl.read_parquet(run_dir / "coverage.parquet")
     games = pl.read_parquet(run_dir / "games.parquet")
@@ -113,6 +114,7 @@ def test_coverage_has_a_row_per_law_passed_and_per_position_card_taken(run_dir):
         for rule, what, column, names in (
             ("R-PARLIAMENT", "law {} passed", "laws_passed_by_law", d.law_names),
             ("D-POSITIONS", "position card {} taken", "positions_taken_by_card", d.card_names),
+            ("D-POSITIONS", "position card {} played", "positions_played_by_card", d.card_names),
         ):
             flags = np.array(r[column].to_list(), dtype=np.int64)
             per_game = np.stack([np.bincount(np.unique(r["game"], return_inverse=True)[1], weights=f) for f in flags.T])
@@ -120,8 +122,9 @@ def test_coverage_has_a_row_per_law_passed_and_per_position_card_taken(run_dir):
             assert [x["games"] for x in rows] == (per_game > 0).sum(axis=1).tolist()
             assert [x["per_game"] for x in rows] == pytest.approx((flags.sum(axis=0) / n).tolist())
             assert sum(x["games"] for x in rows) > 0 and min(x["games"] for x in rows) == 0
-            prefix = what.split("{")[0]
-            assert cov.filter((pl.col("arm") == arm) & pl.col("what").str.starts_with(prefix)).height == len(names)
+            prefix, suffix = what.split("{}")
+            mine = pl.col("what").str.starts_with(prefix) & pl.col("what").str.ends_with(suffix)
+            assert cov.filter((pl.col("arm") == arm) & mine).height == len(names)
 
 
 def test_coverage_names_the_laws_and_cards_of_each_arms_own_rules(run_dir):

@@ -248,6 +248,24 @@ def test_rounds_frame_flags_each_law_passed_and_each_position_card_taken(played)
     assert len(in_force) == len(res.games)
 
 
+def test_rounds_frame_flags_each_closed_position_card_played_in_its_round(played):
+    """A card is flagged in the round its owner plays it, once a game: the flags of the rounds so far add up to the
+    cards spent at each round's end (``card_played``), and only closed cards, held by a family, are played."""
+    rules, _, res, snaps = played
+    r = res.rounds
+    assert (r["positions_played_by_card"].list.len() == len(rules.positions.deck)).all()
+    so_far: dict[int, np.ndarray] = {}
+    for rnd, s in sorted(snaps.items()):
+        flags = np.array(r.filter(pl.col("round") == rnd)["positions_played_by_card"].to_list(), dtype=bool)
+        for i, game in enumerate(s.game.tolist()):
+            before = so_far.get(game, np.zeros(flags.shape[1], dtype=bool))
+            assert not (before & flags[i]).any()  # never played twice
+            so_far[game] = before | flags[i]
+            assert (so_far[game] == s.card_played[i]).all()
+        assert (s.card_owner[flags] >= 0).all() and not rules.d.card_permanent[np.nonzero(flags)[1]].any()
+    assert sum(int(v.sum()) for v in so_far.values()) > 0  # cards are played in these games
+
+
 def test_rounds_frame_against_the_seat_rounds_frame_and_itself(played):
     """Round totals are the sums over seats; the stability change is the difference of consecutive rounds."""
     rules, _, res, _ = played
@@ -459,6 +477,7 @@ SCHEMA = {
         "stability_gain_laws": "Int32",
         "laws_passed_by_law": "List(Boolean)",
         "positions_taken_by_card": "List(Boolean)",
+        "positions_played_by_card": "List(Boolean)",
     },
     "seat_rounds": {
         "game": "Int64",
