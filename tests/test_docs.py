@@ -1,6 +1,7 @@
 """The README and the pages of ``docs/`` say what the commands do: every command in a ``sh`` block runs, in the
 page's order, in a scratch folder holding the repository's ``experiments/`` and ``examples/`` (fewer games, trials
-and samples than written, and a metagame of two strategies, so that the suite stays fast); the few that need what a
+and samples than written, a metagame of two strategies, and no report but the baseline's and those `eastindia report`
+writes, so that the suite stays fast); the few that need what a
 test machine has not are listed with the reason. Each page's links to files of the repository resolve."""
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ NOT_RUN = {
     "mutmut ": "reads the results of a mutation run",
 }
 # Fewer games than written: the command's meaning is kept, its size is not.
-SMALL = {"--games": "40", "--shard-size": "20", "--trials": "2", "--samples": "2"}
+SMALL = {"--games": "20", "--shard-size": "10", "--trials": "2", "--samples": "2"}
 SIZED = {"run": ("--games", "--shard-size"), "tune": ("--games", "--shard-size", "--trials")}
 SIZED |= {"sensitivity": ("--games", "--shard-size", "--samples"), "metagame": ("--games", "--shard-size")}
 
@@ -52,6 +53,8 @@ def smaller(command: str) -> str:
         return command
     if words[1] == "metagame" and "--strategy" not in words:  # 126 tables of 5 strategies: 2 strategies make 6
         words += ["--strategy", "balanced", "--strategy", "random"]
+    if "--no-report" not in words and words[1:] != ["run"]:  # `eastindia report` and the first run write reports
+        words.append("--no-report")
     for option in SIZED[words[1]]:
         value = SMALL[option]
         if option in words:
@@ -102,15 +105,18 @@ def test_what_is_not_run_is_written_in_the_docs():
 
 def test_the_sizes_are_cut_and_an_extension_gets_more():
     assert smaller("eastindia run my.toml --games 1000000 --jobs 2") == (
-        "eastindia run my.toml --games 40 --jobs 2 --shard-size 20"
+        "eastindia run my.toml --games 20 --jobs 2 --no-report --shard-size 10"
     )
-    assert smaller("eastindia tune t.toml --resume --trials 80").endswith("--trials 3 --games 40 --shard-size 20")
+    assert smaller("eastindia tune t.toml --resume --trials 80").endswith(
+        "--trials 3 --no-report --games 20 --shard-size 10"
+    )
     assert smaller("eastindia run my.toml --games 50000 --resume") == (
-        "eastindia run my.toml --games 60 --resume --shard-size 20"
+        "eastindia run my.toml --games 30 --resume --no-report --shard-size 10"
     )
+    assert smaller("eastindia run") == "eastindia run --games 20 --shard-size 10"
     assert smaller("eastindia capital 50 35 20 0 0") == "eastindia capital 50 35 20 0 0"
     assert smaller("eastindia metagame m.toml") == (
-        "eastindia metagame m.toml --strategy balanced --strategy random --games 40 --shard-size 20"
+        "eastindia metagame m.toml --strategy balanced --strategy random --no-report --games 20 --shard-size 10"
     )
 
 

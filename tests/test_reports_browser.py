@@ -135,7 +135,7 @@ def test_the_capital_formula_report_opens_on_its_verdict_and_its_charts_answer_h
     arms = grid(capital__formula=["inverse_share", "flat", "linear"], capital__budget_per_player=[5, 6, 7])
     run_dir = make_run(tmp_path / "capital", arms, games=60, seed=1, strategies=ARCHETYPES, name="capital_formulas")
     report = reports.write_report(run_dir)
-    one = "formula=linear, budget_per_player=6"
+    one = "capital.formula=linear, capital.budget_per_player=6"
 
     def act(page) -> dict:
         marks = "#verdict-chart g.mark-symbol.role-mark path"
