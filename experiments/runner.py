@@ -1001,6 +1001,14 @@ def _extend(
             f"{run_dir}: was played by another version of the engine; its games cannot be mixed with new ones; {afresh}"
         )
     had, size = meta["games_per_arm"], meta.get("shard_size") or exp.shard_size
+    pilot = exp.calibration_games
+    if exp.calibrate and min(pilot, had) != min(pilot, exp.games):  # the pilot is capped by games: another fit
+        raise RunError(
+            f"{run_dir}: its calibration pilot played {min(pilot, had):,} games (calibration_games is capped by "
+            f"games); at {exp.games:,} games it would play {min(pilot, exp.games):,} and fit other values, so its "
+            f"games cannot be mixed with new ones: set calibration_games = {min(pilot, had)} in the experiment, or "
+            f"{afresh}"
+        )
     types = param_types(exp)
     shards_dir = run_dir / SHARDS
     done: dict[str, tuple[int, int]] = {}

@@ -397,7 +397,7 @@ def test_a_finished_run_is_extended_to_more_games_as_if_played_at_once(tmp_path,
     is played again whole), only the new ones played, the frames and their checksums those of a run of M games."""
     from experiments import cli
 
-    small(tmp_path, games=25)  # shards of 10: 0-10, 10-20, 20-25
+    small(tmp_path, games=25, extra="calibration_games = 20")  # shards of 10: 0-10, 10-20, 20-25; one 20-game fit
     path = str(tmp_path / "exp.toml")
     runner.run(spec.load(path), tmp_path / "r", jobs=2)
     refused = cli.main(["run", path, "--out", str(tmp_path / "r"), "--games", "20", "--resume", "--no-report"])
@@ -412,3 +412,13 @@ def test_a_finished_run_is_extended_to_more_games_as_if_played_at_once(tmp_path,
     assert same_bytes(tmp_path / "r", tmp_path / "fresh")
     assert meta["frames"] == fresh["frames"] and rf.verify_frames(tmp_path / "r", rf.read_meta(tmp_path / "r")) is None
     assert not (tmp_path / "r" / rf.SHARDS).exists()
+
+
+def test_a_run_whose_calibration_pilot_would_change_is_not_extended(tmp_path):
+    """A pilot of min(calibration_games, games) games: a run of 25 games fitted on 25; at 40 the fit would be another,
+    so the games of the two fits are not mixed (one line naming the fix)."""
+    small(tmp_path, games=25)
+    path = str(tmp_path / "exp.toml")
+    runner.run(spec.load(path), tmp_path / "r", jobs=1)
+    with pytest.raises(runner.RunError, match=r"its calibration pilot played 25 games .* set calibration_games = 25"):
+        runner.run(spec.load(path, games=40), tmp_path / "r", jobs=1, resume=True, notify=lambda m: None)
