@@ -75,6 +75,9 @@ def scratch(where: Path) -> Path:
     experiment under another name: the pages' example of a user's own file)."""
     for folder in ("experiments", "examples"):
         shutil.copytree(ROOT / folder, where / folder, ignore=shutil.ignore_patterns("__pycache__", "*.py[co]"))
+    for study in (where / "experiments" / "library").glob("*.toml"):  # a study's confirmation has no option: cut here
+        text = study.read_text(encoding="utf-8")
+        study.write_text(re.sub(r"(?m)^confirm_games = \d+", "confirm_games = 40", text), encoding="utf-8")
     base = (ROOT / "experiments/library/baseline.toml").read_text(encoding="utf-8")
     (where / "my.toml").write_text(re.sub(r"(?m)^name = .*$", 'name = "my"', base), encoding="utf-8")
     return where
