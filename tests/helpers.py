@@ -19,7 +19,7 @@ from sim.state import State, new_state
 from strategies import Strategy
 
 # Under mutation testing (mutmut sets MUTANT_UNDER_TEST in its workers) the whole-game tests play fewer games, so
-# that a module's mutants finish in minutes; the hand-built rule tests are unchanged (README, "Development").
+# that a module's mutants finish in minutes; the hand-built rule tests are unchanged (docs/guide.md, "Development").
 MUTATING = bool(os.environ.get("MUTANT_UNDER_TEST"))
 
 

@@ -241,7 +241,7 @@ def test_the_installed_command_exists():
 
 
 # ------------------------------------------------------------------------------------------ input limits
-MAX_TOML_DEPTH, MAX_TOML_BYTES = 32, 1 << 20  # the limits README documents (sim.rules)
+MAX_TOML_DEPTH, MAX_TOML_BYTES = 32, 1 << 20  # the limits docs/guide.md documents (sim.rules)
 
 
 def test_toml_nested_too_deeply_is_one_line_exit_2(tmp_path):

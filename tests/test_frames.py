@@ -1,4 +1,4 @@
-"""The results frames (README "Reading the frames"): every column of every frame checked against the state it
+"""The results frames (docs/guide.md "Reading the frames"): every column of every frame checked against the state it
 records, computed here independently (plain loops over the snapshot), or against another frame.
 
 One batch of mixed random/balanced games is played with a recorder that also keeps the state it snapshots at the end
@@ -22,7 +22,7 @@ from sim.state import TALLIES, TALLY
 
 SEED = 23
 STRATEGIES = ["random", "balanced", "random", "balanced", "balanced"]  # enough successes beside the crashes
-N = games(300, 100)  # fewer under mutation testing (README, "Development")
+N = games(300, 100)  # fewer under mutation testing (docs/guide.md, "Development")
 
 
 class Keeping(Recorder):
@@ -310,7 +310,7 @@ def test_seat_rounds_frame_against_the_state_it_recorded(played):
     assert (sr.select(pl.sum_horizontal(PEOPLE)).to_series() == rules.game.family_size).all()
 
 
-# the frames' schema: column order and dtypes are fixed (shards and arms concatenate; README "Reading the frames")
+# the frames' schema: column order and dtypes are fixed (shards and arms concatenate; docs/guide.md "Reading the frames")
 SCHEMA = {
     "games": {
         "game": "Int64",
@@ -517,7 +517,7 @@ def test_the_frames_schema_is_fixed(played):
 
 
 def test_frames_are_sorted_by_their_keys(played):
-    """README: "All frames are long format, sorted by their keys" (rounds are recorded round by round)."""
+    """docs/guide.md: "All frames are long format, sorted by their keys" (rounds are recorded round by round)."""
     _, _, res, _ = played
     for name, keys in zip(FRAMES, SORT_KEYS, strict=True):
         frame = res.frames()[name]

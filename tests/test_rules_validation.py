@@ -310,7 +310,7 @@ def test_build_at_the_root_names_keys_without_a_leading_dot():
 
 
 def test_rules_errors_show_values_cut_to_60_characters():
-    """A RulesError names the bad value on one line (README, "bad input"): a repr of exactly 60 characters is shown
+    """A RulesError names the bad value on one line (docs/guide.md, bad input): a repr of exactly 60 characters is shown
     whole, a longer one cut to 57 + "..." = 60."""
     exact = "x" * 58  # repr adds the two quotes: 60 characters
     assert shown(exact) == repr(exact) and len(shown(exact)) == 60
