@@ -761,7 +761,7 @@ def test_new_state_starts_the_company_and_the_families():
 
 # -------------------------------------------------------------------------------------------------------- dice
 def test_the_dice_streams_are_pinned():
-    """Golden values: a seed's dice are part of every published result (docs/guide.md: the same seed gives the same rows),
+    """Golden values: a seed's dice are part of every published result (the guide: the same seed gives the same rows),
     so any change to the streams' keys or mixing must be deliberate and show here."""
     s = Streams(1, np.array([0, 7]), 2)
     assert s.keys.tolist() == [[7050277875871801770, 7449172787555378880], [16629767566454913622, 927777648138443623]]

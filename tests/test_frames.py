@@ -310,7 +310,7 @@ def test_seat_rounds_frame_against_the_state_it_recorded(played):
     assert (sr.select(pl.sum_horizontal(PEOPLE)).to_series() == rules.game.family_size).all()
 
 
-# the frames' schema: column order and dtypes are fixed (shards and arms concatenate; docs/guide.md "Reading the frames")
+# the frames' schema: column order and dtypes are fixed (shards and arms concatenate; the guide, "Reading the frames")
 SCHEMA = {
     "games": {
         "game": "Int64",
