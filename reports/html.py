@@ -29,7 +29,7 @@ details { margin: .6rem 0; border-top: 1px solid #e3e3e8; } details > summary { 
           font-weight: 600; padding: .5rem 0; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: .6rem 0 1rem; font-size: .85rem; }
-th, td { border: 1px solid #d9d9de; padding: .25rem .45rem; vertical-align: top; }
+th, td { border: 1px solid #d9d9de; padding: .25rem .45rem; vertical-align: top; overflow-wrap: anywhere; }
 th { background: #f2f2f6; text-align: left; position: sticky; top: 0; }
 tbody tr:nth-child(even) { background: #fafafc; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }

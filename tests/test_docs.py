@@ -79,7 +79,8 @@ def scratch(where: Path) -> Path:
         text = study.read_text(encoding="utf-8")
         study.write_text(re.sub(r"(?m)^confirm_games = \d+", "confirm_games = 40", text), encoding="utf-8")
     base = (ROOT / "experiments/library/baseline.toml").read_text(encoding="utf-8")
-    (where / "my.toml").write_text(re.sub(r"(?m)^name = .*$", 'name = "my"', base), encoding="utf-8")
+    mine = re.sub(r"(?m)^name = .*$", 'name = "my"\ncalibration_games = 20  # its pilot whatever --games', base)
+    (where / "my.toml").write_text(mine, encoding="utf-8")
     return where
 
 
