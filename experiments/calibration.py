@@ -5,14 +5,17 @@ games (at most the arm's ``games``) with the uncalibrated values, from a seed of
 spawned with the key ``PILOT_SPAWN``, a stream no game of a run uses; the same for every arm: common dice).
 Every quantity the strategies want (``strategies.calibration``) is fitted on the pilot's frames, once (the runner
 plays it in a worker process); every shard of the arm receives the same values, so the games do not depend on
-the shards, the jobs or the batch. The fit is kept in ``calibration/<key>.json`` of the run folder (or the
-study's); the key is the rules digest, the table and its parameters, the engine and plugin code, the seed and the
-pilot's size, so a ``--resume``, a tune trial or a sensitivity point with the same rules reads it instead of
-playing the pilot again.
+the shards, the jobs or the batch. An anchored quantity (the built-ins) also needs the reference pilot: the same
+table, seed and size under the embedded default rules (none when the arm plays them: its values are then the
+defaults). Each pilot's fit is kept in ``calibration/<key>.json`` of the run folder (or the study's); the key is the
+rules digest, the table and its parameters, the engine and plugin code, the seed and the pilot's size, so a
+``--resume``, a tune trial, a sensitivity point or another arm of the same table reads it instead of playing the
+pilot again.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import time
@@ -24,6 +27,7 @@ import numpy as np
 
 from sim.engine import play_batch
 from sim.results import Results
+from sim.rules import Rules
 from strategies import calibration as cal
 
 from . import runfolder as rf
@@ -44,12 +48,17 @@ def key(exp: Experiment, arm: Arm, engine: str) -> str | None:
     """The cache key of the arm's calibration (None: not calibrated, or no strategy of it wants a quantity)."""
     if not exp.calibrate:
         return None
-    names, _ = arm.seating(np.zeros(1, dtype=np.int64))
-    wanted = [q.name for q in cal.wanted(arm.spec(label).make() for label in names)]
+    wanted = list(quantities(arm))
     if not wanted:
         return None
     data = {**table(exp, arm), "engine": engine, "seed": exp.seed, "games": games(exp), "quantities": wanted}
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def quantities(arm: Arm) -> dict[str, cal.Quantity]:
+    """The quantities the arm's strategies want, by name."""
+    names, _ = arm.seating(np.zeros(1, dtype=np.int64))
+    return {q.name: q for q in cal.wanted(arm.spec(label).make() for label in names)}
 
 
 def games(exp: Experiment) -> int:
@@ -63,8 +72,20 @@ def seed(exp: Experiment) -> int:
     return int(np.random.SeedSequence(exp.seed, spawn_key=spawn).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
+def default_rules(exp: Experiment, arm: Arm) -> bool:
+    """Whether the arm plays the embedded default rules (its anchored quantities then play their defaults)."""
+    return arm.rules().digest() == Rules.default(exp.players).digest()
+
+
+def round1_belief(coefficients: Any, rules: Rules) -> float:
+    """The crash model's probability at the start of round 1 (the rules' starting stability and loans)."""
+    co = rules.company
+    x = np.array([[1.0, co.start_stability, co.start_loans, 0.0, rules.game.rounds]])
+    return float(cal.crash_probability(coefficients, x)[0])
+
+
 def pilot(exp: Experiment, arm: Arm) -> dict[str, Any]:
-    """Play the arm's pilot and fit the quantities its strategies want: the record run.json keeps (without key)."""
+    """Play the arm's pilot and fit the quantities its strategies want (``fitted``): the record the cache keeps."""
     start = time.perf_counter()
     n = games(exp)
     ids = np.arange(n, dtype=np.int64)
@@ -78,10 +99,9 @@ def pilot(exp: Experiment, arm: Arm) -> dict[str, Any]:
     record: dict[str, Any] = {"games": n, "observed_crash": float(frames["games"]["crashed"].mean())}
     if "crash_logit" in values:
         x, _ = cal.round_starts(frames, rules)
-        x1 = x[x[:, 4] == rules.game.rounds]  # the start of round 1
-        record["predicted_crash"] = float(cal.crash_probability(values["crash_logit"], x1).mean())
+        record["predicted_crash"] = round1_belief(values["crash_logit"], rules)
         record["crash_logit_se"] = [float(v) for v in cal.standard_errors(x, values["crash_logit"])]
-    record.update({"coefficients": values, "pilot_s": round(time.perf_counter() - start, 3)})
+    record.update({"fitted": values, "pilot_s": round(time.perf_counter() - start, 3)})
     return record
 
 
@@ -101,16 +121,44 @@ def fitted(q: cal.Quantity, frames: dict[str, Any], rules: Any) -> Any:
 def calibrate(
     exp: Experiment, arm: Arm, cache: Path, engine: str, play: Callable[[Experiment, Arm], dict[str, Any]] = pilot
 ) -> dict[str, Any] | None:
-    """The arm's calibration record (``coefficients``: name -> value), from ``cache`` when it holds the fit of
-    the same key, else from ``play(exp, arm)`` (a pilot; then written there); None when the arm is not
-    calibrated."""
+    """The arm's calibration record, None when the arm is not calibrated: its pilot's (``fitted``, ...), the
+    reference pilot's (``reference``, when an anchored quantity needs it), ``coefficients`` (name -> the value
+    played) and ``belief_crash`` (the played crash model's probability at the start of round 1). Each pilot comes
+    from ``cache`` when it holds the fit of the same key, else from ``play(exp, arm)`` (then written there)."""
     k = key(exp, arm, engine)
     if k is None:
         return None
+    wanted = quantities(arm)
+    anchored = [q for q in wanted.values() if q.anchor]
+    if len(anchored) == len(wanted) and default_rules(exp, arm):  # the defaults, whatever a pilot would fit
+        record: dict[str, Any] = {"key": k, "games": 0, "fitted": {}}
+        fits = ref = {name: q.default for name, q in wanted.items()}
+    else:
+        record = fitted_pilot(exp, arm, k, cache, play)
+        fits = ref = record["fitted"]
+    if anchored and not default_rules(exp, arm):  # the same table under the default rules
+        default_arm = dataclasses.replace(arm, name=f"{arm.name} (default rules)", overrides={}, rules_file=None)
+        played = fitted_pilot(exp, default_arm, key(exp, default_arm, engine), cache, play)
+        kept = ("key", "games", "observed_crash", "predicted_crash")
+        record["reference"] = {f: played[f] for f in kept if f in played}
+        ref = record["reference"]["fitted"] = played["fitted"]
+    record["coefficients"] = {
+        name: json.loads(json.dumps(q.anchor(fits[name], ref[name], q.default) if q.anchor else fits[name]))
+        for name, q in wanted.items()
+    }
+    if "crash_logit" in record["coefficients"]:
+        record["belief_crash"] = round1_belief(record["coefficients"]["crash_logit"], arm.rules())
+    return record
+
+
+def fitted_pilot(
+    exp: Experiment, arm: Arm, k: str, cache: Path, play: Callable[[Experiment, Arm], dict[str, Any]]
+) -> dict[str, Any]:
+    """The pilot record of key ``k``: from ``cache``, else played (and written there)."""
     path = cache / f"{k}.json"
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(record, dict) and record.get("key") == k and isinstance(record.get("coefficients"), dict):
+        if isinstance(record, dict) and record.get("key") == k and isinstance(record.get("fitted"), dict):
             return record
     except (OSError, ValueError):
         pass

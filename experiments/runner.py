@@ -1002,7 +1002,9 @@ def _extend(
         )
     had, size = meta["games_per_arm"], meta.get("shard_size") or exp.shard_size
     pilot = exp.calibration_games
-    if exp.calibrate and min(pilot, had) != min(pilot, exp.games):  # the pilot is capped by games: another fit
+    fits = [arm.get("calibration") or {} for arm in meta["arms"]]
+    piloted = any(fit.get("games") or fit.get("reference") for fit in fits)  # not only anchored defaults
+    if exp.calibrate and piloted and min(pilot, had) != min(pilot, exp.games):  # capped by games: another fit
         raise RunError(
             f"{run_dir}: its calibration pilot played {min(pilot, had):,} games (calibration_games is capped by "
             f"games); at {exp.games:,} games it would play {min(pilot, exp.games):,} and fit other values, so its "

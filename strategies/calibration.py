@@ -2,7 +2,11 @@
 
 A ``Quantity`` has a name, the value a strategy uses without calibration (``default``) and ``fit(frames, rules)``,
 which turns a pilot's result frames (``games``, ``seats``, ``rounds``, ``seat_rounds``: games the arm's own table
-played under the arm's rules) into a value (a number or a list of numbers: it is kept in JSON). A strategy class
+played under the arm's rules) into a value (a number or a list of numbers: it is kept in JSON). A quantity with an
+``anchor(fit, reference, default)`` is anchored: the strategies play its default moved by what the arm's rules
+change -- ``fit`` under the arm's rules against ``reference``, the fit of the same table, dice and pilot size under
+the embedded default rules -- so that on the default rules they play exactly the default. Without an anchor the
+strategies play the fit itself. A strategy class
 lists the quantities it wants in ``CALIBRATE``; a ``strategies.Strategy`` that does not set it wants ``BUILTIN``
 (the crash-risk model of ``values.crash_risk`` and the region-loss rate of ``military.holding_cost``, which every
 built-in valuation reads).
@@ -32,6 +36,7 @@ class Quantity:
     default: Any
     fit: Callable[[dict[str, pl.DataFrame], Any], Any]
     doc: str = ""
+    anchor: Callable[[Any, Any, Any], Any] | None = None  # (fit, reference fit, default) -> the value played
 
 
 QUANTITIES: dict[str, Quantity] = {}
@@ -127,17 +132,27 @@ def round_starts(frames: dict[str, pl.DataFrame], rules: Any) -> tuple[np.ndarra
     return x, starts["crashed"].to_numpy().astype(float)
 
 
-def logistic(x: np.ndarray, y: np.ndarray, prior: np.ndarray, ridge: float = RIDGE, steps: int = 50) -> np.ndarray:
+def logistic(x: np.ndarray, y: np.ndarray, prior: np.ndarray, ridge: float = RIDGE, steps: int = 100) -> np.ndarray:
     """Coefficients of P(y) = 1 / (1 + exp(-x @ b)) by Newton's method (IRLS), with a Gaussian prior of precision
-    ``ridge`` around ``prior`` (which keeps the fit finite when the pilot is tiny or a feature separates it)."""
+    ``ridge`` around ``prior`` (which keeps the fit finite when the pilot is tiny or a feature separates it). A
+    step that does not raise the penalised log-likelihood is halved until it does (a nearly separable pilot, where
+    the full Newton step overshoots)."""
+
+    def objective(b: np.ndarray) -> float:
+        z = x @ b
+        return float(np.sum(y * z - np.logaddexp(0.0, z)) - 0.5 * ridge * np.sum((b - prior) ** 2))
+
     b = prior.astype(float).copy()
     eye = ridge * np.eye(x.shape[1])
+    best = objective(b)
     for _ in range(steps):
         p = crash_probability(b, x)
         grad = x.T @ (y - p) - ridge * (b - prior)
         hess = (x * (p * (1.0 - p))[:, None]).T @ x + eye
         step = np.linalg.solve(hess, grad)
-        b += step
+        while (value := objective(b + step)) < best and np.abs(step).max() > 1e-12:
+            step = step / 2
+        b, best = b + step, max(best, value)
         if np.abs(step).max() < 1e-10:
             break
     return b
@@ -165,16 +180,40 @@ def fit_region_loss_rate(frames: dict[str, pl.DataFrame], rules: Any) -> float:
     return REGION_LOSS_RATE if exposed == 0 else min(lost / exposed, 1.0)
 
 
+def shifted(fit: Any, reference: Any, default: Any) -> list[float]:
+    """The crash model's anchor: the fixed coefficients moved by the arm's fit minus the default rules' fit (the
+    same table: a sturdier Company lowers the intercept or steepens the stability slope by as much as it does in
+    the fits)."""
+    return [float(d + (f - r)) for d, f, r in zip(default, fit, reference, strict=True)]  # f == r: exactly d
+
+
+def scaled(fit: float, reference: float, default: float) -> float:
+    """The region-loss rate's anchor: the fixed rate times the arm's fit over the default rules' fit (at most 1)."""
+    return float(default) if reference <= 0 else float(min(default * fit / reference, 1.0))
+
+
+# The built-ins are anchored: the strategies' thresholds on the crash risk (``cash_out_risk``, ``doubt_risk``,
+# ``fragile_risk``, ...) were set against the fixed model, and a table whose beliefs are refitted to its own play is
+# not a fixed point: on the archetype table, refitting the crash model to the play of the refitted players raises
+# the crash rate from 0.51 to 0.78, 0.95 and 1.00 (a belief in doom is self-fulfilling: the Chairmen pay out the
+# balance). Anchored, the default rules play the fixed values and other rules move them by what the rules change.
 CRASH = quantity(
     Quantity(
         "crash_logit",
         CRASH_LOGIT,
         fit_crash_logit,
         "values.crash_risk: logistic coefficients (intercept, stability, loans, emergency loans, rounds left)",
+        shifted,
     )
 )
 REGION_LOSS = quantity(
-    Quantity("region_loss_rate", REGION_LOSS_RATE, fit_region_loss_rate, "military: regions lost per region and round")
+    Quantity(
+        "region_loss_rate",
+        REGION_LOSS_RATE,
+        fit_region_loss_rate,
+        "military: regions lost per region and round",
+        scaled,
+    )
 )
 BUILTIN = (CRASH, REGION_LOSS)
 

@@ -22,6 +22,7 @@ from strategies import calibration as cal
 from strategies import values as V
 
 TABLE = '["bid_low", "buy_shares", "run_firm", "go_military", "balanced"]'
+STURDY = '[overrides]\n"company.start_stability" = 6\n'  # rules other than the defaults: the anchors move
 
 
 def experiment(tmp_path: Path, text: str = "", games: int = 300, name: str = "exp.toml") -> spec.Experiment:
@@ -67,13 +68,46 @@ def test_on_the_default_rules_the_fit_keeps_the_stability_slope_and_predicts_the
     over the regions held at a round's start only it is about 0.35)."""
     exp = experiment(tmp_path, games=1000)
     record = calibration.pilot(exp, exp.arms[0])
-    fitted, se = np.array(record["coefficients"]["crash_logit"]), np.array(record["crash_logit_se"])
+    fitted, se = np.array(record["fitted"]["crash_logit"]), np.array(record["crash_logit_se"])
     fixed = np.array(V.CRASH_LOGIT)
     assert abs(fitted[1] - fixed[1]) < 3 * se[1] and np.all(np.sign(fitted) == np.sign(fixed)), (fitted, se)
     start = np.array([1.0, exp.arms[0].rules().company.start_stability, 0, 0, exp.arms[0].rules().game.rounds])
     before = cal.crash_probability(fixed, start[None, :])[0]
     assert abs(record["predicted_crash"] - record["observed_crash"]) < abs(before - record["observed_crash"])
-    assert abs(record["coefficients"]["region_loss_rate"] - 0.3) < 0.15, record
+    assert abs(record["fitted"]["region_loss_rate"] - 0.3) < 0.15, record
+
+
+def test_the_played_values_are_the_defaults_moved_by_what_the_rules_change(tmp_path):
+    """The built-ins are anchored: the crash model played is the fixed one plus the arm's fit minus the same table's
+    fit under the default rules (the reference pilot, recorded), the region-loss rate the fixed one times their
+    ratio. A sturdier Company (stability 6 against 2) is believed to crash less at round 1 by more than 0.4."""
+    played = {}
+    for s in (2, 6):
+        exp = experiment(tmp_path, f'[overrides]\n"company.start_stability" = {s}\n', name=f"s{s}.toml")
+        record = calibration.calibrate(exp, exp.arms[0], tmp_path / "cache", "engine")
+        fit, ref = record["fitted"], record["reference"]["fitted"]
+        assert record["games"] == record["reference"]["games"] == 300
+        assert np.allclose(
+            record["coefficients"]["crash_logit"], np.add(cal.CRASH_LOGIT, fit["crash_logit"]) - ref["crash_logit"]
+        )
+        rate = cal.REGION_LOSS_RATE * fit["region_loss_rate"] / ref["region_loss_rate"]
+        assert record["coefficients"]["region_loss_rate"] == pytest.approx(rate)
+        played[s] = record["belief_crash"]
+    assert played[6] < played[2] - 0.4, played
+    assert len(list((tmp_path / "cache").glob("*.json"))) == 3  # two arms' pilots and their one reference
+
+
+def test_on_the_default_rules_the_played_values_are_the_defaults_without_a_pilot(tmp_path):
+    """An arm on the embedded default rules plays the fixed values exactly (its anchors are the identity there):
+    no pilot is played for it."""
+    exp = experiment(tmp_path)
+
+    def play(*_):
+        raise AssertionError("a pilot was played")
+
+    record = calibration.calibrate(exp, exp.arms[0], tmp_path / "cache", "engine", play)
+    assert record["games"] == 0 and "reference" not in record
+    assert record["coefficients"] == {"crash_logit": list(cal.CRASH_LOGIT), "region_loss_rate": cal.REGION_LOSS_RATE}
 
 
 def test_calibrated_values_reach_the_valuations_only_inside_the_arm():
@@ -111,7 +145,7 @@ def test_no_calibrate_plays_the_fixed_coefficients_row_for_row(tmp_path):
     """``--no-calibrate`` plays exactly the games of the fixed coefficients (the rows the engine gives with no
     calibration in force, so the merged files are today's byte for byte), records no calibration and writes no
     cache; calibrated, the same games play differently."""
-    exp = experiment(tmp_path, games=20)
+    exp = experiment(tmp_path, STURDY, games=20)
     path = tmp_path / "exp.toml"
     for out, extra in (("fixed", ["--no-calibrate"]), ("fitted", [])):
         done = eastindia("run", str(path), "--jobs", "1", "--quiet", "--out", str(tmp_path / out), *extra)
@@ -129,6 +163,7 @@ def test_no_calibrate_plays_the_fixed_coefficients_row_for_row(tmp_path):
     fitted = json.loads((tmp_path / "fitted" / rf.META).read_text())["arms"][0]["calibration"]
     assert fitted["games"] == 20 and set(fitted["coefficients"]) == {"crash_logit", "region_loss_rate"}
     assert (tmp_path / "fitted" / calibration.DIR / f"{fitted['key']}.json").is_file()
+    assert (tmp_path / "fitted" / calibration.DIR / f"{fitted['reference']['key']}.json").is_file()
 
 
 def test_calibrate_false_in_the_file_is_validated_and_keeps_the_experiments_digest(tmp_path):
@@ -152,18 +187,18 @@ def test_calibrate_false_in_the_file_is_validated_and_keeps_the_experiments_dige
 def test_resume_reuses_the_calibration_without_a_second_pilot(tmp_path, monkeypatch):
     """An interrupted calibrated run resumed plays no second pilot (the fit is read from the run folder's cache) and
     ends with the frames of an uninterrupted run."""
-    exp = experiment(tmp_path, "shard_size = 6\n", games=12)
+    exp = experiment(tmp_path, "shard_size = 6\n" + STURDY, games=12)
     pilots = []
     real = runner.play_pilot
     monkeypatch.setattr(runner, "play_pilot", lambda *a: pilots.append(a) or real(*a))
 
     with pytest.raises(runner.Interrupted):
         runner.run(exp, tmp_path / "cut", jobs=1, progress=StopAfterOne())
-    assert len(pilots) == 1
+    assert len(pilots) == 2  # the arm's and its reference (the same table under the default rules)
     runner.run(exp, tmp_path / "cut", jobs=1, resume=True)
-    assert len(pilots) == 1
-    runner.run(exp, tmp_path / "whole", jobs=1)
     assert len(pilots) == 2
+    runner.run(exp, tmp_path / "whole", jobs=1)
+    assert len(pilots) == 4
     assert merged(tmp_path / "cut") == merged(tmp_path / "whole")
 
 
@@ -171,7 +206,7 @@ def test_jobs_and_shard_size_give_identical_files_with_calibration_on(tmp_path):
     """Every shard of a calibrated arm plays with the same fitted values: two jobs and shards of 4 games give the
     files of one job and shards of 10."""
     path = tmp_path / "exp.toml"
-    experiment(tmp_path, games=10)
+    experiment(tmp_path, STURDY, games=10)
     a = eastindia("run", str(path), "--jobs", "1", "--quiet", "--out", str(tmp_path / "a"))
     b = eastindia("run", str(path), "--jobs", "2", "--shard-size", "4", "--quiet", "--out", str(tmp_path / "b"))
     assert a.returncode == 0 and b.returncode == 0, a.stderr + b.stderr
@@ -223,7 +258,7 @@ def test_a_game_of_a_calibrated_run_replays_as_played(tmp_path):
     """``eastindia replay`` plays the game with the arm's fitted values recorded in run.json: it reproduces the
     run's frames (with the fixed values it would not, and would refuse)."""
     path = tmp_path / "exp.toml"
-    experiment(tmp_path, games=6)
+    experiment(tmp_path, STURDY, games=6)
     done = eastindia("run", str(path), "--jobs", "1", "--quiet", "--out", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     again = eastindia("replay", str(tmp_path / "out"), "--game", "5")
