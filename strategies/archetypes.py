@@ -4,9 +4,14 @@ Each is a ``balanced`` family (``strategies.Strategy``) that overrides the decis
 the base's competent answer everywhere else: whichever office it ends up holding, it runs it as ``balanced`` does
 (a ``bid_low`` Chairman still borrows for the fleet and pays the dividends that keep the Company alive). Every
 knob is a documented parameter (``PARAMS``); ``bid_low(max_bid=2)`` names a tuned one in the frames.
+
+The defaults of the parameters the best-response study searched (docs/strategies.md, "The archetypes' best
+responses") are its result after four rounds: each archetype's values are its best response to the other three's.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -20,6 +25,12 @@ from . import military as mil
 from . import values as V
 from .base import Param, Strategy, lot_worth, scaled_bids
 from .registry import register
+
+
+def responded(**defaults) -> dict[str, Param]:
+    """Base parameters (``Strategy.PARAMS``) with the archetype's own defaults: the best-response study's values,
+    their meaning and range kept."""
+    return {k: dataclasses.replace(Strategy.PARAMS[k], default=v) for k, v in defaults.items()}
 
 
 def _lot_kinds(obs: Observation) -> dict[str, np.ndarray]:
@@ -73,13 +84,14 @@ class BidLow(Strategy):
     PARAMS = {
         **Strategy.PARAMS,
         "max_bid": Param(1, "highest bid on any lot (R-AUCTION); 0 bids nothing at all", low=0),
-        "bid_lots": Param(2, "lots it bids on at all: its most valuable non-office ones", low=0),
-        "luxury_bonus": Param(1.5, "£ added to a luxury's worth in phase 2", low=0),
-        "vp_worth": Param(3.2, "£ a VP is worth to the family (honourable retirements, luxuries)", low=0),
-        "office_penalty": Param(4.0, "£ a risky office lot (one that rolls to retire) is worth less to it", low=0),
+        "bid_lots": Param(4, "lots it bids on at all: its most valuable non-office ones", low=0),
+        "luxury_bonus": Param(2.03, "£ added to a luxury's worth in phase 2", low=0),
+        "vp_worth": Param(2.98, "£ a VP is worth to the family (honourable retirements, luxuries)", low=0),
+        "office_penalty": Param(3.61, "£ a risky office lot (one that rolls to retire) is worth less to it", low=0),
         "luxury_lot_bonus": Param(2.0, "£ added to a luxury lot's worth when it ranks the lots to bid on", low=0),
         "bid_raise": Param(0, "most it raises a bid by, 1 at a time, on a tie (R-AUCTION step and cap)", low=0),
         "prefer_officer": Param(-2.0, "£ added to an officer's worth in phase 2", low=-5, high=5),
+        **responded(max_debt=2, invest_debt=0, danger_debt=2),
     }
 
     def bid(self, obs: Observation, legal):
@@ -107,14 +119,15 @@ class BuyShares(Strategy):
 
     PARAMS = {
         **Strategy.PARAMS,
-        "share_bid": Param(1.6, "bid multiplier on share lots and the Chairman's lot", low=0),
-        "share_bonus": Param(3.0, "£ added to a place on the exchange's worth in phase 2", low=0),
+        "share_bid": Param(2.7, "bid multiplier on share lots and the Chairman's lot", low=0),
+        "share_bonus": Param(5.76, "£ added to a place on the exchange's worth in phase 2", low=0),
         "target_stability": Param(6, "stability its Chairman pays dividends to reach (L203-L208)", low=0),
         "cash_out_risk": Param(0.6, "crash risk from which its Chairman pays out the whole balance", low=0, high=1),
-        "vote_spend": Param(0.5, "share of its money it spends on votes against Deregulation", low=0, high=1),
+        "vote_spend": Param(0.1, "share of its money it spends on votes against Deregulation", low=0, high=1),
         "doubt_risk": Param(
-            0.5, "crash risk from which it stops opposing Deregulation and stops buying shares", low=0, high=1
+            0.55, "crash risk from which it stops opposing Deregulation and stops buying shares", low=0, high=1
         ),
+        **responded(max_debt=0, invest_debt=7, bid_scale=1.08, danger_debt=2),
     }
 
     def bid(self, obs: Observation, legal):
@@ -163,12 +176,13 @@ class RunFirm(Strategy):
     PARAMS = {
         **Strategy.PARAMS,
         "factory_bonus": Param(
-            2.0, "£ added to a factory's worth in phase 2 (an asset to open or invest a firm)", low=0
+            1.4, "£ added to a factory's worth in phase 2 (an asset to open or invest a firm)", low=0
         ),
         "yard_bonus": Param(2.5, "£ added to a shipyard's worth in phase 2 once Deregulation passed", low=0),
-        "open_from_left": Param(2, "rounds that must be left (this one included) to open a firm", low=0),
-        "vote_spend": Param(0.7, "share of its money it spends on votes for Deregulation", low=0, high=1),
-        "firm_bid": Param(1.5, "bid multiplier on factory and shipyard lots", low=0),
+        "open_from_left": Param(1, "rounds that must be left (this one included) to open a firm", low=0),
+        "vote_spend": Param(0.04, "share of its money it spends on votes for Deregulation", low=0, high=1),
+        "firm_bid": Param(2.95, "bid multiplier on factory and shipyard lots", low=0),
+        **responded(max_debt=1, invest_debt=3, bid_scale=0.48, prefer_luxury=3.7),
     }
 
     def bid(self, obs: Observation, legal):
@@ -235,16 +249,16 @@ class GoMilitary(Strategy):
 
     PARAMS = {
         **Strategy.PARAMS,
-        "officer_bonus": Param(4.0, "£ added to an officer's worth in phase 2", low=0),
+        "officer_bonus": Param(5.37, "£ added to an officer's worth in phase 2", low=0),
         "officers_wanted": Param(3, "officers (academy and armies) it aims for", low=0),
         "officers_kept": Param(2, "officers it replaces even when the Company is fragile (a command to hold)", low=0),
         "idle_money": Param(6, "£ in hand from which it recruits less and turns its money (loot) into VP", low=0),
         "min_dice": Param(1, "fewest dice it attacks with (R-DEPLOY: force - strength)", low=0),
         "want_dice": Param(3, "dice it hires mercenaries towards when the presidency pays", low=0),
         "risk": Param(0.5, "0..1: how lightly it weighs a defeat's losses", low=0, high=1),
-        "military_bid": Param(1.4, "bid multiplier on Military Affairs and officer lots", low=0),
+        "military_bid": Param(0.01, "bid multiplier on Military Affairs and officer lots", low=0),
         "fragile_risk": Param(
-            0.35,
+            0.66,
             "crash risk (values.crash_risk, with the expected losses of the regions held and the new one) from which "
             "it takes no new region (unless the Company is doomed: cash_out_risk) and recruits no officer beyond "
             "officers_kept",
@@ -254,6 +268,7 @@ class GoMilitary(Strategy):
         "future_vp": Param(
             1.0, "VP per round left that a crash costs it besides its shares and blame (the rounds it cuts off)", low=0
         ),
+        **responded(max_debt=2, invest_debt=5, bid_scale=0.46, danger_debt=4),
     }
 
     def bid(self, obs: Observation, legal):
