@@ -213,14 +213,16 @@ def test_money_becomes_vp_at_the_end():
 
 # -------------------------------------------------------------------------------------------- archetypes
 def test_bid_low_bids_at_most_its_ceiling_on_two_lots_and_keeps_the_capital():
-    """R-AUCTION / R-CAPITAL: bid_low bids ``max_bid`` on its two most valuable lots that are no risky office (the
-    PM and the luxury), nothing elsewhere, never raising on a tie; with max_bid 0 its bid total is 0 and the seed's
-    formula gives it B/(N-1) = 7.5 £ exactly."""
+    """R-AUCTION / R-CAPITAL: bid_low bids ``max_bid`` on its ``bid_lots`` most valuable lots, risky offices counted
+    less (at two lots: the PM and the luxury, not the Chairman; at its default four the Chairman and a share too),
+    nothing elsewhere, never raising on a tie; with max_bid 0 its bid total is 0 and the seed's formula gives it
+    B/(N-1) = 7.5 £ exactly."""
     r, s = blank(1, 5)
-    base, step, cap = BidLow().bid(observe(s, r, 0), None)
-    names = [r.d.lot_names[i] for i in np.flatnonzero(base[0])]
-    assert names == ["Prime Minister", "Luxury"] and base.sum() == 2 and step.sum() == 0 and (cap == base).all()
-    assert BidLow(max_bid=3).bid(observe(s, r, 0), None)[0].sum() == 6
+    for lots, want in ((2, ["Prime Minister", "Luxury"]), (4, ["Chairman", "Prime Minister", "Company share", "Luxury"])):
+        base, step, cap = BidLow(bid_lots=lots).bid(observe(s, r, 0), None)
+        names = [r.d.lot_names[i] for i in np.flatnonzero(base[0])]
+        assert names == want and base.sum() == lots and step.sum() == 0 and (cap == base).all()
+    assert BidLow(max_bid=3, bid_lots=2).bid(observe(s, r, 0), None)[0].sum() == 6
     res = sim.play(r, [BidLow(max_bid=0), "balanced", "balanced", "balanced", "balanced"], 50, seed=3)
     mine = res.seats.filter(pl.col("seat") == 0)
     assert (mine["bid_total"] == 0).all() and (mine["capital_exact"] == 7.5).all()
@@ -277,16 +279,16 @@ def test_office_worth_and_chair_bonus_price_the_office_lots():
 
 
 def test_archetype_bid_multipliers_move_their_own_lots():
-    """bid_low's ``luxury_lot_bonus`` keeps the luxury among its two lots (without it the Chairman's lot comes
-    second after the PM); run_firm's ``firm_bid`` scales its factory and shipyard lots only."""
+    """bid_low's ``luxury_lot_bonus`` keeps the luxury among its two lots (``bid_lots = 2``; without it the Chairman's
+    lot comes second after the PM); run_firm's ``firm_bid`` scales its factory and shipyard lots only."""
     names = blank(1, 5)[0].d.lot_names
-    assert [names[i] for i in np.flatnonzero(bids(BidLow())[0][0])] == ["Prime Minister", "Luxury"]
-    assert [names[i] for i in np.flatnonzero(bids(BidLow(luxury_lot_bonus=0.0))[0][0])] == [
+    assert [names[i] for i in np.flatnonzero(bids(BidLow(bid_lots=2))[0][0])] == ["Prime Minister", "Luxury"]
+    assert [names[i] for i in np.flatnonzero(bids(BidLow(bid_lots=2, luxury_lot_bonus=0.0))[0][0])] == [
         "Chairman",
         "Prime Minister",
     ]
     firm = np.isin(names, ["Factory", "Shipyard"])
-    plain, keen = bids(RunFirm())[0][0], bids(RunFirm(firm_bid=3.0))[0][0]
+    plain, keen = bids(RunFirm(firm_bid=1.0))[0][0], bids(RunFirm(firm_bid=3.0))[0][0]
     assert (keen[firm] > plain[firm]).all() and (keen[~firm] == plain[~firm]).all()
 
 
@@ -346,8 +348,9 @@ def test_buy_shares_opposes_deregulation_while_the_company_looks_like_surviving(
         notes=np.zeros((1, 5), dtype=bool), must_for=np.array([False]),
     )  # fmt: skip
     s.stability[:] = 5
-    side, bought, _ = BuyShares().vote(observe(s, r, 0), legal)
+    side, bought, _ = BuyShares(vote_spend=0.5).vote(observe(s, r, 0), legal)
     assert side.tolist() == [-1] and bought.tolist() == [5]  # 2 support + 6 for: 9 against needed, 10 £ * 0.5
+    assert BuyShares().vote(observe(s, r, 0), legal)[1].tolist() == [1]  # its default vote_spend 0.1: 10 £ * 0.1
     s.stability[:], s.loans[:], s.emergency_total[:] = 1, 8, 4
     assert BuyShares().vote(observe(s, r, 0), legal)[0].tolist() == [1]
     assert RunFirm().vote(observe(s, r, 0), legal)[0].tolist() == [1]
@@ -355,7 +358,8 @@ def test_buy_shares_opposes_deregulation_while_the_company_looks_like_surviving(
 
 def test_run_firm_opens_a_firm_as_soon_as_it_may():
     """R-FIRMS phase 3: with no free shipyard of its own balanced waits; run_firm opens with a factory (its shares keep
-    their Company VP), with a share when it has no factory, and not in the last round."""
+    their Company VP), with a share when it has no factory; in the last round only with ``open_from_left`` 1 (its
+    default), not 2."""
     r, s = blank(1, 5)
     s.round[:] = 2
     s.deregulated[:] = True
@@ -365,7 +369,8 @@ def test_run_firm_opens_a_firm_as_soon_as_it_may():
     assert RunFirm().open_firm(observe(s, r, 0), SimpleNamespace(factory=np.array([False]), share=np.array([True]))
                                ).tolist() == [fr.SHARE]  # fmt: skip
     s.round[:] = 7
-    assert RunFirm().open_firm(observe(s, r, 0), legal).tolist() == [fr.NO_ASSET]
+    assert RunFirm(open_from_left=2).open_firm(observe(s, r, 0), legal).tolist() == [fr.NO_ASSET]
+    assert RunFirm().open_firm(observe(s, r, 0), legal).tolist() == [fr.FACTORY]
     assert RunFirm().table_deregulation(observe(s, r, 0), None).tolist() == [True]
 
 
@@ -460,11 +465,13 @@ def test_go_military_recruits_officers_beyond_its_command_only_while_the_company
 
 
 def test_archetypes_keep_the_base_competence_in_office():
-    """An archetype that holds an office answers it as balanced does: the same Chairman's loans and budget."""
+    """An archetype that holds an office answers it as balanced does: with balanced's borrowing limits (its own are
+    the best-response study's), the same Chairman's loans and budget."""
+    limits = {k: Strategy.PARAMS[k].default for k in ("max_debt", "invest_debt", "waiting_loans", "danger_debt")}
     for cls in (BidLow, BuyShares, RunFirm, GoMilitary):
         r, s = blank(1, 5)
         bengal_trade(s, r)
-        a = agents(r, s, cls())
+        a = agents(r, s, cls(**limits))
         chairman(s, r, dice(), a)
         assert s.loans.tolist() == [3] and s.treasury[0].tolist() == [0, 10, 0, 0, 5], cls.name
 
