@@ -218,7 +218,10 @@ def test_bid_low_bids_at_most_its_ceiling_on_two_lots_and_keeps_the_capital():
     nothing elsewhere, never raising on a tie; with max_bid 0 its bid total is 0 and the seed's formula gives it
     B/(N-1) = 7.5 £ exactly."""
     r, s = blank(1, 5)
-    for lots, want in ((2, ["Prime Minister", "Luxury"]), (4, ["Chairman", "Prime Minister", "Company share", "Luxury"])):
+    for lots, want in (
+        (2, ["Prime Minister", "Luxury"]),
+        (4, ["Chairman", "Prime Minister", "Company share", "Luxury"]),
+    ):
         base, step, cap = BidLow(bid_lots=lots).bid(observe(s, r, 0), None)
         names = [r.d.lot_names[i] for i in np.flatnonzero(base[0])]
         assert names == want and base.sum() == lots and step.sum() == 0 and (cap == base).all()
