@@ -128,20 +128,19 @@ def calibrate(
     k = key(exp, arm, engine)
     if k is None:
         return None
-    wanted = quantities(arm)
-    anchored = [q for q in wanted.values() if q.anchor]
-    if len(anchored) == len(wanted) and default_rules(exp, arm):  # the defaults, whatever a pilot would fit
-        record: dict[str, Any] = {"key": k, "games": 0, "fitted": {}}
-        fits = ref = {name: q.default for name, q in wanted.items()}
-    else:
+    wanted, played = quantities(arm), dict(needed(exp, arm, engine))
+    if k in played:
         record = fitted_pilot(exp, arm, k, cache, play)
         fits = ref = record["fitted"]
-    if anchored and not default_rules(exp, arm):  # the same table under the default rules
-        default_arm = dataclasses.replace(arm, name=f"{arm.name} (default rules)", overrides={}, rules_file=None)
-        played = fitted_pilot(exp, default_arm, key(exp, default_arm, engine), cache, play)
-        kept = ("key", "games", "observed_crash", "predicted_crash")
-        record["reference"] = {f: played[f] for f in kept if f in played}
-        ref = record["reference"]["fitted"] = played["fitted"]
+    else:  # every quantity anchored, on the default rules: the defaults, whatever a pilot would fit
+        record = {"key": k, "games": 0, "fitted": {}}
+        fits = ref = {name: q.default for name, q in wanted.items()}
+    for ref_key, default_arm in played.items():
+        if ref_key != k:  # the same table under the default rules
+            done = fitted_pilot(exp, default_arm, ref_key, cache, play)
+            kept = ("key", "games", "observed_crash", "predicted_crash")
+            record["reference"] = {f: done[f] for f in kept if f in done}
+            ref = record["reference"]["fitted"] = done["fitted"]
     record["coefficients"] = {
         name: json.loads(json.dumps(q.anchor(fits[name], ref[name], q.default) if q.anchor else fits[name]))
         for name, q in wanted.items()
@@ -151,18 +150,42 @@ def calibrate(
     return record
 
 
+def needed(exp: Experiment, arm: Arm, engine: str) -> list[tuple[str, Arm]]:
+    """The pilots the arm's calibration rests on, as (key, arm played): its own (none when every quantity is
+    anchored and it plays the default rules) and, for anchored quantities off the default rules, its table's under
+    the default rules (the reference)."""
+    k = key(exp, arm, engine)
+    if k is None:
+        return []
+    anchors = [q.anchor is not None for q in quantities(arm).values()]
+    default = default_rules(exp, arm)
+    out = [] if all(anchors) and default else [(k, arm)]
+    if any(anchors) and not default:
+        reference = dataclasses.replace(arm, name=f"{arm.name} (default rules)", overrides={}, rules_file=None)
+        out.append((key(exp, reference, engine), reference))
+    return out
+
+
+def cached(cache: Path, k: str) -> dict[str, Any] | None:
+    """The pilot record of key ``k`` in ``cache``, or None."""
+    try:
+        record = json.loads((cache / f"{k}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return (
+        record
+        if isinstance(record, dict) and record.get("key") == k and isinstance(record.get("fitted"), dict)
+        else None
+    )
+
+
 def fitted_pilot(
     exp: Experiment, arm: Arm, k: str, cache: Path, play: Callable[[Experiment, Arm], dict[str, Any]]
 ) -> dict[str, Any]:
     """The pilot record of key ``k``: from ``cache``, else played (and written there)."""
-    path = cache / f"{k}.json"
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(record, dict) and record.get("key") == k and isinstance(record.get("fitted"), dict):
-            return record
-    except (OSError, ValueError):
-        pass
+    if (record := cached(cache, k)) is not None:
+        return record
     record = {"key": k, **play(exp, arm)}
     cache.mkdir(parents=True, exist_ok=True)
-    rf.write_json_atomic(path, record)
+    rf.write_json_atomic(cache / f"{k}.json", record)
     return record

@@ -847,15 +847,21 @@ def calibrate_arms(
 ) -> dict[int, Any]:
     """Each arm's calibrated values (None: not calibrated), fitted once for all its shards (or read from ``cache``)
     and recorded in run.json as the arm's ``calibration``. The pilot is played in a worker process, as a shard is:
-    a strategy that ends its process or hangs (``timeout``) fails the run, not the caller."""
+    a strategy that ends its process or hangs (``timeout``) fails the run, not the caller. The pilots not in the
+    cache are all submitted at once (a sweep's arms and their reference play on every worker)."""
+    engine = engine_digest()
+    todo = {
+        k: a for arm in exp.arms for k, a in calibration.needed(exp, arm, engine) if not calibration.cached(cache, k)
+    }
+    ahead = submit_pilots(exp, todo, jobs) if len(todo) > 1 else {}
 
     def play(exp: Experiment, arm: Arm) -> dict[str, Any]:
-        return play_pilot(exp, arm, jobs, timeout)
+        return play_pilot(exp, arm, jobs, timeout, ahead.get(calibration.key(exp, arm, engine)))
 
     values: dict[int, Any] = {}
     for arm, arm_meta in zip(exp.arms, meta["arms"], strict=True):
         try:
-            record = calibration.calibrate(exp, arm, cache, engine_digest(), play)
+            record = calibration.calibrate(exp, arm, cache, engine, play)
         except OSError as exc:
             raise RunError(f"cannot write the calibration in {cache}: {exc.strerror or exc}") from None
         values[arm.index] = None if record is None else record["coefficients"]
@@ -866,13 +872,25 @@ def calibrate_arms(
     return values
 
 
-def play_pilot(exp: Experiment, arm: Arm, jobs: int | None, timeout: float | None) -> dict[str, Any]:
-    """``calibration.pilot`` of ``arm`` in one of the run's worker processes."""
+def pilot_executor(jobs: int | None):
     from joblib.externals.loky import get_reusable_executor
 
     n_jobs = jobs or os.cpu_count() or 1
-    executor = get_reusable_executor(max_workers=n_jobs, timeout=300, initializer=_worker_init, initargs=(os.getpid(),))
-    future = executor.submit(_pilot, exp, arm)
+    return get_reusable_executor(max_workers=n_jobs, timeout=300, initializer=_worker_init, initargs=(os.getpid(),))
+
+
+def submit_pilots(exp: Experiment, todo: dict[str, Arm], jobs: int | None) -> dict[str, Any]:
+    """The pilots ``todo`` (key -> arm) submitted to the run's worker processes: key -> future."""
+    executor = pilot_executor(jobs)
+    return {k: executor.submit(_pilot, exp, arm) for k, arm in todo.items()}
+
+
+def play_pilot(
+    exp: Experiment, arm: Arm, jobs: int | None, timeout: float | None, future: Any = None
+) -> dict[str, Any]:
+    """``calibration.pilot`` of ``arm`` in one of the run's worker processes (``future``: already submitted)."""
+    executor = pilot_executor(jobs)
+    future = future or executor.submit(_pilot, exp, arm)
     try:
         return future.result(timeout=timeout)
     except TimeoutError:

@@ -58,22 +58,19 @@ def test_the_fitted_model_predicts_the_pilots_crash_rate(pilots):
         assert abs(record["predicted_crash"] - record["observed_crash"]) < 0.06, record
 
 
-def test_on_the_default_rules_the_fit_keeps_the_stability_slope_and_predicts_the_start_better(tmp_path):
-    """The archetype table with balanced on the default rules (1,000 games): the refit keeps the fixed model's
-    stability slope (within three of its standard errors, about 0.04) and every coefficient's sign, and its crash
-    probability at round 1 is nearer the pilot's crash rate than the fixed model's. (The fixed coefficients were
-    fitted on a mix of tables by an earlier engine: for this table they underestimate the crash rate at round 1 by
-    about 0.15, and the loans, emergency-loan and rounds-left slopes differ by 4 to 6 standard errors.) The region
-    loss rate lies within 0.15 of its fixed 0.3 (about 0.21: a region conquered in a round counts as exposed in it;
-    over the regions held at a round's start only it is about 0.35)."""
+def test_on_the_default_rules_the_fit_keeps_the_signs_and_predicts_the_start_better(tmp_path):
+    """The archetype table with balanced on the default rules (1,000 games): the refit keeps every coefficient's sign
+    (stability lowers the risk; loans, emergency loans and rounds left raise it) and its crash probability at round
+    1 is nearer the pilot's crash rate than the fixed model's. (The fixed coefficients were fitted on a mix of
+    tables by an earlier engine: at this table they believe 0.34 at round 1 where it crashes about 0.7, which is why
+    the played values are anchored, not fitted.) The region loss rate lies within 0.15 of its fixed 0.3 (about 0.23:
+    a region conquered in a round counts as exposed in it)."""
     exp = experiment(tmp_path, games=1000)
     record = calibration.pilot(exp, exp.arms[0])
-    fitted, se = np.array(record["fitted"]["crash_logit"]), np.array(record["crash_logit_se"])
-    fixed = np.array(V.CRASH_LOGIT)
-    assert abs(fitted[1] - fixed[1]) < 3 * se[1] and np.all(np.sign(fitted) == np.sign(fixed)), (fitted, se)
-    start = np.array([1.0, exp.arms[0].rules().company.start_stability, 0, 0, exp.arms[0].rules().game.rounds])
-    before = cal.crash_probability(fixed, start[None, :])[0]
-    assert abs(record["predicted_crash"] - record["observed_crash"]) < abs(before - record["observed_crash"])
+    fitted, fixed = np.array(record["fitted"]["crash_logit"]), np.array(V.CRASH_LOGIT)
+    assert np.all(np.sign(fitted) == np.sign(fixed)), fitted
+    before = calibration.round1_belief(fixed, exp.arms[0].rules())
+    assert abs(record["predicted_crash"] - record["observed_crash"]) < abs(before - record["observed_crash"]) - 0.2
     assert abs(record["fitted"]["region_loss_rate"] - 0.3) < 0.15, record
 
 
