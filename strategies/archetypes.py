@@ -84,7 +84,7 @@ class BidLow(Strategy):
     PARAMS = {
         **Strategy.PARAMS,
         "max_bid": Param(1, "highest bid on any lot (R-AUCTION); 0 bids nothing at all", low=0),
-        "bid_lots": Param(4, "lots it bids on at all: its most valuable non-office ones", low=0),
+        "bid_lots": Param(4, "lots it bids on at all: its most valuable ones (risky offices counted less)", low=0),
         "luxury_bonus": Param(2.03, "£ added to a luxury's worth in phase 2", low=0),
         "vp_worth": Param(2.98, "£ a VP is worth to the family (honourable retirements, luxuries)", low=0),
         "office_penalty": Param(3.61, "£ a risky office lot (one that rolls to retire) is worth less to it", low=0),
