@@ -176,6 +176,6 @@ def write_coverage(run_dir: Path, target: Path) -> None:
     cards' names are those of each arm's rules in the run's resolved experiment."""
     games = pl.scan_parquet(Path(run_dir) / "games.parquet")
     rounds = pl.scan_parquet(Path(run_dir) / "rounds.parquet")
-    arms = spec.load(Path(run_dir) / rf.EXPERIMENT).arms
+    arms = spec.load_written(Path(run_dir) / rf.EXPERIMENT).arms
     names = {arm.name: (arm.rules().d.law_names, arm.rules().d.card_names) for arm in arms}
     coverage(games, rounds, names).write_parquet(target, compression="zstd", statistics=True)

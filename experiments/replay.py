@@ -263,7 +263,7 @@ def replay(run_dir: Path, game: int, arm_name: str | None = None) -> tuple[Path,
     damaged = rf.verify_frames(run_dir, meta) if meta.get("status") == "complete" else "the run has not finished"
     if damaged:
         raise ReplayError(f"{run_dir}: cannot replay: {damaged}")
-    exp = spec.load(run_dir / rf.EXPERIMENT)
+    exp = spec.load_written(run_dir / rf.EXPERIMENT)
     names = [a.name for a in exp.arms]
     if arm_name is None and len(exp.arms) > 1:
         raise ReplayError(f"{run_dir}: the run has {len(names)} arms; name one with --arm ({', '.join(names)})")

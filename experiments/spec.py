@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 
 import strategies as registry
-from sim.rules import DEFAULT_PATH, Rules, RulesError, load_toml, merge
+from sim.rules import DEFAULT_PATH, WRITTEN_TOML_BYTES, Rules, RulesError, load_toml, merge
 from sim.rules.schema import shown
 from strategies.base import StrategyParameterError
 from strategies.registry import parse as parse_strategy
@@ -414,9 +414,19 @@ class Experiment:
 # -------------------------------------------------------------------------------------------- load / check
 def load(path: str | Path | None = None, **changes: Any) -> Experiment:
     """Load an experiment file (None: the library's baseline); ``changes`` override top-level keys."""
+    return _load(path, None, changes)
+
+
+def load_written(path: str | Path) -> Experiment:
+    """Load the resolved ``experiment.toml`` the runner wrote in a run folder: every arm with every strategy
+    parameter spelled out, so a study of many arms may pass the size limit of a user's file (it has its own)."""
+    return _load(path, WRITTEN_TOML_BYTES, {})
+
+
+def _load(path: str | Path | None, limit: int | None, changes: dict[str, Any]) -> Experiment:
     path = Path(path) if path else Path(__file__).with_name("library") / "baseline.toml"
     try:
-        raw = load_toml(path)
+        raw = load_toml(path, limit)
     except RulesError as err:
         raise ExperimentError([str(err)]) from None
     given = {k: v for k, v in changes.items() if v is not None}

@@ -302,3 +302,22 @@ def test_validate_checks_a_metagame_file_as_the_metagame_reads_it(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text(library.read_text().replace('compositions = "all"', 'compositions = "some"'))
     assert any("metagame.compositions" in p for p in spec.check_file(bad))
+
+
+def test_a_metagame_whose_tables_file_passes_a_user_files_limit_still_finishes(tmp_path, monkeypatch):
+    """The tables' experiment.toml spells every composition's strategies with every parameter (the library's
+    metagame of 378 tables writes 1.2 MB, beyond the 1 MiB limit of a file a user gives): the runner reads it back
+    (for the coverage, a replay) under the written files' own limit. Here a user's limit of 40 kB (the default rules
+    are 38 kB) and three strategies over five seats: the study finishes, and its tables file, given back as a user's
+    file, is refused in one line."""
+    import sim.rules
+
+    monkeypatch.setattr(sim.rules, "MAX_TOML_BYTES", 40_000)
+    text = FILE.replace("games = 40", "games = 2").replace("players = 4", "players = 5")
+    text = text.replace('["balanced", "random"]', '["balanced", "random", "bid_low"]')
+    metagame.run(metagame.load(write(tmp_path, text)), tmp_path / "out", jobs=1, notify=quiet)
+    written = tmp_path / "out" / metagame.TABLES / rf.EXPERIMENT
+    assert written.stat().st_size > 40_000 and rf.frame_path(written.parent, "coverage").is_file()
+    assert len(spec.load_written(written).arms) == 21  # the compositions of 3 strategies over 5 seats
+    with pytest.raises(spec.ExperimentError, match=r"experiment.toml: larger than 0.038147 MiB"):
+        spec.load(written)

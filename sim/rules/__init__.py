@@ -58,21 +58,23 @@ ASSETS = ("luxuries", "shares", "shipyards", "factories")
 # Limits of a rules or experiment file, so that a malformed one is refused at once rather than exhausting memory,
 # time or the stack: the default rules are 37 KB and nest 6 deep (the top level counts as one).
 MAX_TOML_BYTES = 1 << 20
+WRITTEN_TOML_BYTES = 256 << 20  # a file the runner wrote itself (a run folder's resolved experiment.toml)
 MAX_TOML_DEPTH = 32
 
 
-def load_toml(path: str | Path) -> dict:
+def load_toml(path: str | Path, limit: int | None = None) -> dict:
     """Read a TOML file; a syntax error becomes a one-line RulesError naming the file, and so does a file larger
-    than ``MAX_TOML_BYTES`` or with tables and lists nested more than ``MAX_TOML_DEPTH`` deep."""
+    than ``limit`` (default ``MAX_TOML_BYTES``) or with tables and lists nested more than ``MAX_TOML_DEPTH`` deep."""
     path = Path(path)
+    limit = MAX_TOML_BYTES if limit is None else limit
     if path.exists() and not path.is_file() and not path.is_dir():  # a device or pipe would never end
         raise RulesError(f"{path}: is not a regular file")
     too_deep = f"{path}: tables and lists nested more than {MAX_TOML_DEPTH} deep (the limit of a TOML file here)"
     try:
         with path.open("rb") as fh:
-            data = fh.read(MAX_TOML_BYTES + 1)
-        if len(data) > MAX_TOML_BYTES:
-            raise RulesError(f"{path}: larger than {MAX_TOML_BYTES >> 20} MiB (the limit of a TOML file here)")
+            data = fh.read(limit + 1)
+        if len(data) > limit:
+            raise RulesError(f"{path}: larger than {limit / 2**20:g} MiB (the limit of a TOML file here)")
         raw = tomllib.loads(data.decode("utf-8"))
     except FileNotFoundError:
         raise RulesError(f"{path}: no such file") from None
