@@ -62,14 +62,18 @@ def test_one_seats_illegal_answer_in_a_merged_call_names_its_strategy_seat_and_g
 
 
 def test_one_seats_raise_in_a_merged_call_names_its_seat_and_game(monkeypatch):
+    """The strategy raises when asked about seat 1 of game 104; asked alone, the other rows answer."""
+    calls = []
+
     def answer(self, obs, legal):
         if ((obs.games == 104) & (obs.seat == 1)).any():
             raise ValueError("no action\nfor him")
         return np.zeros(obs.n, dtype=np.int64), np.zeros(obs.n, dtype=bool), np.zeros((obs.n, 2), dtype=np.int64)
 
-    monkeypatch.setattr(strategies.Strategy, "family_action", answer)
+    monkeypatch.setattr(strategies.Strategy, "family_action", _record(calls, answer))
     with pytest.raises(StrategyError) as err:
         _families_act(strategies.Strategy())
     assert str(err.value) == (
         "strategy 'balanced' (seat 1) raised ValueError: no action for him in 'family_action' at game 104"
     )
+    assert len(calls[0][0]) == 4 * GAMES.size  # asked first in one merged call
