@@ -6,6 +6,8 @@ calls that strategy once per group with an ``Observation`` (public state of just
 and the legal options sliced to them. The answer is checked; an illegal one raises ``IllegalDecision`` naming the
 strategy, the decision and the global game index; an exception raised by the strategy becomes a
 ``StrategyError`` naming the strategy, seat, decision and game.
+``Agents.ask_seats`` asks the seats of a decision all families make at once in one call per built-in strategy
+(a row per game and seat asked); plugins are asked seat by seat.
 
 Everything a strategy is handed is its own: the observation's fields and the legal options are new arrays, the
 rules' arrays cannot be made writeable, and the observation holds no reference to the engine's state as an
