@@ -6,6 +6,8 @@ calls that strategy once per group with an ``Observation`` (public state of just
 and the legal options sliced to them. The answer is checked; an illegal one raises ``IllegalDecision`` naming the
 strategy, the decision and the global game index; an exception raised by the strategy becomes a
 ``StrategyError`` naming the strategy, seat, decision and game.
+``Agents.ask_seats`` asks the seats of a decision all families make at once in one call per built-in strategy
+(a row per game and seat asked); plugins are asked seat by seat.
 
 Everything a strategy is handed is its own: the observation's fields and the legal options are new arrays, the
 rules' arrays cannot be made writeable, and the observation holds no reference to the engine's state as an
@@ -71,6 +73,11 @@ PUBLIC = frozenset(
 PASSES = "passes"
 
 
+# ``Agents.ask_seats`` asks the seats of a game in one call per strategy; False asks them one by one (the reference
+# the tests compare it with).
+MERGE = True
+
+
 class StrategyRandom:
     """Random numbers for a strategy: each game draws from the stream of the seat deciding there."""
 
@@ -98,10 +105,11 @@ class StrategyRandom:
 
 
 class Observation:
-    """What the deciding seat sees in each of the games it is asked about (G' = len(games)).
+    """What the deciding seat sees in each of the games it is asked about (G' = len(games)): one row per game, or
+    per (game, seat) pair asked (``Agents.ask_seats``: a game then has a row for each of its seats asked).
 
-    ``obs.money`` etc. give public state fields restricted to these games (copies); ``obs.seat`` is the deciding
-    seat per game, ``obs.rules`` the rules, ``obs.rng`` the seat's random stream, ``obs.mine(x)`` picks the
+    ``obs.money`` etc. give public state fields restricted to these rows (copies); ``obs.seat`` is the deciding
+    seat per row, ``obs.rules`` the rules, ``obs.rng`` the seat's random stream, ``obs.mine(x)`` picks the
     deciding seat's column of a [G', N, ...] field.
     """
 
@@ -211,32 +219,12 @@ class Agents:
         asked = decider >= 0
         if not asked.any():
             return out
-        count = self.asks.get(decision)
-        if count is None:  # an Agents object serves one batch: the games axis never changes
-            count = self.asks[decision] = np.zeros(asked.shape, dtype=np.int32)
-        count += asked
+        self._count(decision, asked)
         for strat, idx in self._grouped(decider, asked):
             if getattr(getattr(strat, decision, None), PASSES, False):
                 continue
-            answer = self._call(strat, decision, state, decider, legal, idx)
-            answer = answer if isinstance(answer, tuple) else (answer,)
-            where = (strat, decision, state, decider, idx)  # the engine's own: what names a game in an error
-            if len(answer) != len(out):
-                self._fail(*where, 0, f"returned {len(answer)} values, expected {len(out)}")
-            answer = tuple(self._array(a, *where) for a in answer)
-            for a, o in zip(answer, out, strict=True):
-                if a.shape != (idx.size, *o.shape[1:]):
-                    self._fail(*where, 0, f"returned shape {a.shape}, expected {(idx.size, *o.shape[1:])}")
-                if o.dtype != bool and a.dtype.kind == "f" and not np.all(a == np.round(a)):
-                    bad = np.flatnonzero(a != np.round(a).reshape(a.shape))
-                    self._fail(*where, int(bad[0]) // max(1, a[0].size), "returned a fractional value")
             full = idx.size == decider.shape[0]  # every game, in order: a plain copy, not a scatter
-            if check is not None:  # against the engine's own legal options, never the strategy's copy of them
-                own = SimpleNamespace(**(legal if full else _rows_of(legal, idx, state.n_games)))
-                bad, why = check(answer[0] if len(answer) == 1 else answer, own, self._observe(state, decider, idx))
-                bad = np.asarray(bad)
-                if bad.any():
-                    self._fail(*where, int(np.flatnonzero(bad)[0]), why)
+            answer = self._answer(strat, decision, state, idx, decider[idx], legal, {}, out, 1, check, full)
             for a, o in zip(answer, out, strict=True):
                 if full:
                     o[...] = a
@@ -246,18 +234,116 @@ class Agents:
             self.trace(self, decision, state, decider, legal, out)
         return out
 
+    def ask_seats(
+        self,
+        decision: str,
+        state: State,
+        asked: np.ndarray,
+        legal: dict[str, Any],
+        seat_legal: dict[str, np.ndarray],
+        out: tuple[np.ndarray, ...],
+        check: Check | None = None,
+    ) -> tuple[np.ndarray, ...]:
+        """Ask every seat where ``asked[G, N]`` at once, for a simultaneous decision (nothing changes between the
+        seats' answers); fill ``out`` (arrays [G, N, ...]). As ``ask`` seat after seat, in one call per strategy
+        object: the observation's rows are the (game, seat) pairs asked, game by game, so a game appears once per
+        seat asked (``obs.seat`` tells them apart, each drawing from its own seat's random stream).
+
+        ``legal`` holds full-batch arrays [G, ...] and constants, as for ``ask``; ``seat_legal`` the arrays
+        [G, N, ...] of each seat's own options (a row sees its seat's). Only the strategies of this package are
+        asked about several seats of a game in one call: any other (a plugin) is asked seat by seat, as by ``ask``,
+        and never sees a game twice in one call. ``asks[decision][g]`` counts the seats asked in game g. While a
+        replay traces the decisions (``trace``), the seats are asked one by one through ``ask``.
+        """
+        asked = np.asarray(asked)
+        if not MERGE or self.trace is not None:
+            for seat in range(asked.shape[1]):
+                own = {**legal, **{k: v[:, seat] for k, v in seat_legal.items()}}
+                decider = np.where(asked[:, seat], seat, -1)
+                self.ask(decision, state, decider, own, tuple(o[:, seat] for o in out), check)
+            return out
+        if not asked.any():
+            return out
+        self._count(decision, asked.sum(axis=1, dtype=np.int32))
+        g_all, n = asked.shape
+        rows = np.flatnonzero(asked)  # (game, seat) pairs as game * n + seat, game by game
+        group_of = self._table(g_all, n)[rows] if len(self.groups) > 1 else np.zeros(rows.size, dtype=np.int8)
+        for gi, strat in enumerate(self.groups):
+            if getattr(getattr(strat, decision, None), PASSES, False):
+                continue
+            idx, seat = np.divmod(rows[group_of == gi], n)
+            if type(strat).__module__.partition(".")[0] == "strategies":
+                parts = [(idx, seat)]
+            else:  # a plugin: one seat per call
+                parts = [(idx[seat == s], seat[seat == s]) for s in range(n) if (seat == s).any()]
+            for i, s in parts:
+                if i.size:
+                    answer = self._answer(strat, decision, state, i, s, legal, seat_legal, out, 2, check, False)
+                    for a, o in zip(answer, out, strict=True):
+                        o[i, s] = a
+        return out
+
+    def _count(self, decision: str, asked: np.ndarray) -> None:
+        """Add ``asked`` (per game: the seats asked) to ``asks[decision]``."""
+        count = self.asks.get(decision)
+        if count is None:  # an Agents object serves one batch: the games axis never changes
+            count = self.asks[decision] = np.zeros(asked.shape, dtype=np.int32)
+        count += asked
+
+    def _answer(
+        self,
+        strat: Strategy,
+        decision: str,
+        state: State,
+        idx: np.ndarray,
+        seat: np.ndarray,
+        legal: dict[str, Any],
+        seat_legal: dict[str, np.ndarray],
+        out: tuple[np.ndarray, ...],
+        lead: int,
+        check: Check | None,
+        full: bool,
+    ) -> tuple[np.ndarray, ...]:
+        """The checked answer of ``strat`` for rows (game ``idx``, seat ``seat``): arrays shaped as ``out`` past its
+        ``lead`` axes. ``full``: the rows are every game in order (``legal`` needs no slicing)."""
+        answer = self._call(strat, decision, state, idx, seat, legal, seat_legal)
+        answer = answer if isinstance(answer, tuple) else (answer,)
+        where = (strat, decision, state, idx, seat)  # the engine's own: what names a game in an error
+        if len(answer) != len(out):
+            self._fail(*where, 0, f"returned {len(answer)} values, expected {len(out)}")
+        answer = tuple(self._array(a, *where) for a in answer)
+        for a, o in zip(answer, out, strict=True):
+            if a.shape != (idx.size, *o.shape[lead:]):
+                self._fail(*where, 0, f"returned shape {a.shape}, expected {(idx.size, *o.shape[lead:])}")
+            if o.dtype != bool and a.dtype.kind == "f" and not np.all(a == np.round(a)):
+                bad = np.flatnonzero(a != np.round(a).reshape(a.shape))
+                self._fail(*where, int(bad[0]) // max(1, a[0].size), "returned a fractional value")
+        if check is not None:  # against the engine's own legal options, never the strategy's copy of them
+            own = SimpleNamespace(
+                **(legal if full else _rows_of(legal, idx, state.n_games)), **_seats_of(seat_legal, idx, seat)
+            )
+            bad, why = check(answer[0] if len(answer) == 1 else answer, own, self._observe(state, idx, seat))
+            bad = np.asarray(bad)
+            if bad.any():
+                self._fail(*where, int(np.flatnonzero(bad)[0]), why)
+        return answer
+
+    def _table(self, g_all: int, n: int) -> np.ndarray:
+        """The group seated at each (game, seat), flattened as game * n + seat."""
+        flat = self._flat.get(g_all)
+        if flat is None:
+            table = np.broadcast_to(self._group, (g_all, n)).astype(np.int8 if len(self.groups) < 128 else np.int64)
+            flat = self._flat[g_all] = table.ravel()
+        return flat
+
     def _grouped(self, decider: np.ndarray, asked: np.ndarray):
         """(strategy, games asked) for each strategy object asked in some game."""
         rows = np.flatnonzero(asked)
         if len(self.groups) == 1:  # one strategy object at every seat: every asked game is its
             yield self.groups[0], rows
             return
-        g_all, n = decider.shape[0], self._group.shape[1]
-        flat = self._flat.get(g_all)
-        if flat is None:
-            table = np.broadcast_to(self._group, (g_all, n)).astype(np.int8 if len(self.groups) < 128 else np.int64)
-            flat = self._flat[g_all] = table.ravel()
-        group_of = flat[rows * n + decider[rows]]  # the group seated at the decider, in the asked games only
+        n = self._group.shape[1]
+        group_of = self._table(decider.shape[0], n)[rows * n + decider[rows]]  # the decider's group, asked games
         for gi, strat in enumerate(self.groups):
             idx = rows[group_of == gi]
             if idx.size:
@@ -265,60 +351,72 @@ class Agents:
 
     # ---------------------------------------------------------------------- a strategy's errors
     def _call(
-        self, strat: Strategy, decision: str, state: State, decider: np.ndarray, legal: dict[str, Any], idx: np.ndarray
+        self,
+        strat: Strategy,
+        decision: str,
+        state: State,
+        idx: np.ndarray,
+        seat: np.ndarray,
+        legal: dict[str, Any],
+        seat_legal: dict[str, np.ndarray],
     ) -> Any:
-        """Ask ``strat`` about games ``idx``; an exception it raises becomes a ``StrategyError``."""
-        obs, sub = self._view(state, decider, legal, idx)
+        """Ask ``strat`` about rows (games ``idx``, seats ``seat``); an exception it raises becomes a
+        ``StrategyError``."""
+        obs, sub = self._view(state, idx, seat, legal, seat_legal)
         try:
             return getattr(strat, decision)(obs, sub)
         except (Exception, SystemExit) as exc:
             error = exc
-        raise self._raised(strat, decision, state, decider, legal, idx, error) from error
+        raise self._raised(strat, decision, state, idx, seat, legal, seat_legal, error) from error
 
     def _view(
-        self, state: State, decider: np.ndarray, legal: dict[str, Any], idx: np.ndarray
+        self, state: State, idx: np.ndarray, seat: np.ndarray, legal: dict[str, Any], seat_legal: dict[str, np.ndarray]
     ) -> tuple[Observation, SimpleNamespace]:
-        """What the strategy is handed about games ``idx``: its observation and its copy of the legal options."""
-        obs = Observation(state, self.shown_rules, idx, decider[idx], self.streams)
-        return obs, SimpleNamespace(**_rows_of(legal, idx, state.n_games, copy_all=True))
+        """What the strategy is handed about rows (games ``idx``, seats ``seat``): its observation and its copy of
+        the legal options."""
+        obs = Observation(state, self.shown_rules, idx, seat, self.streams)
+        return obs, SimpleNamespace(
+            **_rows_of(legal, idx, state.n_games, copy_all=True), **_seats_of(seat_legal, idx, seat)
+        )
 
-    def _observe(self, state: State, decider: np.ndarray, idx: np.ndarray) -> Observation:
-        """The engine's own observation of games ``idx``, for checking an answer."""
-        return Observation(state, self.rules, idx, decider[idx], None)
+    def _observe(self, state: State, idx: np.ndarray, seat: np.ndarray) -> Observation:
+        """The engine's own observation of rows (games ``idx``, seats ``seat``), for checking an answer."""
+        return Observation(state, self.rules, idx, seat, None)
 
     def _raised(
         self,
         strat: Strategy,
         decision: str,
         state: State,
-        decider: np.ndarray,
-        legal: dict[str, Any],
         idx: np.ndarray,
+        seat: np.ndarray,
+        legal: dict[str, Any],
+        seat_legal: dict[str, np.ndarray],
         exc: BaseException,
     ) -> StrategyError:
-        """The error naming the first game whose question alone makes the strategy raise (it was asked about all
-        of ``idx`` at once); the group's first game when no single game does."""
-        game = idx[0]
-        for g in idx:
+        """The error naming the first row (game and seat) whose question alone makes the strategy raise (it was
+        asked about all of them at once); the first row when no single one does."""
+        row = 0
+        for r in range(idx.size):
             try:
-                obs, sub = self._view(state, decider, legal, idx[g == idx])
+                obs, sub = self._view(state, idx[r : r + 1], seat[r : r + 1], legal, seat_legal)
                 getattr(strat, decision)(obs, sub)
             except (Exception, SystemExit) as single:
-                game, exc = g, single
+                row, exc = r, single
                 break
         name = getattr(strat, "name", type(strat).__name__)
         text = str(exc).strip().replace("\n", " ") or repr(exc)
         return StrategyError(
-            f"strategy {name!r} (seat {int(decider[game])}) raised {type(exc).__name__}: {text} "
-            f"in {decision!r} at game {int(state.game[game])}",
+            f"strategy {name!r} (seat {int(seat[row])}) raised {type(exc).__name__}: {text} "
+            f"in {decision!r} at game {int(state.game[idx[row]])}",
             "".join(traceback.format_exception(exc)),
         )
 
     def _array(
-        self, value: Any, strat: Strategy, decision: str, state: State, decider: np.ndarray, idx: np.ndarray
+        self, value: Any, strat: Strategy, decision: str, state: State, idx: np.ndarray, seat: np.ndarray
     ) -> np.ndarray:
         """An answer as a numeric array; anything else is an illegal answer."""
-        where = (strat, decision, state, decider, idx)
+        where = (strat, decision, state, idx, seat)
         try:
             a = np.asarray(value)
         except (ValueError, TypeError):
@@ -332,13 +430,13 @@ class Agents:
 
     @staticmethod
     def _fail(
-        strat: Strategy, decision: str, state: State, decider: np.ndarray, idx: np.ndarray, row: int, why: str
+        strat: Strategy, decision: str, state: State, idx: np.ndarray, seat: np.ndarray, row: int, why: str
     ) -> None:
-        """Refuse the answer of ``row`` (of the games ``idx`` asked), naming the game by the engine's own index."""
-        g = idx[row]
+        """Refuse the answer of ``row`` (game ``idx[row]``, seat ``seat[row]``), naming the game by the engine's own
+        index."""
         raise IllegalDecision(
-            f"strategy {strat.name!r} (seat {int(decider[g])}) made an illegal {decision!r} "
-            f"in game {int(state.game[g])}: {why}"
+            f"strategy {strat.name!r} (seat {int(seat[row])}) made an illegal {decision!r} "
+            f"in game {int(state.game[idx[row]])}: {why}"
         )
 
 
@@ -353,6 +451,11 @@ def _rows_of(legal: dict[str, Any], idx: np.ndarray, g_all: int, copy_all: bool 
         )
         for k, v in legal.items()
     }
+
+
+def _seats_of(seat_legal: dict[str, np.ndarray], idx: np.ndarray, seat: np.ndarray) -> dict[str, np.ndarray]:
+    """Each row's own entries (game ``idx``, seat ``seat``) of the [G, N, ...] arrays of ``seat_legal`` (new arrays)."""
+    return {k: v[idx, seat] for k, v in seat_legal.items()}
 
 
 def _sealed(rules: Rules) -> Rules:

@@ -84,14 +84,16 @@ class Profile:
 
 @contextlib.contextmanager
 def profiling(prof: Profile, strategy_time: Profile):
-    """Wrap the game's phases (``engine``'s names for them), ``Agents.ask`` and the strategy call inside it."""
+    """Wrap the game's phases (``engine``'s names for them), ``Agents.ask``/``ask_seats`` and the strategy call inside
+    them."""
     saved = {name: getattr(engine, name) for name in ("ROUND", "setup", "end_game", "start_of_round")}
-    ask, call = Agents.ask, Agents._call
+    ask, ask_seats, call = Agents.ask, Agents.ask_seats, Agents._call
     try:
         engine.ROUND = tuple((n, name, prof.timed(fn, name), sim) for n, name, fn, sim in engine.ROUND)
         for name in ("setup", "end_game", "start_of_round"):
             setattr(engine, name, prof.timed(saved[name], name))
         Agents.ask = strategy_time.timed(ask)  # per decision: the whole ask (observation, call, checks)
+        Agents.ask_seats = strategy_time.timed(ask_seats)  # the seats of a simultaneous decision, asked at once
         Agents._call = lambda self, strat, decision, *rest: strategy_time.timed(call, "strategy:" + decision)(
             self, strat, decision, *rest
         )
@@ -99,7 +101,7 @@ def profiling(prof: Profile, strategy_time: Profile):
     finally:
         for name, value in saved.items():
             setattr(engine, name, value)
-        Agents.ask, Agents._call = ask, call
+        Agents.ask, Agents.ask_seats, Agents._call = ask, ask_seats, call
 
 
 def profile_table(rules: Rules, seats: list, batch: int, seed: int) -> str:

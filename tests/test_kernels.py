@@ -16,7 +16,7 @@ import pytest
 from helpers import blank
 
 import sim
-from sim import engine, india, kernels
+from sim import agents, engine, india, kernels
 from sim.rules import Rules
 from sim.state import State
 
@@ -95,6 +95,40 @@ def test_compaction_keeps_each_game_at_its_seating(monkeypatch):
         monkeypatch.setattr(engine, "COMPACT", compact)
         rows = engine.play_batch(rules, strategies, 2026, ids, seating)[1]
         digests.append(frames_digest(sim.Results.from_batches([rows], {})))
+    assert digests[1] == digests[0]
+
+
+MERGED = {  # name -> (players, strategies): every strategy rotated over the seats game by game
+    "balanced-5": (5, "balanced"),
+    "archetypes-5": (5, ARCHETYPES),
+    "random-4": (4, "random"),
+    "archetypes-6": (6, ARCHETYPES + ["balanced"]),  # balanced at two seats of every game
+}
+
+
+@pytest.mark.parametrize("name", MERGED)
+def test_seats_asked_at_once_play_the_frames_of_seat_by_seat_asks(monkeypatch, name):
+    """``Agents.ask_seats`` (family_action, vote) asking each built-in strategy about all its (game, seat) pairs in one
+    call plays the frames (and the decision counts) of asking the seats one by one, over 2,048 rotated games."""
+    players, names = MERGED[name]
+    rules = Rules.default(players)
+    strategies = engine.resolve_strategies(rules, names)
+    ids = np.arange(2048)
+    seating = (np.arange(players)[None, :] + ids[:, None]) % players
+    merged = []  # per family_action call: whether it asked several seats (of the same game or not)
+
+    def spy(answer):
+        return lambda obs, legal: merged.append(np.unique(obs.seat).size > 1) or answer(obs, legal)
+
+    for strat in set(strategies):
+        monkeypatch.setattr(strat, "family_action", spy(strat.family_action))
+    digests = []
+    for merge in (False, True):
+        monkeypatch.setattr(agents, "MERGE", merge)
+        merged.clear()
+        rows = engine.play_batch(rules, strategies, 2026, ids, seating)[1]
+        digests.append(frames_digest(sim.Results.from_batches([rows], {})))
+        assert any(merged) == merge
     assert digests[1] == digests[0]
 
 

@@ -103,36 +103,31 @@ def take_actions(
     where = np.zeros((g, n, 2), dtype=np.int64)
     exchange = cheapest_exchange(state, rules)
     kind = {"extra": np.full(g, extra_action), "offered": np.full(g, offered)}
-    for seat in range(n):
-        if not (live & acting[:, seat]).any():  # an extra action: this family takes none in any game
-            continue
-        once, twice = legal_actions(state, rules, seat, extra_action, exchange)
-        if only is not None:
-            once &= (np.arange(L.N_ACTIONS) == only) | (np.arange(L.N_ACTIONS) == L.A_PASS)
+    asked = live[:, None] & acting
+    once = np.zeros((g, n, L.N_ACTIONS), dtype=bool)
+    twice = np.zeros_like(once)
+    for seat in np.flatnonzero(asked.any(axis=0)):  # an extra action: a family taking none in any game is skipped
+        once[:, seat], twice[:, seat] = legal_actions(state, rules, seat, extra_action, exchange)
+    if only is not None:
+        once &= (np.arange(L.N_ACTIONS) == only) | (np.arange(L.N_ACTIONS) == L.A_PASS)
+    if extra_action:  # an extra action is offered only to a family that can take something
+        asked &= any_last(once[:, :, L.A_PASS + 1 :])
 
-        def check(answer, legal, obs):
-            act, two, pres = answer
-            rows = np.arange(obs.n)
-            ac = np.clip(act, 0, L.N_ACTIONS - 1)
-            bad = (act < 0) | (act >= L.N_ACTIONS) | ~legal.once[rows, ac]
-            bad |= two & ~legal.twice[rows, ac]
-            clerk = act == L.A_CLERK
-            bad |= clerk & ((pres[:, 0] < 0) | (pres[:, 0] >= L.PRESIDENCIES))
-            bad |= clerk & two & ((pres[:, 1] < 0) | (pres[:, 1] >= L.PRESIDENCIES))
-            return bad, "action not affordable or not allowed (twice only repeats last round's action)"
+    def check(answer, legal, obs):
+        act, two, pres = answer
+        rows = np.arange(obs.n)
+        ac = np.clip(act, 0, L.N_ACTIONS - 1)
+        bad = (act < 0) | (act >= L.N_ACTIONS) | ~legal.once[rows, ac]
+        bad |= two & ~legal.twice[rows, ac]
+        clerk = act == L.A_CLERK
+        bad |= clerk & ((pres[:, 0] < 0) | (pres[:, 0] >= L.PRESIDENCIES))
+        bad |= clerk & two & ((pres[:, 1] < 0) | (pres[:, 1] >= L.PRESIDENCIES))
+        return bad, "action not affordable or not allowed (twice only repeats last round's action)"
 
-        asked = live & acting[:, seat]
-        if extra_action:  # an extra action is offered only to a family that can take something
-            asked &= any_last(once[:, L.A_PASS + 1 :])
-        decider = np.where(asked, seat, -1)
-        agents.ask(
-            "family_action",
-            state,
-            decider,
-            {"once": once, "twice": twice, **kind},
-            (action[:, seat], repeat[:, seat], where[:, seat]),
-            check,
-        )
+    # the families choose at once (nothing changes before every choice is in): every seat in one ask
+    agents.ask_seats(
+        "family_action", state, asked, kind, {"once": once, "twice": twice}, (action, repeat, where), check
+    )
     acting = acting & live[:, None]
     action = np.where(acting, action, L.A_PASS)
     times = np.where(acting, 1 + repeat, 0)

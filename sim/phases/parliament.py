@@ -224,24 +224,23 @@ def hold_vote(
         "vote_cost": cost,
         "prime_minister": pm,
     }
-    for seat in range(n):
-        note_votes = (holder == seat) & (issuers[None, :] != seat) & rows[:, None]
+    seats = np.arange(n)
+    note_votes = (
+        (holder[:, None, :] == seats[None, :, None]) & (issuers[None, :] != seats[:, None]) & rows[:, None, None]
+    )
 
-        def check(answer, legal, obs):
-            sd, b, u = answer
-            money = obs.mine(obs.money)
-            bad = (sd < -1) | (sd > 1) | (legal.must_for & (sd != 1)) | (b < 0) | (b * legal.vote_cost > money)
-            bad |= (sd == 0) & ((b > 0) | u.any(axis=1))
-            bad |= (u & ~legal.notes).any(axis=1)
-            return (
-                bad,
-                "side -1/0/1 (the PM for), votes bought within money, only held vote notes, none when abstaining",
-            )
+    def check(answer, legal, obs):
+        sd, b, u = answer
+        money = obs.mine(obs.money)
+        bad = (sd < -1) | (sd > 1) | (legal.must_for & (sd != 1)) | (b < 0) | (b * legal.vote_cost > money)
+        bad |= (sd == 0) & ((b > 0) | u.any(axis=1))
+        bad |= (u & ~legal.notes).any(axis=1)
+        return bad, "side -1/0/1 (the PM for), votes bought within money, only held vote notes, none when abstaining"
 
-        legal = dict(base, notes=note_votes, must_for=must_for & (pm == seat))
-        agents.ask(
-            "vote", state, np.where(rows, seat, -1), legal, (side[:, seat], bought[:, seat], use[:, seat]), check
-        )
+    # sealed votes: nothing changes before every family has voted, so every seat is asked at once
+    own = {"notes": note_votes, "must_for": must_for[:, None] & (pm[:, None] == seats[None, :])}
+    asked = np.broadcast_to(rows[:, None], (g, n))
+    agents.ask_seats("vote", state, asked, base, own, (side, bought, use), check)
     side = np.where(rows[:, None], side, 0)
     bought = np.where(side != 0, bought, 0)
     use &= (side != 0)[:, :, None] & rows[:, None, None]

@@ -1,0 +1,79 @@
+"""``Agents.ask_seats``: the seats of a simultaneous decision asked in one call per strategy object. A built-in
+strategy sees a game once per seat asked in one call; a plugin is asked seat by seat and never sees a game twice;
+an illegal answer or a raise from one seat of a merged call is still one line naming the strategy, seat and game."""
+
+import numpy as np
+import pytest
+from helpers import L, Scripted, agents, blank
+
+import strategies
+from sim.agents import IllegalDecision, StrategyError
+from sim.phases.family import take_actions
+from sim.state import new_state
+
+GAMES = np.arange(100, 106)  # global game ids, not the batch positions
+
+
+def _families_act(strategy):
+    """Every family of six fresh 4-player games (global ids 100..105) takes its phase-2 action."""
+    r = blank(1, 4)[0]
+    s = new_state(r, GAMES)
+    take_actions(s, r, agents(r, s, strategy), np.ones(s.money.shape, dtype=bool))
+    return s
+
+
+def _record(calls, answer):
+    def family_action(self, obs, legal):
+        calls.append((obs.games.tolist(), obs.seat.tolist()))
+        return answer(self, obs, legal)
+
+    return family_action
+
+
+def test_a_plugin_is_asked_seat_by_seat_and_never_sees_a_game_twice(monkeypatch):
+    plugin = Scripted()  # a strategy defined outside the strategies package
+    _families_act(plugin)
+    calls = plugin.asked("family_action")
+    assert [seats for _, seats in calls] == [[s] * GAMES.size for s in range(4)]
+    assert all(games == GAMES.tolist() for games, _ in calls)
+    # a built-in strategy object at every seat answers every (game, seat) in one call, game by game
+    merged = []
+    monkeypatch.setattr(strategies.Strategy, "family_action", _record(merged, strategies.Strategy.family_action))
+    _families_act(strategies.Strategy())
+    assert merged == [(np.repeat(GAMES, 4).tolist(), [0, 1, 2, 3] * GAMES.size)]
+
+
+def test_one_seats_illegal_answer_in_a_merged_call_names_its_strategy_seat_and_game(monkeypatch):
+    """Seat 2 of game 103 (the 15th row of the one call) buys a luxury it cannot afford; the rest pass."""
+    calls = []
+
+    def answer(self, obs, legal):
+        act = np.where((obs.games == 103) & (obs.seat == 2), L.A_LUXURY, L.A_PASS)
+        return act, np.zeros(obs.n, dtype=bool), np.zeros((obs.n, 2), dtype=np.int64)
+
+    monkeypatch.setattr(strategies.Strategy, "family_action", _record(calls, answer))
+    with pytest.raises(IllegalDecision) as err:
+        _families_act(strategies.Strategy())
+    assert str(err.value) == (
+        "strategy 'balanced' (seat 2) made an illegal 'family_action' in game 103: "
+        "action not affordable or not allowed (twice only repeats last round's action)"
+    )
+    assert len(calls) == 1 and len(calls[0][0]) == 4 * GAMES.size  # one merged call
+
+
+def test_one_seats_raise_in_a_merged_call_names_its_seat_and_game(monkeypatch):
+    """The strategy raises when asked about seat 1 of game 104; asked alone, the other rows answer."""
+    calls = []
+
+    def answer(self, obs, legal):
+        if ((obs.games == 104) & (obs.seat == 1)).any():
+            raise ValueError("no action\nfor him")
+        return np.zeros(obs.n, dtype=np.int64), np.zeros(obs.n, dtype=bool), np.zeros((obs.n, 2), dtype=np.int64)
+
+    monkeypatch.setattr(strategies.Strategy, "family_action", _record(calls, answer))
+    with pytest.raises(StrategyError) as err:
+        _families_act(strategies.Strategy())
+    assert str(err.value) == (
+        "strategy 'balanced' (seat 1) raised ValueError: no action for him in 'family_action' at game 104"
+    )
+    assert len(calls[0][0]) == 4 * GAMES.size  # asked first in one merged call
