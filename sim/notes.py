@@ -87,40 +87,38 @@ def deal(
     about = {"law": none, "policy": none, "support": np.zeros(g, dtype=np.int64), "deregulation": np.zeros(g, bool)}
     about.update(topic or {})
     about["moment"] = np.full(g, moment)
-    for seat in range(n):
-        held = (holder == seat) & live[:, None, None]
-        offer_to = np.full((g, n, k), -1, dtype=np.int64)
-        ask_price = np.zeros((g, n, k), dtype=np.int64)
+    seats = np.arange(n)
+    held = (holder[:, None] == seats[None, :, None, None]) & live[:, None, None, None]  # [G, seat, issuer, kind]
 
-        def check(answer, legal, obs):
-            b, p = answer
-            me = obs.seat[:, None, None]
-            bad_b = (b < -1) | (b >= obs.players) | (b == me) | (p < 0)
-            bad = np.where(legal.held, bad_b, b >= 0).reshape(obs.n, -1).any(axis=1)
-            return bad, "offers only notes it holds, to another family, at a price >= 0"
+    def check(answer, legal, obs):
+        b, p = answer
+        me = obs.seat[:, None, None]
+        bad_b = (b < -1) | (b >= obs.players) | (b == me) | (p < 0)
+        bad = np.where(legal.held, bad_b, b >= 0).reshape(obs.n, -1).any(axis=1)
+        return bad, "offers only notes it holds, to another family, at a price >= 0"
 
-        decider = np.where(any_last(held.reshape(g, -1)), seat, -1)
-        legal = dict(about, held=held)
-        agents.ask("offer_notes", state, decider, legal, (offer_to, ask_price), check)
-        np.copyto(buyer, offer_to, where=held)  # held is empty where the seat was not asked
-        np.copyto(price, ask_price, where=held)
-    accepted = np.zeros((g, n, k), dtype=bool)
+    # sealed offers: every holder at once (nothing changes until all have offered)
+    offer_to = np.full((g, n, n, k), -1, dtype=np.int64)
+    ask_price = np.zeros((g, n, n, k), dtype=np.int64)
+    asked = any_last(held.reshape(g, n, -1))
+    agents.ask_seats("offer_notes", state, asked, about, {"held": held}, (offer_to, ask_price), check)
+    for seat in range(n):  # a note has one holder: the seats' offers never overlap
+        np.copyto(buyer, offer_to[:, seat], where=held[:, seat])  # held is empty where the seat was not asked
+        np.copyto(price, ask_price[:, seat], where=held[:, seat])
     money0 = state.money.astype(np.int64)
-    for seat in range(n):
-        offered = buyer == seat
-        decider = np.where(any_last(offered.reshape(g, -1)), seat, -1)
-        if not (decider >= 0).any():
-            continue
-        answer = np.zeros((g, n, k), dtype=bool)
+    offered = buyer[:, None] == seats[None, :, None, None]  # [G, seat, issuer, kind]: offers made to the seat
 
-        def check(a, legal, obs):
-            over = np.where(a, legal.price, 0).reshape(obs.n, -1).sum(axis=1) > legal.money
-            stray = (a & ~legal.offered).reshape(obs.n, -1).any(axis=1)
-            return stray | over, "accepts only offers made to it, within its money"
+    def check(a, legal, obs):
+        over = np.where(a, legal.price, 0).reshape(obs.n, -1).sum(axis=1) > legal.money
+        stray = (a & ~legal.offered).reshape(obs.n, -1).any(axis=1)
+        return stray | over, "accepts only offers made to it, within its money"
 
-        legal = dict(about, offered=offered, price=price, money=money0[:, seat], holder=holder)
-        agents.ask("accept_notes", state, decider, legal, (answer,), check)
-        accepted |= answer & offered  # offered is empty where the seat was not asked
+    # sealed acceptances: every family offered something, at once
+    answer = np.zeros((g, n, n, k), dtype=bool)
+    legal = dict(about, price=price, holder=holder)
+    asked = any_last(offered.reshape(g, n, -1))
+    agents.ask_seats("accept_notes", state, asked, legal, {"offered": offered, "money": money0}, (answer,), check)
+    accepted = (answer & offered).any(axis=1)  # offered is empty where the seat was not asked
     if accepted.any():
         pay = np.where(accepted, price, 0).reshape(g, -1)
         base = (np.arange(g) * n)[:, None]

@@ -108,8 +108,9 @@ MERGED = {  # name -> (players, strategies): every strategy rotated over the sea
 
 @pytest.mark.parametrize("name", MERGED)
 def test_seats_asked_at_once_play_the_frames_of_seat_by_seat_asks(monkeypatch, name):
-    """``Agents.ask_seats`` (family_action, vote) asking each built-in strategy about all its (game, seat) pairs in one
-    call plays the frames (and the decision counts) of asking the seats one by one, over 2,048 rotated games."""
+    """``Agents.ask_seats`` (family_action, vote, offer_notes, accept_notes) asking each built-in strategy about all
+    its (game, seat) pairs in one call plays the frames (and the decision counts) of asking the seats one by one, over
+    2,048 rotated games."""
     players, names = MERGED[name]
     rules = Rules.default(players)
     strategies = engine.resolve_strategies(rules, names)
