@@ -16,6 +16,7 @@ pilot again.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import time
@@ -74,7 +75,13 @@ def seed(exp: Experiment) -> int:
 
 def default_rules(exp: Experiment, arm: Arm) -> bool:
     """Whether the arm plays the embedded default rules (its anchored quantities then play their defaults)."""
-    return arm.rules().digest() == Rules.default(exp.players).digest()
+    return arm.rules().digest() == default_digest(exp.players)
+
+
+@functools.cache
+def default_digest(players: int) -> str:
+    """The embedded default rules' digest (loaded once per process: a metagame asks it for every table)."""
+    return Rules.default(players).digest()
 
 
 def round1_belief(coefficients: Any, rules: Rules) -> float:

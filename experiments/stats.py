@@ -247,16 +247,14 @@ class Sums:
     def add_paired(self, x: np.ndarray, y: np.ndarray) -> None:
         ok = ~(np.isnan(x) | np.isnan(y))
         x, y = x[ok], y[ok]
-        self.n += x.size
-        self.n_y += x.size
-        self.sx += float(x.sum())
-        self.sy += float(y.sum())
-        self.sxx += float((x * x).sum())
-        self.syy += float((y * y).sum())
+        self._add(x, y)
         self.sxy += float((x * y).sum())
 
     def add_independent(self, x: np.ndarray, y: np.ndarray) -> None:
-        x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+        self._add(x[~np.isnan(x)], y[~np.isnan(y)])
+
+    def _add(self, x: np.ndarray, y: np.ndarray) -> None:
+        """Each side's count, sum and sum of squares."""
         self.n += x.size
         self.n_y += y.size
         self.sx += float(x.sum())
