@@ -81,14 +81,12 @@ def deal(
         return
     g, n, k = state.note_holder.shape
     holder = state.note_holder.astype(np.int64)
-    buyer = np.full((g, n, k), -1, dtype=np.int64)
-    price = np.zeros((g, n, k), dtype=np.int64)
     none = np.full(g, -1, dtype=np.int64)
     about = {"law": none, "policy": none, "support": np.zeros(g, dtype=np.int64), "deregulation": np.zeros(g, bool)}
     about.update(topic or {})
     about["moment"] = np.full(g, moment)
-    seats = np.arange(n)
-    held = (holder[:, None] == seats[None, :, None, None]) & live[:, None, None, None]  # [G, seat, issuer, kind]
+    seats = np.arange(n, dtype=state.note_holder.dtype)
+    held = (state.note_holder[:, None] == seats[None, :, None, None]) & live[:, None, None, None]  # [G, seat, ...]
 
     def check(answer, legal, obs):
         b, p = answer
@@ -102,9 +100,24 @@ def deal(
     ask_price = np.zeros((g, n, n, k), dtype=np.int64)
     asked = any_last(held.reshape(g, n, -1))
     agents.ask_seats("offer_notes", state, asked, about, {"held": held}, (offer_to, ask_price), check)
-    for seat in range(n):  # a note has one holder: the seats' offers never overlap
-        np.copyto(buyer, offer_to[:, seat], where=held[:, seat])  # held is empty where the seat was not asked
-        np.copyto(price, ask_price[:, seat], where=held[:, seat])
+    # a note has one holder: each note's offer is its holder's (held is empty where the seat was not asked)
+    out = (holder < 0) | ~live[:, None, None]
+    at = np.maximum(holder, 0)[:, None]
+    buyer = np.where(out, -1, np.take_along_axis(offer_to, at, axis=1)[:, 0])
+    price = np.where(out, 0, np.take_along_axis(ask_price, at, axis=1)[:, 0])
+    if (buyer >= 0).any():
+        accept(state, agents, holder, buyer, price, about)
+    if rules.notes.exchanges:
+        exchange(state, rules, agents, live, about)
+    use_money_notes(state, rules, agents, live)
+
+
+def accept(state: State, agents: Agents, holder: np.ndarray, buyer: np.ndarray, price: np.ndarray, about: dict):
+    """D-DEALS, the second half: every family offered a note (``buyer[G, issuer, kind]`` at ``price``; ``holder``
+    the seat selling it) accepts or refuses each offer, sealed and at once; the accepted deals are carried out
+    together, notes against money."""
+    g, n, k = holder.shape
+    seats = np.arange(n)
     money0 = state.money.astype(np.int64)
     offered = buyer[:, None] == seats[None, :, None, None]  # [G, seat, issuer, kind]: offers made to the seat
 
@@ -130,9 +143,6 @@ def deal(
             trace.recorder.transfer(state, "notes_sold", ("seat", received - spent))
         state.note_holder[...] = np.where(accepted, buyer, holder).astype(np.int8)
         state.tally[:, TALLY["notes_sold"]] += sum_last(accepted.reshape(g, -1)).astype(np.int32)
-    if rules.notes.exchanges:
-        exchange(state, rules, agents, live, about)
-    use_money_notes(state, rules, agents, live)
 
 
 # -------------------------------------------------------------------------------- money and property (L56)
@@ -156,7 +166,7 @@ def exchange(state: State, rules: Rules, agents: Agents, live: np.ndarray, about
     g, n = state.n_games, state.n_players
     have = goods(state)
     give = np.zeros((g, n, n, len(GOODS)), dtype=np.int64)  # [G, from, to, good]
-    ask = np.zeros_like(give)
+    ask = np.zeros(give.shape, dtype=give.dtype)  # calloc: pages nobody writes cost nothing
     others = ~np.eye(n, dtype=bool)
 
     def check_offer(answer, legal, obs):
@@ -171,6 +181,8 @@ def exchange(state: State, rules: Rules, agents: Agents, live: np.ndarray, about
     for seat in range(n):
         legal = dict(about, goods=have[:, seat])
         agents.ask("offer_exchange", state, np.where(live, seat, -1), legal, (give[:, seat], ask[:, seat]), check_offer)
+    if not (give.any() or ask.any()):  # nobody offered anything (a strategy that passes is not even asked)
+        return
     give[~live] = 0
     ask[~live] = 0
     offered = (give + ask).sum(axis=3) > 0  # [G, from, to]

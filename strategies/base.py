@@ -594,9 +594,12 @@ class Strategy:
         Deregulation to the family with the most at stake."""
         buyer = np.full(legal.held.shape, -1, dtype=np.int64)
         price = np.zeros(legal.held.shape, dtype=np.int64)
+        at_vote = legal.moment == "vote"
+        if not at_vote.any():
+            return buyer, price
         rows = np.arange(obs.n)
         votes = politics.property_votes(obs)[rows, obs.seat]
-        sell = (legal.moment == "vote") & (votes > 0) & legal.held[rows, obs.seat, notes.VOTES]
+        sell = at_vote & (votes > 0) & legal.held[rows, obs.seat, notes.VOTES]
         if not sell.any():
             return buyer, price
         if legal.deregulation.any():
