@@ -12,6 +12,7 @@ from . import layout as L
 from . import trace
 from .agents import Agents
 from .dice import Dice, Streams
+from .memory import keep_freed_memory
 from .phases import ROUND
 from .phases.deregulation import start_of_round
 from .phases.end import end_game
@@ -88,6 +89,7 @@ def play_batch(
 
     ``seating[G, N]`` picks from ``strategies`` per game and seat (seat rotation); by default seat s plays
     strategies[s] in every game."""
+    keep_freed_memory()  # the batch's temporaries reuse freed heap blocks instead of fresh pages (sim/memory.py)
     if seating is None:
         seating = np.tile(np.arange(len(strategies)), (len(game_ids), 1))
     names = np.array([s.label for s in strategies])[seating]
