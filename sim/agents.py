@@ -113,7 +113,16 @@ class Observation:
     deciding seat's column of a [G', N, ...] field.
     """
 
-    def __init__(self, state: State, rules: Rules, idx: np.ndarray, seat: np.ndarray, streams: Streams | None):
+    def __init__(
+        self,
+        state: State,
+        rules: Rules,
+        idx: np.ndarray,
+        seat: np.ndarray,
+        streams: Streams | None,
+        full: bool = False,
+    ):
+        """``full``: ``idx`` is every game of ``state`` in order (a field is copied whole, not gathered)."""
         self.rules = rules
         self.seat = seat.astype(np.int64)
         self.n = len(idx)
@@ -121,7 +130,8 @@ class Observation:
         self.rng = StrategyRandom(streams, idx, seat) if streams is not None else None
 
         def rows(name: str) -> np.ndarray:  # the state is kept here, not in an attribute a strategy could reach
-            value = getattr(state, name).take(idx, axis=0)  # a new array; take gathers rows faster than [idx]
+            field = getattr(state, name)
+            value = field.copy() if full else field.take(idx, axis=0)  # new arrays; take gathers faster than [idx]
             value.setflags(write=False)
             return value
 
@@ -149,7 +159,44 @@ class Observation:
         return holder == seat
 
 
-Check = Callable[[Any, SimpleNamespace, Observation], tuple[np.ndarray, str]]
+_NAMESPACE_DICT = SimpleNamespace.__dict__["__dict__"]  # a namespace's own attribute dict
+
+
+class Legal(SimpleNamespace):
+    """The legal options of the rows asked: ``legal.<name>``, a namespace of arrays over the rows (or constants).
+    A field is gathered from the engine's arrays the first time it is read, so a field nobody reads costs nothing;
+    ``vars(legal)`` gathers every field (as a namespace built whole would hold them), and a copy is a plain
+    ``SimpleNamespace``."""
+
+    __slots__ = ("_names", "_field")  # out of vars(legal): a namespace's attributes are its fields
+
+    def __init__(self, names: tuple[str, ...], field: Callable[[str], Any]):
+        self._names = names
+        self._field = field
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name not in self._names:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        value = self._field(name)
+        setattr(self, name, value)  # later reads find it without calling __getattr__
+        return value
+
+    @property
+    def __dict__(self) -> dict[str, Any]:
+        fields = _NAMESPACE_DICT.__get__(self)
+        for name in self._names:
+            if name not in fields:
+                fields[name] = self._field(name)
+        return fields
+
+    def __repr__(self) -> str:
+        return repr(SimpleNamespace(**vars(self)))
+
+    def __reduce__(self):
+        return (SimpleNamespace, (), dict(vars(self)))
+
+
+Check = Callable[[Any, Legal, Observation], tuple[np.ndarray, str]]
 
 
 class Agents:
@@ -306,7 +353,7 @@ class Agents:
     ) -> tuple[np.ndarray, ...]:
         """The checked answer of ``strat`` for rows (game ``idx``, seat ``seat``): arrays shaped as ``out`` past its
         ``lead`` axes. ``full``: the rows are every game in order (``legal`` needs no slicing)."""
-        answer = self._call(strat, decision, state, idx, seat, legal, seat_legal)
+        answer = self._call(strat, decision, state, idx, seat, legal, seat_legal, full)
         answer = answer if isinstance(answer, tuple) else (answer,)
         where = (strat, decision, state, idx, seat)  # the engine's own: what names a game in an error
         if len(answer) != len(out):
@@ -319,10 +366,8 @@ class Agents:
                 bad = np.flatnonzero(a != np.round(a).reshape(a.shape))
                 self._fail(*where, int(bad[0]) // max(1, a[0].size), "returned a fractional value")
         if check is not None:  # against the engine's own legal options, never the strategy's copy of them
-            own = SimpleNamespace(
-                **(legal if full else _rows_of(legal, idx, state.n_games)), **_seats_of(seat_legal, idx, seat)
-            )
-            bad, why = check(answer[0] if len(answer) == 1 else answer, own, self._observe(state, idx, seat))
+            own = _legal(legal, seat_legal, idx, seat, state.n_games, full, False)
+            bad, why = check(answer[0] if len(answer) == 1 else answer, own, self._observe(state, idx, seat, full))
             bad = np.asarray(bad)
             if bad.any():
                 self._fail(*where, int(np.flatnonzero(bad)[0]), why)
@@ -359,10 +404,11 @@ class Agents:
         seat: np.ndarray,
         legal: dict[str, Any],
         seat_legal: dict[str, np.ndarray],
+        full: bool = False,
     ) -> Any:
-        """Ask ``strat`` about rows (games ``idx``, seats ``seat``); an exception it raises becomes a
-        ``StrategyError``."""
-        obs, sub = self._view(state, idx, seat, legal, seat_legal)
+        """Ask ``strat`` about rows (games ``idx``, seats ``seat``; ``full``: every game in order); an exception it
+        raises becomes a ``StrategyError``."""
+        obs, sub = self._view(state, idx, seat, legal, seat_legal, full)
         try:
             return getattr(strat, decision)(obs, sub)
         except (Exception, SystemExit) as exc:
@@ -370,18 +416,22 @@ class Agents:
         raise self._raised(strat, decision, state, idx, seat, legal, seat_legal, error) from error
 
     def _view(
-        self, state: State, idx: np.ndarray, seat: np.ndarray, legal: dict[str, Any], seat_legal: dict[str, np.ndarray]
-    ) -> tuple[Observation, SimpleNamespace]:
-        """What the strategy is handed about rows (games ``idx``, seats ``seat``): its observation and its copy of
-        the legal options."""
-        obs = Observation(state, self.shown_rules, idx, seat, self.streams)
-        return obs, SimpleNamespace(
-            **_rows_of(legal, idx, state.n_games, copy_all=True), **_seats_of(seat_legal, idx, seat)
-        )
+        self,
+        state: State,
+        idx: np.ndarray,
+        seat: np.ndarray,
+        legal: dict[str, Any],
+        seat_legal: dict[str, np.ndarray],
+        full: bool = False,
+    ) -> tuple[Observation, Legal]:
+        """What the strategy is handed about rows (games ``idx``, seats ``seat``; ``full``: every game in order):
+        its observation and its copy of the legal options."""
+        obs = Observation(state, self.shown_rules, idx, seat, self.streams, full)
+        return obs, _legal(legal, seat_legal, idx, seat, state.n_games, full, True)
 
-    def _observe(self, state: State, idx: np.ndarray, seat: np.ndarray) -> Observation:
+    def _observe(self, state: State, idx: np.ndarray, seat: np.ndarray, full: bool = False) -> Observation:
         """The engine's own observation of rows (games ``idx``, seats ``seat``), for checking an answer."""
-        return Observation(state, self.rules, idx, seat, None)
+        return Observation(state, self.rules, idx, seat, None, full)
 
     def _raised(
         self,
@@ -440,22 +490,35 @@ class Agents:
         )
 
 
-def _rows_of(legal: dict[str, Any], idx: np.ndarray, g_all: int, copy_all: bool = False) -> dict[str, Any]:
-    """``legal`` at games ``idx``: full-batch arrays sliced (new arrays), constants as they are (copied too when
-    ``copy_all``: a strategy's constants must not be the engine's)."""
-    return {
-        k: (
-            (v.take(idx, axis=0) if v.ndim and v.shape[0] == g_all else v.copy() if copy_all else v)
-            if isinstance(v, np.ndarray)
-            else v
-        )
-        for k, v in legal.items()
-    }
+def _legal(
+    legal: dict[str, Any],
+    seat_legal: dict[str, np.ndarray],
+    idx: np.ndarray,
+    seat: np.ndarray,
+    g_all: int,
+    full: bool,
+    copy_all: bool,
+) -> Legal:
+    """The legal options of rows (game ``idx``, seat ``seat``), each gathered when first read: a full-batch array
+    of ``legal`` at games ``idx`` (a new array; the array itself when ``full``, the rows being every game in order),
+    a constant as it is, each row's own entries of the [G, N, ...] arrays of ``seat_legal`` (new arrays).
+    ``copy_all``: every array is a new one (what a strategy is handed must not be the engine's)."""
 
+    def field(name: str) -> Any:
+        value = seat_legal.get(name)
+        if value is not None:
+            if not value.flags.c_contiguous:
+                return value[idx, seat]
+            flat = value.reshape(-1, *value.shape[2:])  # (game, seat) as game * N + seat: take beats [idx, seat]
+            return flat.take(idx * value.shape[1] + seat, axis=0)
+        value = legal[name]
+        if not isinstance(value, np.ndarray):
+            return value
+        if not full and value.ndim and value.shape[0] == g_all:
+            return value.take(idx, axis=0)
+        return value.copy() if copy_all else value
 
-def _seats_of(seat_legal: dict[str, np.ndarray], idx: np.ndarray, seat: np.ndarray) -> dict[str, np.ndarray]:
-    """Each row's own entries (game ``idx``, seat ``seat``) of the [G, N, ...] arrays of ``seat_legal`` (new arrays)."""
-    return {k: v[idx, seat] for k, v in seat_legal.items()}
+    return Legal((*legal, *seat_legal), field)
 
 
 def _sealed(rules: Rules) -> Rules:
