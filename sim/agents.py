@@ -353,7 +353,8 @@ class Agents:
     ) -> tuple[np.ndarray, ...]:
         """The checked answer of ``strat`` for rows (game ``idx``, seat ``seat``): arrays shaped as ``out`` past its
         ``lead`` axes. ``full``: the rows are every game in order (``legal`` needs no slicing)."""
-        answer = self._call(strat, decision, state, idx, seat, legal, seat_legal, full)
+        gathered: dict[str, Any] = {}  # the engine's rows of the legal options read, by the strategy or the check
+        answer = self._call(strat, decision, state, idx, seat, legal, seat_legal, full, gathered)
         answer = answer if isinstance(answer, tuple) else (answer,)
         where = (strat, decision, state, idx, seat)  # the engine's own: what names a game in an error
         if len(answer) != len(out):
@@ -366,7 +367,7 @@ class Agents:
                 bad = np.flatnonzero(a != np.round(a).reshape(a.shape))
                 self._fail(*where, int(bad[0]) // max(1, a[0].size), "returned a fractional value")
         if check is not None:  # against the engine's own legal options, never the strategy's copy of them
-            own = _legal(legal, seat_legal, idx, seat, state.n_games, full, False)
+            own = _legal(legal, seat_legal, idx, seat, state.n_games, full, gathered, False)
             bad, why = check(answer[0] if len(answer) == 1 else answer, own, self._observe(state, idx, seat, full))
             bad = np.asarray(bad)
             if bad.any():
@@ -405,10 +406,11 @@ class Agents:
         legal: dict[str, Any],
         seat_legal: dict[str, np.ndarray],
         full: bool = False,
+        gathered: dict[str, Any] | None = None,
     ) -> Any:
-        """Ask ``strat`` about rows (games ``idx``, seats ``seat``; ``full``: every game in order); an exception it
-        raises becomes a ``StrategyError``."""
-        obs, sub = self._view(state, idx, seat, legal, seat_legal, full)
+        """Ask ``strat`` about rows (games ``idx``, seats ``seat``; ``full``: every game in order; ``gathered``: the
+        engine's rows of the legal options, as read so far); an exception it raises becomes a ``StrategyError``."""
+        obs, sub = self._view(state, idx, seat, legal, seat_legal, full, gathered)
         try:
             return getattr(strat, decision)(obs, sub)
         except (Exception, SystemExit) as exc:
@@ -423,11 +425,13 @@ class Agents:
         legal: dict[str, Any],
         seat_legal: dict[str, np.ndarray],
         full: bool = False,
+        gathered: dict[str, Any] | None = None,
     ) -> tuple[Observation, Legal]:
         """What the strategy is handed about rows (games ``idx``, seats ``seat``; ``full``: every game in order):
-        its observation and its copy of the legal options."""
+        its observation and its copy of the legal options (gathered into ``gathered``)."""
         obs = Observation(state, self.shown_rules, idx, seat, self.streams, full)
-        return obs, _legal(legal, seat_legal, idx, seat, state.n_games, full, True)
+        gathered = {} if gathered is None else gathered
+        return obs, _legal(legal, seat_legal, idx, seat, state.n_games, full, gathered, True)
 
     def _observe(self, state: State, idx: np.ndarray, seat: np.ndarray, full: bool = False) -> Observation:
         """The engine's own observation of rows (games ``idx``, seats ``seat``), for checking an answer."""
@@ -497,28 +501,37 @@ def _legal(
     seat: np.ndarray,
     g_all: int,
     full: bool,
+    gathered: dict[str, Any],
     copy_all: bool,
 ) -> Legal:
     """The legal options of rows (game ``idx``, seat ``seat``), each gathered when first read: a full-batch array
-    of ``legal`` at games ``idx`` (a new array; the array itself when ``full``, the rows being every game in order),
-    a constant as it is, each row's own entries of the [G, N, ...] arrays of ``seat_legal`` (new arrays).
-    ``copy_all``: every array is a new one (what a strategy is handed must not be the engine's)."""
+    of ``legal`` at games ``idx`` (the array itself when ``full``, the rows being every game in order), a constant
+    as it is, each row's own entries of the [G, N, ...] arrays of ``seat_legal``. ``gathered`` keeps the engine's
+    rows of each field read (shared by the strategy's options and the check's: a field is gathered once).
+    ``copy_all``: each array is a new copy of those (what a strategy is handed must not be the engine's)."""
 
-    def field(name: str) -> Any:
+    def rows(name: str) -> Any:
+        value = gathered.get(name, gathered)
+        if value is not gathered:
+            return value
         value = seat_legal.get(name)
         if value is not None:
-            if not value.flags.c_contiguous:
-                return value[idx, seat]
-            flat = value.reshape(-1, *value.shape[2:])  # (game, seat) as game * N + seat: take beats [idx, seat]
-            return flat.take(idx * value.shape[1] + seat, axis=0)
-        value = legal[name]
-        if not isinstance(value, np.ndarray):
-            return value
-        if not full and value.ndim and value.shape[0] == g_all:
-            return value.take(idx, axis=0)
-        return value.copy() if copy_all else value
+            if value.flags.c_contiguous:  # (game, seat) as game * N + seat: take gathers faster than [idx, seat]
+                value = value.reshape(-1, *value.shape[2:]).take(idx * value.shape[1] + seat, axis=0)
+            else:
+                value = value[idx, seat]
+        else:
+            value = legal[name]
+            if isinstance(value, np.ndarray) and not full and value.ndim and value.shape[0] == g_all:
+                value = value.take(idx, axis=0)
+        gathered[name] = value
+        return value
 
-    return Legal((*legal, *seat_legal), field)
+    def copied(name: str) -> Any:
+        value = rows(name)
+        return value.copy() if isinstance(value, np.ndarray) else value
+
+    return Legal((*legal, *seat_legal), copied if copy_all else rows)
 
 
 def _sealed(rules: Rules) -> Rules:
