@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .dice import Streams, pick_with
+from .reduce import sum_last
 
 if TYPE_CHECKING:
     from strategies import Strategy
@@ -79,13 +80,12 @@ MERGE = True
 
 
 class StrategyRandom:
-    """Random numbers for a strategy: each game draws from the stream of the seat deciding there."""
+    """Random numbers for a strategy: each game draws from the stream of the seat deciding there. ``idx`` and
+    ``seat`` are kept as they are (the engine's arrays, which it does not change while the strategy decides)."""
 
     def __init__(self, streams: Streams, idx: np.ndarray, seat: np.ndarray):
-        stream = np.add(seat, 1, dtype=np.int64)  # its own copy: the strategy may write into the seats it is shown
-
-        def uniform(n: int) -> np.ndarray:  # the streams and the games stay out of the strategy's reach
-            return streams.uniform(stream, idx, n)
+        def uniform(n: int) -> np.ndarray:  # the streams, games and seats (the engine's) stay out of its reach
+            return streams.uniform(np.add(seat, 1, dtype=np.int64), idx, n)
 
         self._uniform = uniform
 
@@ -311,23 +311,28 @@ class Agents:
             return out
         if not asked.any():
             return out
-        self._count(decision, asked.sum(axis=1, dtype=np.int32))
+        self._count(decision, sum_last(asked))
         g_all, n = asked.shape
         rows = np.flatnonzero(asked)  # (game, seat) pairs as game * n + seat, game by game
-        group_of = self._table(g_all, n)[rows] if len(self.groups) > 1 else np.zeros(rows.size, dtype=np.int8)
+        group_of = self._table(g_all, n)[rows] if len(self.groups) > 1 else None
         for gi, strat in enumerate(self.groups):
             if getattr(getattr(strat, decision, None), PASSES, False):
                 continue
-            idx, seat = np.divmod(rows[group_of == gi], n)
+            mine = rows if group_of is None else rows.compress(group_of == gi)  # compress beats a mask index
             if type(strat).__module__.partition(".")[0] == "strategies":
-                parts = [(idx, seat)]
+                parts = [mine]
             else:  # a plugin: one seat per call
-                parts = [(idx[seat == s], seat[seat == s]) for s in range(n) if (seat == s).any()]
-            for i, s in parts:
-                if i.size:
-                    answer = self._answer(strat, decision, state, i, s, legal, seat_legal, out, 2, check, False)
+                parts = [part for s in range(n) if (part := mine.compress(mine % n == s)).size]
+            for part in parts:
+                if part.size:
+                    idx = part // n
+                    seat = part - idx * n
+                    answer = self._answer(strat, decision, state, idx, seat, legal, seat_legal, out, 2, check, False)
                     for a, o in zip(answer, out, strict=True):
-                        o[i, s] = a
+                        if o.flags.c_contiguous:  # one index into (game, seat) rows beats two
+                            o.reshape(-1, *o.shape[2:])[part] = a
+                        else:
+                            o[idx, seat] = a
         return out
 
     def _count(self, decision: str, asked: np.ndarray) -> None:
@@ -391,7 +396,7 @@ class Agents:
         n = self._group.shape[1]
         group_of = self._table(decider.shape[0], n)[rows * n + decider[rows]]  # the decider's group, asked games
         for gi, strat in enumerate(self.groups):
-            idx = rows[group_of == gi]
+            idx = rows.compress(group_of == gi)
             if idx.size:
                 yield strat, idx
 
