@@ -12,7 +12,9 @@ strategy, the decision and the global game index; an exception raised by the str
 Everything a strategy is handed is its own: the observation's fields and the legal options are new arrays, the
 rules' arrays cannot be made writeable, and the observation holds no reference to the engine's state as an
 attribute. The answer is checked against the engine's own legal options and observation, made apart from the
-strategy's, so a strategy that writes into what it was handed changes nothing but its copy.
+strategy's, so a strategy that writes into what it was handed changes nothing but its copy. Both are gathered
+field by field when first read (``Observation``, ``Legal``): a field nobody reads costs nothing, and a legal
+option read by the strategy and the check is gathered once (the strategy's is a copy of the engine's rows).
 """
 
 from __future__ import annotations
