@@ -12,7 +12,9 @@ strategy, the decision and the global game index; an exception raised by the str
 Everything a strategy is handed is its own: the observation's fields and the legal options are new arrays, the
 rules' arrays cannot be made writeable, and the observation holds no reference to the engine's state as an
 attribute. The answer is checked against the engine's own legal options and observation, made apart from the
-strategy's, so a strategy that writes into what it was handed changes nothing but its copy.
+strategy's, so a strategy that writes into what it was handed changes nothing but its copy. Both are gathered
+field by field when first read (``Observation``, ``Legal``): a field nobody reads costs nothing, and a legal
+option read by the strategy and the check is gathered once (the strategy's is a copy of the engine's rows).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .dice import Streams, pick_with
+from .reduce import sum_last
 
 if TYPE_CHECKING:
     from strategies import Strategy
@@ -79,13 +82,12 @@ MERGE = True
 
 
 class StrategyRandom:
-    """Random numbers for a strategy: each game draws from the stream of the seat deciding there."""
+    """Random numbers for a strategy: each game draws from the stream of the seat deciding there. ``idx`` and
+    ``seat`` are kept as they are (the engine's arrays, which it does not change while the strategy decides)."""
 
     def __init__(self, streams: Streams, idx: np.ndarray, seat: np.ndarray):
-        stream = np.add(seat, 1, dtype=np.int64)  # its own copy: the strategy may write into the seats it is shown
-
-        def uniform(n: int) -> np.ndarray:  # the streams and the games stay out of the strategy's reach
-            return streams.uniform(stream, idx, n)
+        def uniform(n: int) -> np.ndarray:  # the streams, games and seats (the engine's) stay out of its reach
+            return streams.uniform(np.add(seat, 1, dtype=np.int64), idx, n)
 
         self._uniform = uniform
 
@@ -113,7 +115,16 @@ class Observation:
     deciding seat's column of a [G', N, ...] field.
     """
 
-    def __init__(self, state: State, rules: Rules, idx: np.ndarray, seat: np.ndarray, streams: Streams | None):
+    def __init__(
+        self,
+        state: State,
+        rules: Rules,
+        idx: np.ndarray,
+        seat: np.ndarray,
+        streams: Streams | None,
+        full: bool = False,
+    ):
+        """``full``: ``idx`` is every game of ``state`` in order (a field is copied whole, not gathered)."""
         self.rules = rules
         self.seat = seat.astype(np.int64)
         self.n = len(idx)
@@ -121,7 +132,8 @@ class Observation:
         self.rng = StrategyRandom(streams, idx, seat) if streams is not None else None
 
         def rows(name: str) -> np.ndarray:  # the state is kept here, not in an attribute a strategy could reach
-            value = getattr(state, name).take(idx, axis=0)  # a new array; take gathers rows faster than [idx]
+            field = getattr(state, name)
+            value = field.copy() if full else field.take(idx, axis=0)  # new arrays; take gathers faster than [idx]
             value.setflags(write=False)
             return value
 
@@ -149,7 +161,44 @@ class Observation:
         return holder == seat
 
 
-Check = Callable[[Any, SimpleNamespace, Observation], tuple[np.ndarray, str]]
+_NAMESPACE_DICT = SimpleNamespace.__dict__["__dict__"]  # a namespace's own attribute dict
+
+
+class Legal(SimpleNamespace):
+    """The legal options of the rows asked: ``legal.<name>``, a namespace of arrays over the rows (or constants).
+    A field is gathered from the engine's arrays the first time it is read, so a field nobody reads costs nothing;
+    ``vars(legal)`` gathers every field (as a namespace built whole would hold them), and a copy is a plain
+    ``SimpleNamespace``."""
+
+    __slots__ = ("_names", "_field")  # out of vars(legal): a namespace's attributes are its fields
+
+    def __init__(self, names: tuple[str, ...], field: Callable[[str], Any]):
+        self._names = names
+        self._field = field
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name not in self._names:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        value = self._field(name)
+        setattr(self, name, value)  # later reads find it without calling __getattr__
+        return value
+
+    @property
+    def __dict__(self) -> dict[str, Any]:
+        fields = _NAMESPACE_DICT.__get__(self)
+        for name in self._names:
+            if name not in fields:
+                fields[name] = self._field(name)
+        return fields
+
+    def __repr__(self) -> str:
+        return repr(SimpleNamespace(**vars(self)))
+
+    def __reduce__(self):
+        return (SimpleNamespace, (), dict(vars(self)))
+
+
+Check = Callable[[Any, Legal, Observation], tuple[np.ndarray, str]]
 
 
 class Agents:
@@ -264,23 +313,28 @@ class Agents:
             return out
         if not asked.any():
             return out
-        self._count(decision, asked.sum(axis=1, dtype=np.int32))
+        self._count(decision, sum_last(asked))
         g_all, n = asked.shape
         rows = np.flatnonzero(asked)  # (game, seat) pairs as game * n + seat, game by game
-        group_of = self._table(g_all, n)[rows] if len(self.groups) > 1 else np.zeros(rows.size, dtype=np.int8)
+        group_of = self._table(g_all, n)[rows] if len(self.groups) > 1 else None
         for gi, strat in enumerate(self.groups):
             if getattr(getattr(strat, decision, None), PASSES, False):
                 continue
-            idx, seat = np.divmod(rows[group_of == gi], n)
+            mine = rows if group_of is None else rows.compress(group_of == gi)  # compress beats a mask index
             if type(strat).__module__.partition(".")[0] == "strategies":
-                parts = [(idx, seat)]
+                parts = [mine]
             else:  # a plugin: one seat per call
-                parts = [(idx[seat == s], seat[seat == s]) for s in range(n) if (seat == s).any()]
-            for i, s in parts:
-                if i.size:
-                    answer = self._answer(strat, decision, state, i, s, legal, seat_legal, out, 2, check, False)
+                parts = [part for s in range(n) if (part := mine.compress(mine % n == s)).size]
+            for part in parts:
+                if part.size:
+                    idx = part // n
+                    seat = part - idx * n
+                    answer = self._answer(strat, decision, state, idx, seat, legal, seat_legal, out, 2, check, False)
                     for a, o in zip(answer, out, strict=True):
-                        o[i, s] = a
+                        if o.flags.c_contiguous:  # one index into (game, seat) rows beats two
+                            o.reshape(-1, *o.shape[2:])[part] = a
+                        else:
+                            o[idx, seat] = a
         return out
 
     def _count(self, decision: str, asked: np.ndarray) -> None:
@@ -306,7 +360,8 @@ class Agents:
     ) -> tuple[np.ndarray, ...]:
         """The checked answer of ``strat`` for rows (game ``idx``, seat ``seat``): arrays shaped as ``out`` past its
         ``lead`` axes. ``full``: the rows are every game in order (``legal`` needs no slicing)."""
-        answer = self._call(strat, decision, state, idx, seat, legal, seat_legal)
+        gathered: dict[str, Any] = {}  # the engine's rows of the legal options read, by the strategy or the check
+        answer = self._call(strat, decision, state, idx, seat, legal, seat_legal, full, gathered)
         answer = answer if isinstance(answer, tuple) else (answer,)
         where = (strat, decision, state, idx, seat)  # the engine's own: what names a game in an error
         if len(answer) != len(out):
@@ -319,10 +374,8 @@ class Agents:
                 bad = np.flatnonzero(a != np.round(a).reshape(a.shape))
                 self._fail(*where, int(bad[0]) // max(1, a[0].size), "returned a fractional value")
         if check is not None:  # against the engine's own legal options, never the strategy's copy of them
-            own = SimpleNamespace(
-                **(legal if full else _rows_of(legal, idx, state.n_games)), **_seats_of(seat_legal, idx, seat)
-            )
-            bad, why = check(answer[0] if len(answer) == 1 else answer, own, self._observe(state, idx, seat))
+            own = _legal(legal, seat_legal, idx, seat, state.n_games, full, gathered, False)
+            bad, why = check(answer[0] if len(answer) == 1 else answer, own, self._observe(state, idx, seat, full))
             bad = np.asarray(bad)
             if bad.any():
                 self._fail(*where, int(np.flatnonzero(bad)[0]), why)
@@ -345,7 +398,7 @@ class Agents:
         n = self._group.shape[1]
         group_of = self._table(decider.shape[0], n)[rows * n + decider[rows]]  # the decider's group, asked games
         for gi, strat in enumerate(self.groups):
-            idx = rows[group_of == gi]
+            idx = rows.compress(group_of == gi)
             if idx.size:
                 yield strat, idx
 
@@ -359,10 +412,12 @@ class Agents:
         seat: np.ndarray,
         legal: dict[str, Any],
         seat_legal: dict[str, np.ndarray],
+        full: bool = False,
+        gathered: dict[str, Any] | None = None,
     ) -> Any:
-        """Ask ``strat`` about rows (games ``idx``, seats ``seat``); an exception it raises becomes a
-        ``StrategyError``."""
-        obs, sub = self._view(state, idx, seat, legal, seat_legal)
+        """Ask ``strat`` about rows (games ``idx``, seats ``seat``; ``full``: every game in order; ``gathered``: the
+        engine's rows of the legal options, as read so far); an exception it raises becomes a ``StrategyError``."""
+        obs, sub = self._view(state, idx, seat, legal, seat_legal, full, gathered)
         try:
             return getattr(strat, decision)(obs, sub)
         except (Exception, SystemExit) as exc:
@@ -370,18 +425,24 @@ class Agents:
         raise self._raised(strat, decision, state, idx, seat, legal, seat_legal, error) from error
 
     def _view(
-        self, state: State, idx: np.ndarray, seat: np.ndarray, legal: dict[str, Any], seat_legal: dict[str, np.ndarray]
-    ) -> tuple[Observation, SimpleNamespace]:
-        """What the strategy is handed about rows (games ``idx``, seats ``seat``): its observation and its copy of
-        the legal options."""
-        obs = Observation(state, self.shown_rules, idx, seat, self.streams)
-        return obs, SimpleNamespace(
-            **_rows_of(legal, idx, state.n_games, copy_all=True), **_seats_of(seat_legal, idx, seat)
-        )
+        self,
+        state: State,
+        idx: np.ndarray,
+        seat: np.ndarray,
+        legal: dict[str, Any],
+        seat_legal: dict[str, np.ndarray],
+        full: bool = False,
+        gathered: dict[str, Any] | None = None,
+    ) -> tuple[Observation, Legal]:
+        """What the strategy is handed about rows (games ``idx``, seats ``seat``; ``full``: every game in order):
+        its observation and its copy of the legal options (gathered into ``gathered``)."""
+        obs = Observation(state, self.shown_rules, idx, seat, self.streams, full)
+        gathered = {} if gathered is None else gathered
+        return obs, _legal(legal, seat_legal, idx, seat, state.n_games, full, gathered, True)
 
-    def _observe(self, state: State, idx: np.ndarray, seat: np.ndarray) -> Observation:
+    def _observe(self, state: State, idx: np.ndarray, seat: np.ndarray, full: bool = False) -> Observation:
         """The engine's own observation of rows (games ``idx``, seats ``seat``), for checking an answer."""
-        return Observation(state, self.rules, idx, seat, None)
+        return Observation(state, self.rules, idx, seat, None, full)
 
     def _raised(
         self,
@@ -440,22 +501,44 @@ class Agents:
         )
 
 
-def _rows_of(legal: dict[str, Any], idx: np.ndarray, g_all: int, copy_all: bool = False) -> dict[str, Any]:
-    """``legal`` at games ``idx``: full-batch arrays sliced (new arrays), constants as they are (copied too when
-    ``copy_all``: a strategy's constants must not be the engine's)."""
-    return {
-        k: (
-            (v.take(idx, axis=0) if v.ndim and v.shape[0] == g_all else v.copy() if copy_all else v)
-            if isinstance(v, np.ndarray)
-            else v
-        )
-        for k, v in legal.items()
-    }
+def _legal(
+    legal: dict[str, Any],
+    seat_legal: dict[str, np.ndarray],
+    idx: np.ndarray,
+    seat: np.ndarray,
+    g_all: int,
+    full: bool,
+    gathered: dict[str, Any],
+    copy_all: bool,
+) -> Legal:
+    """The legal options of rows (game ``idx``, seat ``seat``), each gathered when first read: a full-batch array
+    of ``legal`` at games ``idx`` (the array itself when ``full``, the rows being every game in order), a constant
+    as it is, each row's own entries of the [G, N, ...] arrays of ``seat_legal``. ``gathered`` keeps the engine's
+    rows of each field read (shared by the strategy's options and the check's: a field is gathered once).
+    ``copy_all``: each array is a new copy of those (what a strategy is handed must not be the engine's)."""
 
+    def rows(name: str) -> Any:
+        value = gathered.get(name, gathered)
+        if value is not gathered:
+            return value
+        value = seat_legal.get(name)
+        if value is not None:
+            if value.flags.c_contiguous:  # (game, seat) as game * N + seat: take gathers faster than [idx, seat]
+                value = value.reshape(-1, *value.shape[2:]).take(idx * value.shape[1] + seat, axis=0)
+            else:
+                value = value[idx, seat]
+        else:
+            value = legal[name]
+            if isinstance(value, np.ndarray) and not full and value.ndim and value.shape[0] == g_all:
+                value = value.take(idx, axis=0)
+        gathered[name] = value
+        return value
 
-def _seats_of(seat_legal: dict[str, np.ndarray], idx: np.ndarray, seat: np.ndarray) -> dict[str, np.ndarray]:
-    """Each row's own entries (game ``idx``, seat ``seat``) of the [G, N, ...] arrays of ``seat_legal`` (new arrays)."""
-    return {k: v[idx, seat] for k, v in seat_legal.items()}
+    def copied(name: str) -> Any:
+        value = rows(name)
+        return value.copy() if isinstance(value, np.ndarray) else value
+
+    return Legal((*legal, *seat_legal), copied if copy_all else rows)
 
 
 def _sealed(rules: Rules) -> Rules:

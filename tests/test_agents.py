@@ -1,6 +1,10 @@
 """``Agents.ask_seats``: the seats of a simultaneous decision asked in one call per strategy object. A built-in
 strategy sees a game once per seat asked in one call; a plugin is asked seat by seat and never sees a game twice;
-an illegal answer or a raise from one seat of a merged call is still one line naming the strategy, seat and game."""
+an illegal answer or a raise from one seat of a merged call is still one line naming the strategy, seat and game.
+The legal options a strategy is handed (``Agents.ask`` and ``ask_seats``) are its own copies."""
+
+import copy
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -77,3 +81,46 @@ def test_one_seats_raise_in_a_merged_call_names_its_seat_and_game(monkeypatch):
         "strategy 'balanced' (seat 1) raised ValueError: no action for him in 'family_action' at game 104"
     )
     assert len(calls[0][0]) == 4 * GAMES.size  # asked first in one merged call
+
+
+@pytest.mark.parametrize("seats", [False, True])
+def test_the_legal_options_are_a_namespace_of_the_strategys_own_arrays(seats):
+    """``legal`` of the rows asked: every field in ``vars(legal)`` (a copy is a plain namespace), an unknown name an
+    AttributeError; writing into every array changes nothing the engine reads (the check sees its own options)."""
+    r, s = blank(4, 4)
+    limit, table, held = np.arange(4) * 10, np.arange(3), np.arange(32).reshape(4, 4, 2)
+    kept = [a.copy() for a in (limit, table, held)]
+    handed, checked = [], []
+
+    def vandal(obs, legal):
+        assert legal.limit is legal.limit
+        assert sorted(vars(legal)) == (["held", "limit", "table", "word"] if seats else ["limit", "table", "word"])
+        assert vars(copy.copy(legal)) == vars(legal) and type(copy.copy(legal)) is SimpleNamespace
+        with pytest.raises(AttributeError):
+            legal.nothing  # noqa: B018
+        handed.append({k: v.copy() if isinstance(v, np.ndarray) else v for k, v in vars(legal).items()})
+        for value in vars(legal).values():
+            if isinstance(value, np.ndarray):
+                value[...] = -1
+        return np.zeros(obs.n, dtype=np.int64)
+
+    def check(answer, legal, obs):
+        games = obs.games  # the batch positions (blank games are numbered from 0)
+        assert (legal.limit == kept[0][games]).all() and (legal.table == kept[1]).all() and legal.word == "x"
+        if seats:
+            assert (legal.held == kept[2][games, obs.seat]).all()
+        checked.append(obs.n)
+        return np.zeros(obs.n, dtype=bool), ""
+
+    legal = {"limit": limit, "table": table, "word": "x"}
+    if seats:
+        asked = np.array([[1, 0, 1, 0], [0, 0, 0, 0], [1, 1, 1, 1], [0, 1, 0, 0]], dtype=bool)
+        out = (np.zeros((4, 4), dtype=np.int64),)
+        agents(r, s, Scripted(vote=vandal)).ask_seats("vote", s, asked, legal, {"held": held}, out, check)
+    else:
+        out = (np.zeros(4, dtype=np.int64),)
+        agents(r, s, Scripted(take_loans=vandal)).ask("take_loans", s, np.array([0, -1, 2, 1]), legal, out, check)
+        agents(r, s, Scripted(take_loans=vandal)).ask("take_loans", s, np.array([0, 3, 2, 1]), legal, out, check)
+    assert all((a == b).all() for a, b in zip((limit, table, held), kept, strict=True))  # the engine's, untouched
+    assert handed and len(checked) == len(handed)
+    assert all((h["table"] == kept[1]).all() for h in handed)
