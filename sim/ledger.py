@@ -13,12 +13,17 @@ from .reduce import sum_last
 from .state import FLOW, State
 
 
-def families(state: State, flow: str, amounts: np.ndarray) -> None:
-    """Pay ``amounts[G, N]`` to the families (negative: they pay the bank)."""
-    state.money[...] += amounts.astype(state.money.dtype, copy=False)
-    state.ledger[:, FLOW[flow]] += sum_last(amounts).astype(state.ledger.dtype)
+def families(state: State, flow: str, amounts: np.ndarray, rows: np.ndarray | None = None) -> None:
+    """Pay ``amounts[G, N]`` to the families (negative: they pay the bank); with ``rows`` (distinct games),
+    ``amounts[m]`` to the families of game ``rows[m]``."""
+    if rows is None:
+        state.money[...] += amounts.astype(state.money.dtype, copy=False)
+        state.ledger[:, FLOW[flow]] += sum_last(amounts).astype(state.ledger.dtype)
+    else:
+        state.money[rows] += amounts.astype(state.money.dtype, copy=False)
+        state.ledger[rows, FLOW[flow]] += sum_last(amounts).astype(state.ledger.dtype)
     if trace.recorder is not None:
-        trace.recorder.flow(state, flow, "seat", amounts)
+        trace.recorder.flow(state, flow, "seat", amounts, rows)
 
 
 def family(state: State, flow: str, seat: np.ndarray, amount: np.ndarray, where: np.ndarray | None = None) -> None:
