@@ -32,11 +32,15 @@ def family(state: State, flow: str, seat: np.ndarray, amount: np.ndarray, where:
     rows = np.flatnonzero(ok)
     if rows.size:
         amt = np.asarray(amount)
-        amt = amt[rows] if amt.ndim else np.full(rows.size, amt)
-        state.money[rows, seat[rows]] += amt.astype(state.money.dtype)
-        state.ledger[rows, FLOW[flow]] += amt.astype(state.ledger.dtype)
-        if trace.recorder is not None:
-            trace.recorder.flow(state, flow, "seat", amt, rows, seat[rows])
+        family_at(state, flow, rows, seat[rows], amt[rows] if amt.ndim else np.full(rows.size, amt))
+
+
+def family_at(state: State, flow: str, rows: np.ndarray, seats: np.ndarray, amounts: np.ndarray) -> None:
+    """Pay ``amounts[m]`` to the family at ``seats[m]`` in game ``rows[m]`` (distinct games)."""
+    state.money[rows, seats] += amounts.astype(state.money.dtype)
+    state.ledger[rows, FLOW[flow]] += amounts.astype(state.ledger.dtype)
+    if trace.recorder is not None:
+        trace.recorder.flow(state, flow, "seat", amounts, rows, seats)
 
 
 def company(state: State, flow: str, amount: np.ndarray) -> None:

@@ -23,6 +23,7 @@ import numpy as np
 
 from sim import layout as L
 from sim.agents import Observation
+from sim.board import exchange_free
 from sim.reduce import any_last, sum_last
 
 from . import firms as firm_play
@@ -102,8 +103,7 @@ def _game_values(strategy, obs) -> np.ndarray:
         pr.factory_income * left + pr.factory_crash_vp * vpw * risk + votes + INFLUENCE_WORTH * ladder[:, 3]
     ) - a.factory_cost
     # shares: the cheapest free position on the exchange
-    prices = r.d.exchange_prices
-    price = np.where(obs.exchange < 0, prices[None, :], 99).min(axis=1)
+    price = np.minimum(exchange_free(r, obs.exchange)[1], 99)
     value[:, L.A_SHARES] = V.share_worth(obs) + INFLUENCE_WORTH * (ladder[:, 1] - 1) - price
     # shipyard: used when the Company's seas lack ships beyond the free yards (or a firm wants one: per seat)
     gap = sum_last(obs.order_open) - sum_last(V.sea_ships(obs)[:, : L.PRESIDENCIES])  # a cheap estimate

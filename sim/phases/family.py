@@ -15,7 +15,7 @@ import numpy as np
 from .. import laws, ledger
 from .. import layout as L
 from ..agents import Agents
-from ..board import committee_vacancies
+from ..board import committee_vacancies, exchange_free
 from ..dice import Chance
 from ..positions import play_cards
 from ..reduce import any_last, sum_last
@@ -41,26 +41,20 @@ def legal_options(
     last round, paid twice (two relatives; the two cheapest free places)."""
     money, supply = state.money[games], state.supply[games]
     costs = action_costs(rules)
-    prices = rules.d.exchange_prices
-    free = state.exchange[games] < 0
-    n_free = sum_last(free)[:, None]
-    # the free exchange positions' prices in ascending order (taken positions last)
-    price_sorted = np.sort(np.where(free, prices[None, :], 1 << 30), axis=1)
+    n_free, cheapest, two = (x[:, None] for x in exchange_free(rules, state.exchange[games]))
     once = np.empty(money.shape + (L.N_ACTIONS,), dtype=bool)
     once[:, :, L.A_PASS] = True
     once[:, :, L.A_LUXURY] = money >= costs[L.A_LUXURY]
     once[:, :, L.A_SHIPYARD] = money >= costs[L.A_SHIPYARD]
     once[:, :, L.A_FACTORY] = money >= costs[L.A_FACTORY] + laws.factory_discount(state, rules)[games]
     once[:, :, L.A_CLERK] = once[:, :, L.A_OFFICER] = supply >= 1
-    once[:, :, L.A_SHARES] = (supply >= 1) & (n_free >= 1) & (money >= price_sorted[:, :1])
+    once[:, :, L.A_SHARES] = (supply >= 1) & (n_free >= 1) & (money >= cheapest)
     twice = np.zeros_like(once)
     if rules.actions.repeat_twice and not extra:
         for act in (L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY):
             twice[:, :, act] = money >= 2 * costs[act]
         twice[:, :, L.A_CLERK] = twice[:, :, L.A_OFFICER] = supply >= 2
-        if prices.size >= 2:
-            pair = price_sorted[:, :1] + price_sorted[:, 1:2]
-            twice[:, :, L.A_SHARES] = (supply >= 2) & (n_free >= 2) & (money >= pair)
+        twice[:, :, L.A_SHARES] = (supply >= 2) & (n_free >= 2) & (money >= two)
         twice &= np.arange(L.N_ACTIONS) == state.last_action[games][:, :, None]
         twice[:, :, L.A_PASS] = False
     return once, twice
@@ -166,7 +160,11 @@ def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray) -
     """Families send relatives to the exchange (cheapest free position first) in the Chairman's order."""
     g, n = state.n_games, state.n_players
     buyers = wanted > 0
-    contested = buyers.sum(axis=1) > 1
+    count = sum_last(buyers)
+    idx = np.flatnonzero(count)  # the games where some family buys
+    if idx.size == 0:
+        return
+    contested = count > 1
     order = np.tile(np.arange(n), (g, 1))
     if contested.any():
         chair = state.office[:, L.CHAIRMAN]
@@ -177,23 +175,25 @@ def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray) -
 
         agents.ask("rank_share_buyers", state, ranker, {"buyers": buyers}, (order,), check)
     prices = rules.d.exchange_prices
-    rows = np.arange(g)
+    order, wanted = order[idx], wanted[idx]
+    rows = np.arange(idx.size)
     for rank in range(n):
         seat = order[:, rank]
         units = wanted[rows, seat]
         for unit in range(2):
-            r = np.flatnonzero(units > unit)  # the games where this buyer still wants a position
-            if r.size == 0:
+            m = np.flatnonzero(units > unit)  # the games where this buyer still wants a position
+            if m.size == 0:
                 break
-            s = seat[r]
+            r, s = idx[m], seat[m]
             free = state.exchange.take(r, axis=0) < 0
             pos = free.argmax(axis=1)
             price = prices[pos]
             ok = free.any(axis=1) & (state.money[r, s] >= price) & (state.supply[r, s] >= 1)
-            hit, s, pos, price = r[ok], s[ok], pos[ok], price[ok]
-            state.exchange[hit, pos] = s
-            state.supply[hit, s] -= 1
-            ledger.family(state, "exchange", seat, -_scatter(g, hit, price), where=_scatter(g, hit, True))
+            if ok.any():
+                hit, s, pos, price = r[ok], s[ok], pos[ok], price[ok]
+                state.exchange[hit, pos] = s
+                state.supply[hit, s] -= 1
+                ledger.family_at(state, "exchange", hit, s, -price)
 
 
 def _scatter(g: int, rows: np.ndarray, values, games: np.ndarray | slice | None = None) -> np.ndarray:
