@@ -13,17 +13,28 @@ from .reduce import sum_last
 from .state import FLOW, State
 
 
-def families(state: State, flow: str, amounts: np.ndarray, rows: np.ndarray | None = None) -> None:
-    """Pay ``amounts[G, N]`` to the families (negative: they pay the bank); with ``rows`` (distinct games),
-    ``amounts[m]`` to the families of game ``rows[m]``."""
-    if rows is None:
-        state.money[...] += amounts.astype(state.money.dtype, copy=False)
-        state.ledger[:, FLOW[flow]] += sum_last(amounts).astype(state.ledger.dtype)
-    else:
-        state.money[rows] += amounts.astype(state.money.dtype, copy=False)
-        state.ledger[rows, FLOW[flow]] += sum_last(amounts).astype(state.ledger.dtype)
+def families(state: State, flow: str, amounts: np.ndarray) -> None:
+    """Pay ``amounts[G, N]`` to the families (negative: they pay the bank)."""
+    state.money[...] += amounts.astype(state.money.dtype, copy=False)
+    state.ledger[:, FLOW[flow]] += sum_last(amounts).astype(state.ledger.dtype)
     if trace.recorder is not None:
-        trace.recorder.flow(state, flow, "seat", amounts, rows)
+        trace.recorder.flow(state, flow, "seat", amounts)
+
+
+def families_through(
+    state: State, flows: tuple[str, ...], through: np.ndarray, amounts: np.ndarray, rows: np.ndarray | None = None
+) -> None:
+    """Pay ``amounts[G, N]`` to the families, each through its own flow ``flows[through[g, s]]`` (-1: it pays
+    nothing; its amount is 0); with ``rows`` (distinct games), ``amounts[m]`` to the families of game ``rows[m]``.
+    A trace records the payments game by game, seat by seat."""
+    at = slice(None) if rows is None else rows
+    state.money[at] += amounts.astype(state.money.dtype, copy=False)
+    for i, flow in enumerate(flows):
+        state.ledger[at, FLOW[flow]] += sum_last(np.where(through == i, amounts, 0)).astype(state.ledger.dtype)
+    if trace.recorder is not None:
+        games = np.arange(amounts.shape[0]) if rows is None else rows
+        for g, s in zip(*np.nonzero(through >= 0), strict=True):
+            trace.recorder.flow(state, flows[through[g, s]], "seat", amounts[g, s : s + 1], games[g : g + 1], [s])
 
 
 def family(state: State, flow: str, seat: np.ndarray, amount: np.ndarray, where: np.ndarray | None = None) -> None:

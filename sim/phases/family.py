@@ -22,6 +22,10 @@ from ..reduce import any_last, sum_last
 from ..rules import Rules
 from ..state import State
 
+_PAID = ("luxury", "shipyard", "factory")  # the actions paid for in £, by their ledger flow
+_PAID_THROUGH = np.full(L.N_ACTIONS, -1)
+_PAID_THROUGH[[L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY]] = 0, 1, 2
+
 
 def action_costs(rules: Rules) -> np.ndarray:
     """£ per action (the exchange's price depends on the free position and is handled apart)."""
@@ -131,11 +135,8 @@ def take_actions(
     times = np.where(acts, 1 + repeat[games], 0)
     pay = -action_costs(rules)[act] * times
     pay -= np.where(act == L.A_FACTORY, laws.factory_discount(state, rules)[games], 0)
-    at = None if isinstance(games, slice) else idx
-    for flow, kind in (("luxury", L.A_LUXURY), ("shipyard", L.A_SHIPYARD), ("factory", L.A_FACTORY)):
-        paid = act == kind
-        if paid.any():
-            ledger.families(state, flow, np.where(paid, pay, 0), at)
+    through = _PAID_THROUGH[act]  # the flow each family pays through: luxury, shipyard, factory (-1: none)
+    ledger.families_through(state, _PAID, through, pay, None if isinstance(games, slice) else idx)
     lux = np.where(act == L.A_LUXURY, times, 0)
     state.luxuries[games] += lux
     state.wealth[games] += lux * rules.actions.luxury_wealth
