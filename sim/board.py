@@ -28,6 +28,38 @@ def board_votes(state: State) -> np.ndarray:
     return votes
 
 
+def exchange_free(rules: Rules, exchange: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(int[G] free positions, int[G] the cheapest free position's price, int[G] the two cheapest free positions'
+    prices summed) of an int8[G, E] share exchange (-1: free); a price is 1 << 30 where too few are free."""
+    prices = tuple(int(p) for p in rules.d.exchange_prices)
+    free = exchange < 0
+    if len(prices) <= 8:  # looked up per set of free positions (a bit mask, position e = bit e)
+        n_free, cheapest, two = _exchange_table(prices)
+        bits = free.view(np.uint8) @ _BITS[: len(prices)]
+        return n_free[bits], cheapest[bits], two[bits]
+    n_free = free.sum(axis=1)
+    price = np.sort(np.where(free, np.array(prices, dtype=np.int64), 1 << 30), axis=1)
+    return n_free, price[:, 0], np.where(n_free >= 2, price[:, 0] + price[:, 1], 1 << 30)
+
+
+_BITS = (1 << np.arange(8)).astype(np.uint8)
+
+
+@functools.lru_cache(maxsize=8)
+def _exchange_table(prices: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``exchange_free`` for every set of free positions (a bit mask): int64[2**E] each."""
+    out = np.full((3, 1 << len(prices)), 1 << 30, dtype=np.int64)
+    for mask in range(1 << len(prices)):
+        free = sorted(p for e, p in enumerate(prices) if mask >> e & 1)
+        out[0, mask] = len(free)
+        if free:
+            out[1, mask] = free[0]
+        if len(free) >= 2:
+            out[2, mask] = free[0] + free[1]
+    out.setflags(write=False)
+    return out[0], out[1], out[2]
+
+
 def reachable(rules: Rules, order_open: np.ndarray, blocked: np.ndarray | None = None) -> np.ndarray:
     """bool[G, P, O]: open orders each presidency reaches from its home port along links between open orders.
 

@@ -459,12 +459,13 @@ def discard_on_deregulation(state: State, rules: Rules, rows: np.ndarray) -> Non
 
 
 # ------------------------------------------------------------------ modifiers applied in other phases
-def factory_discount(state: State, rules: Rules, seat: int) -> np.ndarray:
-    """int[G] £ added to a factory bought once by ``seat`` in phase 2 when it did not buy one last round
-    (Industry Subsidy; never below a cost of 0)."""
-    mod = modifier(state, rules, "factory_cost_fresh")
-    fresh = state.last_action[:, seat] != L.A_FACTORY
-    return np.where(fresh, np.maximum(mod, -rules.actions.factory_cost), 0)
+def factory_discount(state: State, rules: Rules, seat: int | None = None) -> np.ndarray:
+    """int[G] £ added to a factory bought once by ``seat`` (int[G, N]: by each seat, when ``seat`` is None) in
+    phase 2 when it did not buy one last round (Industry Subsidy; never below a cost of 0)."""
+    mod = np.maximum(modifier(state, rules, "factory_cost_fresh"), -rules.actions.factory_cost)
+    if seat is None:
+        return np.where(state.last_action != L.A_FACTORY, mod[:, None], 0)
+    return np.where(state.last_action[:, seat] != L.A_FACTORY, mod, 0)
 
 
 def yard_cost(state: State, rules: Rules) -> np.ndarray:

@@ -21,17 +21,37 @@ def families(state: State, flow: str, amounts: np.ndarray) -> None:
         trace.recorder.flow(state, flow, "seat", amounts)
 
 
+def families_through(
+    state: State, flows: tuple[str, ...], through: np.ndarray, amounts: np.ndarray, rows: np.ndarray | None = None
+) -> None:
+    """Pay ``amounts[G, N]`` to the families, each through its own flow ``flows[through[g, s]]`` (-1: it pays
+    nothing; its amount is 0); with ``rows`` (distinct games), ``amounts[m]`` to the families of game ``rows[m]``.
+    A trace records the payments game by game, seat by seat."""
+    at = slice(None) if rows is None else rows
+    state.money[at] += amounts.astype(state.money.dtype, copy=False)
+    for i, flow in enumerate(flows):
+        state.ledger[at, FLOW[flow]] += sum_last(np.where(through == i, amounts, 0)).astype(state.ledger.dtype)
+    if trace.recorder is not None:
+        games = np.arange(amounts.shape[0]) if rows is None else rows
+        for g, s in zip(*np.nonzero(through >= 0), strict=True):
+            trace.recorder.flow(state, flows[through[g, s]], "seat", amounts[g, s : s + 1], games[g : g + 1], [s])
+
+
 def family(state: State, flow: str, seat: np.ndarray, amount: np.ndarray, where: np.ndarray | None = None) -> None:
     """Pay ``amount[G]`` to the family at ``seat[G]`` (rows where ``where`` and seat >= 0)."""
     ok = seat >= 0 if where is None else where & (seat >= 0)
     rows = np.flatnonzero(ok)
     if rows.size:
         amt = np.asarray(amount)
-        amt = amt[rows] if amt.ndim else np.full(rows.size, amt)
-        state.money[rows, seat[rows]] += amt.astype(state.money.dtype)
-        state.ledger[rows, FLOW[flow]] += amt.astype(state.ledger.dtype)
-        if trace.recorder is not None:
-            trace.recorder.flow(state, flow, "seat", amt, rows, seat[rows])
+        family_at(state, flow, rows, seat[rows], amt[rows] if amt.ndim else np.full(rows.size, amt))
+
+
+def family_at(state: State, flow: str, rows: np.ndarray, seats: np.ndarray, amounts: np.ndarray) -> None:
+    """Pay ``amounts[m]`` to the family at ``seats[m]`` in game ``rows[m]`` (distinct games)."""
+    state.money[rows, seats] += amounts.astype(state.money.dtype)
+    state.ledger[rows, FLOW[flow]] += amounts.astype(state.ledger.dtype)
+    if trace.recorder is not None:
+        trace.recorder.flow(state, flow, "seat", amounts, rows, seats)
 
 
 def company(state: State, flow: str, amount: np.ndarray) -> None:

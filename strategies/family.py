@@ -23,6 +23,7 @@ import numpy as np
 
 from sim import layout as L
 from sim.agents import Observation
+from sim.board import exchange_free
 from sim.reduce import any_last, sum_last
 
 from . import firms as firm_play
@@ -43,11 +44,11 @@ def horizon(obs: Observation) -> np.ndarray:
     """float[G']: the rounds the family expects to play still, this one included: the rounds left, fewer when the
     Company looks like crashing (``values.crash_risk``; a crash ends the game at once)."""
 
-    def make():
-        left = V.rounds_left(obs).astype(float)
-        return np.maximum(1.0, left * (1.0 - 0.6 * V.crash_risk(obs)))
+    def make(o):
+        left = V.rounds_left(o).astype(float)
+        return np.maximum(1.0, left * (1.0 - 0.6 * V.crash_risk(o)))
 
-    return V.cached(obs, "horizon", make)
+    return V.per_game(obs, "horizon", make)
 
 
 def vp_worth(strategy, obs: Observation) -> np.ndarray:
@@ -61,8 +62,32 @@ def vp_worth(strategy, obs: Observation) -> np.ndarray:
 def action_values(strategy, obs: Observation, legal) -> np.ndarray:
     """float[G', ACTIONS]: the worth of each family action taken once, less its cost (pass 0); illegal actions
     are -inf."""
-    r = obs.rules
+    a = obs.rules.actions
     me = np.arange(obs.n), obs.seat
+    value = V.on_games(obs, lambda o: _game_values(strategy, o))
+    # money piling up faster than two luxuries a round could turn it into VP before the expected end
+    hoard = obs.money[me] / horizon(obs) - 2 * a.luxury_cost
+    value[:, L.A_LUXURY] += np.clip(hoard, 0.0, 8.0) / 2.0
+    value[:, L.A_SHIPYARD] = np.maximum(value[:, L.A_SHIPYARD], firm_play.shipyard_wanted(obs) - 4.0)
+    # clerk: a candidate where the family has none
+    clerks = obs.clerks[me]  # [G', P]
+    lacking = (clerks == 0) & (obs.office[:, list(L.PRESIDENT)] != obs.seat[:, None])
+    value[:, L.A_CLERK] = np.where(any_last(lacking), 0.8 + 0.2 * horizon(obs), 0.6 - 0.2 * sum_last(clerks))
+    # relatives are few: keep the last ones at home
+    short = np.where(obs.supply[me] <= 2, 2.0, 0.0)
+    for action in (L.A_CLERK, L.A_OFFICER, L.A_SHARES):
+        value[:, action] -= short
+    prefer = np.zeros(L.N_ACTIONS)  # the strategy's own preferences (``prefer_*`` parameters)
+    for action, key in PREFER.items():
+        prefer[action] = getattr(strategy, key)
+    value += prefer
+    return np.where(legal.once, value, -np.inf)
+
+
+def _game_values(strategy, obs) -> np.ndarray:
+    """float[G', ACTIONS]: what ``action_values`` finds the same for every seat of a game: luxury (but the hoard),
+    factory, shares and shipyard (but a firm's want of one), the officer; the clerk and pass 0."""
+    r = obs.rules
     left = horizon(obs)
     vpw = vp_worth(strategy, obs)
     value = np.zeros((obs.n, L.N_ACTIONS))
@@ -70,9 +95,6 @@ def action_values(strategy, obs: Observation, legal) -> np.ndarray:
     # luxury
     ladder = obs.ladder.astype(float)  # [G', 4] rules.ASSETS order: luxuries, shares, shipyards, factories
     value[:, L.A_LUXURY] = a.luxury_vp * vpw + INFLUENCE_WORTH * ladder[:, 0] + 0.3 * a.luxury_wealth - a.luxury_cost
-    # money piling up faster than two luxuries a round could turn it into VP before the expected end
-    hoard = obs.money[me] / left - 2 * a.luxury_cost
-    value[:, L.A_LUXURY] += np.clip(hoard, 0.0, 8.0) / 2.0
     # factory
     pr = r.property
     risk = V.crash_risk(obs)
@@ -81,42 +103,34 @@ def action_values(strategy, obs: Observation, legal) -> np.ndarray:
         pr.factory_income * left + pr.factory_crash_vp * vpw * risk + votes + INFLUENCE_WORTH * ladder[:, 3]
     ) - a.factory_cost
     # shares: the cheapest free position on the exchange
-    prices = r.d.exchange_prices
-    free = obs.exchange < 0
-    price = np.where(free, prices[None, :], 99).min(axis=1)
+    price = np.minimum(exchange_free(r, obs.exchange)[1], 99)
     value[:, L.A_SHARES] = V.share_worth(obs) + INFLUENCE_WORTH * (ladder[:, 1] - 1) - price
-    # shipyard: used when the Company's seas lack ships beyond the free yards, or a firm wants one
+    # shipyard: used when the Company's seas lack ships beyond the free yards (or a firm wants one: per seat)
     gap = sum_last(obs.order_open) - sum_last(V.sea_ships(obs)[:, : L.PRESIDENCIES])  # a cheap estimate
-    yards_free = sum_last(np.maximum(obs.shipyards - V.yard_use(obs), 0))
+    yards_free = sum_last(firm_play.yards_free(obs))
     used = np.clip((gap - yards_free) / 2.0, 0.0, 1.0) * (left >= 2)
     value[:, L.A_SHIPYARD] = pr.yard_ship_income * (left - 1) * used * 0.8 + 0.15 * pr.shipyard_votes - a.shipyard_cost
-    value[:, L.A_SHIPYARD] = np.maximum(value[:, L.A_SHIPYARD], firm_play.shipyard_wanted(obs) - 4.0)
-    # clerk: a candidate where the family has none
-    clerks = obs.clerks[me]  # [G', P]
-    lacking = (clerks == 0) & (obs.office[:, list(L.PRESIDENT)] != obs.seat[:, None])
-    value[:, L.A_CLERK] = np.where(any_last(lacking), 0.8 + 0.2 * left, 0.6 - 0.2 * sum_last(clerks))
     # officer: a family that does not fight gains little
     value[:, L.A_OFFICER] = -0.5
-    # relatives are few: keep the last ones at home
-    supply = obs.supply[me]
-    short = supply <= 2
-    value[:, [L.A_CLERK, L.A_OFFICER, L.A_SHARES]] -= np.where(short, 2.0, 0.0)[:, None]
-    for action, key in PREFER.items():  # the strategy's own preferences (``prefer_*`` parameters)
-        value[:, action] += getattr(strategy, key)
-    return np.where(legal.once, value, -np.inf)
+    return value
 
 
 def clerk_targets(obs: Observation) -> np.ndarray:
     """int[G', 2]: presidencies for a clerk and a second one: where the family has none and the presidency trades
     most (its port open, the open orders of its home region), then the next."""
     me = np.arange(obs.n), obs.seat
-    d = obs.rules.d
     clerks = obs.clerks[me].astype(float)
-    home_orders = np.stack([obs.order_open[:, d.order_region == h].sum(axis=1) for h in d.home], axis=1)  # [G', P]
-    trades = 2.0 * obs.order_open[:, d.port] + home_orders
-    score = -5.0 * clerks + trades
+    score = -5.0 * clerks + V.on_games(obs, _trades)
     order = np.argsort(-score, axis=1, kind="stable")
     return order[:, :2].astype(np.int64)
+
+
+def _trades(obs) -> np.ndarray:
+    """float[G', P]: how much each presidency trades: twice its port's order if open, and its home region's open
+    orders."""
+    d = obs.rules.d
+    home_orders = np.stack([obs.order_open[:, d.order_region == h].sum(axis=1) for h in d.home], axis=1)  # [G', P]
+    return 2.0 * obs.order_open[:, d.port] + home_orders
 
 
 def choose(obs: Observation, legal, value: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -37,7 +37,7 @@ def doomed(obs: Observation) -> np.ndarray:
 
 def yards_free(obs: Observation) -> np.ndarray:
     """int[G', N]: free family shipyards."""
-    return np.maximum(obs.shipyards - V.yard_use(obs), 0)
+    return V.per_game(obs, "yards_free", lambda o: np.maximum(o.shipyards - V.yard_use(o), 0))
 
 
 def my_slot(obs: Observation) -> np.ndarray:

@@ -27,7 +27,7 @@ VP_WORTH = 2.5
 
 def yard_use(obs) -> np.ndarray:
     """int[G', N]: ``sim.firms.yard_use`` (ships occupying each family's yards), once per decision."""
-    return cached(obs, "yard_use", lambda: fr.yard_use(obs))
+    return per_game(obs, "yard_use", fr.yard_use)
 
 
 def cached(obs, key, make):
@@ -40,6 +40,59 @@ def cached(obs, key, make):
     if key not in store:
         store[key] = make()
     return store[key]
+
+
+def per_game(obs, key, make):
+    """``cached`` for a value of the game alone, the same whichever seat decides: ``make(o)`` of an observation
+    ``o``, computed once per game when the observation has a row for each of several seats of a game (a
+    simultaneous decision, ``Agents.ask_seats``) and handed to each of the game's rows."""
+
+    return cached(obs, key, lambda: on_games(obs, make))
+
+
+def on_games(obs, make) -> np.ndarray:
+    """``make(o)``, an array of a value of the game alone (rows first), for the observation's rows: computed on one
+    row per game when a game has several (``per_game``), the game's row then handed to each of its rows."""
+    games = _games(obs)
+    if games is None:
+        return make(obs)
+    view, back = games
+    return make(view).take(back, axis=0)
+
+
+class _GameRows:
+    """The observation's fields at one row per game (the first of its rows): what does not depend on the
+    deciding seat. ``per_game`` computes on it; the deciding seat and its random stream are not there."""
+
+    def __init__(self, obs, first: np.ndarray):
+        self._obs, self._first = obs, first
+        self.rules, self.players, self.n = obs.rules, obs.players, first.size
+
+    def __getattr__(self, name: str):
+        if name.startswith("_") or name in ("seat", "rng", "mine", "is_me"):
+            raise AttributeError(f"a game's rows have no field {name!r}")
+        value = getattr(self._obs, name)
+        if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == self._obs.n:
+            value = value.take(self._first, axis=0)
+        self.__dict__[name] = value
+        return value
+
+
+def _games(obs) -> tuple[_GameRows, np.ndarray] | None:
+    """(one row per game, int[G'] each row's game there) when some game has several rows in a row, else None."""
+
+    def make():
+        games = getattr(obs, "games", None) if not isinstance(obs, _GameRows) else None
+        if games is None or obs.n < 2:
+            return None
+        new = np.empty(obs.n, dtype=bool)
+        new[0] = True
+        np.not_equal(games[1:], games[:-1], out=new[1:])
+        if new.all():
+            return None
+        return _GameRows(obs, np.flatnonzero(new)), np.cumsum(new) - 1
+
+    return cached(obs, "games", make)
 
 
 # ------------------------------------------------------------------------------------------------ the dice
@@ -72,7 +125,7 @@ def clockwise(obs) -> np.ndarray:
 
 def rounds_left(obs) -> np.ndarray:
     """int[G']: rounds still to play, this one included."""
-    return cached(obs, "rounds_left", lambda: obs.rules.game.rounds - obs.round.astype(np.int64) + 1)
+    return per_game(obs, "rounds_left", lambda o: o.rules.game.rounds - o.round.astype(np.int64) + 1)
 
 
 def expectation(obs, stability: np.ndarray | None = None) -> np.ndarray:
@@ -106,12 +159,12 @@ def crash_risk(obs) -> np.ndarray:
     stability, debt, emergency loans taken so far and the rounds left). Uncalibrated: about 1/3 at the 1710
     start, above 0.9 at stability 1 with four rounds to go, near 0 at stability 6 in the last round."""
 
-    def make():
+    def make(o):
         b0, b_s, b_l, b_e, b_r = calibration.value("crash_logit")
-        z = b0 + b_s * obs.stability + b_l * obs.loans + b_e * obs.emergency_total + b_r * rounds_left(obs)
+        z = b0 + b_s * o.stability + b_l * o.loans + b_e * o.emergency_total + b_r * rounds_left(o)
         return 1.0 / (1.0 + np.exp(-z))
 
-    return cached(obs, "crash_risk", make)
+    return per_game(obs, "crash_risk", make)
 
 
 # ------------------------------------------------------------------------------------------------- trade
@@ -119,13 +172,13 @@ def sea_ships(obs) -> np.ndarray:
     """int[G', 4] ships per location (3 seas, China) of every kind, family-yard ships included
     (``board.company_ships`` with explicit adds over the tiny axes)."""
 
-    def make():
-        out = obs.ships[:, :, 0] + obs.ships[:, :, 1]
-        for n in range(obs.players):
-            out = out + obs.yard_ships[:, n]
+    def make(o):
+        out = o.ships[:, :, 0] + o.ships[:, :, 1]
+        for n in range(o.players):
+            out = out + o.yard_ships[:, n]
         return out.astype(np.int64)
 
-    return cached(obs, "sea_ships", make)
+    return per_game(obs, "sea_ships", make)
 
 
 def trade_reach(obs) -> np.ndarray:

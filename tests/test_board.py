@@ -3,7 +3,7 @@
 import numpy as np
 from helpers import chained_bombay_map
 
-from sim.board import _reachable_iterative, order_bits, reach_bits, reachable, regions_outside_home
+from sim.board import _reachable_iterative, exchange_free, order_bits, reach_bits, reachable, regions_outside_home
 from sim.rules import Rules
 
 
@@ -60,3 +60,19 @@ def test_a_map_of_exactly_twenty_orders_still_answers_by_the_lookup_table():
     assert np.array_equal(bits, order_bits(reach).T)
     extra = [r.d.orders.index(f"Extra{i}") for i in range(1, 4)]
     assert reach[0, 0, extra].all() and reach[1, 0, extra].tolist() == [True, False, False]
+
+
+def test_free_exchange_positions_by_table_and_by_sorting():
+    """``exchange_free`` (a table per set of free positions) against the sorted prices of the free positions, for
+    every set of free positions of the default exchange and of one too long for the table."""
+    for prices in ((2, 3, 3, 4, 5), tuple(range(1, 11))):
+        r = Rules.default().with_overrides({"actions.exchange_prices": list(prices)})
+        e = len(prices)
+        masks = np.arange(1 << e)
+        exchange = np.where((masks[:, None] >> np.arange(e)) & 1, -1, 0).astype(np.int8)  # -1: free
+        n_free, cheapest, two = exchange_free(r, exchange)
+        free = np.where(exchange < 0, np.array(prices)[None, :], 1 << 30)
+        price = np.sort(free, axis=1)
+        assert (n_free == (exchange < 0).sum(axis=1)).all()
+        assert (cheapest == price[:, 0]).all()
+        assert (two == np.where(n_free >= 2, price[:, 0] + price[:, 1], 1 << 30)).all()

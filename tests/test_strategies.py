@@ -23,7 +23,8 @@ from sim.dice import Streams
 from sim.engine import play_batch
 from sim.phases.operations import chairman, presidents, shipping_manager
 from sim.results import Results
-from strategies import BidLow, BuyShares, GoMilitary, RunFirm, Strategy
+from strategies import BidLow, BuyShares, GoMilitary, RunFirm, Strategy, family
+from strategies import firms as firm_play
 from strategies import values as V
 
 ARCHETYPES = ["bid_low", "buy_shares", "run_firm", "go_military"]
@@ -324,6 +325,45 @@ def test_preferences_add_their_pounds_to_the_family_actions():
     assert Strategy().family_action(observe(s, r, 0), legal)[0].tolist() == [L.A_SHARES]
     assert Strategy(prefer_factory=3.0).family_action(observe(s, r, 0), legal)[0].tolist() == [L.A_FACTORY]
     assert Strategy(prefer_shares=-3.0).family_action(observe(s, r, 0), legal)[0].tolist() != [L.A_SHARES]
+
+
+def test_values_of_the_game_alone_are_computed_once_per_game_and_match_each_row():
+    """``values.per_game``: an observation with a row per seat of a game (``Agents.ask_seats``) computes the values
+    that do not depend on the seat once per game; every row gets exactly what an observation of its seat alone gets,
+    and so do the family actions' worth and choice."""
+    r, s = blank(3, 5)
+    rng = np.random.default_rng(5)
+    s.round[:], s.stability[:], s.loans[:] = [2, 5, 7], [1, 4, 6], [0, 3, 7]
+    s.money[:] = rng.integers(0, 30, s.money.shape)
+    s.supply[:] = rng.integers(0, 6, s.supply.shape)
+    s.shipyards[:] = rng.integers(0, 3, s.shipyards.shape)
+    s.yard_ships[:] = rng.integers(0, 2, s.yard_ships.shape)
+    s.ships[:] = rng.integers(0, 3, s.ships.shape)
+    s.exchange[:] = rng.integers(-1, 5, s.exchange.shape)
+    s.deregulated[:] = [False, True, True]
+    idx, seat = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2]), np.array([0, 2, 4, 1, 3, 0, 1, 2, 3])
+    legal = SimpleNamespace(
+        once=np.ones((idx.size, L.N_ACTIONS), dtype=bool), twice=np.ones((idx.size, L.N_ACTIONS), dtype=bool)
+    )
+    row_legal = SimpleNamespace(once=legal.once[:1], twice=legal.twice[:1])
+    merged = Observation(s, r, idx, seat, None)
+    alone = [Observation(s, r, idx[i : i + 1], seat[i : i + 1], None) for i in range(idx.size)]
+    checks = {
+        "rounds_left": V.rounds_left, "crash_risk": V.crash_risk, "sea_ships": V.sea_ships, "yard_use": V.yard_use,
+        "yards_free": firm_play.yards_free, "horizon": family.horizon, "share_worth": V.share_worth,
+        "action_values": lambda o: Strategy().action_values(o, legal if o.n == idx.size else row_legal),
+    }  # fmt: skip
+    for name, value in checks.items():
+        together = value(merged)
+        apart = np.concatenate([value(o) for o in alone])
+        assert together.dtype == apart.dtype and np.array_equal(together, apart), name
+    assert V.cached(merged, "games", lambda: None)[0].n == 3  # one row per game
+    action, twice, where = Strategy().family_action(merged, legal)
+    rows = [Strategy().family_action(o, row_legal) for o in alone]
+    assert np.array_equal(action, np.concatenate([a for a, _, _ in rows]))
+    assert np.array_equal(twice, np.concatenate([t for _, t, _ in rows]))
+    clerk = action == L.A_CLERK  # the presidencies are read for a clerk only
+    assert np.array_equal(where[clerk], np.concatenate([w for _, _, w in rows])[clerk])
 
 
 def test_danger_debt_decides_when_the_prime_minister_tables_deregulation():

@@ -15,12 +15,16 @@ import numpy as np
 from .. import laws, ledger
 from .. import layout as L
 from ..agents import Agents
-from ..board import committee_vacancies
+from ..board import committee_vacancies, exchange_free
 from ..dice import Chance
 from ..positions import play_cards
 from ..reduce import any_last, sum_last
 from ..rules import Rules
 from ..state import State
+
+_PAID = ("luxury", "shipyard", "factory")  # the actions paid for in £, by their ledger flow
+_PAID_THROUGH = np.full(L.N_ACTIONS, -1)
+_PAID_THROUGH[[L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY]] = 0, 1, 2
 
 
 def action_costs(rules: Rules) -> np.ndarray:
@@ -31,45 +35,40 @@ def action_costs(rules: Rules) -> np.ndarray:
     return costs
 
 
-def cheapest_exchange(state: State, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-    """int[G] free exchange positions and int[G, E] their prices in ascending order (taken positions last), shared
-    by every seat's ``legal_actions`` (nothing on the exchange changes while the families choose)."""
-    free = state.exchange < 0
-    return sum_last(free), np.sort(np.where(free, rules.d.exchange_prices[None, :], 1 << 30), axis=1)
-
-
-def legal_actions(
-    state: State,
-    rules: Rules,
-    seat: int,
-    extra: bool = False,
-    exchange: tuple[np.ndarray, np.ndarray] | None = None,
+def legal_options(
+    state: State, rules: Rules, games: np.ndarray | slice, extra: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
-    """bool[G, A] actions seat may take once, and bool[G, A] those it may take twice this round (none for an
-    ``extra`` action). ``exchange``: ``cheapest_exchange`` when the caller has it."""
-    g = state.n_games
-    money, supply = state.money[:, seat], state.supply[:, seat]
+    """bool[G', N, A] the actions each seat may take once in games ``games`` (an index array, or a slice of the
+    batch), and bool[G', N, A] those it may take twice this round (none for an ``extra`` action): a luxury, shipyard
+    or factory it can pay for (a factory at the Industry Subsidy's price when it bought none last round), a clerk or
+    an officer from a relative at home, a place on the exchange at the cheapest free position; twice: the same as
+    last round, paid twice (two relatives; the two cheapest free places)."""
+    money, supply = state.money[games], state.supply[games]
     costs = action_costs(rules)
-    prices = rules.d.exchange_prices
-    # the cheapest and second-cheapest free exchange positions
-    n_free, price_sorted = exchange if exchange is not None else cheapest_exchange(state, rules)
-    once = np.zeros((g, L.N_ACTIONS), dtype=bool)
-    once[:, L.A_PASS] = True
-    for act in (L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY):
-        once[:, act] = money >= costs[act]
-    once[:, L.A_FACTORY] = money >= costs[L.A_FACTORY] + laws.factory_discount(state, rules, seat)
-    once[:, L.A_CLERK] = once[:, L.A_OFFICER] = supply >= 1
-    once[:, L.A_SHARES] = (supply >= 1) & (n_free >= 1) & (money >= price_sorted[:, 0])
+    n_free, cheapest, two = (x[:, None] for x in exchange_free(rules, state.exchange[games]))
+    once = np.empty(money.shape + (L.N_ACTIONS,), dtype=bool)
+    once[:, :, L.A_PASS] = True
+    once[:, :, L.A_LUXURY] = money >= costs[L.A_LUXURY]
+    once[:, :, L.A_SHIPYARD] = money >= costs[L.A_SHIPYARD]
+    once[:, :, L.A_FACTORY] = money >= costs[L.A_FACTORY] + laws.factory_discount(state, rules)[games]
+    once[:, :, L.A_CLERK] = once[:, :, L.A_OFFICER] = supply >= 1
+    once[:, :, L.A_SHARES] = (supply >= 1) & (n_free >= 1) & (money >= cheapest)
     twice = np.zeros_like(once)
     if rules.actions.repeat_twice and not extra:
         for act in (L.A_LUXURY, L.A_SHIPYARD, L.A_FACTORY):
-            twice[:, act] = money >= 2 * costs[act]
-        twice[:, L.A_CLERK] = twice[:, L.A_OFFICER] = supply >= 2
-        if prices.size >= 2:
-            twice[:, L.A_SHARES] = (supply >= 2) & (n_free >= 2) & (money >= price_sorted[:, 0] + price_sorted[:, 1])
-        twice &= np.arange(L.N_ACTIONS)[None, :] == state.last_action[:, seat, None]
-        twice[:, L.A_PASS] = False
+            twice[:, :, act] = money >= 2 * costs[act]
+        twice[:, :, L.A_CLERK] = twice[:, :, L.A_OFFICER] = supply >= 2
+        twice[:, :, L.A_SHARES] = (supply >= 2) & (n_free >= 2) & (money >= two)
+        twice &= np.arange(L.N_ACTIONS) == state.last_action[games][:, :, None]
+        twice[:, :, L.A_PASS] = False
     return once, twice
+
+
+def legal_actions(state: State, rules: Rules, seat: int, extra: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """bool[G, A] actions seat may take once, and bool[G, A] those it may take twice this round (none for an
+    ``extra`` action): ``legal_options`` of one seat."""
+    once, twice = legal_options(state, rules, slice(None), extra)
+    return once[:, seat], twice[:, seat]
 
 
 def family_actions(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
@@ -96,22 +95,25 @@ def take_actions(
     ``extra_action``, which is taken once and is not recorded as the round's action). ``only``: the one action
     (besides passing) on offer, e.g. a law's extra action."""
     g, n = state.n_games, state.n_players
-    live = ~state.done
-    offered = -1 if only is None else only
+    acting = acting & ~state.done[:, None]
+    idx = np.flatnonzero(acting.any(axis=1))  # the games where some family acts (an extra action: a few)
+    if idx.size == 0:
+        return
+    # the work is done on those games' rows only; when they are most of the batch, on every row (no copies)
+    games = slice(None) if 2 * idx.size > g else idx
+    acts = acting[games]  # [G', N]
+    once, twice = legal_options(state, rules, games, extra_action)
+    if only is not None:
+        once &= (np.arange(L.N_ACTIONS) == only) | (np.arange(L.N_ACTIONS) == L.A_PASS)
+    asked = acts
+    if extra_action:  # an extra action is offered only to a family that can take something
+        asked = asked & any_last(once[:, :, L.A_PASS + 1 :])
+    if isinstance(games, np.ndarray):  # the question is put in full-batch arrays
+        once, twice, asked = _scatter(g, idx, once), _scatter(g, idx, twice), _scatter(g, idx, asked)
     action = np.zeros((g, n), dtype=np.int64)
     repeat = np.zeros((g, n), dtype=bool)
     where = np.zeros((g, n, 2), dtype=np.int64)
-    exchange = cheapest_exchange(state, rules)
-    kind = {"extra": np.full(g, extra_action), "offered": np.full(g, offered)}
-    asked = live[:, None] & acting
-    once = np.zeros((g, n, L.N_ACTIONS), dtype=bool)
-    twice = np.zeros_like(once)
-    for seat in np.flatnonzero(asked.any(axis=0)):  # an extra action: a family taking none in any game is skipped
-        once[:, seat], twice[:, seat] = legal_actions(state, rules, seat, extra_action, exchange)
-    if only is not None:
-        once &= (np.arange(L.N_ACTIONS) == only) | (np.arange(L.N_ACTIONS) == L.A_PASS)
-    if extra_action:  # an extra action is offered only to a family that can take something
-        asked &= any_last(once[:, :, L.A_PASS + 1 :])
+    kind = {"extra": np.full(g, extra_action), "offered": np.full(g, -1 if only is None else only)}
 
     def check(answer, legal, obs):
         act, two, pres = answer
@@ -128,41 +130,42 @@ def take_actions(
     agents.ask_seats(
         "family_action", state, asked, kind, {"once": once, "twice": twice}, (action, repeat, where), check
     )
-    acting = acting & live[:, None]
-    action = np.where(acting, action, L.A_PASS)
-    times = np.where(acting, 1 + repeat, 0)
-    costs = action_costs(rules)
-    rows = np.arange(g)
-    for seat in range(n):
-        if not acting[:, seat].any():
-            continue
-        act, k = action[:, seat], times[:, seat]
-        pay = -costs[act] * k - np.where(act == L.A_FACTORY, laws.factory_discount(state, rules, seat), 0)
-        seats = np.full(g, seat)
-        for flow, kind in (("luxury", L.A_LUXURY), ("shipyard", L.A_SHIPYARD), ("factory", L.A_FACTORY)):
-            ledger.family(state, flow, seats, pay, where=act == kind)
-        lux = np.where(act == L.A_LUXURY, k, 0)
-        state.luxuries[:, seat] += lux
-        state.wealth[:, seat] += lux * rules.actions.luxury_wealth
-        state.shipyards[:, seat] += np.where(act == L.A_SHIPYARD, k, 0)
-        state.factories[:, seat] += np.where(act == L.A_FACTORY, k, 0)
-        for j in range(2):
-            sent = (act == L.A_CLERK) & (k > j)
-            state.clerks[rows[sent], seat, where[sent, seat, j]] += 1
-            state.supply[sent, seat] -= 1
-        cadets = np.where(act == L.A_OFFICER, k, 0)
-        state.academy[:, seat] += cadets
-        state.supply[:, seat] -= cadets
-    buy_shares(state, rules, agents, np.where(action == L.A_SHARES, times, 0))
+    # every family pays and takes its action at once, over the acting games' rows [G', N]
+    act = np.where(acts, action[games], L.A_PASS)
+    times = np.where(acts, 1 + repeat[games], 0)
+    pay = -action_costs(rules)[act] * times
+    pay -= np.where(act == L.A_FACTORY, laws.factory_discount(state, rules)[games], 0)
+    through = _PAID_THROUGH[act]  # the flow each family pays through: luxury, shipyard, factory (-1: none)
+    ledger.families_through(state, _PAID, through, pay, None if isinstance(games, slice) else idx)
+    lux = np.where(act == L.A_LUXURY, times, 0)
+    state.luxuries[games] += lux
+    state.wealth[games] += lux * rules.actions.luxury_wealth
+    state.shipyards[games] += np.where(act == L.A_SHIPYARD, times, 0)
+    state.factories[games] += np.where(act == L.A_FACTORY, times, 0)
+    clerk = act == L.A_CLERK
+    sent = np.where(clerk | (act == L.A_OFFICER), times, 0)  # relatives leaving home: clerks and cadets
+    if clerk.any():
+        rows = np.arange(g)[games]
+        for j in range(2):  # the first clerk, then the second (perhaps to the same presidency)
+            r, s = np.nonzero(clerk & (times > j))
+            r = rows[r]
+            state.clerks[r, s, where[r, s, j]] += 1
+    state.academy[games] += np.where(act == L.A_OFFICER, times, 0)
+    state.supply[games] -= sent
+    buy_shares(state, rules, agents, _scatter(g, idx, np.where(act == L.A_SHARES, times, 0), games))
     if not extra_action:
-        state.last_action[acting] = action[acting]
+        state.last_action[games] = np.where(acts, act, state.last_action[games])
 
 
 def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray) -> None:
     """Families send relatives to the exchange (cheapest free position first) in the Chairman's order."""
     g, n = state.n_games, state.n_players
     buyers = wanted > 0
-    contested = buyers.sum(axis=1) > 1
+    count = sum_last(buyers)
+    idx = np.flatnonzero(count)  # the games where some family buys
+    if idx.size == 0:
+        return
+    contested = count > 1
     order = np.tile(np.arange(n), (g, 1))
     if contested.any():
         chair = state.office[:, L.CHAIRMAN]
@@ -173,28 +176,34 @@ def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray) -
 
         agents.ask("rank_share_buyers", state, ranker, {"buyers": buyers}, (order,), check)
     prices = rules.d.exchange_prices
-    rows = np.arange(g)
+    order, wanted = order[idx], wanted[idx]
+    rows = np.arange(idx.size)
     for rank in range(n):
         seat = order[:, rank]
         units = wanted[rows, seat]
         for unit in range(2):
-            r = np.flatnonzero(units > unit)  # the games where this buyer still wants a position
-            if r.size == 0:
+            m = np.flatnonzero(units > unit)  # the games where this buyer still wants a position
+            if m.size == 0:
                 break
-            s = seat[r]
+            r, s = idx[m], seat[m]
             free = state.exchange.take(r, axis=0) < 0
             pos = free.argmax(axis=1)
             price = prices[pos]
             ok = free.any(axis=1) & (state.money[r, s] >= price) & (state.supply[r, s] >= 1)
-            hit, s, pos, price = r[ok], s[ok], pos[ok], price[ok]
-            state.exchange[hit, pos] = s
-            state.supply[hit, s] -= 1
-            ledger.family(state, "exchange", seat, -_scatter(g, hit, price), where=_scatter(g, hit, True))
+            if ok.any():
+                hit, s, pos, price = r[ok], s[ok], pos[ok], price[ok]
+                state.exchange[hit, pos] = s
+                state.supply[hit, s] -= 1
+                ledger.family_at(state, "exchange", hit, s, -price)
 
 
-def _scatter(g: int, rows: np.ndarray, values) -> np.ndarray:
-    """A full-batch array holding ``values`` at ``rows`` (zero/False elsewhere)."""
-    out = np.zeros(g, dtype=np.asarray(values).dtype)
+def _scatter(g: int, rows: np.ndarray, values, games: np.ndarray | slice | None = None) -> np.ndarray:
+    """A full-batch array holding ``values`` at ``rows`` (zero/False elsewhere); ``values`` itself when ``games`` is
+    the whole batch (a slice)."""
+    if isinstance(games, slice):
+        return values
+    values = np.asarray(values)
+    out = np.zeros((g,) + values.shape[1:] if values.ndim else g, dtype=values.dtype)
     out[rows] = values
     return out
 
