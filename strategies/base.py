@@ -533,9 +533,9 @@ class Strategy:
         if legal.deregulation.all():
             all_stakes = politics.deregulation_stakes(obs, self)
         elif not legal.deregulation.any():
-            all_stakes = politics.stakes(obs, legal.law, legal.policy)
+            all_stakes = values.on_games(obs, politics.stakes, legal.law, legal.policy)  # a value of the game alone
         else:
-            law_stakes = politics.stakes(obs, legal.law, legal.policy)
+            law_stakes = values.on_games(obs, politics.stakes, legal.law, legal.policy)
             all_stakes = np.where(legal.deregulation[:, None], politics.deregulation_stakes(obs, self), law_stakes)
         stake = all_stakes[me]
         is_pm = legal.prime_minister == obs.seat

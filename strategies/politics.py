@@ -13,6 +13,8 @@ from sim import laws
 from sim import layout as L
 from sim.reduce import sum_last
 
+from . import values as V
+
 INFLUENCE_VALUE = 1.0  # £ per influence point
 SHARE_VP_VALUE = 2.0  # £ per VP of a Company share
 
@@ -26,22 +28,14 @@ def in_force(obs, name: str) -> np.ndarray:
     return out
 
 
-def _cached(obs, key: str, make):
-    """A value derived from ``obs`` computed once per decision (kept on the observation)."""
-    store = obs.__dict__.setdefault("_politics", {})
-    if key not in store:
-        store[key] = make()
-    return store[key]
-
-
 def assets(obs) -> np.ndarray:
     """int[G', N, 4] assets per family in rules.ASSETS order (shares count the chair)."""
 
-    def make():
-        shares = obs.shares + (obs.office[:, L.CHAIRMAN][:, None] == np.arange(obs.players)[None, :])
-        return np.stack([obs.luxuries, shares, obs.shipyards, obs.factories], axis=2)
+    def make(o):
+        shares = o.shares + (o.office[:, L.CHAIRMAN][:, None] == np.arange(o.players)[None, :])
+        return np.stack([o.luxuries, shares, o.shipyards, o.factories], axis=2)
 
-    return _cached(obs, "assets", make)
+    return V.per_game(obs, "assets", make)
 
 
 def weigh(have: np.ndarray, per_asset: np.ndarray) -> np.ndarray:
@@ -59,6 +53,12 @@ def influence(obs, ladder: np.ndarray | None = None) -> np.ndarray:
     return e.influence_pm * pm + e.influence_wreath * obs.wreaths + e.influence_trophy * obs.trophies + ladder_points
 
 
+def power_gain(obs, asset: np.ndarray) -> np.ndarray:
+    """int[G', 4]: the influence per asset that power on ``asset[G']`` adds to the ladder (``laws.powered`` minus
+    the ladder; a value of the game alone, computed once per game)."""
+    return V.on_games(obs, lambda o, a: laws.powered(o.ladder, a) - o.ladder, asset)
+
+
 def my_policy_values(obs) -> np.ndarray:
     """float[G', POLICIES]: what applying each policy of the track is worth to the deciding family (D-POLICY)."""
     r = obs.rules
@@ -69,8 +69,7 @@ def my_policy_values(obs) -> np.ndarray:
     wealth = np.where(repealed, 0, obs.wealth[rows, obs.seat])[:, None] * d.policy_wealth[None, :]
     tax = -r.parliament.tax * (have[:, d.policy_asset] + wealth)
     bonus = r.parliament.bonus * have[:, d.policy_asset]
-    gain = np.stack([weigh(have[:, None, :], laws.powered(obs.ladder, np.full(obs.n, a)) - obs.ladder)[:, 0]
-                     for a in range(4)], axis=1)  # fmt: skip
+    gain = np.stack([weigh(have[:, None, :], power_gain(obs, np.full(obs.n, a)))[:, 0] for a in range(4)], axis=1)
     power = INFLUENCE_VALUE * gain[:, d.policy_asset]
     kind = d.policy_kind[None, :]
     return np.where(kind == laws.TAX, tax, np.where(kind == laws.BONUS, bonus, power))
@@ -88,7 +87,7 @@ def policy_value(obs, policy: np.ndarray) -> np.ndarray:
     wealth = (d.policy_wealth[p] & (in_force(obs, "no_wealth_tax") == 0))[:, None] * obs.wealth
     tax = -r.parliament.tax * (held + wealth)
     bonus = r.parliament.bonus * held
-    power = INFLUENCE_VALUE * weigh(have, laws.powered(obs.ladder, asset) - obs.ladder)
+    power = INFLUENCE_VALUE * weigh(have, power_gain(obs, asset))
     value = np.where((kind == laws.TAX)[:, None], tax, np.where((kind == laws.BONUS)[:, None], bonus, power))
     return np.where((policy >= 0)[:, None], value, 0.0)
 
@@ -115,7 +114,7 @@ def my_stake(obs, law: np.ndarray, policy: np.ndarray) -> np.ndarray:
     have = assets(obs)[rows, obs.seat]  # [G', 4]
     held = have[rows, asset].astype(float)
     wealth = (d.policy_wealth[p] & (in_force(obs, "no_wealth_tax") == 0)) * obs.wealth[rows, obs.seat]
-    power = INFLUENCE_VALUE * sum_last(have * (laws.powered(obs.ladder, asset) - obs.ladder))
+    power = INFLUENCE_VALUE * sum_last(have * power_gain(obs, asset))
     value = np.where(kind == laws.TAX, -r.parliament.tax * (held + wealth), 0.0)
     value = np.where(kind == laws.BONUS, r.parliament.bonus * held, np.where(kind == laws.POWER, power, value))
     value = np.where(policy >= 0, value, 0.0) + my_law_values(obs)[rows, np.maximum(law, 0)] * (law >= 0)
@@ -157,9 +156,13 @@ def stakes(obs, law: np.ndarray, policy: np.ndarray) -> np.ndarray:
 
 def property_votes(obs) -> np.ndarray:
     """int[G', N] each family's own property votes (as ``phases.parliament.property_votes``)."""
-    pr = obs.rules.property
-    factories = obs.factories + (obs.invested_factories if obs.rules.firms.invested_factory_votes else 0)  # L79
-    return pr.shipyard_votes * obs.shipyards + pr.factory_votes * factories
+
+    def make(o):
+        pr = o.rules.property
+        factories = o.factories + (o.invested_factories if o.rules.firms.invested_factory_votes else 0)  # L79
+        return pr.shipyard_votes * o.shipyards + pr.factory_votes * factories
+
+    return V.per_game(obs, "property_votes", make)
 
 
 def expected_net(obs, stake: np.ndarray, support: np.ndarray, pm_for: np.ndarray) -> np.ndarray:
@@ -183,6 +186,11 @@ def deregulation_stakes(obs, strategy=None) -> np.ndarray:
     """float[G', N]: for Deregulation (+) or against (-). Half the debt written off helps a Company in danger
     (``company_in_danger`` as ``strategy`` reads it) survive; a rejection raises share VP, which shareholders want
     while the Company is safe."""
-    shares = assets(obs)[:, :, laws.SHARES]
-    danger = company_in_danger(obs, strategy)[:, None]
-    return np.where(danger | (shares == 0), 1.0, -SHARE_VP_VALUE * shares)
+
+    def make(o):
+        shares = assets(o)[:, :, laws.SHARES]
+        danger = company_in_danger(o, strategy)[:, None]
+        return np.where(danger | (shares == 0), 1.0, -SHARE_VP_VALUE * shares)
+
+    stability, debt = (2, 6) if strategy is None else (strategy.danger_stability, strategy.danger_debt)
+    return V.per_game(obs, ("deregulation_stakes", stability, debt), make)

@@ -50,14 +50,16 @@ def per_game(obs, key, make):
     return cached(obs, key, lambda: on_games(obs, make))
 
 
-def on_games(obs, make) -> np.ndarray:
-    """``make(o)``, an array of a value of the game alone (rows first), for the observation's rows: computed on one
-    row per game when a game has several (``per_game``), the game's row then handed to each of its rows."""
+def on_games(obs, make, *rows: np.ndarray) -> np.ndarray:
+    """``make(o, *rows)``, an array of a value of the game alone (rows first), for the observation's rows: computed
+    on one row per game when a game has several (``per_game``), the game's row then handed to each of its rows.
+    ``rows`` are arrays over the observation's rows that are the same in every row of a game (e.g. the law a vote
+    is about), handed to ``make`` at the rows it computes on."""
     games = _games(obs)
     if games is None:
-        return make(obs)
+        return make(obs, *rows)
     view, back = games
-    return make(view).take(back, axis=0)
+    return make(view, *(a.take(view._first, axis=0) for a in rows)).take(back, axis=0)
 
 
 class _GameRows:
