@@ -46,7 +46,6 @@ def per_game(obs, key, make):
     """``cached`` for a value of the game alone, the same whichever seat decides: ``make(o)`` of an observation
     ``o``, computed once per game when the observation has a row for each of several seats of a game (a
     simultaneous decision, ``Agents.ask_seats``) and handed to each of the game's rows."""
-
     return cached(obs, key, lambda: on_games(obs, make))
 
 
@@ -81,7 +80,8 @@ class _GameRows:
 
 
 def _games(obs) -> tuple[_GameRows, np.ndarray] | None:
-    """(one row per game, int[G'] each row's game there) when some game has several rows in a row, else None."""
+    """(one row per game, int[G'] each row's game there) when some game has several rows (a game's rows follow
+    one another), else None."""
 
     def make():
         games = getattr(obs, "games", None) if not isinstance(obs, _GameRows) else None
@@ -94,7 +94,7 @@ def _games(obs) -> tuple[_GameRows, np.ndarray] | None:
             return None
         return _GameRows(obs, np.flatnonzero(new)), np.cumsum(new) - 1
 
-    return cached(obs, "games", make)
+    return cached(obs, "game_rows", make)
 
 
 # ------------------------------------------------------------------------------------------------ the dice

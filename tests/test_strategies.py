@@ -357,7 +357,7 @@ def test_values_of_the_game_alone_are_computed_once_per_game_and_match_each_row(
         together = value(merged)
         apart = np.concatenate([value(o) for o in alone])
         assert together.dtype == apart.dtype and np.array_equal(together, apart), name
-    assert V.cached(merged, "games", lambda: None)[0].n == 3  # one row per game
+    assert V.cached(merged, "game_rows", lambda: None)[0].n == 3  # one row per game
     action, twice, where = Strategy().family_action(merged, legal)
     rows = [Strategy().family_action(o, row_legal) for o in alone]
     assert np.array_equal(action, np.concatenate([a for a, _, _ in rows]))
