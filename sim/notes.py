@@ -112,7 +112,7 @@ def deal(
     use_money_notes(state, rules, agents, live)
 
 
-def accept(state: State, agents: Agents, holder: np.ndarray, buyer: np.ndarray, price: np.ndarray, about: dict):
+def accept(state: State, agents: Agents, holder: np.ndarray, buyer: np.ndarray, price: np.ndarray, about: dict) -> None:
     """D-DEALS, the second half: every family offered a note (``buyer[G, issuer, kind]`` at ``price``; ``holder``
     the seat selling it) accepts or refuses each offer, sealed and at once; the accepted deals are carried out
     together, notes against money."""
