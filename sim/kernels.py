@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import types
 from collections.abc import Callable
 
 ENABLED = os.environ.get("EASTINDIA_KERNELS", "1") != "0" and importlib.util.find_spec("numba") is not None
@@ -27,19 +28,38 @@ def use(n_games: int) -> bool:
     return ENABLED and n_games >= MIN_GAMES
 
 
-def kernel(fn: Callable) -> Callable:
-    """``fn`` compiled by numba on its first call (imported then, so a process that never calls a kernel never
-    imports numba)."""
-    compiled = None
+class Kernel:
+    """A function compiled by numba on its first call (numba is imported then, so a process that never calls a
+    kernel never imports numba). A kernel may call the kernels of its own module: inside it, their names are the
+    compiled functions (numba's cache is kept per source file, so editing the module recompiles both)."""
 
-    def run(*args):
-        nonlocal compiled
-        if compiled is None:
+    def __init__(self, fn: Callable):
+        self.__wrapped__ = fn
+        self.__doc__ = fn.__doc__
+        self._compiled: Callable | None = None
+
+    def compile(self) -> Callable:
+        """The compiled function (compiled, or loaded from numba's cache, on the first call)."""
+        if self._compiled is None:
             import numba
 
-            compiled = numba.njit(cache=True, nogil=True)(fn)
-        return compiled(*args)
+            fn = self.__wrapped__
+            inner = {
+                name: f.compile()
+                for name in fn.__code__.co_names
+                if isinstance(f := fn.__globals__.get(name), Kernel) and f.__wrapped__.__module__ == fn.__module__
+            }
+            if inner:
+                fn = types.FunctionType(fn.__code__, {**fn.__globals__, **inner}, fn.__name__, fn.__defaults__)
+                fn.__module__, fn.__qualname__ = self.__wrapped__.__module__, self.__wrapped__.__qualname__
+            self._compiled = numba.njit(cache=True, nogil=True)(fn)
+        return self._compiled
 
-    run.__wrapped__ = fn
-    run.__doc__ = fn.__doc__
-    return run
+    def __call__(self, *args):
+        compiled = self._compiled
+        return (self.compile() if compiled is None else compiled)(*args)
+
+
+def kernel(fn: Callable) -> Kernel:
+    """``fn`` as a ``Kernel``."""
+    return Kernel(fn)

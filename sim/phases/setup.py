@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import capital as cap_mod
+from .. import kernels, ledger, trace
 from .. import layout as L
-from .. import ledger
 from .. import positions as pos
 from ..agents import Agents
-from ..dice import Chance
+from ..dice import _GOLDEN, _M1, _M2, _S11, _S27, _S30, _S31, _TO_UNIT, Chance, Dice
 from ..rules import Rules
 from ..state import State
 from .military import settle_commanders
@@ -88,6 +88,14 @@ def run_auction(
         lot_key = 0.5 * dice.uniform(idx, n_lots)
     else:
         lot_key = np.broadcast_to(0.5 - 0.5 * np.arange(n_lots) / n_lots, (g, n_lots))
+    if kernels.use(g) and type(dice) is Dice and trace.recorder is None:  # the same draws, game by game
+        streams, s = dice.streams, dice.stream
+        counters = streams.counters[s, idx]
+        _auction_kernel(
+            base, step, reach, played, lot_key, per_family, streams.keys[s, idx], counters, winner, price, final
+        )
+        streams.counters[s, idx] = counters
+        return winner, price, final
     # greedy: the highest (bid, lot) pair whose bidder still has < 4 lots; equal pairs on different lots go in
     # catalogue order, tied bidders on one lot settle by their programs
     # the bids still in play: open lots, families short of their lots (-1 once a lot or a family is done)
@@ -127,6 +135,94 @@ def run_auction(
             winner[rows, lot] = w
             won[rows, w] += 1
     return winner, price, final
+
+
+@kernels.kernel
+def _auction_kernel(base, step, reach, played, lot_key, per_family, keys, counters, winner, price, final):
+    """``run_auction``'s greedy allocation and its random lots, game by game: each game draws the uniforms the numpy
+    loop draws for it (``dice.pick``: one per lot awarded, then one per lot nobody bid on), from its own stream
+    (``keys``, ``counters``, advanced here), so the lots, prices and final bids are the numpy version's."""
+    g, n, n_lots = base.shape
+    value = np.empty((n, n_lots), dtype=np.int64)
+    lot_best = np.empty(n_lots, dtype=np.int64)
+    won = np.empty(n, dtype=np.int64)
+    r = np.empty(n, dtype=np.int64)
+    for i in range(g):
+        won[:] = 0
+        open_lot = played[i].copy()
+        for lot in range(n_lots):
+            best = np.int64(-1)
+            for s in range(n):
+                value[s, lot] = base[i, s, lot] if open_lot[lot] else -1
+                best = max(best, value[s, lot])
+            lot_best[lot] = best
+        for _ in range(per_family * n):
+            b = lot_best.max()
+            if b <= 0:
+                break
+            lot, key = 0, -2.0
+            for k in range(n_lots):  # the first lot of the highest key among those at the best bid
+                kk = lot_key[i, k] if lot_best[k] == b else -1.0
+                if kk > key:
+                    lot, key = k, kk
+            top, count = np.int64(-1), 0
+            for s in range(n):
+                r[s] = reach[i, s, lot] if value[s, lot] == b else -1
+                count += value[s, lot] == b
+                top = max(top, r[s])
+            w = _pick(r, top, keys[i], counters, i)
+            rival = np.int64(-1)
+            for s in range(n):
+                if s != w:
+                    rival = max(rival, r[s])
+            w_base, w_step = base[i, w, lot], step[i, w, lot]
+            beat = w_base + w_step * ((rival - w_base) // max(w_step, 1) + 1)
+            p = b if count == 1 else (top if rival >= top else beat)
+            for s in range(n):
+                if value[s, lot] == b:
+                    final[i, s, lot] = r[s]
+                value[s, lot] = -1
+            final[i, w, lot] = p
+            winner[i, lot], price[i, lot] = w, p
+            won[w] += 1
+            open_lot[lot] = False
+            lot_best[lot] = -1
+            if won[w] >= per_family:  # a family with all its lots bids no more
+                for k in range(n_lots):
+                    value[w, k] = -1
+                    best = np.int64(-1)
+                    for s in range(n):
+                        best = max(best, value[s, k])
+                    lot_best[k] = best
+        for lot in range(n_lots):  # lots nobody bid on: at random to a family still short of its lots
+            if open_lot[lot]:
+                for s in range(n):
+                    r[s] = 0 if won[s] < per_family else -1
+                w = _pick(r, np.int64(0), keys[i], counters, i)
+                winner[i, lot] = w
+                won[w] += 1  # (w = -1, nobody short, counts on the last seat as numpy's index does)
+
+
+@kernels.kernel
+def _pick(r, top, key, counters, i):
+    """``dice.pick`` of one game's seats with ``r == top``: the floor(u * count)-th of them (-1 with none), u the
+    game's next uniform (``dice.Streams``: splitmix64 of key + counter * golden, its top 53 bits)."""
+    z = key + counters[i] * _GOLDEN
+    counters[i] += np.uint64(1)
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    z = z ^ (z >> _S31)
+    u = np.float64(z >> _S11) * _TO_UNIT
+    count = 0
+    for s in range(r.shape[0]):
+        count += r[s] == top
+    k = min(np.int64(u * count), max(count - 1, 0))
+    for s in range(r.shape[0]):
+        if r[s] == top:
+            if k == 0:
+                return s
+            k -= 1
+    return -1
 
 
 def apply_lots(state: State, rules: Rules, winner: np.ndarray) -> None:
