@@ -330,12 +330,24 @@ class Agents:
                     idx = part // n
                     seat = part - idx * n
                     answer = self._answer(strat, decision, state, idx, seat, legal, seat_legal, out, 2, check, False)
+                    every = part.size == g_all * n  # every (game, seat) pair, in order: a plain copy
                     for a, o in zip(answer, out, strict=True):
-                        if o.flags.c_contiguous:  # one index into (game, seat) rows beats two
+                        if every and o.flags.c_contiguous:
+                            o.reshape(-1, *o.shape[2:])[...] = a
+                        elif o.flags.c_contiguous:  # one index into (game, seat) rows beats two
                             o.reshape(-1, *o.shape[2:])[part] = a
                         else:
                             o[idx, seat] = a
         return out
+
+    def all_pass(self, decision: str, asked: np.ndarray) -> bool:
+        """Whether every strategy at the table passes ``decision`` (its method is marked ``passes``), so that asking
+        would leave the engine's default answer everywhere; if so, ``asked`` (int[G]: the seats each game would ask)
+        is counted in ``asks`` as the asks would have been. Never while a replay traces the asks."""
+        if self.trace is not None or not all(getattr(getattr(s, decision, None), PASSES, False) for s in self.groups):
+            return False
+        self._count(decision, asked)
+        return True
 
     def _count(self, decision: str, asked: np.ndarray) -> None:
         """Add ``asked`` (per game: the seats asked) to ``asks[decision]``."""

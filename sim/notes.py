@@ -90,9 +90,9 @@ def deal(
 
     def check(answer, legal, obs):
         b, p = answer
-        me = obs.seat[:, None, None]
-        bad_b = (b < -1) | (b >= obs.players) | (b == me) | (p < 0)
-        bad = np.where(legal.held, bad_b, b >= 0).reshape(obs.n, -1).any(axis=1)
+        # a note held: buyer -1 or another seat, price >= 0; a note not held: no buyer
+        wrong = np.where(legal.held, (b < -1) | (b >= obs.players) | (p < 0), b >= 0)
+        bad = any_last(wrong.reshape(obs.n, -1)) | any_last((b == obs.seat[:, None, None]).reshape(obs.n, -1))
         return bad, "offers only notes it holds, to another family, at a price >= 0"
 
     # sealed offers: every holder at once (nothing changes until all have offered)
@@ -102,9 +102,9 @@ def deal(
     agents.ask_seats("offer_notes", state, asked, about, {"held": held}, (offer_to, ask_price), check)
     # a note has one holder: each note's offer is its holder's (held is empty where the seat was not asked)
     out = (holder < 0) | ~live[:, None, None]
-    at = np.maximum(holder, 0)[:, None]
-    buyer = np.where(out, -1, np.take_along_axis(offer_to, at, axis=1)[:, 0])
-    price = np.where(out, 0, np.take_along_axis(ask_price, at, axis=1)[:, 0])
+    at = (np.arange(g)[:, None, None] * n + np.maximum(holder, 0)) * (n * k) + np.arange(n * k).reshape(1, n, k)
+    buyer = np.where(out, -1, offer_to.reshape(-1).take(at))  # [G, issuer, kind]: at [G, holder, issuer, kind]
+    price = np.where(out, 0, ask_price.reshape(-1).take(at))
     if (buyer >= 0).any():
         accept(state, agents, holder, buyer, price, about)
     if rules.notes.exchanges:
@@ -164,6 +164,8 @@ def exchange(state: State, rules: Rules, agents: Agents, live: np.ndarray, about
     everything it offered itself, it can still hand over. A luxury carries its conspicuous wealth with it; a shipyard
     moves only without a ship. A transfer inside the game (no ledger flow)."""
     g, n = state.n_games, state.n_players
+    if agents.all_pass("offer_exchange", live * np.int32(n)):  # nobody would offer: each live seat's ask counted
+        return
     have = goods(state)
     give = np.zeros((g, n, n, len(GOODS)), dtype=np.int64)  # [G, from, to, good]
     ask = np.zeros(give.shape, dtype=give.dtype)  # calloc: pages nobody writes cost nothing

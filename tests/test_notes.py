@@ -6,7 +6,7 @@ import pytest
 from helpers import L, Scripted, accepts, agents, blank, const, dice, fund, give, offers, seat_office
 
 from sim import ledger, notes
-from sim.agents import IllegalDecision
+from sim.agents import Agents, IllegalDecision
 from sim.phases.appointments import appoint_office
 from sim.phases.operations import presidents
 from sim.phases.parliament import hold_vote
@@ -390,3 +390,22 @@ def test_no_exchanges_under_the_key():
     strat = Scripted(offer_exchange=exchanges({0: [(1, {M: 3}, {})]}))
     notes.deal(s, r, dice(), agents(r, s, strat), "appointments")
     assert not strat.asked("offer_exchange") and s.money[0, 1] == 5
+
+
+def test_a_table_that_passes_exchanges_is_counted_as_asked_and_nothing_moves(monkeypatch):
+    """D-GIFTS at a table whose strategies all pass ``offer_exchange`` (``Strategy``, which makes no offer): the
+    engine skips the question, yet counts one ask per seat of each running game (a finished game none), as asking
+    seat by seat counts them; nothing moves either way."""
+    r, s = blank(3, 4)
+    s.done[1] = True
+    counts = []
+    for skip in (True, False):
+        if not skip:
+            monkeypatch.setattr(Agents, "all_pass", lambda self, decision, asked: False)
+        table = agents(r, s)
+        assert table.all_pass("offer_exchange", np.zeros(3, np.int32)) is skip
+        money = s.money.copy()
+        notes.deal(s, r, dice(), table, "appointments")
+        assert np.array_equal(s.money, money)
+        counts.append(table.asks["offer_exchange"].tolist())
+    assert counts == [[4, 0, 4], [4, 0, 4]]
