@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import ledger, trace
+from . import kernels, ledger, trace
 from .firms import free_yards
 from .reduce import any_last, sum_last
 from .state import TALLY, State
@@ -89,10 +89,7 @@ def deal(
     held = (state.note_holder[:, None] == seats[None, :, None, None]) & live[:, None, None, None]  # [G, seat, ...]
 
     def check(answer, legal, obs):
-        b, p = answer
-        # a note held: buyer -1 or another seat, price >= 0; a note not held: no buyer
-        wrong = np.where(legal.held, (b < -1) | (b >= obs.players) | (p < 0), b >= 0)
-        bad = any_last(wrong.reshape(obs.n, -1)) | any_last((b == obs.seat[:, None, None]).reshape(obs.n, -1))
+        bad = offer_faults(*answer, legal.held, obs.seat, obs.players)
         return bad, "offers only notes it holds, to another family, at a price >= 0"
 
     # sealed offers: every holder at once (nothing changes until all have offered)
@@ -100,16 +97,66 @@ def deal(
     ask_price = np.zeros((g, n, n, k), dtype=np.int64)
     asked = any_last(held.reshape(g, n, -1))
     agents.ask_seats("offer_notes", state, asked, about, {"held": held}, (offer_to, ask_price), check)
-    # a note has one holder: each note's offer is its holder's (held is empty where the seat was not asked)
-    out = (holder < 0) | ~live[:, None, None]
-    at = (np.arange(g)[:, None, None] * n + np.maximum(holder, 0)) * (n * k) + np.arange(n * k).reshape(1, n, k)
-    buyer = np.where(out, -1, offer_to.reshape(-1).take(at))  # [G, issuer, kind]: at [G, holder, issuer, kind]
-    price = np.where(out, 0, ask_price.reshape(-1).take(at))
+    buyer, price = holders_offers(holder, live, offer_to, ask_price)  # held is empty where a seat was not asked
     if (buyer >= 0).any():
         accept(state, agents, holder, buyer, price, about)
     if rules.notes.exchanges:
         exchange(state, rules, agents, live, about)
     use_money_notes(state, rules, agents, live)
+
+
+def offer_faults(buyer: np.ndarray, price: np.ndarray, held: np.ndarray, seat: np.ndarray, players: int) -> np.ndarray:
+    """bool[R]: the rows of sealed offers (``buyer``, ``price`` [R, issuer, kind] from the seats ``seat[R]``, who
+    hold the notes ``held``) that are illegal: a note offered that the seat does not hold, to a seat out of range
+    or to itself, or at a negative price."""
+    if kernels.use(len(buyer)) and buyer.dtype == price.dtype == np.int64:
+        return _offer_faults(buyer, price, held, seat, players)
+    wrong = np.where(held, (buyer < -1) | (buyer >= players) | (price < 0), buyer >= 0)  # not held: no buyer
+    return any_last(wrong.reshape(len(buyer), -1)) | any_last((buyer == seat[:, None, None]).reshape(len(buyer), -1))
+
+
+def holders_offers(
+    holder: np.ndarray, live: np.ndarray, offer_to: np.ndarray, ask_price: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(buyer, price) int[G, issuer, kind]: each note's offer, its holder's (``offer_to``, ``ask_price`` [G, seat,
+    issuer, kind]); -1 and 0 for a spent note or in a game not dealing (``live``)."""
+    g, n, k = holder.shape
+    if kernels.use(g):
+        buyer, price = np.empty_like(holder), np.empty_like(holder)
+        _holders_offers(holder, live, offer_to, ask_price, buyer, price)
+        return buyer, price
+    out = (holder < 0) | ~live[:, None, None]
+    at = (np.arange(g)[:, None, None] * n + np.maximum(holder, 0)) * (n * k) + np.arange(n * k).reshape(1, n, k)
+    return np.where(out, -1, offer_to.reshape(-1).take(at)), np.where(out, 0, ask_price.reshape(-1).take(at))
+
+
+@kernels.kernel
+def _offer_faults(buyer, price, held, seat, players):
+    """``offer_faults`` row by row."""
+    bad = np.zeros(buyer.shape[0], dtype=np.bool_)
+    for r in range(buyer.shape[0]):
+        for i in range(buyer.shape[1]):
+            for k in range(buyer.shape[2]):
+                b = buyer[r, i, k]
+                if held[r, i, k]:
+                    bad[r] |= b < -1 or b >= players or b == seat[r] or price[r, i, k] < 0
+                else:
+                    bad[r] |= b >= 0
+    return bad
+
+
+@kernels.kernel
+def _holders_offers(holder, live, offer_to, ask_price, buyer, price):
+    """``holders_offers`` game by game."""
+    g, n, k = holder.shape
+    for j in range(g):
+        for i in range(n):
+            for kind in range(k):
+                h = holder[j, i, kind]
+                if h < 0 or not live[j]:
+                    buyer[j, i, kind], price[j, i, kind] = -1, 0
+                else:
+                    buyer[j, i, kind], price[j, i, kind] = offer_to[j, h, i, kind], ask_price[j, h, i, kind]
 
 
 def accept(state: State, agents: Agents, holder: np.ndarray, buyer: np.ndarray, price: np.ndarray, about: dict) -> None:

@@ -17,7 +17,7 @@ import pytest
 from helpers import blank
 
 import sim
-from sim import agents, engine, india, kernels
+from sim import agents, engine, india, kernels, notes
 from sim.dice import Dice, Streams
 from sim.phases.setup import run_auction
 from sim.rules import Rules
@@ -185,6 +185,32 @@ def test_auction_kernel_allocates_the_lots_of_the_numpy_auction(monkeypatch, lot
     (winner, price, final, counters), compiled = out
     assert (winner == -1).any() and (final != base).any()  # extra lots left out, ties settled by the programs
     assert ((base.max(axis=1) == 0) & (winner >= 0)).any() and counters.min() > 0  # lots that went at random
+    for ref, got in zip(out[0], compiled, strict=True):
+        assert np.array_equal(ref, got)
+
+
+def test_deal_kernels_check_and_gather_the_offers_of_the_numpy_deal(monkeypatch):
+    """D-DEALS over 4,096 random tables (notes held by random seats, a few spent; offers of random buyers and
+    prices, a few illegal of each kind): the same rows refused, and each note's offer read from its holder."""
+    g, n, k = 4096, 5, len(notes.NOTE_KINDS)
+    rng = np.random.default_rng(13)
+    holder = np.where(rng.random((g, n, k)) < 0.05, -1, rng.integers(0, n, (g, n, k)))
+    live = rng.random(g) < 0.9
+    seat = np.repeat(np.arange(n)[None, :], g, 0).ravel()
+    held = (holder[:, None] == np.arange(n)[None, :, None, None]).reshape(g * n, n, k)
+    other = (seat[:, None, None] + rng.integers(1, n, held.shape)) % n
+    buyer = np.where(held & (rng.random(held.shape) < 0.3), other, -1)
+    faults = rng.random(held.shape) < 0.002  # out of range, to itself, or a note not held (seat 0's)
+    buyer = np.where(faults, rng.choice([-2, n, 0], held.shape), buyer)
+    price = np.where(rng.random(held.shape) < 0.001, -1, rng.integers(0, 4, held.shape))
+    offer_to, ask_price = buyer.reshape(g, n, n, k), price.reshape(g, n, n, k)
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        bad = notes.offer_faults(buyer, price, held, seat, n)
+        out.append((bad, *notes.holders_offers(holder, live, offer_to, ask_price)))
+    (bad, sold_to, sold_at), compiled = out
+    assert 0 < bad.sum() < 0.2 * bad.size and (sold_to >= 0).any() and (sold_to[~live] == -1).all()
     for ref, got in zip(out[0], compiled, strict=True):
         assert np.array_equal(ref, got)
 
