@@ -29,7 +29,7 @@ from . import layout as L
 from . import ledger, notes
 from .agents import Agents
 from .dice import Chance
-from .reduce import any_last, sum_last
+from .reduce import any_last
 from .rules import Rules
 from .state import TALLY, State
 
@@ -84,27 +84,36 @@ def refill_market(state: State, rules: Rules, live: np.ndarray) -> None:
 
 
 # --------------------------------------------------------------------------------------------- what is held
-def held(state: State) -> np.ndarray:
-    """bool[G, N, D]: cards each family holds and has not played."""
-    n = state.n_players
-    return (state.card_owner[:, None, :] == np.arange(n)[None, :, None]) & ~state.card_played[:, None, :]
+def held_sum(state: State, per_card: np.ndarray | None = None) -> np.ndarray:
+    """int[G, N]: ``per_card[D]`` summed over the cards each family holds and has not played (a count without
+    ``per_card``): one count per (game, seat) over the [G, D] owners, not a [G, N, D] mask."""
+    g, n = state.n_games, state.n_players
+    owner = state.card_owner
+    kept = (owner >= 0) & ~state.card_played
+    if per_card is not None:
+        kept &= per_card != 0
+    flat = (owner.astype(np.int64) + (np.arange(g, dtype=np.int64) * n)[:, None])[kept]
+    if per_card is None:
+        return np.bincount(flat, minlength=g * n).reshape(g, n)
+    weight = np.broadcast_to(per_card, owner.shape)[kept]
+    return np.bincount(flat, weight, minlength=g * n).astype(np.int64).reshape(g, n)
 
 
 def held_count(state: State) -> np.ndarray:
     """int[G, N]: permanent cards plus unplayed closed cards each family holds (the frames' ``positions``)."""
-    return sum_last(held(state))
+    return held_sum(state)
 
 
 def permanent_votes(state: State, rules: Rules) -> np.ndarray:
     """int[G, N] parliamentary votes of the permanent cards each family holds (for phase 9's vote)."""
     d = rules.d
-    return sum_last(held(state) * (d.card_votes * d.card_permanent))
+    return held_sum(state, d.card_votes * d.card_permanent)
 
 
 def influence(state: State, rules: Rules) -> np.ndarray:
     """int[G, N] influence of the permanent cards each family holds (end of game, R-END)."""
     d = rules.d
-    return (held(state) * (d.card_influence * d.card_permanent)).sum(axis=2)
+    return held_sum(state, d.card_influence * d.card_permanent)
 
 
 def wealth(state: State, rules: Rules) -> np.ndarray:
@@ -192,10 +201,10 @@ class Played:
     ignore_nepotism: np.ndarray
 
 
-def playable(state: State, rules: Rules, moment: str) -> np.ndarray:
-    """bool[G, N, D]: unplayed closed cards of this moment held by each family, in running games."""
+def playable(state: State, rules: Rules, moment: str, seat: int) -> np.ndarray:
+    """bool[G, D]: the unplayed closed cards of this moment ``seat``'s family holds, in running games."""
     d = rules.d
-    return held(state) & (d.card_moment == MOMENT[moment]) & ~state.done[:, None, None]
+    return (state.card_owner == seat) & ~state.card_played & (d.card_moment == MOMENT[moment]) & ~state.done[:, None]
 
 
 def play_cards(
@@ -214,11 +223,10 @@ def play_cards(
     of_moment = rules.d.card_moment == MOMENT[moment]
     if not ((state.card_owner >= 0) & ~state.card_played & of_moment).any():  # nobody holds one: nothing to ask
         return _apply(state, rules, played)
-    can = playable(state, rules, moment)
-    if allowed is not None:
-        can &= allowed[:, :, None]
     for seat in range(n):
-        options = can[:, seat]
+        options = playable(state, rules, moment, seat)
+        if allowed is not None:
+            options &= allowed[:, seat, None]
         decider = np.where(any_last(options), seat, -1)
         if not (decider >= 0).any():
             continue

@@ -358,3 +358,16 @@ def test_the_pms_ranking_of_tied_position_takers_must_order_the_seats(ranking, l
     else:
         with pytest.raises(IllegalDecision, match="rank_position_takers.* in game 0: not an ordering of the seats$"):
             pos.pick_order(s, r, dice(), go, eligible, spent)
+
+
+def test_held_sums_count_each_familys_unplayed_cards_over_random_decks():
+    """``held_sum`` over 500 random decks (cards with nobody, a family, played or not): each family's count and
+    votes are those of the cards it holds unplayed, card by card."""
+    r, s = blank(500, 5)
+    rng = np.random.default_rng(4)
+    s.card_owner[:] = rng.integers(-1, 5, s.card_owner.shape)
+    s.card_played[:] = rng.random(s.card_played.shape) < 0.3
+    mine = (s.card_owner[:, None, :] == np.arange(5)[None, :, None]) & ~s.card_played[:, None, :]
+    votes = r.d.card_votes * r.d.card_permanent
+    assert np.array_equal(pos.held_count(s), mine.sum(axis=2))
+    assert np.array_equal(pos.permanent_votes(s, r), (mine * votes).sum(axis=2)) and votes.any()
