@@ -100,12 +100,18 @@ def reach_bits(rules: Rules, bits: np.ndarray) -> np.ndarray | None:
     """int64[P, K]: the orders each presidency reaches (as a bit mask, order o = bit o) for each set of usable
     orders given as a bit mask ``bits`` int64[K] (``reachable`` without unpacking; the strategies value
     thousands of hypothetical openings this way). None for a map with more than 20 orders."""
+    table = reach_table(rules)
+    return None if table is None else table[:, bits]
+
+
+def reach_table(rules: Rules) -> np.ndarray | None:
+    """int64[P, 2**O] (read-only): for every set of usable orders (a bit mask), the orders each presidency
+    reaches, as a bit mask (what ``reach_bits`` looks up). None for a map with more than 20 orders."""
     d = rules.d
     n_orders = len(d.orders)
     if n_orders > _TABLE_MAX_ORDERS:
         return None
-    table = _reach_table(d.links.tobytes(), n_orders, tuple(int(p) for p in d.port), _other_home(rules).tobytes())
-    return table[:, bits]
+    return _reach_table(d.links.tobytes(), n_orders, tuple(int(p) for p in d.port), _other_home(rules).tobytes())
 
 
 def _other_home(rules: Rules) -> np.ndarray:

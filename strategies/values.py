@@ -14,8 +14,9 @@ import functools
 import numpy as np
 
 from sim import firms as fr
+from sim import kernels
 from sim import layout as L
-from sim.board import order_bits, reach_bits, reachable, regions_of
+from sim.board import order_bits, reach_table, reachable, regions_of
 from sim.reduce import sum_last
 
 from . import calibration
@@ -238,13 +239,20 @@ def _opening_gain(obs) -> np.ndarray:
     d = r.d
     n_orders = len(d.orders)
     president = obs.office[:, list(L.PRESIDENT)] >= 0  # [G', P]
-    gain = np.zeros((obs.n, n_orders + 1))
-    weight = np.int64(1) << np.arange(n_orders, dtype=np.int64)
-    open_bits = order_bits(obs.order_open)  # int[G']
-    base = reach_bits(r, open_bits)
-    if base is None:  # a large map: unpack every hypothetical opening
+    table = reach_table(r)
+    if table is None:  # a large map: unpack every hypothetical opening
         return _opening_gain_unpacked(obs, president)
     values = _mask_values(tuple(int(v) for v in d.order_value))
+    open_bits = order_bits(obs.order_open)  # int[G']
+    china = r.china.revenue_per_opium * ((obs.owner >= 0) * d.opium).sum(axis=1)
+    china = np.where(obs.china_open, 0, china).astype(float)
+    if kernels.use(obs.n):
+        gain = np.empty((obs.n, n_orders + 1))
+        _opening_gain_kernel(open_bits, president, table, values, china, gain)
+        return gain
+    gain = np.zeros((obs.n, n_orders + 1))
+    weight = np.int64(1) << np.arange(n_orders, dtype=np.int64)
+    base = table[:, open_bits]
 
     def worth(reach: np.ndarray, pres: np.ndarray) -> np.ndarray:  # reach int64[P, K], pres bool[K, P]
         union = np.zeros(reach.shape[1], dtype=np.int64)
@@ -256,11 +264,33 @@ def _opening_gain(obs) -> np.ndarray:
     rows, cand = np.divmod(np.flatnonzero(~obs.order_open), n_orders)  # every (game, closed order) pair, in one
     # table lookup (a flat index: np.nonzero of a 2-d array is several times slower)
     if rows.size:
-        after = reach_bits(r, open_bits[rows] | weight[cand])
+        after = table[:, open_bits[rows] | weight[cand]]
         gain[rows, cand] = worth(after, president[rows]) - base_value[rows]
-    china = r.china.revenue_per_opium * ((obs.owner >= 0) * d.opium).sum(axis=1)
-    gain[:, n_orders] = np.where(obs.china_open, 0, china)
+    gain[:, n_orders] = china
     return gain
+
+
+@kernels.kernel
+def _opening_gain_kernel(open_bits, president, table, values, china, gain):
+    """``_opening_gain`` game by game: the value of the orders the presidencies with a President reach once each
+    closed order opens, less what they reach now (sums of whole order values: exact in any order)."""
+    n_orders = gain.shape[1] - 1
+    for g in range(open_bits.shape[0]):
+        bits = open_bits[g]
+        base = np.int64(0)
+        for p in range(president.shape[1]):
+            if president[g, p]:
+                base |= table[p, bits]
+        for o in range(n_orders):
+            if bits >> o & 1:
+                gain[g, o] = 0.0
+                continue
+            union = np.int64(0)
+            for p in range(president.shape[1]):
+                if president[g, p]:
+                    union |= table[p, bits | np.int64(1) << o]
+            gain[g, o] = values[union] - values[base]
+        gain[g, n_orders] = china[g]
 
 
 @functools.lru_cache(maxsize=8)

@@ -18,10 +18,13 @@ from helpers import blank
 
 import sim
 from sim import agents, engine, india, kernels, notes
+from sim import layout as L
+from sim.agents import Observation
 from sim.dice import Dice, Streams
 from sim.phases.setup import run_auction
 from sim.rules import Rules
 from sim.state import State
+from strategies import values as V
 
 pytest.importorskip("numba")
 
@@ -213,6 +216,25 @@ def test_deal_kernels_check_and_gather_the_offers_of_the_numpy_deal(monkeypatch)
     assert 0 < bad.sum() < 0.2 * bad.size and (sold_to >= 0).any() and (sold_to[~live] == -1).all()
     for ref, got in zip(out[0], compiled, strict=True):
         assert np.array_equal(ref, got)
+
+
+def test_opening_gain_kernel_values_the_openings_of_the_numpy_valuation(monkeypatch):
+    """``strategies.values.opening_gain`` over 4,096 random boards (each order open with probability 1/2, each
+    presidency with a President with probability 2/3, regions owned by the Company, China open or not): the same
+    value of every opening and of the route to China."""
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(17)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.5
+    president = rng.random((4096, len(L.PRESIDENT))) < 2 / 3
+    state.office[:, list(L.PRESIDENT)] = np.where(president, rng.integers(0, 5, president.shape), -1)
+    state.owner[:] = np.where(rng.random(state.owner.shape) < 0.2, 0, -1)
+    state.china_open[:] = rng.random(4096) < 0.5
+    gains = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        gains.append(V.opening_gain(Observation(state, rules, np.arange(4096), np.zeros(4096, np.int64), None)))
+    assert (gains[0][:, :-1] > 0).mean() > 0.1 and (gains[0][:, -1] > 0).any()  # openings that add value
+    assert np.array_equal(gains[0], gains[1])
 
 
 def test_the_bench_reports_cpu_seconds_and_a_profile_per_phase_and_decision():
