@@ -215,6 +215,10 @@ def trade_worth(obs, reach: np.ndarray, ships: np.ndarray) -> tuple[np.ndarray, 
     and the regions outside its home they lie in (each costs a die, L179; orders tied with the worst one taken all
     count for the regions)."""
     d = obs.rules.d
+    if kernels.use(obs.n) and obs.n and ships.min() >= 0:
+        worth, regions = np.empty(ships.shape), np.empty(ships.shape, dtype=np.int64)
+        _trade_worth_kernel(reach, ships, d.order_value, d.order_region, d.home, len(d.regions), worth, regions)
+        return worth, regions
     vals = sorted_values(obs, reach)  # best first
     k = np.minimum(ships, vals.shape[2])
     top = np.concatenate([np.zeros(vals.shape[:2] + (1,)), np.cumsum(vals, axis=2)], axis=2)
@@ -224,6 +228,39 @@ def trade_worth(obs, reach: np.ndarray, ships: np.ndarray) -> tuple[np.ndarray, 
     in_region = regions_of(obs.rules, chosen)  # [G', P, R]
     in_region[:, np.arange(L.PRESIDENCIES), d.home] = False
     return worth, in_region.sum(axis=2)
+
+
+@kernels.kernel
+def _trade_worth_kernel(reach, ships, order_value, order_region, home, n_regions, worth, regions):
+    """``trade_worth`` per game and presidency: the reachable values sorted best first (0 for the others, as
+    ``sorted_values``), the first ``ships`` summed in order, and the regions of the orders worth at least the
+    worst one taken."""
+    n_orders = order_value.shape[0]
+    vals = np.empty(n_orders)
+    seen = np.empty(n_regions, dtype=np.bool_)
+    for g in range(reach.shape[0]):
+        for p in range(reach.shape[1]):
+            for o in range(n_orders):  # insertion sort, best first
+                v = float(order_value[o]) if reach[g, p, o] else 0.0
+                j = o
+                while j > 0 and vals[j - 1] < v:
+                    vals[j] = vals[j - 1]
+                    j -= 1
+                vals[j] = v
+            k = min(ships[g, p], n_orders)
+            total = 0.0
+            for j in range(k):
+                total += vals[j]
+            worth[g, p] = total
+            kth = vals[max(k - 1, 0)]
+            seen[:] = False
+            count = 0
+            for o in range(n_orders):
+                r = order_region[o]
+                if k > 0 and reach[g, p, o] and order_value[o] >= kth and r != home[p] and not seen[r]:
+                    seen[r] = True
+                    count += 1
+            regions[g, p] = count
 
 
 def opening_gain(obs) -> np.ndarray:

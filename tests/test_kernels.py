@@ -237,6 +237,25 @@ def test_opening_gain_kernel_values_the_openings_of_the_numpy_valuation(monkeypa
     assert np.array_equal(gains[0], gains[1])
 
 
+def test_trade_worth_kernel_values_the_ships_of_the_numpy_valuation(monkeypatch):
+    """``strategies.values.trade_worth`` over 4,096 random boards (each order reachable by each presidency with
+    probability 1/3, 0 to 25 ships a sea: none, fewer and more than the orders): the same worth of the best orders
+    and the same regions outside home they lie in (ties with the worst order taken all counted)."""
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(19)
+    reach = rng.random((4096, len(L.PRESIDENT), len(rules.d.orders))) < 1 / 3
+    ships = rng.integers(0, 26, (4096, len(L.PRESIDENT)))
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        out.append(
+            V.trade_worth(Observation(state, rules, np.arange(4096), np.zeros(4096, np.int64), None), reach, ships)
+        )
+    (worth, regions), (k_worth, k_regions) = out
+    assert (regions > 0).mean() > 0.5 and (worth > 0).mean() > 0.5
+    assert np.array_equal(worth, k_worth) and np.array_equal(regions, k_regions)
+
+
 def test_the_bench_reports_cpu_seconds_and_a_profile_per_phase_and_decision():
     cmd = [sys.executable, "-m", "sim.bench", "--sizes", "2", "--repeats", "1", "--min-games", "2", "--profile"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
