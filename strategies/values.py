@@ -114,9 +114,29 @@ def best_dice(rules, worth: np.ndarray, most: np.ndarray, cost_per_die: float = 
     """int[G']: the dice 0..min(most, cap) that maximise P(success) * worth - cost_per_die * dice."""
     k = np.arange(cap + 1)[None, :]
     p, _ = check_odds(rules, k)
-    gain = p * np.asarray(worth, dtype=float)[:, None] - cost_per_die * k
-    gain = np.where(k <= np.asarray(most)[:, None], gain, -np.inf)
+    worth = np.asarray(worth, dtype=float)
+    most = np.broadcast_to(np.asarray(most), worth.shape)
+    if kernels.use(worth.size) and most.dtype.kind in "iuf":
+        out = np.empty(worth.shape, dtype=np.int64)
+        _best_dice_kernel(p[0], worth, most, float(cost_per_die), out)
+        return out
+    gain = p * worth[:, None] - cost_per_die * k
+    gain = np.where(k <= most[:, None], gain, -np.inf)
     return gain.argmax(axis=1)
+
+
+@kernels.kernel
+def _best_dice_kernel(p, worth, most, cost_per_die, out):
+    """``best_dice`` row by row: the first k <= most of the highest p[k] * worth - cost_per_die * k (0 when no k
+    is allowed, as numpy's argmax of a row of -inf)."""
+    for g in range(worth.shape[0]):
+        best, arg = -np.inf, 0
+        for k in range(p.shape[0]):
+            if k <= most[g]:
+                gain = p[k] * worth[g] - cost_per_die * k
+                if gain > best:
+                    best, arg = gain, k
+        out[g] = arg
 
 
 # ------------------------------------------------------------------------------------------------ the game

@@ -256,6 +256,22 @@ def test_trade_worth_kernel_values_the_ships_of_the_numpy_valuation(monkeypatch)
     assert np.array_equal(worth, k_worth) and np.array_equal(regions, k_regions)
 
 
+@pytest.mark.parametrize(("cost", "cap"), [(1.0, 8), (0.5, 5), (2, 8)])
+def test_best_dice_kernel_picks_the_dice_of_the_numpy_choice(monkeypatch, cost, cap):
+    """``strategies.values.best_dice`` over 4,096 random worths (fractions of £ 0..30) and dice allowed (-2..10):
+    the same dice, the first of equal gains, 0 where no die is allowed."""
+    rules = Rules.default(5)
+    rng = np.random.default_rng(23)
+    worth = np.round(rng.random(4096) * 30, 1)
+    most = rng.integers(-2, 11, 4096)
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        out.append(V.best_dice(rules, worth, most, cost, cap))
+    assert len(np.unique(out[0])) >= 4
+    assert np.array_equal(out[0], out[1])
+
+
 def test_the_bench_reports_cpu_seconds_and_a_profile_per_phase_and_decision():
     cmd = [sys.executable, "-m", "sim.bench", "--sizes", "2", "--repeats", "1", "--min-games", "2", "--profile"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
