@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from sim import kernels
 from sim import layout as L
 from sim.agents import Observation
 from sim.board import regions_outside_home
@@ -318,26 +319,15 @@ def trade(strategy, obs: Observation, legal, place_clerks) -> tuple[np.ndarray, 
     """The best reachable orders, one per ship, with the dice that maximise the expected revenue less their cost;
     orders outside home are dropped when the die each of their regions costs does not pay. In the last round the
     whole treasury is rolled (money left there scores nothing)."""
-    d = obs.rules.d
     r = obs.rules
     treasury = legal.treasury.astype(np.int64)
-    value = np.where(legal.orders, d.order_value[None, :], -1).astype(float)
-    rank = np.argsort(np.argsort(-value, axis=1, kind="stable"), axis=1)
-    best = legal.orders & (rank < legal.ships[:, None])
-    home = d.order_region[None, :] == d.home[legal.presidency][:, None]
-    home_only = best & home
-    hv = np.where(legal.orders & home, value, -1.0)
-    hrank = np.argsort(np.argsort(-hv, axis=1, kind="stable"), axis=1)
-    home_only = legal.orders & home & (hrank < legal.ships[:, None])
     last = V.rounds_left(obs) <= 1
+    if kernels.use(obs.n):
+        chosen = _trade_options(strategy, obs, legal, treasury, last)
+    else:
+        chosen = [_trade_option(strategy, obs, legal, treasury, last, home) for home in (False, True)]
     options = []
-    for orders in (best, home_only):
-        regions = regions_outside_home(r, orders, legal.presidency)
-        worth = sum_last(orders * d.order_value[None, :]).astype(float)
-        most = treasury - regions
-        k = V.best_dice(r, worth, most, strategy.trade_cost)
-        k = np.where(last, np.maximum(most, 0), k)
-        k = np.where(orders.any(axis=1) & (most >= 1), np.maximum(k, 1), 0)
+    for orders, regions, k, worth in chosen:
         p, _ = V.check_odds(r, k)
         gain = np.where(k >= 1, p * worth - strategy.trade_cost * (k + regions), -np.inf)
         options.append((orders, regions, k, gain))
@@ -350,3 +340,81 @@ def trade(strategy, obs: Observation, legal, place_clerks) -> tuple[np.ndarray, 
     orders &= go[:, None]
     spend = np.where(go, regions + k, 0)
     return spend, orders, place_clerks(obs, legal.clerks, orders.sum(axis=1))
+
+
+def _trade_option(strategy, obs: Observation, legal, treasury, last, home_only: bool):
+    """(orders bool[G', O], regions int[G'], dice int[G'], worth float[G']) of one way to trade: the ``legal.ships``
+    best orders (ties to the first in the map's order), of the home region only with ``home_only``; the regions
+    outside home they lie in, their worth and the dice that pay (every die left in the last round, at least one)."""
+    r = obs.rules
+    d = r.d
+    value = np.where(legal.orders, d.order_value[None, :], -1).astype(float)
+    if home_only:
+        home = d.order_region[None, :] == d.home[legal.presidency][:, None]
+        value = np.where(legal.orders & home, value, -1.0)
+    rank = np.argsort(np.argsort(-value, axis=1, kind="stable"), axis=1)
+    orders = legal.orders & (rank < legal.ships[:, None]) & (value >= 0)
+    regions = regions_outside_home(r, orders, legal.presidency)
+    worth = sum_last(orders * d.order_value[None, :]).astype(float)
+    most = treasury - regions
+    k = V.best_dice(r, worth, most, strategy.trade_cost)
+    k = np.where(last, np.maximum(most, 0), k)
+    k = np.where(orders.any(axis=1) & (most >= 1), np.maximum(k, 1), 0)
+    return orders, regions, k, worth
+
+
+def _trade_options(strategy, obs: Observation, legal, treasury, last):
+    """``_trade_option`` both ways at once, game by game (``_trade_kernel``)."""
+    r = obs.rules
+    d = r.d
+    n, n_orders = legal.orders.shape
+    orders = np.empty((2, n, n_orders), dtype=bool)
+    regions, k = np.empty((2, n), dtype=np.int64), np.empty((2, n), dtype=np.int64)
+    worth = np.empty((2, n))
+    p = V.check_odds(r, np.arange(9)[None, :])[0][0]  # the odds best_dice weighs (8 dice at most)
+    args = (legal.orders, legal.ships.astype(np.int64), legal.presidency.astype(np.int64), treasury, last)
+    _trade_kernel(*args, d.order_value, d.order_region, d.home, len(d.regions), p, float(strategy.trade_cost),
+                  orders, regions, k, worth)  # fmt: skip
+    return [(orders[i], regions[i], k[i], worth[i]) for i in range(2)]
+
+
+@kernels.kernel
+def _trade_kernel(legal_orders, ships, presidency, treasury, last, order_value, order_region, home, n_regions, p,
+                  cost, orders, regions, dice, worth):  # fmt: skip
+    """``_trade_option`` row by row, all orders (option 0) and the home region's only (option 1): the rank of an
+    order among the legal ones counts those worth more and the earlier ones worth as much."""
+    n_orders = order_value.shape[0]
+    seen = np.empty(n_regions, dtype=np.bool_)
+    for g in range(legal_orders.shape[0]):
+        for option in range(2):
+            total, count, taken = 0, 0, False
+            seen[:] = False
+            for o in range(n_orders):
+                ok = legal_orders[g, o] and (option == 0 or order_region[o] == home[presidency[g]])
+                rank = 0
+                if ok:
+                    for o2 in range(n_orders):
+                        ok2 = legal_orders[g, o2] and (option == 0 or order_region[o2] == home[presidency[g]])
+                        if ok2 and (order_value[o2] > order_value[o] or (order_value[o2] == order_value[o] and o2 < o)):
+                            rank += 1
+                take = ok and rank < ships[g]
+                orders[option, g, o] = take
+                if take:
+                    taken = True
+                    total += order_value[o]
+                    region = order_region[o]
+                    if region != home[presidency[g]] and not seen[region]:
+                        seen[region] = True
+                        count += 1
+            regions[option, g] = count
+            worth[option, g] = total
+            most = treasury[g] - count
+            best, k = -np.inf, 0
+            for j in range(p.shape[0]):  # best_dice
+                if j <= most:
+                    gain = p[j] * worth[option, g] - cost * j
+                    if gain > best:
+                        best, k = gain, j
+            if last[g]:
+                k = max(most, 0)
+            dice[option, g] = max(k, 1) if taken and most >= 1 else 0

@@ -11,6 +11,7 @@ import hashlib
 import os
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ from sim.phases.setup import run_auction
 from sim.rules import Rules
 from sim.state import State
 from strategies import values as V
+from strategies.base import Strategy
 
 pytest.importorskip("numba")
 
@@ -270,6 +272,33 @@ def test_best_dice_kernel_picks_the_dice_of_the_numpy_choice(monkeypatch, cost, 
         out.append(V.best_dice(rules, worth, most, cost, cap))
     assert len(np.unique(out[0])) >= 4
     assert np.array_equal(out[0], out[1])
+
+
+def test_trade_kernel_makes_the_trades_of_the_numpy_president(monkeypatch):
+    """A President's trade (``strategies.company.trade``) over 4,096 random seas (each order reachable with
+    probability 0.4, 0 to 6 ships, 0 to 12 £, a random presidency, a quarter in the last round): the same orders
+    (the best, or the home region's only), the same £ spent and clerks placed."""
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(29)
+    state.round[:] = np.where(rng.random(4096) < 0.25, rules.game.rounds, 3)
+    legal = SimpleNamespace(
+        orders=rng.random((4096, len(rules.d.orders))) < 0.4,
+        ships=rng.integers(0, 7, 4096),
+        treasury=rng.integers(0, 13, 4096),
+        presidency=rng.integers(0, len(L.PRESIDENT), 4096),
+        clerks=rng.integers(0, 3, (4096, 5)),
+    )
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        obs = Observation(state, rules, np.arange(4096), np.zeros(4096, np.int64), None)
+        out.append(Strategy().trade(obs, legal))
+    spend, orders, _ = out[0]
+    home = rules.d.order_region == rules.d.home[legal.presidency][:, None]
+    assert (spend > 0).mean() > 0.5 and ((orders & ~home).any(axis=1) & (spend > 0)).any()
+    assert (legal.orders.sum(axis=1) > legal.ships).any()  # fewer ships than orders: the best taken
+    for ref, got in zip(out[0], out[1], strict=True):
+        assert np.array_equal(ref, got)
 
 
 def test_the_bench_reports_cpu_seconds_and_a_profile_per_phase_and_decision():
