@@ -285,6 +285,12 @@ def buy_ships(strategy, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray
     lasting = V.rounds_left(obs) >= 3
     wanted_by_sea = sum_last(sea_value >= strategy.min_order)
     last_slot = sea_value.shape[2] - 1
+    if kernels.use(obs.n) and sh.leased_cost > 0:
+        costs = np.array([sh.must_buy_from, sh.leased_cost, sh.company_cost], dtype=np.int64)
+        reserve = strategy.lease_reserve * sh.leased_cost  # (as the numpy loop groups it)
+        args = (sea_value, ships, money, free, yard_cost, order, lasting, wanted_by_sea, float(strategy.min_order))
+        _buy_ships_kernel(*args, costs, reserve, leased, company, yard)
+        return leased, company, yard
     while True:  # each pass buys a ship in some game or stops; money falls, so it ends
         nxt = np.take_along_axis(sea_value, np.minimum(ships, last_slot)[:, :, None], 2)[:, :, 0]
         d = nxt.argmax(axis=1)
@@ -312,6 +318,55 @@ def buy_ships(strategy, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray
         money -= n * sh.leased_cost
         ships[rows, d] += (to_yard | to_company) + n
     return leased, company, yard
+
+
+@kernels.kernel
+def _buy_ships_kernel(sea_value, ships, money, free, yard_cost, order, lasting, wanted_by_sea, min_order, costs,
+                      reserve, leased, company, yard):  # fmt: skip
+    """``buy_ships``' passes game by game (a game that buys nothing in a pass buys nothing later): ``costs`` are
+    the rules' must-buy threshold, leased and Company ship prices; ``reserve`` the strategy's lease reserve in £."""
+    must_buy_from, leased_cost, company_cost = costs[0], costs[1], costs[2]
+    n_seas, last_slot = ships.shape[1], sea_value.shape[2] - 1
+    for g in range(ships.shape[0]):
+        while True:
+            d, best = 0, -np.inf
+            for p in range(n_seas):
+                v = sea_value[g, p, min(ships[g, p], last_slot)]
+                if v > best:
+                    d, best = p, v
+            wanted = best >= min_order
+            forced = money[g] >= must_buy_from and not wanted
+            others = -1
+            for p in range(n_seas):
+                others += max(wanted_by_sea[g, p] - ships[g, p], 0)
+            has_free = free[g].sum() > 0
+            to_yard = (wanted or forced) and has_free and money[g] >= yard_cost[g]
+            to_yard = to_yard and (not forced or yard_cost[g] <= leased_cost)
+            rich = money[g] >= company_cost + reserve * max(others, 0)
+            to_company = wanted and not has_free and lasting[g] and rich and money[g] >= company_cost
+            to_lease = (wanted or forced) and not to_yard and not to_company and money[g] >= leased_cost
+            if not (to_yard or to_company or to_lease):
+                break
+            if to_yard:
+                owner = order[g, 0]
+                for j in range(order.shape[1]):  # own yards first, then clockwise
+                    if free[g, order[g, j]] > 0:
+                        owner = order[g, j]
+                        break
+                yard[g, owner, d] += 1
+                free[g, owner] -= 1
+                money[g] -= yard_cost[g]
+            if to_company:
+                company[g, d] += 1
+                money[g] -= company_cost
+            n = 0
+            if to_lease:  # past the last order of every sea only the obligation is left: its ships at once
+                n = 1
+                if best <= 0:
+                    n = max(min((money[g] - must_buy_from) // leased_cost + 1, money[g] // leased_cost), 1)
+            leased[g, d] += n
+            money[g] -= n * leased_cost
+            ships[g, d] += (1 if to_yard or to_company else 0) + n
 
 
 # --------------------------------------------------------------------------------------------- Presidents

@@ -301,6 +301,34 @@ def test_trade_kernel_makes_the_trades_of_the_numpy_president(monkeypatch):
         assert np.array_equal(ref, got)
 
 
+@pytest.mark.parametrize("lease_reserve", [0.0, 0.5])
+def test_buy_ships_kernel_buys_the_ships_of_the_numpy_shipping_manager(monkeypatch, lease_reserve):
+    """The Shipping Manager's purchases (``strategies.company.buy_ships``) over 4,096 random boards (orders open
+    with probability 1/2, random Presidents and ships at sea, 0 to 30 £, free family yards at 1 to 4 £, rounds 1 to
+    7), money kept or not to lease the other ships wanted: the same leased, Company and yard ships in every sea."""
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(31)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.5
+    president = rng.random((4096, len(L.PRESIDENT))) < 0.8
+    state.office[:, list(L.PRESIDENT)] = np.where(president, rng.integers(0, 5, president.shape), -1)
+    state.ships[:, :, L.COMPANY_SHIP] = rng.integers(0, 3, state.ships.shape[:2])
+    state.round[:] = rng.integers(1, rules.game.rounds + 1, 4096)
+    legal = SimpleNamespace(
+        money=rng.integers(0, 31, 4096),
+        free_yards=rng.integers(0, 3, (4096, 5)) * (rng.random((4096, 5)) < 0.3),
+        yard_cost=rng.integers(1, 5, 4096),
+    )
+    seat, out = rng.integers(0, 5, 4096), []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        manager = Strategy(lease_reserve=lease_reserve)
+        out.append(manager.buy_ships(Observation(state, rules, np.arange(4096), seat, None), legal))
+    leased, company, yard = out[0]
+    assert (leased.sum(axis=1) > 1).any() and company.any() and yard.any()
+    for ref, got in zip(out[0], out[1], strict=True):
+        assert np.array_equal(ref, got)
+
+
 def test_the_bench_reports_cpu_seconds_and_a_profile_per_phase_and_decision():
     cmd = [sys.executable, "-m", "sim.bench", "--sizes", "2", "--repeats", "1", "--min-games", "2", "--profile"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
