@@ -55,12 +55,14 @@ def best_port(obs: Observation, limit: np.ndarray) -> tuple[np.ndarray, np.ndarr
     """(port int[G'], worth float[G']): the presidency whose port reaches the open orders worth most, counting the
     ``limit`` best (half value where filled already this round)."""
     d = obs.rules.d
-    reach = reachable(obs.rules, obs.order_open)  # [G', P, O]
     filled = obs.order_filled | obs.firm_filled
-    value = np.where(filled, d.order_half, d.order_value).astype(float)[:, None, :]
-    vals = np.sort(np.where(reach, value, 0.0), axis=2)[:, :, ::-1]  # best first
-    k = np.arange(vals.shape[2])[None, None, :] < limit[:, None, None]
-    worth = (vals * k).sum(axis=2)  # [G', P]
+    value = np.where(filled, d.order_half, d.order_value).astype(float)
+    worth = V.port_worth(obs, value, limit)  # [G', P] (compiled)
+    if worth is None:
+        reach = reachable(obs.rules, obs.order_open)  # [G', P, O]
+        vals = np.sort(np.where(reach, value[:, None, :], 0.0), axis=2)[:, :, ::-1]  # best first
+        k = np.arange(vals.shape[2])[None, None, :] < limit[:, None, None]
+        worth = (vals * k).sum(axis=2)
     return worth.argmax(axis=1), worth.max(axis=1)
 
 

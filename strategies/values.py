@@ -251,6 +251,48 @@ def trade_worth(obs, reach: np.ndarray, ships: np.ndarray) -> tuple[np.ndarray, 
 
 
 @kernels.kernel
+def _best_first(value, reached, out):
+    """``out``: ``value[o]`` of the orders ``reached`` (0.0 for the others), best first (an insertion sort)."""
+    for o in range(value.shape[0]):
+        v = float(value[o]) if reached[o] else 0.0
+        j = o
+        while j > 0 and out[j - 1] < v:
+            out[j] = out[j - 1]
+            j -= 1
+        out[j] = v
+
+
+def port_worth(obs, value: np.ndarray, limit: np.ndarray) -> np.ndarray | None:
+    """float[G', P]: for each presidency's port, the ``limit`` best of the open orders it reaches, valued
+    ``value[G', O]`` (sums of whole or half order values: exact in any order), game by game; None where the
+    kernels do not run (a small batch, a map of more than 20 orders)."""
+    table = reach_table(obs.rules)
+    if not kernels.use(obs.n) or table is None:
+        return None
+    out = np.empty((obs.n, table.shape[0]))
+    _port_worth_kernel(order_bits(obs.order_open), table, value, limit.astype(np.int64), out)
+    return out
+
+
+@kernels.kernel
+def _port_worth_kernel(open_bits, table, value, limit, out):
+    """``port_worth`` game by game."""
+    n_orders = value.shape[1]
+    reached = np.empty(n_orders, dtype=np.bool_)
+    vals = np.empty(n_orders)
+    for g in range(open_bits.shape[0]):
+        for p in range(table.shape[0]):
+            bits = table[p, open_bits[g]]
+            for o in range(n_orders):
+                reached[o] = bits >> o & 1
+            _best_first(value[g], reached, vals)
+            total = 0.0
+            for j in range(min(max(limit[g], 0), n_orders)):
+                total += vals[j]
+            out[g, p] = total
+
+
+@kernels.kernel
 def _trade_worth_kernel(reach, ships, order_value, order_region, home, n_regions, worth, regions):
     """``trade_worth`` per game and presidency: the reachable values sorted best first (0 for the others, as
     ``sorted_values``), the first ``ships`` summed in order, and the regions of the orders worth at least the
@@ -260,13 +302,7 @@ def _trade_worth_kernel(reach, ships, order_value, order_region, home, n_regions
     seen = np.empty(n_regions, dtype=np.bool_)
     for g in range(reach.shape[0]):
         for p in range(reach.shape[1]):
-            for o in range(n_orders):  # insertion sort, best first
-                v = float(order_value[o]) if reach[g, p, o] else 0.0
-                j = o
-                while j > 0 and vals[j - 1] < v:
-                    vals[j] = vals[j - 1]
-                    j -= 1
-                vals[j] = v
+            _best_first(order_value, reach[g, p], vals)
             k = min(ships[g, p], n_orders)
             total = 0.0
             for j in range(k):

@@ -25,6 +25,7 @@ from sim.dice import Dice, Streams
 from sim.phases.setup import run_auction
 from sim.rules import Rules
 from sim.state import State
+from strategies import firms as firm_play
 from strategies import values as V
 from strategies.base import Strategy
 
@@ -326,6 +327,27 @@ def test_buy_ships_kernel_buys_the_ships_of_the_numpy_shipping_manager(monkeypat
     leased, company, yard = out[0]
     assert (leased.sum(axis=1) > 1).any() and company.any() and yard.any()
     for ref, got in zip(out[0], out[1], strict=True):
+        assert np.array_equal(ref, got)
+
+
+def test_port_worth_kernel_finds_the_best_port_of_the_numpy_valuation(monkeypatch):
+    """A firm's best port (``strategies.firms.best_port``) over 4,096 random boards (orders open with probability
+    1/2, a third of them filled already: half value), counting the 0 to 20 best orders: the same port and worth."""
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(37)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.5
+    state.order_filled[:] = rng.random(state.order_filled.shape) < 0.2
+    state.firm_filled[:] = rng.random(state.firm_filled.shape) < 0.15
+    limit = rng.integers(0, 21, 4096)
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        out.append(
+            firm_play.best_port(Observation(state, rules, np.arange(4096), np.zeros(4096, np.int64), None), limit)
+        )
+    (port, worth), compiled = out
+    assert len(np.unique(port)) == len(L.PRESIDENT) and (worth > 0).mean() > 0.5  # every port chosen somewhere
+    for ref, got in zip(out[0], compiled, strict=True):
         assert np.array_equal(ref, got)
 
 
