@@ -238,6 +238,10 @@ def director_moves(strategy, obs: Observation, legal) -> tuple[np.ndarray, ...]:
     gap[:, L.CHINA_LOC] = np.where(china, 2 - V.sea_ships(obs)[:, L.CHINA_LOC], 0)
     company = legal.ships[:, :, L.COMPANY_SHIP].astype(np.int64).copy()  # [G', 4]
     yard = legal.yard_ships.astype(np.int64).copy()  # [G', N, 4]
+    if kernels.use(obs.n):
+        moves = np.array([L.MOVE_NONE, L.MOVE_COMPANY_SHIPS, L.MOVE_YARD_SHIPS, L.CHINA_LOC], dtype=np.int64)
+        _director_moves_kernel(gap, company, yard, moves, *out)
+        return out
     rows = np.arange(obs.n)
     for j in range(m):
         spare = np.where(gap < 0, -gap, 0)
@@ -261,6 +265,45 @@ def director_moves(strategy, obs: Observation, legal) -> tuple[np.ndarray, ...]:
         gap[rows, s] += moved
         gap[rows, d] -= moved
     return out
+
+
+@kernels.kernel
+def _director_moves_kernel(gap, company, yard, moves, kind, fam, src, dst, cnt):
+    """``director_moves`` game by game: each move from the sea with the most spare ships it can move (Company ships
+    first, else the yard ships of the family with most there) to the location lacking most. ``moves``: the move
+    kinds none, Company ships, yard ships, and the China location (which gives no spare ships)."""
+    move_none, move_company, move_yard, china = moves[0], moves[1], moves[2], moves[3]
+    n_loc, n_fam = gap.shape[1], yard.shape[1]
+    for g in range(gap.shape[0]):
+        for j in range(kind.shape[1]):
+            s, d, most_spare, most_gap = 0, 0, -1, gap[g, 0]
+            for loc in range(n_loc):
+                movable = company[g, loc]
+                for f in range(n_fam):
+                    movable += yard[g, f, loc]
+                spare = 0 if loc == china or gap[g, loc] >= 0 else min(-gap[g, loc], movable)
+                if spare > most_spare:
+                    s, most_spare = loc, spare
+                if gap[g, loc] > most_gap:
+                    d, most_gap = loc, gap[g, loc]
+            c = min(most_spare, most_gap)
+            go = c > 0 and s != d
+            use_company = company[g, s] > 0
+            f = 0
+            for k in range(n_fam):
+                if yard[g, k, s] > yard[g, f, s]:
+                    f = k
+            c = min(c, company[g, s]) if use_company else min(c, yard[g, f, s])
+            go = go and c > 0
+            kind[g, j] = (move_company if use_company else move_yard) if go else move_none
+            fam[g, j], src[g, j], dst[g, j], cnt[g, j] = 0 if use_company else f, s, d, max(c, 1)
+            moved = c if go else 0
+            if use_company:
+                company[g, s] -= moved
+            else:
+                yard[g, f, s] -= moved
+            gap[g, s] += moved
+            gap[g, d] -= moved
 
 
 # ---------------------------------------------------------------------------------------- Shipping Manager

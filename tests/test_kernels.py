@@ -351,6 +351,34 @@ def test_port_worth_kernel_finds_the_best_port_of_the_numpy_valuation(monkeypatc
         assert np.array_equal(ref, got)
 
 
+def test_director_moves_kernel_moves_the_ships_of_the_numpy_director(monkeypatch):
+    """The Director of Trade's moves (``strategies.company.director_moves``) over 4,096 random boards (orders open
+    with probability 1/2, random Presidents, 0 to 3 Company ships and family yard ships in each location, China open
+    with opium or not): the same moves, kinds, families, seas and counts."""
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(41)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.5
+    president = rng.random((4096, len(L.PRESIDENT))) < 0.8
+    state.office[:, list(L.PRESIDENT)] = np.where(president, rng.integers(0, 5, president.shape), -1)
+    state.office[:, L.CHINA] = np.where(rng.random(4096) < 0.5, 1, -1)
+    state.china_open[:] = rng.random(4096) < 0.5
+    state.owner[:] = np.where(rng.random(state.owner.shape) < 0.3, 0, -1)
+    state.ships[:, :, L.COMPANY_SHIP] = rng.integers(0, 4, state.ships.shape[:2])
+    state.yard_ships[:] = rng.integers(0, 2, state.yard_ships.shape) * (rng.random(state.yard_ships.shape) < 0.2)
+    legal = SimpleNamespace(ships=state.ships.copy(), yard_ships=state.yard_ships.copy())
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        out.append(
+            Strategy().director_moves(Observation(state, rules, np.arange(4096), np.zeros(4096, np.int64), None), legal)
+        )
+    kind, dst = out[0][0], out[0][3]
+    assert (kind == L.MOVE_COMPANY_SHIPS).any() and (kind == L.MOVE_YARD_SHIPS).any()
+    assert (dst[kind != L.MOVE_NONE] == L.CHINA_LOC).any()  # ships sent to China
+    for ref, got in zip(out[0], out[1], strict=True):
+        assert np.array_equal(ref, got)
+
+
 def test_the_bench_reports_cpu_seconds_and_a_profile_per_phase_and_decision():
     cmd = [sys.executable, "-m", "sim.bench", "--sizes", "2", "--repeats", "1", "--min-games", "2", "--profile"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
