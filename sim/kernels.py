@@ -8,8 +8,10 @@ variable ``EASTINDIA_KERNELS=0`` turns the kernels off (the numpy reference only
 
 A process pays about 0.8 CPU-second once, when its first kernel loads (importing numba and its machine code from
 the cache; compiling when nothing is cached costs about a second more). That is won back over many games, not over
-a few: the kernels run in batches of at least ``MIN_GAMES`` games, the numpy reference in smaller ones (a game is
-the same either way), so a short run, a batch of 1 or a test never loads numba.
+a few: the kernels first run in a batch of at least ``MIN_GAMES`` games, the numpy reference in smaller ones (a
+game is the same either way), so a short run, a batch of 1 or a test never loads numba. Once a process has loaded
+numba, every call runs the kernels, whatever its number of games (a strategy asked about a few games of a large
+batch, the next smaller batch).
 """
 
 from __future__ import annotations
@@ -23,9 +25,12 @@ ENABLED = os.environ.get("EASTINDIA_KERNELS", "1") != "0" and importlib.util.fin
 MIN_GAMES = 1024
 
 
+_loaded = False  # numba has been imported (a kernel compiled or loaded from the cache) in this process
+
+
 def use(n_games: int) -> bool:
-    """Whether a batch of ``n_games`` games runs the kernels."""
-    return ENABLED and n_games >= MIN_GAMES
+    """Whether a call over ``n_games`` games (rows) runs the kernels: at least ``MIN_GAMES``, or any once loaded."""
+    return ENABLED and (n_games >= MIN_GAMES or (_loaded and n_games > 0))
 
 
 class Kernel:
@@ -40,9 +45,11 @@ class Kernel:
 
     def compile(self) -> Callable:
         """The compiled function (compiled, or loaded from numba's cache, on the first call)."""
+        global _loaded
         if self._compiled is None:
             import numba
 
+            _loaded = True
             fn = self.__wrapped__
             inner = {
                 name: f.compile()

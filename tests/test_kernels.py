@@ -142,10 +142,14 @@ def test_seats_asked_at_once_play_the_frames_of_seat_by_seat_asks(monkeypatch, n
     assert digests[1] == digests[0]
 
 
-def test_small_batches_play_without_the_kernels(monkeypatch):
-    """Below ``MIN_GAMES`` games a batch runs the numpy reference (numba's load is not worth it there)."""
+def test_small_batches_play_without_the_kernels_until_they_are_loaded(monkeypatch):
+    """Below ``MIN_GAMES`` games a batch runs the numpy reference (numba's load is not worth it there), unless the
+    process has loaded the kernels already."""
     monkeypatch.setattr(kernels, "MIN_GAMES", 1024)
+    monkeypatch.setattr(kernels, "_loaded", False)
     assert kernels.use(1024) and not kernels.use(1023)
+    monkeypatch.setattr(kernels, "_loaded", True)
+    assert kernels.use(1) and not kernels.use(0)
     monkeypatch.setattr(kernels, "ENABLED", False)
     assert not kernels.use(4096)
 
