@@ -131,9 +131,12 @@ class Observation:
         self.players = state.n_players
         self.rng = StrategyRandom(streams, idx, seat) if streams is not None else None
 
-        def rows(name: str) -> np.ndarray:  # the state is kept here, not in an attribute a strategy could reach
+        def rows(name: str, at: np.ndarray | None = None) -> np.ndarray:  # the state is kept here, out of reach
             field = getattr(state, name)
-            value = field.copy() if full else field.take(idx, axis=0)  # new arrays; take gathers faster than [idx]
+            if at is not None:  # the rows ``at`` only
+                value = field.take(idx.take(at), axis=0)
+            else:
+                value = field.copy() if full else field.take(idx, axis=0)  # new arrays; take beats [idx]
             value.setflags(write=False)
             return value
 
@@ -150,6 +153,14 @@ class Observation:
         value = self._rows(name)
         self.__dict__[name] = value  # later reads find it without calling __getattr__
         return value
+
+    def _field_at(self, name: str, at: np.ndarray) -> np.ndarray:
+        """Field ``name`` at rows ``at`` only (read-only), from the rows read already or else from the game."""
+        if name in self.__dict__:
+            return self.__dict__[name].take(at, axis=0)
+        if name.startswith("_") or name not in PUBLIC:
+            raise AttributeError(f"observation has no field {name!r}")
+        return self._rows(name, at)
 
     def mine(self, field: np.ndarray) -> np.ndarray:
         """The deciding seat's entries of a [G', N, ...] array."""

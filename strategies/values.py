@@ -16,6 +16,7 @@ import numpy as np
 from sim import firms as fr
 from sim import kernels
 from sim import layout as L
+from sim.agents import PUBLIC
 from sim.board import order_bits, reach_table, reachable, regions_of
 from sim.reduce import sum_last
 
@@ -73,9 +74,14 @@ class _GameRows:
     def __getattr__(self, name: str):
         if name.startswith("_") or name in ("seat", "rng", "mine", "is_me"):
             raise AttributeError(f"a game's rows have no field {name!r}")
-        value = getattr(self._obs, name)
-        if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == self._obs.n:
-            value = value.take(self._first, axis=0)
+        obs = self._obs
+        at = getattr(obs, "_field_at", None)
+        if at is not None and name in PUBLIC:  # a field of the game: gathered at these rows only
+            value = at(name, self._first)
+        else:
+            value = getattr(obs, name)
+            if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == obs.n:
+                value = value.take(self._first, axis=0)
         self.__dict__[name] = value
         return value
 

@@ -11,7 +11,7 @@ import pytest
 from helpers import L, Scripted, agents, blank
 
 import strategies
-from sim.agents import IllegalDecision, StrategyError
+from sim.agents import IllegalDecision, Observation, StrategyError
 from sim.phases.family import take_actions
 from sim.state import new_state
 
@@ -124,3 +124,17 @@ def test_the_legal_options_are_a_namespace_of_the_strategys_own_arrays(seats):
     assert all((a == b).all() for a, b in zip((limit, table, held), kept, strict=True))  # the engine's, untouched
     assert handed and len(checked) == len(handed)
     assert all((h["table"] == kept[1]).all() for h in handed)
+
+
+def test_an_observation_gives_a_field_at_some_of_its_rows_as_read_whole():
+    """``Observation._field_at`` (a game's values computed on one row per game): the field at those rows, the same
+    whether the whole field was read before or not, read-only, and no field that is not public."""
+    r, s = blank(4, 5)
+    s.money[:] = np.arange(20).reshape(4, 5)
+    idx, seat, at = np.array([3, 3, 1, 0]), np.array([0, 2, 1, 4]), np.array([1, 3])
+    obs = Observation(s, r, idx, seat, None)
+    before = obs._field_at("money", at)
+    assert before.tolist() == [s.money[3].tolist(), s.money[0].tolist()] and not before.flags.writeable
+    assert np.array_equal(obs.money[at], before) and np.array_equal(obs._field_at("money", at), before)
+    with pytest.raises(AttributeError):
+        obs._field_at("_rows", at)
