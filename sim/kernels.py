@@ -22,7 +22,7 @@ import types
 from collections.abc import Callable
 
 ENABLED = os.environ.get("EASTINDIA_KERNELS", "1") != "0" and importlib.util.find_spec("numba") is not None
-MIN_GAMES = 1024
+MIN_GAMES = 1000  # a study's point of 1,000 games (experiments/library/sensitivity.toml) runs them
 
 
 _loaded = False  # numba has been imported (a kernel compiled or loaded from the cache) in this process
