@@ -501,18 +501,8 @@ class Strategy:
         side (0 down, 1 up the track) of its policy among ``legal.options`` int[G', LAWS, 2] (-1: no policy), or
         law -1 to draw another (only where ``legal.can_draw``). The best law for the family and its support;
         draws again while the best is worth less than 0."""
-        mine = politics.my_policy_values(obs)  # [G', POLICIES]
-        mine = np.concatenate([mine, np.zeros((obs.n, 1))], axis=1)  # option -1 (no policy) is worth 0
-        opt = legal.options
-        idx = np.where(opt >= 0, opt, mine.shape[1] - 1).reshape(obs.n, -1)
-        pol_value = np.take_along_axis(mine, idx, axis=1).reshape(opt.shape)
-        support = obs.rules.d.law_support[None, :]
-        law_own = politics.my_law_values(obs)  # [G', LAWS]
-        score = support[:, :, None] + pol_value + law_own[:, :, None]
-        score = np.where(legal.candidates[:, :, None], score, -np.inf).reshape(obs.n, -1)
-        best = score.argmax(axis=1)
-        law, side = best // 2, best % 2
-        draw = legal.can_draw & (score.max(axis=1) < 0)
+        law, side, worth = politics.best_law(obs, legal.candidates, legal.options)
+        draw = legal.can_draw & (worth < 0)
         return np.where(draw, -1, law), side
 
     def impeach(self, obs: Observation, legal) -> np.ndarray:

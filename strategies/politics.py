@@ -2,16 +2,17 @@
 
 Values are rough £-equivalents: a tax or bonus its £, one influence point 1 £, one Company share VP 2 £.
 Every function reads an ``Observation`` (or anything with the same public fields) and returns arrays over its
-games, so a strategy decides each game from that game's rows only.
+games, so a strategy decides each game from that game's rows only. The valuations asked at every law tabled and
+every vote (``my_policy_values``, ``stakes``, ``my_stake``, ``best_law``) run as compiled kernels in large batches
+(``sim.kernels``); their numpy code stays the reference.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from sim import laws
+from sim import kernels, laws
 from sim import layout as L
-from sim.reduce import sum_last
 
 from . import values as V
 
@@ -59,32 +60,101 @@ def power_gain(obs, asset: np.ndarray) -> np.ndarray:
     return V.on_games(obs, lambda o, a: laws.powered(o.ladder, a) - o.ladder, asset)
 
 
+def _power_gains(obs) -> np.ndarray:
+    """int[G', 4, 4]: ``power_gain`` of power on each asset (a value of the game alone, computed once per game)."""
+
+    def make(o):
+        ladder = np.repeat(o.ladder, 4, axis=0)
+        return (laws.powered(ladder, np.tile(np.arange(4), o.n)) - ladder).reshape(o.n, 4, 4)
+
+    return V.per_game(obs, "power_gains", make)
+
+
 def my_policy_values(obs) -> np.ndarray:
     """float[G', POLICIES]: what applying each policy of the track is worth to the deciding family (D-POLICY)."""
     r = obs.rules
     d = r.d
     rows = np.arange(obs.n)
-    have = assets(obs)[rows, obs.seat].astype(float)  # [G', 4]
+    have = assets(obs)[rows, obs.seat]  # [G', 4]
     repealed = in_force(obs, "no_wealth_tax") > 0
-    wealth = np.where(repealed, 0, obs.wealth[rows, obs.seat])[:, None] * d.policy_wealth[None, :]
+    wealth = np.where(repealed, 0, obs.wealth[rows, obs.seat])
+    if kernels.use(obs.n):
+        out = np.empty((obs.n, d.policy_kind.size))
+        _policy_values_kernel(have, wealth, obs.ladder, _policy_table(r), out)
+        return out
+    have = have.astype(float)
+    wealth = wealth[:, None] * d.policy_wealth[None, :]
     tax = -r.parliament.tax * (have[:, d.policy_asset] + wealth)
     bonus = r.parliament.bonus * have[:, d.policy_asset]
-    gain = np.stack([weigh(have[:, None, :], power_gain(obs, np.full(obs.n, a)))[:, 0] for a in range(4)], axis=1)
+    gain = weigh(_power_gains(obs), have)  # [G', 4]: the influence power on each asset adds to the family
     power = INFLUENCE_VALUE * gain[:, d.policy_asset]
     kind = d.policy_kind[None, :]
     return np.where(kind == laws.TAX, tax, np.where(kind == laws.BONUS, bonus, power))
 
 
+def _policy_table(rules) -> tuple:
+    """The policy track for the kernels: kind, asset and whether a tax counts conspicuous wealth (arrays over the
+    policies), the tax and the bonus per asset."""
+    d = rules.d
+    return d.policy_kind, d.policy_asset, d.policy_wealth, rules.parliament.tax, rules.parliament.bonus
+
+
+@kernels.kernel
+def _policy_values_kernel(have, wealth, ladder, policies, out):
+    """``my_policy_values`` row by row: ``have`` int[G', 4] the family's assets, ``wealth`` int[G'] its taxable
+    conspicuous wealth, ``policies`` the ``_policy_table``."""
+    kind, asset, taxes_wealth, tax, bonus = policies
+    power = np.empty(have.shape[1], dtype=np.int64)
+    for g in range(have.shape[0]):
+        for a in range(have.shape[1]):
+            step, target = _power_step(ladder, g, a)
+            power[a] = np.int64(have[g, a]) * step - np.int64(have[g, target]) * step
+        for p in range(kind.shape[0]):
+            a = asset[p]
+            out[g, p] = _policy_worth_of(kind[p], have[g, a], wealth[g] * taxes_wealth[p], power[a], tax, bonus)
+
+
+@kernels.kernel
+def _power_step(ladder, g, a):
+    """(step, target): power on asset ``a`` in row ``g`` of ``ladder`` int[G', 4] (``laws.powered``) moves ``a``
+    ``step`` influence up to the next higher rung and asset ``target``, the first on that rung, as much down
+    (step 0 at the top): ``power_gain`` is ``step`` at ``a`` and ``-step`` at ``target``."""
+    v = np.int64(ladder[g, a])
+    step, target = np.int64(0), a
+    for k in range(ladder.shape[1]):
+        c = np.int64(ladder[g, k])
+        if c > v and (step == 0 or c - v < step):
+            step, target = c - v, k
+    return step, target
+
+
+@kernels.kernel
+def _policy_worth_of(kind, held, wealth, power, tax, bonus):
+    """What a policy of ``kind`` on an asset is worth to a family holding ``held`` of it, ``wealth`` its taxed
+    conspicuous wealth (0 where the policy does not tax it) and ``power`` the influence that power on it adds
+    (D-POLICY; the numpy reference's operations)."""
+    if kind == laws.TAX:
+        return -tax * (np.float64(held) + wealth)
+    if kind == laws.BONUS:
+        return bonus * np.float64(held)
+    return INFLUENCE_VALUE * np.float64(power)
+
+
 def policy_value(obs, policy: np.ndarray) -> np.ndarray:
     """float[G', N]: what applying ``policy[G']`` (-1 none) is worth to each family (one policy per game; the
-    same values as ``policy_values``)."""
+    same values as ``my_policy_values``)."""
+    return _policy_worth(obs, assets(obs), obs.wealth, policy)
+
+
+def _policy_worth(obs, have: np.ndarray, wealth: np.ndarray, policy: np.ndarray) -> np.ndarray:
+    """float[G', K]: ``policy_value`` for the K families of each game that hold ``have`` int[G', K, 4] assets and
+    ``wealth`` int[G', K] conspicuous wealth."""
     r = obs.rules
     d = r.d
     p = np.maximum(policy, 0)
     kind, asset = d.policy_kind[p], d.policy_asset[p]
-    have = assets(obs)
     held = np.take_along_axis(have, asset[:, None, None], axis=2)[:, :, 0].astype(float)
-    wealth = (d.policy_wealth[p] & (in_force(obs, "no_wealth_tax") == 0))[:, None] * obs.wealth
+    wealth = (d.policy_wealth[p] & (in_force(obs, "no_wealth_tax") == 0))[:, None] * wealth
     tax = -r.parliament.tax * (held + wealth)
     bonus = r.parliament.bonus * held
     power = INFLUENCE_VALUE * weigh(have, power_gain(obs, asset))
@@ -92,46 +162,45 @@ def policy_value(obs, policy: np.ndarray) -> np.ndarray:
     return np.where((policy >= 0)[:, None], value, 0.0)
 
 
-def _valued_effects(rules) -> list[tuple[int, str, int, int]]:
-    """(law, effect, amount, asset index) of the once-only effects ``law_value`` counts: money per asset, share VP."""
+def _valued_effects(rules) -> list[tuple[int, float, int]]:
+    """(law, worth per asset, asset index) of the once-only effects ``law_value`` counts: money per asset (its £),
+    share VP (``SHARE_VP_VALUE`` per VP and share)."""
     out = []
     for i, spec in enumerate(rules.parliament.laws):
         for eff in spec.on_pass:
             if eff.effect == "money_per_asset":
-                out.append((i, eff.effect, eff.amount, laws.ASSET_INDEX[eff.asset]))
+                out.append((i, eff.amount * 1.0, laws.ASSET_INDEX[eff.asset]))
             elif eff.effect == "share_vp":
-                out.append((i, eff.effect, eff.amount, laws.SHARES))
+                out.append((i, eff.amount * SHARE_VP_VALUE, laws.SHARES))
     return out
+
+
+def _effect_table(rules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_valued_effects`` as arrays for the kernels: law int64[E], worth float[E], asset int64[E]."""
+    effects = _valued_effects(rules)
+    return tuple(np.array([e[i] for e in effects], dtype=t) for i, t in enumerate((np.int64, float, np.int64)))
 
 
 def my_stake(obs, law: np.ndarray, policy: np.ndarray) -> np.ndarray:
     """float[G']: the deciding family's ``stakes`` (computed for it alone)."""
-    r = obs.rules
-    d = r.d
     rows = np.arange(obs.n)
-    p = np.maximum(policy, 0)
-    kind, asset = d.policy_kind[p], d.policy_asset[p]
-    have = assets(obs)[rows, obs.seat]  # [G', 4]
-    held = have[rows, asset].astype(float)
-    wealth = (d.policy_wealth[p] & (in_force(obs, "no_wealth_tax") == 0)) * obs.wealth[rows, obs.seat]
-    power = INFLUENCE_VALUE * sum_last(have * power_gain(obs, asset))
-    value = np.where(kind == laws.TAX, -r.parliament.tax * (held + wealth), 0.0)
-    value = np.where(kind == laws.BONUS, r.parliament.bonus * held, np.where(kind == laws.POWER, power, value))
-    value = np.where(policy >= 0, value, 0.0) + my_law_values(obs)[rows, np.maximum(law, 0)] * (law >= 0)
-    e = r.end
-    pm = obs.prime_minister == obs.seat
-    return value + pm * (e.influence_wreath + e.influence_pm) * INFLUENCE_VALUE * (law >= 0)
+    have = assets(obs)[rows, obs.seat][:, None]
+    pm = (obs.prime_minister == obs.seat)[:, None]
+    return _stakes(obs, have, obs.wealth[rows, obs.seat][:, None], pm, law, policy)[:, 0]
 
 
 def law_value(obs, law: np.ndarray) -> np.ndarray:
     """float[G', N]: what the once-only effects of passing ``law[G']`` (-1 none) are worth to each family: money
     per asset and Company share VP (other effects are valued 0)."""
-    out = np.zeros((obs.n, obs.players))
-    have = assets(obs)
-    for i, effect, amount, asset in _valued_effects(obs.rules):
+    return _law_worth(obs, assets(obs), law)
+
+
+def _law_worth(obs, have: np.ndarray, law: np.ndarray) -> np.ndarray:
+    """float[G', K]: ``law_value`` for the K families of each game that hold ``have`` int[G', K, 4] assets."""
+    out = np.zeros(have.shape[:2])
+    for i, worth, asset in _valued_effects(obs.rules):
         rows = law == i
         if rows.any():
-            worth = amount * (SHARE_VP_VALUE if effect == "share_vp" else 1.0)
             out[rows] += worth * have[rows, :, asset]
     return out
 
@@ -140,18 +209,90 @@ def my_law_values(obs) -> np.ndarray:
     """float[G', LAWS]: ``law_value`` of every law for the deciding family."""
     out = np.zeros((obs.n, len(obs.rules.d.law_names)))
     mine = assets(obs)[np.arange(obs.n), obs.seat]
-    for i, effect, amount, asset in _valued_effects(obs.rules):
-        out[:, i] += amount * (SHARE_VP_VALUE if effect == "share_vp" else 1.0) * mine[:, asset]
+    for i, worth, asset in _valued_effects(obs.rules):
+        out[:, i] += worth * mine[:, asset]
     return out
+
+
+def best_law(obs, candidates: np.ndarray, options: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(law int[G'], side int[G'], worth float[G']): among ``candidates`` bool[G', LAWS], the law and the side of its
+    policy among ``options`` int[G', LAWS, 2] (-1: no policy) worth most to the deciding family: the law's public
+    support plus its policy's worth (``my_policy_values``) and its own effects' (``my_law_values``); the first such
+    (law, side); law 0, side 0 and worth -inf without a candidate."""
+    mine = my_policy_values(obs)
+    law_own = my_law_values(obs)
+    support = obs.rules.d.law_support
+    if kernels.use(obs.n):
+        law, side, worth = np.empty(obs.n, dtype=np.int64), np.empty(obs.n, dtype=np.int64), np.empty(obs.n)
+        _best_law_kernel(mine, law_own, support, candidates, options, law, side, worth)
+        return law, side, worth
+    width = mine.shape[1] + 1  # a last column for option -1 (no policy), worth 0
+    mine = np.concatenate([mine, np.zeros((obs.n, 1))], axis=1)
+    flat = np.where(options >= 0, options, width - 1) + (width * np.arange(obs.n))[:, None, None]
+    score = support[None, :, None] + mine.take(flat) + law_own[:, :, None]
+    score = np.where(candidates[:, :, None], score, -np.inf).reshape(obs.n, -1)
+    best = score.argmax(axis=1)
+    return best // 2, best % 2, score.max(axis=1)
+
+
+@kernels.kernel
+def _best_law_kernel(mine, law_own, support, candidates, options, law, side, worth):
+    """``best_law`` row by row (each score in the numpy reference's operations; ties go to the first)."""
+    for g in range(law.shape[0]):
+        law[g], side[g], worth[g] = 0, 0, -np.inf
+        for i in range(candidates.shape[1]):
+            if not candidates[g, i]:
+                continue
+            for s in range(2):
+                p = options[g, i, s]
+                score = support[i] + (mine[g, p] if p >= 0 else 0.0) + law_own[g, i]
+                if score > worth[g]:
+                    law[g], side[g], worth[g] = i, s, score
 
 
 def stakes(obs, law: np.ndarray, policy: np.ndarray) -> np.ndarray:
     """float[G', N]: each family's gain if the tabled law passes with ``policy``; the PM also gains a wreath and
     keeps his seat (which a failure may cost him)."""
-    value = policy_value(obs, policy) + law_value(obs, law)
-    e = obs.rules.end
     pm = obs.prime_minister[:, None] == np.arange(obs.players)[None, :]
-    return value + pm * (e.influence_wreath + e.influence_pm) * INFLUENCE_VALUE * (law >= 0)[:, None]
+    return _stakes(obs, assets(obs), obs.wealth, pm, law, policy)
+
+
+def _stakes(obs, have: np.ndarray, wealth: np.ndarray, pm: np.ndarray, law: np.ndarray, policy: np.ndarray):
+    """float[G', K]: ``stakes`` for the K families of each game that hold ``have`` int[G', K, 4] assets and
+    ``wealth`` int[G', K] conspicuous wealth, ``pm`` bool[G', K] the Prime Minister."""
+    r = obs.rules
+    e = r.end
+    pm_worth = e.influence_wreath + e.influence_pm
+    if kernels.use(obs.n):
+        wealth = np.where(in_force(obs, "no_wealth_tax")[:, None] > 0, 0, wealth)
+        out = np.empty(pm.shape)
+        _stakes_kernel(have, wealth, pm, obs.ladder, law, policy, _policy_table(r), _effect_table(r), pm_worth, out)
+        return out
+    value = _policy_worth(obs, have, wealth, policy) + _law_worth(obs, have, law)
+    return value + pm * pm_worth * INFLUENCE_VALUE * (law >= 0)[:, None]
+
+
+@kernels.kernel
+def _stakes_kernel(have, wealth, pm, ladder, law, policy, policies, effects, pm_worth, out):
+    """``_stakes`` row by row (``wealth`` 0 where the wealth tax is repealed; ``policies`` the ``_policy_table``,
+    ``effects`` the ``_effect_table``, ``pm_worth`` the PM's gain in influence)."""
+    kind, asset, taxes_wealth, tax, bonus = policies
+    effect_law, effect_worth, effect_asset = effects
+    for g in range(out.shape[0]):
+        p = max(policy[g], 0)
+        a = asset[p]
+        step, target = _power_step(ladder, g, a)
+        passed = law[g] >= 0
+        for k in range(out.shape[1]):
+            value = 0.0
+            if policy[g] >= 0:
+                power = np.int64(have[g, k, a]) * step - np.int64(have[g, k, target]) * step
+                value = _policy_worth_of(kind[p], have[g, k, a], taxes_wealth[p] * wealth[g, k], power, tax, bonus)
+            once = 0.0  # the law's once-only effects
+            for i in range(effect_law.shape[0]):
+                if effect_law[i] == law[g]:
+                    once += effect_worth[i] * have[g, k, effect_asset[i]]
+            out[g, k] = value + once + pm[g, k] * pm_worth * INFLUENCE_VALUE * passed
 
 
 def property_votes(obs) -> np.ndarray:

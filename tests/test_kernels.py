@@ -18,7 +18,7 @@ import pytest
 from helpers import blank
 
 import sim
-from sim import agents, engine, india, kernels, notes
+from sim import agents, engine, india, kernels, laws, notes
 from sim import layout as L
 from sim.agents import Observation
 from sim.dice import Dice, Streams
@@ -26,6 +26,7 @@ from sim.phases.setup import run_auction
 from sim.rules import Rules
 from sim.state import State
 from strategies import firms as firm_play
+from strategies import politics
 from strategies import values as V
 from strategies.base import Strategy
 
@@ -381,6 +382,100 @@ def test_director_moves_kernel_moves_the_ships_of_the_numpy_director(monkeypatch
     assert (dst[kind != L.MOVE_NONE] == L.CHINA_LOC).any()  # ships sent to China
     for ref, got in zip(out[0], out[1], strict=True):
         assert np.array_equal(ref, got)
+
+
+def politics_position(games: int, seed: int) -> tuple[Rules, State]:
+    """Random holdings (a third of the families holding nothing of an asset), conspicuous wealth, ladders with
+    shared rungs, Chairmen and Prime Ministers (some games without), the wealth tax repealed in a quarter of the
+    games; a tax of 2 £ and a bonus of 3 £ per asset so that no two policy kinds are worth alike."""
+    rules, state = blank(games, 5, **{"parliament.tax": 2, "parliament.bonus": 3})
+    rng = np.random.default_rng(seed)
+    for field in ("luxuries", "shares", "shipyards", "factories", "wealth"):
+        getattr(state, field)[:] = np.where(rng.random((games, 5)) < 1 / 3, 0, rng.integers(1, 6, (games, 5)))
+    state.ladder[:] = rng.integers(0, 4, state.ladder.shape)
+    state.office[:, L.CHAIRMAN] = rng.integers(-1, 5, games)
+    state.prime_minister[:] = rng.integers(-1, 5, games)
+    repeal = np.flatnonzero(rules.d.law_mod[:, laws.MOD["no_wealth_tax"]])
+    state.law_pile[:, repeal] = np.where(rng.random((games, 1)) < 0.25, laws.IN_FORCE, laws.DECK)
+    return rules, state
+
+
+def seats_of_every_game(rules: Rules, state: State) -> Observation:
+    """An observation with a row for each seat of every game (a simultaneous decision, ``Agents.ask_seats``)."""
+    games, n = state.n_games, rules.players
+    return Observation(state, rules, np.repeat(np.arange(games), n), np.tile(np.arange(n), games), None)
+
+
+def both_ways(monkeypatch, compute) -> list:
+    """``compute()`` with the numpy reference, then with the kernels."""
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        out.append(compute())
+    return out
+
+
+def same_bits(ref: np.ndarray, got: np.ndarray) -> bool:
+    return ref.dtype == got.dtype and ref.shape == got.shape and ref.tobytes() == got.tobytes()
+
+
+def test_policy_values_kernel_gives_the_worths_of_the_numpy_policy_values(monkeypatch):
+    """``strategies.politics.my_policy_values`` (D-POLICY) for every seat of 2,048 random positions: the same worth
+    of every policy of the track, bit for bit (the sign of a zero tax included)."""
+    rules, state = politics_position(2048, 19)
+    ref, got = both_ways(monkeypatch, lambda: politics.my_policy_values(seats_of_every_game(rules, state)))
+    kind = rules.d.policy_kind
+    for k in (laws.POWER, laws.TAX, laws.BONUS):  # every kind is worth something somewhere, and nothing elsewhere
+        assert 0.2 < (ref[:, kind == k] != 0).mean() < 0.9
+    assert (ref[:, kind == laws.POWER] < 0).any() and (ref[:, kind == laws.POWER] > 0).any()
+    assert same_bits(ref, got)
+
+
+def test_stakes_kernel_gives_the_stakes_of_the_numpy_stakes(monkeypatch):
+    """``strategies.politics.stakes`` of every family (once per game, as ``vote`` asks it) and ``my_stake`` of each
+    seat over 2,048 random positions with a random law (-1 in some games; the laws with valued effects in many)
+    and policy (-1 in some): the same stakes, bit for bit."""
+    rules, state = politics_position(2048, 23)
+    rng = np.random.default_rng(29)
+    valued = np.array([0, 18])  # money per factory, share VP
+    law = np.where(rng.random(2048) < 0.5, rng.choice(valued, 2048), rng.integers(-1, len(rules.d.law_names), 2048))
+    policy = rng.integers(-1, len(rules.d.policy_kind), 2048)
+    n = rules.players
+    law_rows, policy_rows = np.repeat(law, n), np.repeat(policy, n)
+
+    obs = seats_of_every_game(rules, state)
+
+    def compute():
+        obs.__dict__.pop("_values", None)  # nothing computed the other way
+        return V.on_games(obs, politics.stakes, law_rows, policy_rows), politics.my_stake(obs, law_rows, policy_rows)
+
+    (ref, ref_mine), (got, got_mine) = both_ways(monkeypatch, compute)
+    assert (ref != 0).mean() > 0.5 and (ref < 0).any() and (politics.law_value(obs, law_rows) > 0).mean() > 0.2
+    assert np.array_equal(ref_mine, ref[np.arange(obs.n), obs.seat])  # each seat's own column
+    assert same_bits(ref, got) and same_bits(ref_mine, got_mine)
+
+
+def test_best_law_kernel_picks_the_law_of_the_numpy_best_law(monkeypatch):
+    """``strategies.politics.best_law`` (what ``table_law`` tables) for the Prime Minister of 4,096 random positions
+    with random candidates (none in some games) and policy options (-1 or the same policy on both sides in some):
+    the same law, side and worth, ties to the first (law, side)."""
+    rules, state = politics_position(4096, 31)
+    rng = np.random.default_rng(37)
+    n_laws, n_policies = len(rules.d.law_names), len(rules.d.policy_kind)
+    candidates = (rng.random((4096, n_laws)) < 0.15) & (rng.random((4096, 1)) < 0.95)
+    options = rng.integers(-1, n_policies, (4096, n_laws, 2)).astype(np.int16)
+    options[:, :, 1] = np.where(rng.random((4096, n_laws)) < 0.3, options[:, :, 0], options[:, :, 1])
+    seat = np.maximum(state.prime_minister, 0).astype(np.int64)
+
+    def compute():
+        return politics.best_law(Observation(state, rules, np.arange(4096), seat, None), candidates, options)
+
+    ref, got = both_ways(monkeypatch, compute)
+    law, side, worth = ref
+    assert np.isneginf(worth).any() and (worth < 0).mean() > 0.05 and (worth > 0).mean() > 0.3
+    assert (side == 1).mean() > 0.2 and np.unique(law).size > 20  # ties go to side 0
+    for r, g in zip(ref, got, strict=True):
+        assert same_bits(r, g)
 
 
 def test_the_bench_reports_cpu_seconds_and_a_profile_per_phase_and_decision():
