@@ -1,4 +1,5 @@
-"""Compiled kernels (numba) for the engine's loops that numpy cannot vectorise well, beside their numpy reference.
+"""Compiled kernels (numba) for the loops numpy cannot vectorise well, the engine's and the built-in strategies'
+valuations, beside their numpy reference.
 
 Each kernel is a plain Python function over arrays, compiled on first use with ``numba.njit(cache=True)`` (the
 machine code is cached beside the source, so later processes only load it) and called where the numpy version
@@ -7,11 +8,11 @@ games both ways and compare the frames byte for byte. ``ENABLED`` picks the path
 variable ``EASTINDIA_KERNELS=0`` turns the kernels off (the numpy reference only), as does a missing numba.
 
 A process pays about 0.7 CPU-second once, when its first kernel loads (importing numba and its machine code from
-the cache; compiling every kernel when nothing is cached, after an install or an edit, costs about 10 CPU-seconds). That is won back over many games, not over
-a few: the kernels first run in a batch of at least ``MIN_GAMES`` games, the numpy reference in smaller ones (a
-game is the same either way), so a short run, a batch of 1 or a test never loads numba. Once a process has loaded
-numba, every call runs the kernels, whatever its number of games (a strategy asked about a few games of a large
-batch, the next smaller batch).
+the cache; compiling every kernel when nothing is cached, after an install or an edit, costs about 10 CPU-seconds).
+That is won back over many games, not over a few: the kernels first run in a batch of at least ``MIN_GAMES`` games,
+the numpy reference in smaller ones (a game is the same either way), so a short run, a batch of 1 or a test never
+loads numba. Once a process has loaded numba, every call runs the kernels, whatever its number of games (a strategy
+asked about a few games of a large batch, the next smaller batch).
 """
 
 from __future__ import annotations
