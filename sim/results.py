@@ -28,6 +28,22 @@ PEOPLE = (
 SORT_KEYS = (["game"], ["game", "seat"], ["game", "round"], ["game", "round", "seat"])
 
 
+class _Games:
+    """The fields of games ``idx`` of a state, each gathered (a copy) when first read: a round's records read a
+    part of the state, and keep what they read past the round."""
+
+    def __init__(self, state: State, idx: np.ndarray):
+        self._state, self._idx = state, idx
+        self.n_games, self.n_players = idx.size, state.n_players
+
+    def __getattr__(self, name: str):
+        value = getattr(self._state, name)
+        if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == self._state.n_games:
+            value = value.take(self._idx, axis=0)
+        self.__dict__[name] = value
+        return value
+
+
 class Recorder:
     """Collects numpy columns for one batch."""
 
@@ -42,7 +58,7 @@ class Recorder:
         idx = np.flatnonzero(played)
         if idx.size == 0:
             return
-        s = state.take(idx)
+        s = _Games(state, idx)
         n = s.n_players
         company_regions = (s.owner >= 0).sum(axis=1)
         row = {
