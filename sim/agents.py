@@ -131,8 +131,12 @@ class Observation:
         self.players = state.n_players
         self.rng = StrategyRandom(streams, idx, seat) if streams is not None else None
 
-        def rows(name: str, at: np.ndarray | None = None) -> np.ndarray:  # the state is kept here, out of reach
+        def rows(name: str, at: np.ndarray | None = None, own: bool = False) -> np.ndarray:  # the state: out of reach
             field = getattr(state, name)
+            if own:  # each row's deciding seat's entries, (game, seat) as game * N + seat
+                if field.ndim < 2 or field.shape[1] != state.n_players:
+                    raise AttributeError(f"observation field {name!r} has no seat axis")
+                return field.reshape(-1, *field.shape[2:]).take(idx * field.shape[1] + seat, axis=0)
             if at is not None:  # the rows ``at`` only
                 value = field.take(idx.take(at), axis=0)
             else:
@@ -165,6 +169,15 @@ class Observation:
     def mine(self, field: np.ndarray) -> np.ndarray:
         """The deciding seat's entries of a [G', N, ...] array."""
         return field[np.arange(self.n), self.seat]
+
+    def own(self, name: str) -> np.ndarray:
+        """The deciding seat's entries of the public field ``name`` (one with a seat axis, [G', N, ...]): what
+        ``obs.mine(obs.<name>)`` gives, without gathering the other seats' entries when the field was not read."""
+        if name in self.__dict__:
+            return self.mine(self.__dict__[name])
+        if name.startswith("_") or name not in PUBLIC:
+            raise AttributeError(f"observation has no field {name!r}")
+        return self._rows(name, own=True)
 
     def is_me(self, holder: np.ndarray) -> np.ndarray:
         """bool mask of entries of an int seat array (e.g. ``obs.office``) held by the deciding seat."""

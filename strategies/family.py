@@ -63,18 +63,17 @@ def action_values(strategy, obs: Observation, legal) -> np.ndarray:
     """float[G', ACTIONS]: the worth of each family action taken once, less its cost (pass 0); illegal actions
     are -inf."""
     a = obs.rules.actions
-    me = np.arange(obs.n), obs.seat
     value = V.on_games(obs, lambda o: _game_values(strategy, o))
     # money piling up faster than two luxuries a round could turn it into VP before the expected end
-    hoard = obs.money[me] / horizon(obs) - 2 * a.luxury_cost
+    hoard = obs.own("money") / horizon(obs) - 2 * a.luxury_cost
     value[:, L.A_LUXURY] += np.clip(hoard, 0.0, 8.0) / 2.0
     value[:, L.A_SHIPYARD] = np.maximum(value[:, L.A_SHIPYARD], firm_play.shipyard_wanted(obs) - 4.0)
     # clerk: a candidate where the family has none
-    clerks = obs.clerks[me]  # [G', P]
+    clerks = obs.own("clerks")  # [G', P]
     lacking = (clerks == 0) & (obs.office[:, list(L.PRESIDENT)] != obs.seat[:, None])
     value[:, L.A_CLERK] = np.where(any_last(lacking), 0.8 + 0.2 * horizon(obs), 0.6 - 0.2 * sum_last(clerks))
     # relatives are few: keep the last ones at home
-    short = np.where(obs.supply[me] <= 2, 2.0, 0.0)
+    short = np.where(obs.own("supply") <= 2, 2.0, 0.0)
     for action in (L.A_CLERK, L.A_OFFICER, L.A_SHARES):
         value[:, action] -= short
     prefer = np.zeros(L.N_ACTIONS)  # the strategy's own preferences (``prefer_*`` parameters)
@@ -118,8 +117,7 @@ def _game_values(strategy, obs) -> np.ndarray:
 def clerk_targets(obs: Observation) -> np.ndarray:
     """int[G', 2]: presidencies for a clerk and a second one: where the family has none and the presidency trades
     most (its port open, the open orders of its home region), then the next."""
-    me = np.arange(obs.n), obs.seat
-    clerks = obs.clerks[me].astype(float)
+    clerks = obs.own("clerks").astype(float)
     score = -5.0 * clerks + V.on_games(obs, _trades)
     order = np.argsort(-score, axis=1, kind="stable")
     return order[:, :2].astype(np.int64)

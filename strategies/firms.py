@@ -80,12 +80,11 @@ def shipyard_wanted(obs: Observation) -> np.ndarray:
     if not obs.deregulated.any():
         return np.zeros(obs.n)
     rows = np.arange(obs.n)
-    me = rows, obs.seat
     mine = my_slot(obs)
-    ships = sum_last(obs.firm_ships[rows, np.maximum(mine, 0)])
-    own_free = yards_free(obs)[me]
-    assets = np.minimum(obs.factories[me], obs.supply[me]) + obs.shares[me]
-    starting = (mine < 0) & (obs.shipyards[me] == 0) & (assets >= 2) & (rounds_left(obs) >= 4)
+    ships = V.per_game(obs, "firm_fleet", lambda o: sum_last(o.firm_ships))[rows, np.maximum(mine, 0)]
+    own_free = yards_free(obs)[rows, obs.seat]
+    assets = np.minimum(obs.own("factories"), obs.own("supply")) + obs.own("shares")
+    starting = (mine < 0) & (obs.own("shipyards") == 0) & (assets >= 2) & (rounds_left(obs) >= 4)
     want = obs.deregulated & (own_free == 0) & (((mine >= 0) & (ships == 0)) | starting)
     return np.where(want, 5.5, 0.0)
 

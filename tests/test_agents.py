@@ -138,3 +138,19 @@ def test_an_observation_gives_a_field_at_some_of_its_rows_as_read_whole():
     assert np.array_equal(obs.money[at], before) and np.array_equal(obs._field_at("money", at), before)
     with pytest.raises(AttributeError):
         obs._field_at("_rows", at)
+
+
+def test_an_observation_gives_the_deciding_seats_entries_of_a_field_as_read_whole():
+    """``Observation.own``: each row's deciding seat's entries of a field with a seat axis, the same as
+    ``obs.mine(obs.<field>)`` whether the field was read whole before or not; a field without a seat axis has none."""
+    r, s = blank(4, 5)
+    s.money[:] = np.arange(20).reshape(4, 5)
+    s.clerks[:] = np.arange(60).reshape(4, 5, 3)
+    idx, seat = np.array([3, 3, 1, 0]), np.array([0, 2, 1, 4])
+    obs = Observation(s, r, idx, seat, None)
+    assert obs.own("money").tolist() == [15, 17, 6, 4]
+    assert np.array_equal(obs.own("clerks"), s.clerks[idx, seat])
+    whole = Observation(s, r, idx, seat, None)
+    assert np.array_equal(whole.mine(whole.clerks), whole.own("clerks"))
+    with pytest.raises(AttributeError, match="seat axis"):
+        obs.own("stability")
