@@ -67,7 +67,7 @@ def _vote_side(strategy, obs: Observation, legal, side_on_deregulation, spend: f
     expected = politics.expected_net(obs, stakes, legal.support, legal.must_for)
     need = np.where(side_on_deregulation > 0, np.maximum(-expected, 0), np.maximum(expected + 1, 0))
     cost = np.maximum(legal.vote_cost, 1)
-    afford = np.floor(obs.money[me] * spend).astype(np.int64) // cost
+    afford = np.floor(obs.own("money") * spend).astype(np.int64) // cost
     mine = np.minimum(need, afford).astype(np.int64)
     forced = dereg & legal.must_for & (side_on_deregulation < 0)  # a PM bound to vote for (deregulation.pm_votes)
     side = np.where(forced, 1, np.where(dereg, side_on_deregulation, side))
@@ -198,9 +198,9 @@ class RunFirm(Strategy):
         value = family.action_values(self, obs, legal)
         me = np.arange(obs.n), obs.seat
         firm = _my_firm(obs)
-        few = obs.factories[me] < np.where(firm >= 0, 1, 2)
+        few = obs.own("factories") < np.where(firm >= 0, 1, 2)
         value[:, L.A_FACTORY] += np.where(few & (V.rounds_left(obs) >= 3), self.factory_bonus, 0.0)
-        free_own = np.maximum(obs.shipyards[me] - V.yard_use(obs)[me], 0)
+        free_own = np.maximum(obs.own("shipyards") - V.yard_use(obs)[me], 0)
         value[:, L.A_SHIPYARD] += np.where(obs.deregulated & (free_own == 0), self.yard_bonus, 0.0)
         return value
 
@@ -304,9 +304,8 @@ class GoMilitary(Strategy):
         this one; beyond ``officers_kept`` only while the Company is not fragile (``fragile_risk``: each officer
         costs it 1 £ a round, L191); less as its money passes ``idle_money`` (loot is turned into VP)."""
         value = family.action_values(self, obs, legal)
-        me = np.arange(obs.n), obs.seat
-        have = obs.officers[me].sum(axis=1) + obs.academy[me]
-        idle = np.clip((obs.money[me] - self.idle_money) / 10.0, 0.0, 1.0)  # loot piling up: VP instead
+        have = obs.own("officers").sum(axis=1) + obs.own("academy")
+        idle = np.clip((obs.own("money") - self.idle_money) / 10.0, 0.0, 1.0)  # loot piling up: VP instead
         fragile = (V.crash_risk(obs) >= self.fragile_risk) & (have >= self.officers_kept)
         want = (have < self.officers_wanted) & (V.rounds_left(obs) >= 2) & ~fragile
         value[:, L.A_OFFICER] += np.where(want, (self.officer_bonus + 0.5) * (1.0 - idle), 0.0)

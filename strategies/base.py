@@ -442,7 +442,7 @@ class Strategy:
         each) less its cost and the upkeep of the rounds left, plus the best card on display when it wins a pick;
         it must leave the family the next upkeep; home is worth nothing."""
         d = obs.rules.d
-        money = obs.mine(obs.money)
+        money = obs.own("money")
         rounds_left = obs.rules.game.rounds - obs.round.astype(np.int64) + 1  # upkeep phases still to pay
         best_card = np.maximum(display_values(obs, obs.market).max(axis=1, initial=-np.inf), 0.0)
         value = self.vp_worth * d.tier_vp - d.tier_cost - d.tier_upkeep * rounds_left[:, None]
@@ -536,7 +536,7 @@ class Strategy:
         need = np.where(side > 0, np.maximum(-expected, 0), np.where(side < 0, np.maximum(expected + 1, 0), 0))
         cost = np.maximum(legal.vote_cost, 1)
         worth = np.maximum(np.abs(stake) - self.vote_margin, 0) // cost
-        money = obs.money[me]
+        money = obs.own("money")
         bought = np.minimum(np.minimum(need, worth), money // cost).astype(np.int64)
         return side, np.where(side != 0, bought, 0), legal.notes & (side != 0)[:, None]
 
