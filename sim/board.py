@@ -11,12 +11,16 @@ from .rules import Rules
 from .state import TALLY, State
 
 
-def seat_counts(holder: np.ndarray, n: int) -> np.ndarray:
-    """int[G, N]: how many entries of an int8[G, K] holder array (-1 = nobody) each seat holds."""
+def seat_counts(holder: np.ndarray, n: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """int[G, N]: how many entries of an int8[G, K] holder array (-1 = nobody) each seat holds; with ``weights``
+    int[K] (or [G, K]), the entries' weights summed instead."""
     g = holder.shape[0]
     held = (holder >= 0) & (holder < n)
     flat = holder.astype(np.int64) + (np.arange(g, dtype=np.int64) * n)[:, None]  # game g, seat s -> g * n + s
-    return np.bincount(flat[held], minlength=g * n).reshape(g, n)
+    if weights is None:
+        return np.bincount(flat[held], minlength=g * n).reshape(g, n)
+    weight = np.broadcast_to(weights, holder.shape)[held]
+    return np.bincount(flat[held], weight, minlength=g * n).astype(np.int64).reshape(g, n)
 
 
 def board_votes(state: State) -> np.ndarray:
@@ -96,17 +100,10 @@ def unpack_bits(bits: np.ndarray, n: int) -> np.ndarray:
     return np.unpackbits(words.view(np.uint8).reshape(*words.shape, 8), axis=-1, count=n, bitorder="little").view(bool)
 
 
-def reach_bits(rules: Rules, bits: np.ndarray) -> np.ndarray | None:
-    """int64[P, K]: the orders each presidency reaches (as a bit mask, order o = bit o) for each set of usable
-    orders given as a bit mask ``bits`` int64[K] (``reachable`` without unpacking; the strategies value
-    thousands of hypothetical openings this way). None for a map with more than 20 orders."""
-    table = reach_table(rules)
-    return None if table is None else table[:, bits]
-
-
 def reach_table(rules: Rules) -> np.ndarray | None:
-    """int64[P, 2**O] (read-only): for every set of usable orders (a bit mask), the orders each presidency
-    reaches, as a bit mask (what ``reach_bits`` looks up). None for a map with more than 20 orders."""
+    """int64[P, 2**O] (read-only): for every set of usable orders (a bit mask, order o = bit o), the orders each
+    presidency reaches, as a bit mask (``reachable`` without unpacking: ``reach_table(rules)[:, bits]``; the
+    strategies value thousands of hypothetical openings this way). None for a map with more than 20 orders."""
     d = rules.d
     n_orders = len(d.orders)
     if n_orders > _TABLE_MAX_ORDERS:

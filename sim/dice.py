@@ -24,7 +24,8 @@ _TO_UNIT = 2.0**-53
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
-    """SplitMix64 finaliser over a uint64 array (wrapping arithmetic)."""
+    """SplitMix64 finaliser over a uint64 array (wrapping arithmetic). The auction's compiled kernel draws with the
+    same steps (``phases.setup._pick``; ``tests/test_kernels.py`` checks both leave every stream alike)."""
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
     return z ^ (z >> _S31)

@@ -28,6 +28,7 @@ import numpy as np
 from . import layout as L
 from . import ledger, notes
 from .agents import Agents
+from .board import seat_counts
 from .dice import Chance
 from .reduce import any_last
 from .rules import Rules
@@ -86,17 +87,9 @@ def refill_market(state: State, rules: Rules, live: np.ndarray) -> None:
 # --------------------------------------------------------------------------------------------- what is held
 def held_sum(state: State, per_card: np.ndarray | None = None) -> np.ndarray:
     """int[G, N]: ``per_card[D]`` summed over the cards each family holds and has not played (a count without
-    ``per_card``): one count per (game, seat) over the [G, D] owners, not a [G, N, D] mask."""
-    g, n = state.n_games, state.n_players
-    owner = state.card_owner
-    kept = (owner >= 0) & ~state.card_played
-    if per_card is not None:
-        kept &= per_card != 0
-    flat = (owner.astype(np.int64) + (np.arange(g, dtype=np.int64) * n)[:, None])[kept]
-    if per_card is None:
-        return np.bincount(flat, minlength=g * n).reshape(g, n)
-    weight = np.broadcast_to(per_card, owner.shape)[kept]
-    return np.bincount(flat, weight, minlength=g * n).astype(np.int64).reshape(g, n)
+    ``per_card``), counted over the [G, D] owners (``board.seat_counts``), not a [G, N, D] mask."""
+    owner = np.where(state.card_played, -1, state.card_owner)
+    return seat_counts(owner, state.n_players, per_card)
 
 
 def held_count(state: State) -> np.ndarray:

@@ -17,7 +17,6 @@ import numpy as np
 from sim import firms as fr
 from sim import layout as L
 from sim.agents import Observation
-from sim.board import reachable
 from sim.reduce import any_last, sum_last
 
 from . import values as V
@@ -57,12 +56,7 @@ def best_port(obs: Observation, limit: np.ndarray) -> tuple[np.ndarray, np.ndarr
     d = obs.rules.d
     filled = obs.order_filled | obs.firm_filled
     value = np.where(filled, d.order_half, d.order_value).astype(float)
-    worth = V.port_worth(obs, value, limit)  # [G', P] (compiled)
-    if worth is None:
-        reach = reachable(obs.rules, obs.order_open)  # [G', P, O]
-        vals = np.sort(np.where(reach, value[:, None, :], 0.0), axis=2)[:, :, ::-1]  # best first
-        k = np.arange(vals.shape[2])[None, None, :] < limit[:, None, None]
-        worth = (vals * k).sum(axis=2)
+    worth = V.port_worth(obs, value, limit)  # [G', P]
     return worth.argmax(axis=1), worth.max(axis=1)
 
 

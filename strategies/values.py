@@ -268,16 +268,17 @@ def _best_first(value, reached, out):
         out[j] = v
 
 
-def port_worth(obs, value: np.ndarray, limit: np.ndarray) -> np.ndarray | None:
-    """float[G', P]: for each presidency's port, the ``limit`` best of the open orders it reaches, valued
-    ``value[G', O]`` (sums of whole or half order values: exact in any order), game by game; None where the
-    kernels do not run (a small batch, a map of more than 20 orders)."""
+def port_worth(obs, value: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """float[G', P]: for each presidency's port, the ``limit[G']`` best of the open orders it reaches, valued
+    ``value[G', O]`` (sums of whole or half order values: exact in any order)."""
     table = reach_table(obs.rules)
-    if not kernels.use(obs.n) or table is None:
-        return None
-    out = np.empty((obs.n, table.shape[0]))
-    _port_worth_kernel(order_bits(obs.order_open), table, value, limit.astype(np.int64), out)
-    return out
+    if kernels.use(obs.n) and table is not None:
+        out = np.empty((obs.n, table.shape[0]))
+        _port_worth_kernel(order_bits(obs.order_open), table, value, limit.astype(np.int64), out)
+        return out
+    reach = reachable(obs.rules, obs.order_open)  # [G', P, O]
+    vals = np.sort(np.where(reach, value[:, None, :], 0.0), axis=2)[:, :, ::-1]  # best first
+    return (vals * (np.arange(vals.shape[2])[None, None, :] < limit[:, None, None])).sum(axis=2)
 
 
 @kernels.kernel

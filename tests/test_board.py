@@ -3,7 +3,7 @@
 import numpy as np
 from helpers import chained_bombay_map
 
-from sim.board import _reachable_iterative, exchange_free, order_bits, reach_bits, reachable, regions_outside_home
+from sim.board import _reachable_iterative, exchange_free, order_bits, reach_table, reachable, regions_outside_home
 from sim.rules import Rules
 
 
@@ -46,16 +46,17 @@ def test_regions_outside_home():
 
 
 def test_a_map_of_exactly_twenty_orders_still_answers_by_the_lookup_table():
-    """R-TRADE reachability (board.reach_bits): the bit-mask answer is given for maps of up to 20 orders (None only
-    past 20): three more Bombay orders chained to Bombay3 make a 20-order map, and reach_bits agrees with
+    """R-TRADE reachability (board.reach_table): the bit-mask table is built for maps of up to 20 orders (None only
+    past 20): three more Bombay orders chained to Bombay3 make a 20-order map, and its lookup agrees with
     ``reachable`` -- the chain is reached from Bombay's port up to a closed link (a ``>=`` bound for ``>`` would give
     None at exactly 20)."""
     r = chained_bombay_map(3)
     assert len(r.d.orders) == 20
     usable = np.ones((2, 20), dtype=bool)
     usable[1, r.d.orders.index("Extra2")] = False
-    bits = reach_bits(r, order_bits(usable))
-    assert bits is not None
+    table = reach_table(r)
+    assert table is not None
+    bits = table[:, order_bits(usable)]
     reach = reachable(r, usable)  # bool[G, P, O]
     assert np.array_equal(bits, order_bits(reach).T)
     extra = [r.d.orders.index(f"Extra{i}") for i in range(1, 4)]
