@@ -303,6 +303,8 @@ def consent_by_note(state: State, rules: Rules, appointer: np.ndarray, seat: int
     (the note is used). Returns bool[G]."""
     holder = state.note_holder[:, seat, NEPOTISM]
     by_note = need & (appointer >= 0) & (appointer != seat) & (holder == appointer)
+    if not by_note.any():
+        return by_note
     mask = np.zeros(state.note_holder.shape, dtype=bool)
     mask[:, seat, NEPOTISM] = by_note
     used(state, rules, mask)

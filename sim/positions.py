@@ -212,22 +212,23 @@ def play_cards(
     money and wealth and return what was played. ``context`` adds entries to the decision's ``legal``;
     ``allowed[G, N]`` limits who may play."""
     g, n = state.n_games, state.n_players
-    played = np.zeros((g, n, state.card_owner.shape[1]), dtype=bool)
     of_moment = rules.d.card_moment == MOMENT[moment]
-    if not ((state.card_owner >= 0) & ~state.card_played & of_moment).any():  # nobody holds one: nothing to ask
-        return _apply(state, rules, played)
-    for seat in range(n):
-        options = playable(state, rules, moment, seat)
-        if allowed is not None:
-            options &= allowed[:, seat, None]
-        decider = np.where(any_last(options), seat, -1)
-        if not (decider >= 0).any():
-            continue
-        answer = np.zeros(options.shape, dtype=bool)
-        legal = {"moment": np.full(g, MOMENT[moment]), "playable": options, **(context or {})}
-        agents.ask("play_position", state, decider, legal, (answer,), _check_play(None))
-        played[:, seat] = answer & options & (decider >= 0)[:, None]
-    return _apply(state, rules, played)
+    hits, seats = [], []  # per seat asked: the flat (game, card) indices of the cards it played
+    if ((state.card_owner >= 0) & ~state.card_played & of_moment).any():  # else nobody holds one: nothing to ask
+        for seat in range(n):
+            options = playable(state, rules, moment, seat)
+            if allowed is not None:
+                options &= allowed[:, seat, None]
+            decider = np.where(any_last(options), seat, -1)
+            if not (decider >= 0).any():
+                continue
+            answer = np.zeros(options.shape, dtype=bool)
+            legal = {"moment": np.full(g, MOMENT[moment]), "playable": options, **(context or {})}
+            agents.ask("play_position", state, decider, legal, (answer,), _check_play(None))
+            hits.append(np.flatnonzero(answer & options & (decider >= 0)[:, None]))
+            seats.append(np.full(hits[-1].size, seat))
+    game, card = np.divmod(np.concatenate(hits or [np.zeros(0, dtype=np.int64)]), state.card_owner.shape[1])
+    return _apply(state, rules, game, np.concatenate(seats or [np.zeros(0, dtype=np.int64)]), card)
 
 
 def waive_nepotism(
@@ -237,22 +238,26 @@ def waive_nepotism(
     ``ignore_nepotism`` card instead (decision ``play_position`` at the "appointments" moment). Returns bool[G]."""
     g = state.n_games
     d = rules.d
+    waived = np.zeros(g, dtype=bool)
     waivers = (d.card_moment == MOMENT["appointments"]) & (d.card_nepotism > 0)
-    need = need & (appointer >= 0)
-    if not need.any() or not waivers.any():
-        return np.zeros(g, dtype=bool)
-    options = (state.card_owner == appointer[:, None]) & ~state.card_played & waivers & need[:, None]
-    decider = np.where(options.any(axis=1), appointer, -1)
-    if not (decider >= 0).any():
-        return np.zeros(g, dtype=bool)
-    seat = np.maximum(appointer, 0).astype(np.int64)
+    rows = np.flatnonzero(need & (appointer >= 0))
+    if rows.size == 0 or not waivers.any():
+        return waived
+    mine = (state.card_owner[rows] == appointer[rows, None]) & ~state.card_played[rows] & waivers
+    holds = any_last(mine)
+    if not holds.any():
+        return waived
+    options = np.zeros(state.card_owner.shape, dtype=bool)  # in the games needing consent only
+    options[rows] = mine
+    decider = np.full(g, -1, dtype=np.int64)
+    decider[rows[holds]] = appointer[rows[holds]]
     answer = np.zeros(options.shape, dtype=bool)
     legal = {"moment": np.full(g, MOMENT["appointments"]), "playable": options, "office": office}
     agents.ask("play_position", state, decider, legal, (answer,), _check_play(1))
-    answer &= options
-    played = np.zeros((g, state.n_players, options.shape[1]), dtype=bool)
-    played[np.arange(g), seat] = answer
-    return _apply(state, rules, played).ignore_nepotism.sum(axis=1) > 0
+    game, card = np.divmod(np.flatnonzero(answer & options), options.shape[1])
+    _apply(state, rules, game, appointer[game].astype(np.int64), card)
+    waived[game[d.card_nepotism[card] > 0]] = True
+    return waived
 
 
 def _check_play(limit: int | None):
@@ -265,16 +270,16 @@ def _check_play(limit: int | None):
     return check
 
 
-def _apply(state: State, rules: Rules, played: np.ndarray) -> Played:
-    """Mark ``played[G, N, D]`` cards spent; pay their money (flow ``positions``) and add their wealth."""
+def _apply(state: State, rules: Rules, game: np.ndarray, seat: np.ndarray, card: np.ndarray) -> Played:
+    """Mark the cards ``card[i]`` played by family ``seat[i]`` in game ``game[i]`` spent; pay their money (flow
+    ``positions``) and add their wealth."""
     d = rules.d
-    g, n = played.shape[:2]
+    g, n = state.n_games, state.n_players
     out = Played(*(np.zeros((g, n), dtype=np.int64) for _ in range(4)))
-    if not played.any():
+    if card.size == 0:
         return out
-    hit = np.flatnonzero(played)  # a flat index is several times faster than np.nonzero of a [G, N, D] array
-    game_seat, card = np.divmod(hit, played.shape[2])
-    state.card_played[game_seat // n, card] = state.card_played_now[game_seat // n, card] = True
+    state.card_played[game, card] = state.card_played_now[game, card] = True
+    game_seat = game * n + seat
 
     def per_seat(per_card: np.ndarray) -> np.ndarray:  # int64[G, N]: the played cards' values summed per seat
         return np.bincount(game_seat, per_card[card], minlength=g * n).astype(np.int64).reshape(g, n)

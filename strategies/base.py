@@ -309,8 +309,10 @@ class Strategy:
         family = np.where(any_last(cand), family_score, -np.inf).argmax(axis=1)
         return family, cand[np.arange(obs.n), family].argmax(axis=1)
 
+    @passes
     def consent(self, obs: Observation, legal) -> np.ndarray:
-        """Consent to another family appointing its own relative (nepotism)? The base strategy refuses."""
+        """Consent to another family appointing its own relative (nepotism)? The base strategy refuses (the
+        engine's default answer, so it is not asked)."""
         return np.zeros(obs.n, dtype=bool)
 
     # ----------------------------------------------------------------------------------- phase 6 Chairman

@@ -58,6 +58,30 @@ def test_nepotism_refused_forces_another_candidate():
     assert (s.relatives() == 12).all()
 
 
+def test_nepotism_refused_by_a_table_that_passes_consent_is_counted_as_asked(monkeypatch):
+    """R-APPOINT at a table whose strategies all pass ``consent`` (``Strategy``, which always refuses): the engine
+    skips the question, yet counts each family with a candidate as asked, and the appointment is the one asking
+    them gives (seats 1 and 2 refuse: seat 1's clerk gets the office)."""
+    from sim.agents import Agents
+
+    offices, counts = [], []
+    for skip in (True, False):
+        if not skip:
+            monkeypatch.setattr(Agents, "all_pass", lambda self, decision, asked: False)
+        r, s = blank(2, 4)
+        seat_office(s, L.CHAIRMAN, 0)
+        give(s, "clerks", 0, 1, col=0)
+        give(s, "clerks", 1, 1, col=2)
+        give(s, "clerks", 2, 1, col=1)
+        s.done[1] = True
+        table = agents(r, s)
+        appoint_office(s, r, dice(), table, L.SHIPPING)
+        offices.append(s.office[:, L.SHIPPING].tolist())
+        counts.append(table.asks["consent"].tolist())
+    assert offices == [[1, -1], [1, -1]]
+    assert counts == [[2, 0], [2, 0]]
+
+
 def test_nepotism_with_consent_appoints_his_own():
     r, s = blank(1, 4)
     seat_office(s, L.CHAIRMAN, 0)

@@ -231,8 +231,9 @@ def choose(
         need = own & (ask != seat) & has_cand[:, seat]
         if need.any():
             consent = np.zeros(g, dtype=bool)
-            legal = {"office": office_arr, "appointer": ask, "candidates": cand}
-            agents.ask("consent", state, np.where(need, seat, -1), legal, (consent,))
+            if not agents.all_pass("consent", need):  # every family at the table refuses: nobody to ask
+                legal = {"office": office_arr, "appointer": ask, "candidates": cand}
+                agents.ask("consent", state, np.where(need, seat, -1), legal, (consent,))
             consent |= notes.consent_by_note(state, rules, ask, seat, need & ~consent)  # a kind-2 note
             refused |= need & ~consent
     if refused.any():
