@@ -584,16 +584,17 @@ class Strategy:
         -1 none; price int[G', N, 5]). Before a vote (``legal.moment == "vote"``) a family that does not care
         sells its own property-vote note for half its votes in £: on a law to the PM, who wants it passed; on
         Deregulation to the family with the most at stake."""
-        buyer = np.full(legal.held.shape, -1, dtype=np.int64)
-        price = np.zeros(legal.held.shape, dtype=np.int64)
+        none = np.broadcast_to(np.int64(-1), legal.held.shape), np.broadcast_to(np.int64(0), legal.held.shape)
         at_vote = legal.moment == "vote"
         if not at_vote.any():
-            return buyer, price
+            return none  # no offer (constant read-only arrays: nothing to fill)
         rows = np.arange(obs.n)
         votes = politics.property_votes(obs)[rows, obs.seat]
         sell = at_vote & (votes > 0) & legal.held[rows, obs.seat, notes.VOTES]
         if not sell.any():
-            return buyer, price
+            return none
+        buyer = np.full(legal.held.shape, -1, dtype=np.int64)
+        price = np.zeros(legal.held.shape, dtype=np.int64)
         if legal.deregulation.any():
             dereg = politics.deregulation_stakes(obs, self)
             others = np.where(np.arange(obs.players)[None, :] == obs.seat[:, None], -1.0, np.abs(dereg))
