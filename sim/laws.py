@@ -132,17 +132,26 @@ def reshuffle(state: State, dice: Chance, rows: np.ndarray, add: np.ndarray) -> 
 def draw(state: State, dice: Chance, rows: np.ndarray) -> np.ndarray:
     """Draw the top law of the deck in games ``rows`` (bool[G]); an empty deck first takes the discard pile back,
     shuffled; the first draw of a game shuffles the deck. Returns int[G] the law drawn (-1 none), now DRAWN."""
-    pile = state.law_pile
+    top = np.full(state.n_games, -1, dtype=np.int64)
+    idx = np.flatnonzero(rows)  # the games drawing: the rest is left as it is
+    if idx.size == 0:
+        return top
+    pile = state.law_pile[idx]
     deck = pile == DECK
-    fresh = rows & any_last(deck & (state.law_rank < 0))
-    empty = rows & ~any_last(deck) & any_last(pile == DISCARD)
+    fresh = any_last(deck & (state.law_rank[idx] < 0))
+    empty = ~any_last(deck) & any_last(pile == DISCARD)
     if (fresh | empty).any():
-        reshuffle(state, dice, fresh | empty, (pile == DISCARD) & empty[:, None])
-        deck = state.law_pile == DECK
-    has = rows & any_last(deck)
-    top = np.where(deck, state.law_rank, np.inf).argmin(axis=1)
-    top = np.where(has, top, -1)
-    hit = np.flatnonzero(has)
+        shuffled = np.zeros(state.n_games, dtype=bool)
+        shuffled[idx] = fresh | empty
+        add = np.zeros(state.law_pile.shape, dtype=bool)
+        add[idx[empty]] = pile[empty] == DISCARD
+        reshuffle(state, dice, shuffled, add)
+        pile = state.law_pile[idx]
+        deck = pile == DECK
+    has = any_last(deck)
+    first = np.where(deck, state.law_rank[idx], np.inf).argmin(axis=1)
+    hit = idx[has]
+    top[hit] = first[has]
     state.law_pile[hit, top[hit]] = DRAWN
     return top
 
