@@ -103,31 +103,43 @@ def draw_and_table(
             break
         top = laws.draw(state, dice, active)
         active &= top >= 0
-        t = np.maximum(top, 0)
-        recall = active & d.law_recall[t]
-        discard = state.law_pile == laws.DISCARD
+        idx = np.flatnonzero(active)  # the games drawing this turn: the rest is left as it is
+        if idx.size == 0:
+            break
+        t = top[idx]
+        pile = state.law_pile[idx]  # as drawn: a reshuffle below only touches games that do not table this turn
+        recall = d.law_recall[t]
+        discard = pile == laws.DISCARD
         empty_recall = recall & ~any_last(discard)
         if empty_recall.any():  # ignore it: shuffle it back into the deck and draw another
+            shuffled = np.zeros(g, dtype=bool)
+            shuffled[idx[empty_recall]] = True
             back = np.zeros(state.law_pile.shape, dtype=bool)
-            back[np.flatnonzero(empty_recall), t[empty_recall]] = True
-            laws.reshuffle(state, dice, empty_recall, back)
+            back[idx[empty_recall], t[empty_recall]] = True
+            laws.reshuffle(state, dice, shuffled, back)
         recall &= ~empty_recall
-        counted += active & ~empty_recall
-        dilemma = active & d.law_dilemma[t] & ~recall
-        asking = active & ~empty_recall
-        drawn = state.law_pile == laws.DRAWN
+        asking = ~empty_recall
+        counted[idx] += asking
+        dilemma = d.law_dilemma[t] & ~recall
         recallable = discard & ~d.law_recall[None, :]
         only_top = np.arange(n_laws)[None, :] == t[:, None]
-        candidates = np.where(recall[:, None], recallable, np.where(dilemma[:, None], only_top, drawn))
-        left = ((state.law_pile == laws.DECK) | (state.law_pile == laws.DISCARD)).any(axis=1)
-        can_draw = asking & ~recall & ~dilemma & (counted < pa.max_laws) & left
-        pick, side = ask_table(state, agents, asking, candidates & asking[:, None], can_draw, options)
-        tabled = asking & (pick >= 0)
-        law = np.where(tabled, pick, law)
-        policy = np.where(tabled, options[np.arange(g), np.maximum(pick, 0), np.clip(side, 0, 1)], policy)
-        self_recall |= tabled & recall
-        state.law_pile[np.flatnonzero(tabled), pick[tabled]] = laws.DRAWN
-        active &= ~tabled
+        drawn = pile == laws.DRAWN
+        left = any_last((pile == laws.DECK) | discard)
+        candidates = np.zeros((g, n_laws), dtype=bool)
+        candidates[idx] = np.where(recall[:, None], recallable, np.where(dilemma[:, None], only_top, drawn))
+        candidates[idx] &= asking[:, None]
+        can_draw = np.zeros(g, dtype=bool)
+        can_draw[idx] = asking & ~recall & ~dilemma & (counted[idx] < pa.max_laws) & left
+        asked = np.zeros(g, dtype=bool)
+        asked[idx] = asking
+        pick, side = ask_table(state, agents, asked, candidates, can_draw, options)
+        tabled = asking & (pick[idx] >= 0)
+        rows, tab = idx[tabled], pick[idx[tabled]]
+        law[rows] = tab
+        policy[rows] = options[rows, tab, np.clip(side[rows], 0, 1)]
+        self_recall[rows[recall[tabled]]] = True
+        state.law_pile[rows, tab] = laws.DRAWN
+        active[rows] = False
     # drawn and not tabled: discarded (an "Old Ideas" card waits to be shuffled back after the vote)
     drawn = state.law_pile == laws.DRAWN
     keep = (np.arange(n_laws)[None, :] == law[:, None]) | (self_recall[:, None] & d.law_recall[None, :])
