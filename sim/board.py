@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 
+from . import kernels
 from . import layout as L
 from .rules import Rules
 from .state import TALLY, State
@@ -15,12 +16,28 @@ def seat_counts(holder: np.ndarray, n: int, weights: np.ndarray | None = None) -
     """int[G, N]: how many entries of an int8[G, K] holder array (-1 = nobody) each seat holds; with ``weights``
     int[K] (or [G, K]), the entries' weights summed instead."""
     g = holder.shape[0]
+    if kernels.use(g) and holder.ndim == 2 and (weights is None or np.asarray(weights).dtype.kind in "bi"):
+        ones = np.broadcast_to(np.int64(1), holder.shape) if weights is None else weights
+        return _seat_counts(holder, n, np.broadcast_to(np.asarray(ones, dtype=np.int64), holder.shape))
     held = (holder >= 0) & (holder < n)
     flat = holder.astype(np.int64) + (np.arange(g, dtype=np.int64) * n)[:, None]  # game g, seat s -> g * n + s
     if weights is None:
         return np.bincount(flat[held], minlength=g * n).reshape(g, n)
     weight = np.broadcast_to(weights, holder.shape)[held]
     return np.bincount(flat[held], weight, minlength=g * n).astype(np.int64).reshape(g, n)
+
+
+@kernels.kernel
+def _seat_counts(holder: np.ndarray, n: int, weights: np.ndarray) -> np.ndarray:
+    """``seat_counts`` in one pass over the entries (``weights`` int64[G, K], broadcast)."""
+    g, k = holder.shape
+    out = np.zeros((g, n), dtype=np.int64)
+    for i in range(g):
+        for j in range(k):
+            h = holder[i, j]
+            if 0 <= h < n:
+                out[i, h] += weights[i, j]
+    return out
 
 
 def board_votes(state: State) -> np.ndarray:

@@ -478,6 +478,24 @@ def test_best_law_kernel_picks_the_law_of_the_numpy_best_law(monkeypatch):
         assert same_bits(r, g)
 
 
+def test_seat_counts_kernel_counts_the_holdings_of_the_numpy_count(monkeypatch):
+    """``board.seat_counts`` over 4,096 random int8 holder rows (nobody, a seat, a seat out of range), counted and
+    weighed by per-entry and per-(game, entry) weights, including negative ones: the same int64 sums."""
+    from sim.board import seat_counts
+
+    g, k, n = 4096, 37, 5
+    rng = np.random.default_rng(21)
+    holder = rng.integers(-1, n + 1, (g, k)).astype(np.int8)
+    per_entry, per_game = rng.integers(-2, 5, k), rng.integers(0, 9, (g, k)).astype(np.int32)
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        out.append([seat_counts(holder, n, w) for w in (None, per_entry, per_game)])
+    assert out[0][0].mean() > 4 and (out[0][1] < 0).any() and out[0][2].max() > 40
+    for ref, got in zip(*out, strict=True):
+        assert got.dtype == np.int64 and np.array_equal(ref, got)
+
+
 def test_the_bench_reports_cpu_seconds_and_a_profile_per_phase_and_decision():
     cmd = [sys.executable, "-m", "sim.bench", "--sizes", "2", "--repeats", "1", "--min-games", "2", "--profile"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
