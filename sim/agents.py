@@ -75,6 +75,18 @@ PUBLIC = frozenset(
 # ``offer_exchange`` that never offers costs nothing). An overriding method has no such attribute.
 PASSES = "passes"
 
+# A decision method with this attribute set answers from its observation and legal options alone: it reads nothing
+# of the strategy object (no parameter, no other method), so the seats of every strategy whose method for the
+# decision is that same function are asked in one call (a mixed table of archetypes that inherit it pays one call,
+# not one per archetype). ``strategies.base.shared`` sets it; an overriding method has no such attribute.
+SHARED = "shared"
+
+
+def _method(strat: Strategy, decision: str) -> Any:
+    """The function ``strat`` answers ``decision`` with (a bound method's function)."""
+    method = getattr(strat, decision, None)
+    return getattr(method, "__func__", method)
+
 
 # ``Agents.ask_seats`` asks the seats of a game in one call per strategy; False asks them one by one (the reference
 # the tests compare it with).
@@ -255,6 +267,7 @@ class Agents:
         self.groups = [strat for strat, _ in groups.values()]
         self._group = group_of[np.asarray(seating)]  # int[G or 1, N]
         self._flat: dict[int, np.ndarray] = {}  # per G: the group table broadcast to G games, flattened
+        self._callers: dict[str, tuple[np.ndarray, list[Strategy]]] = {}  # per decision: see ``callers``
         self.asks: dict[str, np.ndarray] = {}  # per decision: int32[G], the times each game reached it (a seat asked)
 
     def take(self, idx: np.ndarray, streams: Streams) -> Agents:
@@ -293,7 +306,7 @@ class Agents:
         if not asked.any():
             return out
         self._count(decision, asked)
-        for strat, idx in self._grouped(decider, asked):
+        for strat, idx in self._grouped(decision, decider, asked):
             if getattr(getattr(strat, decision, None), PASSES, False):
                 continue
             full = idx.size == decider.shape[0]  # every game, in order: a plain copy, not a scatter
@@ -323,10 +336,11 @@ class Agents:
         seat asked (``obs.seat`` tells them apart, each drawing from its own seat's random stream).
 
         ``legal`` holds full-batch arrays [G, ...] and constants, as for ``ask``; ``seat_legal`` the arrays
-        [G, N, ...] of each seat's own options (a row sees its seat's). Only the strategies of this package are
-        asked about several seats of a game in one call: any other (a plugin) is asked seat by seat, as by ``ask``,
-        and never sees a game twice in one call. ``asks[decision][g]`` counts the seats asked in game g. While a
-        replay traces the decisions (``trace``), the seats are asked one by one through ``ask``.
+        [G, N, ...] of each seat's own options (a row sees its seat's). Only the strategies of this package (and
+        ``shared`` methods, which are this package's) are asked about several seats of a game in one call: any other
+        (a plugin's own method) is asked seat by seat, as by ``ask``, and never sees a game twice in one call.
+        ``asks[decision][g]`` counts the seats asked in game g. While a replay traces the decisions (``trace``), the
+        seats are asked one by one through ``ask``.
         """
         asked = np.asarray(asked)
         if not MERGE or self.trace is not None:
@@ -340,12 +354,15 @@ class Agents:
         self._count(decision, sum_last(asked))
         g_all, n = asked.shape
         rows = np.flatnonzero(asked)  # (game, seat) pairs as game * n + seat, game by game
-        group_of = self._table(g_all, n)[rows] if len(self.groups) > 1 else None
-        for gi, strat in enumerate(self.groups):
+        caller_of, callers = self.callers(decision)
+        group_of = caller_of[self._table(g_all, n)[rows]] if len(callers) > 1 else None
+        for gi, strat in enumerate(callers):
             if getattr(getattr(strat, decision, None), PASSES, False):
                 continue
             mine = rows if group_of is None else rows.compress(group_of == gi)  # compress beats a mask index
-            if type(strat).__module__.partition(".")[0] == "strategies":
+            if type(strat).__module__.partition(".")[0] == "strategies" or getattr(
+                _method(strat, decision), SHARED, False
+            ):  # this package's strategy, or a method of it that reads nothing of the strategy
                 parts = [mine]
             else:  # a plugin: one seat per call
                 parts = [part for s in range(n) if (part := mine.compress(mine % n == s)).size]
@@ -425,18 +442,43 @@ class Agents:
             flat = self._flat[g_all] = table.ravel()
         return flat
 
-    def _grouped(self, decider: np.ndarray, asked: np.ndarray):
-        """(strategy, games asked) for each strategy object asked in some game."""
+    def callers(self, decision: str) -> tuple[np.ndarray, list[Strategy]]:
+        """(int[groups] the call each strategy object's seats are asked in, [the strategy called for each call]) for
+        ``decision``: one call per strategy object, except that every object whose method for it is one ``shared``
+        function (``SHARED``) is asked in a single call, through the first of them."""
+        found = self._callers.get(decision)
+        if found is None:
+            calls: dict[Any, int] = {}
+            callers: list[Strategy] = []
+            caller_of = np.zeros(len(self.groups), dtype=np.int64)
+            for gi, strat in enumerate(self.groups):
+                fn = _method(strat, decision)
+                key = fn if getattr(fn, SHARED, False) else id(strat)
+                if key not in calls:
+                    calls[key] = len(callers)
+                    callers.append(strat)
+                caller_of[gi] = calls[key]
+            found = self._callers[decision] = (caller_of, callers)
+        return found
+
+    def _grouped(self, decision: str, decider: np.ndarray, asked: np.ndarray):
+        """(strategy, games asked) for each call of ``decision`` that asks some game (``callers``)."""
         rows = np.flatnonzero(asked)
-        if len(self.groups) == 1:  # one strategy object at every seat: every asked game is its
-            yield self.groups[0], rows
+        caller_of, callers = self.callers(decision)
+        if len(callers) == 1:  # one call asks every asked game
+            yield callers[0], rows
             return
         n = self._group.shape[1]
-        group_of = self._table(decider.shape[0], n)[rows * n + decider[rows]]  # the decider's group, asked games
-        for gi, strat in enumerate(self.groups):
+        group_of = caller_of[self._table(decider.shape[0], n)[rows * n + decider[rows]]]  # the decider's call
+        for gi, strat in enumerate(callers):
             idx = rows.compress(group_of == gi)
             if idx.size:
                 yield strat, idx
+
+    def seated(self, state: State, game: int, seat: int) -> Strategy:
+        """The strategy object playing ``seat`` in batch game ``game`` (the one an error names: a ``shared`` call
+        asks several strategies' seats through one of them)."""
+        return self.groups[int(self._table(state.n_games, self._group.shape[1])[game * self._group.shape[1] + seat])]
 
     # ---------------------------------------------------------------------- a strategy's errors
     def _call(
@@ -501,7 +543,8 @@ class Agents:
             except (Exception, SystemExit) as single:
                 row, exc = r, single
                 break
-        name = getattr(strat, "name", type(strat).__name__)
+        seated = self.seated(state, int(idx[row]), int(seat[row]))
+        name = getattr(seated, "name", type(seated).__name__)
         text = str(exc).strip().replace("\n", " ") or repr(exc)
         return StrategyError(
             f"strategy {name!r} (seat {int(seat[row])}) raised {type(exc).__name__}: {text} "
@@ -525,14 +568,14 @@ class Agents:
             self._fail(*where, min(row, idx.size - 1), "returned a value that is not finite")
         return a
 
-    @staticmethod
     def _fail(
-        strat: Strategy, decision: str, state: State, idx: np.ndarray, seat: np.ndarray, row: int, why: str
+        self, strat: Strategy, decision: str, state: State, idx: np.ndarray, seat: np.ndarray, row: int, why: str
     ) -> None:
-        """Refuse the answer of ``row`` (game ``idx[row]``, seat ``seat[row]``), naming the game by the engine's own
-        index."""
+        """Refuse the answer of ``row`` (game ``idx[row]``, seat ``seat[row]``), naming the strategy seated there and
+        the game by the engine's own index."""
+        seated = self.seated(state, int(idx[row]), int(seat[row]))
         raise IllegalDecision(
-            f"strategy {strat.name!r} (seat {int(seat[row])}) made an illegal {decision!r} "
+            f"strategy {seated.name!r} (seat {int(seat[row])}) made an illegal {decision!r} "
             f"in game {int(state.game[idx[row]])}: {why}"
         )
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from sim import laws, notes
 from sim import layout as L
-from sim.agents import PASSES, Observation
+from sim.agents import PASSES, SHARED, Observation
 from sim.board import company_ships, reachable, seat_counts
 from sim.phases.india import minimal_defence
 from sim.reduce import any_last
@@ -48,6 +48,14 @@ def passes(method):
     """Mark a decision method that always answers the engine's default (nothing): the engine then skips the call
     (``sim.agents.PASSES``). A subclass that overrides the method is asked as usual."""
     setattr(method, PASSES, True)
+    return method
+
+
+def shared(method):
+    """Mark a decision method that answers from its observation and legal options alone (it reads no parameter and
+    calls no other method of the strategy): the engine then asks the seats of every strategy that inherits it in
+    one call (``sim.agents.SHARED``). A subclass that overrides the method is asked on its own."""
+    setattr(method, SHARED, True)
     return method
 
 
@@ -277,17 +285,20 @@ class Strategy:
         archetypes reweigh it."""
         return family.action_values(self, obs, legal)
 
+    @shared
     def rank_share_buyers(self, obs: Observation, legal) -> np.ndarray:
         """The Chairman orders the exchange buyers (``legal.buyers`` bool[G', N]): a permutation of the seats
         int[G', N], own family first, then clockwise (``values.clockwise``)."""
         return values.clockwise(obs).astype(np.int64)
 
+    @shared
     def extra_clerk(self, obs: Observation, legal) -> np.ndarray:
         """Presidency for the extra clerk, or -1."""
         me = np.arange(obs.n), obs.seat
         return np.where(obs.supply[me] >= 2, obs.clerks[me].argmin(axis=1), -1)
 
     # -------------------------------------------------------------------------------- phase 5 appointments
+    @shared
     def vote_chairman(self, obs: Observation, legal) -> np.ndarray:
         """Vote for a candidate family (bool[G', N] ``legal.candidates``): own family first, else the largest."""
         own = legal.candidates[np.arange(obs.n), obs.seat]
@@ -297,6 +308,7 @@ class Strategy:
         """No majority: the family that held the chair picks a board member's family."""
         return self.vote_chairman(obs, legal)
 
+    @shared
     def appoint(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
         """(family, source) among ``legal.candidates`` bool[G', N, SOURCES]; own relatives first (nepotism may
         refuse, then the engine asks again without them), else the family with the fewest offices, ties clockwise
@@ -357,6 +369,7 @@ class Strategy:
         return company.buy_ships(self, obs, legal)
 
     # ---------------------------------------------------------------------------- phase 6 Military Affairs
+    @shared
     def assign_academy(self, obs: Observation, legal) -> np.ndarray:
         """int[G', N, P]: every family's academy officers go to the army where it has most officers already."""
         army = obs.officers.argmax(axis=2)  # [G', N]
@@ -364,21 +377,25 @@ class Strategy:
         np.put_along_axis(out, army[:, :, None], legal.academy[:, :, None].astype(np.int64), axis=2)
         return out
 
+    @shared
     def military_moves(self, obs: Observation, legal) -> tuple[np.ndarray, ...]:
         """Up to M moves (kind, family, src, dst, count)[G', M] of officers or regiments; none by default."""
         m = obs.rules.military.moves
         return tuple(np.zeros((obs.n, m), dtype=np.int64) for _ in range(5))
 
+    @shared
     def pick_commander(self, obs: Observation, legal) -> np.ndarray:
         """Military Affairs breaks a tie for command (``legal.tied`` bool[G', N]): own family if tied."""
         own = legal.tied[np.arange(obs.n), obs.seat]
         return np.where(own, obs.seat, legal.tied.argmax(axis=1))
 
     # ----------------------------------------------------------------------------------- phase 6 governors
+    @shared
     def govern(self, obs: Observation, legal) -> np.ndarray:
         """Take another administrative action with ``legal.dice`` dice? While at least two dice remain."""
         return legal.dice >= 2
 
+    @shared
     def govern_effect(self, obs: Observation, legal) -> np.ndarray:
         """On a success: regiment, half a ship, tax to the Company or tax to the presidency (layout.G_*)."""
         taxed = obs.taxed[np.arange(obs.n), legal.region] > 0
@@ -393,10 +410,12 @@ class Strategy:
         committing only the troops those dice need (``military.plan_deployment``)."""
         return military.plan_deployment(self, obs, legal, 2, 2, False, 0.0)
 
+    @shared
     def fund_mercenaries(self, obs: Observation, legal) -> np.ndarray:
         """The President pays for the mercenaries a commander asked for?"""
         return legal.cost <= obs.treasury[np.arange(obs.n), np.asarray(L.T_PRESIDENCY)[legal.army]] // 2
 
+    @shared
     def share_loot(self, obs: Observation, legal) -> np.ndarray:
         """Families (bool[G', N]) the commander names for a share of the loot: his own."""
         return np.arange(obs.players)[None, :] == obs.seat[:, None]
@@ -408,6 +427,7 @@ class Strategy:
         per ship with the dice that pay best, own clerks placed first (``company.trade``)."""
         return company.trade(self, obs, legal, place_clerks)
 
+    @shared
     def china_trade(self, obs: Observation, legal) -> np.ndarray:
         """Send the China committee's ships? When there is opium to carry."""
         return legal.opium > 0
@@ -424,6 +444,7 @@ class Strategy:
         return company.pay_dividends(self, obs, legal)
 
     # ---------------------------------------------------------------------------------- phase 8 India
+    @shared
     def defend(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
         """An attack or revolt of strength ``legal.attack`` int[G'] on Company region ``legal.region`` (army
         ``legal.army``): commit (officers int[G', N], regiments int[G']) from the troops not used this round,
@@ -462,6 +483,7 @@ class Strategy:
         order among tied families is used): a permutation of the seats int[G', N], own family first."""
         return self.rank_share_buyers(obs, legal)
 
+    @shared
     def take_position(self, obs: Observation, legal) -> np.ndarray:
         """A card on display (``legal.cards`` int[G', M] card index per slot, -1 empty): the slot to take, or -1 to
         pass. The card worth most (``card_values``)."""
@@ -469,6 +491,7 @@ class Strategy:
         slot = values.argmax(axis=1) if values.shape[1] else np.full(obs.n, -1)
         return np.where(values.max(axis=1, initial=-np.inf) > 0, slot, -1)
 
+    @shared
     def play_position(self, obs: Observation, legal) -> np.ndarray:
         """Closed cards to play now (``legal.playable`` bool[G', D] at moment ``legal.moment``, an index of
         layout.CARD_MOMENTS; at "appointments", ``legal.office`` the office and at most one card): bool[G', D].
@@ -480,6 +503,7 @@ class Strategy:
             return one
         return legal.playable.copy()
 
+    @shared
     def keep_retirees(self, obs: Observation, legal) -> np.ndarray:
         """Phase 10: retirees kept in honourable retirement per tier (``legal.retired`` int[G', T] the family's,
         ``legal.money`` int[G']): int[G', T], at most ``retired``, their upkeep at most ``money`` (tiers without
@@ -498,6 +522,7 @@ class Strategy:
         return kept
 
     # ------------------------------------------------ politics: phases 9 and 11, notes, the Governor-General
+    @shared
     def table_law(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
         """The PM tables a law: (law int[G'], side int[G']): one of ``legal.candidates`` bool[G', LAWS] with the
         side (0 down, 1 up the track) of its policy among ``legal.options`` int[G', LAWS, 2] (-1: no policy), or
@@ -507,6 +532,7 @@ class Strategy:
         draw = legal.can_draw & (worth < 0)
         return np.where(draw, -1, law), side
 
+    @shared
     def impeach(self, obs: Observation, legal) -> np.ndarray:
         """Public Demands Impeachment!: the office (``legal.held`` bool[G', OFFICES]) whose holder the PM names:
         one held by the most influential other family."""
@@ -542,10 +568,12 @@ class Strategy:
         bought = np.minimum(np.minimum(need, worth), money // cost).astype(np.int64)
         return side, np.where(side != 0, bought, 0), legal.notes & (side != 0)[:, None]
 
+    @shared
     def choose_prime_minister(self, obs: Observation, legal) -> np.ndarray:
         """The old PM names the new one among the tied (``legal.tied`` bool[G', N]): the least influential."""
         return pick_best(-politics.influence(obs).astype(float), legal.tied)
 
+    @shared
     def choose_policy(self, obs: Observation, legal) -> np.ndarray:
         """After a failed law the new PM applies one of two neighbouring policies (``legal.options`` int[G', 2]):
         0 or 1, the better for his family."""
@@ -554,6 +582,7 @@ class Strategy:
         up = politics.policy_value(obs, legal.options[:, 1])[me]
         return (up > down).astype(np.int64)
 
+    @shared
     def war_losses(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
         """War Against France!: the PM removes one ship (``legal.ships``: 4 Company-ship locations, then family
         yard ships per owner and location) and one officer or regiment (``legal.troops``: 3 armies' regiments,
@@ -620,6 +649,7 @@ class Strategy:
         none = np.zeros((obs.n, obs.players, legal.goods.shape[1]), dtype=np.int64)
         return none, none.copy()
 
+    @shared
     def accept_exchange(self, obs: Observation, legal) -> np.ndarray:
         """Accept offers (``legal.offered`` bool[G', N] from each family, handing over ``legal.given`` int[G', N, 4]
         and asking ``legal.asked`` int[G', N, 4]; in all at most ``legal.goods`` int[G', 4]): every gift, nothing
@@ -644,19 +674,23 @@ class Strategy:
         np.put_along_axis(keep, order, spent <= legal.money[:, None], axis=1)
         return take & keep.reshape(take.shape)
 
+    @shared
     def use_money_notes(self, obs: Observation, legal) -> np.ndarray:
         """£ to take now from each issuer whose money note it holds (``legal.notes`` bool[G', N], at most
         ``legal.cap`` int[G', N]): all it can."""
         return np.where(legal.notes, legal.cap, 0)
 
+    @shared
     def use_bonus_note(self, obs: Observation, legal) -> np.ndarray:
         """Take ``legal.amount`` £ of ``legal.issuer``'s committee bonus (flow ``legal.flow``) with his note?"""
         return legal.amount > 0
 
+    @shared
     def use_position_note(self, obs: Observation, legal) -> np.ndarray:
         """Take ``legal.issuer``'s position pick in the London season with his note? Yes."""
         return np.ones(obs.n, dtype=bool)
 
+    @shared
     def remove_officeholder(self, obs: Observation, legal) -> np.ndarray:
         """Board of Control: the office (``legal.removable`` bool[G', OFFICES]) whose holder the PM removes, -1
         none: only a rival family's holding three offices or more."""
@@ -665,6 +699,7 @@ class Strategy:
         ok = legal.removable & (rival >= 3) & (obs.office != obs.seat[:, None])
         return pick_best(np.arange(L.N_OFFICES, dtype=float)[None, :].repeat(obs.n, 0), ok)
 
+    @shared
     def oversee_army(self, obs: Observation, legal) -> np.ndarray:
         """Military Oversight: the army (``legal.armies`` bool[G', 3]) whose commander the PM replaces, -1 none:
         one where his family has officers and another family commands."""
@@ -672,16 +707,19 @@ class Strategy:
         ok = legal.armies & mine & (obs.commander != obs.seat[:, None])
         return pick_best(obs.officers[np.arange(obs.n), obs.seat].astype(float), ok)
 
+    @shared
     def general_govern(self, obs: Observation, legal) -> np.ndarray:
         """The Governor-General governs this round (``legal.dice`` dice, ``legal.regions`` the Company's)? Yes."""
         return np.ones(obs.n, dtype=bool)
 
+    @shared
     def general_effects(self, obs: Observation, legal) -> np.ndarray:
         """int[G', R]: the governor effect (layout.G_*) he applies in each Company region: tax to the Company
         where it was not taxed this round, else a regiment."""
         return np.where(obs.taxed > 0, L.G_REGIMENT, L.G_TAX_COMPANY).astype(np.int64)
 
     # ------------------------------------------ private firms: phases 3, 6 and 7.1 (strategies/firms.py)
+    @shared
     def open_firm(self, obs: Observation, legal) -> np.ndarray:
         """Phase 3: a family managing no firm opens one? (``legal.factory`` / ``legal.share`` bool[G']: it may invest
         an uninvested factory with a relative at home / a Company share). Returns int[G']: 0 no, 1 with a factory,
@@ -689,36 +727,43 @@ class Strategy:
         looks doomed or it holds two, else a spare factory."""
         return firm_play.balanced_open_firm(obs, legal)
 
+    @shared
     def invest_in_firms(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
         """Phase 3 offers: (factories int[G', F], shares int[G', F]) to invest in each firm (``legal.firms`` bool[G', F]
         open firms; at most ``legal.factories`` / ``legal.shares`` int[G'] in all; ``legal.room`` int[G', F]
         shareholders each firm may still take). The manager consents (his own family needs not)."""
         return firm_play.balanced_invest_in_firms(obs, legal)
 
+    @shared
     def consent_investment(self, obs: Observation, legal) -> np.ndarray:
         """The manager of firm ``legal.firm`` accepts the offers of each family (``legal.factories`` /
         ``legal.shares`` int[G', N]; ``legal.emergency`` in phase 7.1): bool[G', N]."""
         return firm_play.balanced_consent_investment(obs, legal)
 
+    @shared
     def take_over_firm(self, obs: Observation, legal) -> np.ndarray:
         """A family managing no firm names a firm to take over (``legal.firms`` bool[G', F]), -1 none: int[G']."""
         return firm_play.balanced_take_over_firm(obs, legal)
 
+    @shared
     def approve_manager(self, obs: Observation, legal) -> np.ndarray:
         """A shareholder votes its shares (``legal.shares`` int[G', F]) on each firm's candidate manager
         (``legal.candidate`` int[G', F], -1 none): bool[G', F]."""
         return firm_play.balanced_approve_manager(obs, legal)
 
+    @shared
     def propose_merger(self, obs: Observation, legal) -> np.ndarray:
         """The manager of ``legal.firm`` proposes merging with one of ``legal.firms`` (bool[G', F]), -1 none."""
         return firm_play.balanced_propose_merger(obs, legal)
 
+    @shared
     def consent_merger(self, obs: Observation, legal) -> np.ndarray:
         """Consent to merging ``legal.firms`` int[G', 2] (the proposer's, the other; jc2e emergency merger when
         ``legal.rescue``: the rescuer's, the failing firm) into ``legal.survivor`` int[G'], the families losing
         ``legal.lose`` int[G', N] shares: bool[G']."""
         return firm_play.balanced_consent_merger(obs, legal)
 
+    @shared
     def firm_ships(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The manager of ``legal.firm`` asks for (build int[G', N] ships at each family's free yards,
         ``legal.free_yards``, ``legal.cost`` £ each; jc2e ``legal.buyback``: sound int[G', N, 4] and damaged
@@ -726,55 +771,66 @@ class Strategy:
         ``legal.price_sound`` / ``legal.price_damaged``), all within ``legal.cash``. The yard owners consent."""
         return firm_play.balanced_firm_ships(obs, legal)
 
+    @shared
     def consent_yard(self, obs: Observation, legal) -> np.ndarray:
         """A yard owner lets each firm build (``legal.build`` int[G', F]) or buy back (``legal.buy``) ships at his
         shipyards: bool[G', F]."""
         return firm_play.balanced_consent_yard(obs, legal)
 
+    @shared
     def firm_strategy(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
         """The sealed trade strategy of ``legal.firm`` (``legal.cash``, ``legal.ships``, ``legal.due`` its 7.1 costs):
         (port int[G'] 0-2 or -1 for none / Hobnob, bid int[G'] 1..cash with a port, 0 without)."""
         return firm_play.balanced_firm_strategy(obs, legal)
 
+    @shared
     def order_traders(self, obs: Observation, legal) -> np.ndarray:
         """The President (else the Chairman) orders traders tied on initiative at ``legal.presidency``
         (``legal.traders`` bool[G', F+1], firms then the Company last; ``legal.initiative`` int[G', F+1]): a
         permutation int[G', F+1], lower first among the tied."""
         return firm_play.balanced_order_traders(obs, legal)
 
+    @shared
     def firm_trade(self, obs: Observation, legal) -> np.ndarray:
         """The manager of ``legal.firm`` fills orders (``legal.orders`` bool[G', O] reachable from its port;
         ``legal.half`` those paying half; at most ``legal.limit``): bool[G', O]."""
         return firm_play.balanced_firm_trade(obs, legal)
 
+    @shared
     def emergency_invest(self, obs: Observation, legal) -> np.ndarray:
         """Phase 7.1: invest one asset in failing firm ``legal.firm`` (short ``legal.shortfall`` int[G'] £;
         ``legal.factory`` / ``legal.share`` bool[G'])? int[G']: 0 no, 1 a factory, 2 a share."""
         return firm_play.balanced_emergency_invest(obs, legal)
 
+    @shared
     def waive_dividends(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
         """Before firms' dividends: (shares int[G', F] waived of its ``legal.shares``, bool[G', F] its manager's
         portion waived where ``legal.manager``) in the paying firms ``legal.firms`` (``legal.available``,
         ``legal.per_payout`` int[G', F]). jc2e: the manager consents."""
         return firm_play.balanced_waive_dividends(obs, legal)
 
+    @shared
     def consent_waivers(self, obs: Observation, legal) -> np.ndarray:
         """jc2e: the manager of ``legal.firm`` accepts the waivers of each family (``legal.waived`` int[G', N])."""
         return firm_play.balanced_consent_waivers(obs, legal)
 
+    @shared
     def firm_dividends(self, obs: Observation, legal) -> np.ndarray:
         """Payouts of ``legal.per_payout`` £ each by ``legal.firm``, 0..``legal.max_payouts`` (``legal.available``)."""
         return firm_play.balanced_firm_dividends(obs, legal)
 
+    @shared
     def dissolve_firm(self, obs: Observation, legal) -> np.ndarray:
         """jc2e: the manager of ``legal.firm`` proposes dissolving it (its shareholders then go to debtors'
         prison if all consent): bool[G']. Balanced: never."""
         return firm_play.balanced_dissolve_firm(obs, legal)
 
+    @shared
     def consent_dissolution(self, obs: Observation, legal) -> np.ndarray:
         """jc2e: a shareholder of ``legal.firm`` consents to its dissolution: bool[G']."""
         return firm_play.balanced_consent_dissolution(obs, legal)
 
+    @shared
     def rescue_firm(self, obs: Observation, legal) -> np.ndarray:
         """jc2e emergency merger: the manager of ``legal.own`` pays ``legal.cost`` (its own unpaid costs and
         ``legal.shortfall``) and merges with failing ``legal.firm``? bool[G']."""

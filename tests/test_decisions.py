@@ -176,6 +176,92 @@ def test_a_decision_marked_passes_is_not_asked_and_an_override_is():
     assert Generous.asked > 0 and getattr(strategies.Strategy.offer_exchange, "passes", False)
 
 
+def test_a_decision_marked_shared_asks_every_strategy_inheriting_it_in_one_call_and_an_override_alone():
+    """``strategies.base.shared`` (``sim.agents.SHARED``): the seats of two strategies (different parameters) that
+    inherit one shared method are asked in the same calls; a subclass overriding it is asked on its own."""
+    from strategies.base import shared
+
+    calls = []
+
+    class Common(strategies.Strategy):
+        name = "common"
+
+        @shared
+        def appoint(self, obs, legal):
+            calls.append(("shared", set(obs.seat.tolist())))
+            return super().appoint(obs, legal)
+
+    class Low(Common):
+        name = "low"
+        PARAMS = {**Common.PARAMS}
+
+    class High(Common):
+        name = "high"
+
+    class Own(Common):
+        name = "own"
+
+        def appoint(self, obs, legal):
+            calls.append(("own", set(obs.seat.tolist())))
+            return strategies.Strategy.appoint(self, obs, legal)
+
+    high = High()
+    high.max_debt = 5  # another parameter value: a shared method reads none
+    sim.play(sim.Rules.default(5), [Low(), high, Low(), high, Own()], 64, seed=4)
+    together = set().union(*(seats for kind, seats in calls if kind == "shared"))
+    assert together == {0, 1, 2, 3} and any(seats & {0, 2} and seats & {1, 3} for _, seats in calls)
+    assert {kind for kind, seats in calls if 4 in seats} == {"own"} and all(
+        seats == {4} for kind, seats in calls if kind == "own"
+    )
+
+
+def test_shared_decisions_read_nothing_of_the_strategy():
+    """Every method marked ``shared`` in this package answers from ``obs`` and ``legal`` alone: its body never
+    names ``self`` (no parameter, no other method that a subclass could change)."""
+    import ast
+    import inspect
+    import textwrap
+
+    from sim.agents import SHARED
+
+    marked = {
+        fn
+        for cls in strategies.registry.REGISTRY.values()
+        for klass in cls.__mro__
+        for fn in vars(klass).values()
+        if getattr(fn, SHARED, False)
+    }
+    assert len(marked) >= 40
+    for fn in marked:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        body = tree.body[0].body
+        assert not any(isinstance(n, ast.Name) and n.id == "self" for stmt in body for n in ast.walk(stmt)), fn
+
+
+def test_an_illegal_answer_of_a_shared_call_names_the_strategy_seated_at_its_game():
+    """A shared call asks several strategies' seats through one of them: the error names the strategy seated at
+    the seat that answered wrong, not the one called."""
+    from strategies.base import shared
+
+    class Wrong(strategies.Strategy):
+        name = "wrong"
+
+        @shared
+        def appoint(self, obs, legal):
+            family, source = strategies.Strategy.appoint(self, obs, legal)
+            return np.where(obs.seat == 3, -7, family), source
+
+    class First(Wrong):
+        name = "first"
+
+    class Second(Wrong):
+        name = "second"
+
+    with pytest.raises(sim.IllegalDecision) as err:
+        sim.play(Rules.default(4), [First(), First(), First(), Second()], 64, seed=2)
+    assert re.fullmatch(r"strategy 'second' \(seat 3\) made an illegal 'appoint' in game \d+: .*", str(err.value))
+
+
 def test_games_frame_counts_each_games_decisions_asked_whatever_the_batch():
     """``decisions`` in the games frame: per game, how many times the engine asked each decision (a passing
     strategy's included), the same in any batch split."""

@@ -143,6 +143,27 @@ def test_seats_asked_at_once_play_the_frames_of_seat_by_seat_asks(monkeypatch, n
     assert digests[1] == digests[0]
 
 
+@pytest.mark.parametrize("name", ["archetypes-5", "archetypes-6"])
+def test_shared_decisions_asked_together_play_the_frames_of_one_call_per_strategy(monkeypatch, name):
+    """``Agents.callers``: the archetypes' seats asked in one call for each decision they all inherit as ``shared``
+    (appoint, table_law, the firms' decisions, ...) play the frames of asking each strategy object on its own, over
+    2,048 rotated games."""
+    players, names = MERGED[name]
+    rules = Rules.default(players)
+    strategies = engine.resolve_strategies(rules, names)
+    ids = np.arange(2048)
+    seating = (np.arange(players)[None, :] + ids[:, None]) % players
+    digests, calls = [], []
+    for mark in ("no such mark", agents.SHARED):
+        monkeypatch.setattr(agents, "SHARED", mark)
+        table = agents.Agents(strategies, rules, None, seating)
+        calls.append(len(table.callers("appoint")[1]))
+        rows = engine.play_batch(rules, strategies, 2026, ids, seating)[1]
+        digests.append(frames_digest(sim.Results.from_batches([rows], {})))
+    assert calls == [len(set(strategies)), 1]
+    assert digests[1] == digests[0]
+
+
 def test_small_batches_play_without_the_kernels_until_they_are_loaded(monkeypatch):
     """Below ``MIN_GAMES`` games a batch runs the numpy reference (numba's load is not worth it there), unless the
     process has loaded the kernels already."""
