@@ -63,11 +63,32 @@ def slot_of(state: State) -> np.ndarray:
 
 
 def _add_over(a: np.ndarray, axis: int) -> np.ndarray:
-    """``a.sum(axis)`` as explicit adds over a tiny axis (several times faster than a reduction, VECTORISE.md)."""
+    """int64 ``a.sum(axis)`` as explicit adds over a tiny axis (several times faster than a reduction,
+    VECTORISE.md). The last axis of a contiguous array is added as columns of its flat [-1, k] view (one long
+    strided run each); the middle axis of an int32/int64 array by ``einsum``, whose inner loop runs along the
+    contiguous last axis (the adds of its [G, N] slices would run in rows of N elements)."""
+    if axis < 0:
+        axis += a.ndim
+    if axis == a.ndim - 1 and a.ndim > 1 and a.flags.c_contiguous:
+        flat = a.reshape(-1, a.shape[-1])
+        out = flat[:, 0].astype(np.int64)
+        for k in range(1, flat.shape[1]):
+            out += flat[:, k]
+        return out.reshape(a.shape[:-1])
+    if a.ndim == 3 and axis == 1 and a.dtype.itemsize >= 4:  # einsum adds in the array's own type
+        return np.einsum("gfn->gn", a).astype(np.int64, copy=False)
     parts = np.moveaxis(a, axis, 0)
     out = parts[0].astype(np.int64)
     for part in parts[1:]:
         out += part
+    return out
+
+
+def _any_slot(a: np.ndarray) -> np.ndarray:
+    """bool[G]: ``a.any(axis=1)`` for a bool[G, F], as explicit ors over the tiny slot axis."""
+    out = a[:, 0].copy()
+    for f in range(1, a.shape[1]):
+        out |= a[:, f]
     return out
 
 
@@ -164,9 +185,12 @@ def voting_factories(state: State, rules: Rules) -> np.ndarray:
 def dividend_cap(state: State) -> np.ndarray:
     """int[G, N]: the highest dividend level among the firms where the family holds at least one share: what its
     special retirement may cost at most (L197; 2e: a firm whose dividend marker is at 0 allows none)."""
-    held = state.firm_shares > 0  # [G, F, N]
-    level = np.where(held, state.firm_dividend[:, :, None], 0)
-    return level.max(axis=1)
+    out = np.zeros((state.n_games, state.n_players), dtype=state.firm_dividend.dtype)
+    rows = np.flatnonzero(_any_slot(state.firm_dividend != 0))  # elsewhere every level is 0
+    if rows.size:
+        held = state.firm_shares[rows] > 0  # [m, F, N]
+        out[rows] = np.where(held, state.firm_dividend[rows, :, None], 0).max(axis=1)
+    return out
 
 
 def vp_per_share(rules: Rules) -> np.ndarray:
@@ -267,7 +291,7 @@ def invest(
     shareholders created."""
     fi = rules.firms
     k = (factories + shares).astype(np.int64)
-    room = np.maximum(fi.max_shareholders - shareholders(state)[rows, slot], 0)
+    room = np.maximum(fi.max_shareholders - _add_over(state.firm_shares[rows, slot], 1), 0)  # ``shareholders``
     made = _take_assets(state, rows, seat, factories, shares, room)
     state.firm_shares[rows, slot, seat] += made.astype(state.firm_shares.dtype)
     ledger.firm(state, "firm_emergency" if emergency else "firm_investment", rows, slot, k * fi.investment)
@@ -450,12 +474,15 @@ def drop_excess_ships(state: State) -> None:
     """After a family loses shipyards (a policy tax, phase 9) and its Company yard ships were sunk first, firm ships
     still over its remaining yards leave too, damaged ones first, in slot order."""
     excess = np.maximum(yard_use(state) - state.shipyards, 0)  # [G, N]
-    if not excess.any():
+    rows = np.flatnonzero(excess.any(axis=1))
+    if rows.size == 0:
         return
+    excess = excess[rows]
     for f in range(state.firm_ships.shape[1]):
-        take = np.minimum(excess, state.firm_ships[:, f])
-        state.firm_ships[:, f] -= take.astype(state.firm_ships.dtype)
-        state.firm_damaged[:, f] -= np.minimum(take, state.firm_damaged[:, f]).astype(state.firm_damaged.dtype)
+        ships, damaged = state.firm_ships[rows, f], state.firm_damaged[rows, f]
+        take = np.minimum(excess, ships)
+        state.firm_ships[rows, f] = (ships - take).astype(state.firm_ships.dtype)
+        state.firm_damaged[rows, f] = (damaged - np.minimum(take, damaged)).astype(state.firm_damaged.dtype)
         excess -= take
 
 
