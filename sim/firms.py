@@ -92,23 +92,28 @@ def _any_slot(a: np.ndarray) -> np.ndarray:
     return out
 
 
-def shareholders(state: State) -> np.ndarray:
-    """int[G, F]: shares (shareholders) of each firm."""
-    return _add_over(state.firm_shares, 2)
+def shareholders(state: State, rows: np.ndarray | None = None) -> np.ndarray:
+    """int[G, F] (or int[m, F] for games ``rows``): shares (shareholders) of each firm."""
+    return _add_over(state.firm_shares if rows is None else state.firm_shares[rows], 2)
 
 
-def fleet(state: State) -> np.ndarray:
-    """int[G, F]: ships of each firm."""
-    return _add_over(state.firm_ships, 2)
+def fleet(state: State, rows: np.ndarray | None = None) -> np.ndarray:
+    """int[G, F] (or int[m, F] for games ``rows``): ships of each firm."""
+    return _add_over(state.firm_ships if rows is None else state.firm_ships[rows], 2)
 
 
-def yard_use(state: State) -> np.ndarray:
-    """int[G, N]: ships occupying each family's shipyards, the Company's and the firms' (one ship per yard)."""
+def yard_use(state: State, rows: np.ndarray | None = None) -> np.ndarray:
+    """int[G, N] (or int[m, N] for games ``rows``): ships occupying each family's shipyards, the Company's and the
+    firms' (one ship per yard)."""
+    if rows is not None:
+        return _add_over(state.yard_ships[rows], 2) + _add_over(state.firm_ships[rows], 1)
     return _add_over(state.yard_ships, 2) + _add_over(state.firm_ships, 1)
 
 
-def free_yards(state: State) -> np.ndarray:
-    """int[G, N]: each family's shipyards holding no ship."""
+def free_yards(state: State, rows: np.ndarray | None = None) -> np.ndarray:
+    """int[G, N] (or int[m, N] for games ``rows``): each family's shipyards holding no ship."""
+    if rows is not None:
+        return np.maximum(state.shipyards[rows] - yard_use(state, rows), 0)
     return np.maximum(state.shipyards - yard_use(state), 0)
 
 
@@ -118,13 +123,16 @@ def ship_cost(state: State, rules: Rules) -> np.ndarray:
     return np.maximum(rules.firms.ship_cost + laws.modifier(state, rules, "yard_cost"), 0)
 
 
-def costs_due(state: State, rules: Rules) -> np.ndarray:
-    """int[G, F]: phase 7.1 costs (L193): ``ship_upkeep`` per ship and ``share_upkeep`` per share or per value,
-    whichever is more; 0 for a free slot."""
+def costs_due(state: State, rules: Rules, rows: np.ndarray | None = None) -> np.ndarray:
+    """int[G, F] (or int[m, F] for games ``rows``): phase 7.1 costs (L193): ``ship_upkeep`` per ship and
+    ``share_upkeep`` per share or per value, whichever is more; 0 for a free slot."""
     fi = rules.firms
-    value = state.firm_value.astype(np.int64)
-    due = fi.ship_upkeep * fleet(state) + fi.share_upkeep * np.maximum(shareholders(state), value)
-    return np.where(is_open(state), due, 0)
+    value, manager = state.firm_value, state.firm_manager
+    if rows is not None:
+        value, manager = value[rows], manager[rows]
+    value = value.astype(np.int64)
+    due = fi.ship_upkeep * fleet(state, rows) + fi.share_upkeep * np.maximum(shareholders(state, rows), value)
+    return np.where(manager >= 0, due, 0)  # ``is_open``
 
 
 def funds(state: State) -> np.ndarray:
