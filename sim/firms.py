@@ -526,15 +526,19 @@ def batter_ships(state: State, rules: Rules, dice, rows: np.ndarray, hit: np.nda
 
 
 # ---------------------------------------------------------------------------------------------- accounting
-def accounts_order(state: State, rules: Rules) -> np.ndarray:
-    """int[G, F]: the order firms settle in phase 7.1 (2e "順序依照順位值"): by this round's initiative (firms that
-    did not trade last), ties by the manager's conspicuous wealth (2e's window-tax markers, most first), then
-    clockwise from the Prime Minister's seat; free slots last. The house rules name no order; 2e's is used."""
+def accounts_order(state: State, rules: Rules, rows: np.ndarray | None = None) -> np.ndarray:
+    """int[G, F] (or int[m, F] for games ``rows``): the order firms settle in phase 7.1 (2e "順序依照順位值"): by
+    this round's initiative (firms that did not trade last), ties by the manager's conspicuous wealth (2e's
+    window-tax markers, most first), then clockwise from the Prime Minister's seat; free slots last. The house rules
+    name no order; 2e's is used."""
     n = state.n_players
-    succ = state.firm_successes.astype(np.int64)
-    init = np.where(succ >= 0, initiative(rules, fleet(state), np.maximum(succ, 0)), BIG)
-    manager = np.maximum(state.firm_manager, 0).astype(np.int64)
-    wealth = np.take_along_axis(state.wealth.astype(np.int64), manager, axis=1)
-    pm = np.where(state.prime_minister >= 0, state.prime_minister, 0).astype(np.int64)
+    at = slice(None) if rows is None else rows
+    succ = state.firm_successes[at].astype(np.int64)
+    init = np.where(succ >= 0, initiative(rules, fleet(state, rows), np.maximum(succ, 0)), BIG)
+    opened = state.firm_manager[at]
+    manager = np.maximum(opened, 0).astype(np.int64)
+    wealth = np.take_along_axis(state.wealth[at].astype(np.int64), manager, axis=1)
+    prime = state.prime_minister[at]
+    pm = np.where(prime >= 0, prime, 0).astype(np.int64)
     clockwise = (manager - pm[:, None]) % n
-    return np.lexsort((clockwise, -wealth, init, ~is_open(state)), axis=-1)
+    return np.lexsort((clockwise, -wealth, init, opened < 0), axis=-1)  # ``~is_open``

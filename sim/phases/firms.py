@@ -120,8 +120,6 @@ def invest_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> N
         return
     f_n = open_.shape[1]
     fac_assets, sh_assets = fr.factory_assets(state), fr.share_assets(state, rules)
-    offer_f = np.zeros((g, n, f_n), dtype=np.int64)
-    offer_s = np.zeros((g, n, f_n), dtype=np.int64)
     room = np.maximum(rules.firms.max_shareholders - fr.shareholders(state), 0)
 
     def check(answer, legal, obs):
@@ -132,23 +130,31 @@ def invest_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> N
         return bad, "investments only in open firms, at most the factories (with relatives at home) and shares held"
 
     with_firm = any_last(open_)
+    offers = []  # (seat, the games where it offered, factories int[k, F], shares int[k, F])
     for seat in range(n):
         ask = with_firm & ((fac_assets[:, seat] > 0) | (sh_assets[:, seat] > 0))
         if not ask.any():
             continue
         legal = {"firms": open_, "factories": fac_assets[:, seat], "shares": sh_assets[:, seat], "room": room}
-        agents.ask(
-            "invest_in_firms", state, np.where(ask, seat, -1), legal, (offer_f[:, seat], offer_s[:, seat]), check
-        )
-        offer_f[~ask, seat] = 0
-        offer_s[~ask, seat] = 0
-    games = np.flatnonzero(any_last((offer_f + offer_s).reshape(g, n * f_n) > 0))  # the games with an offer
+        fa, sa = np.zeros((g, f_n), dtype=np.int64), np.zeros((g, f_n), dtype=np.int64)
+        agents.ask("invest_in_firms", state, np.where(ask, seat, -1), legal, (fa, sa), check)
+        at = np.flatnonzero(ask)
+        fa, sa = fa[at], sa[at]
+        some = any_last((fa + sa) > 0)
+        offers.append((seat, at[some], fa[some], sa[some]))
+    games = np.unique(np.concatenate([at for _, at, _, _ in offers])) if offers else np.zeros(0, dtype=np.int64)
     if games.size == 0:
         return
     m, seats, sub = games.size, np.arange(n), np.arange(games.size)
+    offer_f = np.zeros((m, n, f_n), dtype=np.int64)  # the offers in the games with one
+    offer_s = np.zeros((m, n, f_n), dtype=np.int64)
+    for seat, at, fa, sa in offers:
+        pos = np.searchsorted(games, at)
+        offer_f[pos, seat] = fa
+        offer_s[pos, seat] = sa
     for f in range(f_n):
         manager = state.firm_manager[games, f].astype(np.int64)
-        of, os_ = offer_f[games, :, f], offer_s[games, :, f]  # [m, N]
+        of, os_ = offer_f[:, :, f], offer_s[:, :, f]  # [m, N]
         offered = (of + os_) > 0
         if not offered.any():  # no offer for this firm in any game
             continue
@@ -158,12 +164,9 @@ def invest_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> N
         if asked.any():
             decider = np.full(g, -1, dtype=np.int64)
             decider[games[asked]] = manager[asked]
-            legal = {
-                "firm": np.full(g, f),
-                "factories": offer_f[:, :, f],
-                "shares": offer_s[:, :, f],
-                "emergency": np.zeros(g, dtype=bool),
-            }
+            full_f, full_s = np.zeros((g, n), dtype=np.int64), np.zeros((g, n), dtype=np.int64)
+            full_f[games], full_s[games] = of, os_
+            legal = {"firm": np.full(g, f), "factories": full_f, "shares": full_s, "emergency": np.zeros(g, dtype=bool)}
             full_yes = np.zeros((g, n), dtype=bool)
             agents.ask("consent_investment", state, decider, legal, (full_yes,))
             yes = full_yes[games]
@@ -675,15 +678,17 @@ def firm_accounts(state: State, rules: Rules, dice: Chance, agents: Agents) -> N
     if not open_.any():
         return
     g, f_n = open_.shape
-    rows_all = np.arange(g)
-    order = fr.accounts_order(state, rules)
+    games = np.flatnonzero(any_last(open_))  # the games with a firm to settle
+    sub = np.arange(games.size)
+    order = np.tile(np.arange(f_n), (g, 1))  # the settling order, worked out where a firm settles
+    order[games] = fr.accounts_order(state, rules, games)
     paid = np.zeros((g, f_n), dtype=bool)
-    due = fr.costs_due(state, rules)  # assessed once: emergency shareholders do not add to this round's costs
+    due = fr.costs_due(state, rules, games)  # assessed once: emergency shareholders do not add to this round's costs
     for r in range(f_n):
-        slot = order[:, r]
-        rows = np.flatnonzero(on & fr.is_open(state)[rows_all, slot] & ~paid[rows_all, slot])
-        if rows.size:
-            settle(state, rules, agents, rows, slot[rows], paid, order, due[rows, slot[rows]])
+        slot = order[games, r]
+        at = np.flatnonzero(fr.is_open(state)[games, slot] & ~paid[games, slot])
+        if at.size:
+            settle(state, rules, agents, games[at], slot[at], paid, order, due[sub[at], slot[at]])
     dividends(state, rules, agents, on)
 
 
