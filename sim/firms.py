@@ -63,7 +63,20 @@ def slot_of(state: State) -> np.ndarray:
 
 
 def _add_over(a: np.ndarray, axis: int) -> np.ndarray:
-    """``a.sum(axis)`` as explicit adds over a tiny axis (several times faster than a reduction, VECTORISE.md)."""
+    """int64 ``a.sum(axis)`` as explicit adds over a tiny axis (several times faster than a reduction,
+    VECTORISE.md). The last axis of a contiguous array is added as columns of its flat [-1, k] view (one long
+    strided run each); the middle axis of an int32/int64 array by ``einsum``, whose inner loop runs along the
+    contiguous last axis (the adds of its [G, N] slices would run in rows of N elements)."""
+    if axis < 0:
+        axis += a.ndim
+    if axis == a.ndim - 1 and a.ndim > 1 and a.flags.c_contiguous:
+        flat = a.reshape(-1, a.shape[-1])
+        out = flat[:, 0].astype(np.int64)
+        for k in range(1, flat.shape[1]):
+            out += flat[:, k]
+        return out.reshape(a.shape[:-1])
+    if a.ndim == 3 and axis == 1 and a.dtype.itemsize >= 4:  # einsum adds in the array's own type
+        return np.einsum("gfn->gn", a).astype(np.int64, copy=False)
     parts = np.moveaxis(a, axis, 0)
     out = parts[0].astype(np.int64)
     for part in parts[1:]:
@@ -71,23 +84,36 @@ def _add_over(a: np.ndarray, axis: int) -> np.ndarray:
     return out
 
 
-def shareholders(state: State) -> np.ndarray:
-    """int[G, F]: shares (shareholders) of each firm."""
-    return _add_over(state.firm_shares, 2)
+def _any_slot(a: np.ndarray) -> np.ndarray:
+    """bool[G]: ``a.any(axis=1)`` for a bool[G, F], as explicit ors over the tiny slot axis."""
+    out = a[:, 0].copy()
+    for f in range(1, a.shape[1]):
+        out |= a[:, f]
+    return out
 
 
-def fleet(state: State) -> np.ndarray:
-    """int[G, F]: ships of each firm."""
-    return _add_over(state.firm_ships, 2)
+def shareholders(state: State, rows: np.ndarray | None = None) -> np.ndarray:
+    """int[G, F] (or int[m, F] for games ``rows``): shares (shareholders) of each firm."""
+    return _add_over(state.firm_shares if rows is None else state.firm_shares[rows], 2)
 
 
-def yard_use(state: State) -> np.ndarray:
-    """int[G, N]: ships occupying each family's shipyards, the Company's and the firms' (one ship per yard)."""
+def fleet(state: State, rows: np.ndarray | None = None) -> np.ndarray:
+    """int[G, F] (or int[m, F] for games ``rows``): ships of each firm."""
+    return _add_over(state.firm_ships if rows is None else state.firm_ships[rows], 2)
+
+
+def yard_use(state: State, rows: np.ndarray | None = None) -> np.ndarray:
+    """int[G, N] (or int[m, N] for games ``rows``): ships occupying each family's shipyards, the Company's and the
+    firms' (one ship per yard)."""
+    if rows is not None:
+        return _add_over(state.yard_ships[rows], 2) + _add_over(state.firm_ships[rows], 1)
     return _add_over(state.yard_ships, 2) + _add_over(state.firm_ships, 1)
 
 
-def free_yards(state: State) -> np.ndarray:
-    """int[G, N]: each family's shipyards holding no ship."""
+def free_yards(state: State, rows: np.ndarray | None = None) -> np.ndarray:
+    """int[G, N] (or int[m, N] for games ``rows``): each family's shipyards holding no ship."""
+    if rows is not None:
+        return np.maximum(state.shipyards[rows] - yard_use(state, rows), 0)
     return np.maximum(state.shipyards - yard_use(state), 0)
 
 
@@ -97,13 +123,16 @@ def ship_cost(state: State, rules: Rules) -> np.ndarray:
     return np.maximum(rules.firms.ship_cost + laws.modifier(state, rules, "yard_cost"), 0)
 
 
-def costs_due(state: State, rules: Rules) -> np.ndarray:
-    """int[G, F]: phase 7.1 costs (L193): ``ship_upkeep`` per ship and ``share_upkeep`` per share or per value,
-    whichever is more; 0 for a free slot."""
+def costs_due(state: State, rules: Rules, rows: np.ndarray | None = None) -> np.ndarray:
+    """int[G, F] (or int[m, F] for games ``rows``): phase 7.1 costs (L193): ``ship_upkeep`` per ship and
+    ``share_upkeep`` per share or per value, whichever is more; 0 for a free slot."""
     fi = rules.firms
-    value = state.firm_value.astype(np.int64)
-    due = fi.ship_upkeep * fleet(state) + fi.share_upkeep * np.maximum(shareholders(state), value)
-    return np.where(is_open(state), due, 0)
+    value, manager = state.firm_value, state.firm_manager
+    if rows is not None:
+        value, manager = value[rows], manager[rows]
+    value = value.astype(np.int64)
+    due = fi.ship_upkeep * fleet(state, rows) + fi.share_upkeep * np.maximum(shareholders(state, rows), value)
+    return np.where(manager >= 0, due, 0)  # ``is_open``
 
 
 def funds(state: State) -> np.ndarray:
@@ -164,9 +193,12 @@ def voting_factories(state: State, rules: Rules) -> np.ndarray:
 def dividend_cap(state: State) -> np.ndarray:
     """int[G, N]: the highest dividend level among the firms where the family holds at least one share: what its
     special retirement may cost at most (L197; 2e: a firm whose dividend marker is at 0 allows none)."""
-    held = state.firm_shares > 0  # [G, F, N]
-    level = np.where(held, state.firm_dividend[:, :, None], 0)
-    return level.max(axis=1)
+    out = np.zeros((state.n_games, state.n_players), dtype=state.firm_dividend.dtype)
+    rows = np.flatnonzero(_any_slot(state.firm_dividend != 0))  # elsewhere every level is 0
+    if rows.size:
+        held = state.firm_shares[rows] > 0  # [m, F, N]
+        out[rows] = np.where(held, state.firm_dividend[rows, :, None], 0).max(axis=1)
+    return out
 
 
 def vp_per_share(rules: Rules) -> np.ndarray:
@@ -267,7 +299,7 @@ def invest(
     shareholders created."""
     fi = rules.firms
     k = (factories + shares).astype(np.int64)
-    room = np.maximum(fi.max_shareholders - shareholders(state)[rows, slot], 0)
+    room = np.maximum(fi.max_shareholders - _add_over(state.firm_shares[rows, slot], 1), 0)  # ``shareholders``
     made = _take_assets(state, rows, seat, factories, shares, room)
     state.firm_shares[rows, slot, seat] += made.astype(state.firm_shares.dtype)
     ledger.firm(state, "firm_emergency" if emergency else "firm_investment", rows, slot, k * fi.investment)
@@ -450,12 +482,15 @@ def drop_excess_ships(state: State) -> None:
     """After a family loses shipyards (a policy tax, phase 9) and its Company yard ships were sunk first, firm ships
     still over its remaining yards leave too, damaged ones first, in slot order."""
     excess = np.maximum(yard_use(state) - state.shipyards, 0)  # [G, N]
-    if not excess.any():
+    rows = np.flatnonzero(excess.any(axis=1))
+    if rows.size == 0:
         return
+    excess = excess[rows]
     for f in range(state.firm_ships.shape[1]):
-        take = np.minimum(excess, state.firm_ships[:, f])
-        state.firm_ships[:, f] -= take.astype(state.firm_ships.dtype)
-        state.firm_damaged[:, f] -= np.minimum(take, state.firm_damaged[:, f]).astype(state.firm_damaged.dtype)
+        ships, damaged = state.firm_ships[rows, f], state.firm_damaged[rows, f]
+        take = np.minimum(excess, ships)
+        state.firm_ships[rows, f] = (ships - take).astype(state.firm_ships.dtype)
+        state.firm_damaged[rows, f] = (damaged - np.minimum(take, damaged)).astype(state.firm_damaged.dtype)
         excess -= take
 
 
@@ -491,15 +526,19 @@ def batter_ships(state: State, rules: Rules, dice, rows: np.ndarray, hit: np.nda
 
 
 # ---------------------------------------------------------------------------------------------- accounting
-def accounts_order(state: State, rules: Rules) -> np.ndarray:
-    """int[G, F]: the order firms settle in phase 7.1 (2e "順序依照順位值"): by this round's initiative (firms that
-    did not trade last), ties by the manager's conspicuous wealth (2e's window-tax markers, most first), then
-    clockwise from the Prime Minister's seat; free slots last. The house rules name no order; 2e's is used."""
+def accounts_order(state: State, rules: Rules, rows: np.ndarray | None = None) -> np.ndarray:
+    """int[G, F] (or int[m, F] for games ``rows``): the order firms settle in phase 7.1 (2e "順序依照順位值"): by
+    this round's initiative (firms that did not trade last), ties by the manager's conspicuous wealth (2e's
+    window-tax markers, most first), then clockwise from the Prime Minister's seat; free slots last. The house rules
+    name no order; 2e's is used."""
     n = state.n_players
-    succ = state.firm_successes.astype(np.int64)
-    init = np.where(succ >= 0, initiative(rules, fleet(state), np.maximum(succ, 0)), BIG)
-    manager = np.maximum(state.firm_manager, 0).astype(np.int64)
-    wealth = np.take_along_axis(state.wealth.astype(np.int64), manager, axis=1)
-    pm = np.where(state.prime_minister >= 0, state.prime_minister, 0).astype(np.int64)
+    at = slice(None) if rows is None else rows
+    succ = state.firm_successes[at].astype(np.int64)
+    init = np.where(succ >= 0, initiative(rules, fleet(state, rows), np.maximum(succ, 0)), BIG)
+    opened = state.firm_manager[at]
+    manager = np.maximum(opened, 0).astype(np.int64)
+    wealth = np.take_along_axis(state.wealth[at].astype(np.int64), manager, axis=1)
+    prime = state.prime_minister[at]
+    pm = np.where(prime >= 0, prime, 0).astype(np.int64)
     clockwise = (manager - pm[:, None]) % n
-    return np.lexsort((clockwise, -wealth, init, ~is_open(state)), axis=-1)
+    return np.lexsort((clockwise, -wealth, init, opened < 0), axis=-1)  # ``~is_open``

@@ -12,6 +12,8 @@ its own relatives out of debtors' prison.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from sim import firms as fr
@@ -50,21 +52,26 @@ def firm_vp(obs: Observation, value: np.ndarray) -> np.ndarray:
     return fr.vp_per_share(obs.rules)[np.clip(value, 0, obs.rules.firms.max_value)]
 
 
-def best_port(obs: Observation, limit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def best_port(obs: Observation, limit: np.ndarray, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(port int[G'], worth float[G']): the presidency whose port reaches the open orders worth most, counting the
-    ``limit`` best (half value where filled already this round)."""
+    ``limit`` best (half value where filled already this round). ``rows``: only the observation's rows ``rows``
+    (int[m]; ``limit`` is then int[m] too, and so are the answers)."""
     d = obs.rules.d
-    filled = obs.order_filled | obs.firm_filled
+    order_open, filled = obs.order_open, obs.order_filled | obs.firm_filled
+    if rows is not None:
+        order_open, filled = order_open.take(rows, axis=0), filled.take(rows, axis=0)
     value = np.where(filled, d.order_half, d.order_value).astype(float)
-    worth = V.port_worth(obs, value, limit)  # [G', P]
+    at = SimpleNamespace(rules=obs.rules, n=value.shape[0], order_open=order_open)  # what ``port_worth`` reads
+    worth = V.port_worth(at, value, limit)  # [G', P]
     return worth.argmax(axis=1), worth.max(axis=1)
 
 
 def can_get_ships(obs: Observation) -> np.ndarray:
     """bool[G']: a firm of the deciding family is sure to get a ship now: a free shipyard of its own (its consent is
     certain; other families' yards and, jc2e, Company yard ships bought back depend on others' consent and on the
-    other firms wanting them too)."""
-    return yards_free(obs)[np.arange(obs.n), obs.seat] >= 1
+    other firms wanting them too). ``yards_free`` at the deciding seat, from its own entries only."""
+    used = sum_last(obs.own("yard_ships")) + obs.firm_ships[np.arange(obs.n), :, obs.seat].sum(axis=1)
+    return obs.own("shipyards") - used >= 1
 
 
 def shipyard_wanted(obs: Observation) -> np.ndarray:
@@ -103,10 +110,13 @@ def balanced_open_firm(obs: Observation, legal) -> np.ndarray:
     the family holds two, else a factory."""
     me = np.arange(obs.n), obs.seat
     extra = obs.rules.firms.jc2e_extra_orders if fr.jc2e(obs.rules) else 0
-    _, worth = best_port(obs, np.full(obs.n, 2 + extra))
     assets = np.minimum(obs.factories[me], obs.supply[me]) + obs.shares[me]
-    want = (rounds_left(obs) >= 3) & can_get_ships(obs) & (worth >= obs.rules.firms.revenue_per_value)
-    want &= assets >= 2
+    want = (rounds_left(obs) >= 3) & (assets >= 2)
+    want &= can_get_ships(obs)
+    rows = np.flatnonzero(want)  # the ports are valued where nothing else stops the opening
+    if rows.size:
+        _, worth = best_port(obs, np.full(rows.size, 2 + extra), rows)
+        want[rows] = worth >= obs.rules.firms.revenue_per_value
     share_first = doomed(obs) | (obs.shares[me] >= 2)
     asset = np.where(
         legal.share & (share_first | ~legal.factory), fr.SHARE, np.where(legal.factory, fr.FACTORY, fr.NO_ASSET)

@@ -120,8 +120,6 @@ def invest_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> N
         return
     f_n = open_.shape[1]
     fac_assets, sh_assets = fr.factory_assets(state), fr.share_assets(state, rules)
-    offer_f = np.zeros((g, n, f_n), dtype=np.int64)
-    offer_s = np.zeros((g, n, f_n), dtype=np.int64)
     room = np.maximum(rules.firms.max_shareholders - fr.shareholders(state), 0)
 
     def check(answer, legal, obs):
@@ -131,42 +129,54 @@ def invest_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> N
         bad |= (fa.sum(axis=1) > legal.factories) | (sa.sum(axis=1) > legal.shares)
         return bad, "investments only in open firms, at most the factories (with relatives at home) and shares held"
 
+    with_firm = any_last(open_)
+    offers = []  # (seat, the games where it offered, factories int[k, F], shares int[k, F])
     for seat in range(n):
-        ask = any_last(open_) & ((fac_assets[:, seat] > 0) | (sh_assets[:, seat] > 0))
+        ask = with_firm & ((fac_assets[:, seat] > 0) | (sh_assets[:, seat] > 0))
         if not ask.any():
             continue
         legal = {"firms": open_, "factories": fac_assets[:, seat], "shares": sh_assets[:, seat], "room": room}
-        agents.ask(
-            "invest_in_firms", state, np.where(ask, seat, -1), legal, (offer_f[:, seat], offer_s[:, seat]), check
-        )
-        offer_f[~ask, seat] = 0
-        offer_s[~ask, seat] = 0
-    if not (offer_f.any() or offer_s.any()):
+        fa, sa = np.zeros((g, f_n), dtype=np.int64), np.zeros((g, f_n), dtype=np.int64)
+        agents.ask("invest_in_firms", state, np.where(ask, seat, -1), legal, (fa, sa), check)
+        at = np.flatnonzero(ask)
+        fa, sa = fa[at], sa[at]
+        some = any_last((fa + sa) > 0)
+        offers.append((seat, at[some], fa[some], sa[some]))
+    games = np.unique(np.concatenate([at for _, at, _, _ in offers])) if offers else np.zeros(0, dtype=np.int64)
+    if games.size == 0:
         return
-    seats = np.arange(n)
+    m, seats, sub = games.size, np.arange(n), np.arange(games.size)
+    offer_f = np.zeros((m, n, f_n), dtype=np.int64)  # the offers in the games with one
+    offer_s = np.zeros((m, n, f_n), dtype=np.int64)
+    for seat, at, fa, sa in offers:
+        pos = np.searchsorted(games, at)
+        offer_f[pos, seat] = fa
+        offer_s[pos, seat] = sa
     for f in range(f_n):
-        manager = state.firm_manager[:, f].astype(np.int64)
-        offered = (offer_f[:, :, f] + offer_s[:, :, f]) > 0
+        manager = state.firm_manager[games, f].astype(np.int64)
+        of, os_ = offer_f[:, :, f], offer_s[:, :, f]  # [m, N]
+        offered = (of + os_) > 0
         if not offered.any():  # no offer for this firm in any game
             continue
         own = seats[None, :] == manager[:, None]
-        yes = np.zeros((g, n), dtype=bool)
+        yes = np.zeros((m, n), dtype=bool)
         asked = any_last(offered & ~own)
         if asked.any():
-            legal = {
-                "firm": np.full(g, f),
-                "factories": offer_f[:, :, f],
-                "shares": offer_s[:, :, f],
-                "emergency": np.zeros(g, dtype=bool),
-            }
-            agents.ask("consent_investment", state, np.where(asked, manager, -1), legal, (yes,))
+            decider = np.full(g, -1, dtype=np.int64)
+            decider[games[asked]] = manager[asked]
+            full_f, full_s = np.zeros((g, n), dtype=np.int64), np.zeros((g, n), dtype=np.int64)
+            full_f[games], full_s[games] = of, os_
+            legal = {"firm": np.full(g, f), "factories": full_f, "shares": full_s, "emergency": np.zeros(g, dtype=bool)}
+            full_yes = np.zeros((g, n), dtype=bool)
+            agents.ask("consent_investment", state, decider, legal, (full_yes,))
+            yes = full_yes[games]
         accepted = offered & (own | yes)
         for k in range(n if accepted.any() else 0):
             seat = _clockwise(manager, k, n)
-            rows = np.flatnonzero(accepted[np.arange(g), seat])
-            if rows.size:
-                s = seat[rows]
-                fr.invest(state, rules, rows, np.full(rows.size, f), s, offer_f[rows, s, f], offer_s[rows, s, f])
+            at = np.flatnonzero(accepted[sub, seat])
+            if at.size:
+                s = seat[at]
+                fr.invest(state, rules, games[at], np.full(at.size, f), s, of[at, s], os_[at, s])
 
 
 def _firm_choice(reason: str):
@@ -343,11 +353,15 @@ def ships_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> No
     g, n = state.n_games, state.n_players
     fi = rules.firms
     buyback = fr.jc2e(rules)
-    free = fr.free_yards(state)
-    can_build = free.any(axis=1)
+    firm_games = np.flatnonzero(on & any_last(fr.is_open(state)))
+    if firm_games.size == 0:
+        return
+    free = np.zeros((g, n), dtype=np.int64)  # the legal option, at the games asked
+    free[firm_games] = fr.free_yards(state, firm_games)
+    can_build = any_last(free[firm_games] > 0)
     if buyback:
-        can_build |= state.yard_ships.any(axis=(1, 2))
-    games = np.flatnonzero(on & fr.is_open(state).any(axis=1) & can_build)
+        can_build |= any_last(state.yard_ships[firm_games].reshape(firm_games.size, -1) != 0)
+    games = firm_games[can_build]
     if games.size == 0:
         return
     f_n = state.firm_manager.shape[1]
@@ -431,7 +445,7 @@ def ships_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> No
         if rows.size == 0:
             continue
         yes = consent[sub, f]  # [m', N]
-        b = np.minimum(np.where(yes, want_b[sub, f], 0), fr.free_yards(state)[rows])
+        b = np.minimum(np.where(yes, want_b[sub, f], 0), fr.free_yards(state, rows))
         if b.any():
             fr.build_ships(state, rules, rows, f, b)
         if buyback:
@@ -449,10 +463,11 @@ def strategy_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) ->
     ``firm_bid`` once every manager has chosen."""
     g, n = state.n_games, state.n_players
     slot = fr.slot_of(state)
-    rows_all = np.arange(g)
     ports = np.full((g, n), -1, dtype=np.int64)
     bids = np.zeros((g, n), dtype=np.int64)
-    ships, due = fr.fleet(state), fr.costs_due(state, rules)
+    games = np.flatnonzero(on & any_last(fr.is_open(state)))  # the games with a firm to ask about
+    sub = np.arange(games.size)
+    ships, due = fr.fleet(state, games), fr.costs_due(state, rules, games)  # [m, F]
 
     def check(answer, legal, obs):
         p, b = answer
@@ -462,16 +477,19 @@ def strategy_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) ->
         return bad, "a port 0-2 with a bid of 1 £ up to the treasury (and a ship), or -1 with no bid"
 
     for seat in range(n):
-        own = slot[:, seat]
+        own = slot[games, seat]
         oc = np.maximum(own, 0)
-        ask = on & (own >= 0) & (ships[rows_all, oc] >= 1) & (state.firm_cash[rows_all, oc] >= 1)  # else no trade
-        if not ask.any():
+        cash, n_ships = state.firm_cash[games, oc], ships[sub, oc]
+        ask_m = (own >= 0) & (n_ships >= 1) & (cash >= 1)  # else no trade
+        if not ask_m.any():
             continue
+        ask = np.zeros(g, dtype=bool)
+        ask[games] = ask_m
         legal = {
-            "firm": own,
-            "cash": state.firm_cash[rows_all, oc],
-            "ships": ships[rows_all, oc],
-            "due": due[rows_all, oc],
+            "firm": slot[:, seat],
+            "cash": _full(g, games, cash, 0, cash.dtype),
+            "ships": _full(g, games, n_ships, 0),
+            "due": _full(g, games, due[sub, oc], 0),
         }
         agents.ask("firm_strategy", state, np.where(ask, seat, -1), legal, (ports[:, seat], bids[:, seat]), check)
         ports[~ask, seat] = -1
@@ -660,15 +678,17 @@ def firm_accounts(state: State, rules: Rules, dice: Chance, agents: Agents) -> N
     if not open_.any():
         return
     g, f_n = open_.shape
-    rows_all = np.arange(g)
-    order = fr.accounts_order(state, rules)
+    games = np.flatnonzero(any_last(open_))  # the games with a firm to settle
+    sub = np.arange(games.size)
+    order = np.tile(np.arange(f_n), (g, 1))  # the settling order, worked out where a firm settles
+    order[games] = fr.accounts_order(state, rules, games)
     paid = np.zeros((g, f_n), dtype=bool)
-    due = fr.costs_due(state, rules)  # assessed once: emergency shareholders do not add to this round's costs
+    due = fr.costs_due(state, rules, games)  # assessed once: emergency shareholders do not add to this round's costs
     for r in range(f_n):
-        slot = order[:, r]
-        rows = np.flatnonzero(on & fr.is_open(state)[rows_all, slot] & ~paid[rows_all, slot])
-        if rows.size:
-            settle(state, rules, agents, rows, slot[rows], paid, order, due[rows, slot[rows]])
+        slot = order[games, r]
+        at = np.flatnonzero(fr.is_open(state)[games, slot] & ~paid[games, slot])
+        if at.size:
+            settle(state, rules, agents, games[at], slot[at], paid, order, due[sub[at], slot[at]])
     dividends(state, rules, agents, on)
 
 
@@ -817,25 +837,32 @@ def rescue(
     return saved
 
 
-def _full(g: int, rows: np.ndarray, values: np.ndarray, fill: int) -> np.ndarray:
-    out = np.full(g, fill, dtype=np.int64)
+def _full(g: int, rows: np.ndarray, values: np.ndarray, fill: int, dtype=np.int64) -> np.ndarray:
+    """A full-batch array of ``values`` at games ``rows``, ``fill`` elsewhere (a legal option asked at ``rows``)."""
+    out = np.full(g, fill, dtype=dtype)
     out[rows] = values
     return out
 
 
 def dividends(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
     """Dividends (L196-L198; 2e "商行股利", "選擇性股利"): waivers, then the manager's payouts of (shares not waived
-    + 1 unless the manager waives) £; the dividend level; jc2e: India's rest to London."""
+    + 1 unless the manager waives) £; the dividend level; jc2e: India's rest to London. Worked out on the games with
+    a firm (``games``, [m] arrays); the decisions see full-batch options, asked there."""
     g, n = state.n_games, state.n_players
     jc = fr.jc2e(rules)
-    open_ = on[:, None] & fr.is_open(state)
+    games = np.flatnonzero(on & any_last(fr.is_open(state)))
+    if games.size == 0:
+        return
+    m = games.size
+    open_ = fr.is_open(state)[games]  # [m, F]
     f_n = open_.shape[1]
-    avail = (state.firm_india if jc else state.firm_cash).astype(np.int64)
-    hobnob = state.firm_port < 0
+    avail = (state.firm_india if jc else state.firm_cash)[games].astype(np.int64)
+    hobnob = state.firm_port[games] < 0
     eligible = open_ & (avail > 0) & ~(jc & hobnob)
-    waived = np.zeros((g, f_n, n), dtype=np.int64)
-    manager_waived = np.zeros((g, f_n), dtype=bool)
-    per_payout = fr.shareholders(state) + 1
+    shares = state.firm_shares[games]  # [m, F, N]
+    manager = state.firm_manager[games]
+    waived = np.zeros((m, f_n, n), dtype=np.int64)
+    manager_waived = np.zeros((m, f_n), dtype=bool)
     if eligible.any():
 
         def check(answer, legal, obs):
@@ -843,42 +870,54 @@ def dividends(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> Non
             bad = (w < 0).any(axis=1) | (w > legal.shares).any(axis=1) | (m & ~legal.manager).any(axis=1)
             return bad, "waives more shares than it holds, or a manager's portion it does not have"
 
+        full_eligible = np.zeros((g, f_n), dtype=bool)
+        full_eligible[games] = eligible
+        full_avail = np.zeros((g, f_n), dtype=np.int64)
+        full_avail[games] = avail
+        full_per_payout = np.ones((g, f_n), dtype=np.int64)
+        full_per_payout[games] = fr.shareholders(state, games) + 1
         for seat in range(n):
-            mine = state.firm_shares[:, :, seat]
-            is_mgr = state.firm_manager == seat
-            ask = (eligible & ((mine > 0) | is_mgr)).any(axis=1)
-            if not ask.any():
+            mine = shares[:, :, seat]
+            is_mgr = manager == seat
+            ask_m = any_last(eligible & ((mine > 0) | is_mgr))
+            if not ask_m.any():
                 continue
+            ask = np.zeros(g, dtype=bool)
+            ask[games] = ask_m
             w = np.zeros((g, f_n), dtype=np.int64)
-            m = np.zeros((g, f_n), dtype=bool)
+            mw = np.zeros((g, f_n), dtype=bool)
             legal = {
-                "firms": eligible,
-                "shares": mine,
-                "manager": is_mgr,
-                "available": avail,
-                "per_payout": per_payout,
+                "firms": full_eligible,
+                "shares": state.firm_shares[:, :, seat],
+                "manager": state.firm_manager == seat,
+                "available": full_avail,
+                "per_payout": full_per_payout,
             }
-            agents.ask("waive_dividends", state, np.where(ask, seat, -1), legal, (w, m), check)
-            waived[:, :, seat] = np.where(eligible & ask[:, None], w, 0)
-            manager_waived |= eligible & ask[:, None] & is_mgr & m
+            agents.ask("waive_dividends", state, np.where(ask, seat, -1), legal, (w, mw), check)
+            waived[:, :, seat] = np.where(eligible & ask_m[:, None], w[games], 0)
+            manager_waived |= eligible & ask_m[:, None] & is_mgr & mw[games]
         if jc and waived.any():  # selective dividends need the manager's consent (2e)
             seats = np.arange(n)
             for f in range(f_n):
-                manager = state.firm_manager[:, f].astype(np.int64)
-                others = np.where(seats[None, :] == manager[:, None], 0, waived[:, f])
-                ask = eligible[:, f] & (others > 0).any(axis=1)
-                if not ask.any():
+                mgr = manager[:, f].astype(np.int64)
+                others = np.where(seats[None, :] == mgr[:, None], 0, waived[:, f])
+                ask_m = eligible[:, f] & (others > 0).any(axis=1)
+                if not ask_m.any():
                     continue
                 ok = np.zeros((g, n), dtype=bool)
-                legal = {"firm": np.full(g, f), "waived": others}
-                agents.ask("consent_waivers", state, np.where(ask, manager, -1), legal, (ok,))
-                keep = ok | (seats[None, :] == manager[:, None])
-                waived[:, f] = np.where(ask[:, None] & ~keep, 0, waived[:, f])
-    per_payout = sum_last(state.firm_shares - waived) + ~manager_waived
+                full_others = np.zeros((g, n), dtype=np.int64)
+                full_others[games] = others
+                decider = np.full(g, -1, dtype=np.int64)
+                decider[games[ask_m]] = mgr[ask_m]
+                legal = {"firm": np.full(g, f), "waived": full_others}
+                agents.ask("consent_waivers", state, decider, legal, (ok,))
+                keep = ok[games] | (seats[None, :] == mgr[:, None])
+                waived[:, f] = np.where(ask_m[:, None] & ~keep, 0, waived[:, f])
+    per_payout = sum_last(shares - waived) + ~manager_waived
     max_payouts = np.where(eligible & (per_payout > 0), avail // np.maximum(per_payout, 1), 0)
-    slot = fr.slot_of(state)
-    rows_all = np.arange(g)
-    payouts = np.zeros((g, f_n), dtype=np.int64)
+    slot = fr.slot_of(state)[games]  # [m, N]
+    sub = np.arange(m)
+    payouts = np.zeros((m, f_n), dtype=np.int64)
     ask_any = max_payouts > 0
 
     def check_k(k, legal, obs):
@@ -888,32 +927,35 @@ def dividends(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> Non
         for seat in range(n):
             own = slot[:, seat]
             oc = np.maximum(own, 0)
-            ask = (own >= 0) & ask_any[rows_all, oc]
-            if not ask.any():
+            ask_m = (own >= 0) & ask_any[sub, oc]
+            if not ask_m.any():
                 continue
+            ask = np.zeros(g, dtype=bool)
+            ask[games] = ask_m
             k = np.zeros(g, dtype=np.int64)
             legal = {
-                "firm": own,
-                "per_payout": per_payout[rows_all, oc],
-                "max_payouts": max_payouts[rows_all, oc],
-                "available": avail[rows_all, oc],
+                "firm": _full(g, games, own, -1),
+                "per_payout": _full(g, games, per_payout[sub, oc], 0),
+                "max_payouts": _full(g, games, max_payouts[sub, oc], 0),
+                "available": _full(g, games, avail[sub, oc], 0),
             }
             agents.ask("firm_dividends", state, np.where(ask, seat, -1), legal, (k,), check_k)
-            payouts[rows_all[ask], oc[ask]] = k[ask]
-    total = np.zeros((g, f_n), dtype=np.int64)
+            payouts[sub[ask_m], oc[ask_m]] = k[games[ask_m]]
+    total = np.zeros((m, f_n), dtype=np.int64)
     for f in range(f_n):
-        rows = np.flatnonzero(payouts[:, f] > 0)
-        if rows.size:
-            ff = np.full(rows.size, f)
-            total[rows, f] = fr.pay_dividends(state, rules, rows, ff, payouts[rows, f], waived[rows, f],
-                                              manager_waived[rows, f])  # fmt: skip
-    traded = state.firm_successes >= 0
+        at = np.flatnonzero(payouts[:, f] > 0)
+        if at.size:
+            ff = np.full(at.size, f)
+            total[at, f] = fr.pay_dividends(state, rules, games[at], ff, payouts[at, f], waived[at, f],
+                                            manager_waived[at, f])  # fmt: skip
+    traded = state.firm_successes[games] >= 0
+    level = state.firm_dividend[games]
     keep_level = ~traded & (total == 0) if not jc else hobnob
-    level = np.where(keep_level, state.firm_dividend, total)
-    state.firm_dividend[...] = np.where(open_, level, state.firm_dividend).astype(state.firm_dividend.dtype)
+    level = np.where(open_ & ~keep_level, total, level)
+    state.firm_dividend[games] = level.astype(state.firm_dividend.dtype)
     if jc:
-        move = np.where(open_, state.firm_india, 0)
-        state.firm_cash[...] += move
-        state.firm_india[...] -= move
+        move = np.where(open_, state.firm_india[games], 0)
+        state.firm_cash[games] += move
+        state.firm_india[games] -= move
         if trace.recorder is not None:
-            trace.recorder.transfer(state, "india_to_london", ("firm_india", -move), ("firm", move))
+            trace.recorder.transfer(state, "india_to_london", ("firm_india", -move, games), ("firm", move, games))
