@@ -16,6 +16,7 @@ from .board import board_votes, seat_counts
 from .capital import LEFTOVER_CASES
 from .laws import DEREGULATION, DEREGULATION_BY, IN_FORCE
 from .positions import held_count
+from .reduce import sum_last
 from .rules import Rules
 from .state import TALLIES, TALLY, State
 
@@ -60,31 +61,31 @@ class Recorder:
             return
         s = _Games(state, idx)
         n = s.n_players
-        company_regions = (s.owner >= 0).sum(axis=1)
+        company_regions = sum_last(s.owner >= 0)
         row = {
             "game": s.game,
             "round": np.full(idx.size, rnd, dtype=np.int16),
             "stability": s.stability,
             "loans": s.loans,
             "balance": s.balance,
-            "treasuries": s.treasury.sum(axis=1),
+            "treasuries": sum_last(s.treasury),
             "company_regions": company_regions,
-            "unrest": s.unrest.sum(axis=1),
-            "open_orders": s.order_open.sum(axis=1),
-            "ships": s.ships.sum(axis=(1, 2)) + s.yard_ships.sum(axis=(1, 2)),
-            "regiments": s.regiments.sum(axis=1),
-            "officers": s.officers.sum(axis=(1, 2)),
-            "shares": board_votes(s).sum(axis=1),
-            "vacant_offices": (s.office[:, : L.CHINA] < 0).sum(axis=1),
+            "unrest": sum_last(s.unrest),
+            "open_orders": sum_last(s.order_open),
+            "ships": sum_last(s.ships.reshape(idx.size, -1)) + sum_last(s.yard_ships.reshape(idx.size, -1)),
+            "regiments": sum_last(s.regiments),
+            "officers": sum_last(s.officers.reshape(idx.size, -1)),
+            "shares": sum_last(board_votes(s)),
+            "vacant_offices": sum_last(s.office[:, : L.CHINA] < 0),
             "china_open": s.china_open,
             "crashed": s.crashed,
             "prime_minister": s.prime_minister,  # politics at the end of the round
             "policy": s.policy,
-            "laws_in_force": (s.law_pile == IN_FORCE).sum(axis=1).astype(np.int8),
+            "laws_in_force": sum_last(s.law_pile == IN_FORCE).astype(np.int8),
             # private firms at the end of the round
-            "firms_open": (s.firm_manager >= 0).sum(axis=1).astype(np.int8),
-            "firm_value": s.firm_value.astype(np.int32).sum(axis=1),
-            "prisoners": s.prisoners.sum(axis=1),
+            "firms_open": sum_last(s.firm_manager >= 0).astype(np.int8),
+            "firm_value": sum_last(s.firm_value.astype(np.int32)),
+            "prisoners": sum_last(s.prisoners),
         }
         for name in TALLIES:
             row[name] = s.tally[:, TALLY[name]]
@@ -93,7 +94,7 @@ class Recorder:
         row["positions_played_by_card"] = s.card_played_now  # ... a closed one played this round
         self.rounds.append(row)
         office = seat_counts(s.office, n)
-        banked = self.rules.actions.luxury_vp * s.luxuries + (s.retired * self.rules.d.tier_vp).sum(axis=2)
+        banked = self.rules.actions.luxury_vp * s.luxuries + sum_last(s.retired * self.rules.d.tier_vp)
         self.seat_rounds.append(
             {
                 "game": np.repeat(s.game, n),
@@ -107,11 +108,11 @@ class Recorder:
                 "governors": seat_counts(s.governor, n).ravel(),
                 "commanders": seat_counts(s.commander, n).ravel(),
                 "supply": s.supply.ravel(),
-                "clerks": s.clerks.sum(axis=2).ravel(),
-                "officers": s.officers.sum(axis=2).ravel(),
+                "clerks": sum_last(s.clerks).ravel(),
+                "officers": sum_last(s.officers).ravel(),
                 "academy": s.academy.ravel(),
                 "exchange": seat_counts(s.exchange, n).ravel(),
-                "retired": s.retired.sum(axis=2).ravel(),
+                "retired": sum_last(s.retired).ravel(),
                 "trophies": s.trophies.ravel(),
                 "luxuries": s.luxuries.ravel(),
                 "shipyards": s.shipyards.ravel(),
