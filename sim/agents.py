@@ -75,10 +75,13 @@ PUBLIC = frozenset(
 # ``offer_exchange`` that never offers costs nothing). An overriding method has no such attribute.
 PASSES = "passes"
 
-# A decision method with this attribute set answers from its observation and legal options alone: it reads nothing
-# of the strategy object (no parameter, no other method), so the seats of every strategy whose method for the
-# decision is that same function are asked in one call (a mixed table of archetypes that inherit it pays one call,
-# not one per archetype). ``strategies.base.shared`` sets it; an overriding method has no such attribute.
+# A decision method with this attribute set answers from its observation, its legal options and the strategy's
+# attributes it names (the tuple held by the attribute: parameters such as ``trade_cost``, or methods), nothing else
+# of the strategy. The seats of every strategy whose method for the decision is that same function, with equal
+# values of those parameters and the same functions for those methods, are asked in one call (a table of archetypes
+# that inherit it pays one call, not one per archetype). The method is called with a stand-in for the strategy that
+# has the named attributes only, so one that reads another fails loudly. ``strategies.base.shared`` sets it; an
+# overriding method has no such attribute.
 SHARED = "shared"
 
 
@@ -86,6 +89,41 @@ def _method(strat: Strategy, decision: str) -> Any:
     """The function ``strat`` answers ``decision`` with (a bound method's function)."""
     method = getattr(strat, decision, None)
     return getattr(method, "__func__", method)
+
+
+def _reads(strat: Strategy, decision: str) -> tuple[str, ...] | None:
+    """The attributes of ``strat`` its ``shared`` method for ``decision`` reads; None for a method not shared (or
+    a callable set on the object itself)."""
+    method = getattr(strat, decision, None)
+    if getattr(method, "__self__", None) is not strat:
+        return None
+    return getattr(method.__func__, SHARED, None)
+
+
+def _answering(strat: Strategy, decision: str) -> Callable[[Observation, Legal], Any]:
+    """What answers ``decision`` for ``strat``: its method; a ``shared`` one bound to a stand-in that has only the
+    attributes it names."""
+    reads = _reads(strat, decision)
+    if reads is None:
+        return getattr(strat, decision)
+    return functools.partial(_method(strat, decision), _Reading(strat, decision, reads))
+
+
+class _Reading:
+    """What a ``shared`` method sees of the strategy it answers for: the attributes it names, nothing else."""
+
+    __slots__ = ("_strategy", "_decision", "_names")
+
+    def __init__(self, strategy: Strategy, decision: str, names: tuple[str, ...]):
+        self._strategy, self._decision, self._names = strategy, decision, names
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._names:
+            return getattr(self._strategy, name)
+        raise AttributeError(
+            f"the shared decision {self._decision!r} read the strategy's {name!r}, which it does not name "
+            f"(strategies.base.shared reads: {', '.join(self._names) or 'nothing'})"
+        )
 
 
 # ``Agents.ask_seats`` asks the seats of a game in one call per strategy; False asks them one by one (the reference
@@ -360,9 +398,8 @@ class Agents:
             if getattr(getattr(strat, decision, None), PASSES, False):
                 continue
             mine = rows if group_of is None else rows.compress(group_of == gi)  # compress beats a mask index
-            if type(strat).__module__.partition(".")[0] == "strategies" or getattr(
-                _method(strat, decision), SHARED, False
-            ):  # this package's strategy, or a method of it that reads nothing of the strategy
+            if type(strat).__module__.partition(".")[0] == "strategies" or _reads(strat, decision) is not None:
+                # this package's strategy, or a shared method of it
                 parts = [mine]
             else:  # a plugin: one seat per call
                 parts = [part for s in range(n) if (part := mine.compress(mine % n == s)).size]
@@ -444,16 +481,23 @@ class Agents:
 
     def callers(self, decision: str) -> tuple[np.ndarray, list[Strategy]]:
         """(int[groups] the call each strategy object's seats are asked in, [the strategy called for each call]) for
-        ``decision``: one call per strategy object, except that every object whose method for it is one ``shared``
-        function (``SHARED``) is asked in a single call, through the first of them."""
+        ``decision``: one call per strategy object, except that the objects whose method for it is one ``shared``
+        function (``SHARED``), reading equal values of the attributes it names, are asked in a single call, through
+        the first of them."""
         found = self._callers.get(decision)
         if found is None:
             calls: dict[Any, int] = {}
             callers: list[Strategy] = []
             caller_of = np.zeros(len(self.groups), dtype=np.int64)
             for gi, strat in enumerate(self.groups):
-                fn = _method(strat, decision)
-                key = fn if getattr(fn, SHARED, False) else id(strat)
+                reads = _reads(strat, decision)
+                key: Any = id(strat)
+                if reads is not None:  # a method named is compared by its function, a parameter by its value
+                    key = (_method(strat, decision), *(_method(strat, name) for name in reads))
+                    try:
+                        hash(key)
+                    except TypeError:  # a value that cannot be compared so: asked on its own
+                        key = id(strat)
                 if key not in calls:
                     calls[key] = len(callers)
                     callers.append(strat)
@@ -497,7 +541,7 @@ class Agents:
         engine's rows of the legal options, as read so far); an exception it raises becomes a ``StrategyError``."""
         obs, sub = self._view(state, idx, seat, legal, seat_legal, full, gathered)
         try:
-            return getattr(strat, decision)(obs, sub)
+            return _answering(strat, decision)(obs, sub)
         except (Exception, SystemExit) as exc:
             error = exc
         raise self._raised(strat, decision, state, idx, seat, legal, seat_legal, error) from error
@@ -539,7 +583,7 @@ class Agents:
         for r in range(idx.size):
             try:
                 obs, sub = self._view(state, idx[r : r + 1], seat[r : r + 1], legal, seat_legal)
-                getattr(strat, decision)(obs, sub)
+                _answering(strat, decision)(obs, sub)
             except (Exception, SystemExit) as single:
                 row, exc = r, single
                 break

@@ -51,12 +51,19 @@ def passes(method):
     return method
 
 
-def shared(method):
-    """Mark a decision method that answers from its observation and legal options alone (it reads no parameter and
-    calls no other method of the strategy): the engine then asks the seats of every strategy that inherits it in
-    one call (``sim.agents.SHARED``). A subclass that overrides the method is asked on its own."""
-    setattr(method, SHARED, True)
-    return method
+def shared(method=None, *, reads: tuple[str, ...] = ()):
+    """Mark a decision method that answers from its observation, its legal options and the strategy's attributes
+    named in ``reads`` (parameters, or methods), nothing else of the strategy: the engine then asks the seats of every
+    strategy that inherits it, with equal values of those parameters and the same methods, in one call
+    (``sim.agents.SHARED``). The method sees a stand-in for the strategy with those attributes only. ``@shared`` reads
+    nothing; ``@shared(reads=("trade_cost",))`` reads one parameter. A subclass that overrides the method is asked on
+    its own."""
+
+    def mark(fn):
+        setattr(fn, SHARED, tuple(reads))
+        return fn
+
+    return mark if method is None else mark(method)
 
 
 def lot_values(obs: Observation, office_worth: float = 1.0, chair_bonus: float = 0.0) -> np.ndarray:
@@ -304,6 +311,7 @@ class Strategy:
         own = legal.candidates[np.arange(obs.n), obs.seat]
         return np.where(own, obs.seat, pick_best(obs.shares.astype(float), legal.candidates))
 
+    @shared(reads=("vote_chairman",))
     def choose_chairman(self, obs: Observation, legal) -> np.ndarray:
         """No majority: the family that held the chair picks a board member's family."""
         return self.vote_chairman(obs, legal)
@@ -328,33 +336,50 @@ class Strategy:
         return np.zeros(obs.n, dtype=bool)
 
     # ----------------------------------------------------------------------------------- phase 6 Chairman
+    @shared(
+        reads=(
+            "director_checks",
+            "director_from",
+            "min_order",
+            "open_min",
+            "trade_cost",
+            "invest_debt",
+            "max_debt",
+            "waiting_loans",
+        )
+    )
     def take_loans(self, obs: Observation, legal) -> np.ndarray:
         """Loans this round (0..legal.max_loans; above legal.free_loans needs the board): what the Company's plan
         (ships for the reachable orders, the Presidents' dice, a Director's check) lacks beyond the balance, within
         ``max_debt`` plus the relatives waiting on the exchange (``company.take_loans``)."""
         return company.take_loans(self, obs, legal)
 
+    @shared(reads=("invest_debt", "waiting_loans"))
     def approve_loans(self, obs: Observation, legal) -> np.ndarray:
         """Board vote on loans beyond the free ones (``legal.loans``, ``legal.chairman``): yes for one's own
         Chairman, otherwise while the debt stays within ``max_debt`` plus the waiting buyers."""
         return company.approve_loans(self, obs, legal)
 
+    @shared(reads=("director_checks", "director_from", "min_order", "open_min", "trade_cost"))
     def allocate_budget(self, obs: Observation, legal) -> np.ndarray:
         """Hand out the whole ``legal.budget`` to [Director of Trade, Shipping Manager, 3 presidencies], only to
         committees whose office is held (``legal.open`` bool[G', 5], L132): int[G', 5]. The plan's needs first,
         the rest to the presidencies that trade (``company.allocate_budget``)."""
         return company.allocate_budget(self, obs, legal)
 
+    @shared
     def trade_check(self, obs: Observation, legal) -> np.ndarray:
         """Dice for the Director of Trade's next check (``legal.treasury``, ``legal.openable`` bool[G', O+1]; 0
         stops): the dice that pay for what opening adds to the reachable orders (``company.trade_check``)."""
         return company.trade_check(self, obs, legal)
 
+    @shared
     def open_order(self, obs: Observation, legal) -> np.ndarray:
         """Which closed order (or the route to China, the last column of ``legal.openable``) a success opens: the
         one that adds the most reachable value."""
         return company.open_order(self, obs, legal)
 
+    @shared(reads=("min_order",))
     def director_moves(self, obs: Observation, legal) -> tuple[np.ndarray, ...]:
         """Up to M moves (kind, family, src, dst, count)[G', M] (``legal.clerks``, ``legal.ships``,
         ``legal.yard_ships``, ``legal.china_open``): ships from seas with spare ships to the seas that lack them, and
@@ -362,6 +387,7 @@ class Strategy:
         return company.director_moves(self, obs, legal)
 
     # ------------------------------------------------------------------------------ phase 6 Shipping Manager
+    @shared(reads=("lease_reserve", "min_order"))
     def buy_ships(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(leased[G', P], company[G', P], yard[G', N, P]) ships bought per sea (``legal.money``, ``legal.free_yards``
         int[G', N], ``legal.yard_cost`` int[G'] £ per yard ship): the seas that lack ships first, family yards
@@ -402,6 +428,7 @@ class Strategy:
         return np.where(taxed, L.G_REGIMENT, L.G_TAX_COMPANY)
 
     # -------------------------------------------------------------------------------- phase 6 commanders
+    @shared
     def deploy(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(target region or -1, officers int[G', N], regiments int[G'], mercenaries bool[G', M]) for army
         ``legal.army`` (``legal.targets`` bool[G', R], ``legal.strength`` int[G', R], ``legal.officers`` int[G', N],
@@ -421,6 +448,7 @@ class Strategy:
         return np.arange(obs.players)[None, :] == obs.seat[:, None]
 
     # -------------------------------------------------------------------------------- phase 6 presidents
+    @shared(reads=("trade_cost",))
     def trade(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(spend, orders bool[G', O], clerk_pay int[G', N]) for presidency ``legal.presidency`` (``legal.orders``
         reachable, ``legal.ships``, ``legal.treasury``, ``legal.clerks`` int[G', N]): the most valuable orders one
@@ -433,11 +461,13 @@ class Strategy:
         return legal.opium > 0
 
     # ------------------------------------------------------------------------------------ phase 7 accounts
+    @shared
     def royal_protection(self, obs: Observation, legal) -> np.ndarray:
         """Invoke royal protection (once per game) to cancel ``legal.shortfall`` £ of unpaid costs? When it saves
         a stability point (two emergency loans) or late in the game."""
         return company.royal_protection(self, obs, legal)
 
+    @shared(reads=("cash_out_risk", "target_stability"))
     def pay_dividends(self, obs: Observation, legal) -> np.ndarray:
         """Payouts (0..``legal.max_payouts``, ``legal.per_payout`` £ each): the fewest that cover E(s) while
         stability is below ``target_stability``; everything in the last round (``company.pay_dividends``)."""
@@ -454,6 +484,7 @@ class Strategy:
         return minimal_defence(legal.officers, legal.regiments, legal.attack, obs.seat)
 
     # ------------------------------------------------------------------------- phase 1 and 10
+    @shared(reads=("vp_worth",))
     def retire(self, obs: Observation, legal) -> np.ndarray:
         """Honourable retirement tier for the family's retiring relative, or -1 to send him home unpaid (R-RETIRE).
 
@@ -478,6 +509,7 @@ class Strategy:
         best = value[np.arange(obs.n), np.maximum(tier, 0)]
         return np.where((tier >= 0) & (best > 0), tier, -1)
 
+    @shared(reads=("rank_share_buyers",))
     def rank_position_takers(self, obs: Observation, legal) -> np.ndarray:
         """The Prime Minister orders the families tied for a position pick (``legal.tied`` bool[G', N]; only the
         order among tied families is used): a permutation of the seats int[G', N], own family first."""
@@ -608,6 +640,7 @@ class Strategy:
         shares = politics.assets(obs)[np.arange(obs.n), obs.seat, laws.SHARES]
         return politics.company_in_danger(obs, self) | ((shares > 0) & (expected < 0))
 
+    @shared(reads=("danger_debt", "danger_stability"))
     def offer_notes(self, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray]:
         """Sealed offers (D-DEALS) of the notes ``legal.held`` bool[G', N issuer, 5 kinds]: (buyer int[G', N, 5],
         -1 none; price int[G', N, 5]). Before a vote (``legal.moment == "vote"``) a family that does not care
@@ -656,6 +689,7 @@ class Strategy:
         that asks something in return."""
         return legal.offered & (legal.asked.sum(axis=2) == 0)
 
+    @shared(reads=("danger_debt", "danger_stability"))
     def accept_notes(self, obs: Observation, legal) -> np.ndarray:
         """Accept offers (``legal.offered`` bool[G', N issuer, 5 kinds] at ``legal.price``; at most ``legal.money``
         in all): a vote note worth more than its price for the coming vote, a money note below what it can take."""

@@ -7,6 +7,7 @@ import pytest
 
 import sim
 import strategies
+from sim.agents import StrategyError
 from sim.dice import Streams
 from sim.rules import Rules
 from sim.state import State
@@ -189,7 +190,7 @@ def test_a_decision_marked_shared_asks_every_strategy_inheriting_it_in_one_call_
         @shared
         def appoint(self, obs, legal):
             calls.append(("shared", set(obs.seat.tolist())))
-            return super().appoint(obs, legal)
+            return strategies.Strategy.appoint(self, obs, legal)  # self is a stand-in: no super()
 
     class Low(Common):
         name = "low"
@@ -215,9 +216,9 @@ def test_a_decision_marked_shared_asks_every_strategy_inheriting_it_in_one_call_
     )
 
 
-def test_shared_decisions_read_nothing_of_the_strategy():
-    """Every method marked ``shared`` in this package answers from ``obs`` and ``legal`` alone: its body never
-    names ``self`` (no parameter, no other method that a subclass could change)."""
+def test_shared_decisions_read_only_the_attributes_they_name():
+    """Every method marked ``shared`` in this package reads, of ``self`` itself, only the attributes it names in
+    ``reads`` (the helpers it hands ``self`` to are held to the same list at run time, by the stand-in they get)."""
     import ast
     import inspect
     import textwrap
@@ -229,13 +230,52 @@ def test_shared_decisions_read_nothing_of_the_strategy():
         for cls in strategies.registry.REGISTRY.values()
         for klass in cls.__mro__
         for fn in vars(klass).values()
-        if getattr(fn, SHARED, False)
+        if getattr(fn, SHARED, None) is not None
     }
-    assert len(marked) >= 40
+    assert len(marked) >= 55 and any(getattr(fn, SHARED) for fn in marked)
     for fn in marked:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-        body = tree.body[0].body
-        assert not any(isinstance(n, ast.Name) and n.id == "self" for stmt in body for n in ast.walk(stmt)), fn
+        body = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0].body
+        read = {
+            n.attr
+            for stmt in body
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"
+        }
+        assert read <= set(getattr(fn, SHARED)), (fn, read)
+
+
+def test_a_shared_decision_reading_a_parameter_it_does_not_name_fails_naming_it():
+    """The stand-in a ``shared`` method answers with has only the attributes it names: reading another one (here a
+    parameter its helper reads) is an error naming the decision and the attribute, not a silent merge of
+    strategies whose values differ."""
+    from strategies.base import shared
+
+    class Forgetful(strategies.Strategy):
+        name = "forgetful"
+
+        @shared(reads=("min_order",))
+        def trade(self, obs, legal):
+            return strategies.Strategy.trade(self, obs, legal)  # reads trade_cost too
+
+    with pytest.raises(StrategyError, match=r"shared decision 'trade' read the strategy's 'trade_cost'"):
+        sim.play(Rules.default(5), Forgetful(), 16, seed=1)
+
+
+def test_shared_decisions_ask_strategies_with_equal_parameters_together_and_others_apart():
+    """``Agents.callers``: archetypes inheriting a shared decision share a call when the parameters it reads are
+    equal (the Presidents' ``trade`` reads ``trade_cost``, 0.6 for all five), and are asked apart where they differ
+    (``retire`` reads ``vp_worth``: 2.98 for ``bid_low``, 2.5 for the rest); a method named in ``reads`` is compared
+    by its function."""
+    from sim.agents import Agents
+
+    rules = Rules.default(5)
+    seats = sim.engine.resolve_strategies(rules, ["bid_low", "buy_shares", "run_firm", "go_military", "balanced"])
+    table = Agents(seats, rules, None)
+    assert len(table.callers("trade")[1]) == 1
+    assert table.callers("retire")[0].tolist() == [0, 1, 1, 1, 1]
+    assert len(table.callers("choose_chairman")[1]) == 1  # reads vote_chairman, the base one for all
+    changed = strategies.registry.make("balanced", trade_cost=0.7)
+    assert Agents([*seats[:4], changed], rules, None).callers("trade")[0].tolist() == [0, 0, 0, 0, 1]
 
 
 def test_an_illegal_answer_of_a_shared_call_names_the_strategy_seated_at_its_game():
