@@ -26,7 +26,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from sim import laws, notes
+from sim import kernels, laws, notes
 from sim import layout as L
 from sim.agents import PASSES, SHARED, Observation
 from sim.board import company_ships, reachable, seat_counts
@@ -103,6 +103,41 @@ def pick_best(score: np.ndarray, legal: np.ndarray) -> np.ndarray:
     """Column of the highest score among legal columns per row (-1 where none is legal)."""
     masked = np.where(legal, score, -np.inf)
     return np.where(any_last(legal), masked.argmax(axis=1), -1)
+
+
+@kernels.kernel
+def _appoint(cand: np.ndarray, office: np.ndarray, seat: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``Strategy.appoint`` row by row: the family with a candidate scoring most (its own first, then the fewest
+    offices, ties clockwise from the appointer), and its first source."""
+    rows, _, sources = cand.shape
+    family = np.zeros(rows, dtype=np.int64)
+    source = np.zeros(rows, dtype=np.int64)
+    held = np.zeros(n, dtype=np.int64)
+    for i in range(rows):
+        held[:] = 0
+        for k in range(office.shape[1]):
+            h = office[i, k]
+            if 0 <= h < n:
+                held[h] += 1
+        best, best_score = 0, -np.inf
+        for f in range(n):
+            first = -1
+            for j in range(sources):
+                if cand[i, f, j]:
+                    first = j
+                    break
+            if first < 0:
+                continue
+            after = (f - seat[i]) % n
+            score = (-float(held[f]) + 100.0 * (1.0 if after == 0 else 0.0)) - 0.01 * after
+            if score > best_score:
+                best, best_score = f, score
+        family[i] = best
+        for j in range(sources):
+            if cand[i, best, j]:
+                source[i] = j
+                break
+    return family, source
 
 
 # what the balanced family reckons a VP worth in £ mid-game (a luxury: 4 £ -> 2 VP and 1 wealth, and money
@@ -322,6 +357,8 @@ class Strategy:
         refuse, then the engine asks again without them), else the family with the fewest offices, ties clockwise
         from the appointer (no seat number favoured)."""
         cand = legal.candidates
+        if kernels.use(obs.n):
+            return _appoint(cand, obs.office, obs.seat, obs.players)
         held = seat_counts(obs.office, obs.players)
         after = (np.arange(obs.players)[None, :] - obs.seat[:, None]) % obs.players  # 0 itself, 1 next clockwise
         family_score = -held.astype(float) + 100.0 * (after == 0) - 0.01 * after

@@ -517,6 +517,28 @@ def test_seat_counts_kernel_counts_the_holdings_of_the_numpy_count(monkeypatch):
         assert got.dtype == np.int64 and np.array_equal(ref, got)
 
 
+def test_appoint_kernel_appoints_the_candidates_of_the_numpy_appointer(monkeypatch):
+    """``Strategy.appoint`` (R-APPOINT) over 4,096 random appointments (offices held by random families, random
+    candidates and sources, some rows with none, the appointer's own relatives or not): the same family and source."""
+    g, n, k, s = 4096, 5, 11, 17
+    rng = np.random.default_rng(5)
+    obs = SimpleNamespace(
+        office=rng.integers(-1, n, (g, k)).astype(np.int8), seat=rng.integers(0, n, g), players=n, n=g
+    )
+    cand = (rng.random((g, n, s)) < 0.08) & (rng.random(g) < 0.95)[:, None, None]
+    legal = SimpleNamespace(candidates=cand)
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        out.append(Strategy().appoint(obs, legal))
+    (family, source), compiled = out
+    own = cand[np.arange(g), obs.seat].any(axis=1)
+    assert (family == obs.seat)[own].all() and (family != obs.seat)[~own & cand.any(axis=(1, 2))].all()
+    assert len(np.unique(source)) > 10
+    for ref, got in zip(out[0], compiled, strict=True):
+        assert np.array_equal(ref, got)
+
+
 def test_the_bench_reports_cpu_seconds_and_a_profile_per_phase_and_decision():
     cmd = [sys.executable, "-m", "sim.bench", "--sizes", "2", "--repeats", "1", "--min-games", "2", "--profile"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
