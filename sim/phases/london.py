@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import firms as firm_rules
-from .. import laws, ledger
+from .. import kernels, laws, ledger
 from .. import layout as L
 from .. import positions as pos
 from ..agents import Agents
@@ -75,7 +75,6 @@ def retirement_roll(
     a successful game (no position is won, no upkeep follows). ``families`` (bool[G, N]): only those families'
     office holders roll (the final retirement firms allow on a crash, ``firms.final_retirement = "roll"``)."""
     g, n = state.n_games, state.n_players
-    rt = rules.retirement
     d = rules.d
     in_rows = np.zeros(g, dtype=bool)
     in_rows[rows] = True
@@ -91,17 +90,12 @@ def retirement_roll(
     if rolling.size:
         k = int(count.max())
         faces = dice.d6(rolling, k, used=count[rolling]).astype(np.int64)  # game's j-th die: its j-th holder
-        held = holding[rolling]
-        nth = np.clip(np.cumsum(held, axis=1) - 1, 0, k - 1)
-        roll = np.take_along_axis(faces, nth, axis=1)
-        roll += rt.stress_bonus * state.stress[rolling][:, offices] + rt.chairman_bonus * (offices == L.CHAIRMAN)
-        leaves[rolling[:, None], offices[None, :]] = held & (roll >= rt.retire_from)
+        retiring, gained = roll_outcomes(state.stress, rules, rolling, offices, holding[rolling], faces)
+        leaves[rolling[:, None], offices[None, :]] = retiring
         if not final:  # Tenure Limits in force (phase 9's law): the Chairman retires whatever his roll
             tenure = laws.flag(state, rules, "chairman_retires")[rolling] & (state.office[rolling, L.CHAIRMAN] >= 0)
             leaves[rolling[tenure], L.CHAIRMAN] = True
-        stressed = held & (roll >= rt.stress_from) & (roll < rt.retire_from)
-        state.stress[rolling[:, None], offices[None, :]] += stressed.astype(state.stress.dtype)
-        state.tally[rolling, TALLY["stress_markers"]] += stressed.sum(axis=1).astype(np.int32)
+        state.tally[rolling, TALLY["stress_markers"]] += gained.astype(np.int32)
     # 2. the families send their retirees somewhere (L64-L71), office by office; the work is done on the rows of the
     # games where the office falls vacant only
     spent = np.zeros((g, n), dtype=np.int64)
@@ -121,6 +115,60 @@ def retirement_roll(
     state.tally[:, TALLY["honourable_retirements"]] += honoured_by.sum(axis=1).astype(np.int32)
     state.tally[:, TALLY["sent_home"]] += (count - honoured_by.sum(axis=1)).astype(np.int32)
     return Retirements(count=count, spent=spent, honoured=honoured_by)
+
+
+def roll_outcomes(
+    stress: np.ndarray, rules: Rules, rows: np.ndarray, offices: np.ndarray, held: np.ndarray, faces: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The retirement roll's outcomes (R-RETIRE, L61-L63) in games ``rows``: ``held[m, j]`` whether office
+    ``offices[j]`` has a holder who rolls, ``faces[m]`` the game's dice, its i-th die for its i-th holder in office
+    order. A holder's roll is his die + ``stress_bonus`` per stress marker (+ ``chairman_bonus`` for the Chairman):
+    from ``retire_from`` he retires, from ``stress_from`` he gains a stress marker (``stress`` int8[G, OFF] is
+    updated). Returns (bool[G', K] retiring, int[G'] stress markers gained)."""
+    rt = rules.retirement
+    chair = rt.chairman_bonus * (offices == L.CHAIRMAN)
+    if kernels.use(rows.size):
+        return _roll_outcomes(
+            stress, rows, offices, held, faces, chair, rt.stress_bonus, rt.retire_from, rt.stress_from
+        )
+    k = faces.shape[1]
+    nth = np.clip(np.cumsum(held, axis=1) - 1, 0, k - 1)
+    roll = np.take_along_axis(faces, nth, axis=1)
+    roll += rt.stress_bonus * stress[rows][:, offices] + chair
+    stressed = held & (roll >= rt.stress_from) & (roll < rt.retire_from)
+    stress[rows[:, None], offices[None, :]] += stressed.astype(stress.dtype)
+    return held & (roll >= rt.retire_from), stressed.sum(axis=1)
+
+
+@kernels.kernel
+def _roll_outcomes(
+    stress: np.ndarray,
+    rows: np.ndarray,
+    offices: np.ndarray,
+    held: np.ndarray,
+    faces: np.ndarray,
+    chair: np.ndarray,
+    stress_bonus: int,
+    retire_from: int,
+    stress_from: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``roll_outcomes`` in one pass over the holders."""
+    g, k = held.shape
+    retiring = np.zeros((g, k), dtype=np.bool_)
+    gained = np.zeros(g, dtype=np.int64)
+    for m in range(g):
+        r = rows[m]
+        die = 0
+        for j in range(k):
+            if held[m, j]:
+                roll = faces[m, die] + stress_bonus * np.int64(stress[r, offices[j]]) + chair[j]
+                die += 1
+                if roll >= retire_from:
+                    retiring[m, j] = True
+                elif roll >= stress_from:
+                    stress[r, offices[j]] += 1
+                    gained[m] += 1
+    return retiring, gained
 
 
 def honour(
