@@ -126,42 +126,52 @@ def pick_order(
 
     ``eligible[G, N]``: families that paid at least one honourable retirement this round; ``spent[G, N]``: £ each
     spent on them. Most £ first; ties by conspicuous wealth (the most first); families still tied are ordered by
-    the Prime Minister's family (decision ``rank_position_takers``), by chance when nobody holds the PM."""
+    the Prime Minister's family (decision ``rank_position_takers``), by chance when nobody holds the PM. The work is
+    done on the rows of the games with an eligible family only (the question is put in full-batch arrays)."""
     g, n = state.n_games, state.n_players
-    key = spent.astype(np.int64) * (1 << 32) + state.wealth
-    same = eligible[:, :, None] & eligible[:, None, :] & (key[:, :, None] == key[:, None, :])
-    tied = eligible & (same.sum(axis=2) > 1)
-    rank = np.tile(np.arange(n), (g, 1))
+    out = np.full((g, n), -1, dtype=np.int64)
+    rows = np.flatnonzero(any_last(eligible))
+    if rows.size == 0:
+        return out
+    able, paid, wealth = eligible[rows], spent[rows], state.wealth[rows]
+    key = paid.astype(np.int64) * (1 << 32) + wealth
+    same = able[:, :, None] & able[:, None, :] & (key[:, :, None] == key[:, None, :])
+    tied = able & (same.sum(axis=2) > 1)
+    rank = np.tile(np.arange(n), (rows.size, 1))
     need = tied.any(axis=1)
     if need.any():
-        pm = state.prime_minister.astype(np.int64)
+        pm = state.prime_minister[rows].astype(np.int64)
         perm = np.tile(np.arange(n), (g, 1))
 
         def check(p, legal, obs):
             return (np.sort(p, axis=1) != np.arange(obs.players)).any(axis=1), "not an ordering of the seats"
 
-        asked = np.where(need & (pm >= 0), pm, -1)
-        agents.ask("rank_position_takers", state, asked, {"eligible": eligible, "tied": tied}, (perm,), check)
+        asked = np.full(g, -1, dtype=np.int64)
+        asked[rows] = np.where(need & (pm >= 0), pm, -1)
+        tied_all = np.zeros((g, n), dtype=bool)
+        tied_all[rows] = tied
+        agents.ask("rank_position_takers", state, asked, {"eligible": eligible, "tied": tied_all}, (perm,), check)
+        perm = perm[rows]
         blind = np.flatnonzero(need & (pm < 0))
         if blind.size:
-            perm[blind] = np.argsort(dice.uniform(blind, n), axis=1, kind="stable")
-        np.put_along_axis(rank, perm, np.broadcast_to(np.arange(n), (g, n)).copy(), axis=1)
-    order = np.lexsort((rank, -state.wealth, -spent, ~eligible), axis=1)
-    return np.where(np.take_along_axis(eligible, order, axis=1), order, -1)
+            perm[blind] = np.argsort(dice.uniform(rows[blind], n), axis=1, kind="stable")
+        np.put_along_axis(rank, perm, np.broadcast_to(np.arange(n), perm.shape).copy(), axis=1)
+    order = np.lexsort((rank, -wealth, -paid, ~able), axis=1)
+    out[rows] = np.where(np.take_along_axis(able, order, axis=1), order, -1)
+    return out
 
 
 def take_positions(state: State, rules: Rules, agents: Agents, pickers: np.ndarray) -> np.ndarray:
     """Each seat of ``pickers[G, K]`` in turn takes one card on display or passes (decision ``take_position``);
     the card goes to that seat, or to the holder of its position note who redeems it for this pick (R-NOTE kind 3,
-    L50). Returns int[G] cards taken."""
+    L50). Returns int[G] cards taken. The work is done on the rows of the games where a seat picks only."""
     g = state.n_games
     taken = np.zeros(g, dtype=np.int64)
     m = state.market.shape[1]
-    rows_all = np.arange(g)
     for k in range(pickers.shape[1]):
-        seat = pickers[:, k].astype(np.int64)
-        asking = ~state.done & (seat >= 0) & (state.market >= 0).any(axis=1)
-        if not asking.any():
+        rows = np.flatnonzero(pickers[:, k] >= 0)
+        rows = rows[~state.done[rows] & (state.market[rows] >= 0).any(axis=1)]
+        if rows.size == 0:
             continue
         slot = np.full(g, -1, dtype=np.int64)
 
@@ -170,15 +180,19 @@ def take_positions(state: State, rules: Rules, agents: Agents, pickers: np.ndarr
             bad = (s < -1) | (s >= m)
             return bad | ((s >= 0) & (legal.cards[np.arange(obs.n), sc] < 0)), "not a card on display"
 
-        seat = notes.redeem_position_pick(state, rules, agents, np.where(asking, seat, -1))  # R-NOTE kind 3
-        agents.ask("take_position", state, np.where(asking, seat, -1), {"cards": state.market}, (slot,), check)
-        got = asking & (slot >= 0)
-        rows = rows_all[got]
-        card = state.market[rows, slot[got]].astype(np.int64)
-        give(state, rules, rows, seat[got], card)
-        state.card_taken[rows, card] = True
-        state.market[rows, slot[got]] = -1
-        taken += got
+        picker = np.full(g, -1, dtype=np.int64)
+        picker[rows] = pickers[rows, k]
+        seat = notes.redeem_position_pick(state, rules, agents, picker)  # R-NOTE kind 3
+        picker[rows] = seat[rows]
+        agents.ask("take_position", state, picker, {"cards": state.market}, (slot,), check)
+        slot = slot[rows]
+        got = slot >= 0
+        hit, slot = rows[got], slot[got]
+        card = state.market[hit, slot].astype(np.int64)
+        give(state, rules, hit, picker[hit], card)
+        state.card_taken[hit, card] = True
+        state.market[hit, slot] = -1
+        taken[hit] += 1
     state.tally[:, TALLY["positions_taken"]] += taken.astype(np.int32)
     return taken
 

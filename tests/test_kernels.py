@@ -578,3 +578,31 @@ def test_kept_freed_memory_plays_the_same_games_with_fewer_page_faults():
         runs[keep] = done.stdout.split()
     assert runs["0"][0] == runs["1"][0]  # the same games
     assert int(runs["1"][1]) < 0.5 * int(runs["0"][1])  # minor page faults: ~110,000 without, ~26,000 with
+
+
+@pytest.mark.parametrize("overrides", [{}, {"retirement.stress_bonus": 2, "retirement.chairman_bonus": 0}])
+def test_retirement_roll_kernel_retires_and_stresses_the_holders_of_the_numpy_roll(monkeypatch, overrides):
+    """R-RETIRE roll outcomes (``london.roll_outcomes``) over 4,096 random games of a larger batch (every office
+    held or vacant, 0-4 stress markers, random dice, each game's i-th die for its i-th holder): the same holders
+    retire, the same gain a stress marker, and the same stress markers are left on every office of the batch."""
+    from sim.phases.london import roll_outcomes
+
+    rules = Rules.default(5).with_overrides(overrides) if overrides else Rules.default(5)
+    g, rows_n = 6000, 4096
+    offices = np.flatnonzero(rules.d.retire_offices)
+    rng = np.random.default_rng(31)
+    rows = np.sort(rng.choice(g, rows_n, replace=False))
+    held = rng.random((rows_n, offices.size)) < 0.7
+    faces = rng.integers(1, 7, (rows_n, offices.size)).astype(np.int64)
+    stress = rng.integers(0, 5, (g, L.N_OFFICES)).astype(np.int8)
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        after = stress.copy()
+        out.append((*roll_outcomes(after, rules, rows, offices, held, faces), after))
+    (retiring, gained, after), compiled = out
+    assert 0.2 < retiring[held].mean() < 0.9 and 0.1 < (gained > 0).mean() < 0.9 and gained.max() >= 3
+    assert not retiring[~held].any() and (after >= stress).all() and (after != stress).any()
+    for ref, got in zip(out[0], compiled, strict=True):
+        assert ref.dtype == got.dtype or ref.dtype.kind == got.dtype.kind == "i"
+        assert np.array_equal(ref, got)

@@ -36,21 +36,24 @@ def action_costs(rules: Rules) -> np.ndarray:
 
 
 def legal_options(
-    state: State, rules: Rules, games: np.ndarray | slice, extra: bool = False
+    state: State, rules: Rules, games: np.ndarray | slice, extra: bool = False, discount: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """bool[G', N, A] the actions each seat may take once in games ``games`` (an index array, or a slice of the
     batch), and bool[G', N, A] those it may take twice this round (none for an ``extra`` action): a luxury, shipyard
     or factory it can pay for (a factory at the Industry Subsidy's price when it bought none last round), a clerk or
     an officer from a relative at home, a place on the exchange at the cheapest free position; twice: the same as
-    last round, paid twice (two relatives; the two cheapest free places)."""
+    last round, paid twice (two relatives; the two cheapest free places). ``discount``: the Industry Subsidy's
+    ``laws.factory_discount`` at ``games`` when the caller has it already."""
     money, supply = state.money[games], state.supply[games]
+    if discount is None:
+        discount = laws.factory_discount(state, rules)[games]
     costs = action_costs(rules)
     n_free, cheapest, two = (x[:, None] for x in exchange_free(rules, state.exchange[games]))
     once = np.empty(money.shape + (L.N_ACTIONS,), dtype=bool)
     once[:, :, L.A_PASS] = True
     once[:, :, L.A_LUXURY] = money >= costs[L.A_LUXURY]
     once[:, :, L.A_SHIPYARD] = money >= costs[L.A_SHIPYARD]
-    once[:, :, L.A_FACTORY] = money >= costs[L.A_FACTORY] + laws.factory_discount(state, rules)[games]
+    once[:, :, L.A_FACTORY] = money >= costs[L.A_FACTORY] + discount
     once[:, :, L.A_CLERK] = once[:, :, L.A_OFFICER] = supply >= 1
     once[:, :, L.A_SHARES] = (supply >= 1) & (n_free >= 1) & (money >= cheapest)
     twice = np.zeros_like(once)
@@ -102,7 +105,8 @@ def take_actions(
     # the work is done on those games' rows only; when they are most of the batch, on every row (no copies)
     games = slice(None) if 2 * idx.size > g else idx
     acts = acting[games]  # [G', N]
-    once, twice = legal_options(state, rules, games, extra_action)
+    discount = laws.factory_discount(state, rules)[games]  # the Industry Subsidy (nothing changes it this phase)
+    once, twice = legal_options(state, rules, games, extra_action, discount)
     if only is not None:
         once &= (np.arange(L.N_ACTIONS) == only) | (np.arange(L.N_ACTIONS) == L.A_PASS)
     asked = acts
@@ -130,11 +134,17 @@ def take_actions(
     agents.ask_seats(
         "family_action", state, asked, kind, {"once": once, "twice": twice}, (action, repeat, where), check
     )
+    if extra_action:  # an extra action is not recorded: only the games where a family takes something change
+        took = np.flatnonzero(any_last(action[games] != L.A_PASS))
+        if took.size == 0:
+            return
+        idx = idx[took] if isinstance(games, np.ndarray) else took
+        games, acts, discount = idx, acts[took], discount[took]
     # every family pays and takes its action at once, over the acting games' rows [G', N]
     act = np.where(acts, action[games], L.A_PASS)
     times = np.where(acts, 1 + repeat[games], 0)
     pay = -action_costs(rules)[act] * times
-    pay -= np.where(act == L.A_FACTORY, laws.factory_discount(state, rules)[games], 0)
+    pay -= np.where(act == L.A_FACTORY, discount, 0)
     through = _PAID_THROUGH[act]  # the flow each family pays through: luxury, shipyard, factory (-1: none)
     ledger.families_through(state, _PAID, through, pay, None if isinstance(games, slice) else idx)
     lux = np.where(act == L.A_LUXURY, times, 0)
@@ -165,18 +175,22 @@ def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray) -
     idx = np.flatnonzero(count)  # the games where some family buys
     if idx.size == 0:
         return
-    contested = count > 1
-    order = np.tile(np.arange(n), (g, 1))
-    if contested.any():
-        chair = state.office[:, L.CHAIRMAN]
-        ranker = np.where(contested, np.where(chair >= 0, chair, state.last_chair), -1)
+    contested = idx[count[idx] > 1]  # the games where the Chairman ranks the buyers
+    if contested.size:
+        chair = state.office[contested, L.CHAIRMAN]
+        ranker = np.full(g, -1, dtype=chair.dtype)
+        ranker[contested] = np.where(chair >= 0, chair, state.last_chair[contested])
+        order = np.tile(np.arange(n), (g, 1))
 
         def check(perm, legal, obs):
             return (np.sort(perm, axis=1) != np.arange(obs.players)).any(axis=1), "not an ordering of the seats"
 
         agents.ask("rank_share_buyers", state, ranker, {"buyers": buyers}, (order,), check)
+        order = order[idx]
+    else:
+        order = np.tile(np.arange(n), (idx.size, 1))
     prices = rules.d.exchange_prices
-    order, wanted = order[idx], wanted[idx]
+    wanted = wanted[idx]
     rows = np.arange(idx.size)
     for rank in range(n):
         seat = order[:, rank]
@@ -214,15 +228,20 @@ def extra_clerks(state: State, rules: Rules, agents: Agents) -> None:
     eligible = ~state.done & (committee_vacancies(state, rules) >= rules.actions.extra_clerk_vacancies)
     if not eligible.any():
         return
-    rows = np.arange(g)
+    rows = np.flatnonzero(eligible)  # the work is done on these games' rows only
     for seat in range(n):
+        asked = rows[state.supply[rows, seat] >= 1]
+        if asked.size == 0:
+            continue
+        decider = np.full(g, -1, dtype=np.int64)
+        decider[asked] = seat
         target = np.full(g, -1, dtype=np.int64)
 
         def check(p, legal, obs):
             return (p < -1) | (p >= L.PRESIDENCIES), "presidency must be 0..2, or -1 for none"
 
-        decider = np.where(eligible & (state.supply[:, seat] >= 1), seat, -1)
         agents.ask("extra_clerk", state, decider, {}, (target,), check)
+        target = target[asked]
         sent = target >= 0
-        state.clerks[rows[sent], seat, target[sent]] += 1
-        state.supply[sent, seat] -= 1
+        state.clerks[asked[sent], seat, target[sent]] += 1
+        state.supply[asked[sent], seat] -= 1

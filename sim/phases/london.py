@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import firms as firm_rules
-from .. import laws, ledger
+from .. import kernels, laws, ledger
 from .. import layout as L
 from .. import positions as pos
 from ..agents import Agents
@@ -75,7 +75,6 @@ def retirement_roll(
     a successful game (no position is won, no upkeep follows). ``families`` (bool[G, N]): only those families'
     office holders roll (the final retirement firms allow on a crash, ``firms.final_retirement = "roll"``)."""
     g, n = state.n_games, state.n_players
-    rt = rules.retirement
     d = rules.d
     in_rows = np.zeros(g, dtype=bool)
     in_rows[rows] = True
@@ -91,29 +90,24 @@ def retirement_roll(
     if rolling.size:
         k = int(count.max())
         faces = dice.d6(rolling, k, used=count[rolling]).astype(np.int64)  # game's j-th die: its j-th holder
-        held = holding[rolling]
-        nth = np.clip(np.cumsum(held, axis=1) - 1, 0, k - 1)
-        roll = np.take_along_axis(faces, nth, axis=1)
-        roll += rt.stress_bonus * state.stress[rolling][:, offices] + rt.chairman_bonus * (offices == L.CHAIRMAN)
-        leaves[rolling[:, None], offices[None, :]] = held & (roll >= rt.retire_from)
+        retiring, gained = roll_outcomes(state.stress, rules, rolling, offices, holding[rolling], faces)
+        leaves[rolling[:, None], offices[None, :]] = retiring
         if not final:  # Tenure Limits in force (phase 9's law): the Chairman retires whatever his roll
             tenure = laws.flag(state, rules, "chairman_retires")[rolling] & (state.office[rolling, L.CHAIRMAN] >= 0)
             leaves[rolling[tenure], L.CHAIRMAN] = True
-        stressed = held & (roll >= rt.stress_from) & (roll < rt.retire_from)
-        state.stress[rolling[:, None], offices[None, :]] += stressed.astype(state.stress.dtype)
-        state.tally[rolling, TALLY["stress_markers"]] += stressed.sum(axis=1).astype(np.int32)
-    # 2. the families send their retirees somewhere (L64-L71)
+        state.tally[rolling, TALLY["stress_markers"]] += gained.astype(np.int32)
+    # 2. the families send their retirees somewhere (L64-L71), office by office; the work is done on the rows of the
+    # games where the office falls vacant only
     spent = np.zeros((g, n), dtype=np.int64)
     honoured_by = np.zeros((g, n), dtype=np.int64)
     can_pick = (state.market >= 0).any(axis=1) & (not final)
-    rows_all = np.arange(g)
     for office in np.flatnonzero(leaves.any(axis=0)):
-        going = leaves[:, office]
-        family = np.where(going, state.office[:, office], -1).astype(np.int64)
-        pick = can_pick & (honoured_by[rows_all, np.maximum(family, 0)] == 0)
-        honoured = honour(state, rules, agents, family, np.full(g, office), final, pick, spent, honoured_by)
-        home = rows_all[going & ~honoured]
-        state.supply[home, family[home]] += 1
+        going = np.flatnonzero(leaves[:, office])
+        family = state.office[going, office].astype(np.int64)
+        pick = can_pick[going] & (honoured_by[going, family] == 0)
+        honoured = honour(state, rules, agents, going, family, office, final, pick, spent, honoured_by)
+        home = ~honoured
+        state.supply[going[home], family[home]] += 1
         state.office[going, office] = -1
         state.stress[going, office] = 0
     count = leaves.sum(axis=1)
@@ -123,30 +117,91 @@ def retirement_roll(
     return Retirements(count=count, spent=spent, honoured=honoured_by)
 
 
+def roll_outcomes(
+    stress: np.ndarray, rules: Rules, rows: np.ndarray, offices: np.ndarray, held: np.ndarray, faces: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The retirement roll's outcomes (R-RETIRE, L61-L63) in games ``rows``: ``held[m, j]`` whether office
+    ``offices[j]`` has a holder who rolls, ``faces[m]`` the game's dice, its i-th die for its i-th holder in office
+    order. A holder's roll is his die + ``stress_bonus`` per stress marker (+ ``chairman_bonus`` for the Chairman):
+    from ``retire_from`` he retires, from ``stress_from`` he gains a stress marker (``stress`` int8[G, OFF] is
+    updated). Returns (bool[G', K] retiring, int[G'] stress markers gained)."""
+    rt = rules.retirement
+    chair = rt.chairman_bonus * (offices == L.CHAIRMAN)
+    if kernels.use(rows.size):
+        return _roll_outcomes(
+            stress, rows, offices, held, faces, chair, rt.stress_bonus, rt.retire_from, rt.stress_from
+        )
+    k = faces.shape[1]
+    nth = np.clip(np.cumsum(held, axis=1) - 1, 0, k - 1)
+    roll = np.take_along_axis(faces, nth, axis=1)
+    roll += rt.stress_bonus * stress[rows][:, offices] + chair
+    stressed = held & (roll >= rt.stress_from) & (roll < rt.retire_from)
+    stress[rows[:, None], offices[None, :]] += stressed.astype(stress.dtype)
+    return held & (roll >= rt.retire_from), stressed.sum(axis=1)
+
+
+@kernels.kernel
+def _roll_outcomes(
+    stress: np.ndarray,
+    rows: np.ndarray,
+    offices: np.ndarray,
+    held: np.ndarray,
+    faces: np.ndarray,
+    chair: np.ndarray,
+    stress_bonus: int,
+    retire_from: int,
+    stress_from: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``roll_outcomes`` in one pass over the holders."""
+    g, k = held.shape
+    retiring = np.zeros((g, k), dtype=np.bool_)
+    gained = np.zeros(g, dtype=np.int64)
+    for m in range(g):
+        r = rows[m]
+        die = 0
+        for j in range(k):
+            if held[m, j]:
+                roll = faces[m, die] + stress_bonus * np.int64(stress[r, offices[j]]) + chair[j]
+                die += 1
+                if roll >= retire_from:
+                    retiring[m, j] = True
+                elif roll >= stress_from:
+                    stress[r, offices[j]] += 1
+                    gained[m] += 1
+    return retiring, gained
+
+
 def honour(
     state: State,
     rules: Rules,
     agents: Agents,
+    rows: np.ndarray,
     family: np.ndarray,
-    office: np.ndarray,
+    office: int,
     final: bool,
     pick: np.ndarray,
     spent: np.ndarray,
     honoured_by: np.ndarray,
     cap: np.ndarray | None = None,
 ) -> np.ndarray:
-    """One relative's honourable retirement (L64-L71): ``family[G]`` (-1: not asked) picks a tier it can afford, or
-    none (decision ``retire``); the tier's cost is paid, its wealth counts, the relative is retired (the caller
-    takes him from where he was). ``office[G]`` the office he leaves, -1 for a firm's special retirement of a
-    relative from home, whose tier costs at most ``cap[G]`` (L197). Updates ``spent`` and
-    ``honoured_by`` (int[G, N]); returns bool[G]: retired honourably."""
+    """One relative's honourable retirement (L64-L71) in each of the games ``rows`` (distinct, ascending): the
+    family ``family[m]`` of game ``rows[m]`` picks a tier it can afford, or none (decision ``retire``); the tier's
+    cost is paid, its wealth counts, the relative is retired (the caller takes him from where he was). ``office``
+    the office he leaves, -1 for a firm's special retirement of a relative from home, whose tier costs at most
+    ``cap[m]`` (L197). ``pick[m]``: paying gives the family a position pick (L72). Updates ``spent`` and
+    ``honoured_by`` (int[G, N]); returns bool[len(rows)]: retired honourably.
+
+    The question is put in full-batch arrays filled at ``rows`` only (nobody else is asked)."""
     g = state.n_games
     d = rules.d
-    rows_all = np.arange(g)
-    fam = np.maximum(family, 0)
-    money = np.where(family >= 0, state.money[rows_all, fam], 0)
+    money = state.money[rows, family]
     limit = money if cap is None else np.minimum(money, cap)
-    affordable = limit[:, None] >= d.tier_cost[None, :]
+    affordable = np.zeros((g, d.tier_cost.size), dtype=bool)
+    affordable[rows] = limit[:, None] >= d.tier_cost[None, :]
+    decider = np.full(g, -1, dtype=np.int64)
+    decider[rows] = family
+    picks = np.zeros(g, dtype=bool)
+    picks[rows] = pick
     tier = np.full(g, -1, dtype=np.int64)
 
     def check(t, legal, obs):
@@ -155,21 +210,23 @@ def honour(
         return bad | ((t >= 0) & ~legal.affordable[np.arange(obs.n), tc]), "tier not affordable"
 
     legal = {
-        "office": office,
+        "office": np.full(g, office),
         "affordable": affordable,
         "final": np.full(g, final),
-        "pick": pick,
-        "special": office < 0,
+        "pick": picks,
+        "special": np.full(g, office < 0),
     }
-    agents.ask("retire", state, family, legal, (tier,), check)
-    honoured = (family >= 0) & (tier >= 0)
-    cost = d.tier_cost[np.maximum(tier, 0)]
-    ledger.family(state, "retirement", family, -cost, where=honoured)
-    hr = rows_all[honoured]
-    state.retired[hr, family[hr], tier[hr]] += 1
-    state.wealth[hr, family[hr]] += d.tier_wealth[tier[hr]]
-    spent[hr, family[hr]] += cost[hr]
-    honoured_by[hr, family[hr]] += 1
+    agents.ask("retire", state, decider, legal, (tier,), check)
+    tier = tier[rows]
+    honoured = tier >= 0
+    if honoured.any():
+        hr, fam, t = rows[honoured], family[honoured], tier[honoured]
+        cost = d.tier_cost[t]
+        ledger.family_at(state, "retirement", hr, fam, -cost)
+        state.retired[hr, fam, t] += 1
+        state.wealth[hr, fam] += d.tier_wealth[t]
+        spent[hr, fam] += cost
+        honoured_by[hr, fam] += 1
     return honoured
 
 
@@ -189,22 +246,20 @@ def special_retirements(
     the retirement above in every other way (``honour``): it counts for the position pick of this London season
     (L72; not at the end, ``final``). Families in seat order. Returns int[G, N]: special retirements taken."""
     g, n = state.n_games, state.n_players
-    in_rows = np.zeros(g, dtype=bool)
-    in_rows[rows] = True
-    cap = firm_rules.dividend_cap(state)  # [G, N]
+    cap = firm_rules.dividend_cap(state)[rows]  # [G', N], the work on the rows of games ``rows`` only
     cheapest = int(rules.d.tier_cost.min())
     taken = np.zeros((g, n), dtype=np.int64)
-    can_pick = (state.market >= 0).any(axis=1) & (not final)
-    rows_all = np.arange(g)
+    can_pick = (state.market[rows] >= 0).any(axis=1) & (not final)
     for seat in range(n):
-        ok = in_rows & (cap[:, seat] >= cheapest) & (state.supply[:, seat] >= 1) & (state.money[:, seat] >= cheapest)
-        if not ok.any():
+        ok = (cap[:, seat] >= cheapest) & (state.supply[rows, seat] >= 1) & (state.money[rows, seat] >= cheapest)
+        m = np.flatnonzero(ok)
+        if m.size == 0:
             continue
-        family = np.where(ok, seat, -1)
-        pick = can_pick & (honoured_by[:, seat] == 0)
-        none = np.full(g, -1)
-        honoured = honour(state, rules, agents, family, none, final, pick, spent, honoured_by, cap=cap[:, seat])
-        state.supply[rows_all[honoured], seat] -= 1
-        taken[:, seat] += honoured
+        r = rows[m]
+        family = np.full(m.size, seat, dtype=np.int64)
+        pick = can_pick[m] & (honoured_by[r, seat] == 0)
+        honoured = honour(state, rules, agents, r, family, -1, final, pick, spent, honoured_by, cap=cap[m, seat])
+        state.supply[r[honoured], seat] -= 1
+        taken[r, seat] += honoured
     state.tally[:, TALLY["special_retirements"]] += taken.sum(axis=1).astype(np.int32)  # not in the roll's tallies
     return taken
