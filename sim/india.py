@@ -59,10 +59,12 @@ def close_northernmost(state: State, rules: Rules, rows: np.ndarray, region: np.
 
 def close_all(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, cascading: bool = True) -> None:
     """Close every open order of the region; with ``cascading``, a region with none open cascades (2e)."""
+    if rows.size == 0:
+        return
     inside = rules.d.order_in_region.T[region]  # [m, O]
     was_open = inside & state.order_open.take(rows, axis=0)
     any_open = any_last(was_open)
-    r_idx, o_idx = np.divmod(np.flatnonzero(was_open), was_open.shape[1])
+    r_idx, o_idx = np.nonzero(was_open)
     state.order_open[rows[r_idx], o_idx] = False
     state.tally[rows, TALLY["orders_closed"]] += was_open.sum(axis=1).astype(np.int32)
     if cascading:
@@ -192,10 +194,11 @@ def empires(state: State, rows: np.ndarray) -> np.ndarray:
 
 def shatter(state: State, rows: np.ndarray, region: np.ndarray) -> None:
     """The empire ruled from ``region`` falls apart: every region it dominated becomes sovereign."""
-    n_r = state.capital.shape[1]
-    ruled = state.capital[rows] == region[:, None].astype(state.capital.dtype)
-    own = np.broadcast_to(np.arange(n_r, dtype=state.capital.dtype), ruled.shape)
-    state.capital[rows] = np.where(ruled, own, state.capital[rows])
+    if rows.size == 0:
+        return
+    capital = state.capital[rows]
+    own = np.arange(capital.shape[1], dtype=capital.dtype)[None, :]
+    state.capital[rows] = np.where(capital == region[:, None].astype(capital.dtype), own, capital)
 
 
 def weaken(state: State, rows: np.ndarray, region: np.ndarray, by: int = 1) -> None:

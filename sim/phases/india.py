@@ -170,8 +170,10 @@ class Event:
 def attack_unrest(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> np.ndarray:
     """int[m]: what a Company region's unrest adds to an attack on it (L211): 1 per unrest marker, plus the laws'
     ``unrest_attack_bonus`` per marker while one is in force (Sepoy Recruitment)."""
-    per = 1 + laws.modifier(state, rules, "unrest_attack_bonus")[rows]
-    return state.unrest[rows, region].astype(np.int64) * per
+    unrest = state.unrest[rows, region].astype(np.int64)
+    if not unrest.any():  # nothing to add: the laws need not be read
+        return unrest
+    return unrest * (1 + laws.modifier(state, rules, "unrest_attack_bonus")[rows])
 
 
 def french_landing(state: State, rules: Rules, dice: Chance, agents: Agents, rows: np.ndarray) -> None:
@@ -345,6 +347,8 @@ def attack_company(
     the region is lost (``lose_region``). The region's unrest adds to ``strength`` (``attack_unrest``; a revolt is
     an attack of strength 0 plus its unrest). An attack of strength 0 or less fizzles."""
     rows = ev.rows
+    if rows.size == 0:
+        return
     strength = np.asarray(strength, dtype=np.int64) + attack_unrest(state, rules, rows, region)
     attacker = np.full(rows.size, -1) if attacker is None else attacker
     ok = ~state.done[rows] & (state.owner[rows, region] >= 0) & (strength >= 1)
@@ -508,12 +512,17 @@ def revolt_wave(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Ev
     rows = ev.rows[ev.attacked[ev.rows].any(axis=1)]
     if rows.size == 0:
         return
-    for a in range(P):
-        for r in range(state.owner.shape[1]):
-            sel = (state.owner[rows, r] == a) & (state.unrest[rows, r] > 0) & ~ev.attacked[rows, r]
-            sel &= ~state.done[rows]
-            if not sel.any():
-                continue
-            rr = rows[sel]
-            wave = replace(ev, rows=rr, attacked=ev.attacked.copy())
-            attack_company(state, rules, dice, agents, wave, np.full(rr.size, r), np.zeros(rr.size), tally="revolts")
+    # A revolt changes only its own region's owner and unrest (and may end the game), so the regions that revolt
+    # are known before the first one does: only their (army, region) pairs are visited, in the same order.
+    owner = state.owner[rows]
+    restless = (state.unrest[rows] > 0) & ~ev.attacked[rows] & (owner >= 0)  # [m, R]
+    if not restless.any():
+        return
+    armies = (owner[:, :, None] == np.arange(P)[None, None, :]) & restless[:, :, None]  # [m, R, P]
+    for a, r in np.argwhere(armies.any(axis=0).T):  # army by army, each army's regions in map order
+        sel = (owner[:, r] == a) & restless[:, r] & ~state.done[rows]
+        if not sel.any():
+            continue
+        rr = rows[sel]
+        wave = replace(ev, rows=rr, attacked=ev.attacked.copy())
+        attack_company(state, rules, dice, agents, wave, np.full(rr.size, r), np.zeros(rr.size), tally="revolts")
