@@ -252,6 +252,13 @@ def march(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, shap
     if rows.size == 0:
         return
     d = rules.d
+    if kernels.use(state.n_games):
+        _march_kernel(
+            state.capital, state.owner, state.elephant_at, state.elephant_facing, rows.astype(np.int64),
+            region.astype(np.int64), np.asarray(shape, dtype=np.int64), d.shape_target, d.cw_pos, d.clockwise,
+            d.degree,
+        )  # fmt: skip
+        return
     x = region.astype(np.int64)
     cap = state.capital[rows, x].astype(np.int64)
     company = state.owner[rows, x] >= 0
@@ -273,6 +280,37 @@ def march(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, shap
     facing = np.where(company, -1, np.where(dominated, cap, np.where(found, face, x)))
     state.elephant_at[rows] = at
     state.elephant_facing[rows] = facing
+
+
+@kernels.kernel
+def _march_kernel(
+    capital, owner, elephant_at, elephant_facing, rows, region, shape, shape_target, cw_pos, clockwise, degree
+):
+    """``march`` row by row (rows are distinct games): the same tail and head."""
+    for i in range(rows.shape[0]):
+        g, x = rows[i], region[i]
+        cap = capital[g, x]
+        if owner[g, x] >= 0:  # a Company region: inside it
+            at, facing = x, -1
+        elif cap != x:  # dominated: facing its capital
+            at, facing = x, cap
+        else:
+            y = shape_target[x, shape[i]]
+            face = y
+            found = not (capital[g, y] == x and y != x)
+            pos = cw_pos[x, y]
+            for k in range(1, min(degree[x], clockwise.shape[1])):  # the next neighbour clockwise it does not rule
+                if found:
+                    break
+                z = clockwise[x, (pos + k) % degree[x]]
+                if not (capital[g, z] == x and z != x):
+                    face, found = z, True
+            if found:
+                at, facing = x, face
+            else:
+                at, facing = y, x
+        elephant_at[g] = at
+        elephant_facing[g] = facing
 
 
 def turn_inward(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> None:

@@ -517,3 +517,37 @@ def test_kept_freed_memory_plays_the_same_games_with_fewer_page_faults():
         runs[keep] = done.stdout.split()
     assert runs["0"][0] == runs["1"][0]  # the same games
     assert int(runs["1"][1]) < 0.5 * int(runs["0"][1])  # minor page faults: ~110,000 without, ~26,000 with
+
+
+def test_march_kernel_moves_the_crisis_marker_of_the_numpy_march(monkeypatch):
+    """R-ELEPHANT over 4,096 random maps of empires (each region a Company region a fifth of the time, dominated
+    by a random region a third of the time; in a quarter of the games the target region rules all its neighbours),
+    the marker marching to a random region by a random shape in a random half of the games: the same tail and
+    head, and the other games' markers untouched."""
+    rules, state = blank(4096, 5)
+    n_r = len(rules.d.regions)
+    rng = np.random.default_rng(17)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, n_r, rows.size)
+    shape = rng.integers(0, len(L.SHAPES) + 1, rows.size)
+    own = np.arange(n_r)[None, :]
+    state.capital[:] = np.where(rng.random((4096, n_r)) < 1 / 3, rng.integers(0, n_r, (4096, n_r)), own)
+    state.owner[:] = np.where(rng.random((4096, n_r)) < 0.2, rng.integers(0, L.PRESIDENCIES, (4096, n_r)), -1)
+    ruler = rng.random(rows.size) < 0.25  # a sovereign capital ruling every neighbour
+    g, x = rows[ruler], region[ruler]
+    state.capital[g] = np.where(rules.d.adjacent[x], x[:, None], state.capital[g])
+    state.capital[g, x], state.owner[g, x] = x, -1
+    state.elephant_at[:] = rng.integers(0, n_r, 4096)
+    state.elephant_facing[:] = rng.integers(-1, n_r, 4096)
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        at, facing = state.elephant_at.copy(), state.elephant_facing.copy()
+        india.march(state, rules, rows, region, shape)
+        after.append((state.elephant_at.copy(), state.elephant_facing.copy()))
+        state.elephant_at[:], state.elephant_facing[:] = at, facing
+    (ref_at, ref_facing), (k_at, k_facing) = after
+    inward, towards_capital = ref_facing[rows] < 0, ref_at[rows] == region
+    assert inward.any() and (~inward & towards_capital).any()  # Company regions, marches from the region
+    assert (ref_at[rows] != region).any() and (ref_facing[rows] == region).any()  # a ruler of all its neighbours
+    assert np.array_equal(k_at, ref_at) and np.array_equal(k_facing, ref_facing)
