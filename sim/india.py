@@ -286,7 +286,7 @@ def march(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, shap
 def _march_kernel(
     capital, owner, elephant_at, elephant_facing, rows, region, shape, shape_target, cw_pos, clockwise, degree
 ):
-    """``march`` row by row (rows are distinct games): the same tail and head."""
+    """R-ELEPHANT: ``march`` row by row (rows are distinct games): the same tail and head."""
     for i in range(rows.shape[0]):
         g, x = rows[i], region[i]
         cap = capital[g, x]
@@ -334,14 +334,25 @@ def batter_ships(state: State, rules: Rules, dice, rows: np.ndarray, hit: np.nda
     seat by seat, damaged ships before sound ones. A sunk ship leaves its yard free (``yard_ships`` falls), and
     its owner's yard income (phase 7) stops with it."""
     n = state.n_players
-    yard = state.yard_ships[rows, :, :P]  # [m, N, P]
-    damaged = state.yard_damaged[rows, :, :P]
-    counts = np.stack([damaged, yard - damaged], axis=-1).transpose(0, 2, 1, 3)  # [m, P, N, 2]
-    counts = counts * hit[:, :, None, None]
-    sunk, hurt, roll = storm_rolls(rules, dice, rows, counts.reshape(rows.size, -1))
+    compiled = kernels.use(state.n_games)
+    if compiled:
+        flat = np.zeros((rows.size, P * n * 2), dtype=np.int64)
+        _yard_groups(state.yard_ships, state.yard_damaged, rows.astype(np.int64), hit, flat)
+    else:
+        yard = state.yard_ships[rows, :, :P]  # [m, N, P]
+        damaged = state.yard_damaged[rows, :, :P]
+        counts = np.stack([damaged, yard - damaged], axis=-1).transpose(0, 2, 1, 3)  # [m, P, N, 2]
+        flat = (counts * hit[:, :, None, None]).reshape(rows.size, -1)
+    sunk, hurt, roll = storm_rolls(rules, dice, rows, flat)
     if roll.size == 0:
         return
     rows = rows[roll]
+    if compiled:
+        _yard_losses(
+            state.yard_ships, state.yard_damaged, state.tally, rows.astype(np.int64), sunk, hurt,
+            TALLY["ships_damaged"], TALLY["ships_sunk"],
+        )  # fmt: skip
+        return
     sunk = sunk.reshape(roll.size, P, n, 2).transpose(0, 2, 1, 3)  # [m, N, P, 2]
     hurt = hurt.reshape(roll.size, P, n, 2).transpose(0, 2, 1, 3)
     lost_damaged = sunk[..., 0] + hurt[..., 0]
@@ -360,6 +371,7 @@ def storm_rolls(rules: Rules, dice, rows: np.ndarray, flat: np.ndarray) -> tuple
     ``storm_sink_from``) and those damaged (from ``storm_damage_from``). Shared by the Company's family-yard ships
     and the firms' ships."""
     ind = rules.india
+    compiled = kernels.use(rows.size)
     flat = flat.astype(np.int64)
     total = flat.sum(axis=1)
     roll = np.flatnonzero(total > 0)
@@ -369,6 +381,10 @@ def storm_rolls(rules: Rules, dice, rows: np.ndarray, flat: np.ndarray) -> tuple
     m = rows.size
     width = int(total.max())
     faces = dice.d6(rows, width, used=total)
+    if compiled:
+        sunk, hurt = np.zeros_like(flat), np.zeros_like(flat)
+        _storm_groups(faces, flat, ind.storm_sink_from, ind.storm_damage_from, sunk, hurt)
+        return sunk, hurt, roll
     valid = np.arange(width)[None, :] < total[:, None]
     sinks = valid & (faces >= ind.storm_sink_from)
     hurts = valid & (faces >= ind.storm_damage_from) & (faces < ind.storm_sink_from)
@@ -380,6 +396,53 @@ def storm_rolls(rules: Rules, dice, rows: np.ndarray, flat: np.ndarray) -> tuple
         return np.take_along_axis(cum, ends, axis=1) - np.take_along_axis(cum, starts, axis=1)
 
     return per_group(sinks), per_group(hurts), roll
+
+
+@kernels.kernel
+def _storm_groups(faces, flat, sink_from, damage_from, sunk, hurt):
+    """R-STORM: ``storm_rolls``' count per group, row by row: each group's ships take the next dice in turn."""
+    for i in range(flat.shape[0]):
+        j = 0
+        for k in range(flat.shape[1]):
+            for _ in range(flat[i, k]):
+                face = faces[i, j]
+                j += 1
+                if face >= sink_from:
+                    sunk[i, k] += 1
+                elif face >= damage_from:
+                    hurt[i, k] += 1
+
+
+@kernels.kernel
+def _yard_groups(yard_ships, yard_damaged, rows, hit, flat):
+    """R-STORM: ``batter_ships``' groups, row by row: per hit sea, seat by seat, its damaged then its sound
+    yard ships."""
+    n = yard_ships.shape[1]
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        for p in range(hit.shape[1]):
+            if hit[i, p]:
+                for s in range(n):
+                    flat[i, 2 * (p * n + s)] = yard_damaged[g, s, p]
+                    flat[i, 2 * (p * n + s) + 1] = yard_ships[g, s, p] - yard_damaged[g, s, p]
+
+
+@kernels.kernel
+def _yard_losses(yard_ships, yard_damaged, tally, rows, sunk, hurt, col_damaged, col_sunk):
+    """R-STORM: ``batter_ships``' losses, row by row: a damaged ship sunk or hit again is lost, a sound one
+    hit is damaged."""
+    n = yard_ships.shape[1]
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        for p in range(sunk.shape[1] // (2 * n)):
+            for s in range(n):
+                k = 2 * (p * n + s)
+                lost_damaged = sunk[i, k] + hurt[i, k]
+                lost = lost_damaged + sunk[i, k + 1]
+                yard_ships[g, s, p] -= lost
+                yard_damaged[g, s, p] += hurt[i, k + 1] - lost_damaged
+                tally[g, col_damaged] += hurt[i, k + 1]
+                tally[g, col_sunk] += lost
 
 
 def settle_damage(yard_ships: np.ndarray, yard_damaged: np.ndarray) -> None:

@@ -551,3 +551,31 @@ def test_march_kernel_moves_the_crisis_marker_of_the_numpy_march(monkeypatch):
     assert inward.any() and (~inward & towards_capital).any()  # Company regions, marches from the region
     assert (ref_at[rows] != region).any() and (ref_facing[rows] == region).any()  # a ruler of all its neighbours
     assert np.array_equal(k_at, ref_at) and np.array_equal(k_facing, ref_facing)
+
+
+def test_storm_kernels_batter_the_ships_of_the_numpy_storm(monkeypatch):
+    """R-STORM over 4,096 random yards (0-3 ships per seat and sea, some damaged) with random seas hit in a random
+    half of the games: the same dice rolled (each game's stream left at the same place), the same ships damaged
+    and sunk, the same tallies."""
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(19)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    hit = rng.random((rows.size, L.PRESIDENCIES)) < 0.5
+    state.yard_ships[:] = rng.integers(0, 4, state.yard_ships.shape)
+    state.yard_damaged[:] = np.minimum(rng.integers(0, 2, state.yard_ships.shape), state.yard_ships)
+    state.tally[:] = rng.integers(0, 3, state.tally.shape)
+    before = state.yard_ships.copy(), state.yard_damaged.copy(), state.tally.copy()
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        state.yard_ships[:], state.yard_damaged[:], state.tally[:] = (a.copy() for a in before)
+        dice = Dice(Streams(23, np.arange(4096), 1))
+        india.batter_ships(state, rules, dice, rows, hit)
+        after.append((state.yard_ships.copy(), state.yard_damaged.copy(), state.tally.copy(), dice.streams.counters))
+    (ships, damaged, tally, counters), compiled = after
+    was_damaged = before[1] > 0
+    assert (ships < before[0]).any() and (damaged > before[1]).any()  # ships sunk, sound ships damaged
+    assert (was_damaged & (ships < before[0]) & (damaged < before[1])).any()  # damaged ships lost
+    assert counters.max() > 10 and (counters == 0).any()
+    for ref, got in zip(after[0], compiled, strict=True):
+        assert np.array_equal(ref, got)
