@@ -176,9 +176,26 @@ def open_orders(state: State, rows: np.ndarray, orders: np.ndarray) -> None:
 def empire_strength(state: State, rows: np.ndarray, region: np.ndarray) -> np.ndarray:
     """int[m]: the strength of the region's whole empire (its capital and every region the capital dominates);
     an independent region's own strength. Company regions (strength 0) never count."""
+    if kernels.use(state.n_games):
+        out = np.zeros(rows.size, dtype=np.int64)
+        _empire_strength(
+            state.capital, state.owner, state.strength, rows.astype(np.int64), region.astype(np.int64), out
+        )
+        return out
     cap = state.capital[rows, region].astype(np.int64)
     member = (state.capital[rows] == cap[:, None]) & (state.owner[rows] < 0)
     return (state.strength[rows] * member).sum(axis=1)
+
+
+@kernels.kernel
+def _empire_strength(capital, owner, strength, rows, region, out):
+    """R-EMPIRES: ``empire_strength`` row by row."""
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        cap = capital[g, region[i]]
+        for r in range(capital.shape[1]):
+            if capital[g, r] == cap and owner[g, r] < 0:
+                out[i] += strength[g, r]
 
 
 def empires(state: State, rows: np.ndarray) -> np.ndarray:

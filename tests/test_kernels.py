@@ -579,3 +579,25 @@ def test_storm_kernels_batter_the_ships_of_the_numpy_storm(monkeypatch):
     assert counters.max() > 10 and (counters == 0).any()
     for ref, got in zip(after[0], compiled, strict=True):
         assert np.array_equal(ref, got)
+
+
+def test_empire_strength_kernel_sums_the_empires_of_the_numpy_sum(monkeypatch):
+    """R-EMPIRES over 4,096 random maps (each region dominated by a random region a third of the time, a Company
+    region a fifth of the time, strength 0-4), a random region in a random half of the games: the same strength."""
+    rules, state = blank(4096, 5)
+    n_r = len(rules.d.regions)
+    rng = np.random.default_rng(29)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, n_r, rows.size)
+    own = np.arange(n_r)[None, :]
+    state.capital[:] = np.where(rng.random((4096, n_r)) < 1 / 3, rng.integers(0, n_r, (4096, n_r)), own)
+    state.owner[:] = np.where(rng.random((4096, n_r)) < 0.2, rng.integers(0, L.PRESIDENCIES, (4096, n_r)), -1)
+    state.strength[:] = rng.integers(0, 5, (4096, n_r))
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        out.append(india.empire_strength(state, rows, region))
+    ref, got = out
+    alone = np.where(state.owner[rows, region] < 0, state.strength[rows, region], 0)
+    assert (ref > alone).any() and (ref == 0).any()  # empires of several regions; Company or strength-0 regions
+    assert ref.dtype == got.dtype and np.array_equal(ref, got)

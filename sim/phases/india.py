@@ -164,7 +164,11 @@ class Event:
         return ev
 
     def only(self, mask: np.ndarray) -> Event:
-        return replace(self, rows=self.rows[mask])
+        return self.at(self.rows[mask])
+
+    def at(self, rows: np.ndarray) -> Event:
+        """The same event in games ``rows`` (the full-batch arrays shared)."""
+        return Event(rows, self.tile, self.region, self.modifier, self.shape, self.attacked)
 
 
 def attack_unrest(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> np.ndarray:
@@ -304,7 +308,7 @@ def foreign_invasion(state: State, rules: Rules, dice: Chance, agents: Agents, e
         rr, t = rows[sel], target[sel]
         attack = dice.d6(rr, 1)[:, 0].astype(np.int64)
         company = state.owner[rr, t] >= 0
-        c = replace(ev, rows=rr[company])
+        c = ev.at(rr[company])
         attack_company(state, rules, dice, agents, c, t[company], attack[company])
         s = np.flatnonzero(~company)
         falls = attack[s] > empire_strength(state, rr[s], t[s])
