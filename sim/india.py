@@ -61,7 +61,15 @@ def close_all(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, 
     """Close every open order of the region; with ``cascading``, a region with none open cascades (2e)."""
     if rows.size == 0:
         return
-    inside = rules.d.order_in_region.T[region]  # [m, O]
+    d = rules.d
+    if kernels.use(state.n_games):
+        mode = CASCADES.index(rules.india.cascade) if cascading else 0
+        _close_all_kernel(
+            state.order_open, state.tally, rows.astype(np.int64), region.astype(np.int64), d.order_in_region,
+            TALLY["orders_closed"], mode, d.cross_links, d.cross_count, d.order_region,
+        )  # fmt: skip
+        return
+    inside = d.order_in_region.T[region]  # [m, O]
     was_open = inside & state.order_open.take(rows, axis=0)
     any_open = any_last(was_open)
     r_idx, o_idx = np.nonzero(was_open)
@@ -69,6 +77,30 @@ def close_all(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, 
     state.tally[rows, TALLY["orders_closed"]] += was_open.sum(axis=1).astype(np.int32)
     if cascading:
         cascade(state, rules, rows[~any_open], region[~any_open])
+
+
+CASCADES = ("none", "step", "chain")  # india.cascade, as the close_all kernel takes it
+
+
+@kernels.kernel
+def _close_all_kernel(
+    order_open, tally, rows, region, order_in_region, col, mode, cross_links, cross_count, order_region
+):
+    """``close_all`` game by game (rows are distinct games): the region's open orders close and are counted;
+    with none open the region cascades (``mode``: the index in ``CASCADES``, 0 also without ``cascading``)."""
+    for i in range(rows.shape[0]):
+        g, x = rows[i], region[i]
+        closed = 0
+        for o in range(order_open.shape[1]):
+            if order_in_region[o, x] and order_open[g, o]:
+                order_open[g, o] = False
+                closed += 1
+        tally[g, col] += closed
+        if closed == 0 and mode > 0:
+            _cascade_kernel(
+                order_open, tally, rows[i : i + 1], region[i : i + 1], cross_links, cross_count, order_region,
+                order_in_region, col, mode == 2,
+            )  # fmt: skip
 
 
 def cascade(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> None:

@@ -601,3 +601,31 @@ def test_empire_strength_kernel_sums_the_empires_of_the_numpy_sum(monkeypatch):
     alone = np.where(state.owner[rows, region] < 0, state.strength[rows, region], 0)
     assert (ref > alone).any() and (ref == 0).any()  # empires of several regions; Company or strength-0 regions
     assert ref.dtype == got.dtype and np.array_equal(ref, got)
+
+
+@pytest.mark.parametrize("mode", ["chain", "step", "none"])
+@pytest.mark.parametrize("cascading", [True, False])
+def test_close_all_kernel_closes_what_the_numpy_close_all_closes(monkeypatch, mode, cascading):
+    """4,096 random positions (each order open with probability 1/4, so many regions have none open), every order
+    of a random region closing in a random half of the games, cascading or not: the same orders closed and
+    counted."""
+    rules, state = blank(4096, 5, **{"india.cascade": mode})
+    rng = np.random.default_rng(31)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, len(rules.d.regions), rows.size)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.25
+    state.tally[:] = rng.integers(0, 3, state.tally.shape)
+    inside = rules.d.order_in_region.T[region] & state.order_open[rows]
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        open_, tally = state.order_open.copy(), state.tally.copy()
+        india.close_all(state, rules, rows, region, cascading=cascading)
+        after.append((state.order_open.copy(), state.tally.copy()))
+        state.order_open[:], state.tally[:] = open_, tally
+    (ref_open, ref_tally), (k_open, k_tally) = after
+    none_open = ~inside.any(axis=1)
+    assert none_open.any() and not none_open.all()
+    cascaded = (ref_open[rows[none_open]] != state.order_open[rows[none_open]]).any()
+    assert cascaded == (cascading and mode != "none")  # regions with none open cascaded (or not)
+    assert np.array_equal(k_open, ref_open) and np.array_equal(k_tally, ref_tally)
