@@ -51,6 +51,16 @@ def northernmost_open(state: State, rules: Rules, rows: np.ndarray, region: np.n
 def close_northernmost(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> None:
     """R-TURMOIL (MAP.md): close the region's northernmost open order; if every order there is closed already,
     the region cascades (``cascade``)."""
+    if rows.size == 0:
+        return
+    d = rules.d
+    if kernels.use(state.n_games):
+        _close_kernel(
+            state.order_open, state.tally, rows.astype(np.int64), region.astype(np.int64), d.order_in_region,
+            TALLY["orders_closed"], True, CASCADES.index(rules.india.cascade), d.cross_links, d.cross_count,
+            d.order_region,
+        )  # fmt: skip
+        return
     first = northernmost_open(state, rules, rows, region)
     _close(state, rows, first)
     none = first < 0
@@ -64,9 +74,9 @@ def close_all(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, 
     d = rules.d
     if kernels.use(state.n_games):
         mode = CASCADES.index(rules.india.cascade) if cascading else 0
-        _close_all_kernel(
+        _close_kernel(
             state.order_open, state.tally, rows.astype(np.int64), region.astype(np.int64), d.order_in_region,
-            TALLY["orders_closed"], mode, d.cross_links, d.cross_count, d.order_region,
+            TALLY["orders_closed"], False, mode, d.cross_links, d.cross_count, d.order_region,
         )  # fmt: skip
         return
     inside = d.order_in_region.T[region]  # [m, O]
@@ -79,15 +89,16 @@ def close_all(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, 
         cascade(state, rules, rows[~any_open], region[~any_open])
 
 
-CASCADES = ("none", "step", "chain")  # india.cascade, as the close_all kernel takes it
+CASCADES = ("none", "step", "chain")  # india.cascade, as the closing kernel takes it
 
 
 @kernels.kernel
-def _close_all_kernel(
-    order_open, tally, rows, region, order_in_region, col, mode, cross_links, cross_count, order_region
+def _close_kernel(
+    order_open, tally, rows, region, order_in_region, col, first_only, mode, cross_links, cross_count, order_region
 ):
-    """``close_all`` game by game (rows are distinct games): the region's open orders close and are counted;
-    with none open the region cascades (``mode``: the index in ``CASCADES``, 0 also without ``cascading``)."""
+    """``close_all`` (or with ``first_only`` ``close_northernmost``) game by game (rows are distinct games): the
+    region's open orders (its first open one) close and are counted; with none open the region cascades (``mode``:
+    the index in ``CASCADES``, 0 also without ``cascading``)."""
     for i in range(rows.shape[0]):
         g, x = rows[i], region[i]
         closed = 0
@@ -95,6 +106,8 @@ def _close_all_kernel(
             if order_in_region[o, x] and order_open[g, o]:
                 order_open[g, o] = False
                 closed += 1
+                if first_only:
+                    break
         tally[g, col] += closed
         if closed == 0 and mode > 0:
             _cascade_kernel(

@@ -629,3 +629,30 @@ def test_close_all_kernel_closes_what_the_numpy_close_all_closes(monkeypatch, mo
     cascaded = (ref_open[rows[none_open]] != state.order_open[rows[none_open]]).any()
     assert cascaded == (cascading and mode != "none")  # regions with none open cascaded (or not)
     assert np.array_equal(k_open, ref_open) and np.array_equal(k_tally, ref_tally)
+
+
+@pytest.mark.parametrize("mode", ["chain", "step", "none"])
+def test_close_northernmost_kernel_closes_what_the_numpy_turmoil_closes(monkeypatch, mode):
+    """R-TURMOIL over 4,096 random positions (each order open with probability 1/4): the northernmost open order of
+    a random region closing in a random half of the games, the region cascading where none is open: the same
+    orders closed and counted."""
+    rules, state = blank(4096, 5, **{"india.cascade": mode})
+    rng = np.random.default_rng(37)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, len(rules.d.regions), rows.size)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.25
+    state.tally[:] = rng.integers(0, 3, state.tally.shape)
+    inside = rules.d.order_in_region.T[region] & state.order_open[rows]
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        open_, tally = state.order_open.copy(), state.tally.copy()
+        india.close_northernmost(state, rules, rows, region)
+        after.append((state.order_open.copy(), state.tally.copy()))
+        state.order_open[:], state.tally[:] = open_, tally
+    (ref_open, ref_tally), (k_open, k_tally) = after
+    closed = (ref_open[rows] != state.order_open[rows]).sum(axis=1)
+    several = inside.sum(axis=1) > 1
+    assert (closed[several] == 1).all() and several.any()  # one order of a region with several open
+    assert (closed[~inside.any(axis=1)] > 0).any() == (mode != "none")  # the cascades
+    assert np.array_equal(k_open, ref_open) and np.array_equal(k_tally, ref_tally)

@@ -77,8 +77,9 @@ def storm(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> np.ndar
     the seas its face names roll for damage. Returns int[m] faces (tally ``storm``)."""
     face = dice.d6(rows, 1)[:, 0].astype(np.int64)
     state.tally[rows, TALLY["storm"]] = face
-    batter_ships(state, rules, dice, rows, rules.d.storm_seas[face - 1])
-    firm_rules.batter_ships(state, rules, dice, rows, rules.d.storm_seas[face - 1])  # firms' ships
+    seas = rules.d.storm_seas[face - 1]
+    batter_ships(state, rules, dice, rows, seas)
+    firm_rules.batter_ships(state, rules, dice, rows, seas)  # firms' ships
     return face
 
 
