@@ -656,3 +656,70 @@ def test_close_northernmost_kernel_closes_what_the_numpy_turmoil_closes(monkeypa
     assert (closed[several] == 1).all() and several.any()  # one order of a region with several open
     assert (closed[~inside.any(axis=1)] > 0).any() == (mode != "none")  # the cascades
     assert np.array_equal(k_open, ref_open) and np.array_equal(k_tally, ref_tally)
+
+
+@pytest.mark.parametrize("clerks", ["presidency_in_area", "home_in_area"])
+def test_windfall_kernel_pays_what_the_numpy_windfall_pays(monkeypatch, clerks):
+    """R-WINDFALL over 4,096 random boards (regions held by random presidencies, 0-2 clerks per family and
+    presidency), a Windfall hitting a random region in a random half of the games: the same money paid."""
+    from sim.phases.india import Event, windfall
+
+    rules, state = blank(4096, 5, **{"india.windfall_clerks": clerks})
+    n_r = len(rules.d.regions)
+    rng = np.random.default_rng(41)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    state.owner[:] = np.where(rng.random((4096, n_r)) < 0.4, rng.integers(0, L.PRESIDENCIES, (4096, n_r)), -1)
+    state.clerks[:] = rng.integers(0, 3, state.clerks.shape)
+    tile = int(np.flatnonzero(rules.d.tile_kind == L.E_WINDFALL)[0])
+    ev = Event.of(state, rules, rows, tile)
+    ev.region[rows] = rng.integers(0, n_r, rows.size)
+    money = state.money.copy()
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        state.money[:] = money
+        windfall(state, rules, None, None, ev)
+        after.append(state.money - money)
+    ref, got = after
+    assert (
+        (ref[rows] > 0).any()
+        and (ref[rows].sum(axis=1) == 0).any()
+        and not ref[np.setdiff1d(np.arange(4096), rows)].any()
+    )
+    assert np.array_equal(ref, got)
+
+
+def test_peace_kernel_makes_the_peace_of_the_numpy_peace(monkeypatch):
+    """R-PEACE over 4,096 random boards (the crisis marker inside a random region a third of the time, else on a
+    random border; orders open with probability 1/2, random unrest, owners and strength): the same orders opened
+    and counted, unrest removed, strength gained and the marker's march."""
+    from sim.phases.india import Event, peace
+
+    rules, state = blank(4096, 5)
+    d = rules.d
+    n_r = len(d.regions)
+    rng = np.random.default_rng(43)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    at = rng.integers(0, n_r, 4096)
+    nb = d.clockwise[at, rng.integers(0, 100, 4096) % d.degree[at]]
+    state.elephant_at[:], state.elephant_facing[:] = at, np.where(rng.random(4096) < 1 / 3, -1, nb)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.5
+    state.unrest[:] = rng.integers(0, 3, state.unrest.shape)
+    state.owner[:] = np.where(rng.random((4096, n_r)) < 0.4, rng.integers(0, L.PRESIDENCIES, (4096, n_r)), -1)
+    state.strength[:] = rng.integers(0, 4, state.strength.shape)
+    tile = int(np.flatnonzero(d.tile_kind == L.E_PEACE)[0])
+    ev = Event.of(state, rules, rows, tile)
+    fields = ["order_open", "tally", "unrest", "strength", "elephant_at", "elephant_facing"]
+    before = {f: getattr(state, f).copy() for f in fields}
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        for f in fields:
+            getattr(state, f)[:] = before[f]
+        peace(state, rules, None, None, ev)
+        after.append({f: getattr(state, f).copy() for f in fields})
+    ref, got = after
+    assert all((ref[f] != before[f]).any() for f in ["order_open", "tally", "unrest", "strength"])
+    assert (ref["strength"] == before["strength"])[rows].any()  # a Company side does not grow
+    for f in fields:
+        assert np.array_equal(ref[f], got[f]), f

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import firms as firm_rules
-from .. import laws, ledger
+from .. import kernels, laws, ledger
 from .. import layout as L
 from ..agents import Agents
 from ..board import vacate_governor
@@ -212,14 +212,34 @@ def windfall(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event
     hit region and its neighbours): its home region lies there, or (``presidency_in_area``) one of its regions."""
     d = rules.d
     rows, x = ev.rows, ev.region[ev.rows]
-    area = d.adjacent[x] | (np.arange(len(d.regions))[None, :] == x[:, None])  # [m, R]
-    present = area[:, d.home]  # [m, P]
-    if rules.india.windfall_clerks == "presidency_in_area":
-        owned = state.owner[rows][:, :, None] == np.arange(P)[None, None, :]  # [m, R, P]
-        present |= (owned & area[:, :, None]).any(axis=1)
     amounts = np.zeros(state.money.shape, dtype=np.int64)
-    amounts[rows] = rules.india.windfall * (state.clerks[rows] * present[:, None, :]).sum(axis=2)
+    in_area = rules.india.windfall_clerks == "presidency_in_area"
+    if kernels.use(state.n_games):
+        _windfall_kernel(state.owner, state.clerks, rows, x, d.adjacent, d.home, in_area, rules.india.windfall, amounts)
+    else:
+        area = d.adjacent[x] | (np.arange(len(d.regions))[None, :] == x[:, None])  # [m, R]
+        present = area[:, d.home]  # [m, P]
+        if in_area:
+            owned = state.owner[rows][:, :, None] == np.arange(P)[None, None, :]  # [m, R, P]
+            present |= (owned & area[:, :, None]).any(axis=1)
+        amounts[rows] = rules.india.windfall * (state.clerks[rows] * present[:, None, :]).sum(axis=2)
     ledger.families(state, "windfall", amounts)
+
+
+@kernels.kernel
+def _windfall_kernel(owner, clerks, rows, region, adjacent, home, in_area, per_clerk, amounts):
+    """R-WINDFALL: ``windfall``'s amounts game by game (rows are distinct games): a presidency is present when its
+    home region (or, ``in_area``, one of its regions) is the hit region or a neighbour."""
+    for i in range(rows.shape[0]):
+        g, x = rows[i], region[i]
+        for p in range(home.shape[0]):
+            present = adjacent[x, home[p]] or home[p] == x
+            for r in range(owner.shape[1]):
+                if in_area and not present and owner[g, r] == p and (adjacent[x, r] or r == x):
+                    present = True
+            if present:
+                for s in range(clerks.shape[1]):
+                    amounts[g, s] += per_clerk * clerks[g, s, p]
 
 
 def leader(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
@@ -241,16 +261,43 @@ def peace(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -
     Then the marker marches."""
     d = rules.d
     rows = ev.rows
-    a, b = state.elephant_at[rows].astype(np.int64), state.elephant_facing[rows].astype(np.int64)
-    inside = b < 0
-    orders = np.where(inside[:, None], d.order_in_region.T[a], d.border_orders[a, np.maximum(b, 0)])
-    open_orders(state, rows, orders)
-    state.unrest[rows[inside], a[inside]] = 0
-    border = np.flatnonzero(~inside)
-    for side in (a[border], b[border]):
-        grow = state.owner[rows[border], side] < 0
-        state.strength[rows[border][grow], side[grow]] += 1
+    if kernels.use(state.n_games):
+        _peace_kernel(
+            state.order_open, state.tally, state.unrest, state.strength, state.owner, state.elephant_at,
+            state.elephant_facing, rows, d.order_in_region, d.border_orders, TALLY["orders_reopened"],
+        )  # fmt: skip
+    else:
+        a, b = state.elephant_at[rows].astype(np.int64), state.elephant_facing[rows].astype(np.int64)
+        inside = b < 0
+        orders = np.where(inside[:, None], d.order_in_region.T[a], d.border_orders[a, np.maximum(b, 0)])
+        open_orders(state, rows, orders)
+        state.unrest[rows[inside], a[inside]] = 0
+        border = np.flatnonzero(~inside)
+        for side in (a[border], b[border]):
+            grow = state.owner[rows[border], side] < 0
+            state.strength[rows[border][grow], side[grow]] += 1
     march(state, rules, rows, ev.region[rows], ev.shape[rows])
+
+
+@kernels.kernel
+def _peace_kernel(
+    order_open, tally, unrest, strength, owner, elephant_at, elephant_facing, rows, order_in_region, border_orders, col
+):
+    """R-PEACE: ``peace`` game by game before the march (rows are distinct games): the orders where the marker
+    stands open (counted), then inside a region its unrest goes, on a border the non-Company sides gain 1."""
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        a, b = elephant_at[g], elephant_facing[g]
+        for o in range(order_open.shape[1]):
+            if (order_in_region[o, a] if b < 0 else border_orders[a, b, o]) and not order_open[g, o]:
+                order_open[g, o] = True
+                tally[g, col] += 1
+        if b < 0:
+            unrest[g, a] = 0
+        else:
+            for side in (a, b):
+                if owner[g, side] < 0:
+                    strength[g, side] += 1
 
 
 def shuffle(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
