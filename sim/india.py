@@ -273,6 +273,14 @@ def rebel(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, modi
     strength plus the tile's modifier against the capital's own strength, ties to the capital. Won: the region is
     sovereign and every order in it closes (cascading if none was open). Lost: the capital loses 1 strength. Returns
     bool[m] won."""
+    if kernels.use(state.n_games):
+        d, won = rules.d, np.zeros(rows.size, dtype=bool)
+        _rebel_kernel(
+            state.capital, state.strength, state.order_open, state.tally, rows.astype(np.int64),
+            region.astype(np.int64), np.asarray(modifier, dtype=np.int64), won, d.order_in_region,
+            TALLY["orders_closed"], CASCADES.index(rules.india.cascade), d.cross_links, d.cross_count, d.order_region,
+        )  # fmt: skip
+        return won
     cap = state.capital[rows, region].astype(np.int64)
     attack = state.strength[rows, region] + modifier
     won = attack > state.strength[rows, cap]
@@ -291,6 +299,13 @@ def invade(
     modifier against the defender's whole empire, ties to the defender. Won: a defending capital's empire shatters; the
     defender joins the attacker's empire (the attacker founds one if it has none and fewer than ``india.max_empires``
     stand; otherwise the defender stands alone). Lost: the attacker loses 1 strength. Returns bool[m] won."""
+    if kernels.use(state.n_games):
+        won = np.zeros(rows.size, dtype=bool)
+        _invade_kernel(
+            state.capital, state.owner, state.strength, rows.astype(np.int64), attacker.astype(np.int64),
+            defender.astype(np.int64), np.asarray(modifier, dtype=np.int64), rules.india.max_empires, won,
+        )  # fmt: skip
+        return won
     attack = empire_strength(state, rows, attacker) + modifier
     won = attack > empire_strength(state, rows, defender)
     w = np.flatnonzero(won)
@@ -302,6 +317,52 @@ def invade(
     lost = np.flatnonzero(~won)
     weaken(state, rows[lost], attacker[lost])
     return won
+
+
+@kernels.kernel
+def _rebel_kernel(
+    capital, strength, order_open, tally, rows, region, modifier, won, order_in_region, col, mode, cross_links,
+    cross_count, order_region,
+):  # fmt: skip
+    """R-EMPIRES: ``rebel`` game by game (rows are distinct games), the orders of a region won closing as
+    ``close_all`` closes them."""
+    for i in range(rows.shape[0]):
+        g, x = rows[i], region[i]
+        cap = capital[g, x]
+        if strength[g, x] + modifier[i] > strength[g, cap]:
+            won[i] = True
+            capital[g, x] = x
+            _close_kernel(
+                order_open, tally, rows[i : i + 1], region[i : i + 1], order_in_region, col, False, mode,
+                cross_links, cross_count, order_region,
+            )  # fmt: skip
+        else:
+            strength[g, cap] = max(strength[g, cap] - 1, 0)
+
+
+@kernels.kernel
+def _invade_kernel(capital, owner, strength, rows, attacker, defender, modifier, max_empires, won):
+    """R-CRISIS, R-EMPIRES: ``invade`` game by game (rows are distinct games)."""
+    n_r = capital.shape[1]
+    games, sides, strengths = np.empty(2, np.int64), np.empty(2, np.int64), np.empty(2, np.int64)
+    ruled = np.zeros(n_r, dtype=np.bool_)
+    for i in range(rows.shape[0]):
+        g, a, b = rows[i], attacker[i], defender[i]
+        games[:], sides[0], sides[1], strengths[:] = g, a, b, 0
+        _empire_strength(capital, owner, strength, games, sides, strengths)
+        if strengths[0] + modifier[i] <= strengths[1]:
+            strength[g, a] = max(strength[g, a] - 1, 0)
+            continue
+        won[i] = True
+        members = 0
+        ruled[:] = False
+        for r in range(n_r):
+            if capital[g, r] == b:  # the defender's empire shatters
+                capital[g, r] = r
+            members += capital[g, r] == a
+            if capital[g, r] != r:
+                ruled[capital[g, r]] = True
+        capital[g, b] = a if members > 1 or ruled.sum() < max_empires else b
 
 
 # -------------------------------------------------------------------------------------------- crisis marker

@@ -723,3 +723,69 @@ def test_peace_kernel_makes_the_peace_of_the_numpy_peace(monkeypatch):
     assert (ref["strength"] == before["strength"])[rows].any()  # a Company side does not grow
     for f in fields:
         assert np.array_equal(ref[f], got[f]), f
+
+
+def random_empires(rules, state, rng):
+    """Random empires for the rebellion and invasion kernels: each region dominated by a random region a third of
+    the time, a Company region a fifth of the time, strength 0-4, orders open with probability 1/2."""
+    n_r = len(rules.d.regions)
+    g = state.n_games
+    own = np.arange(n_r)[None, :]
+    state.capital[:] = np.where(rng.random((g, n_r)) < 1 / 3, rng.integers(0, n_r, (g, n_r)), own)
+    state.owner[:] = np.where(rng.random((g, n_r)) < 0.2, rng.integers(0, L.PRESIDENCIES, (g, n_r)), -1)
+    state.strength[:] = rng.integers(0, 5, (g, n_r))
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.5
+
+
+def test_rebel_kernel_settles_the_rebellions_of_the_numpy_rebel(monkeypatch):
+    """R-EMPIRES over 4,096 random empires, a random region rising with a modifier of -2 to 4 in a random half of
+    the games: the same rebellions won (orders closed, cascading) and lost (capitals weakened)."""
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(47)
+    random_empires(rules, state, rng)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, len(rules.d.regions), rows.size)
+    modifier = rng.integers(-2, 5, rows.size)
+    fields = ["capital", "strength", "order_open", "tally"]
+    before = {f: getattr(state, f).copy() for f in fields}
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        for f in fields:
+            getattr(state, f)[:] = before[f]
+        won = india.rebel(state, rules, rows, region, modifier)
+        after.append({"won": won, **{f: getattr(state, f).copy() for f in fields}})
+    ref, got = after
+    assert 0 < ref["won"].sum() < rows.size and all((ref[f] != before[f]).any() for f in fields)
+    for f in ref:
+        assert np.array_equal(ref[f], got[f]), f
+
+
+@pytest.mark.parametrize("max_empires", [1, 3])
+def test_invade_kernel_settles_the_invasions_of_the_numpy_invade(monkeypatch, max_empires):
+    """R-CRISIS, R-EMPIRES over 4,096 random empires, a random region invading a random neighbour with a modifier
+    of -2 to 4 in a random half of the games: the same invasions won (empires shattered, joined or founded, or
+    the defender alone at the cap of empires) and lost (attackers weakened)."""
+    rules, state = blank(4096, 5, **{"india.max_empires": max_empires})
+    d = rules.d
+    rng = np.random.default_rng(53)
+    random_empires(rules, state, rng)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    attacker = rng.integers(0, len(d.regions), rows.size)
+    defender = d.clockwise[attacker, rng.integers(0, 100, rows.size) % d.degree[attacker]]
+    modifier = rng.integers(-2, 5, rows.size)
+    fields = ["capital", "strength"]
+    before = {f: getattr(state, f).copy() for f in fields}
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        for f in fields:
+            getattr(state, f)[:] = before[f]
+        won = india.invade(state, rules, rows, attacker, defender, modifier)
+        after.append({"won": won, **{f: getattr(state, f).copy() for f in fields}})
+    ref, got = after
+    joined = ref["capital"][rows, defender] == attacker
+    assert 0 < ref["won"].sum() < rows.size and (ref["won"] & joined).any() and (ref["won"] & ~joined).any()
+    assert all((ref[f] != before[f]).any() for f in fields)
+    for f in ref:
+        assert np.array_equal(ref[f], got[f]), f
