@@ -789,3 +789,33 @@ def test_invade_kernel_settles_the_invasions_of_the_numpy_invade(monkeypatch, ma
     assert all((ref[f] != before[f]).any() for f in fields)
     for f in ref:
         assert np.array_equal(ref[f], got[f]), f
+
+
+def test_reorder_kernel_stacks_the_tiles_of_the_numpy_reorder(monkeypatch):
+    """The event stack reordered by random keys in a random half of 4,096 games (random stacks; keys of 0-4, so
+    many ties, which keep the stack's order, and keys of [0, 2) as the Shuffle tile's reshuffle makes): the same
+    stacks, cursors and next tiles' backs."""
+    from sim.phases.india import reorder
+
+    rules, state = blank(4096, 5)
+    k = len(rules.d.tile_kind)
+    rng = np.random.default_rng(59)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    state.event_stack[:] = np.argsort(rng.random((4096, k)), axis=1)
+    state.event_cursor[:] = rng.integers(-1, k, 4096)
+    fields = ["event_stack", "event_cursor", "event_next"]
+    before = {f: getattr(state, f).copy() for f in fields}
+    for u in (rng.integers(0, 5, (rows.size, k)).astype(float), rng.random((rows.size, k)) * 2):
+        after = []
+        for enabled in (False, True):
+            monkeypatch.setattr(kernels, "ENABLED", enabled)
+            for f in fields:
+                getattr(state, f)[:] = before[f]
+            reorder(state, rules, rows, u)
+            after.append({f: getattr(state, f).copy() for f in fields})
+        ref, got = after
+        assert (ref["event_stack"][rows] != before["event_stack"][rows]).any() and (
+            ref["event_cursor"][rows] == 0
+        ).all()
+        for f in fields:
+            assert np.array_equal(ref[f], got[f]), f

@@ -88,11 +88,33 @@ def deal(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> None:
     """Shuffle every tile into a new stack for games ``rows`` (at their first India phase, and when spent)."""
     if rows.size == 0:
         return
-    k = len(rules.d.tile_kind)
-    order = np.argsort(dice.uniform(rows, k), axis=1, kind="stable")
+    reorder(state, rules, rows, dice.uniform(rows, len(rules.d.tile_kind)))
+
+
+def reorder(state: State, rules: Rules, rows: np.ndarray, u: np.ndarray) -> None:
+    """Put the stack of games ``rows`` in the order of the keys ``u[m, K]`` (ties in stack order) and draw from its
+    top: the next tile's back shows (``deal``, ``restack``)."""
+    if kernels.use(state.n_games):
+        stack, cursor, nxt = state.event_stack, state.event_cursor, state.event_next
+        _reorder_kernel(stack, cursor, nxt, np.asarray(rows, dtype=np.int64), u, rules.d.tile_region)
+        return
+    order = np.argsort(u, axis=1, kind="stable")
     state.event_stack[rows] = state.event_stack[rows[:, None], order]
     state.event_cursor[rows] = 0
     state.event_next[rows] = rules.d.tile_region[state.event_stack[rows, 0]]
+
+
+@kernels.kernel
+def _reorder_kernel(event_stack, event_cursor, event_next, rows, u, tile_region):
+    """``reorder`` game by game: a stable sort of each game's keys."""
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        order = np.argsort(u[i], kind="mergesort")
+        stack = event_stack[g].copy()
+        for j in range(order.shape[0]):
+            event_stack[g, j] = stack[order[j]]
+        event_cursor[g] = 0
+        event_next[g] = tile_region[event_stack[g, 0]]
 
 
 def draw(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> Event:
@@ -126,10 +148,7 @@ def restack(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> None:
     if rules.india.shuffle == "discard_on_top":
         drawn = np.maximum(state.event_cursor[rows].astype(np.int64) - 1, 0)  # the Shuffle tile was the last
         u = u + (np.arange(k)[None, :] >= drawn[:, None])
-    order = np.argsort(u, axis=1, kind="stable")
-    state.event_stack[rows] = state.event_stack[rows[:, None], order]
-    state.event_cursor[rows] = 0
-    state.event_next[rows] = rules.d.tile_region[state.event_stack[rows, 0]]
+    reorder(state, rules, rows, u)
 
 
 # ------------------------------------------------------------------------------------------------ the events
