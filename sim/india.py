@@ -12,6 +12,9 @@ row, so the event handlers of ``phases/india.py`` and the tests can call them on
   the Director of Trade moves);
 - ``record_deployment``: the troops a deployment used this round, which cannot defend in phase 8.
 
+The closings, ``empire_strength``, ``rebel``, ``invade``, ``march`` and the storm's counting also run as compiled
+kernels, game by game (``sim.kernels``; the rows of a call are distinct games), beside the numpy reference.
+
 Encodings (``state.py``): a region is sovereign when ``owner < 0``; it is an empire's capital or independent when
 ``capital == itself``, otherwise dominated by ``capital``. An empire is a capital with at least one dominated
 region. The crisis marker stands on the border between ``elephant_at`` (its tail, the region it points from) and
@@ -494,7 +497,7 @@ def storm_rolls(rules: Rules, dice, rows: np.ndarray, flat: np.ndarray) -> tuple
     ``storm_sink_from``) and those damaged (from ``storm_damage_from``). Shared by the Company's family-yard ships
     and the firms' ships."""
     ind = rules.india
-    compiled = kernels.use(rows.size)
+    compiled = kernels.use(rows.size)  # the batch's size is not known here: the games asked about stand in
     flat = flat.astype(np.int64)
     total = flat.sum(axis=1)
     roll = np.flatnonzero(total > 0)
