@@ -12,6 +12,9 @@ row, so the event handlers of ``phases/india.py`` and the tests can call them on
   the Director of Trade moves);
 - ``record_deployment``: the troops a deployment used this round, which cannot defend in phase 8.
 
+The closings, ``empire_strength``, ``rebel``, ``invade``, ``march`` and the storm's counting also run as compiled
+kernels, game by game (``sim.kernels``; the rows of a call are distinct games), beside the numpy reference.
+
 Encodings (``state.py``): a region is sovereign when ``owner < 0``; it is an empire's capital or independent when
 ``capital == itself``, otherwise dominated by ``capital``. An empire is a capital with at least one dominated
 region. The crisis marker stands on the border between ``elephant_at`` (its tail, the region it points from) and
@@ -51,6 +54,16 @@ def northernmost_open(state: State, rules: Rules, rows: np.ndarray, region: np.n
 def close_northernmost(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> None:
     """R-TURMOIL (MAP.md): close the region's northernmost open order; if every order there is closed already,
     the region cascades (``cascade``)."""
+    if rows.size == 0:
+        return
+    d = rules.d
+    if kernels.use(state.n_games):
+        _close_kernel(
+            state.order_open, state.tally, rows.astype(np.int64), region.astype(np.int64), d.order_in_region,
+            TALLY["orders_closed"], True, CASCADES.index(rules.india.cascade), d.cross_links, d.cross_count,
+            d.order_region,
+        )  # fmt: skip
+        return
     first = northernmost_open(state, rules, rows, region)
     _close(state, rows, first)
     none = first < 0
@@ -59,14 +72,51 @@ def close_northernmost(state: State, rules: Rules, rows: np.ndarray, region: np.
 
 def close_all(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, cascading: bool = True) -> None:
     """Close every open order of the region; with ``cascading``, a region with none open cascades (2e)."""
-    inside = rules.d.order_in_region.T[region]  # [m, O]
+    if rows.size == 0:
+        return
+    d = rules.d
+    if kernels.use(state.n_games):
+        mode = CASCADES.index(rules.india.cascade) if cascading else 0
+        _close_kernel(
+            state.order_open, state.tally, rows.astype(np.int64), region.astype(np.int64), d.order_in_region,
+            TALLY["orders_closed"], False, mode, d.cross_links, d.cross_count, d.order_region,
+        )  # fmt: skip
+        return
+    inside = d.order_in_region.T[region]  # [m, O]
     was_open = inside & state.order_open.take(rows, axis=0)
     any_open = any_last(was_open)
-    r_idx, o_idx = np.divmod(np.flatnonzero(was_open), was_open.shape[1])
+    r_idx, o_idx = np.nonzero(was_open)
     state.order_open[rows[r_idx], o_idx] = False
     state.tally[rows, TALLY["orders_closed"]] += was_open.sum(axis=1).astype(np.int32)
     if cascading:
         cascade(state, rules, rows[~any_open], region[~any_open])
+
+
+CASCADES = ("none", "step", "chain")  # india.cascade, as the closing kernel takes it
+
+
+@kernels.kernel
+def _close_kernel(
+    order_open, tally, rows, region, order_in_region, col, first_only, mode, cross_links, cross_count, order_region
+):
+    """``close_all`` (or with ``first_only`` ``close_northernmost``) game by game (rows are distinct games): the
+    region's open orders (its first open one) close and are counted; with none open the region cascades (``mode``:
+    the index in ``CASCADES``, 0 also without ``cascading``)."""
+    for i in range(rows.shape[0]):
+        g, x = rows[i], region[i]
+        closed = 0
+        for o in range(order_open.shape[1]):
+            if order_in_region[o, x] and order_open[g, o]:
+                order_open[g, o] = False
+                closed += 1
+                if first_only:
+                    break
+        tally[g, col] += closed
+        if closed == 0 and mode > 0:
+            _cascade_kernel(
+                order_open, tally, rows[i : i + 1], region[i : i + 1], cross_links, cross_count, order_region,
+                order_in_region, col, mode == 2,
+            )  # fmt: skip
 
 
 def cascade(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> None:
@@ -174,9 +224,26 @@ def open_orders(state: State, rows: np.ndarray, orders: np.ndarray) -> None:
 def empire_strength(state: State, rows: np.ndarray, region: np.ndarray) -> np.ndarray:
     """int[m]: the strength of the region's whole empire (its capital and every region the capital dominates);
     an independent region's own strength. Company regions (strength 0) never count."""
+    if kernels.use(state.n_games):
+        out = np.zeros(rows.size, dtype=np.int64)
+        _empire_strength(
+            state.capital, state.owner, state.strength, rows.astype(np.int64), region.astype(np.int64), out
+        )
+        return out
     cap = state.capital[rows, region].astype(np.int64)
     member = (state.capital[rows] == cap[:, None]) & (state.owner[rows] < 0)
     return (state.strength[rows] * member).sum(axis=1)
+
+
+@kernels.kernel
+def _empire_strength(capital, owner, strength, rows, region, out):
+    """R-EMPIRES: ``empire_strength`` row by row."""
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        cap = capital[g, region[i]]
+        for r in range(capital.shape[1]):
+            if capital[g, r] == cap and owner[g, r] < 0:
+                out[i] += strength[g, r]
 
 
 def empires(state: State, rows: np.ndarray) -> np.ndarray:
@@ -192,10 +259,11 @@ def empires(state: State, rows: np.ndarray) -> np.ndarray:
 
 def shatter(state: State, rows: np.ndarray, region: np.ndarray) -> None:
     """The empire ruled from ``region`` falls apart: every region it dominated becomes sovereign."""
-    n_r = state.capital.shape[1]
-    ruled = state.capital[rows] == region[:, None].astype(state.capital.dtype)
-    own = np.broadcast_to(np.arange(n_r, dtype=state.capital.dtype), ruled.shape)
-    state.capital[rows] = np.where(ruled, own, state.capital[rows])
+    if rows.size == 0:
+        return
+    capital = state.capital[rows]
+    own = np.arange(capital.shape[1], dtype=capital.dtype)[None, :]
+    state.capital[rows] = np.where(capital == region[:, None].astype(capital.dtype), own, capital)
 
 
 def weaken(state: State, rows: np.ndarray, region: np.ndarray, by: int = 1) -> None:
@@ -208,6 +276,14 @@ def rebel(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, modi
     strength plus the tile's modifier against the capital's own strength, ties to the capital. Won: the region is
     sovereign and every order in it closes (cascading if none was open). Lost: the capital loses 1 strength. Returns
     bool[m] won."""
+    if kernels.use(state.n_games):
+        d, won = rules.d, np.zeros(rows.size, dtype=bool)
+        _rebel_kernel(
+            state.capital, state.strength, state.order_open, state.tally, rows.astype(np.int64),
+            region.astype(np.int64), np.asarray(modifier, dtype=np.int64), won, d.order_in_region,
+            TALLY["orders_closed"], CASCADES.index(rules.india.cascade), d.cross_links, d.cross_count, d.order_region,
+        )  # fmt: skip
+        return won
     cap = state.capital[rows, region].astype(np.int64)
     attack = state.strength[rows, region] + modifier
     won = attack > state.strength[rows, cap]
@@ -226,6 +302,13 @@ def invade(
     modifier against the defender's whole empire, ties to the defender. Won: a defending capital's empire shatters; the
     defender joins the attacker's empire (the attacker founds one if it has none and fewer than ``india.max_empires``
     stand; otherwise the defender stands alone). Lost: the attacker loses 1 strength. Returns bool[m] won."""
+    if kernels.use(state.n_games):
+        won = np.zeros(rows.size, dtype=bool)
+        _invade_kernel(
+            state.capital, state.owner, state.strength, rows.astype(np.int64), attacker.astype(np.int64),
+            defender.astype(np.int64), np.asarray(modifier, dtype=np.int64), rules.india.max_empires, won,
+        )  # fmt: skip
+        return won
     attack = empire_strength(state, rows, attacker) + modifier
     won = attack > empire_strength(state, rows, defender)
     w = np.flatnonzero(won)
@@ -239,6 +322,52 @@ def invade(
     return won
 
 
+@kernels.kernel
+def _rebel_kernel(
+    capital, strength, order_open, tally, rows, region, modifier, won, order_in_region, col, mode, cross_links,
+    cross_count, order_region,
+):  # fmt: skip
+    """R-EMPIRES: ``rebel`` game by game (rows are distinct games), the orders of a region won closing as
+    ``close_all`` closes them."""
+    for i in range(rows.shape[0]):
+        g, x = rows[i], region[i]
+        cap = capital[g, x]
+        if strength[g, x] + modifier[i] > strength[g, cap]:
+            won[i] = True
+            capital[g, x] = x
+            _close_kernel(
+                order_open, tally, rows[i : i + 1], region[i : i + 1], order_in_region, col, False, mode,
+                cross_links, cross_count, order_region,
+            )  # fmt: skip
+        else:
+            strength[g, cap] = max(strength[g, cap] - 1, 0)
+
+
+@kernels.kernel
+def _invade_kernel(capital, owner, strength, rows, attacker, defender, modifier, max_empires, won):
+    """R-CRISIS, R-EMPIRES: ``invade`` game by game (rows are distinct games)."""
+    n_r = capital.shape[1]
+    games, sides, strengths = np.empty(2, np.int64), np.empty(2, np.int64), np.empty(2, np.int64)
+    ruled = np.zeros(n_r, dtype=np.bool_)
+    for i in range(rows.shape[0]):
+        g, a, b = rows[i], attacker[i], defender[i]
+        games[:], sides[0], sides[1], strengths[:] = g, a, b, 0
+        _empire_strength(capital, owner, strength, games, sides, strengths)
+        if strengths[0] + modifier[i] <= strengths[1]:
+            strength[g, a] = max(strength[g, a] - 1, 0)
+            continue
+        won[i] = True
+        members = 0
+        ruled[:] = False
+        for r in range(n_r):
+            if capital[g, r] == b:  # the defender's empire shatters
+                capital[g, r] = r
+            members += capital[g, r] == a
+            if capital[g, r] != r:
+                ruled[capital[g, r]] = True
+        capital[g, b] = a if members > 1 or ruled.sum() < max_empires else b
+
+
 # -------------------------------------------------------------------------------------------- crisis marker
 def march(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, shape: np.ndarray) -> None:
     """R-ELEPHANT: the crisis marker marches to ``region`` (2e as the BGA implementation reads it): into a Company
@@ -249,6 +378,13 @@ def march(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, shap
     if rows.size == 0:
         return
     d = rules.d
+    if kernels.use(state.n_games):
+        _march_kernel(
+            state.capital, state.owner, state.elephant_at, state.elephant_facing, rows.astype(np.int64),
+            region.astype(np.int64), np.asarray(shape, dtype=np.int64), d.shape_target, d.cw_pos, d.clockwise,
+            d.degree,
+        )  # fmt: skip
+        return
     x = region.astype(np.int64)
     cap = state.capital[rows, x].astype(np.int64)
     company = state.owner[rows, x] >= 0
@@ -272,6 +408,37 @@ def march(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, shap
     state.elephant_facing[rows] = facing
 
 
+@kernels.kernel
+def _march_kernel(
+    capital, owner, elephant_at, elephant_facing, rows, region, shape, shape_target, cw_pos, clockwise, degree
+):
+    """R-ELEPHANT: ``march`` row by row (rows are distinct games): the same tail and head."""
+    for i in range(rows.shape[0]):
+        g, x = rows[i], region[i]
+        cap = capital[g, x]
+        if owner[g, x] >= 0:  # a Company region: inside it
+            at, facing = x, -1
+        elif cap != x:  # dominated: facing its capital
+            at, facing = x, cap
+        else:
+            y = shape_target[x, shape[i]]
+            face = y
+            found = not (capital[g, y] == x and y != x)
+            pos = cw_pos[x, y]
+            for k in range(1, min(degree[x], clockwise.shape[1])):  # the next neighbour clockwise it does not rule
+                if found:
+                    break
+                z = clockwise[x, (pos + k) % degree[x]]
+                if not (capital[g, z] == x and z != x):
+                    face, found = z, True
+            if found:
+                at, facing = x, face
+            else:
+                at, facing = y, x
+        elephant_at[g] = at
+        elephant_facing[g] = facing
+
+
 def turn_inward(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> None:
     """R-ELEPHANT, L170: a successful deployment into the region the crisis marker points from (its tail; with
     ``india.elephant_turns_on = "tail_or_head"`` also the one it faces) turns it inward: events may then only
@@ -293,14 +460,25 @@ def batter_ships(state: State, rules: Rules, dice, rows: np.ndarray, hit: np.nda
     seat by seat, damaged ships before sound ones. A sunk ship leaves its yard free (``yard_ships`` falls), and
     its owner's yard income (phase 7) stops with it."""
     n = state.n_players
-    yard = state.yard_ships[rows, :, :P]  # [m, N, P]
-    damaged = state.yard_damaged[rows, :, :P]
-    counts = np.stack([damaged, yard - damaged], axis=-1).transpose(0, 2, 1, 3)  # [m, P, N, 2]
-    counts = counts * hit[:, :, None, None]
-    sunk, hurt, roll = storm_rolls(rules, dice, rows, counts.reshape(rows.size, -1))
+    compiled = kernels.use(state.n_games)
+    if compiled:
+        flat = np.zeros((rows.size, P * n * 2), dtype=np.int64)
+        _yard_groups(state.yard_ships, state.yard_damaged, rows.astype(np.int64), hit, flat)
+    else:
+        yard = state.yard_ships[rows, :, :P]  # [m, N, P]
+        damaged = state.yard_damaged[rows, :, :P]
+        counts = np.stack([damaged, yard - damaged], axis=-1).transpose(0, 2, 1, 3)  # [m, P, N, 2]
+        flat = (counts * hit[:, :, None, None]).reshape(rows.size, -1)
+    sunk, hurt, roll = storm_rolls(rules, dice, rows, flat)
     if roll.size == 0:
         return
     rows = rows[roll]
+    if compiled:
+        _yard_losses(
+            state.yard_ships, state.yard_damaged, state.tally, rows.astype(np.int64), sunk, hurt,
+            TALLY["ships_damaged"], TALLY["ships_sunk"],
+        )  # fmt: skip
+        return
     sunk = sunk.reshape(roll.size, P, n, 2).transpose(0, 2, 1, 3)  # [m, N, P, 2]
     hurt = hurt.reshape(roll.size, P, n, 2).transpose(0, 2, 1, 3)
     lost_damaged = sunk[..., 0] + hurt[..., 0]
@@ -319,6 +497,7 @@ def storm_rolls(rules: Rules, dice, rows: np.ndarray, flat: np.ndarray) -> tuple
     ``storm_sink_from``) and those damaged (from ``storm_damage_from``). Shared by the Company's family-yard ships
     and the firms' ships."""
     ind = rules.india
+    compiled = kernels.use(rows.size)  # the batch's size is not known here: the games asked about stand in
     flat = flat.astype(np.int64)
     total = flat.sum(axis=1)
     roll = np.flatnonzero(total > 0)
@@ -328,6 +507,10 @@ def storm_rolls(rules: Rules, dice, rows: np.ndarray, flat: np.ndarray) -> tuple
     m = rows.size
     width = int(total.max())
     faces = dice.d6(rows, width, used=total)
+    if compiled:
+        sunk, hurt = np.zeros_like(flat), np.zeros_like(flat)
+        _storm_groups(faces, flat, ind.storm_sink_from, ind.storm_damage_from, sunk, hurt)
+        return sunk, hurt, roll
     valid = np.arange(width)[None, :] < total[:, None]
     sinks = valid & (faces >= ind.storm_sink_from)
     hurts = valid & (faces >= ind.storm_damage_from) & (faces < ind.storm_sink_from)
@@ -339,6 +522,53 @@ def storm_rolls(rules: Rules, dice, rows: np.ndarray, flat: np.ndarray) -> tuple
         return np.take_along_axis(cum, ends, axis=1) - np.take_along_axis(cum, starts, axis=1)
 
     return per_group(sinks), per_group(hurts), roll
+
+
+@kernels.kernel
+def _storm_groups(faces, flat, sink_from, damage_from, sunk, hurt):
+    """R-STORM: ``storm_rolls``' count per group, row by row: each group's ships take the next dice in turn."""
+    for i in range(flat.shape[0]):
+        j = 0
+        for k in range(flat.shape[1]):
+            for _ in range(flat[i, k]):
+                face = faces[i, j]
+                j += 1
+                if face >= sink_from:
+                    sunk[i, k] += 1
+                elif face >= damage_from:
+                    hurt[i, k] += 1
+
+
+@kernels.kernel
+def _yard_groups(yard_ships, yard_damaged, rows, hit, flat):
+    """R-STORM: ``batter_ships``' groups, row by row: per hit sea, seat by seat, its damaged then its sound
+    yard ships."""
+    n = yard_ships.shape[1]
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        for p in range(hit.shape[1]):
+            if hit[i, p]:
+                for s in range(n):
+                    flat[i, 2 * (p * n + s)] = yard_damaged[g, s, p]
+                    flat[i, 2 * (p * n + s) + 1] = yard_ships[g, s, p] - yard_damaged[g, s, p]
+
+
+@kernels.kernel
+def _yard_losses(yard_ships, yard_damaged, tally, rows, sunk, hurt, col_damaged, col_sunk):
+    """R-STORM: ``batter_ships``' losses, row by row: a damaged ship sunk or hit again is lost, a sound one
+    hit is damaged."""
+    n = yard_ships.shape[1]
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        for p in range(sunk.shape[1] // (2 * n)):
+            for s in range(n):
+                k = 2 * (p * n + s)
+                lost_damaged = sunk[i, k] + hurt[i, k]
+                lost = lost_damaged + sunk[i, k + 1]
+                yard_ships[g, s, p] -= lost
+                yard_damaged[g, s, p] += hurt[i, k + 1] - lost_damaged
+                tally[g, col_damaged] += hurt[i, k + 1]
+                tally[g, col_sunk] += lost
 
 
 def settle_damage(yard_ships: np.ndarray, yard_damaged: np.ndarray) -> None:

@@ -606,3 +606,305 @@ def test_retirement_roll_kernel_retires_and_stresses_the_holders_of_the_numpy_ro
     for ref, got in zip(out[0], compiled, strict=True):
         assert ref.dtype == got.dtype or ref.dtype.kind == got.dtype.kind == "i"
         assert np.array_equal(ref, got)
+
+
+def test_march_kernel_moves_the_crisis_marker_of_the_numpy_march(monkeypatch):
+    """R-ELEPHANT over 4,096 random maps of empires (each region a Company region a fifth of the time, dominated
+    by a random region a third of the time; in a quarter of the games the target region rules all its neighbours),
+    the marker marching to a random region by a random shape in a random half of the games: the same tail and
+    head, and the other games' markers untouched."""
+    rules, state = blank(4096, 5)
+    n_r = len(rules.d.regions)
+    rng = np.random.default_rng(17)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, n_r, rows.size)
+    shape = rng.integers(0, len(L.SHAPES) + 1, rows.size)
+    own = np.arange(n_r)[None, :]
+    state.capital[:] = np.where(rng.random((4096, n_r)) < 1 / 3, rng.integers(0, n_r, (4096, n_r)), own)
+    state.owner[:] = np.where(rng.random((4096, n_r)) < 0.2, rng.integers(0, L.PRESIDENCIES, (4096, n_r)), -1)
+    ruler = rng.random(rows.size) < 0.25  # a sovereign capital ruling every neighbour
+    g, x = rows[ruler], region[ruler]
+    state.capital[g] = np.where(rules.d.adjacent[x], x[:, None], state.capital[g])
+    state.capital[g, x], state.owner[g, x] = x, -1
+    state.elephant_at[:] = rng.integers(0, n_r, 4096)
+    state.elephant_facing[:] = rng.integers(-1, n_r, 4096)
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        at, facing = state.elephant_at.copy(), state.elephant_facing.copy()
+        india.march(state, rules, rows, region, shape)
+        after.append((state.elephant_at.copy(), state.elephant_facing.copy()))
+        state.elephant_at[:], state.elephant_facing[:] = at, facing
+    (ref_at, ref_facing), (k_at, k_facing) = after
+    inward, towards_capital = ref_facing[rows] < 0, ref_at[rows] == region
+    assert inward.any() and (~inward & towards_capital).any()  # Company regions, marches from the region
+    assert (ref_at[rows] != region).any() and (ref_facing[rows] == region).any()  # a ruler of all its neighbours
+    assert np.array_equal(k_at, ref_at) and np.array_equal(k_facing, ref_facing)
+
+
+def test_storm_kernels_batter_the_ships_of_the_numpy_storm(monkeypatch):
+    """R-STORM over 4,096 random yards (0-3 ships per seat and sea, some damaged) with random seas hit in a random
+    half of the games: the same dice rolled (each game's stream left at the same place), the same ships damaged
+    and sunk, the same tallies."""
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(19)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    hit = rng.random((rows.size, L.PRESIDENCIES)) < 0.5
+    state.yard_ships[:] = rng.integers(0, 4, state.yard_ships.shape)
+    state.yard_damaged[:] = np.minimum(rng.integers(0, 2, state.yard_ships.shape), state.yard_ships)
+    state.tally[:] = rng.integers(0, 3, state.tally.shape)
+    before = state.yard_ships.copy(), state.yard_damaged.copy(), state.tally.copy()
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        state.yard_ships[:], state.yard_damaged[:], state.tally[:] = (a.copy() for a in before)
+        dice = Dice(Streams(23, np.arange(4096), 1))
+        india.batter_ships(state, rules, dice, rows, hit)
+        after.append((state.yard_ships.copy(), state.yard_damaged.copy(), state.tally.copy(), dice.streams.counters))
+    (ships, damaged, tally, counters), compiled = after
+    was_damaged = before[1] > 0
+    assert (ships < before[0]).any() and (damaged > before[1]).any()  # ships sunk, sound ships damaged
+    assert (was_damaged & (ships < before[0]) & (damaged < before[1])).any()  # damaged ships lost
+    assert counters.max() > 10 and (counters == 0).any()
+    for ref, got in zip(after[0], compiled, strict=True):
+        assert np.array_equal(ref, got)
+
+
+def test_empire_strength_kernel_sums_the_empires_of_the_numpy_sum(monkeypatch):
+    """R-EMPIRES over 4,096 random maps (each region dominated by a random region a third of the time, a Company
+    region a fifth of the time, strength 0-4), a random region in a random half of the games: the same strength."""
+    rules, state = blank(4096, 5)
+    n_r = len(rules.d.regions)
+    rng = np.random.default_rng(29)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, n_r, rows.size)
+    own = np.arange(n_r)[None, :]
+    state.capital[:] = np.where(rng.random((4096, n_r)) < 1 / 3, rng.integers(0, n_r, (4096, n_r)), own)
+    state.owner[:] = np.where(rng.random((4096, n_r)) < 0.2, rng.integers(0, L.PRESIDENCIES, (4096, n_r)), -1)
+    state.strength[:] = rng.integers(0, 5, (4096, n_r))
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        out.append(india.empire_strength(state, rows, region))
+    ref, got = out
+    alone = np.where(state.owner[rows, region] < 0, state.strength[rows, region], 0)
+    assert (ref > alone).any() and (ref == 0).any()  # empires of several regions; Company or strength-0 regions
+    assert ref.dtype == got.dtype and np.array_equal(ref, got)
+
+
+@pytest.mark.parametrize("mode", ["chain", "step", "none"])
+@pytest.mark.parametrize("cascading", [True, False])
+def test_close_all_kernel_closes_what_the_numpy_close_all_closes(monkeypatch, mode, cascading):
+    """4,096 random positions (each order open with probability 1/4, so many regions have none open), every order
+    of a random region closing in a random half of the games, cascading or not: the same orders closed and
+    counted."""
+    rules, state = blank(4096, 5, **{"india.cascade": mode})
+    rng = np.random.default_rng(31)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, len(rules.d.regions), rows.size)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.25
+    state.tally[:] = rng.integers(0, 3, state.tally.shape)
+    inside = rules.d.order_in_region.T[region] & state.order_open[rows]
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        open_, tally = state.order_open.copy(), state.tally.copy()
+        india.close_all(state, rules, rows, region, cascading=cascading)
+        after.append((state.order_open.copy(), state.tally.copy()))
+        state.order_open[:], state.tally[:] = open_, tally
+    (ref_open, ref_tally), (k_open, k_tally) = after
+    none_open = ~inside.any(axis=1)
+    assert none_open.any() and not none_open.all()
+    cascaded = (ref_open[rows[none_open]] != state.order_open[rows[none_open]]).any()
+    assert cascaded == (cascading and mode != "none")  # regions with none open cascaded (or not)
+    assert np.array_equal(k_open, ref_open) and np.array_equal(k_tally, ref_tally)
+
+
+@pytest.mark.parametrize("mode", ["chain", "step", "none"])
+def test_close_northernmost_kernel_closes_what_the_numpy_turmoil_closes(monkeypatch, mode):
+    """R-TURMOIL over 4,096 random positions (each order open with probability 1/4): the northernmost open order of
+    a random region closing in a random half of the games, the region cascading where none is open: the same
+    orders closed and counted."""
+    rules, state = blank(4096, 5, **{"india.cascade": mode})
+    rng = np.random.default_rng(37)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, len(rules.d.regions), rows.size)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.25
+    state.tally[:] = rng.integers(0, 3, state.tally.shape)
+    inside = rules.d.order_in_region.T[region] & state.order_open[rows]
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        open_, tally = state.order_open.copy(), state.tally.copy()
+        india.close_northernmost(state, rules, rows, region)
+        after.append((state.order_open.copy(), state.tally.copy()))
+        state.order_open[:], state.tally[:] = open_, tally
+    (ref_open, ref_tally), (k_open, k_tally) = after
+    closed = (ref_open[rows] != state.order_open[rows]).sum(axis=1)
+    several = inside.sum(axis=1) > 1
+    assert (closed[several] == 1).all() and several.any()  # one order of a region with several open
+    assert (closed[~inside.any(axis=1)] > 0).any() == (mode != "none")  # the cascades
+    assert np.array_equal(k_open, ref_open) and np.array_equal(k_tally, ref_tally)
+
+
+@pytest.mark.parametrize("clerks", ["presidency_in_area", "home_in_area"])
+def test_windfall_kernel_pays_what_the_numpy_windfall_pays(monkeypatch, clerks):
+    """R-WINDFALL over 4,096 random boards (regions held by random presidencies, 0-2 clerks per family and
+    presidency), a Windfall hitting a random region in a random half of the games: the same money paid."""
+    from sim.phases.india import Event, windfall
+
+    rules, state = blank(4096, 5, **{"india.windfall_clerks": clerks})
+    n_r = len(rules.d.regions)
+    rng = np.random.default_rng(41)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    state.owner[:] = np.where(rng.random((4096, n_r)) < 0.4, rng.integers(0, L.PRESIDENCIES, (4096, n_r)), -1)
+    state.clerks[:] = rng.integers(0, 3, state.clerks.shape)
+    tile = int(np.flatnonzero(rules.d.tile_kind == L.E_WINDFALL)[0])
+    ev = Event.of(state, rules, rows, tile)
+    ev.region[rows] = rng.integers(0, n_r, rows.size)
+    money = state.money.copy()
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        state.money[:] = money
+        windfall(state, rules, None, None, ev)
+        after.append(state.money - money)
+    ref, got = after
+    assert (
+        (ref[rows] > 0).any()
+        and (ref[rows].sum(axis=1) == 0).any()
+        and not ref[np.setdiff1d(np.arange(4096), rows)].any()
+    )
+    assert np.array_equal(ref, got)
+
+
+def test_peace_kernel_makes_the_peace_of_the_numpy_peace(monkeypatch):
+    """R-PEACE over 4,096 random boards (the crisis marker inside a random region a third of the time, else on a
+    random border; orders open with probability 1/2, random unrest, owners and strength): the same orders opened
+    and counted, unrest removed, strength gained and the marker's march."""
+    from sim.phases.india import Event, peace
+
+    rules, state = blank(4096, 5)
+    d = rules.d
+    n_r = len(d.regions)
+    rng = np.random.default_rng(43)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    at = rng.integers(0, n_r, 4096)
+    nb = d.clockwise[at, rng.integers(0, 100, 4096) % d.degree[at]]
+    state.elephant_at[:], state.elephant_facing[:] = at, np.where(rng.random(4096) < 1 / 3, -1, nb)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.5
+    state.unrest[:] = rng.integers(0, 3, state.unrest.shape)
+    state.owner[:] = np.where(rng.random((4096, n_r)) < 0.4, rng.integers(0, L.PRESIDENCIES, (4096, n_r)), -1)
+    state.strength[:] = rng.integers(0, 4, state.strength.shape)
+    tile = int(np.flatnonzero(d.tile_kind == L.E_PEACE)[0])
+    ev = Event.of(state, rules, rows, tile)
+    fields = ["order_open", "tally", "unrest", "strength", "elephant_at", "elephant_facing"]
+    before = {f: getattr(state, f).copy() for f in fields}
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        for f in fields:
+            getattr(state, f)[:] = before[f]
+        peace(state, rules, None, None, ev)
+        after.append({f: getattr(state, f).copy() for f in fields})
+    ref, got = after
+    assert all((ref[f] != before[f]).any() for f in ["order_open", "tally", "unrest", "strength"])
+    assert (ref["strength"] == before["strength"])[rows].any()  # a Company side does not grow
+    for f in fields:
+        assert np.array_equal(ref[f], got[f]), f
+
+
+def random_empires(rules, state, rng):
+    """Random empires for the rebellion and invasion kernels: each region dominated by a random region a third of
+    the time, a Company region a fifth of the time, strength 0-4, orders open with probability 1/2."""
+    n_r = len(rules.d.regions)
+    g = state.n_games
+    own = np.arange(n_r)[None, :]
+    state.capital[:] = np.where(rng.random((g, n_r)) < 1 / 3, rng.integers(0, n_r, (g, n_r)), own)
+    state.owner[:] = np.where(rng.random((g, n_r)) < 0.2, rng.integers(0, L.PRESIDENCIES, (g, n_r)), -1)
+    state.strength[:] = rng.integers(0, 5, (g, n_r))
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.5
+
+
+def test_rebel_kernel_settles_the_rebellions_of_the_numpy_rebel(monkeypatch):
+    """R-EMPIRES over 4,096 random empires, a random region rising with a modifier of -2 to 4 in a random half of
+    the games: the same rebellions won (orders closed, cascading) and lost (capitals weakened)."""
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(47)
+    random_empires(rules, state, rng)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, len(rules.d.regions), rows.size)
+    modifier = rng.integers(-2, 5, rows.size)
+    fields = ["capital", "strength", "order_open", "tally"]
+    before = {f: getattr(state, f).copy() for f in fields}
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        for f in fields:
+            getattr(state, f)[:] = before[f]
+        won = india.rebel(state, rules, rows, region, modifier)
+        after.append({"won": won, **{f: getattr(state, f).copy() for f in fields}})
+    ref, got = after
+    assert 0 < ref["won"].sum() < rows.size and all((ref[f] != before[f]).any() for f in fields)
+    for f in ref:
+        assert np.array_equal(ref[f], got[f]), f
+
+
+@pytest.mark.parametrize("max_empires", [1, 3])
+def test_invade_kernel_settles_the_invasions_of_the_numpy_invade(monkeypatch, max_empires):
+    """R-CRISIS, R-EMPIRES over 4,096 random empires, a random region invading a random neighbour with a modifier
+    of -2 to 4 in a random half of the games: the same invasions won (empires shattered, joined or founded, or
+    the defender alone at the cap of empires) and lost (attackers weakened)."""
+    rules, state = blank(4096, 5, **{"india.max_empires": max_empires})
+    d = rules.d
+    rng = np.random.default_rng(53)
+    random_empires(rules, state, rng)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    attacker = rng.integers(0, len(d.regions), rows.size)
+    defender = d.clockwise[attacker, rng.integers(0, 100, rows.size) % d.degree[attacker]]
+    modifier = rng.integers(-2, 5, rows.size)
+    fields = ["capital", "strength"]
+    before = {f: getattr(state, f).copy() for f in fields}
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        for f in fields:
+            getattr(state, f)[:] = before[f]
+        won = india.invade(state, rules, rows, attacker, defender, modifier)
+        after.append({"won": won, **{f: getattr(state, f).copy() for f in fields}})
+    ref, got = after
+    joined = ref["capital"][rows, defender] == attacker
+    assert 0 < ref["won"].sum() < rows.size and (ref["won"] & joined).any() and (ref["won"] & ~joined).any()
+    assert all((ref[f] != before[f]).any() for f in fields)
+    for f in ref:
+        assert np.array_equal(ref[f], got[f]), f
+
+
+def test_reorder_kernel_stacks_the_tiles_of_the_numpy_reorder(monkeypatch):
+    """The event stack reordered by random keys in a random half of 4,096 games (random stacks; keys of 0-4, so
+    many ties, which keep the stack's order, and keys of [0, 2) as the Shuffle tile's reshuffle makes): the same
+    stacks, cursors and next tiles' backs."""
+    from sim.phases.india import reorder
+
+    rules, state = blank(4096, 5)
+    k = len(rules.d.tile_kind)
+    rng = np.random.default_rng(59)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    state.event_stack[:] = np.argsort(rng.random((4096, k)), axis=1)
+    state.event_cursor[:] = rng.integers(-1, k, 4096)
+    fields = ["event_stack", "event_cursor", "event_next"]
+    before = {f: getattr(state, f).copy() for f in fields}
+    for u in (rng.integers(0, 5, (rows.size, k)).astype(float), rng.random((rows.size, k)) * 2):
+        after = []
+        for enabled in (False, True):
+            monkeypatch.setattr(kernels, "ENABLED", enabled)
+            for f in fields:
+                getattr(state, f)[:] = before[f]
+            reorder(state, rules, rows, u)
+            after.append({f: getattr(state, f).copy() for f in fields})
+        ref, got = after
+        assert (ref["event_stack"][rows] != before["event_stack"][rows]).any() and (
+            ref["event_cursor"][rows] == 0
+        ).all()
+        for f in fields:
+            assert np.array_equal(ref[f], got[f]), f

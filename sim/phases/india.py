@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import firms as firm_rules
-from .. import laws, ledger
+from .. import kernels, laws, ledger
 from .. import layout as L
 from ..agents import Agents
 from ..board import vacate_governor
@@ -77,8 +77,9 @@ def storm(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> np.ndar
     the seas its face names roll for damage. Returns int[m] faces (tally ``storm``)."""
     face = dice.d6(rows, 1)[:, 0].astype(np.int64)
     state.tally[rows, TALLY["storm"]] = face
-    batter_ships(state, rules, dice, rows, rules.d.storm_seas[face - 1])
-    firm_rules.batter_ships(state, rules, dice, rows, rules.d.storm_seas[face - 1])  # firms' ships
+    seas = rules.d.storm_seas[face - 1]
+    batter_ships(state, rules, dice, rows, seas)
+    firm_rules.batter_ships(state, rules, dice, rows, seas)  # firms' ships
     return face
 
 
@@ -87,11 +88,33 @@ def deal(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> None:
     """Shuffle every tile into a new stack for games ``rows`` (at their first India phase, and when spent)."""
     if rows.size == 0:
         return
-    k = len(rules.d.tile_kind)
-    order = np.argsort(dice.uniform(rows, k), axis=1, kind="stable")
+    reorder(state, rules, rows, dice.uniform(rows, len(rules.d.tile_kind)))
+
+
+def reorder(state: State, rules: Rules, rows: np.ndarray, u: np.ndarray) -> None:
+    """Put the stack of games ``rows`` in the order of the keys ``u[m, K]`` (ties in stack order) and draw from its
+    top: the next tile's back shows (``deal``, ``restack``)."""
+    if kernels.use(state.n_games):
+        stack, cursor, nxt = state.event_stack, state.event_cursor, state.event_next
+        _reorder_kernel(stack, cursor, nxt, np.asarray(rows, dtype=np.int64), u, rules.d.tile_region)
+        return
+    order = np.argsort(u, axis=1, kind="stable")
     state.event_stack[rows] = state.event_stack[rows[:, None], order]
     state.event_cursor[rows] = 0
     state.event_next[rows] = rules.d.tile_region[state.event_stack[rows, 0]]
+
+
+@kernels.kernel
+def _reorder_kernel(event_stack, event_cursor, event_next, rows, u, tile_region):
+    """``reorder`` game by game: a stable sort of each game's keys."""
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        order = np.argsort(u[i], kind="mergesort")
+        stack = event_stack[g].copy()
+        for j in range(order.shape[0]):
+            event_stack[g, j] = stack[order[j]]
+        event_cursor[g] = 0
+        event_next[g] = tile_region[event_stack[g, 0]]
 
 
 def draw(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> Event:
@@ -125,10 +148,7 @@ def restack(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> None:
     if rules.india.shuffle == "discard_on_top":
         drawn = np.maximum(state.event_cursor[rows].astype(np.int64) - 1, 0)  # the Shuffle tile was the last
         u = u + (np.arange(k)[None, :] >= drawn[:, None])
-    order = np.argsort(u, axis=1, kind="stable")
-    state.event_stack[rows] = state.event_stack[rows[:, None], order]
-    state.event_cursor[rows] = 0
-    state.event_next[rows] = rules.d.tile_region[state.event_stack[rows, 0]]
+    reorder(state, rules, rows, u)
 
 
 # ------------------------------------------------------------------------------------------------ the events
@@ -164,14 +184,20 @@ class Event:
         return ev
 
     def only(self, mask: np.ndarray) -> Event:
-        return replace(self, rows=self.rows[mask])
+        return self.at(self.rows[mask])
+
+    def at(self, rows: np.ndarray) -> Event:
+        """The same event in games ``rows`` (the full-batch arrays shared)."""
+        return Event(rows, self.tile, self.region, self.modifier, self.shape, self.attacked)
 
 
 def attack_unrest(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray) -> np.ndarray:
     """int[m]: what a Company region's unrest adds to an attack on it (L211): 1 per unrest marker, plus the laws'
     ``unrest_attack_bonus`` per marker while one is in force (Sepoy Recruitment)."""
-    per = 1 + laws.modifier(state, rules, "unrest_attack_bonus")[rows]
-    return state.unrest[rows, region].astype(np.int64) * per
+    unrest = state.unrest[rows, region].astype(np.int64)
+    if not unrest.any():  # nothing to add: the laws need not be read
+        return unrest
+    return unrest * (1 + laws.modifier(state, rules, "unrest_attack_bonus")[rows])
 
 
 def french_landing(state: State, rules: Rules, dice: Chance, agents: Agents, rows: np.ndarray) -> None:
@@ -205,14 +231,34 @@ def windfall(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event
     hit region and its neighbours): its home region lies there, or (``presidency_in_area``) one of its regions."""
     d = rules.d
     rows, x = ev.rows, ev.region[ev.rows]
-    area = d.adjacent[x] | (np.arange(len(d.regions))[None, :] == x[:, None])  # [m, R]
-    present = area[:, d.home]  # [m, P]
-    if rules.india.windfall_clerks == "presidency_in_area":
-        owned = state.owner[rows][:, :, None] == np.arange(P)[None, None, :]  # [m, R, P]
-        present |= (owned & area[:, :, None]).any(axis=1)
     amounts = np.zeros(state.money.shape, dtype=np.int64)
-    amounts[rows] = rules.india.windfall * (state.clerks[rows] * present[:, None, :]).sum(axis=2)
+    in_area = rules.india.windfall_clerks == "presidency_in_area"
+    if kernels.use(state.n_games):
+        _windfall_kernel(state.owner, state.clerks, rows, x, d.adjacent, d.home, in_area, rules.india.windfall, amounts)
+    else:
+        area = d.adjacent[x] | (np.arange(len(d.regions))[None, :] == x[:, None])  # [m, R]
+        present = area[:, d.home]  # [m, P]
+        if in_area:
+            owned = state.owner[rows][:, :, None] == np.arange(P)[None, None, :]  # [m, R, P]
+            present |= (owned & area[:, :, None]).any(axis=1)
+        amounts[rows] = rules.india.windfall * (state.clerks[rows] * present[:, None, :]).sum(axis=2)
     ledger.families(state, "windfall", amounts)
+
+
+@kernels.kernel
+def _windfall_kernel(owner, clerks, rows, region, adjacent, home, in_area, per_clerk, amounts):
+    """R-WINDFALL: ``windfall``'s amounts game by game (rows are distinct games): a presidency is present when its
+    home region (or, ``in_area``, one of its regions) is the hit region or a neighbour."""
+    for i in range(rows.shape[0]):
+        g, x = rows[i], region[i]
+        for p in range(home.shape[0]):
+            present = adjacent[x, home[p]] or home[p] == x
+            for r in range(owner.shape[1]):
+                if in_area and not present and owner[g, r] == p and (adjacent[x, r] or r == x):
+                    present = True
+            if present:
+                for s in range(clerks.shape[1]):
+                    amounts[g, s] += per_clerk * clerks[g, s, p]
 
 
 def leader(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
@@ -234,16 +280,43 @@ def peace(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -
     Then the marker marches."""
     d = rules.d
     rows = ev.rows
-    a, b = state.elephant_at[rows].astype(np.int64), state.elephant_facing[rows].astype(np.int64)
-    inside = b < 0
-    orders = np.where(inside[:, None], d.order_in_region.T[a], d.border_orders[a, np.maximum(b, 0)])
-    open_orders(state, rows, orders)
-    state.unrest[rows[inside], a[inside]] = 0
-    border = np.flatnonzero(~inside)
-    for side in (a[border], b[border]):
-        grow = state.owner[rows[border], side] < 0
-        state.strength[rows[border][grow], side[grow]] += 1
+    if kernels.use(state.n_games):
+        _peace_kernel(
+            state.order_open, state.tally, state.unrest, state.strength, state.owner, state.elephant_at,
+            state.elephant_facing, rows, d.order_in_region, d.border_orders, TALLY["orders_reopened"],
+        )  # fmt: skip
+    else:
+        a, b = state.elephant_at[rows].astype(np.int64), state.elephant_facing[rows].astype(np.int64)
+        inside = b < 0
+        orders = np.where(inside[:, None], d.order_in_region.T[a], d.border_orders[a, np.maximum(b, 0)])
+        open_orders(state, rows, orders)
+        state.unrest[rows[inside], a[inside]] = 0
+        border = np.flatnonzero(~inside)
+        for side in (a[border], b[border]):
+            grow = state.owner[rows[border], side] < 0
+            state.strength[rows[border][grow], side[grow]] += 1
     march(state, rules, rows, ev.region[rows], ev.shape[rows])
+
+
+@kernels.kernel
+def _peace_kernel(
+    order_open, tally, unrest, strength, owner, elephant_at, elephant_facing, rows, order_in_region, border_orders, col
+):
+    """R-PEACE: ``peace`` game by game before the march (rows are distinct games): the orders where the marker
+    stands open (counted), then inside a region its unrest goes, on a border the non-Company sides gain 1."""
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        a, b = elephant_at[g], elephant_facing[g]
+        for o in range(order_open.shape[1]):
+            if (order_in_region[o, a] if b < 0 else border_orders[a, b, o]) and not order_open[g, o]:
+                order_open[g, o] = True
+                tally[g, col] += 1
+        if b < 0:
+            unrest[g, a] = 0
+        else:
+            for side in (a, b):
+                if owner[g, side] < 0:
+                    strength[g, side] += 1
 
 
 def shuffle(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
@@ -302,7 +375,7 @@ def foreign_invasion(state: State, rules: Rules, dice: Chance, agents: Agents, e
         rr, t = rows[sel], target[sel]
         attack = dice.d6(rr, 1)[:, 0].astype(np.int64)
         company = state.owner[rr, t] >= 0
-        c = replace(ev, rows=rr[company])
+        c = ev.at(rr[company])
         attack_company(state, rules, dice, agents, c, t[company], attack[company])
         s = np.flatnonzero(~company)
         falls = attack[s] > empire_strength(state, rr[s], t[s])
@@ -345,6 +418,8 @@ def attack_company(
     the region is lost (``lose_region``). The region's unrest adds to ``strength`` (``attack_unrest``; a revolt is
     an attack of strength 0 plus its unrest). An attack of strength 0 or less fizzles."""
     rows = ev.rows
+    if rows.size == 0:
+        return
     strength = np.asarray(strength, dtype=np.int64) + attack_unrest(state, rules, rows, region)
     attacker = np.full(rows.size, -1) if attacker is None else attacker
     ok = ~state.done[rows] & (state.owner[rows, region] >= 0) & (strength >= 1)
@@ -508,12 +583,17 @@ def revolt_wave(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Ev
     rows = ev.rows[ev.attacked[ev.rows].any(axis=1)]
     if rows.size == 0:
         return
-    for a in range(P):
-        for r in range(state.owner.shape[1]):
-            sel = (state.owner[rows, r] == a) & (state.unrest[rows, r] > 0) & ~ev.attacked[rows, r]
-            sel &= ~state.done[rows]
-            if not sel.any():
-                continue
-            rr = rows[sel]
-            wave = replace(ev, rows=rr, attacked=ev.attacked.copy())
-            attack_company(state, rules, dice, agents, wave, np.full(rr.size, r), np.zeros(rr.size), tally="revolts")
+    # A revolt changes only its own region's owner and unrest (and may end the game), so the regions that revolt
+    # are known before the first one does: only their (army, region) pairs are visited, in the same order.
+    owner = state.owner[rows]
+    restless = (state.unrest[rows] > 0) & ~ev.attacked[rows] & (owner >= 0)  # [m, R]
+    if not restless.any():
+        return
+    armies = (owner[:, :, None] == np.arange(P)[None, None, :]) & restless[:, :, None]  # [m, R, P]
+    for a, r in np.argwhere(armies.any(axis=0).T):  # army by army, each army's regions in map order
+        sel = (owner[:, r] == a) & restless[:, r] & ~state.done[rows]
+        if not sel.any():
+            continue
+        rr = rows[sel]
+        wave = replace(ev, rows=rr, attacked=ev.attacked.copy())
+        attack_company(state, rules, dice, agents, wave, np.full(rr.size, r), np.zeros(rr.size), tally="revolts")
