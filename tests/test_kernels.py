@@ -7,6 +7,7 @@ open, and batches of 1, 37 and 4,096. Each kernel is also compared with its nump
 random positions.
 """
 
+import functools
 import hashlib
 import os
 import subprocess
@@ -116,16 +117,21 @@ MERGED = {  # name -> (players, strategies): every strategy rotated over the sea
 }
 
 
+def rotated(name: str):
+    """(rules, strategies, game ids, seating) of the ``MERGED`` table ``name`` over 2,048 games, every strategy
+    rotated over the seats game by game."""
+    players, names = MERGED[name]
+    rules = Rules.default(players)
+    ids = np.arange(2048)
+    return rules, engine.resolve_strategies(rules, names), ids, (np.arange(players)[None, :] + ids[:, None]) % players
+
+
 @pytest.mark.parametrize("name", MERGED)
 def test_seats_asked_at_once_play_the_frames_of_seat_by_seat_asks(monkeypatch, name):
     """``Agents.ask_seats`` (family_action, vote, offer_notes, accept_notes) asking each built-in strategy about all
     its (game, seat) pairs in one call plays the frames (and the decision counts) of asking the seats one by one, over
     2,048 rotated games."""
-    players, names = MERGED[name]
-    rules = Rules.default(players)
-    strategies = engine.resolve_strategies(rules, names)
-    ids = np.arange(2048)
-    seating = (np.arange(players)[None, :] + ids[:, None]) % players
+    rules, strategies, ids, seating = rotated(name)
     merged = []  # per family_action call: whether it asked several seats (of the same game or not)
 
     def spy(answer):
@@ -148,11 +154,7 @@ def test_shared_decisions_asked_together_play_the_frames_of_one_call_per_strateg
     """``Agents.callers``: the archetypes' seats asked in one call for each decision they all inherit as ``shared``
     (appoint, table_law, the firms' decisions, ...) play the frames of asking each strategy object on its own, over
     2,048 rotated games."""
-    players, names = MERGED[name]
-    rules = Rules.default(players)
-    strategies = engine.resolve_strategies(rules, names)
-    ids = np.arange(2048)
-    seating = (np.arange(players)[None, :] + ids[:, None]) % players
+    rules, strategies, ids, seating = rotated(name)
     digests, calls = [], []
     for mark in ("no such mark", agents.SHARED):
         monkeypatch.setattr(agents, "SHARED", mark)
@@ -692,27 +694,46 @@ def test_empire_strength_kernel_sums_the_empires_of_the_numpy_sum(monkeypatch):
     assert ref.dtype == got.dtype and np.array_equal(ref, got)
 
 
+def _closing_positions(mode: str, seed: int):
+    """(rules, state, rows, region, inside): 4,096 random positions (each order open with probability 1/4, so many
+    regions have none open) under cascade ``mode``, a random region closing in a random half of the games (``rows``),
+    ``inside`` its orders open there."""
+    rules, state = blank(4096, 5, **{"india.cascade": mode})
+    rng = np.random.default_rng(seed)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, len(rules.d.regions), rows.size)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.25
+    state.tally[:] = rng.integers(0, 3, state.tally.shape)
+    return rules, state, rows, region, rules.d.order_in_region.T[region] & state.order_open[rows]
+
+
+def state_both_ways(monkeypatch, state, fields, call):
+    """(before, numpy's, the kernels'): the state's ``fields`` before ``call()``, and after it run by the numpy
+    reference and by the kernels, each from the same start (``"out"``: what ``call`` returned); the state is put back
+    as it was before."""
+    before = {f: getattr(state, f).copy() for f in fields}
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        for f in fields:
+            getattr(state, f)[:] = before[f]
+        out = call()
+        after.append({"out": out, **{f: getattr(state, f).copy() for f in fields}})
+    for f in fields:
+        getattr(state, f)[:] = before[f]
+    return before, *after
+
+
 @pytest.mark.parametrize("mode", ["chain", "step", "none"])
 @pytest.mark.parametrize("cascading", [True, False])
 def test_close_all_kernel_closes_what_the_numpy_close_all_closes(monkeypatch, mode, cascading):
     """4,096 random positions (each order open with probability 1/4, so many regions have none open), every order
     of a random region closing in a random half of the games, cascading or not: the same orders closed and
     counted."""
-    rules, state = blank(4096, 5, **{"india.cascade": mode})
-    rng = np.random.default_rng(31)
-    rows = np.flatnonzero(rng.random(4096) < 0.5)
-    region = rng.integers(0, len(rules.d.regions), rows.size)
-    state.order_open[:] = rng.random(state.order_open.shape) < 0.25
-    state.tally[:] = rng.integers(0, 3, state.tally.shape)
-    inside = rules.d.order_in_region.T[region] & state.order_open[rows]
-    after = []
-    for enabled in (False, True):
-        monkeypatch.setattr(kernels, "ENABLED", enabled)
-        open_, tally = state.order_open.copy(), state.tally.copy()
-        india.close_all(state, rules, rows, region, cascading=cascading)
-        after.append((state.order_open.copy(), state.tally.copy()))
-        state.order_open[:], state.tally[:] = open_, tally
-    (ref_open, ref_tally), (k_open, k_tally) = after
+    rules, state, rows, region, inside = _closing_positions(mode, 31)
+    close = functools.partial(india.close_all, state, rules, rows, region, cascading=cascading)
+    _, ref, got = state_both_ways(monkeypatch, state, ["order_open", "tally"], close)
+    (ref_open, ref_tally), (k_open, k_tally) = (ref["order_open"], ref["tally"]), (got["order_open"], got["tally"])
     none_open = ~inside.any(axis=1)
     assert none_open.any() and not none_open.all()
     cascaded = (ref_open[rows[none_open]] != state.order_open[rows[none_open]]).any()
@@ -725,21 +746,10 @@ def test_close_northernmost_kernel_closes_what_the_numpy_turmoil_closes(monkeypa
     """R-TURMOIL over 4,096 random positions (each order open with probability 1/4): the northernmost open order of
     a random region closing in a random half of the games, the region cascading where none is open: the same
     orders closed and counted."""
-    rules, state = blank(4096, 5, **{"india.cascade": mode})
-    rng = np.random.default_rng(37)
-    rows = np.flatnonzero(rng.random(4096) < 0.5)
-    region = rng.integers(0, len(rules.d.regions), rows.size)
-    state.order_open[:] = rng.random(state.order_open.shape) < 0.25
-    state.tally[:] = rng.integers(0, 3, state.tally.shape)
-    inside = rules.d.order_in_region.T[region] & state.order_open[rows]
-    after = []
-    for enabled in (False, True):
-        monkeypatch.setattr(kernels, "ENABLED", enabled)
-        open_, tally = state.order_open.copy(), state.tally.copy()
-        india.close_northernmost(state, rules, rows, region)
-        after.append((state.order_open.copy(), state.tally.copy()))
-        state.order_open[:], state.tally[:] = open_, tally
-    (ref_open, ref_tally), (k_open, k_tally) = after
+    rules, state, rows, region, inside = _closing_positions(mode, 37)
+    close = functools.partial(india.close_northernmost, state, rules, rows, region)
+    _, ref, got = state_both_ways(monkeypatch, state, ["order_open", "tally"], close)
+    (ref_open, ref_tally), (k_open, k_tally) = (ref["order_open"], ref["tally"]), (got["order_open"], got["tally"])
     closed = (ref_open[rows] != state.order_open[rows]).sum(axis=1)
     several = inside.sum(axis=1) > 1
     assert (closed[several] == 1).all() and several.any()  # one order of a region with several open
@@ -799,15 +809,7 @@ def test_peace_kernel_makes_the_peace_of_the_numpy_peace(monkeypatch):
     tile = int(np.flatnonzero(d.tile_kind == L.E_PEACE)[0])
     ev = Event.of(state, rules, rows, tile)
     fields = ["order_open", "tally", "unrest", "strength", "elephant_at", "elephant_facing"]
-    before = {f: getattr(state, f).copy() for f in fields}
-    after = []
-    for enabled in (False, True):
-        monkeypatch.setattr(kernels, "ENABLED", enabled)
-        for f in fields:
-            getattr(state, f)[:] = before[f]
-        peace(state, rules, None, None, ev)
-        after.append({f: getattr(state, f).copy() for f in fields})
-    ref, got = after
+    before, ref, got = state_both_ways(monkeypatch, state, fields, lambda: peace(state, rules, None, None, ev))
     assert all((ref[f] != before[f]).any() for f in ["order_open", "tally", "unrest", "strength"])
     assert (ref["strength"] == before["strength"])[rows].any()  # a Company side does not grow
     for f in fields:
@@ -836,16 +838,10 @@ def test_rebel_kernel_settles_the_rebellions_of_the_numpy_rebel(monkeypatch):
     region = rng.integers(0, len(rules.d.regions), rows.size)
     modifier = rng.integers(-2, 5, rows.size)
     fields = ["capital", "strength", "order_open", "tally"]
-    before = {f: getattr(state, f).copy() for f in fields}
-    after = []
-    for enabled in (False, True):
-        monkeypatch.setattr(kernels, "ENABLED", enabled)
-        for f in fields:
-            getattr(state, f)[:] = before[f]
-        won = india.rebel(state, rules, rows, region, modifier)
-        after.append({"won": won, **{f: getattr(state, f).copy() for f in fields}})
-    ref, got = after
-    assert 0 < ref["won"].sum() < rows.size and all((ref[f] != before[f]).any() for f in fields)
+    before, ref, got = state_both_ways(
+        monkeypatch, state, fields, lambda: india.rebel(state, rules, rows, region, modifier)
+    )
+    assert 0 < ref["out"].sum() < rows.size and all((ref[f] != before[f]).any() for f in fields)
     for f in ref:
         assert np.array_equal(ref[f], got[f]), f
 
@@ -864,17 +860,10 @@ def test_invade_kernel_settles_the_invasions_of_the_numpy_invade(monkeypatch, ma
     defender = d.clockwise[attacker, rng.integers(0, 100, rows.size) % d.degree[attacker]]
     modifier = rng.integers(-2, 5, rows.size)
     fields = ["capital", "strength"]
-    before = {f: getattr(state, f).copy() for f in fields}
-    after = []
-    for enabled in (False, True):
-        monkeypatch.setattr(kernels, "ENABLED", enabled)
-        for f in fields:
-            getattr(state, f)[:] = before[f]
-        won = india.invade(state, rules, rows, attacker, defender, modifier)
-        after.append({"won": won, **{f: getattr(state, f).copy() for f in fields}})
-    ref, got = after
-    joined = ref["capital"][rows, defender] == attacker
-    assert 0 < ref["won"].sum() < rows.size and (ref["won"] & joined).any() and (ref["won"] & ~joined).any()
+    invade = functools.partial(india.invade, state, rules, rows, attacker, defender, modifier)
+    before, ref, got = state_both_ways(monkeypatch, state, fields, invade)
+    joined, won = ref["capital"][rows, defender] == attacker, ref["out"]
+    assert 0 < won.sum() < rows.size and (won & joined).any() and (won & ~joined).any()
     assert all((ref[f] != before[f]).any() for f in fields)
     for f in ref:
         assert np.array_equal(ref[f], got[f]), f
@@ -893,16 +882,10 @@ def test_reorder_kernel_stacks_the_tiles_of_the_numpy_reorder(monkeypatch):
     state.event_stack[:] = np.argsort(rng.random((4096, k)), axis=1)
     state.event_cursor[:] = rng.integers(-1, k, 4096)
     fields = ["event_stack", "event_cursor", "event_next"]
-    before = {f: getattr(state, f).copy() for f in fields}
     for u in (rng.integers(0, 5, (rows.size, k)).astype(float), rng.random((rows.size, k)) * 2):
-        after = []
-        for enabled in (False, True):
-            monkeypatch.setattr(kernels, "ENABLED", enabled)
-            for f in fields:
-                getattr(state, f)[:] = before[f]
-            reorder(state, rules, rows, u)
-            after.append({f: getattr(state, f).copy() for f in fields})
-        ref, got = after
+        before, ref, got = state_both_ways(
+            monkeypatch, state, fields, functools.partial(reorder, state, rules, rows, u)
+        )
         assert (ref["event_stack"][rows] != before["event_stack"][rows]).any() and (
             ref["event_cursor"][rows] == 0
         ).all()
