@@ -85,9 +85,10 @@ PASSES = "passes"
 SHARED = "shared"
 
 
-def _method(strat: Strategy, decision: str) -> Any:
-    """The function ``strat`` answers ``decision`` with (a bound method's function)."""
-    method = getattr(strat, decision, None)
+def _method(strat: Strategy, name: str) -> Any:
+    """What ``strat`` has as ``name``: a method's function (so two objects' inherited methods compare equal), else
+    the attribute's value (a parameter)."""
+    method = getattr(strat, name, None)
     return getattr(method, "__func__", method)
 
 
