@@ -29,6 +29,7 @@ import numpy as np
 
 from . import laws, ledger, trace
 from . import layout as L
+from .reduce import any_last
 from .rules import Rules
 from .state import FLOW, TALLY, State
 
@@ -81,14 +82,6 @@ def _add_over(a: np.ndarray, axis: int) -> np.ndarray:
     out = parts[0].astype(np.int64)
     for part in parts[1:]:
         out += part
-    return out
-
-
-def _any_slot(a: np.ndarray) -> np.ndarray:
-    """bool[G]: ``a.any(axis=1)`` for a bool[G, F], as explicit ors over the tiny slot axis."""
-    out = a[:, 0].copy()
-    for f in range(1, a.shape[1]):
-        out |= a[:, f]
     return out
 
 
@@ -194,7 +187,7 @@ def dividend_cap(state: State) -> np.ndarray:
     """int[G, N]: the highest dividend level among the firms where the family holds at least one share: what its
     special retirement may cost at most (L197; 2e: a firm whose dividend marker is at 0 allows none)."""
     out = np.zeros((state.n_games, state.n_players), dtype=state.firm_dividend.dtype)
-    rows = np.flatnonzero(_any_slot(state.firm_dividend != 0))  # elsewhere every level is 0
+    rows = np.flatnonzero(any_last(state.firm_dividend != 0))  # elsewhere every level is 0
     if rows.size:
         held = state.firm_shares[rows] > 0  # [m, F, N]
         out[rows] = np.where(held, state.firm_dividend[rows, :, None], 0).max(axis=1)

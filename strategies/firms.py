@@ -12,8 +12,6 @@ its own relatives out of debtors' prison.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 
 from sim import firms as fr
@@ -61,8 +59,7 @@ def best_port(obs: Observation, limit: np.ndarray, rows: np.ndarray | None = Non
     if rows is not None:
         order_open, filled = order_open.take(rows, axis=0), filled.take(rows, axis=0)
     value = np.where(filled, d.order_half, d.order_value).astype(float)
-    at = SimpleNamespace(rules=obs.rules, n=value.shape[0], order_open=order_open)  # what ``port_worth`` reads
-    worth = V.port_worth(at, value, limit)  # [G', P]
+    worth = V.port_worth(obs.rules, order_open, value, limit)  # [G', P]
     return worth.argmax(axis=1), worth.max(axis=1)
 
 

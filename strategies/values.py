@@ -268,15 +268,15 @@ def _best_first(value, reached, out):
         out[j] = v
 
 
-def port_worth(obs, value: np.ndarray, limit: np.ndarray) -> np.ndarray:
-    """float[G', P]: for each presidency's port, the ``limit[G']`` best of the open orders it reaches, valued
-    ``value[G', O]`` (sums of whole or half order values: exact in any order)."""
-    table = reach_table(obs.rules)
-    if kernels.use(obs.n) and table is not None:
-        out = np.empty((obs.n, table.shape[0]))
-        _port_worth_kernel(order_bits(obs.order_open), table, value, limit.astype(np.int64), out)
+def port_worth(rules, order_open: np.ndarray, value: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """float[G', P]: for each presidency's port, the ``limit[G']`` best of the open orders (``order_open``
+    bool[G', O]) it reaches, valued ``value[G', O]`` (sums of whole or half order values: exact in any order)."""
+    table = reach_table(rules)
+    if kernels.use(len(order_open)) and table is not None:
+        out = np.empty((len(order_open), table.shape[0]))
+        _port_worth_kernel(order_bits(order_open), table, value, limit.astype(np.int64), out)
         return out
-    reach = reachable(obs.rules, obs.order_open)  # [G', P, O]
+    reach = reachable(rules, order_open)  # [G', P, O]
     vals = np.sort(np.where(reach, value[:, None, :], 0.0), axis=2)[:, :, ::-1]  # best first
     return (vals * (np.arange(vals.shape[2])[None, None, :] < limit[:, None, None])).sum(axis=2)
 
