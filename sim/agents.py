@@ -157,6 +157,14 @@ class StrategyRandom:
         return low + np.minimum((u * (high - low + 1)).astype(np.int64), high - low)
 
 
+def full_batch(g: int, rows: np.ndarray, values: Any, fill: Any, dtype: Any = np.int64) -> np.ndarray:
+    """A full-batch array [G, ...] of ``values`` at games ``rows``, ``fill`` elsewhere: a question (or a legal
+    option) worked out at the games it concerns only, handed to ``Agents.ask``, which takes full-batch arrays."""
+    out = np.full((g, *np.shape(values)[1:]), fill, dtype=dtype)
+    out[rows] = values
+    return out
+
+
 class Observation:
     """What the deciding seat sees in each of the games it is asked about (G' = len(games)): one row per game, or
     per (game, seat) pair asked (``Agents.ask_seats``: a game then has a row for each of its seats asked).

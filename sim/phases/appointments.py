@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import laws, notes
 from .. import layout as L
-from ..agents import Agents
+from ..agents import Agents, full_batch
 from ..dice import Chance
 from ..positions import waive_nepotism
 from ..reduce import any_last
@@ -140,14 +140,14 @@ def candidates(state: State, rules: Rules, office: int) -> np.ndarray:
     return cand
 
 
-def governor_candidates(state: State, presidency: np.ndarray) -> np.ndarray:
-    """bool[G, N, SOURCES] for a governor: officers of the presidency's army or its clerks (per game presidency)."""
-    g, n = state.n_games, state.n_players
-    cand = np.zeros((g, n, L.n_sources(state.owner.shape[1])), dtype=bool)
+def governor_candidates(state: State, presidency: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """bool[G, N, SOURCES] for a governor in games ``rows`` (none elsewhere): officers of the presidency's army or
+    its clerks (per game presidency)."""
+    cand = np.zeros((state.n_games, state.n_players, L.n_sources(state.owner.shape[1])), dtype=bool)
     for p in range(L.PRESIDENCIES):
-        mine = (presidency == p)[:, None]
-        cand[:, :, L.SRC_CLERK[p]] = (state.clerks[:, :, p] > 0) & mine
-        cand[:, :, L.SRC_OFFICER[p]] = (state.officers[:, :, p] > 0) & mine
+        at = rows[presidency[rows] == p]
+        cand[at, :, L.SRC_CLERK[p]] = state.clerks[at, :, p] > 0
+        cand[at, :, L.SRC_OFFICER[p]] = state.officers[at, :, p] > 0
     return cand
 
 
@@ -184,7 +184,7 @@ def appoint_governor(state: State, rules: Rules, dice: Chance, agents: Agents, r
         appointer = state.office[:, L.CHAIRMAN]
     else:
         appointer = np.where(president >= 0, president, state.office[:, L.CHAIRMAN])
-    cand = governor_candidates(state, presidency)
+    cand = governor_candidates(state, presidency, np.flatnonzero(vacant))
     family, source = choose(state, rules, dice, agents, -1 - region, vacant, appointer, cand)
     seat_relative(state, rules, dice, agents, family, source)
     rows = np.flatnonzero(family >= 0)
@@ -206,11 +206,16 @@ def choose(
     Returns family and source per game (-1 where nobody is appointed)."""
     g, n = state.n_games, state.n_players
     s = cand.shape[2]
-    has_cand = any_last(cand)  # [G, N]
-    open_ = vacant & any_last(has_cand)
-    appointer = np.where(open_, np.where(appointer >= 0, appointer, state.office[:, L.CHAIRMAN]), -1)
     family = np.full(g, -1, dtype=np.int64)
     source = np.full(g, -1, dtype=np.int64)
+    rows = np.flatnonzero(vacant)  # the work is done at the open games only (an office is vacant in a few)
+    has_cand = any_last(cand[rows])  # [R, N]
+    open_ = any_last(has_cand)
+    rows, has_cand = rows[open_], has_cand[open_]
+    if rows.size == 0:
+        return family, source
+    appointer = appointer[rows]
+    appointer = np.where(appointer >= 0, appointer, state.office[rows, L.CHAIRMAN])  # -1: nobody appoints
     office_arr = np.full(g, office)
 
     def check(answer, legal, obs):
@@ -219,31 +224,40 @@ def choose(
         fc, sc = np.clip(f, 0, obs.players - 1), np.clip(src, 0, s - 1)
         return ~ok | ~legal.candidates[np.arange(obs.n), fc, sc], "not one of the candidates"
 
-    ask = np.where(open_ & (appointer >= 0), appointer, -1)
+    ask = full_batch(g, rows, appointer, -1, appointer.dtype)
     agents.ask("appoint", state, ask, {"office": office_arr, "candidates": cand}, (family, source), check)
     # nepotism: his own relative needs the consent of every other family with a candidate, unless he plays a
     # position card that waives it (D-POSITIONS "ignore_nepotism")
-    own = (ask >= 0) & (family == ask)
-    others = has_cand & (np.arange(n)[None, :] != ask[:, None])
-    own &= ~waive_nepotism(state, rules, agents, ask, own & any_last(others), office_arr)
-    refused = np.zeros(g, dtype=bool)
+    own = (appointer >= 0) & (family[rows] == appointer)
+    others = has_cand & (np.arange(n)[None, :] != appointer[:, None])
+    own &= ~waive_nepotism(
+        state, rules, agents, ask, full_batch(g, rows, own & any_last(others), False, bool), office_arr
+    )[rows]
+    refused = np.zeros(rows.size, dtype=bool)
     for seat in range(n):
-        need = own & (ask != seat) & has_cand[:, seat]
+        need = own & (appointer != seat) & has_cand[:, seat]
         if need.any():
             consent = np.zeros(g, dtype=bool)
-            if not agents.all_pass("consent", need):  # every family at the table refuses: nobody to ask
+            need_g = full_batch(g, rows, need, False, bool)
+            if not agents.all_pass("consent", need_g):  # every family at the table refuses: nobody to ask
                 legal = {"office": office_arr, "appointer": ask, "candidates": cand}
-                agents.ask("consent", state, np.where(need, seat, -1), legal, (consent,))
-            consent |= notes.consent_by_note(state, rules, ask, seat, need & ~consent)  # a kind-2 note
-            refused |= need & ~consent
+                agents.ask("consent", state, np.where(need_g, seat, -1), legal, (consent,))
+            consent |= notes.consent_by_note(state, rules, ask, seat, need_g & ~consent)  # a kind-2 note
+            refused |= need & ~consent[rows]
     if refused.any():
         cand2 = cand.copy()
-        rows = np.flatnonzero(refused)
-        cand2[rows, ask[rows]] = False
-        again = np.where(refused, ask, -1)
-        agents.ask("appoint", state, again, {"office": office_arr, "candidates": cand2}, (family, source), check)
+        again = rows[refused]
+        cand2[again, ask[again]] = False
+        agents.ask(
+            "appoint",
+            state,
+            full_batch(g, again, ask[again], -1, ask.dtype),
+            {"office": office_arr, "candidates": cand2},
+            (family, source),
+            check,
+        )
     # nobody to appoint: chance picks among the candidates
-    blind = np.flatnonzero(open_ & (ask < 0))
+    blind = rows[appointer < 0]
     if blind.size:
         flat = dice.pick(blind, cand[blind].reshape(blind.size, -1))
         family[blind], source[blind] = flat // s, flat % s

@@ -49,7 +49,7 @@ import numpy as np
 from .. import firms as fr
 from .. import layout as L
 from .. import ledger, trace
-from ..agents import Agents
+from ..agents import Agents, full_batch
 from ..board import check_outcome, company_ships, reachable
 from ..dice import Chance
 from ..reduce import any_last, sum_last
@@ -340,7 +340,7 @@ def dissolve_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) ->
             decider = np.full(g, -1, dtype=np.int64)
             decider[rows[holds]] = voter
             ok = np.zeros(g, dtype=bool)
-            agents.ask("consent_dissolution", state, decider, {"firm": _full(g, rows, f, -1)}, (ok,))
+            agents.ask("consent_dissolution", state, decider, {"firm": full_batch(g, rows, f, -1)}, (ok,))
             agreed &= ~holds | ok[rows]
         if agreed.any():
             fr.bankrupt(state, rows[agreed], f[agreed])
@@ -487,9 +487,9 @@ def strategy_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) ->
         ask[games] = ask_m
         legal = {
             "firm": slot[:, seat],
-            "cash": _full(g, games, cash, 0, cash.dtype),
-            "ships": _full(g, games, n_ships, 0),
-            "due": _full(g, games, due[sub, oc], 0),
+            "cash": full_batch(g, games, cash, 0, cash.dtype),
+            "ships": full_batch(g, games, n_ships, 0),
+            "due": full_batch(g, games, due[sub, oc], 0),
         }
         agents.ask("firm_strategy", state, np.where(ask, seat, -1), legal, (ports[:, seat], bids[:, seat]), check)
         ports[~ask, seat] = -1
@@ -814,10 +814,10 @@ def rescue(
         decider = np.full(g, -1, dtype=np.int64)
         decider[rows[idx]] = state.firm_manager[rows[idx], other[idx]]
         legal = {
-            "firm": _full(g, rows, slot, -1),
-            "own": _full(g, rows, other, -1),
-            "shortfall": _full(g, rows, short, 0),
-            "cost": _full(g, rows, need, 0),
+            "firm": full_batch(g, rows, slot, -1),
+            "own": full_batch(g, rows, other, -1),
+            "shortfall": full_batch(g, rows, short, 0),
+            "cost": full_batch(g, rows, need, 0),
         }
         yes = np.zeros(g, dtype=bool)
         agents.ask("rescue_firm", state, decider, legal, (yes,))
@@ -835,13 +835,6 @@ def rescue(
         paid[rr, slot[idx]] = True
         saved[idx] = True
     return saved
-
-
-def _full(g: int, rows: np.ndarray, values: np.ndarray, fill: int, dtype=np.int64) -> np.ndarray:
-    """A full-batch array of ``values`` at games ``rows``, ``fill`` elsewhere (a legal option asked at ``rows``)."""
-    out = np.full(g, fill, dtype=dtype)
-    out[rows] = values
-    return out
 
 
 def dividends(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
@@ -934,10 +927,10 @@ def dividends(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> Non
             ask[games] = ask_m
             k = np.zeros(g, dtype=np.int64)
             legal = {
-                "firm": _full(g, games, own, -1),
-                "per_payout": _full(g, games, per_payout[sub, oc], 0),
-                "max_payouts": _full(g, games, max_payouts[sub, oc], 0),
-                "available": _full(g, games, avail[sub, oc], 0),
+                "firm": full_batch(g, games, own, -1),
+                "per_payout": full_batch(g, games, per_payout[sub, oc], 0),
+                "max_payouts": full_batch(g, games, max_payouts[sub, oc], 0),
+                "available": full_batch(g, games, avail[sub, oc], 0),
             }
             agents.ask("firm_dividends", state, np.where(ask, seat, -1), legal, (k,), check_k)
             payouts[sub[ask_m], oc[ask_m]] = k[games[ask_m]]
