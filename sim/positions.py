@@ -27,7 +27,7 @@ import numpy as np
 
 from . import layout as L
 from . import ledger, notes
-from .agents import Agents
+from .agents import Agents, full_batch
 from .board import seat_counts
 from .dice import Chance
 from .reduce import any_last
@@ -208,12 +208,6 @@ class Played:
     ignore_nepotism: np.ndarray
 
 
-def playable(state: State, rules: Rules, moment: str, seat: int) -> np.ndarray:
-    """bool[G, D]: the unplayed closed cards of this moment ``seat``'s family holds, in running games."""
-    d = rules.d
-    return (state.card_owner == seat) & ~state.card_played & (d.card_moment == MOMENT[moment]) & ~state.done[:, None]
-
-
 def play_cards(
     state: State,
     rules: Rules,
@@ -228,19 +222,25 @@ def play_cards(
     g, n = state.n_games, state.n_players
     of_moment = rules.d.card_moment == MOMENT[moment]
     hits, seats = [], []  # per seat asked: the flat (game, card) indices of the cards it played
-    if ((state.card_owner >= 0) & ~state.card_played & of_moment).any():  # else nobody holds one: nothing to ask
-        for seat in range(n):
-            options = playable(state, rules, moment, seat)
-            if allowed is not None:
-                options &= allowed[:, seat, None]
-            decider = np.where(any_last(options), seat, -1)
-            if not (decider >= 0).any():
-                continue
-            answer = np.zeros(options.shape, dtype=bool)
-            legal = {"moment": np.full(g, MOMENT[moment]), "playable": options, **(context or {})}
-            agents.ask("play_position", state, decider, legal, (answer,), _check_play(None))
-            hits.append(np.flatnonzero(answer & options & (decider >= 0)[:, None]))
-            seats.append(np.full(hits[-1].size, seat))
+    # the holder of each unplayed closed card of this moment in the running games (-1: none); the games where
+    # somebody holds one are the only ones asked (few: most cards are open or played)
+    holder = np.where(of_moment & ~state.card_played & ~state.done[:, None], state.card_owner, -1)
+    rows = np.flatnonzero(any_last(holder >= 0))
+    holder = holder[rows]
+    for seat in range(n if rows.size else 0):
+        mine = holder == seat  # the cards the seat's family may play, at the games ``rows``
+        if allowed is not None:
+            mine &= allowed[rows, seat, None]
+        holds = any_last(mine)
+        if not holds.any():
+            continue
+        options = full_batch(g, rows, mine, False, bool)
+        decider = full_batch(g, rows[holds], seat, -1)
+        answer = np.zeros(options.shape, dtype=bool)
+        legal = {"moment": np.full(g, MOMENT[moment]), "playable": options, **(context or {})}
+        agents.ask("play_position", state, decider, legal, (answer,), _check_play(None))
+        hits.append(np.flatnonzero(answer & options & (decider >= 0)[:, None]))
+        seats.append(np.full(hits[-1].size, seat))
     game, card = np.divmod(np.concatenate(hits or [np.zeros(0, dtype=np.int64)]), state.card_owner.shape[1])
     return _apply(state, rules, game, np.concatenate(seats or [np.zeros(0, dtype=np.int64)]), card)
 
