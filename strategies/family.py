@@ -61,21 +61,24 @@ def vp_worth(strategy, obs: Observation) -> np.ndarray:
 
 def action_values(strategy, obs: Observation, legal) -> np.ndarray:
     """float[G', ACTIONS]: the worth of each family action taken once, less its cost (pass 0); illegal actions
-    are -inf."""
+    are -inf. An action legal in none of the rows (e.g. all but the one a law's extra action offers) is not
+    valued: it is -inf whatever its worth."""
     a = obs.rules.actions
-    value = V.on_games(obs, lambda o: _game_values(strategy, o))
-    # money piling up faster than two luxuries a round could turn it into VP before the expected end
-    hoard = obs.own("money") / horizon(obs) - 2 * a.luxury_cost
-    value[:, L.A_LUXURY] += np.clip(hoard, 0.0, 8.0) / 2.0
-    value[:, L.A_SHIPYARD] = np.maximum(value[:, L.A_SHIPYARD], firm_play.shipyard_wanted(obs) - 4.0)
-    # clerk: a candidate where the family has none
-    clerks = obs.own("clerks")  # [G', P]
-    lacking = (clerks == 0) & (obs.office[:, list(L.PRESIDENT)] != obs.seat[:, None])
-    value[:, L.A_CLERK] = np.where(any_last(lacking), 0.8 + 0.2 * horizon(obs), 0.6 - 0.2 * sum_last(clerks))
-    # relatives are few: keep the last ones at home
-    short = np.where(obs.own("supply") <= 2, 2.0, 0.0)
-    for action in (L.A_CLERK, L.A_OFFICER, L.A_SHARES):
-        value[:, action] -= short
+    valued = legal.once.any(axis=0).tolist()  # [ACTIONS] the actions legal in some row
+    value = V.on_games(obs, lambda o: _game_values(strategy, o, valued))
+    if valued[L.A_LUXURY]:  # money piling up faster than two luxuries a round could turn it into VP before the end
+        hoard = obs.own("money") / horizon(obs) - 2 * a.luxury_cost
+        value[:, L.A_LUXURY] += np.clip(hoard, 0.0, 8.0) / 2.0
+    if valued[L.A_SHIPYARD]:
+        value[:, L.A_SHIPYARD] = np.maximum(value[:, L.A_SHIPYARD], firm_play.shipyard_wanted(obs) - 4.0)
+    if valued[L.A_CLERK]:  # clerk: a candidate where the family has none
+        clerks = obs.own("clerks")  # [G', P]
+        lacking = (clerks == 0) & (obs.office[:, list(L.PRESIDENT)] != obs.seat[:, None])
+        value[:, L.A_CLERK] = np.where(any_last(lacking), 0.8 + 0.2 * horizon(obs), 0.6 - 0.2 * sum_last(clerks))
+    if valued[L.A_CLERK] or valued[L.A_OFFICER] or valued[L.A_SHARES]:  # relatives are few: keep the last ones
+        short = np.where(obs.own("supply") <= 2, 2.0, 0.0)
+        for action in (L.A_CLERK, L.A_OFFICER, L.A_SHARES):
+            value[:, action] -= short
     prefer = np.zeros(L.N_ACTIONS)  # the strategy's own preferences (``prefer_*`` parameters)
     for action, key in PREFER.items():
         prefer[action] = getattr(strategy, key)
@@ -83,34 +86,42 @@ def action_values(strategy, obs: Observation, legal) -> np.ndarray:
     return np.where(legal.once, value, -np.inf)
 
 
-def _game_values(strategy, obs) -> np.ndarray:
+def _game_values(strategy, obs, valued: list[bool]) -> np.ndarray:
     """float[G', ACTIONS]: what ``action_values`` finds the same for every seat of a game: luxury (but the hoard),
-    factory, shares and shipyard (but a firm's want of one), the officer; the clerk and pass 0."""
+    factory, shares and shipyard (but a firm's want of one), the officer; the clerk and pass 0. Only the actions
+    ``valued`` (the others 0)."""
     r = obs.rules
-    left = horizon(obs)
-    vpw = vp_worth(strategy, obs)
     value = np.zeros((obs.n, L.N_ACTIONS))
     a = r.actions
-    # luxury
-    ladder = obs.ladder.astype(float)  # [G', 4] rules.ASSETS order: luxuries, shares, shipyards, factories
-    value[:, L.A_LUXURY] = a.luxury_vp * vpw + INFLUENCE_WORTH * ladder[:, 0] + 0.3 * a.luxury_wealth - a.luxury_cost
-    # factory
     pr = r.property
-    risk = V.crash_risk(obs)
-    votes = 0.15 * pr.factory_votes
-    value[:, L.A_FACTORY] = (
-        pr.factory_income * left + pr.factory_crash_vp * vpw * risk + votes + INFLUENCE_WORTH * ladder[:, 3]
-    ) - a.factory_cost
-    # shares: the cheapest free position on the exchange
-    price = np.minimum(exchange_free(r, obs.exchange)[1], 99)
-    value[:, L.A_SHARES] = V.share_worth(obs) + INFLUENCE_WORTH * (ladder[:, 1] - 1) - price
-    # shipyard: used when the Company's seas lack ships beyond the free yards (or a firm wants one: per seat)
-    gap = sum_last(obs.order_open) - sum_last(V.sea_ships(obs)[:, : L.PRESIDENCIES])  # a cheap estimate
-    yards_free = sum_last(firm_play.yards_free(obs))
-    used = np.clip((gap - yards_free) / 2.0, 0.0, 1.0) * (left >= 2)
-    value[:, L.A_SHIPYARD] = pr.yard_ship_income * (left - 1) * used * 0.8 + 0.15 * pr.shipyard_votes - a.shipyard_cost
-    # officer: a family that does not fight gains little
-    value[:, L.A_OFFICER] = -0.5
+    if valued[L.A_LUXURY] or valued[L.A_FACTORY] or valued[L.A_SHARES]:
+        ladder = obs.ladder.astype(float)  # [G', 4] rules.ASSETS order: luxuries, shares, shipyards, factories
+    if valued[L.A_LUXURY] or valued[L.A_FACTORY]:
+        vpw = vp_worth(strategy, obs)
+    if valued[L.A_LUXURY]:
+        value[:, L.A_LUXURY] = (
+            a.luxury_vp * vpw + INFLUENCE_WORTH * ladder[:, 0] + 0.3 * a.luxury_wealth - a.luxury_cost
+        )
+    if valued[L.A_FACTORY]:
+        votes = 0.15 * pr.factory_votes
+        value[:, L.A_FACTORY] = (
+            pr.factory_income * horizon(obs)
+            + pr.factory_crash_vp * vpw * V.crash_risk(obs)
+            + votes
+            + INFLUENCE_WORTH * ladder[:, 3]
+        ) - a.factory_cost
+    if valued[L.A_SHARES]:  # the cheapest free position on the exchange
+        price = np.minimum(exchange_free(r, obs.exchange)[1], 99)
+        value[:, L.A_SHARES] = V.share_worth(obs) + INFLUENCE_WORTH * (ladder[:, 1] - 1) - price
+    if valued[L.A_SHIPYARD]:  # used when the Company's seas lack ships beyond the free yards (or a firm wants one)
+        left = horizon(obs)
+        gap = sum_last(obs.order_open) - sum_last(V.sea_ships(obs)[:, : L.PRESIDENCIES])  # a cheap estimate
+        yards_free = sum_last(firm_play.yards_free(obs))
+        used = np.clip((gap - yards_free) / 2.0, 0.0, 1.0) * (left >= 2)
+        value[:, L.A_SHIPYARD] = (
+            pr.yard_ship_income * (left - 1) * used * 0.8 + 0.15 * pr.shipyard_votes - a.shipyard_cost
+        )
+    value[:, L.A_OFFICER] = -0.5  # a family that does not fight gains little
     return value
 
 
