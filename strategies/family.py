@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim import kernels
 from sim import layout as L
 from sim.agents import Observation
 from sim.board import exchange_free
@@ -63,6 +64,8 @@ def action_values(strategy, obs: Observation, legal) -> np.ndarray:
     """float[G', ACTIONS]: the worth of each family action taken once, less its cost (pass 0); illegal actions
     are -inf. An action legal in none of the rows (e.g. all but the one a law's extra action offers) is not
     valued: it is -inf whatever its worth."""
+    if kernels.use(obs.n):
+        return _compiled_values(strategy, obs, legal.once)
     a = obs.rules.actions
     valued = legal.once.any(axis=0).tolist()  # [ACTIONS] the actions legal in some row
     value = V.on_games(obs, lambda o: _game_values(strategy, o, valued))
@@ -79,10 +82,7 @@ def action_values(strategy, obs: Observation, legal) -> np.ndarray:
         short = np.where(obs.own("supply") <= 2, 2.0, 0.0)
         for action in (L.A_CLERK, L.A_OFFICER, L.A_SHARES):
             value[:, action] -= short
-    prefer = np.zeros(L.N_ACTIONS)  # the strategy's own preferences (``prefer_*`` parameters)
-    for action, key in PREFER.items():
-        prefer[action] = getattr(strategy, key)
-    value += prefer
+    value += _preferences(strategy)  # the strategy's own preferences (``prefer_*`` parameters)
     return np.where(legal.once, value, -np.inf)
 
 
@@ -123,6 +123,178 @@ def _game_values(strategy, obs, valued: list[bool]) -> np.ndarray:
         )
     value[:, L.A_OFFICER] = -0.5  # a family that does not fight gains little
     return value
+
+
+def _preferences(strategy) -> np.ndarray:
+    """float[ACTIONS]: the strategy's own preference for each action (its ``prefer_*`` parameters; pass 0)."""
+    prefer = np.zeros(L.N_ACTIONS)
+    for action, key in PREFER.items():
+        prefer[action] = getattr(strategy, key)
+    return prefer
+
+
+def _compiled_values(strategy, obs: Observation, once: np.ndarray) -> np.ndarray:
+    """``action_values`` by ``_values_kernel``: the game's fields read at one row per game (``values.game_rows``),
+    the crash risk and the horizon (``np.exp``) and the exchange's price by numpy."""
+    game, back = V.game_rows(obs)
+    r = obs.rules
+    a, pr = r.actions, r.property
+    price = np.minimum(exchange_free(r, game.exchange)[1], 99)
+    out = np.empty((obs.n, L.N_ACTIONS))
+    _values_kernel(
+        back,
+        horizon(game),
+        V.crash_risk(game),
+        V.rounds_left(game),
+        game.ladder,
+        price,
+        game.share_vp,
+        game.order_open,
+        game.ships,
+        game.yard_ships,
+        game.shipyards,
+        game.firm_ships,
+        game.firm_manager,
+        game.deregulated,
+        game.office,
+        obs.seat,
+        obs.own("money"),
+        obs.own("clerks"),
+        obs.own("supply"),
+        obs.own("factories"),
+        obs.own("shares"),
+        np.asarray(once, dtype=np.bool_),
+        np.array(L.PRESIDENT, dtype=np.int64),
+        np.array(
+            [
+                strategy.vp_worth,
+                a.luxury_vp,
+                0.3 * a.luxury_wealth,
+                a.luxury_cost,
+                pr.factory_income,
+                pr.factory_crash_vp,
+                0.15 * pr.factory_votes,
+                a.factory_cost,
+                pr.yard_ship_income,
+                0.15 * pr.shipyard_votes,
+                a.shipyard_cost,
+                V.VP_WORTH,
+            ],
+            dtype=float,
+        ),
+        _preferences(strategy),
+        out,
+    )
+    return out
+
+
+@kernels.kernel
+def _values_kernel(
+    back,
+    left,
+    risk,
+    rounds,
+    ladder,
+    price,
+    share_vp,
+    order_open,
+    ships,
+    yard_ships,
+    shipyards,
+    firm_ships,
+    firm_manager,
+    deregulated,
+    office,
+    seat,
+    money,
+    clerks,
+    supply,
+    factories,
+    shares,
+    once,
+    president,
+    c,
+    prefer,
+    out,
+):
+    """``action_values`` row by row, its float operations in the numpy reference's order (game values at the row's
+    game ``back[i]``; ``left`` the horizon; ``c``: vp_worth, luxury VP, 0.3 * luxury wealth, luxury cost, factory
+    income, factory crash VP, 0.15 * factory votes, factory cost, yard ship income, 0.15 * shipyard votes, shipyard
+    cost, values.VP_WORTH)."""
+    players, n_orders = shipyards.shape[1], order_open.shape[1]
+    for i in range(back.shape[0]):
+        g, s = back[i], seat[i]
+        h, p = left[g], risk[g]
+        x = 2.5 - h  # vp_worth: np.clip(2.5 - h, 0.0, 1.5)
+        x = x if x > 0.0 else 0.0
+        x = x if x < 1.5 else 1.5
+        vpw = c[0] + x
+        # luxury, and the hoard
+        lux = c[1] * vpw + INFLUENCE_WORTH * float(ladder[g, 0]) + c[2] - c[3]
+        hoard = money[i] / h - 2 * c[3]
+        hoard = hoard if hoard > 0.0 else 0.0
+        hoard = hoard if hoard < 8.0 else 8.0
+        lux += hoard / 2.0
+        # factory
+        fac = (c[4] * h + c[5] * vpw * p + c[6] + INFLUENCE_WORTH * float(ladder[g, 3])) - c[7]
+        # shares (values.share_worth)
+        rl = float(rounds[g])
+        vp = share_vp[g] * (1.0 - 2.0 * p)
+        m = rl - 1
+        dividends = 0.6 * (m if m > 0.0 else 0.0) * (1.0 - p)
+        refinance = 1.5 if rl >= 2 else 0.0
+        sw = c[11] * vp + 1.0 + dividends + refinance
+        sha = sw + INFLUENCE_WORTH * (float(ladder[g, 1]) - 1) - price[g]
+        # shipyard: the seas' open orders less their ships and the free family yards
+        gap = 0
+        for o in range(n_orders):
+            gap += order_open[g, o]
+        for loc in range(president.shape[0]):
+            gap -= ships[g, loc, 0] + ships[g, loc, 1]
+            for n in range(players):
+                gap -= yard_ships[g, n, loc]
+        free_total = 0
+        own_free = 0
+        for n in range(players):
+            use = 0
+            for loc in range(yard_ships.shape[2]):
+                use += yard_ships[g, n, loc]
+            for f in range(firm_ships.shape[1]):
+                use += firm_ships[g, f, n]
+            free = max(shipyards[g, n] - use, 0)
+            free_total += free
+            if n == s:
+                own_free = free
+        x = (gap - free_total) / 2.0
+        x = x if x > 0.0 else 0.0
+        x = x if x < 1.0 else 1.0
+        used = x * (1.0 if h >= 2 else 0.0)
+        yard = c[8] * (h - 1) * used * 0.8 + c[9] - c[10]
+        # a firm's want of a shipyard (firms.shipyard_wanted)
+        mine = -1
+        for f in range(firm_manager.shape[1]):
+            if firm_manager[g, f] == s:
+                mine = f
+                break
+        fleet = 0
+        for n in range(players):
+            fleet += firm_ships[g, max(mine, 0), n]
+        assets = min(factories[i], supply[i]) + shares[i]
+        starting = mine < 0 and shipyards[g, s] == 0 and assets >= 2 and rounds[g] >= 4
+        want = deregulated[g] and own_free == 0 and ((mine >= 0 and fleet == 0) or starting)
+        wanted = (5.5 if want else 0.0) - 4.0
+        yard = yard if yard >= wanted else wanted
+        # clerk: a candidate where the family has none
+        lacking = False
+        sent = 0
+        for q in range(president.shape[0]):
+            lacking |= clerks[i, q] == 0 and office[g, president[q]] != s
+            sent += clerks[i, q]
+        clerk = 0.8 + 0.2 * h if lacking else 0.6 - 0.2 * sent
+        short = 2.0 if supply[i] <= 2 else 0.0
+        value = (0.0, lux, yard, fac, clerk - short, -0.5 - short, sha - short)
+        for k in range(out.shape[1]):
+            out[i, k] = value[k] + prefer[k] if once[i, k] else -np.inf
 
 
 def clerk_targets(obs: Observation) -> np.ndarray:
