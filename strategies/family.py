@@ -222,9 +222,32 @@ def _values_kernel(
     income, factory crash VP, 0.15 * factory votes, factory cost, yard ship income, 0.15 * shipyard votes, shipyard
     cost, values.VP_WORTH)."""
     players, n_orders = shipyards.shape[1], order_open.shape[1]
+    free = np.zeros(players, dtype=np.int64)  # the free yards of each family of the game
+    last, lacking_ships = -1, 0.0
     for i in range(back.shape[0]):
         g, s = back[i], seat[i]
         h, p = left[g], risk[g]
+        if g != last:  # the game's own values, once for its rows (which follow one another)
+            last = g
+            # the seas' open orders less their ships and the free family yards (a yard holds one ship)
+            gap = 0
+            for o in range(n_orders):
+                gap += order_open[g, o]
+            for loc in range(president.shape[0]):
+                gap -= ships[g, loc, 0] + ships[g, loc, 1]
+                for n in range(players):
+                    gap -= yard_ships[g, n, loc]
+            for n in range(players):
+                free[n] = 0
+                if shipyards[g, n] > 0:  # (no yard: none free)
+                    use = 0
+                    for loc in range(yard_ships.shape[2]):
+                        use += yard_ships[g, n, loc]
+                    for f in range(firm_ships.shape[1]):
+                        use += firm_ships[g, f, n]
+                    free[n] = max(shipyards[g, n] - use, 0)
+                gap -= free[n]
+            lacking_ships = gap / 2.0
         x = 2.5 - h  # vp_worth: np.clip(2.5 - h, 0.0, 1.5)
         x = x if x > 0.0 else 0.0
         x = x if x < 1.5 else 1.5
@@ -245,31 +268,12 @@ def _values_kernel(
         refinance = 1.5 if rl >= 2 else 0.0
         sw = c[11] * vp + 1.0 + dividends + refinance
         sha = sw + INFLUENCE_WORTH * (float(ladder[g, 1]) - 1) - price[g]
-        # shipyard: the seas' open orders less their ships and the free family yards
-        gap = 0
-        for o in range(n_orders):
-            gap += order_open[g, o]
-        for loc in range(president.shape[0]):
-            gap -= ships[g, loc, 0] + ships[g, loc, 1]
-            for n in range(players):
-                gap -= yard_ships[g, n, loc]
-        free_total = 0
-        own_free = 0
-        for n in range(players):
-            use = 0
-            for loc in range(yard_ships.shape[2]):
-                use += yard_ships[g, n, loc]
-            for f in range(firm_ships.shape[1]):
-                use += firm_ships[g, f, n]
-            free = max(shipyards[g, n] - use, 0)
-            free_total += free
-            if n == s:
-                own_free = free
-        x = (gap - free_total) / 2.0
-        x = x if x > 0.0 else 0.0
+        # shipyard: used when the seas lack ships beyond the free yards
+        x = lacking_ships if lacking_ships > 0.0 else 0.0
         x = x if x < 1.0 else 1.0
         used = x * (1.0 if h >= 2 else 0.0)
         yard = c[8] * (h - 1) * used * 0.8 + c[9] - c[10]
+        own_free = free[s]
         # a firm's want of a shipyard (firms.shipyard_wanted)
         mine = -1
         for f in range(firm_manager.shape[1]):
@@ -277,8 +281,9 @@ def _values_kernel(
                 mine = f
                 break
         fleet = 0
-        for n in range(players):
-            fleet += firm_ships[g, max(mine, 0), n]
+        if mine >= 0:  # (read only for a manager)
+            for n in range(players):
+                fleet += firm_ships[g, mine, n]
         assets = min(factories[i], supply[i]) + shares[i]
         starting = mine < 0 and shipyards[g, s] == 0 and assets >= 2 and rounds[g] >= 4
         want = deregulated[g] and own_free == 0 and ((mine >= 0 and fleet == 0) or starting)
@@ -292,14 +297,27 @@ def _values_kernel(
             sent += clerks[i, q]
         clerk = 0.8 + 0.2 * h if lacking else 0.6 - 0.2 * sent
         short = 2.0 if supply[i] <= 2 else 0.0
-        value = (0.0, lux, yard, fac, clerk - short, -0.5 - short, sha - short)
+        out[i, L.A_PASS] = 0.0 + prefer[L.A_PASS]
+        out[i, L.A_LUXURY] = lux + prefer[L.A_LUXURY]
+        out[i, L.A_SHIPYARD] = yard + prefer[L.A_SHIPYARD]
+        out[i, L.A_FACTORY] = fac + prefer[L.A_FACTORY]
+        out[i, L.A_CLERK] = (clerk - short) + prefer[L.A_CLERK]
+        out[i, L.A_OFFICER] = (-0.5 - short) + prefer[L.A_OFFICER]
+        out[i, L.A_SHARES] = (sha - short) + prefer[L.A_SHARES]
         for k in range(out.shape[1]):
-            out[i, k] = value[k] + prefer[k] if once[i, k] else -np.inf
+            if not once[i, k]:
+                out[i, k] = -np.inf
 
 
 def clerk_targets(obs: Observation) -> np.ndarray:
     """int[G', 2]: presidencies for a clerk and a second one: where the family has none and the presidency trades
     most (its port open, the open orders of its home region), then the next."""
+    if kernels.use(obs.n):
+        game, back = V.game_rows(obs)
+        d = obs.rules.d
+        out = np.empty((obs.n, 2), dtype=np.int64)
+        _clerk_targets_kernel(back, game.order_open, d.port, d.order_region, d.home, obs.own("clerks"), out)
+        return out
     clerks = obs.own("clerks").astype(float)
     score = -5.0 * clerks + V.on_games(obs, _trades)
     order = np.argsort(-score, axis=1, kind="stable")
@@ -314,11 +332,50 @@ def _trades(obs) -> np.ndarray:
     return 2.0 * obs.order_open[:, d.port] + home_orders
 
 
+@kernels.kernel
+def _clerk_targets_kernel(back, order_open, port, order_region, home, clerks, out):
+    """``clerk_targets`` row by row (``_trades`` at the row's game ``back[i]``): the two presidencies of the highest
+    scores, ties to the first (a stable sort)."""
+    n_pres, n_orders = port.shape[0], order_open.shape[1]
+    trades, score = np.empty(n_pres), np.empty(n_pres)
+    at_home = np.zeros((n_pres, n_orders), dtype=np.int64)  # the orders of each presidency's home region, first
+    n_home = np.zeros(n_pres, dtype=np.int64)
+    for p in range(n_pres):
+        for o in range(n_orders):
+            if order_region[o] == home[p]:
+                at_home[p, n_home[p]] = o
+                n_home[p] += 1
+    last = -1
+    for i in range(back.shape[0]):
+        g = back[i]
+        if g != last:  # the game's trades, once for its rows (which follow one another)
+            last = g
+            for p in range(n_pres):
+                home_orders = 0
+                for j in range(n_home[p]):
+                    home_orders += order_open[g, at_home[p, j]]
+                trades[p] = 2.0 * order_open[g, port[p]] + home_orders
+        for p in range(n_pres):
+            score[p] = -5.0 * float(clerks[i, p]) + trades[p]
+        for j in range(2):
+            best = -1
+            for p in range(n_pres):
+                if (j == 0 or p != out[i, 0]) and (best < 0 or score[p] > score[best]):
+                    best = p
+            out[i, j] = best
+
+
 def choose(obs: Observation, legal, value: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(action, twice, presidencies) from ``value`` [G', ACTIONS]: the best legal action (pass when nothing is
     worth its cost), twice when allowed and the second is worth it too (a share's second place costs more)."""
-    value = np.where(legal.once, value, -np.inf)
-    value[:, L.A_PASS] = np.where(legal.once[:, L.A_PASS], np.maximum(value[:, L.A_PASS], 0.0), -np.inf)
+    once = legal.once
+    if kernels.use(obs.n) and isinstance(value, np.ndarray) and value.dtype == np.float64 and value.shape == once.shape:
+        action, twice = np.empty(obs.n, dtype=np.int64), np.empty(obs.n, dtype=bool)
+        if _choose_kernel(value, once, legal.twice, action, twice):  # some row sends a clerk
+            return action, twice, clerk_targets(obs)
+        return action, twice, np.zeros((obs.n, 2), dtype=np.int64)
+    value = np.where(once, value, -np.inf)
+    value[:, L.A_PASS] = np.where(once[:, L.A_PASS], np.maximum(value[:, L.A_PASS], 0.0), -np.inf)
     action = value.argmax(axis=1)
     rows = np.arange(obs.n)
     best = value[rows, action]
@@ -327,3 +384,23 @@ def choose(obs: Observation, legal, value: np.ndarray) -> tuple[np.ndarray, np.n
     clerk = action == L.A_CLERK  # the presidencies are read only for a clerk
     where = clerk_targets(obs) if clerk.any() else np.zeros((obs.n, 2), dtype=np.int64)
     return action.astype(np.int64), twice, where
+
+
+@kernels.kernel
+def _choose_kernel(value, once, twice_ok, action, twice):
+    """``choose`` row by row (numpy's argmax: the first highest worth, or the first NaN); whether some row sends a
+    clerk."""
+    clerk = False
+    for i in range(value.shape[0]):
+        arg, best = 0, 0.0
+        for k in range(value.shape[1]):
+            v = value[i, k] if once[i, k] else -np.inf
+            if k == L.A_PASS and once[i, k]:
+                v = v if (v >= 0.0 or np.isnan(v)) else 0.0
+            if k == 0 or v > best or (np.isnan(v) and not np.isnan(best)):
+                arg, best = k, v
+        second = best - (1.0 if arg == L.A_SHARES else 0.0) - (1.0 if arg == L.A_FACTORY else 0.0)
+        action[i] = arg
+        twice[i] = twice_ok[i, arg] and second > 0.5
+        clerk |= arg == L.A_CLERK
+    return clerk

@@ -956,3 +956,32 @@ def test_family_values_kernel_values_the_actions_of_the_numpy_valuation(monkeypa
         assert (np.delete(best, L.A_OFFICER) > n // 500).all()  # every action but the officer is best somewhere
         yard = ref[:, L.A_SHIPYARD][once[:, L.A_SHIPYARD]]
         assert (yard == 1.5).any() and len(np.unique(yard)) > 5  # a firm wants a yard; the seas want ships
+
+
+@pytest.mark.parametrize("rows", ["seats", "one seat"])
+def test_choose_kernel_takes_the_actions_of_the_numpy_choice(monkeypatch, rows):
+    """``strategies.family.choose`` (R-ACTIONS) over 4,096 random phase-2 positions: random worths in steps of 0.5
+    (many ties; a negative or NaN worth of passing in some rows, NaN elsewhere in a few, as a plugin's valuation
+    might give), random actions allowed once and twice: the same action, twice and clerks' presidencies (ties to
+    the first presidency)."""
+    from strategies import family
+
+    rules, state = family_position(4096, 71)
+    rng = np.random.default_rng(73)
+    if rows == "seats":
+        obs = seats_of_every_game(rules, state)
+    else:
+        obs = Observation(state, rules, np.arange(4096), rng.integers(0, rules.players, 4096), None)
+    n = obs.n
+    value = rng.integers(-4, 6, (n, L.N_ACTIONS)) / 2.0
+    value[rng.random((n, L.N_ACTIONS)) < 0.005] = np.nan
+    once = rng.random((n, L.N_ACTIONS)) < 0.8
+    once[:, L.A_PASS] = rng.random(n) < 0.97
+    legal = SimpleNamespace(once=once, twice=once & (rng.random((n, L.N_ACTIONS)) < 0.5))
+    ref, got = both_ways(monkeypatch, lambda: family.choose(obs, legal, value))
+    action, twice, where = ref
+    assert (np.bincount(action, minlength=L.N_ACTIONS) > n // 100).all() and 0.1 < twice.mean() < 0.5
+    clerk = action == L.A_CLERK
+    assert len(np.unique(where[clerk, 0])) == len(L.PRESIDENT) and (where[clerk, 0] != where[clerk, 1]).all()
+    for r, g in zip(ref, got, strict=True):
+        assert same_bits(r, g)
