@@ -135,11 +135,10 @@ def _preferences(strategy) -> np.ndarray:
 
 def _compiled_values(strategy, obs: Observation, once: np.ndarray) -> np.ndarray:
     """``action_values`` by ``_values_kernel``: the game's fields read at one row per game (``values.game_rows``),
-    the crash risk and the horizon (``np.exp``) and the exchange's price by numpy."""
+    the crash risk and the horizon (``np.exp``) by numpy."""
     game, back = V.game_rows(obs)
     r = obs.rules
     a, pr = r.actions, r.property
-    price = np.minimum(exchange_free(r, game.exchange)[1], 99)
     out = np.empty((obs.n, L.N_ACTIONS))
     _values_kernel(
         back,
@@ -147,7 +146,8 @@ def _compiled_values(strategy, obs: Observation, once: np.ndarray) -> np.ndarray
         V.crash_risk(game),
         V.rounds_left(game),
         game.ladder,
-        price,
+        game.exchange,
+        r.d.exchange_prices,
         game.share_vp,
         game.order_open,
         game.ships,
@@ -195,7 +195,8 @@ def _values_kernel(
     risk,
     rounds,
     ladder,
-    price,
+    exchange,
+    prices,
     share_vp,
     order_open,
     ships,
@@ -223,12 +224,17 @@ def _values_kernel(
     cost, values.VP_WORTH)."""
     players, n_orders = shipyards.shape[1], order_open.shape[1]
     free = np.zeros(players, dtype=np.int64)  # the free yards of each family of the game
-    last, lacking_ships = -1, 0.0
+    last, lacking_ships, price = -1, 0.0, 0
     for i in range(back.shape[0]):
         g, s = back[i], seat[i]
         h, p = left[g], risk[g]
         if g != last:  # the game's own values, once for its rows (which follow one another)
             last = g
+            price = 1 << 30  # the cheapest free position on the exchange (board.exchange_free), at most 99
+            for e in range(prices.shape[0]):
+                if exchange[g, e] < 0 and prices[e] < price:
+                    price = prices[e]
+            price = min(price, 99)
             # the seas' open orders less their ships and the free family yards (a yard holds one ship)
             gap = 0
             for o in range(n_orders):
@@ -267,7 +273,7 @@ def _values_kernel(
         dividends = 0.6 * (m if m > 0.0 else 0.0) * (1.0 - p)
         refinance = 1.5 if rl >= 2 else 0.0
         sw = c[11] * vp + 1.0 + dividends + refinance
-        sha = sw + INFLUENCE_WORTH * (float(ladder[g, 1]) - 1) - price[g]
+        sha = sw + INFLUENCE_WORTH * (float(ladder[g, 1]) - 1) - price
         # shipyard: used when the seas lack ships beyond the free yards
         x = lacking_ships if lacking_ships > 0.0 else 0.0
         x = x if x < 1.0 else 1.0
