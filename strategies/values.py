@@ -63,6 +63,16 @@ def on_games(obs, make, *rows: np.ndarray) -> np.ndarray:
     return make(view, *(a.take(view._first, axis=0) for a in rows)).take(back, axis=0)
 
 
+def game_rows(obs):
+    """(one row per game, int[G'] each of the observation's rows' row there): the observation itself and its rows
+    in order when no game has several rows, else the game's first rows (as ``on_games`` computes on them). A
+    compiled valuation reads a value of the game alone there and each row's seat values at ``obs``."""
+    games = _games(obs)
+    if games is None:
+        return obs, np.arange(obs.n)
+    return games
+
+
 class _GameRows:
     """The observation's fields at one row per game (the first of its rows): what does not depend on the
     deciding seat. ``per_game`` computes on it; the deciding seat and its random stream are not there."""

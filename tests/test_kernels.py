@@ -891,3 +891,97 @@ def test_reorder_kernel_stacks_the_tiles_of_the_numpy_reorder(monkeypatch):
         ).all()
         for f in fields:
             assert np.array_equal(ref[f], got[f]), f
+
+
+def family_position(games: int, seed: int) -> tuple[Rules, State]:
+    """Random phase-2 positions (R-ACTIONS): rounds 1-7, stability, loans and emergency loans, ladders, a part-filled
+    exchange, share VP, open orders, Company and family-yard ships, shipyards, firms with ships (Deregulation
+    passed in half the games), Presidents, money, clerks, relatives at home, factories and shares."""
+    rules, state = blank(games, 5)
+    rng = np.random.default_rng(seed)
+    n = rules.players
+    state.round[:] = rng.integers(1, rules.game.rounds + 1, games)
+    state.stability[:] = rng.integers(1, rules.company.max_stability + 1, games)
+    state.loans[:] = rng.integers(0, 8, games)
+    state.emergency_total[:] = rng.integers(0, 3, games) * (rng.random(games) < 0.3)
+    state.ladder[:] = rng.integers(0, 4, state.ladder.shape)
+    state.exchange[:] = np.where(rng.random(state.exchange.shape) < 0.6, rng.integers(0, n, state.exchange.shape), -1)
+    state.share_vp[:] = rng.integers(1, 5, games)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.5
+    state.ships[:] = rng.integers(0, 3, state.ships.shape)
+    state.yard_ships[:] = rng.integers(0, 2, state.yard_ships.shape) * (rng.random(state.yard_ships.shape) < 0.2)
+    state.shipyards[:] = rng.integers(0, 3, (games, n)) * (rng.random((games, n)) < 0.5)
+    state.deregulated[:] = rng.random(games) < 0.5
+    state.firm_manager[:] = np.where(
+        state.deregulated[:, None] & (rng.random(state.firm_manager.shape) < 0.4),
+        rng.integers(0, n, state.firm_manager.shape),
+        -1,
+    )
+    state.firm_ships[:] = rng.integers(0, 2, state.firm_ships.shape) * (state.firm_manager >= 0)[:, :, None]
+    president = rng.random((games, len(L.PRESIDENT))) < 0.7
+    state.office[:, list(L.PRESIDENT)] = np.where(president, rng.integers(0, n, president.shape), -1)
+    state.money[:] = rng.integers(0, 30, (games, n))
+    state.clerks[:] = rng.integers(0, 3, state.clerks.shape) * (rng.random(state.clerks.shape) < 0.4)
+    state.supply[:] = rng.integers(0, 6, (games, n))
+    state.factories[:] = rng.integers(0, 3, (games, n))
+    state.shares[:] = rng.integers(0, 3, (games, n))
+    return rules, state
+
+
+@pytest.mark.parametrize("rows", ["seats", "one seat"])
+def test_family_values_kernel_values_the_actions_of_the_numpy_valuation(monkeypatch, rows):
+    """``strategies.family.action_values`` (R-ACTIONS) over 4,096 random phase-2 positions, for every seat of each
+    game (``ask_seats``) or one random seat per game, with random legal actions (none of some kinds in a second
+    ask, as a law's extra action), for ``balanced`` and a strategy with preferences: the same worths, bit for bit
+    (-inf where illegal)."""
+    from strategies import family
+
+    rules, state = family_position(4096, 61)
+    rng = np.random.default_rng(67)
+    if rows == "seats":
+        obs_rows = lambda: seats_of_every_game(rules, state)  # noqa: E731
+    else:
+        seat = rng.integers(0, rules.players, 4096)
+        obs_rows = lambda: Observation(state, rules, np.arange(4096), seat, None)  # noqa: E731
+    n = obs_rows().n
+    once = rng.random((n, L.N_ACTIONS)) < 0.8
+    once[:, L.A_PASS] = True
+    offered = once & np.isin(np.arange(L.N_ACTIONS), [L.A_PASS, L.A_SHIPYARD])  # one kind besides passing
+    prefs = {"prefer_luxury": 0.5, "prefer_shares": -1.25, "prefer_officer": 2.0, "vp_worth": 3.0}
+    for strategy in (Strategy(), Strategy(**prefs)):
+        for legal in (SimpleNamespace(once=offered), SimpleNamespace(once=once)):
+            ref, got = both_ways(monkeypatch, lambda: family.action_values(strategy, obs_rows(), legal))  # noqa: B023
+            assert same_bits(ref, got)
+        best = np.bincount(ref.argmax(axis=1), minlength=L.N_ACTIONS)  # every action legal: the last ask
+        assert (np.delete(best, L.A_OFFICER) > n // 500).all()  # every action but the officer is best somewhere
+        yard = ref[:, L.A_SHIPYARD][once[:, L.A_SHIPYARD]]
+        assert (yard == 1.5).any() and len(np.unique(yard)) > 5  # a firm wants a yard; the seas want ships
+
+
+@pytest.mark.parametrize("rows", ["seats", "one seat"])
+def test_choose_kernel_takes_the_actions_of_the_numpy_choice(monkeypatch, rows):
+    """``strategies.family.choose`` (R-ACTIONS) over 4,096 random phase-2 positions: random worths in steps of 0.5
+    (many ties; a negative or NaN worth of passing in some rows, NaN elsewhere in a few, as a plugin's valuation
+    might give), random actions allowed once and twice: the same action, twice and clerks' presidencies (ties to
+    the first presidency)."""
+    from strategies import family
+
+    rules, state = family_position(4096, 71)
+    rng = np.random.default_rng(73)
+    if rows == "seats":
+        obs = seats_of_every_game(rules, state)
+    else:
+        obs = Observation(state, rules, np.arange(4096), rng.integers(0, rules.players, 4096), None)
+    n = obs.n
+    value = rng.integers(-4, 6, (n, L.N_ACTIONS)) / 2.0
+    value[rng.random((n, L.N_ACTIONS)) < 0.005] = np.nan
+    once = rng.random((n, L.N_ACTIONS)) < 0.8
+    once[:, L.A_PASS] = rng.random(n) < 0.97
+    legal = SimpleNamespace(once=once, twice=once & (rng.random((n, L.N_ACTIONS)) < 0.5))
+    ref, got = both_ways(monkeypatch, lambda: family.choose(obs, legal, value))
+    action, twice, where = ref
+    assert (np.bincount(action, minlength=L.N_ACTIONS) > n // 100).all() and 0.1 < twice.mean() < 0.5
+    clerk = action == L.A_CLERK
+    assert len(np.unique(where[clerk, 0])) == len(L.PRESIDENT) and (where[clerk, 0] != where[clerk, 1]).all()
+    for r, g in zip(ref, got, strict=True):
+        assert same_bits(r, g)

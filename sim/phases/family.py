@@ -105,7 +105,10 @@ def take_actions(
     # the work is done on those games' rows only; when they are most of the batch, on every row (no copies)
     games = slice(None) if 2 * idx.size > g else idx
     acts = acting[games]  # [G', N]
-    discount = laws.factory_discount(state, rules)[games]  # the Industry Subsidy (nothing changes it this phase)
+    if only is None or only == L.A_FACTORY:  # the Industry Subsidy (nothing changes it while the families choose)
+        discount = laws.factory_discount(state, rules)[games]
+    else:  # no factory on offer: no discount to read
+        discount = np.zeros(acts.shape, dtype=np.int64)
     once, twice = legal_options(state, rules, games, extra_action, discount)
     if only is not None:
         once &= (np.arange(L.N_ACTIONS) == only) | (np.arange(L.N_ACTIONS) == L.A_PASS)
@@ -162,7 +165,9 @@ def take_actions(
             state.clerks[r, s, where[r, s, j]] += 1
     state.academy[games] += np.where(act == L.A_OFFICER, times, 0)
     state.supply[games] -= sent
-    buy_shares(state, rules, agents, _scatter(g, idx, np.where(act == L.A_SHARES, times, 0), games))
+    shares = act == L.A_SHARES
+    if shares.any():  # (buy_shares asks nothing and changes nothing without a buyer)
+        buy_shares(state, rules, agents, _scatter(g, idx, np.where(shares, times, 0), games))
     if not extra_action:
         state.last_action[games] = np.where(acts, act, state.last_action[games])
 
