@@ -891,3 +891,44 @@ def test_reorder_kernel_stacks_the_tiles_of_the_numpy_reorder(monkeypatch):
         ).all()
         for f in fields:
             assert np.array_equal(ref[f], got[f]), f
+
+
+def test_settle_kernel_seats_the_commanders_of_the_numpy_settling(monkeypatch):
+    """R-COMMANDER over 4,096 random armies (0-2 officers per family and army, so many ties and empty armies; a
+    random sitting commander or none; Military Affairs held in half the games, picking the last tied family, else
+    chance picks), every army re-seated in a random half of the games and one army per game (``settle_army``) in
+    another: the same commanders, the same picks asked and the same dice drawn."""
+    from sim.phases.military import settle_army, settle_commanders
+
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(61)
+    state.officers[:] = rng.integers(0, 3, state.officers.shape)
+    state.commander[:] = rng.integers(-1, 5, state.commander.shape)
+    state.office[:, L.MILITARY] = np.where(rng.random(4096) < 0.5, rng.integers(0, 5, 4096), -1)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    one = np.flatnonzero(rng.random(4096) < 0.5)
+    army = rng.integers(0, L.PRESIDENCIES, one.size)
+    asked = []
+
+    def ask(decision, state, head, legal, out, check):
+        sel = np.flatnonzero(head >= 0)
+        asked.append((legal["army"][0], sel.tolist()))
+        out[0][sel] = 4 - legal["tied"][sel, ::-1].argmax(axis=1)
+        assert not check(out[0][sel], SimpleNamespace(tied=legal["tied"][sel]), SimpleNamespace(n=sel.size, players=5))[
+            0
+        ].any()
+
+    who = SimpleNamespace(ask=ask)
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        start, asked[:] = state.commander.copy(), []
+        dice = Dice(Streams(67, np.arange(4096), 1))
+        settle_commanders(state, rules, dice, who, rows)
+        settle_army(state, rules, dice, who, one, army)
+        after.append((state.commander.copy(), sorted((int(a), g) for a, g in asked), dice.streams.counters))
+        state.commander[:] = start
+    (ref, ref_asked, ref_dice), got = after
+    assert (ref != start).any() and (ref == start)[rows].any() and (ref[rows] == -1).any()
+    assert len(ref_asked) >= 3 and ref_dice.max() >= 1 and (ref_dice == 0).any()
+    assert np.array_equal(ref, got[0]) and ref_asked == got[1] and np.array_equal(ref_dice, got[2])

@@ -51,7 +51,7 @@ from ..india import (
 from ..rules import Rules
 from ..state import TALLY, State
 from .accounts import crash
-from .military import settle_commanders
+from .military import settle_army
 
 P = L.PRESIDENCIES
 
@@ -197,7 +197,11 @@ def attack_unrest(state: State, rules: Rules, rows: np.ndarray, region: np.ndarr
     unrest = state.unrest[rows, region].astype(np.int64)
     if not unrest.any():  # nothing to add: the laws need not be read
         return unrest
-    return unrest * (1 + laws.modifier(state, rules, "unrest_attack_bonus")[rows])
+    col = rules.d.law_mod[:, laws.MOD["unrest_attack_bonus"]]
+    bonus = np.zeros(rows.size, dtype=np.int64)
+    for law in np.flatnonzero(col):  # ``laws.modifier`` read in the attacked games only
+        bonus += np.where(state.law_pile[rows, law] == laws.IN_FORCE, col[law], 0)
+    return unrest * (1 + bonus)
 
 
 def french_landing(state: State, rules: Rules, dice: Chance, agents: Agents, rows: np.ndarray) -> None:
@@ -491,16 +495,14 @@ def minimal_defence(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The least defence worth ``attack[m]`` from free ``officers[m, N]`` and ``regiments[m]``: regiments first,
     then officers in seat order with family ``own[m]`` last. Returns (officers int[m, N], regiments int[m])."""
-    n = officers.shape[1]
+    officers = officers.astype(np.int64)
     reg = np.minimum(regiments, np.maximum(attack, 0)).astype(np.int64)
     need = np.maximum(attack - reg, 0)
-    order = np.argsort(np.where(np.arange(n)[None, :] == own[:, None], n, np.arange(n)[None, :]), axis=1)
-    ordered = np.take_along_axis(officers.astype(np.int64), order, axis=1)
-    before = np.cumsum(ordered, axis=1) - ordered
-    take = np.clip(need[:, None] - before, 0, ordered)
-    off = np.zeros_like(take)
-    np.put_along_axis(off, order, take, axis=1)
-    return off, reg
+    last = np.arange(officers.shape[1])[None, :] == own[:, None]
+    others = np.where(last, 0, officers)
+    before = np.cumsum(others, axis=1) - others  # the officers committed ahead of each family's
+    before = np.where(last, others.sum(axis=1)[:, None], before)
+    return np.clip(need[:, None] - before, 0, officers), reg
 
 
 def lose_region(
@@ -567,10 +569,7 @@ def lose_region(
     state.stability[rows] = lowered
     state.tally[rows, TALLY["stability_change"]] += lost
     state.tally[rows, TALLY["stability_loss_regions"]] += lost
-    for a in range(P):  # the army's next commander (also where the Company is about to crash: its last state)
-        going = rows[army == a]
-        if going.size:
-            settle_commanders(state, rules, dice, agents, going, [a])
+    settle_army(state, rules, dice, agents, rows, army)  # the next commander (also before a crash: its last state)
     live = np.zeros(state.n_games, dtype=bool)
     live[rows] = True
     crash(state, live)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import kernels, ledger
 from .. import layout as L
-from .. import ledger
 from ..agents import Agents
 from ..board import check_outcome
 from ..dice import Chance
@@ -38,6 +38,10 @@ def settle_commanders(
     if rows.size > 1 and not (rows[1:] > rows[:-1]).all():
         rows = np.unique(rows)  # distinct games in order
     g, m = state.n_games, rows.size
+    if kernels.use(g):
+        for a in armies:
+            settle_army(state, rules, dice, agents, rows, np.full(m, a, dtype=np.int64))
+        return
     officers = state.officers.take(rows, axis=0)  # [m, N, A]: choosing a commander moves no officer
     for a in armies:
         off = officers[:, :, a]
@@ -66,6 +70,73 @@ def settle_commanders(
                 picked[nobody] = dice.pick(rows[nobody], tied[nobody])
             new = np.where(need, picked, new)
         state.commander[rows, a] = np.where(top > 0, new, -1)
+
+
+def settle_army(state: State, rules: Rules, dice: Chance, agents: Agents, rows: np.ndarray, army: np.ndarray) -> None:
+    """Re-seat the commander of army ``army[m]`` in each of the distinct games ``rows`` (R-COMMANDER), as
+    ``settle_commanders`` does army by army (a lost region re-seats its army's commander)."""
+    if not kernels.use(state.n_games):
+        for a in range(L.PRESIDENCIES):
+            going = rows[army == a]
+            if going.size:
+                settle_commanders(state, rules, dice, agents, going, [a])
+        return
+    need = np.flatnonzero(_settle_kernel(state.officers, state.commander, rows, army))
+    for a in range(L.PRESIDENCIES):  # tied families without a sitting commander: Military Affairs picks
+        sel = need[army[need] == a]
+        if sel.size:
+            pick_commanders(state, dice, agents, rows[sel], a)
+
+
+def pick_commanders(state: State, dice: Chance, agents: Agents, rows: np.ndarray, a: int) -> None:
+    """Military Affairs picks the commander of army ``a`` among the families tied for the most officers there in
+    games ``rows`` (none of them sitting); without Military Affairs, chance picks."""
+    g = state.n_games
+    off = state.officers[rows, :, a]
+    tied = off == off.max(axis=1)[:, None]
+    head = np.full(g, -1, dtype=state.office.dtype)
+    head[rows] = state.office[rows, L.MILITARY]
+    tied_all = np.zeros((g, state.n_players), dtype=bool)
+    tied_all[rows] = tied
+    picked = np.full(g, -1, dtype=np.int64)
+
+    def check(seat, legal, obs):
+        ok = (seat >= 0) & (seat < obs.players)
+        return ~ok | ~legal.tied[np.arange(obs.n), np.clip(seat, 0, obs.players - 1)], "not a tied family"
+
+    agents.ask("pick_commander", state, head, {"army": np.full(g, a), "tied": tied_all}, (picked,), check)
+    picked = picked[rows]
+    nobody = np.flatnonzero(head[rows] < 0)
+    if nobody.size:
+        picked[nobody] = dice.pick(rows[nobody], tied[nobody])
+    state.commander[rows, a] = picked
+
+
+@kernels.kernel
+def _settle_kernel(officers, commander, rows, army):
+    """R-COMMANDER game by game (rows are distinct games): army ``army[i]`` of game ``rows[i]`` keeps a sitting
+    commander among the families with the most officers there, else the only such family commands, nobody
+    without officers. Returns bool[m]: the games where several families tie without a sitting one (untouched)."""
+    need = np.zeros(rows.shape[0], dtype=np.bool_)
+    for i in range(rows.shape[0]):
+        g, a = rows[i], army[i]
+        top, first, tied = officers[g, 0, a], 0, 1
+        for s in range(1, officers.shape[1]):
+            o = officers[g, s, a]
+            if o > top:
+                top, first, tied = o, s, 1
+            elif o == top:
+                tied += 1
+        cur = commander[g, a]
+        if top <= 0:
+            commander[g, a] = -1
+        elif cur >= 0 and officers[g, cur, a] == top:
+            continue
+        elif tied == 1:
+            commander[g, a] = first
+        else:
+            need[i] = True
+    return need
 
 
 # --------------------------------------------------------------------------------------------- Military Affairs
