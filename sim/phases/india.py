@@ -583,16 +583,18 @@ def revolt_wave(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Ev
     if rows.size == 0:
         return
     # A revolt changes only its own region's owner and unrest (and may end the game), so the regions that revolt
-    # are known before the first one does: only their (army, region) pairs are visited, in the same order.
-    owner = state.owner[rows]
+    # are known before the first one does; games do not meet, so the k-th revolt of every game is one attack.
+    owner = state.owner[rows].astype(np.int64)
     restless = (state.unrest[rows] > 0) & ~ev.attacked[rows] & (owner >= 0)  # [m, R]
-    if not restless.any():
+    count = restless.sum(axis=1)
+    if not count.any():
         return
-    armies = (owner[:, :, None] == np.arange(P)[None, None, :]) & restless[:, :, None]  # [m, R, P]
-    for a, r in np.argwhere(armies.any(axis=0).T):  # army by army, each army's regions in map order
-        sel = (owner[:, r] == a) & restless[:, r] & ~state.done[rows]
+    n_r = owner.shape[1]
+    turn = np.sort(np.where(restless, owner * n_r + np.arange(n_r), P * n_r), axis=1)  # army, then map order
+    for k in range(int(count.max())):
+        sel = (k < count) & ~state.done[rows]
         if not sel.any():
             continue
         rr = rows[sel]
         wave = replace(ev, rows=rr, attacked=ev.attacked.copy())
-        attack_company(state, rules, dice, agents, wave, np.full(rr.size, r), np.zeros(rr.size), tally="revolts")
+        attack_company(state, rules, dice, agents, wave, turn[sel, k] % n_r, np.zeros(rr.size), tally="revolts")
