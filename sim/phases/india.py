@@ -351,12 +351,15 @@ def crisis(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) 
     sel = np.flatnonzero(invasion)
     won = invade(state, rules, rows[sel], a[sel], b[sel], mod[sel])
     marched_from[sel[won]] = a[sel[won]]
-    # attacks on the Company: its region with the marker's tail (or the marker inside), or its head
-    c = ev.only(a_company)
-    attack_company(state, rules, dice, agents, c, a[a_company], mod[a_company])
-    c = ev.only(b_company)
-    strength = empire_strength(state, c.rows, a[b_company]) + mod[b_company]
-    attack_company(state, rules, dice, agents, c, b[b_company], strength, attacker=a[b_company])
+    # attacks on the Company: its region with the marker's tail (or the marker inside), or its head (a game has
+    # one or the other: one attack)
+    hit = a_company | b_company
+    at = np.flatnonzero(hit)
+    strength = mod[at]
+    head = np.flatnonzero(b_company[at])
+    strength[head] += empire_strength(state, rows[at[head]], a[at[head]])
+    attacker = np.where(a_company[at], -1, a[at])
+    attack_company(state, rules, dice, agents, ev.only(hit), np.where(a_company, a, b)[at], strength, attacker)
     going = ~state.done[rows]
     march(state, rules, rows[going], marched_from[going], ev.shape[rows[going]])
 
@@ -370,13 +373,15 @@ def foreign_invasion(state: State, rules: Rules, dice: Chance, agents: Agents, e
     d = rules.d
     rows = ev.rows
     seas = d.storm_seas[dice.d6(rows, 1)[:, 0].astype(np.int64) - 1]  # [m, P]
-    passes = [(seas[:, p], np.full(rows.size, d.home[p])) for p in range(P)]
-    passes.append((~seas.any(axis=1) & (ev.region[rows] >= 0), ev.region[rows]))  # region -1: no landing
-    for hit, target in passes:
-        sel = np.flatnonzero(hit & ~state.done[rows])
+    hit = np.concatenate([seas, (~seas.any(axis=1) & (ev.region[rows] >= 0))[:, None]], axis=1)  # region -1: none
+    targets = np.concatenate([np.broadcast_to(d.home[:P], (rows.size, P)), ev.region[rows][:, None]], axis=1)
+    count = hit.sum(axis=1)
+    turn = np.sort(np.where(hit, np.arange(P + 1), P + 1), axis=1)  # each game's targets in order
+    for k in range(int(count.max(initial=0))):  # games do not meet: the k-th target of every game at once
+        sel = np.flatnonzero((k < count) & ~state.done[rows])
         if sel.size == 0:
             continue
-        rr, t = rows[sel], target[sel]
+        rr, t = rows[sel], targets[sel, turn[sel, k]]
         attack = dice.d6(rr, 1)[:, 0].astype(np.int64)
         company = state.owner[rr, t] >= 0
         c = ev.at(rr[company])
