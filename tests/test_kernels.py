@@ -932,3 +932,58 @@ def test_settle_kernel_seats_the_commanders_of_the_numpy_settling(monkeypatch):
     assert (ref != start).any() and (ref == start)[rows].any() and (ref[rows] == -1).any()
     assert len(ref_asked) >= 3 and ref_dice.max() >= 1 and (ref_dice == 0).any()
     assert np.array_equal(ref, got[0]) and ref_asked == got[1] and np.array_equal(ref_dice, got[2])
+
+
+def test_lose_region_kernels_lose_the_regions_of_the_numpy_loss(monkeypatch):
+    """R-ATTACK over 4,096 random armies (0-2 officers per family, some used, a commander among them or none, a
+    governor or none, stability 0-3, the crisis marker inside the region a third of the time), a random Company
+    region lost in a random half of the games: the same deaths (dice drawn alike), trophies returned, governors
+    deposed, orders closed, sovereign regions, stability lost and crashes, the marker's march and new commanders."""
+    from sim.phases.india import lose_region
+    from sim.state import TALLY
+
+    rules, state = blank(4096, 5)
+    n_r = len(rules.d.regions)
+    rng = np.random.default_rng(71)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, n_r, rows.size)
+    army = rng.integers(0, L.PRESIDENCIES, rows.size)
+    state.owner[:] = np.where(rng.random((4096, n_r)) < 0.4, rng.integers(0, L.PRESIDENCIES, (4096, n_r)), -1)
+    state.owner[rows, region] = army
+    state.officers[:] = rng.integers(0, 3, state.officers.shape)
+    state.used_officers[:] = np.minimum(rng.integers(0, 3, state.officers.shape), state.officers)
+    seat = rng.integers(0, 5, state.commander.shape)
+    has = np.take_along_axis(state.officers, seat[:, None, :], axis=1)[:, 0] > 0
+    state.commander[:] = np.where(has & (rng.random(has.shape) < 0.8), seat, -1)
+    state.governor[:] = rng.integers(-1, 5, state.governor.shape)
+    state.trophies[:] = rng.integers(0, 6, state.trophies.shape)
+    state.stability[:] = rng.integers(0, 4, 4096)
+    state.unrest[:] = rng.integers(0, 3, state.unrest.shape)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.5
+    state.office[:, L.MILITARY] = np.where(rng.random(4096) < 0.5, rng.integers(0, 5, 4096), -1)
+    state.elephant_at[:] = rng.integers(0, n_r, 4096)
+    state.elephant_at[rows] = np.where(rng.random(rows.size) < 1 / 3, region, state.elephant_at[rows])
+    state.elephant_facing[:] = np.where(rng.random(4096) < 0.5, -1, rng.integers(0, n_r, 4096))
+    shape = rng.integers(0, len(L.SHAPES) + 1, rows.size)
+
+    def ask(decision, state, head, legal, out, check):
+        sel = np.flatnonzero(head >= 0)
+        out[0][sel] = legal["tied"][sel].argmax(axis=1)
+
+    def call():
+        dice = Dice(Streams(73, np.arange(4096), 1))
+        lose_region(state, rules, dice, SimpleNamespace(ask=ask), rows, region, army, shape)
+        return dice.streams.counters
+
+    fields = ["commander", "trophies", "officers", "used_officers", "supply", "tally", "governor", "deposed",
+              "half_ships", "order_open", "owner", "strength", "capital", "unrest", "stability", "elephant_at",
+              "elephant_facing", "crashed", "done", "end_round"]  # fmt: skip
+    before, ref, got = state_both_ways(monkeypatch, state, fields, call)
+    killed = ref["tally"][:, TALLY["officers_killed"]]
+    assert (killed[rows] > 1).any() and (ref["trophies"] < before["trophies"]).any()
+    assert (ref["deposed"] > 0).any() and ref["crashed"].any() and not ref["crashed"].all()
+    marched = (ref["elephant_at"] != before["elephant_at"]) | (ref["elephant_facing"] != before["elephant_facing"])
+    assert marched.any() and (ref["commander"] != before["commander"]).any()
+    assert (ref["commander"][rows, army] >= 0).any()
+    for f in ref:
+        assert np.array_equal(ref[f], got[f]), f

@@ -528,6 +528,30 @@ def lose_region(
     if rows.size == 0:
         return
     ind = rules.india
+    if kernels.use(state.n_games):
+        rows, region, army = (np.asarray(x, dtype=np.int64) for x in (rows, region, army))
+        total = _commander_falls_kernel(
+            state.commander, state.trophies, state.officers, state.supply, state.tally, state.governor,
+            state.deposed, rows, region, army, ind.lost_trophy_share, TALLY["officers_killed"],
+        )  # fmt: skip
+        vacate_governor(state, rows, region)
+        roll = np.flatnonzero(total > 0)
+        faces = dice.d6(rows[roll], int(total.max()), used=total[roll]) if roll.size else np.zeros((0, 0), np.int8)
+        at = np.full(rows.size, -1, dtype=np.int64)
+        at[roll] = np.arange(roll.size)
+        inside = _region_falls_kernel(
+            state.officers, state.used_officers, state.supply, state.tally, state.owner, state.strength,
+            state.capital, state.unrest, state.stability, state.elephant_at, state.elephant_facing, rows, region,
+            army, faces, at, ind.officer_death_on, ind.lost_region_strength, TALLY["officers_killed"],
+            TALLY["regions_lost"], TALLY["stability_change"], TALLY["stability_loss_regions"],
+        )  # fmt: skip
+        close_all(state, rules, rows, region, cascading=False)
+        march(state, rules, rows[inside], region[inside], shape[inside])
+        settle_army(state, rules, dice, agents, rows, army)
+        live = np.zeros(state.n_games, dtype=bool)
+        live[rows] = True
+        crash(state, live)
+        return
     n = state.n_players
     seats = np.arange(n)[None, :]
     cmd = state.commander[rows, army].astype(np.int64)
@@ -578,6 +602,68 @@ def lose_region(
     live = np.zeros(state.n_games, dtype=bool)
     live[rows] = True
     crash(state, live)
+
+
+@kernels.kernel
+def _commander_falls_kernel(
+    commander, trophies, officers, supply, tally, governor, deposed, rows, region, army, share, killed
+):
+    """``lose_region`` game by game up to the officers' rolls (rows are distinct games): the army's commander dies
+    (his family returns ``share`` of its trophies, rounded up) and the governor counts as deposed. Returns int[m]
+    the officers left in the army, who roll."""
+    left = np.zeros(rows.shape[0], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        g, x, a = rows[i], region[i], army[i]
+        c = commander[g, a]
+        if c >= 0:
+            trophies[g, c] -= np.int32(np.ceil(trophies[g, c] * share))
+            officers[g, c, a] -= 1
+            supply[g, c] += 1
+            commander[g, a] = -1
+            tally[g, killed] += 1
+        if governor[g, x] >= 0:
+            deposed[g, governor[g, x]] += 1
+        for s in range(officers.shape[1]):
+            left[i] += officers[g, s, a]
+    return left
+
+
+@kernels.kernel
+def _region_falls_kernel(
+    officers, used_officers, supply, tally, owner, strength, capital, unrest, stability, elephant_at,
+    elephant_facing, rows, region, army, faces, at, death_on, lost_strength, killed, lost, change, loss_regions
+):  # fmt: skip
+    """``lose_region`` game by game from the officers' rolls (rows are distinct games; ``faces[at[i]]`` the dice of
+    game ``rows[i]``, seat by seat, ``at[i]`` -1 without officers): the officers rolling ``death_on`` or more die,
+    none stays used beyond those left, the region turns sovereign at ``lost_strength`` without unrest, stability
+    -1. Returns bool[m]: the crisis marker stands inside the region."""
+    inside = np.zeros(rows.shape[0], dtype=np.bool_)
+    for i in range(rows.shape[0]):
+        g, x, a = rows[i], region[i], army[i]
+        if at[i] >= 0:
+            die = 0
+            for s in range(officers.shape[1]):
+                dead = 0
+                for _ in range(officers[g, s, a]):
+                    if faces[at[i], die] >= death_on:
+                        dead += 1
+                    die += 1
+                officers[g, s, a] -= dead
+                supply[g, s] += dead
+                tally[g, killed] += dead
+        for s in range(officers.shape[1]):
+            used_officers[g, s, a] = min(used_officers[g, s, a], officers[g, s, a])
+        owner[g, x] = -1
+        strength[g, x] = lost_strength
+        capital[g, x] = x
+        unrest[g, x] = 0
+        inside[i] = elephant_at[g] == x and elephant_facing[g] < 0
+        tally[g, lost] += 1
+        if stability[g] > 0:
+            stability[g] -= 1
+            tally[g, change] -= 1
+            tally[g, loss_regions] -= 1
+    return inside
 
 
 def revolt_wave(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
