@@ -74,7 +74,14 @@ class _Shifted:
 
 def _each(value, rows: np.ndarray):
     """A strategy's number, or its per-game values taken at ``rows``."""
-    return value[rows] if np.ndim(value) else value
+    return value[rows] if isinstance(value, np.ndarray) and value.ndim else value
+
+
+def _firsts(games: np.ndarray) -> np.ndarray:
+    """bool[k]: the first of each run of equal ``games`` (sorted)."""
+    first = np.ones(games.size, dtype=bool)
+    first[1:] = games[1:] != games[:-1]
+    return first
 
 
 def plan_deployment(
@@ -142,10 +149,10 @@ def plan_deployment(
     fights = (k >= _each(min_dice, g)) & (gain > 0)
     if fights.any():
         score = np.where(fights, gain, -np.inf)
-        starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-        top = np.repeat(np.maximum.reduceat(score, starts), np.diff(np.r_[starts, g.size]))
+        first = _firsts(g)
+        top = np.maximum.reduceat(score, np.flatnonzero(first))[np.cumsum(first) - 1]  # each pair's game's best
         win = np.flatnonzero(fights & (score == top))
-        win = win[np.r_[True, g[win][1:] != g[win][:-1]]]
+        win = win[_firsts(g[win])]
         best[g[win]], best_mercs[g[win]] = t[win], hired[win]
     go = best >= 0
     # commit only what ``want_dice`` dice need (the rest defends the Company's regions in phase 8, L211): the
