@@ -987,3 +987,69 @@ def test_lose_region_kernels_lose_the_regions_of_the_numpy_loss(monkeypatch):
     assert (ref["commander"][rows, army] >= 0).any()
     for f in ref:
         assert np.array_equal(ref[f], got[f]), f
+
+
+def test_attack_kernels_defend_the_regions_of_the_numpy_attack(monkeypatch):
+    """R-ATTACK over 4,096 random boards (Company regions with unrest, armies of 0-2 officers per family and 0-4
+    regiments, some used, commanders, Military Affairs and the Chairman held or not, a few games over), an attack of
+    strength -1 to 7 (from a random sovereign region in half of them) on a random region in a random half of the
+    games: the same regions attacked, defences asked and committed (the least, by a scripted defender), attackers
+    weakened, trophies, and regions lost."""
+    from sim.phases.india import Event, attack_company, minimal_defence
+
+    rules, state = blank(4096, 5)
+    n_r = len(rules.d.regions)
+    rng = np.random.default_rng(79)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, n_r, rows.size)
+    strength = rng.integers(-1, 8, rows.size)
+    attacker = np.where(rng.random(rows.size) < 0.5, rng.integers(0, n_r, rows.size), -1)
+    state.owner[:] = np.where(rng.random((4096, n_r)) < 0.7, rng.integers(0, L.PRESIDENCIES, (4096, n_r)), -1)
+    state.unrest[:] = rng.integers(0, 3, state.unrest.shape)
+    state.strength[:] = rng.integers(0, 4, state.strength.shape)
+    state.officers[:] = rng.integers(0, 3, state.officers.shape)
+    state.used_officers[:] = np.minimum(rng.integers(0, 2, state.officers.shape), state.officers)
+    state.regiments[:] = rng.integers(0, 5, state.regiments.shape)
+    state.used_regiments[:] = rng.integers(0, 3, state.regiments.shape)
+    seat = rng.integers(0, 5, state.commander.shape)
+    has = np.take_along_axis(state.officers, seat[:, None, :], axis=1)[:, 0] > 0
+    state.commander[:] = np.where(has & (rng.random(has.shape) < 0.6), seat, -1)
+    for office in (L.MILITARY, L.CHAIRMAN):
+        state.office[:, office] = np.where(rng.random(4096) < 0.5, rng.integers(0, 5, 4096), -1)
+    state.stability[:] = rng.integers(1, 4, 4096)
+    state.done[:] = rng.random(4096) < 0.05
+    asked = []
+
+    def ask(decision, state, head, legal, out, check):
+        sel = np.flatnonzero(head >= 0)
+        asked.append((decision, sel.tolist()))
+        if decision == "defend":
+            lg = SimpleNamespace(**{k: v[sel] for k, v in legal.items()})
+            out[0][sel], out[1][sel] = minimal_defence(lg.officers, lg.regiments, lg.attack, head[sel])
+            assert not check((out[0][sel], out[1][sel]), lg, None)[0].any()
+        else:
+            out[0][sel] = legal["tied"][sel].argmax(axis=1)
+
+    ev = Event.blank(state, rows)
+    ev.shape[rows] = rng.integers(0, len(L.SHAPES) + 1, rows.size)
+
+    def call():
+        asked.clear()
+        ev.attacked[:] = False
+        dice = Dice(Streams(83, np.arange(4096), 1))
+        attack_company(state, rules, dice, SimpleNamespace(ask=ask), ev, region, strength, attacker)
+        return dice.streams.counters, ev.attacked.copy(), list(asked)
+
+    fields = ["used_officers", "used_regiments", "strength", "trophies", "tally", "officers", "commander", "owner",
+              "stability", "done", "unrest", "capital", "supply", "deposed", "governor", "order_open", "elephant_at",
+              "elephant_facing", "crashed"]  # fmt: skip
+    before, ref, got = state_both_ways(monkeypatch, state, fields, call)
+    held = (ref["used_regiments"] > before["used_regiments"]).any(axis=1)
+    assert held.any() and (ref["owner"] != before["owner"]).any() and (ref["strength"] < before["strength"]).any()
+    assert (ref["trophies"] > before["trophies"]).any() and 0 < ref["out"][1].sum() < rows.size
+    assert ref["out"][2][0][0] == "defend" and len(ref["out"][2][0][1]) > 100
+    for f in fields:
+        assert np.array_equal(ref[f], got[f]), f
+    for a, b in zip(ref["out"][:2], got["out"][:2], strict=True):
+        assert np.array_equal(a, b)
+    assert ref["out"][2] == got["out"][2]

@@ -431,6 +431,11 @@ def attack_company(
         return
     strength = np.asarray(strength, dtype=np.int64) + attack_unrest(state, rules, rows, region)
     attacker = np.full(rows.size, -1) if attacker is None else attacker
+    if kernels.use(state.n_games):
+        _attack_by_kernels(
+            state, rules, dice, agents, ev, np.asarray(region, dtype=np.int64), strength, attacker, tally
+        )
+        return
     ok = ~state.done[rows] & (state.owner[rows, region] >= 0) & (strength >= 1)
     rows, region, strength, attacker = rows[ok], region[ok], strength[ok], attacker[ok]
     if rows.size == 0:
@@ -468,16 +473,9 @@ def attack_company(
     }
     committed_off = np.zeros((g, n), dtype=np.int64)
     committed_reg = np.zeros(g, dtype=np.int64)
-
-    def check(answer, lg, obs):
-        off, reg = answer
-        bad = (off < 0).any(axis=1) | (off > lg.officers).any(axis=1) | (reg < 0) | (reg > lg.regiments)
-        bad |= off.sum(axis=1) + reg < lg.attack
-        return bad, "the defence must commit unused officers and regiments worth at least the attack"
-
     asked = np.full(g, -1, dtype=np.int64)
     asked[rows] = decider
-    agents.ask("defend", state, asked, legal, (committed_off, committed_reg), check)
+    agents.ask("defend", state, asked, legal, (committed_off, committed_reg), check_defence)
     auto = holds & (decider < 0)
     if auto.any():  # nobody to decide: the least defence, regiments first
         off, reg = minimal_defence(free_off[auto], free_reg[auto], strength[auto], np.full(int(auto.sum()), -1))
@@ -493,6 +491,122 @@ def attack_company(
     state.tally[hr, TALLY["regions_held"]] += 1
     lost = np.flatnonzero(~holds)
     lose_region(state, rules, dice, agents, rows[lost], region[lost], army[lost], ev.shape[rows[lost]])
+
+
+def check_defence(answer, lg, obs):
+    """The decision ``defend``'s check: unused pieces, worth at least the attack."""
+    off, reg = answer
+    bad = (off < 0).any(axis=1) | (off > lg.officers).any(axis=1) | (reg < 0) | (reg > lg.regiments)
+    bad |= off.sum(axis=1) + reg < lg.attack
+    return bad, "the defence must commit unused officers and regiments worth at least the attack"
+
+
+def _attack_by_kernels(
+    state: State,
+    rules: Rules,
+    dice: Chance,
+    agents: Agents,
+    ev: Event,
+    region: np.ndarray,
+    strength: np.ndarray,
+    attacker: np.ndarray,
+    tally: str,
+) -> None:
+    """``attack_company`` past the unrest, its bookkeeping done by two kernels around the decision ``defend``."""
+    g, n = state.n_games, state.n_players
+    ind = rules.india
+    legal = {k: np.zeros((g, n) if k == "officers" else g, dtype=np.int64) for k in DEFENCE_LEGAL}
+    asked = np.full(g, -1, dtype=np.int64)
+    rows = ev.rows.astype(np.int64)
+    outcome = _attack_kernel(
+        state.done, state.owner, state.officers, state.used_officers, state.regiments, state.used_regiments,
+        state.commander, state.office, ev.attacked, state.tally, rows, region, strength, TALLY[tally], L.MILITARY,
+        L.CHAIRMAN, legal["army"], legal["region"], legal["attack"], legal["officers"], legal["regiments"], asked,
+    )  # fmt: skip
+    if not outcome.any():  # every attack fizzled
+        return
+    committed_off = np.zeros((g, n), dtype=np.int64)
+    committed_reg = np.zeros(g, dtype=np.int64)
+    agents.ask("defend", state, asked, legal, (committed_off, committed_reg), check_defence)
+    auto = rows[outcome == HELD_BY_RULE]
+    if auto.size:  # nobody to decide: the least defence, regiments first
+        off, reg = legal["officers"][auto], legal["regiments"][auto]
+        committed_off[auto], committed_reg[auto] = minimal_defence(
+            off, reg, legal["attack"][auto], np.full(auto.size, -1)
+        )
+    _held_kernel(
+        state.used_officers, state.used_regiments, state.strength, state.trophies, state.commander, state.tally,
+        rows, outcome, legal["army"], attacker.astype(np.int64), committed_off, committed_reg,
+        ind.held_attacker_loss, ind.held_trophies, TALLY["regions_held"],
+    )  # fmt: skip
+    lost = outcome == LOST
+    if lost.any():
+        lr = rows[lost]
+        lose_region(state, rules, dice, agents, lr, region[lost], legal["army"][lr], ev.shape[lr])
+
+
+NOT_ATTACKED, LOST, HELD, HELD_BY_RULE = range(4)  # outcomes of an attack (``_attack_kernel``)
+DEFENCE_LEGAL = ("army", "region", "attack", "officers", "regiments")  # the decision ``defend``'s legal arrays
+
+
+@kernels.kernel
+def _attack_kernel(
+    done, owner, officers, used_officers, regiments, used_regiments, commander, office, attacked, tally, rows,
+    region, strength, col, military, chairman, army, at, attack, free_officers, free_regiments, asked
+):  # fmt: skip
+    """``attack_company`` game by game up to the decision (rows are distinct games): a running game's Company region
+    attacked at strength 1 or more is marked attacked and counted; its army's unused pieces (``free_officers``,
+    ``free_regiments``), army, region and attack go into the decision's full-batch arrays; a defence that holds is
+    asked of the commander, else Military Affairs, else the Chairman (``asked``). Returns int[m] each attack's
+    outcome: NOT_ATTACKED, LOST, HELD (asked) or HELD_BY_RULE (nobody to ask)."""
+    outcome = np.zeros(rows.shape[0], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        g, x = rows[i], region[i]
+        a = owner[g, x]
+        if done[g] or a < 0 or strength[i] < 1:
+            continue
+        attacked[g, x] = True
+        tally[g, col] += 1
+        army[g], at[g], attack[g] = a, x, strength[i]
+        free = 0
+        for s in range(officers.shape[1]):
+            free_officers[g, s] = max(officers[g, s, a] - used_officers[g, s, a], 0)
+            free += free_officers[g, s]
+        free_regiments[g] = max(regiments[g, a] - used_regiments[g, a], 0)
+        if free + free_regiments[g] < strength[i]:
+            outcome[i] = LOST
+            continue
+        decider = commander[g, a]
+        if decider < 0:
+            decider = office[g, military]
+        if decider < 0:
+            decider = office[g, chairman]
+        asked[g] = decider
+        outcome[i] = HELD if decider >= 0 else HELD_BY_RULE
+    return outcome
+
+
+@kernels.kernel
+def _held_kernel(
+    used_officers, used_regiments, strength, trophies, commander, tally, rows, outcome, army, attacker, committed_off,
+    committed_reg, attacker_loss, held_trophies, col
+):  # fmt: skip
+    """``attack_company`` game by game after the decision (rows are distinct games): where the region holds (outcome
+    HELD or HELD_BY_RULE), the pieces committed are used, a sovereign attacker loses ``attacker_loss`` strength (never
+    below 0), the commander's family gains ``held_trophies`` and the region held is counted."""
+    for i in range(rows.shape[0]):
+        if outcome[i] != HELD and outcome[i] != HELD_BY_RULE:
+            continue
+        g = rows[i]
+        a = army[g]
+        for s in range(used_officers.shape[1]):
+            used_officers[g, s, a] += committed_off[g, s]
+        used_regiments[g, a] += committed_reg[g]
+        if attacker[i] >= 0:
+            strength[g, attacker[i]] = max(strength[g, attacker[i]] - attacker_loss, 0)
+        if commander[g, a] >= 0:
+            trophies[g, commander[g, a]] += held_trophies
+        tally[g, col] += 1
 
 
 def minimal_defence(
