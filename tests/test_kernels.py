@@ -1053,3 +1053,25 @@ def test_attack_kernels_defend_the_regions_of_the_numpy_attack(monkeypatch):
     for a, b in zip(ref["out"][:2], got["out"][:2], strict=True):
         assert np.array_equal(a, b)
     assert ref["out"][2] == got["out"][2]
+
+
+def test_moves_kernel_moves_the_pieces_of_the_numpy_moves(monkeypatch):
+    """R-MILITARY over 4,096 random armies (0-3 officers per family and army, 0-3 regiments) and two random moves
+    each (kinds -1 to 3, families -1 to 5, armies -1 to 3, counts 0-3, so many illegal ones): the same pieces moved
+    and the same games flagged, each left as moved up to its first illegal move."""
+    from sim.phases.military import apply_military_moves
+
+    rng = np.random.default_rng(89)
+    officers = rng.integers(0, 4, (4096, 5, L.PRESIDENCIES)).astype(np.int32)
+    regiments = rng.integers(0, 4, (4096, L.PRESIDENCIES)).astype(np.int32)
+    moves = tuple(rng.integers(lo, hi, (4096, 2)) for lo, hi in ((-1, 4), (-1, 6), (-1, 4), (-1, 4), (0, 4)))
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        off, reg = officers.copy(), regiments.copy()
+        out.append((apply_military_moves(off, reg, moves), off, reg))
+    (bad, off, reg), got = out
+    moved = (off != officers).any(axis=(1, 2)) | (reg != regiments).any(axis=1)
+    assert 0.2 < bad.mean() < 0.95 and (moved & ~bad).any() and (moved & bad).any()
+    for ref, k in zip(out[0], got, strict=True):
+        assert ref.dtype == k.dtype and np.array_equal(ref, k)

@@ -182,6 +182,8 @@ def military_affairs(state: State, rules: Rules, dice: Chance, agents: Agents) -
 def apply_military_moves(officers: np.ndarray, regiments: np.ndarray, moves: tuple) -> np.ndarray:
     """Apply moves (kind, family, src, dst, count)[G', M] in order to officers[G', N, P] and regiments[G', P]
     in place; returns bool[G'] of games with an illegal move (those games are left partly moved)."""
+    if kernels.use(officers.shape[0]) and all(np.asarray(x).dtype.kind == "i" for x in moves):
+        return _moves_kernel(officers, regiments, *(np.asarray(x, dtype=np.int64) for x in moves))
     kind, family, src, dst, count = moves
     g, n, p = officers.shape
     bad = np.zeros(g, dtype=bool)
@@ -202,6 +204,35 @@ def apply_military_moves(officers: np.ndarray, regiments: np.ndarray, moves: tup
         reg &= ~bad
         regiments[r[reg], s[reg]] -= c[reg]
         regiments[r[reg], d[reg]] += c[reg]
+    return bad
+
+
+@kernels.kernel
+def _moves_kernel(officers, regiments, kind, family, src, dst, count):
+    """``apply_military_moves`` game by game: each game's moves in order, up to its first illegal one."""
+    g, n, p = officers.shape
+    bad = np.zeros(g, dtype=np.bool_)
+    for r in range(g):
+        for j in range(kind.shape[1]):
+            k, f, s, d, c = kind[r, j], family[r, j], src[r, j], dst[r, j], count[r, j]
+            if k == L.MOVE_NONE:
+                continue
+            if k < 0 or k > L.MOVE_REGIMENTS or s < 0 or s >= p or d < 0 or d >= p or s == d or c < 1:
+                bad[r] = True
+            elif k == L.MOVE_OFFICERS:
+                if f < 0 or f >= n or officers[r, f, s] < c:
+                    bad[r] = True
+                else:
+                    officers[r, f, s] -= c
+                    officers[r, f, d] += c
+            elif k == L.MOVE_REGIMENTS:
+                if regiments[r, s] < c:
+                    bad[r] = True
+                else:
+                    regiments[r, s] -= c
+                    regiments[r, d] += c
+            if bad[r]:
+                break
     return bad
 
 
