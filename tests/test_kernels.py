@@ -990,11 +990,11 @@ def test_lose_region_kernels_lose_the_regions_of_the_numpy_loss(monkeypatch):
 
 
 def test_attack_kernels_defend_the_regions_of_the_numpy_attack(monkeypatch):
-    """R-ATTACK over 4,096 random boards (Company regions with unrest, armies of 0-2 officers per family and 0-4
-    regiments, some used, commanders, Military Affairs and the Chairman held or not, a few games over), an attack of
-    strength -1 to 7 (from a random sovereign region in half of them) on a random region in a random half of the
-    games: the same regions attacked, defences asked and committed (the least, by a scripted defender), attackers
-    weakened, trophies, and regions lost."""
+    """R-ATTACK over 4,096 random boards (Company regions with unrest, Sepoy Recruitment in force or not, armies of
+    0-2 officers per family and 0-4 regiments, some used, commanders, Military Affairs and the Chairman held or not,
+    a few games over), an attack of strength -1 to 7 (from a random sovereign region in half of them) on a random
+    region in a random half of the games: the same regions attacked, defences asked and committed (the least, by a
+    scripted defender), attackers weakened, trophies, and regions lost."""
     from sim.phases.india import Event, attack_company, minimal_defence
 
     rules, state = blank(4096, 5)
@@ -1018,6 +1018,9 @@ def test_attack_kernels_defend_the_regions_of_the_numpy_attack(monkeypatch):
         state.office[:, office] = np.where(rng.random(4096) < 0.5, rng.integers(0, 5, 4096), -1)
     state.stability[:] = rng.integers(1, 4, 4096)
     state.done[:] = rng.random(4096) < 0.05
+    state.law_pile[:] = rng.integers(0, 4, state.law_pile.shape)  # Sepoy Recruitment in force a quarter of the time
+    bonus = rules.d.law_mod[:, laws.MOD["unrest_attack_bonus"]]
+    assert bonus.any() and (state.law_pile[:, bonus > 0] == laws.IN_FORCE).any()
     asked = []
 
     def ask(decision, state, head, legal, out, check):

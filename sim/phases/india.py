@@ -429,13 +429,12 @@ def attack_company(
     rows = ev.rows
     if rows.size == 0:
         return
-    strength = np.asarray(strength, dtype=np.int64) + attack_unrest(state, rules, rows, region)
     attacker = np.full(rows.size, -1) if attacker is None else attacker
-    if kernels.use(state.n_games):
-        _attack_by_kernels(
-            state, rules, dice, agents, ev, np.asarray(region, dtype=np.int64), strength, attacker, tally
-        )
+    if kernels.use(state.n_games):  # the unrest added there
+        region, strength = np.asarray(region, dtype=np.int64), np.asarray(strength, dtype=np.int64)
+        _attack_by_kernels(state, rules, dice, agents, ev, region, strength, attacker, tally)
         return
+    strength = np.asarray(strength, dtype=np.int64) + attack_unrest(state, rules, rows, region)
     ok = ~state.done[rows] & (state.owner[rows, region] >= 0) & (strength >= 1)
     rows, region, strength, attacker = rows[ok], region[ok], strength[ok], attacker[ok]
     if rows.size == 0:
@@ -512,7 +511,7 @@ def _attack_by_kernels(
     attacker: np.ndarray,
     tally: str,
 ) -> None:
-    """``attack_company`` past the unrest, its bookkeeping done by two kernels around the decision ``defend``."""
+    """``attack_company``'s bookkeeping done by two kernels around the decision ``defend``."""
     g, n = state.n_games, state.n_players
     ind = rules.india
     legal = {k: np.zeros((g, n) if k == "officers" else g, dtype=np.int64) for k in DEFENCE_LEGAL}
@@ -520,8 +519,10 @@ def _attack_by_kernels(
     rows = ev.rows.astype(np.int64)
     outcome = _attack_kernel(
         state.done, state.owner, state.officers, state.used_officers, state.regiments, state.used_regiments,
-        state.commander, state.office, ev.attacked, state.tally, rows, region, strength, TALLY[tally], L.MILITARY,
-        L.CHAIRMAN, legal["army"], legal["region"], legal["attack"], legal["officers"], legal["regiments"], asked,
+        state.commander, state.office, ev.attacked, state.tally, state.unrest, state.law_pile,
+        rules.d.law_mod[:, laws.MOD["unrest_attack_bonus"]].astype(np.int64), laws.IN_FORCE, rows, region, strength,
+        TALLY[tally], L.MILITARY, L.CHAIRMAN, legal["army"], legal["region"], legal["attack"], legal["officers"],
+        legal["regiments"], asked,
     )  # fmt: skip
     if not outcome.any():  # every attack fizzled
         return
@@ -551,29 +552,37 @@ DEFENCE_LEGAL = ("army", "region", "attack", "officers", "regiments")  # the dec
 
 @kernels.kernel
 def _attack_kernel(
-    done, owner, officers, used_officers, regiments, used_regiments, commander, office, attacked, tally, rows,
-    region, strength, col, military, chairman, army, at, attack, free_officers, free_regiments, asked
+    done, owner, officers, used_officers, regiments, used_regiments, commander, office, attacked, tally, unrest,
+    law_pile, unrest_bonus, in_force, rows, region, strength, col, military, chairman, army, at, attack,
+    free_officers, free_regiments, asked
 ):  # fmt: skip
     """``attack_company`` game by game up to the decision (rows are distinct games): a running game's Company region
-    attacked at strength 1 or more is marked attacked and counted; its army's unused pieces (``free_officers``,
+    attacked at strength 1 or more with its unrest (``attack_unrest``: the laws in force add ``unrest_bonus`` per
+    marker) is marked attacked and counted; its army's unused pieces (``free_officers``,
     ``free_regiments``), army, region and attack go into the decision's full-batch arrays; a defence that holds is
     asked of the commander, else Military Affairs, else the Chairman (``asked``). Returns int[m] each attack's
     outcome: NOT_ATTACKED, LOST, HELD (asked) or HELD_BY_RULE (nobody to ask)."""
     outcome = np.zeros(rows.shape[0], dtype=np.int64)
     for i in range(rows.shape[0]):
         g, x = rows[i], region[i]
-        a = owner[g, x]
-        if done[g] or a < 0 or strength[i] < 1:
+        a, force = owner[g, x], strength[i]
+        if unrest[g, x] > 0:
+            per = 1
+            for law in range(unrest_bonus.shape[0]):
+                if unrest_bonus[law] != 0 and law_pile[g, law] == in_force:
+                    per += unrest_bonus[law]
+            force += unrest[g, x] * per
+        if done[g] or a < 0 or force < 1:
             continue
         attacked[g, x] = True
         tally[g, col] += 1
-        army[g], at[g], attack[g] = a, x, strength[i]
+        army[g], at[g], attack[g] = a, x, force
         free = 0
         for s in range(officers.shape[1]):
             free_officers[g, s] = max(officers[g, s, a] - used_officers[g, s, a], 0)
             free += free_officers[g, s]
         free_regiments[g] = max(regiments[g, a] - used_regiments[g, a], 0)
-        if free + free_regiments[g] < strength[i]:
+        if free + free_regiments[g] < force:
             outcome[i] = LOST
             continue
         decider = commander[g, a]
