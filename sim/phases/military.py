@@ -354,7 +354,6 @@ def battle(
     k: np.ndarray,
 ) -> None:
     """Resolve deployments in games ``rows``: the check, the officers' death rolls, conquest, loot, defeat."""
-    n = state.n_players
     d, mil = rules.d, rules.military
     m = rows.size
     r = np.arange(m)
@@ -364,18 +363,13 @@ def battle(
     success, mishap = check_outcome(rules, lowest)
 
     # every officer taking part rolls for death; the commander's die is his family's first
-    order = np.argsort(np.where(np.arange(n)[None, :] == cmd[:, None], -1, np.arange(n)[None, :]), axis=1)
-    counts = np.take_along_axis(officers, order, axis=1)  # [m, N] in roll order
-    total = counts.sum(axis=1)
+    starts = commander_first(officers, cmd)  # each family's first die
+    total = officers.sum(axis=1)
     width = max(int(total.max()), 1)
     dead_die = dice.d6(rows, width, used=total) >= mil.death_on
     dead_die &= np.arange(width)[None, :] < total[:, None]
     cum = np.concatenate([np.zeros((m, 1), dtype=np.int64), np.cumsum(dead_die, axis=1)], axis=1)
-    ends = np.cumsum(counts, axis=1)
-    starts = ends - counts
-    deaths_ordered = np.take_along_axis(cum, ends, axis=1) - np.take_along_axis(cum, starts, axis=1)
-    deaths = np.zeros_like(deaths_ordered)
-    np.put_along_axis(deaths, order, deaths_ordered, axis=1)
+    deaths = np.take_along_axis(cum, starts + officers, axis=1) - np.take_along_axis(cum, starts, axis=1)
     commander_dead = dead_die[:, 0]
     # a defeat kills or disgraces the commander (if his die did not already) and costs half his family's trophies;
     # L173 "погиб/был с позором лишён звания" (military.defeated_commander): either way his relative
@@ -421,6 +415,15 @@ def battle(
     settle_commanders(state, rules, dice, agents, rows, [army])
 
 
+def commander_first(officers: np.ndarray, cmd: np.ndarray) -> np.ndarray:
+    """int[m, N]: where each family's officers start when the commander's family (``cmd[m]``, -1 none) goes first,
+    then the others in seat order: the officers of the families before it."""
+    mine = np.arange(officers.shape[1])[None, :] == cmd[:, None]
+    others = np.where(mine, 0, officers).astype(np.int64)
+    first = (officers - others).sum(axis=1)
+    return np.where(mine, 0, first[:, None] + np.cumsum(others, axis=1) - others)
+
+
 def conquer(state: State, rows: np.ndarray, region: np.ndarray, army: int) -> None:
     """The region becomes the presidency's; it leaves its empire, and an empire whose capital falls shatters."""
     if rows.size == 0:
@@ -460,11 +463,7 @@ def share_loot(
     full = np.where(slots > 0, loot // np.maximum(slots, 1), 0)
     rest = np.where(slots > 0, loot % np.maximum(slots, 1), 0)
     # the remainder goes to the first slots in order: officers (commander's family first), named families
-    order = np.argsort(np.where(np.arange(n)[None, :] == cmd[:, None], -1, np.arange(n)[None, :]), axis=1)
-    off_ordered = np.take_along_axis(survivors, order, axis=1)
-    start = np.cumsum(off_ordered, axis=1) - off_ordered
-    part_off = np.zeros_like(survivors)
-    np.put_along_axis(part_off, order, np.clip(rest[:, None] - start, 0, off_ordered), axis=1)
+    part_off = np.clip(rest[:, None] - commander_first(survivors, cmd), 0, survivors)
     rest2 = np.maximum(rest - survivors.sum(axis=1), 0)
     start2 = np.cumsum(named, axis=1) - named
     part_named = np.clip(rest2[:, None] - start2, 0, named)
