@@ -242,7 +242,7 @@ def deploy_targets(state: State, rules: Rules, army: int) -> np.ndarray:
     regions adjacent to its own that the Company does not control (L166)."""
     d = rules.d
     own = state.owner == army
-    near = (own.astype(np.uint8) @ d.adjacent.astype(np.uint8)) > 0
+    near = (own.astype(np.float32) @ d.adjacent.astype(np.float32)) > 0  # neighbours counted exactly (BLAS)
     targets = own | (near & (state.owner < 0))
     targets[:, d.home[army]] |= state.owner[:, d.home[army]] < 0
     return targets
