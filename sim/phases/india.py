@@ -558,10 +558,10 @@ def _attack_kernel(
 ):  # fmt: skip
     """``attack_company`` game by game up to the decision (rows are distinct games): a running game's Company region
     attacked at strength 1 or more with its unrest (``attack_unrest``: the laws in force add ``unrest_bonus`` per
-    marker) is marked attacked and counted; its army's unused pieces (``free_officers``,
-    ``free_regiments``), army, region and attack go into the decision's full-batch arrays; a defence that holds is
-    asked of the commander, else Military Affairs, else the Chairman (``asked``). Returns int[m] each attack's
-    outcome: NOT_ATTACKED, LOST, HELD (asked) or HELD_BY_RULE (nobody to ask)."""
+    marker) is marked attacked and counted; its army's unused pieces (``free_officers``, ``free_regiments``),
+    army, region and attack go into the decision's full-batch arrays; a defence that holds is asked of the
+    commander, else Military Affairs, else the Chairman (``asked``). Returns int[m] each attack's outcome:
+    NOT_ATTACKED, LOST, HELD (asked) or HELD_BY_RULE (nobody to ask)."""
     outcome = np.zeros(rows.shape[0], dtype=np.int64)
     for i in range(rows.shape[0]):
         g, x = rows[i], region[i]
