@@ -16,13 +16,21 @@ from . import values as V
 TROPHY_WORTH = 1.5  # £ per trophy: one influence point each (R-END), and what blame situation 1 costs on a crash
 
 
-def battle_worth(obs: Observation, legal, target: np.ndarray, own_slots: np.ndarray, slots: np.ndarray) -> np.ndarray:
+def battle_worth(
+    obs: Observation,
+    legal,
+    target: np.ndarray,
+    own_slots: np.ndarray,
+    slots: np.ndarray,
+    rows: np.ndarray | None = None,
+) -> np.ndarray:
     """float[G']: what a success at ``target`` is worth to the commander's family: its share of the loot (4 £ per
     strength level, the first-loot bonus where never looted, paid round-robin over ``slots`` of which it holds
-    ``own_slots``, L171) and the trophies (the region's strength, L170)."""
+    ``own_slots``, L171) and the trophies (the region's strength, L170). ``rows``: the games (rows of ``obs``) of
+    ``target`` and the slots, when not every game in order."""
     r = obs.rules
     d = r.d
-    rows = np.arange(obs.n)
+    rows = np.arange(obs.n) if rows is None else rows
     t = np.maximum(target, 0)
     strength = legal.strength[rows, t].astype(float)
     sovereign = obs.owner[rows, t] < 0
@@ -64,6 +72,18 @@ class _Shifted:
         self.loans, self.emergency_total, self.round, self.rules = obs.loans, obs.emergency_total, obs.round, obs.rules
 
 
+def _each(value, rows: np.ndarray):
+    """A strategy's number, or its per-game values taken at ``rows``."""
+    return value[rows] if isinstance(value, np.ndarray) and value.ndim else value
+
+
+def _firsts(games: np.ndarray) -> np.ndarray:
+    """bool[k]: the first of each run of equal ``games`` (sorted)."""
+    first = np.ones(games.size, dtype=bool)
+    first[1:] = games[1:] != games[:-1]
+    return first
+
+
 def plan_deployment(
     strategy,
     obs: Observation,
@@ -96,41 +116,44 @@ def plan_deployment(
     ok = legal.mercenaries & (power > 0)
     # mercenary bands by £ per strength, cheapest first
     order = np.argsort(np.where(ok, cost / np.maximum(power, 1), np.inf), axis=1, kind="stable")
-    best = np.full(obs.n, -1, dtype=np.int64)
-    best_gain = np.full(obs.n, -np.inf)
-    best_mercs = np.zeros((obs.n, n_m), dtype=bool)
-    regions = legal.targets.shape[1]
     holding = holding_cost(obs) if holding is None else holding
     sovereign_all = obs.owner < 0
     allowed = sovereign_all if conquer is None else sovereign_all & np.asarray(conquer, dtype=bool)[:, None]
     useful = legal.targets & (allowed | ((obs.owner >= 0) & (obs.unrest > 0)))
-    for t in range(regions):
-        can = useful[:, t] & (own >= 1)
-        if not can.any():
-            continue
-        k = force - legal.strength[:, t].astype(np.int64)
-        hired = np.zeros((obs.n, n_m), dtype=bool)
-        money = legal.treasury.astype(np.int64).copy()
-        if mercenaries:
-            for j in range(n_m):
-                m = order[:, j]
-                c, p = cost[rows, m], power[rows, m]
-                take = ok[rows, m] & (k < want_dice) & (c <= money)
-                hired[rows[take], m[take]] = True
-                money -= np.where(take, c, 0)
-                k += np.where(take, p, 0)
-        p_s, p_m = V.check_odds(r, k)
-        target = np.full(obs.n, t)
-        troops = legal.regiments + hired.sum(axis=1)
-        slots = force - legal.regiments + 1 + troops  # surviving officers, the named family, regiments and bands
-        gain = p_s * battle_worth(obs, legal, target, own + 1, slots)
-        loss = p_m * (obs.trophies[rows, obs.seat] * r.military.trophy_loss * TROPHY_WORTH + 3.0) + own / 6.0 * 2.0
-        conquest = p_s * (obs.owner[:, t] < 0)  # a new Company region to hold
-        gain = gain - (1.0 - risk) * (loss + conquest * holding) - 0.3 * np.where(mercenaries, (hired * cost).sum(1), 0)
-        better = can & (k >= min_dice) & (gain > best_gain) & (gain > 0)
-        best = np.where(better, t, best)
-        best_gain = np.where(better, gain, best_gain)
-        best_mercs = np.where(better[:, None], hired, best_mercs)
+    # every target the commander may lead his force to, scored at once: (game, target) pairs, game by game
+    g, t = np.nonzero(useful & (own >= 1)[:, None])
+    k = force[g] - legal.strength[g, t].astype(np.int64)
+    hired = np.zeros((g.size, n_m), dtype=bool)
+    money = legal.treasury.astype(np.int64)[g]
+    if mercenaries:
+        pairs = np.arange(g.size)
+        for j in range(n_m):
+            m = order[g, j]
+            c, p = cost[g, m], power[g, m]
+            take = ok[g, m] & (k < _each(want_dice, g)) & (c <= money)
+            hired[pairs[take], m[take]] = True
+            money -= np.where(take, c, 0)
+            k += np.where(take, p, 0)
+    p_s, p_m = V.check_odds(r, k)
+    troops = legal.regiments[g] + hired.sum(axis=1)
+    slots = force[g] - legal.regiments[g] + 1 + troops  # surviving officers, the named family, regiments and bands
+    gain = p_s * battle_worth(obs, legal, t, own[g] + 1, slots, g)
+    trophies = obs.trophies[g, obs.seat[g]]
+    loss = p_m * (trophies * r.military.trophy_loss * TROPHY_WORTH + 3.0) + own[g] / 6.0 * 2.0
+    conquest = p_s * (obs.owner[g, t] < 0)  # a new Company region to hold
+    gain = gain - (1.0 - _each(risk, g)) * (loss + conquest * _each(holding, g))
+    gain = gain - 0.3 * np.where(mercenaries, (hired * cost[g]).sum(1), 0)
+    # each game's best target: the first (in map order) of the highest gain, at least ``min_dice`` dice and a gain
+    best = np.full(obs.n, -1, dtype=np.int64)
+    best_mercs = np.zeros((obs.n, n_m), dtype=bool)
+    fights = (k >= _each(min_dice, g)) & (gain > 0)
+    if fights.any():
+        score = np.where(fights, gain, -np.inf)
+        first = _firsts(g)
+        top = np.maximum.reduceat(score, np.flatnonzero(first))[np.cumsum(first) - 1]  # each pair's game's best
+        win = np.flatnonzero(fights & (score == top))
+        win = win[_firsts(g[win])]
+        best[g[win]], best_mercs[g[win]] = t[win], hired[win]
     go = best >= 0
     # commit only what ``want_dice`` dice need (the rest defends the Company's regions in phase 8, L211): the
     # mercenaries and the family's own officers first, then regiments, then other families' officers

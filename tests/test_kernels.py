@@ -985,3 +985,190 @@ def test_choose_kernel_takes_the_actions_of_the_numpy_choice(monkeypatch, rows):
     assert len(np.unique(where[clerk, 0])) == len(L.PRESIDENT) and (where[clerk, 0] != where[clerk, 1]).all()
     for r, g in zip(ref, got, strict=True):
         assert same_bits(r, g)
+
+
+def test_settle_kernel_seats_the_commanders_of_the_numpy_settling(monkeypatch):
+    """R-COMMANDER over 4,096 random armies (0-2 officers per family and army, so many ties and empty armies; a
+    random sitting commander or none; Military Affairs held in half the games, picking the last tied family, else
+    chance picks), every army re-seated in a random half of the games and one army per game (``settle_army``) in
+    another: the same commanders, the same picks asked and the same dice drawn."""
+    from sim.phases.military import settle_army, settle_commanders
+
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(61)
+    state.officers[:] = rng.integers(0, 3, state.officers.shape)
+    state.commander[:] = rng.integers(-1, 5, state.commander.shape)
+    state.office[:, L.MILITARY] = np.where(rng.random(4096) < 0.5, rng.integers(0, 5, 4096), -1)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    one = np.flatnonzero(rng.random(4096) < 0.5)
+    army = rng.integers(0, L.PRESIDENCIES, one.size)
+    asked = []
+
+    def ask(decision, state, head, legal, out, check):
+        sel = np.flatnonzero(head >= 0)
+        asked.append((legal["army"][0], sel.tolist()))
+        out[0][sel] = 4 - legal["tied"][sel, ::-1].argmax(axis=1)
+        assert not check(out[0][sel], SimpleNamespace(tied=legal["tied"][sel]), SimpleNamespace(n=sel.size, players=5))[
+            0
+        ].any()
+
+    who = SimpleNamespace(ask=ask)
+    after = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        start, asked[:] = state.commander.copy(), []
+        dice = Dice(Streams(67, np.arange(4096), 1))
+        settle_commanders(state, rules, dice, who, rows)
+        settle_army(state, rules, dice, who, one, army)
+        after.append((state.commander.copy(), sorted((int(a), g) for a, g in asked), dice.streams.counters))
+        state.commander[:] = start
+    (ref, ref_asked, ref_dice), got = after
+    assert (ref != start).any() and (ref == start)[rows].any() and (ref[rows] == -1).any()
+    assert len(ref_asked) >= 3 and ref_dice.max() >= 1 and (ref_dice == 0).any()
+    assert np.array_equal(ref, got[0]) and ref_asked == got[1] and np.array_equal(ref_dice, got[2])
+
+
+def test_lose_region_kernels_lose_the_regions_of_the_numpy_loss(monkeypatch):
+    """R-ATTACK over 4,096 random armies (0-2 officers per family, some used, a commander among them or none, a
+    governor or none, stability 0-3, the crisis marker inside the region a third of the time), a random Company
+    region lost in a random half of the games: the same deaths (dice drawn alike), trophies returned, governors
+    deposed, orders closed, sovereign regions, stability lost and crashes, the marker's march and new commanders."""
+    from sim.phases.india import lose_region
+    from sim.state import TALLY
+
+    rules, state = blank(4096, 5)
+    n_r = len(rules.d.regions)
+    rng = np.random.default_rng(71)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, n_r, rows.size)
+    army = rng.integers(0, L.PRESIDENCIES, rows.size)
+    state.owner[:] = np.where(rng.random((4096, n_r)) < 0.4, rng.integers(0, L.PRESIDENCIES, (4096, n_r)), -1)
+    state.owner[rows, region] = army
+    state.officers[:] = rng.integers(0, 3, state.officers.shape)
+    state.used_officers[:] = np.minimum(rng.integers(0, 3, state.officers.shape), state.officers)
+    seat = rng.integers(0, 5, state.commander.shape)
+    has = np.take_along_axis(state.officers, seat[:, None, :], axis=1)[:, 0] > 0
+    state.commander[:] = np.where(has & (rng.random(has.shape) < 0.8), seat, -1)
+    state.governor[:] = rng.integers(-1, 5, state.governor.shape)
+    state.trophies[:] = rng.integers(0, 6, state.trophies.shape)
+    state.stability[:] = rng.integers(0, 4, 4096)
+    state.unrest[:] = rng.integers(0, 3, state.unrest.shape)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.5
+    state.office[:, L.MILITARY] = np.where(rng.random(4096) < 0.5, rng.integers(0, 5, 4096), -1)
+    state.elephant_at[:] = rng.integers(0, n_r, 4096)
+    state.elephant_at[rows] = np.where(rng.random(rows.size) < 1 / 3, region, state.elephant_at[rows])
+    state.elephant_facing[:] = np.where(rng.random(4096) < 0.5, -1, rng.integers(0, n_r, 4096))
+    shape = rng.integers(0, len(L.SHAPES) + 1, rows.size)
+
+    def ask(decision, state, head, legal, out, check):
+        sel = np.flatnonzero(head >= 0)
+        out[0][sel] = legal["tied"][sel].argmax(axis=1)
+
+    def call():
+        dice = Dice(Streams(73, np.arange(4096), 1))
+        lose_region(state, rules, dice, SimpleNamespace(ask=ask), rows, region, army, shape)
+        return dice.streams.counters
+
+    fields = ["commander", "trophies", "officers", "used_officers", "supply", "tally", "governor", "deposed",
+              "half_ships", "order_open", "owner", "strength", "capital", "unrest", "stability", "elephant_at",
+              "elephant_facing", "crashed", "done", "end_round"]  # fmt: skip
+    before, ref, got = state_both_ways(monkeypatch, state, fields, call)
+    killed = ref["tally"][:, TALLY["officers_killed"]]
+    assert (killed[rows] > 1).any() and (ref["trophies"] < before["trophies"]).any()
+    assert (ref["deposed"] > 0).any() and ref["crashed"].any() and not ref["crashed"].all()
+    marched = (ref["elephant_at"] != before["elephant_at"]) | (ref["elephant_facing"] != before["elephant_facing"])
+    assert marched.any() and (ref["commander"] != before["commander"]).any()
+    assert (ref["commander"][rows, army] >= 0).any()
+    for f in ref:
+        assert np.array_equal(ref[f], got[f]), f
+
+
+def test_attack_kernels_defend_the_regions_of_the_numpy_attack(monkeypatch):
+    """R-ATTACK over 4,096 random boards (Company regions with unrest, Sepoy Recruitment in force or not, armies of
+    0-2 officers per family and 0-4 regiments, some used, commanders, Military Affairs and the Chairman held or not,
+    a few games over), an attack of strength -1 to 7 (from a random sovereign region in half of them) on a random
+    region in a random half of the games: the same regions attacked, defences asked and committed (the least, by a
+    scripted defender), attackers weakened, trophies, and regions lost."""
+    from sim.phases.india import Event, attack_company, minimal_defence
+
+    rules, state = blank(4096, 5)
+    n_r = len(rules.d.regions)
+    rng = np.random.default_rng(79)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, n_r, rows.size)
+    strength = rng.integers(-1, 8, rows.size)
+    attacker = np.where(rng.random(rows.size) < 0.5, rng.integers(0, n_r, rows.size), -1)
+    state.owner[:] = np.where(rng.random((4096, n_r)) < 0.7, rng.integers(0, L.PRESIDENCIES, (4096, n_r)), -1)
+    state.unrest[:] = rng.integers(0, 3, state.unrest.shape)
+    state.strength[:] = rng.integers(0, 4, state.strength.shape)
+    state.officers[:] = rng.integers(0, 3, state.officers.shape)
+    state.used_officers[:] = np.minimum(rng.integers(0, 2, state.officers.shape), state.officers)
+    state.regiments[:] = rng.integers(0, 5, state.regiments.shape)
+    state.used_regiments[:] = rng.integers(0, 3, state.regiments.shape)
+    seat = rng.integers(0, 5, state.commander.shape)
+    has = np.take_along_axis(state.officers, seat[:, None, :], axis=1)[:, 0] > 0
+    state.commander[:] = np.where(has & (rng.random(has.shape) < 0.6), seat, -1)
+    for office in (L.MILITARY, L.CHAIRMAN):
+        state.office[:, office] = np.where(rng.random(4096) < 0.5, rng.integers(0, 5, 4096), -1)
+    state.stability[:] = rng.integers(1, 4, 4096)
+    state.done[:] = rng.random(4096) < 0.05
+    state.law_pile[:] = rng.integers(0, 4, state.law_pile.shape)  # Sepoy Recruitment in force a quarter of the time
+    bonus = rules.d.law_mod[:, laws.MOD["unrest_attack_bonus"]]
+    assert bonus.any() and (state.law_pile[:, bonus > 0] == laws.IN_FORCE).any()
+    asked = []
+
+    def ask(decision, state, head, legal, out, check):
+        sel = np.flatnonzero(head >= 0)
+        asked.append((decision, sel.tolist()))
+        if decision == "defend":
+            lg = SimpleNamespace(**{k: v[sel] for k, v in legal.items()})
+            out[0][sel], out[1][sel] = minimal_defence(lg.officers, lg.regiments, lg.attack, head[sel])
+            assert not check((out[0][sel], out[1][sel]), lg, None)[0].any()
+        else:
+            out[0][sel] = legal["tied"][sel].argmax(axis=1)
+
+    ev = Event.blank(state, rows)
+    ev.shape[rows] = rng.integers(0, len(L.SHAPES) + 1, rows.size)
+
+    def call():
+        asked.clear()
+        ev.attacked[:] = False
+        dice = Dice(Streams(83, np.arange(4096), 1))
+        attack_company(state, rules, dice, SimpleNamespace(ask=ask), ev, region, strength, attacker)
+        return dice.streams.counters, ev.attacked.copy(), list(asked)
+
+    fields = ["used_officers", "used_regiments", "strength", "trophies", "tally", "officers", "commander", "owner",
+              "stability", "done", "unrest", "capital", "supply", "deposed", "governor", "order_open", "elephant_at",
+              "elephant_facing", "crashed"]  # fmt: skip
+    before, ref, got = state_both_ways(monkeypatch, state, fields, call)
+    held = (ref["used_regiments"] > before["used_regiments"]).any(axis=1)
+    assert held.any() and (ref["owner"] != before["owner"]).any() and (ref["strength"] < before["strength"]).any()
+    assert (ref["trophies"] > before["trophies"]).any() and 0 < ref["out"][1].sum() < rows.size
+    assert ref["out"][2][0][0] == "defend" and len(ref["out"][2][0][1]) > 100
+    for f in fields:
+        assert np.array_equal(ref[f], got[f]), f
+    for a, b in zip(ref["out"][:2], got["out"][:2], strict=True):
+        assert np.array_equal(a, b)
+    assert ref["out"][2] == got["out"][2]
+
+
+def test_moves_kernel_moves_the_pieces_of_the_numpy_moves(monkeypatch):
+    """R-MILITARY over 4,096 random armies (0-3 officers per family and army, 0-3 regiments) and two random moves
+    each (kinds -1 to 3, families -1 to 5, armies -1 to 3, counts 0-3, so many illegal ones): the same pieces moved
+    and the same games flagged, each left as moved up to its first illegal move."""
+    from sim.phases.military import apply_military_moves
+
+    rng = np.random.default_rng(89)
+    officers = rng.integers(0, 4, (4096, 5, L.PRESIDENCIES)).astype(np.int32)
+    regiments = rng.integers(0, 4, (4096, L.PRESIDENCIES)).astype(np.int32)
+    moves = tuple(rng.integers(lo, hi, (4096, 2)) for lo, hi in ((-1, 4), (-1, 6), (-1, 4), (-1, 4), (0, 4)))
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        off, reg = officers.copy(), regiments.copy()
+        out.append((apply_military_moves(off, reg, moves), off, reg))
+    (bad, off, reg), got = out
+    moved = (off != officers).any(axis=(1, 2)) | (reg != regiments).any(axis=1)
+    assert 0.2 < bad.mean() < 0.95 and (moved & ~bad).any() and (moved & bad).any()
+    for ref, k in zip(out[0], got, strict=True):
+        assert ref.dtype == k.dtype and np.array_equal(ref, k)

@@ -51,7 +51,7 @@ from ..india import (
 from ..rules import Rules
 from ..state import TALLY, State
 from .accounts import crash
-from .military import settle_commanders
+from .military import settle_army
 
 P = L.PRESIDENCIES
 
@@ -197,7 +197,11 @@ def attack_unrest(state: State, rules: Rules, rows: np.ndarray, region: np.ndarr
     unrest = state.unrest[rows, region].astype(np.int64)
     if not unrest.any():  # nothing to add: the laws need not be read
         return unrest
-    return unrest * (1 + laws.modifier(state, rules, "unrest_attack_bonus")[rows])
+    col = rules.d.law_mod[:, laws.MOD["unrest_attack_bonus"]]
+    bonus = np.zeros(rows.size, dtype=np.int64)
+    for law in np.flatnonzero(col):  # ``laws.modifier`` read in the attacked games only
+        bonus += np.where(state.law_pile[rows, law] == laws.IN_FORCE, col[law], 0)
+    return unrest * (1 + bonus)
 
 
 def french_landing(state: State, rules: Rules, dice: Chance, agents: Agents, rows: np.ndarray) -> None:
@@ -347,12 +351,15 @@ def crisis(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) 
     sel = np.flatnonzero(invasion)
     won = invade(state, rules, rows[sel], a[sel], b[sel], mod[sel])
     marched_from[sel[won]] = a[sel[won]]
-    # attacks on the Company: its region with the marker's tail (or the marker inside), or its head
-    c = ev.only(a_company)
-    attack_company(state, rules, dice, agents, c, a[a_company], mod[a_company])
-    c = ev.only(b_company)
-    strength = empire_strength(state, c.rows, a[b_company]) + mod[b_company]
-    attack_company(state, rules, dice, agents, c, b[b_company], strength, attacker=a[b_company])
+    # attacks on the Company: its region with the marker's tail (or the marker inside), or its head (a game has
+    # one or the other: one attack)
+    hit = a_company | b_company
+    at = np.flatnonzero(hit)
+    strength = mod[at]
+    head = np.flatnonzero(b_company[at])
+    strength[head] += empire_strength(state, rows[at[head]], a[at[head]])
+    attacker = np.where(a_company[at], -1, a[at])
+    attack_company(state, rules, dice, agents, ev.only(hit), np.where(a_company, a, b)[at], strength, attacker)
     going = ~state.done[rows]
     march(state, rules, rows[going], marched_from[going], ev.shape[rows[going]])
 
@@ -366,13 +373,15 @@ def foreign_invasion(state: State, rules: Rules, dice: Chance, agents: Agents, e
     d = rules.d
     rows = ev.rows
     seas = d.storm_seas[dice.d6(rows, 1)[:, 0].astype(np.int64) - 1]  # [m, P]
-    passes = [(seas[:, p], np.full(rows.size, d.home[p])) for p in range(P)]
-    passes.append((~seas.any(axis=1) & (ev.region[rows] >= 0), ev.region[rows]))  # region -1: no landing
-    for hit, target in passes:
-        sel = np.flatnonzero(hit & ~state.done[rows])
+    hit = np.concatenate([seas, (~seas.any(axis=1) & (ev.region[rows] >= 0))[:, None]], axis=1)  # region -1: none
+    targets = np.concatenate([np.broadcast_to(d.home[:P], (rows.size, P)), ev.region[rows][:, None]], axis=1)
+    count = hit.sum(axis=1)
+    turn = np.sort(np.where(hit, np.arange(P + 1), P + 1), axis=1)  # each game's targets in order
+    for k in range(int(count.max(initial=0))):  # games do not meet: the k-th target of every game at once
+        sel = np.flatnonzero((k < count) & ~state.done[rows])
         if sel.size == 0:
             continue
-        rr, t = rows[sel], target[sel]
+        rr, t = rows[sel], targets[sel, turn[sel, k]]
         attack = dice.d6(rr, 1)[:, 0].astype(np.int64)
         company = state.owner[rr, t] >= 0
         c = ev.at(rr[company])
@@ -420,8 +429,12 @@ def attack_company(
     rows = ev.rows
     if rows.size == 0:
         return
-    strength = np.asarray(strength, dtype=np.int64) + attack_unrest(state, rules, rows, region)
     attacker = np.full(rows.size, -1) if attacker is None else attacker
+    if kernels.use(state.n_games):  # the unrest added there
+        region, strength = np.asarray(region, dtype=np.int64), np.asarray(strength, dtype=np.int64)
+        _attack_by_kernels(state, rules, dice, agents, ev, region, strength, attacker, tally)
+        return
+    strength = np.asarray(strength, dtype=np.int64) + attack_unrest(state, rules, rows, region)
     ok = ~state.done[rows] & (state.owner[rows, region] >= 0) & (strength >= 1)
     rows, region, strength, attacker = rows[ok], region[ok], strength[ok], attacker[ok]
     if rows.size == 0:
@@ -459,16 +472,9 @@ def attack_company(
     }
     committed_off = np.zeros((g, n), dtype=np.int64)
     committed_reg = np.zeros(g, dtype=np.int64)
-
-    def check(answer, lg, obs):
-        off, reg = answer
-        bad = (off < 0).any(axis=1) | (off > lg.officers).any(axis=1) | (reg < 0) | (reg > lg.regiments)
-        bad |= off.sum(axis=1) + reg < lg.attack
-        return bad, "the defence must commit unused officers and regiments worth at least the attack"
-
     asked = np.full(g, -1, dtype=np.int64)
     asked[rows] = decider
-    agents.ask("defend", state, asked, legal, (committed_off, committed_reg), check)
+    agents.ask("defend", state, asked, legal, (committed_off, committed_reg), check_defence)
     auto = holds & (decider < 0)
     if auto.any():  # nobody to decide: the least defence, regiments first
         off, reg = minimal_defence(free_off[auto], free_reg[auto], strength[auto], np.full(int(auto.sum()), -1))
@@ -486,21 +492,145 @@ def attack_company(
     lose_region(state, rules, dice, agents, rows[lost], region[lost], army[lost], ev.shape[rows[lost]])
 
 
+def check_defence(answer, lg, obs):
+    """The decision ``defend``'s check: unused pieces, worth at least the attack."""
+    off, reg = answer
+    bad = (off < 0).any(axis=1) | (off > lg.officers).any(axis=1) | (reg < 0) | (reg > lg.regiments)
+    bad |= off.sum(axis=1) + reg < lg.attack
+    return bad, "the defence must commit unused officers and regiments worth at least the attack"
+
+
+def _attack_by_kernels(
+    state: State,
+    rules: Rules,
+    dice: Chance,
+    agents: Agents,
+    ev: Event,
+    region: np.ndarray,
+    strength: np.ndarray,
+    attacker: np.ndarray,
+    tally: str,
+) -> None:
+    """``attack_company``'s bookkeeping done by two kernels around the decision ``defend``."""
+    g, n = state.n_games, state.n_players
+    ind = rules.india
+    legal = {k: np.zeros((g, n) if k == "officers" else g, dtype=np.int64) for k in DEFENCE_LEGAL}
+    asked = np.full(g, -1, dtype=np.int64)
+    rows = ev.rows.astype(np.int64)
+    outcome = _attack_kernel(
+        state.done, state.owner, state.officers, state.used_officers, state.regiments, state.used_regiments,
+        state.commander, state.office, ev.attacked, state.tally, state.unrest, state.law_pile,
+        rules.d.law_mod[:, laws.MOD["unrest_attack_bonus"]].astype(np.int64), laws.IN_FORCE, rows, region, strength,
+        TALLY[tally], L.MILITARY, L.CHAIRMAN, legal["army"], legal["region"], legal["attack"], legal["officers"],
+        legal["regiments"], asked,
+    )  # fmt: skip
+    if not outcome.any():  # every attack fizzled
+        return
+    committed_off = np.zeros((g, n), dtype=np.int64)
+    committed_reg = np.zeros(g, dtype=np.int64)
+    agents.ask("defend", state, asked, legal, (committed_off, committed_reg), check_defence)
+    auto = rows[outcome == HELD_BY_RULE]
+    if auto.size:  # nobody to decide: the least defence, regiments first
+        off, reg = legal["officers"][auto], legal["regiments"][auto]
+        committed_off[auto], committed_reg[auto] = minimal_defence(
+            off, reg, legal["attack"][auto], np.full(auto.size, -1)
+        )
+    _held_kernel(
+        state.used_officers, state.used_regiments, state.strength, state.trophies, state.commander, state.tally,
+        rows, outcome, legal["army"], attacker.astype(np.int64), committed_off, committed_reg,
+        ind.held_attacker_loss, ind.held_trophies, TALLY["regions_held"],
+    )  # fmt: skip
+    lost = outcome == LOST
+    if lost.any():
+        lr = rows[lost]
+        lose_region(state, rules, dice, agents, lr, region[lost], legal["army"][lr], ev.shape[lr])
+
+
+NOT_ATTACKED, LOST, HELD, HELD_BY_RULE = range(4)  # outcomes of an attack (``_attack_kernel``)
+DEFENCE_LEGAL = ("army", "region", "attack", "officers", "regiments")  # the decision ``defend``'s legal arrays
+
+
+@kernels.kernel
+def _attack_kernel(
+    done, owner, officers, used_officers, regiments, used_regiments, commander, office, attacked, tally, unrest,
+    law_pile, unrest_bonus, in_force, rows, region, strength, col, military, chairman, army, at, attack,
+    free_officers, free_regiments, asked
+):  # fmt: skip
+    """``attack_company`` game by game up to the decision (rows are distinct games): a running game's Company region
+    attacked at strength 1 or more with its unrest (``attack_unrest``: the laws in force add ``unrest_bonus`` per
+    marker) is marked attacked and counted; its army's unused pieces (``free_officers``, ``free_regiments``),
+    army, region and attack go into the decision's full-batch arrays; a defence that holds is asked of the
+    commander, else Military Affairs, else the Chairman (``asked``). Returns int[m] each attack's outcome:
+    NOT_ATTACKED, LOST, HELD (asked) or HELD_BY_RULE (nobody to ask)."""
+    outcome = np.zeros(rows.shape[0], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        g, x = rows[i], region[i]
+        a, force = owner[g, x], strength[i]
+        if unrest[g, x] > 0:
+            per = 1
+            for law in range(unrest_bonus.shape[0]):
+                if unrest_bonus[law] != 0 and law_pile[g, law] == in_force:
+                    per += unrest_bonus[law]
+            force += unrest[g, x] * per
+        if done[g] or a < 0 or force < 1:
+            continue
+        attacked[g, x] = True
+        tally[g, col] += 1
+        army[g], at[g], attack[g] = a, x, force
+        free = 0
+        for s in range(officers.shape[1]):
+            free_officers[g, s] = max(officers[g, s, a] - used_officers[g, s, a], 0)
+            free += free_officers[g, s]
+        free_regiments[g] = max(regiments[g, a] - used_regiments[g, a], 0)
+        if free + free_regiments[g] < force:
+            outcome[i] = LOST
+            continue
+        decider = commander[g, a]
+        if decider < 0:
+            decider = office[g, military]
+        if decider < 0:
+            decider = office[g, chairman]
+        asked[g] = decider
+        outcome[i] = HELD if decider >= 0 else HELD_BY_RULE
+    return outcome
+
+
+@kernels.kernel
+def _held_kernel(
+    used_officers, used_regiments, strength, trophies, commander, tally, rows, outcome, army, attacker, committed_off,
+    committed_reg, attacker_loss, held_trophies, col
+):  # fmt: skip
+    """``attack_company`` game by game after the decision (rows are distinct games): where the region holds (outcome
+    HELD or HELD_BY_RULE), the pieces committed are used, a sovereign attacker loses ``attacker_loss`` strength (never
+    below 0), the commander's family gains ``held_trophies`` and the region held is counted."""
+    for i in range(rows.shape[0]):
+        if outcome[i] != HELD and outcome[i] != HELD_BY_RULE:
+            continue
+        g = rows[i]
+        a = army[g]
+        for s in range(used_officers.shape[1]):
+            used_officers[g, s, a] += committed_off[g, s]
+        used_regiments[g, a] += committed_reg[g]
+        if attacker[i] >= 0:
+            strength[g, attacker[i]] = max(strength[g, attacker[i]] - attacker_loss, 0)
+        if commander[g, a] >= 0:
+            trophies[g, commander[g, a]] += held_trophies
+        tally[g, col] += 1
+
+
 def minimal_defence(
     officers: np.ndarray, regiments: np.ndarray, attack: np.ndarray, own: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The least defence worth ``attack[m]`` from free ``officers[m, N]`` and ``regiments[m]``: regiments first,
     then officers in seat order with family ``own[m]`` last. Returns (officers int[m, N], regiments int[m])."""
-    n = officers.shape[1]
+    officers = officers.astype(np.int64)
     reg = np.minimum(regiments, np.maximum(attack, 0)).astype(np.int64)
     need = np.maximum(attack - reg, 0)
-    order = np.argsort(np.where(np.arange(n)[None, :] == own[:, None], n, np.arange(n)[None, :]), axis=1)
-    ordered = np.take_along_axis(officers.astype(np.int64), order, axis=1)
-    before = np.cumsum(ordered, axis=1) - ordered
-    take = np.clip(need[:, None] - before, 0, ordered)
-    off = np.zeros_like(take)
-    np.put_along_axis(off, order, take, axis=1)
-    return off, reg
+    last = np.arange(officers.shape[1])[None, :] == own[:, None]
+    others = np.where(last, 0, officers)
+    before = np.cumsum(others, axis=1) - others  # the officers committed ahead of each family's
+    before = np.where(last, others.sum(axis=1)[:, None], before)
+    return np.clip(need[:, None] - before, 0, officers), reg
 
 
 def lose_region(
@@ -521,6 +651,30 @@ def lose_region(
     if rows.size == 0:
         return
     ind = rules.india
+    if kernels.use(state.n_games):
+        rows, region, army = (np.asarray(x, dtype=np.int64) for x in (rows, region, army))
+        total = _commander_falls_kernel(
+            state.commander, state.trophies, state.officers, state.supply, state.tally, state.governor,
+            state.deposed, rows, region, army, ind.lost_trophy_share, TALLY["officers_killed"],
+        )  # fmt: skip
+        vacate_governor(state, rows, region)
+        roll = np.flatnonzero(total > 0)
+        faces = dice.d6(rows[roll], int(total.max()), used=total[roll]) if roll.size else np.zeros((0, 0), np.int8)
+        at = np.full(rows.size, -1, dtype=np.int64)
+        at[roll] = np.arange(roll.size)
+        inside = _region_falls_kernel(
+            state.officers, state.used_officers, state.supply, state.tally, state.owner, state.strength,
+            state.capital, state.unrest, state.stability, state.elephant_at, state.elephant_facing, rows, region,
+            army, faces, at, ind.officer_death_on, ind.lost_region_strength, TALLY["officers_killed"],
+            TALLY["regions_lost"], TALLY["stability_change"], TALLY["stability_loss_regions"],
+        )  # fmt: skip
+        close_all(state, rules, rows, region, cascading=False)
+        march(state, rules, rows[inside], region[inside], shape[inside])
+        settle_army(state, rules, dice, agents, rows, army)
+        live = np.zeros(state.n_games, dtype=bool)
+        live[rows] = True
+        crash(state, live)
+        return
     n = state.n_players
     seats = np.arange(n)[None, :]
     cmd = state.commander[rows, army].astype(np.int64)
@@ -567,13 +721,72 @@ def lose_region(
     state.stability[rows] = lowered
     state.tally[rows, TALLY["stability_change"]] += lost
     state.tally[rows, TALLY["stability_loss_regions"]] += lost
-    for a in range(P):  # the army's next commander (also where the Company is about to crash: its last state)
-        going = rows[army == a]
-        if going.size:
-            settle_commanders(state, rules, dice, agents, going, [a])
+    settle_army(state, rules, dice, agents, rows, army)  # the next commander (also before a crash: its last state)
     live = np.zeros(state.n_games, dtype=bool)
     live[rows] = True
     crash(state, live)
+
+
+@kernels.kernel
+def _commander_falls_kernel(
+    commander, trophies, officers, supply, tally, governor, deposed, rows, region, army, share, killed
+):
+    """``lose_region`` game by game up to the officers' rolls (rows are distinct games): the army's commander dies
+    (his family returns ``share`` of its trophies, rounded up) and the governor counts as deposed. Returns int[m]
+    the officers left in the army, who roll."""
+    left = np.zeros(rows.shape[0], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        g, x, a = rows[i], region[i], army[i]
+        c = commander[g, a]
+        if c >= 0:
+            trophies[g, c] -= np.int32(np.ceil(trophies[g, c] * share))
+            officers[g, c, a] -= 1
+            supply[g, c] += 1
+            commander[g, a] = -1
+            tally[g, killed] += 1
+        if governor[g, x] >= 0:
+            deposed[g, governor[g, x]] += 1
+        for s in range(officers.shape[1]):
+            left[i] += officers[g, s, a]
+    return left
+
+
+@kernels.kernel
+def _region_falls_kernel(
+    officers, used_officers, supply, tally, owner, strength, capital, unrest, stability, elephant_at,
+    elephant_facing, rows, region, army, faces, at, death_on, lost_strength, killed, lost, change, loss_regions
+):  # fmt: skip
+    """``lose_region`` game by game from the officers' rolls (rows are distinct games; ``faces[at[i]]`` the dice of
+    game ``rows[i]``, seat by seat, ``at[i]`` -1 without officers): the officers rolling ``death_on`` or more die,
+    none stays used beyond those left, the region turns sovereign at ``lost_strength`` without unrest, stability
+    -1. Returns bool[m]: the crisis marker stands inside the region."""
+    inside = np.zeros(rows.shape[0], dtype=np.bool_)
+    for i in range(rows.shape[0]):
+        g, x, a = rows[i], region[i], army[i]
+        if at[i] >= 0:
+            die = 0
+            for s in range(officers.shape[1]):
+                dead = 0
+                for _ in range(officers[g, s, a]):
+                    if faces[at[i], die] >= death_on:
+                        dead += 1
+                    die += 1
+                officers[g, s, a] -= dead
+                supply[g, s] += dead
+                tally[g, killed] += dead
+        for s in range(officers.shape[1]):
+            used_officers[g, s, a] = min(used_officers[g, s, a], officers[g, s, a])
+        owner[g, x] = -1
+        strength[g, x] = lost_strength
+        capital[g, x] = x
+        unrest[g, x] = 0
+        inside[i] = elephant_at[g] == x and elephant_facing[g] < 0
+        tally[g, lost] += 1
+        if stability[g] > 0:
+            stability[g] -= 1
+            tally[g, change] -= 1
+            tally[g, loss_regions] -= 1
+    return inside
 
 
 def revolt_wave(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
@@ -584,16 +797,18 @@ def revolt_wave(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Ev
     if rows.size == 0:
         return
     # A revolt changes only its own region's owner and unrest (and may end the game), so the regions that revolt
-    # are known before the first one does: only their (army, region) pairs are visited, in the same order.
-    owner = state.owner[rows]
+    # are known before the first one does; games do not meet, so the k-th revolt of every game is one attack.
+    owner = state.owner[rows].astype(np.int64)
     restless = (state.unrest[rows] > 0) & ~ev.attacked[rows] & (owner >= 0)  # [m, R]
-    if not restless.any():
+    count = restless.sum(axis=1)
+    if not count.any():
         return
-    armies = (owner[:, :, None] == np.arange(P)[None, None, :]) & restless[:, :, None]  # [m, R, P]
-    for a, r in np.argwhere(armies.any(axis=0).T):  # army by army, each army's regions in map order
-        sel = (owner[:, r] == a) & restless[:, r] & ~state.done[rows]
+    n_r = owner.shape[1]
+    turn = np.sort(np.where(restless, owner * n_r + np.arange(n_r), P * n_r), axis=1)  # army, then map order
+    for k in range(int(count.max())):
+        sel = (k < count) & ~state.done[rows]
         if not sel.any():
             continue
         rr = rows[sel]
         wave = replace(ev, rows=rr, attacked=ev.attacked.copy())
-        attack_company(state, rules, dice, agents, wave, np.full(rr.size, r), np.zeros(rr.size), tally="revolts")
+        attack_company(state, rules, dice, agents, wave, turn[sel, k] % n_r, np.zeros(rr.size), tally="revolts")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import kernels, ledger
 from .. import layout as L
-from .. import ledger
 from ..agents import Agents
 from ..board import check_outcome
 from ..dice import Chance
@@ -38,6 +38,10 @@ def settle_commanders(
     if rows.size > 1 and not (rows[1:] > rows[:-1]).all():
         rows = np.unique(rows)  # distinct games in order
     g, m = state.n_games, rows.size
+    if kernels.use(g):
+        for a in armies:
+            settle_army(state, rules, dice, agents, rows, np.full(m, a, dtype=np.int64))
+        return
     officers = state.officers.take(rows, axis=0)  # [m, N, A]: choosing a commander moves no officer
     for a in armies:
         off = officers[:, :, a]
@@ -66,6 +70,73 @@ def settle_commanders(
                 picked[nobody] = dice.pick(rows[nobody], tied[nobody])
             new = np.where(need, picked, new)
         state.commander[rows, a] = np.where(top > 0, new, -1)
+
+
+def settle_army(state: State, rules: Rules, dice: Chance, agents: Agents, rows: np.ndarray, army: np.ndarray) -> None:
+    """Re-seat the commander of army ``army[m]`` in each of the distinct games ``rows`` (R-COMMANDER), as
+    ``settle_commanders`` does army by army (a lost region re-seats its army's commander)."""
+    if not kernels.use(state.n_games):
+        for a in range(L.PRESIDENCIES):
+            going = rows[army == a]
+            if going.size:
+                settle_commanders(state, rules, dice, agents, going, [a])
+        return
+    need = np.flatnonzero(_settle_kernel(state.officers, state.commander, rows, army))
+    for a in range(L.PRESIDENCIES):  # tied families without a sitting commander: Military Affairs picks
+        sel = need[army[need] == a]
+        if sel.size:
+            pick_commanders(state, dice, agents, rows[sel], a)
+
+
+def pick_commanders(state: State, dice: Chance, agents: Agents, rows: np.ndarray, a: int) -> None:
+    """Military Affairs picks the commander of army ``a`` among the families tied for the most officers there in
+    games ``rows`` (none of them sitting); without Military Affairs, chance picks."""
+    g = state.n_games
+    off = state.officers[rows, :, a]
+    tied = off == off.max(axis=1)[:, None]
+    head = np.full(g, -1, dtype=state.office.dtype)
+    head[rows] = state.office[rows, L.MILITARY]
+    tied_all = np.zeros((g, state.n_players), dtype=bool)
+    tied_all[rows] = tied
+    picked = np.full(g, -1, dtype=np.int64)
+
+    def check(seat, legal, obs):
+        ok = (seat >= 0) & (seat < obs.players)
+        return ~ok | ~legal.tied[np.arange(obs.n), np.clip(seat, 0, obs.players - 1)], "not a tied family"
+
+    agents.ask("pick_commander", state, head, {"army": np.full(g, a), "tied": tied_all}, (picked,), check)
+    picked = picked[rows]
+    nobody = np.flatnonzero(head[rows] < 0)
+    if nobody.size:
+        picked[nobody] = dice.pick(rows[nobody], tied[nobody])
+    state.commander[rows, a] = picked
+
+
+@kernels.kernel
+def _settle_kernel(officers, commander, rows, army):
+    """R-COMMANDER game by game (rows are distinct games): army ``army[i]`` of game ``rows[i]`` keeps a sitting
+    commander among the families with the most officers there, else the only such family commands, nobody
+    without officers. Returns bool[m]: the games where several families tie without a sitting one (untouched)."""
+    need = np.zeros(rows.shape[0], dtype=np.bool_)
+    for i in range(rows.shape[0]):
+        g, a = rows[i], army[i]
+        top, first, tied = officers[g, 0, a], 0, 1
+        for s in range(1, officers.shape[1]):
+            o = officers[g, s, a]
+            if o > top:
+                top, first, tied = o, s, 1
+            elif o == top:
+                tied += 1
+        cur = commander[g, a]
+        if top <= 0:
+            commander[g, a] = -1
+        elif cur >= 0 and officers[g, cur, a] == top:
+            continue
+        elif tied == 1:
+            commander[g, a] = first
+        else:
+            need[i] = True
+    return need
 
 
 # --------------------------------------------------------------------------------------------- Military Affairs
@@ -111,6 +182,8 @@ def military_affairs(state: State, rules: Rules, dice: Chance, agents: Agents) -
 def apply_military_moves(officers: np.ndarray, regiments: np.ndarray, moves: tuple) -> np.ndarray:
     """Apply moves (kind, family, src, dst, count)[G', M] in order to officers[G', N, P] and regiments[G', P]
     in place; returns bool[G'] of games with an illegal move (those games are left partly moved)."""
+    if kernels.use(officers.shape[0]) and all(np.asarray(x).dtype.kind == "i" for x in moves):
+        return _moves_kernel(officers, regiments, *(np.asarray(x, dtype=np.int64) for x in moves))
     kind, family, src, dst, count = moves
     g, n, p = officers.shape
     bad = np.zeros(g, dtype=bool)
@@ -134,13 +207,42 @@ def apply_military_moves(officers: np.ndarray, regiments: np.ndarray, moves: tup
     return bad
 
 
+@kernels.kernel
+def _moves_kernel(officers, regiments, kind, family, src, dst, count):
+    """``apply_military_moves`` game by game: each game's moves in order, up to its first illegal one."""
+    g, n, p = officers.shape
+    bad = np.zeros(g, dtype=np.bool_)
+    for r in range(g):
+        for j in range(kind.shape[1]):
+            k, f, s, d, c = kind[r, j], family[r, j], src[r, j], dst[r, j], count[r, j]
+            if k == L.MOVE_NONE:
+                continue
+            if k < 0 or k > L.MOVE_REGIMENTS or s < 0 or s >= p or d < 0 or d >= p or s == d or c < 1:
+                bad[r] = True
+            elif k == L.MOVE_OFFICERS:
+                if f < 0 or f >= n or officers[r, f, s] < c:
+                    bad[r] = True
+                else:
+                    officers[r, f, s] -= c
+                    officers[r, f, d] += c
+            elif k == L.MOVE_REGIMENTS:
+                if regiments[r, s] < c:
+                    bad[r] = True
+                else:
+                    regiments[r, s] -= c
+                    regiments[r, d] += c
+            if bad[r]:
+                break
+    return bad
+
+
 # ------------------------------------------------------------------------------------------------ deployment
 def deploy_targets(state: State, rules: Rules, army: int) -> np.ndarray:
     """bool[G, R]: regions army ``army`` may deploy into: its presidency's own regions, its home region, and
     regions adjacent to its own that the Company does not control (L166)."""
     d = rules.d
     own = state.owner == army
-    near = (own.astype(np.uint8) @ d.adjacent.astype(np.uint8)) > 0
+    near = (own.astype(np.float32) @ d.adjacent.astype(np.float32)) > 0  # neighbours counted exactly (BLAS)
     targets = own | (near & (state.owner < 0))
     targets[:, d.home[army]] |= state.owner[:, d.home[army]] < 0
     return targets
@@ -252,7 +354,6 @@ def battle(
     k: np.ndarray,
 ) -> None:
     """Resolve deployments in games ``rows``: the check, the officers' death rolls, conquest, loot, defeat."""
-    n = state.n_players
     d, mil = rules.d, rules.military
     m = rows.size
     r = np.arange(m)
@@ -262,18 +363,13 @@ def battle(
     success, mishap = check_outcome(rules, lowest)
 
     # every officer taking part rolls for death; the commander's die is his family's first
-    order = np.argsort(np.where(np.arange(n)[None, :] == cmd[:, None], -1, np.arange(n)[None, :]), axis=1)
-    counts = np.take_along_axis(officers, order, axis=1)  # [m, N] in roll order
-    total = counts.sum(axis=1)
+    starts = commander_first(officers, cmd)  # each family's first die
+    total = officers.sum(axis=1)
     width = max(int(total.max()), 1)
     dead_die = dice.d6(rows, width, used=total) >= mil.death_on
     dead_die &= np.arange(width)[None, :] < total[:, None]
     cum = np.concatenate([np.zeros((m, 1), dtype=np.int64), np.cumsum(dead_die, axis=1)], axis=1)
-    ends = np.cumsum(counts, axis=1)
-    starts = ends - counts
-    deaths_ordered = np.take_along_axis(cum, ends, axis=1) - np.take_along_axis(cum, starts, axis=1)
-    deaths = np.zeros_like(deaths_ordered)
-    np.put_along_axis(deaths, order, deaths_ordered, axis=1)
+    deaths = np.take_along_axis(cum, starts + officers, axis=1) - np.take_along_axis(cum, starts, axis=1)
     commander_dead = dead_die[:, 0]
     # a defeat kills or disgraces the commander (if his die did not already) and costs half his family's trophies;
     # L173 "погиб/был с позором лишён звания" (military.defeated_commander): either way his relative
@@ -319,6 +415,15 @@ def battle(
     settle_commanders(state, rules, dice, agents, rows, [army])
 
 
+def commander_first(officers: np.ndarray, cmd: np.ndarray) -> np.ndarray:
+    """int[m, N]: where each family's officers start when the commander's family (``cmd[m]``, -1 none) goes first,
+    then the others in seat order: the officers of the families before it."""
+    mine = np.arange(officers.shape[1])[None, :] == cmd[:, None]
+    others = np.where(mine, 0, officers).astype(np.int64)
+    first = (officers - others).sum(axis=1)
+    return np.where(mine, 0, first[:, None] + np.cumsum(others, axis=1) - others)
+
+
 def conquer(state: State, rows: np.ndarray, region: np.ndarray, army: int) -> None:
     """The region becomes the presidency's; it leaves its empire, and an empire whose capital falls shatters."""
     if rows.size == 0:
@@ -358,11 +463,7 @@ def share_loot(
     full = np.where(slots > 0, loot // np.maximum(slots, 1), 0)
     rest = np.where(slots > 0, loot % np.maximum(slots, 1), 0)
     # the remainder goes to the first slots in order: officers (commander's family first), named families
-    order = np.argsort(np.where(np.arange(n)[None, :] == cmd[:, None], -1, np.arange(n)[None, :]), axis=1)
-    off_ordered = np.take_along_axis(survivors, order, axis=1)
-    start = np.cumsum(off_ordered, axis=1) - off_ordered
-    part_off = np.zeros_like(survivors)
-    np.put_along_axis(part_off, order, np.clip(rest[:, None] - start, 0, off_ordered), axis=1)
+    part_off = np.clip(rest[:, None] - commander_first(survivors, cmd), 0, survivors)
     rest2 = np.maximum(rest - survivors.sum(axis=1), 0)
     start2 = np.cumsum(named, axis=1) - named
     part_named = np.clip(rest2[:, None] - start2, 0, named)
