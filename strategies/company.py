@@ -71,9 +71,12 @@ def plan(strategy, obs: Observation) -> Plan:
     after = ships + np.maximum(gap, 0)
     president = obs.office[:, list(L.PRESIDENT)] >= 0
     worth, regions = V.trade_worth(obs, reach, after)
-    dice = np.zeros((obs.n, L.PRESIDENCIES), dtype=np.int64)
-    for p in range(L.PRESIDENCIES):
-        dice[:, p] = V.best_dice(r, worth[:, p], np.full(obs.n, 8), strategy.trade_cost)
+    if kernels.use(obs.n):  # every presidency in one call (each (game, presidency) on its own, as below)
+        dice = V.best_dice(r, worth.ravel(), np.full(worth.size, 8), strategy.trade_cost).reshape(worth.shape)
+    else:
+        dice = np.zeros((obs.n, L.PRESIDENCIES), dtype=np.int64)
+        for p in range(L.PRESIDENCIES):
+            dice[:, p] = V.best_dice(r, worth[:, p], np.full(obs.n, 8), strategy.trade_cost)
     dice = np.where(president & (worth > 0), dice, 0)
     gains = V.opening_gain(obs)
     gain = gains.max(axis=1)
