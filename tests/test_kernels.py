@@ -891,3 +891,24 @@ def test_reorder_kernel_stacks_the_tiles_of_the_numpy_reorder(monkeypatch):
         ).all()
         for f in fields:
             assert np.array_equal(ref[f], got[f]), f
+
+
+def test_deal_gathers_the_same_offers_from_a_table_of_int8_buyers(monkeypatch):
+    """``notes.deal`` keeps the sealed offers' buyers in int8 (seats): over 4,096 random tables (a few notes spent,
+    a few games not dealing), the kernel and the numpy gather read the same int64 buyers and prices from it as from
+    the int64 table."""
+    g, n, k = 4096, 5, len(notes.NOTE_KINDS)
+    rng = np.random.default_rng(61)
+    holder = np.where(rng.random((g, n, k)) < 0.05, -1, rng.integers(0, n, (g, n, k)))
+    live = rng.random(g) < 0.9
+    offer_to = np.where(rng.random((g, n, n, k)) < 0.3, rng.integers(0, n, (g, n, n, k)), -1)
+    ask_price = rng.integers(0, 300, (g, n, n, k))  # prices beyond int8
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        for table in (offer_to, offer_to.astype(np.int8)):
+            out.append(notes.holders_offers(holder, live, table, ask_price))
+    buyer, price = out[0]
+    assert (buyer >= 0).any() and (buyer == -1).any() and (price > 127).any()
+    for got in out[1:]:
+        assert all(a.dtype == np.int64 and np.array_equal(a, b) for a, b in zip(got, out[0], strict=True))
