@@ -305,7 +305,9 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
             agents.ask("govern_effect", state, np.where(won, gov, -1), {"region": region_arr}, (effect,), check)
             govern_effect(state, rules, won, region, effect, state.half_ships[:, region])
             failed[won] = False
-            nothing = rows[~won[rows] & ~np.isin(rows, fired)]
+            spared = np.ones(g, dtype=bool)
+            spared[fired] = False
+            nothing = rows[~won[rows] & spared[rows]]
             fail_unrest = 1 + laws.modifier(state, rules, "governor_fail_unrest")  # Zamindar Taxes
             state.unrest[nothing, region] += fail_unrest[nothing].astype(np.int32)
             failed[nothing] = True
@@ -324,24 +326,31 @@ def govern_effect(
     presidency's sea); or collect ``governors.tax`` £ for the Company or the presidency's treasury (a second
     collection in the region this round: ``extra_tax_unrest``). Shared by the governors and the Governor-General."""
     gv = rules.governors
-    rows = np.arange(state.n_games)
-    p = np.maximum(state.owner[:, region], 0).astype(np.int64)
-    reg = sel & (effect == L.G_REGIMENT)
-    state.regiments[rows[reg], p[reg]] += 1
-    ship = sel & (effect == L.G_SHIP)
-    half[ship] += 1
-    launched = ship & (half >= 2)
+    at = np.flatnonzero(sel)  # the games concerned only
+    e = effect[at]
+    p = np.maximum(state.owner[at, region], 0).astype(np.int64)
+    reg = e == L.G_REGIMENT
+    state.regiments[at[reg], p[reg]] += 1
+    ship = e == L.G_SHIP
+    builds = at[ship]
+    half[builds] += 1
+    launch = half[builds] >= 2
+    launched = builds[launch]
     half[launched] -= 2
-    state.ships[rows[launched], p[launched], L.COMPANY_SHIP] += 1
-    tax = sel & ((effect == L.G_TAX_COMPANY) | (effect == L.G_TAX_PRESIDENCY))
-    state.taxed[tax, region] += 1
-    state.unrest[tax & (state.taxed[:, region] > 1), region] += gv.extra_tax_unrest
-    ledger.company(state, "tax", np.where(sel & (effect == L.G_TAX_COMPANY), gv.tax, 0))
-    to_pres = np.zeros((state.n_games, L.N_TREASURIES), dtype=np.int64)
-    pres = sel & (effect == L.G_TAX_PRESIDENCY)
-    to_pres[rows[pres], np.asarray(L.T_PRESIDENCY)[p[pres]]] = gv.tax
-    ledger.treasuries(state, "tax", to_pres)
-    state.tally[tax, TALLY["tax"]] += gv.tax
+    state.ships[launched, p[ship][launch], L.COMPANY_SHIP] += 1
+    to_company, to_presidency = e == L.G_TAX_COMPANY, e == L.G_TAX_PRESIDENCY
+    taxed = at[to_company | to_presidency]
+    state.taxed[taxed, region] += 1
+    state.unrest[taxed[state.taxed[taxed, region] > 1], region] += gv.extra_tax_unrest
+    if trace.recorder is not None or to_company.any():  # nothing to pay is no flow
+        tax = np.zeros(state.n_games, dtype=np.int64)
+        tax[at[to_company]] = gv.tax
+        ledger.company(state, "tax", tax)
+    if trace.recorder is not None or to_presidency.any():
+        to_pres = np.zeros((state.n_games, L.N_TREASURIES), dtype=np.int64)
+        to_pres[at[to_presidency], np.asarray(L.T_PRESIDENCY)[p[to_presidency]]] = gv.tax
+        ledger.treasuries(state, "tax", to_pres)
+    state.tally[taxed, TALLY["tax"]] += gv.tax
 
 
 # ------------------------------------------------------------------------------------------------ presidents
