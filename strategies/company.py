@@ -69,20 +69,20 @@ PLAN_PARAMS = ("min_order", "trade_cost", "open_min", "director_checks", "direct
 _KEPT_PLANS = collections.deque(maxlen=8)  # the latest plans made: (rules, params, games, fields, plan)
 
 
-def plan(strategy, obs: Observation) -> Plan:
+def plan(strategy, obs: Observation, kept: bool = False) -> Plan:
     """The Company's plan for this round (cached on the observation: several offices read it). The Chairman reads
-    it twice, for his loans and for his budget, in games where nothing it reads changes in between: a game's rows
-    of a plan made for an earlier decision are taken again where the fields it reads (``PLAN_FIELDS``) are equal
-    there, with the same rules and parameters (``kept_plan``)."""
+    it twice, for his loans and for his budget, in games where nothing it reads changes in between: the plan made
+    for his loans is kept, and with ``kept`` a game's rows of it are taken again where the fields the plan reads
+    (``PLAN_FIELDS``) are equal there, with the same rules and parameters (``kept_plan``)."""
     store = obs.__dict__.setdefault("_company_plan", {})
     key = tuple(getattr(strategy, name) for name in PLAN_PARAMS)
     if key in store:
         return store[key]
-    out = kept_plan(obs, key)
+    out = kept_plan(obs, key) if kept else None
     if out is None:
         out = _make_plan(strategy, obs)
         games = getattr(obs, "games", None)
-        if games is not None and obs.n and (games[1:] > games[:-1]).all():  # one row per game, in order
+        if not kept and games is not None and obs.n and (games[1:] > games[:-1]).all():  # a row a game, in order
             _KEPT_PLANS.append((obs.rules, key, games, {f: getattr(obs, f) for f in PLAN_FIELDS}, out))
     store[key] = out
     return out
@@ -203,7 +203,7 @@ def allocate_budget(strategy, obs: Observation, legal) -> np.ndarray:
     presidencies that trade (their treasuries carry it to later rounds), else to the Director, else to any open
     committee; the Shipping Manager never gets more than his ships cost (with 3 £ or more he must buy,
     R-SHIPPING)."""
-    pl = plan(strategy, obs)
+    pl = plan(strategy, obs, kept=True)  # the plan of his loans, where nothing it reads has changed since
     budget = legal.budget.astype(np.int64)
     need = np.ceil(np.where(legal.open, pl.need, 0.0)).astype(np.int64)
     first = np.zeros_like(need)
