@@ -274,12 +274,16 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     dice."""
     g = state.n_games
     gv = rules.governors
+    extra_dice = fail_unrest = None  # the laws in force (no law changes while the governors act)
     for region in range(len(rules.d.regions)):
         presidency = state.owner[:, region].astype(np.int64)
         active = ~state.done & (presidency >= 0) & (state.governor[:, region] >= 0)
         if not active.any():
             continue
-        dice_left = rules.d.admin_dice[region] + laws.modifier(state, rules, "governor_dice")  # Zamindar
+        if extra_dice is None:
+            extra_dice = laws.modifier(state, rules, "governor_dice")  # Zamindar
+            fail_unrest = 1 + laws.modifier(state, rules, "governor_fail_unrest")  # Zamindar Taxes
+        dice_left = rules.d.admin_dice[region] + extra_dice
         failed = np.zeros(g, dtype=bool)
         region_arr = np.full(g, region)
         while True:
@@ -308,7 +312,6 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
             spared = np.ones(g, dtype=bool)
             spared[fired] = False
             nothing = rows[~won[rows] & spared[rows]]
-            fail_unrest = 1 + laws.modifier(state, rules, "governor_fail_unrest")  # Zamindar Taxes
             state.unrest[nothing, region] += fail_unrest[nothing].astype(np.int32)
             failed[nothing] = True
             state.unrest[fired, region] += fail_unrest[fired].astype(np.int32)
