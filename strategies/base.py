@@ -490,7 +490,7 @@ class Strategy:
         """(spend, orders bool[G', O], clerk_pay int[G', N]) for presidency ``legal.presidency`` (``legal.orders``
         reachable, ``legal.ships``, ``legal.treasury``, ``legal.clerks`` int[G', N]): the most valuable orders one
         per ship with the dice that pay best, own clerks placed first (``company.trade``)."""
-        return company.trade(self, obs, legal, place_clerks)
+        return company.trade(self, obs, legal, _clerks_placed)
 
     @shared
     def china_trade(self, obs: Observation, legal) -> np.ndarray:
@@ -919,3 +919,28 @@ def place_clerks(obs: Observation, clerks: np.ndarray, count: np.ndarray) -> np.
     out = np.zeros_like(placed)
     np.put_along_axis(out, order, placed, axis=1)
     return out
+
+
+def _clerks_placed(obs: Observation, clerks: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """``place_clerks``, row by row in ``_place_clerks`` when the kernels run."""
+    if kernels.use(obs.n):
+        out = np.empty(clerks.shape, dtype=np.int64)
+        _place_clerks(clerks.astype(np.int64), np.asarray(count, dtype=np.int64), obs.seat, out)
+        return out
+    return place_clerks(obs, clerks, count)
+
+
+@kernels.kernel
+def _place_clerks(clerks, count, seat, out):
+    """``place_clerks`` row by row: from the deciding seat clockwise, each family's clerks up to what is left of
+    ``count`` (at most the clerks there are)."""
+    n = clerks.shape[1]
+    for g in range(clerks.shape[0]):
+        total = 0
+        for f in range(n):
+            total += clerks[g, f]
+        left = min(count[g], total)
+        for j in range(n):
+            f = (seat[g] + j) % n
+            out[g, f] = min(max(left, 0), clerks[g, f])
+            left -= clerks[g, f]

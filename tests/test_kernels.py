@@ -912,3 +912,22 @@ def test_deal_gathers_the_same_offers_from_a_table_of_int8_buyers(monkeypatch):
     assert (buyer >= 0).any() and (buyer == -1).any() and (price > 127).any()
     for got in out[1:]:
         assert all(a.dtype == np.int64 and np.array_equal(a, b) for a, b in zip(got, out[0], strict=True))
+
+
+def test_place_clerks_kernel_places_the_clerks_of_the_numpy_placement(monkeypatch):
+    """A President's clerks placed on his filled orders (``strategies.base._clerks_placed``) over 4,096 random
+    tables (0-3 clerks per family, 0-6 orders filled, random deciding seats): the same clerks placed, own family
+    first then clockwise, as ``place_clerks``."""
+    from strategies.base import _clerks_placed, place_clerks
+
+    rng = np.random.default_rng(67)
+    g, n = 4096, 5
+    clerks = rng.integers(0, 4, (g, n)).astype(np.int32)
+    count = rng.integers(0, 7, g)
+    obs = SimpleNamespace(n=g, players=n, seat=rng.integers(0, n, g))
+    ref = place_clerks(obs, clerks, count)
+    monkeypatch.setattr(kernels, "ENABLED", True)
+    got = _clerks_placed(obs, clerks, count)
+    short = count < clerks.sum(axis=1)
+    assert (short & (count > 0) & ((ref > 0).sum(axis=1) >= 2)).any() and (ref.sum(axis=1) < count).any()
+    assert got.dtype == ref.dtype and np.array_equal(ref, got)
