@@ -93,7 +93,7 @@ def deal(
         return bad, "offers only notes it holds, to another family, at a price >= 0"
 
     # sealed offers: every holder at once (nothing changes until all have offered)
-    offer_to = np.full((g, n, n, k), -1, dtype=np.int64)
+    offer_to = np.full((g, n, n, k), -1, dtype=np.int8)  # a seat (checked where held: only those are read)
     ask_price = np.zeros((g, n, n, k), dtype=np.int64)
     asked = any_last(held.reshape(g, n, -1))
     agents.ask_seats("offer_notes", state, asked, about, {"held": held}, (offer_to, ask_price), check)
@@ -118,8 +118,8 @@ def offer_faults(buyer: np.ndarray, price: np.ndarray, held: np.ndarray, seat: n
 def holders_offers(
     holder: np.ndarray, live: np.ndarray, offer_to: np.ndarray, ask_price: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(buyer, price) int[G, issuer, kind]: each note's offer, its holder's (``offer_to``, ``ask_price`` [G, seat,
-    issuer, kind]); -1 and 0 for a spent note or in a game not dealing (``live``)."""
+    """(buyer, price) int[G, issuer, kind] (``holder``'s dtype): each note's offer, its holder's (``offer_to``,
+    ``ask_price`` [G, seat, issuer, kind]); -1 and 0 for a spent note or in a game not dealing (``live``)."""
     g, n, k = holder.shape
     if kernels.use(g):
         buyer, price = np.empty_like(holder), np.empty_like(holder)
@@ -127,7 +127,8 @@ def holders_offers(
         return buyer, price
     out = (holder < 0) | ~live[:, None, None]
     at = (np.arange(g)[:, None, None] * n + np.maximum(holder, 0)) * (n * k) + np.arange(n * k).reshape(1, n, k)
-    return np.where(out, -1, offer_to.reshape(-1).take(at)), np.where(out, 0, ask_price.reshape(-1).take(at))
+    buyer = np.where(out, -1, offer_to.reshape(-1).take(at).astype(holder.dtype))
+    return buyer, np.where(out, 0, ask_price.reshape(-1).take(at))
 
 
 @kernels.kernel

@@ -490,7 +490,7 @@ class Strategy:
         """(spend, orders bool[G', O], clerk_pay int[G', N]) for presidency ``legal.presidency`` (``legal.orders``
         reachable, ``legal.ships``, ``legal.treasury``, ``legal.clerks`` int[G', N]): the most valuable orders one
         per ship with the dice that pay best, own clerks placed first (``company.trade``)."""
-        return company.trade(self, obs, legal, place_clerks)
+        return company.trade(self, obs, legal, _clerks_placed)
 
     @shared
     def china_trade(self, obs: Observation, legal) -> np.ndarray:
@@ -683,17 +683,19 @@ class Strategy:
         -1 none; price int[G', N, 5]). Before a vote (``legal.moment == "vote"``) a family that does not care
         sells its own property-vote note for half its votes in £: on a law to the PM, who wants it passed; on
         Deregulation to the family with the most at stake."""
-        none = np.broadcast_to(np.int64(-1), legal.held.shape), np.broadcast_to(np.int64(0), legal.held.shape)
+        shape = (obs.n, obs.players, len(obs.rules.notes.kinds))  # legal.held's, without gathering it
+        none = np.broadcast_to(np.int64(-1), shape), np.broadcast_to(np.int64(0), shape)
         at_vote = legal.moment == "vote"
         if not at_vote.any():
             return none  # no offer (constant read-only arrays: nothing to fill)
         rows = np.arange(obs.n)
         votes = politics.property_votes(obs)[rows, obs.seat]
-        sell = at_vote & (votes > 0) & legal.held[rows, obs.seat, notes.VOTES]
+        own_votes = (rows * obs.players + obs.seat) * shape[2] + notes.VOTES  # its own vote note, flat
+        sell = at_vote & (votes > 0) & legal.held.reshape(-1).take(own_votes)
         if not sell.any():
             return none
-        buyer = np.full(legal.held.shape, -1, dtype=np.int64)
-        price = np.zeros(legal.held.shape, dtype=np.int64)
+        buyer = np.full(shape, -1, dtype=np.int64)
+        price = np.zeros(shape, dtype=np.int64)
         if legal.deregulation.any():
             dereg = politics.deregulation_stakes(obs, self)
             others = np.where(np.arange(obs.players)[None, :] == obs.seat[:, None], -1.0, np.abs(dereg))
@@ -707,8 +709,8 @@ class Strategy:
             else:
                 mine, target, keen = law_mine, obs.prime_minister, True
         sell &= (np.abs(mine) < 1) & (target >= 0) & (target != obs.seat) & keen
-        buyer[rows, obs.seat, notes.VOTES] = np.where(sell, target, -1)
-        price[rows, obs.seat, notes.VOTES] = np.maximum(1, votes // 2)
+        buyer.reshape(-1)[own_votes] = np.where(sell, target, -1)
+        price.reshape(-1)[own_votes] = np.maximum(1, votes // 2)
         return buyer, price
 
     @passes
@@ -917,3 +919,28 @@ def place_clerks(obs: Observation, clerks: np.ndarray, count: np.ndarray) -> np.
     out = np.zeros_like(placed)
     np.put_along_axis(out, order, placed, axis=1)
     return out
+
+
+def _clerks_placed(obs: Observation, clerks: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """``place_clerks``, row by row in ``_place_clerks`` when the kernels run."""
+    if kernels.use(obs.n):
+        out = np.empty(clerks.shape, dtype=np.int64)
+        _place_clerks(clerks.astype(np.int64), np.asarray(count, dtype=np.int64), obs.seat, out)
+        return out
+    return place_clerks(obs, clerks, count)
+
+
+@kernels.kernel
+def _place_clerks(clerks, count, seat, out):
+    """``place_clerks`` row by row: from the deciding seat clockwise, each family's clerks up to what is left of
+    ``count`` (at most the clerks there are)."""
+    n = clerks.shape[1]
+    for g in range(clerks.shape[0]):
+        total = 0
+        for f in range(n):
+            total += clerks[g, f]
+        left = min(count[g], total)
+        for j in range(n):
+            f = (seat[g] + j) % n
+            out[g, f] = min(max(left, 0), clerks[g, f])
+            left -= clerks[g, f]

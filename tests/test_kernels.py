@@ -1172,3 +1172,43 @@ def test_moves_kernel_moves_the_pieces_of_the_numpy_moves(monkeypatch):
     assert 0.2 < bad.mean() < 0.95 and (moved & ~bad).any() and (moved & bad).any()
     for ref, k in zip(out[0], got, strict=True):
         assert ref.dtype == k.dtype and np.array_equal(ref, k)
+
+
+def test_deal_gathers_the_same_offers_from_a_table_of_int8_buyers(monkeypatch):
+    """``notes.deal`` keeps the sealed offers' buyers in int8 (seats): over 4,096 random tables (a few notes spent,
+    a few games not dealing), the kernel and the numpy gather read the same int64 buyers and prices from it as from
+    the int64 table."""
+    g, n, k = 4096, 5, len(notes.NOTE_KINDS)
+    rng = np.random.default_rng(61)
+    holder = np.where(rng.random((g, n, k)) < 0.05, -1, rng.integers(0, n, (g, n, k)))
+    live = rng.random(g) < 0.9
+    offer_to = np.where(rng.random((g, n, n, k)) < 0.3, rng.integers(0, n, (g, n, n, k)), -1)
+    ask_price = rng.integers(0, 300, (g, n, n, k))  # prices beyond int8
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        for table in (offer_to, offer_to.astype(np.int8)):
+            out.append(notes.holders_offers(holder, live, table, ask_price))
+    buyer, price = out[0]
+    assert (buyer >= 0).any() and (buyer == -1).any() and (price > 127).any()
+    for got in out[1:]:
+        assert all(a.dtype == np.int64 and np.array_equal(a, b) for a, b in zip(got, out[0], strict=True))
+
+
+def test_place_clerks_kernel_places_the_clerks_of_the_numpy_placement(monkeypatch):
+    """A President's clerks placed on his filled orders (``strategies.base._clerks_placed``) over 4,096 random
+    tables (0-3 clerks per family, 0-6 orders filled, random deciding seats): the same clerks placed, own family
+    first then clockwise, as ``place_clerks``."""
+    from strategies.base import _clerks_placed, place_clerks
+
+    rng = np.random.default_rng(67)
+    g, n = 4096, 5
+    clerks = rng.integers(0, 4, (g, n)).astype(np.int32)
+    count = rng.integers(0, 7, g)
+    obs = SimpleNamespace(n=g, players=n, seat=rng.integers(0, n, g))
+    ref = place_clerks(obs, clerks, count)
+    monkeypatch.setattr(kernels, "ENABLED", True)
+    got = _clerks_placed(obs, clerks, count)
+    short = count < clerks.sum(axis=1)
+    assert (short & (count > 0) & ((ref > 0).sum(axis=1) >= 2)).any() and (ref.sum(axis=1) < count).any()
+    assert got.dtype == ref.dtype and np.array_equal(ref, got)

@@ -677,3 +677,51 @@ def test_every_built_in_strategy_answers_legally_under_every_reading(arm):
     seating = (np.arange(5)[None, :] + ids[:, None]) % len(BUILT_IN)
     state, _ = play_batch(rules, [strategies.make(name) for name in BUILT_IN], 9, ids, seating)
     assert state.done.all()
+
+
+def test_the_chairmans_budget_takes_his_loans_plan_where_nothing_it_reads_changed(monkeypatch):
+    """``company.plan`` reads the observation fields ``PLAN_FIELDS`` and nothing else (with the rules and the
+    parameters ``PLAN_PARAMS``), so a game's rows of a plan made for an earlier decision are the plan where those
+    fields are equal: over the archetype mix and firms forced open, every plan taken again equals the plan made
+    afresh, and the Chairman's budget takes one every round (and lets it go); a field changed in one game makes a
+    fresh plan."""
+    from sim.agents import PUBLIC
+    from strategies import company
+
+    read, taken = set(), []
+    make, keep = company._make_plan, company.kept_plan
+
+    def made(strategy, obs):
+        out = make(strategy, obs)
+        read.update(set(obs.__dict__) & PUBLIC)
+        return out
+
+    def kept(obs, key):
+        out = keep(obs, key)
+        if out is not None:
+            fresh = make(SimpleNamespace(**dict(zip(company.PLAN_PARAMS, key, strict=True))), obs)
+            assert all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(out, fresh, strict=True))
+            taken.append(obs.n)
+        return out
+
+    monkeypatch.setattr(company, "_make_plan", made)
+    monkeypatch.setattr(company, "kept_plan", kept)
+    mix = ["bid_low", "buy_shares", "run_firm", "go_military", "balanced"]
+    sim.play(sim.Rules.default(5), mix, 60, seed=3, batch_size=60)
+    assert read == set(company.PLAN_FIELDS) and len(taken) == 7
+    firms = sim.Rules.default(5).with_overrides({"deregulation.forced_round": 1})
+    sim.play(firms, ["run_firm", "balanced", "random", "run_firm", "buy_shares"], 60, seed=3, batch_size=60)
+    assert read == set(company.PLAN_FIELDS) and len(taken) > 7
+
+    r, s = blank(4, 5)
+    bengal_trade(s, r)
+    strat = Strategy()
+    key = tuple(getattr(strat, name) for name in company.PLAN_PARAMS)
+    first = company.plan(strat, observe(s, r, 0))
+    again = keep(observe(s, r, 0, games=[3, 1]), key)
+    assert again is not None and all(np.array_equal(a, b[[3, 1]]) for a, b in zip(again, first, strict=True))
+    assert keep(observe(s, r, 0, games=[3, 1]), key) is None  # a plan taken is let go
+    company.plan(strat, observe(s, r, 0))
+    s.order_filled[1, r.d.orders.index("Bengal2")] = True
+    assert keep(observe(s, r, 0, games=[3, 1]), key) is None
+    assert keep(observe(s, r, 0, games=[3, 0]), key) is not None

@@ -15,9 +15,12 @@ from ..agents import Agents
 from ..board import (
     board_votes,
     company_ships,
+    order_bits,
+    reach_table,
     reachable,
     regions_outside_home,
     roll_check,
+    unpack_bits,
     vacate,
     vacate_governor,
 )
@@ -274,12 +277,16 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     dice."""
     g = state.n_games
     gv = rules.governors
+    extra_dice = fail_unrest = None  # the laws in force (no law changes while the governors act)
     for region in range(len(rules.d.regions)):
         presidency = state.owner[:, region].astype(np.int64)
         active = ~state.done & (presidency >= 0) & (state.governor[:, region] >= 0)
         if not active.any():
             continue
-        dice_left = rules.d.admin_dice[region] + laws.modifier(state, rules, "governor_dice")  # Zamindar
+        if extra_dice is None:
+            extra_dice = laws.modifier(state, rules, "governor_dice")  # Zamindar
+            fail_unrest = 1 + laws.modifier(state, rules, "governor_fail_unrest")  # Zamindar Taxes
+        dice_left = rules.d.admin_dice[region] + extra_dice
         failed = np.zeros(g, dtype=bool)
         region_arr = np.full(g, region)
         while True:
@@ -305,8 +312,9 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
             agents.ask("govern_effect", state, np.where(won, gov, -1), {"region": region_arr}, (effect,), check)
             govern_effect(state, rules, won, region, effect, state.half_ships[:, region])
             failed[won] = False
-            nothing = rows[~won[rows] & ~np.isin(rows, fired)]
-            fail_unrest = 1 + laws.modifier(state, rules, "governor_fail_unrest")  # Zamindar Taxes
+            spared = np.ones(g, dtype=bool)
+            spared[fired] = False
+            nothing = rows[~won[rows] & spared[rows]]
             state.unrest[nothing, region] += fail_unrest[nothing].astype(np.int32)
             failed[nothing] = True
             state.unrest[fired, region] += fail_unrest[fired].astype(np.int32)
@@ -324,24 +332,31 @@ def govern_effect(
     presidency's sea); or collect ``governors.tax`` £ for the Company or the presidency's treasury (a second
     collection in the region this round: ``extra_tax_unrest``). Shared by the governors and the Governor-General."""
     gv = rules.governors
-    rows = np.arange(state.n_games)
-    p = np.maximum(state.owner[:, region], 0).astype(np.int64)
-    reg = sel & (effect == L.G_REGIMENT)
-    state.regiments[rows[reg], p[reg]] += 1
-    ship = sel & (effect == L.G_SHIP)
-    half[ship] += 1
-    launched = ship & (half >= 2)
+    at = np.flatnonzero(sel)  # the games concerned only
+    e = effect[at]
+    p = np.maximum(state.owner[at, region], 0).astype(np.int64)
+    reg = e == L.G_REGIMENT
+    state.regiments[at[reg], p[reg]] += 1
+    ship = e == L.G_SHIP
+    builds = at[ship]
+    half[builds] += 1
+    launch = half[builds] >= 2
+    launched = builds[launch]
     half[launched] -= 2
-    state.ships[rows[launched], p[launched], L.COMPANY_SHIP] += 1
-    tax = sel & ((effect == L.G_TAX_COMPANY) | (effect == L.G_TAX_PRESIDENCY))
-    state.taxed[tax, region] += 1
-    state.unrest[tax & (state.taxed[:, region] > 1), region] += gv.extra_tax_unrest
-    ledger.company(state, "tax", np.where(sel & (effect == L.G_TAX_COMPANY), gv.tax, 0))
-    to_pres = np.zeros((state.n_games, L.N_TREASURIES), dtype=np.int64)
-    pres = sel & (effect == L.G_TAX_PRESIDENCY)
-    to_pres[rows[pres], np.asarray(L.T_PRESIDENCY)[p[pres]]] = gv.tax
-    ledger.treasuries(state, "tax", to_pres)
-    state.tally[tax, TALLY["tax"]] += gv.tax
+    state.ships[launched, p[ship][launch], L.COMPANY_SHIP] += 1
+    to_company, to_presidency = e == L.G_TAX_COMPANY, e == L.G_TAX_PRESIDENCY
+    taxed = at[to_company | to_presidency]
+    state.taxed[taxed, region] += 1
+    state.unrest[taxed[state.taxed[taxed, region] > 1], region] += gv.extra_tax_unrest
+    if trace.recorder is not None or to_company.any():  # nothing to pay is no flow
+        tax = np.zeros(state.n_games, dtype=np.int64)
+        tax[at[to_company]] = gv.tax
+        ledger.company(state, "tax", tax)
+    if trace.recorder is not None or to_presidency.any():
+        to_pres = np.zeros((state.n_games, L.N_TREASURIES), dtype=np.int64)
+        to_pres[at[to_presidency], np.asarray(L.T_PRESIDENCY)[p[to_presidency]]] = gv.tax
+        ledger.treasuries(state, "tax", to_pres)
+    state.tally[taxed, TALLY["tax"]] += gv.tax
 
 
 # ------------------------------------------------------------------------------------------------ presidents
@@ -356,7 +371,7 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
     for p in range(L.PRESIDENCIES):
         t = L.T_PRESIDENCY[p]
         blocked = state.order_filled | (state.firm_filled if rules.firms.company_refill == "never" else False)
-        reach = reachable(rules, state.order_open, blocked=blocked)[:, p]
+        reach = reachable_from(rules, p, state.order_open & ~blocked)
         ships = company_ships(state)[:, p]
         president = state.office[:, L.PRESIDENT[p]]
         asked = ~state.done & (president >= 0) & reach.any(axis=1) & (ships >= 1) & (state.treasury[:, t] >= 1)
@@ -410,6 +425,14 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
 
         trade_in_turn(state, rules, agents, p, won, successes, orders, fill)
         vacate(state, fired, L.PRESIDENT[p])
+
+
+def reachable_from(rules: Rules, p: int, usable: np.ndarray) -> np.ndarray:
+    """bool[G, O]: ``board.reachable`` of presidency ``p`` alone (one row of the reach table)."""
+    table = reach_table(rules)
+    if table is None:  # a large map
+        return reachable(rules, usable)[:, p]
+    return unpack_bits(table[p, order_bits(usable)], len(rules.d.orders))
 
 
 # ------------------------------------------------------------------------------------------------------ China
