@@ -13,7 +13,6 @@ own rows only.
 
 from __future__ import annotations
 
-import collections
 from typing import NamedTuple
 
 import numpy as np
@@ -60,75 +59,12 @@ def fleet(strategy, obs: Observation) -> tuple[np.ndarray, np.ndarray]:
     return reach, V.cached(obs, ("gap", strategy.min_order), lambda: V.ship_gap(obs, strategy.min_order, reach))
 
 
-# The observation fields the plan reads (the whole of its input with the rules and the strategy's PLAN_PARAMS).
-PLAN_FIELDS = (
-    "round", "treasury", "office", "order_open", "order_filled", "ships", "yard_ships", "firm_ships", "shipyards",
-    "owner", "china_open", "law_pile",
-)  # fmt: skip
-PLAN_PARAMS = ("min_order", "trade_cost", "open_min", "director_checks", "director_from")
-_KEPT_PLANS = collections.deque(maxlen=8)  # the latest plans made: (rules, params, games, fields, plan)
-
-
-def plan(strategy, obs: Observation, kept: bool = False) -> Plan:
-    """The Company's plan for this round (cached on the observation: several offices read it). The Chairman reads
-    it twice, for his loans and for his budget, in games where nothing it reads changes in between: the plan made
-    for his loans is kept, and with ``kept`` a game's rows of it are taken again where the fields the plan reads
-    (``PLAN_FIELDS``) are equal there, with the same rules and parameters (``kept_plan``)."""
+def plan(strategy, obs: Observation) -> Plan:
+    """The Company's plan for this round (cached on the observation: several offices read it)."""
     store = obs.__dict__.setdefault("_company_plan", {})
-    key = tuple(getattr(strategy, name) for name in PLAN_PARAMS)
+    key = (strategy.min_order, strategy.trade_cost)
     if key in store:
         return store[key]
-    out = kept_plan(obs, key) if kept else None
-    if out is None:
-        out = _make_plan(strategy, obs)
-        games = getattr(obs, "games", None)
-        if not kept and games is not None and obs.n and (games[1:] > games[:-1]).all():  # a row a game, in order
-            _KEPT_PLANS.append((obs.rules, key, games, {f: getattr(obs, f) for f in PLAN_FIELDS}, out))
-    store[key] = out
-    return out
-
-
-def kept_plan(obs: Observation, key: tuple) -> Plan | None:
-    """The plan of every row of ``obs`` from the plans made earlier (``_KEPT_PLANS``, the latest first) for the
-    same game with equal ``PLAN_FIELDS``, the same rules and parameters ``key``; None unless every row has one. A
-    plan is a value of those alone, row by row: the rows taken are the plan made now. The plans taken are then let
-    go (the budget is their last reader)."""
-    games = getattr(obs, "games", None)
-    if games is None or obs.n == 0:
-        return None
-    found = np.full(obs.n, -1, dtype=np.int64)  # the kept plan each row takes, and its row there
-    at = np.zeros(obs.n, dtype=np.int64)
-    kept = list(_KEPT_PLANS)[::-1]
-    for i, (rules, params, their_games, fields, _) in enumerate(kept):
-        if rules is not obs.rules or params != key:
-            continue
-        pos = np.minimum(np.searchsorted(their_games, games), their_games.size - 1)
-        rows = np.flatnonzero((found < 0) & (their_games[pos] == games))
-        for name in PLAN_FIELDS:
-            if rows.size == 0:
-                break
-            mine, theirs = getattr(obs, name).take(rows, axis=0), fields[name].take(pos[rows], axis=0)
-            rows = rows.compress((mine == theirs).reshape(rows.size, -1).all(axis=1))
-        found[rows], at[rows] = i, pos[rows]
-        if (found >= 0).all():
-            break
-    if (found < 0).any():
-        return None
-    out = [np.empty((obs.n, *a.shape[1:]), dtype=a.dtype) for a in kept[int(found[0])][4]]
-    taken = set()
-    for i in np.unique(found).tolist():
-        rows = np.flatnonzero(found == i)
-        for o, a in zip(out, kept[i][4], strict=True):
-            o[rows] = a.take(at[rows], axis=0)
-        taken.add(id(kept[i]))
-    left = [entry for entry in list(_KEPT_PLANS) if id(entry) not in taken]
-    _KEPT_PLANS.clear()
-    _KEPT_PLANS.extend(left)
-    return Plan(*out)
-
-
-def _make_plan(strategy, obs: Observation) -> Plan:
-    """``plan`` made from the observation."""
     r = obs.rules
     reach, gap = fleet(strategy, obs)
     ships = V.sea_ships(obs)[:, : L.PRESIDENCIES]
@@ -157,7 +93,9 @@ def _make_plan(strategy, obs: Observation) -> Plan:
     )
     need[:, T_PRES] = np.where(dice > 0, dice + regions, 0)
     need = np.maximum(need - obs.treasury, 0)
-    return Plan(reach, gap, after, worth, regions, dice, open_worth, need)
+    out = Plan(reach, gap, after, worth, regions, dice, open_worth, need)
+    store[key] = out
+    return out
 
 
 def _yard_use(obs: Observation) -> np.ndarray:
@@ -203,7 +141,7 @@ def allocate_budget(strategy, obs: Observation, legal) -> np.ndarray:
     presidencies that trade (their treasuries carry it to later rounds), else to the Director, else to any open
     committee; the Shipping Manager never gets more than his ships cost (with 3 £ or more he must buy,
     R-SHIPPING)."""
-    pl = plan(strategy, obs, kept=True)  # the plan of his loans, where nothing it reads has changed since
+    pl = plan(strategy, obs)
     budget = legal.budget.astype(np.int64)
     need = np.ceil(np.where(legal.open, pl.need, 0.0)).astype(np.int64)
     first = np.zeros_like(need)
