@@ -52,23 +52,9 @@ def settle_commanders(
         single = tied.sum(axis=1) == 1
         new = np.where(keep, cur, np.where(single, tied.argmax(axis=1), -1))
         need = (top > 0) & ~keep & ~single
-        if need.any():
-            head = np.full(g, -1, dtype=state.office.dtype)
-            head[rows] = np.where(need, state.office[rows, L.MILITARY], -1)
-            tied_all = np.zeros((g, state.n_players), dtype=bool)
-            tied_all[rows] = tied
-            picked = np.full(g, -1, dtype=np.int64)
-
-            def check(seat, legal, obs):
-                ok = (seat >= 0) & (seat < obs.players)
-                return ~ok | ~legal.tied[np.arange(obs.n), np.clip(seat, 0, obs.players - 1)], "not a tied family"
-
-            agents.ask("pick_commander", state, head, {"army": np.full(g, a), "tied": tied_all}, (picked,), check)
-            picked = picked[rows]
-            nobody = np.flatnonzero(need & (head[rows] < 0))
-            if nobody.size:
-                picked[nobody] = dice.pick(rows[nobody], tied[nobody])
-            new = np.where(need, picked, new)
+        if need.any():  # tied families without a sitting commander: Military Affairs (or chance) picks
+            pick_commanders(state, dice, agents, rows[need], a)
+            new = np.where(need, state.commander[rows, a], new)
         state.commander[rows, a] = np.where(top > 0, new, -1)
 
 
