@@ -101,12 +101,13 @@ def in_force(state: State) -> np.ndarray:
     return state.law_pile == IN_FORCE
 
 
-def modifier(state: State, rules: Rules, name: str) -> np.ndarray:
-    """int[G]: the modifier ``name`` summed over the laws in force in each game."""
+def modifier(state: State, rules: Rules, name: str, rows: np.ndarray | None = None) -> np.ndarray:
+    """int[G] (int[m] for games ``rows``): the modifier ``name`` summed over the laws in force in each game."""
     col = rules.d.law_mod[:, MOD[name]]
-    out = np.zeros(state.n_games, dtype=np.int64)
+    pile = state.law_pile if rows is None else state.law_pile[rows]
+    out = np.zeros(pile.shape[0], dtype=np.int64)
     for law in np.flatnonzero(col):  # few laws carry a given modifier
-        out += np.where(state.law_pile[:, law] == IN_FORCE, col[law], 0)
+        out += np.where(pile[:, law] == IN_FORCE, col[law], 0)
     return out
 
 

@@ -197,11 +197,7 @@ def attack_unrest(state: State, rules: Rules, rows: np.ndarray, region: np.ndarr
     unrest = state.unrest[rows, region].astype(np.int64)
     if not unrest.any():  # nothing to add: the laws need not be read
         return unrest
-    col = rules.d.law_mod[:, laws.MOD["unrest_attack_bonus"]]
-    bonus = np.zeros(rows.size, dtype=np.int64)
-    for law in np.flatnonzero(col):  # ``laws.modifier`` read in the attacked games only
-        bonus += np.where(state.law_pile[rows, law] == laws.IN_FORCE, col[law], 0)
-    return unrest * (1 + bonus)
+    return unrest * (1 + laws.modifier(state, rules, "unrest_attack_bonus", rows))
 
 
 def french_landing(state: State, rules: Rules, dice: Chance, agents: Agents, rows: np.ndarray) -> None:
