@@ -81,20 +81,23 @@ def _exchange_table(prices: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np
     return out[0], out[1], out[2]
 
 
-def reachable(rules: Rules, order_open: np.ndarray, blocked: np.ndarray | None = None) -> np.ndarray:
-    """bool[G, P, O]: open orders each presidency reaches from its home port along links between open orders.
+def reachable(
+    rules: Rules, order_open: np.ndarray, blocked: np.ndarray | None = None, presidency: int | None = None
+) -> np.ndarray:
+    """bool[G, P, O]: open orders each presidency reaches from its home port along links between open orders
+    (bool[G, O] of ``presidency`` alone when given).
 
     Orders in another presidency's home region are never traded (R-TRADE, L180) and do not carry the route.
     ``blocked[G, O]`` removes further orders (e.g. already filled this round).
     """
-    d = rules.d
     usable = order_open if blocked is None else order_open & ~blocked
-    n_orders = usable.shape[1]
-    if n_orders > _TABLE_MAX_ORDERS:
-        return _reachable_iterative(rules, usable)
-    table = _reach_table(d.links.tobytes(), n_orders, tuple(int(p) for p in d.port), _other_home(rules).tobytes())
-    reach = table[:, order_bits(usable)]  # int[P, G]
-    return unpack_bits(reach.T, n_orders)
+    table = reach_table(rules)
+    if table is None:
+        reach = _reachable_iterative(rules, usable)
+        return reach if presidency is None else reach[:, presidency]
+    if presidency is not None:  # one row of the table
+        return unpack_bits(table[presidency, order_bits(usable)], usable.shape[1])
+    return unpack_bits(table[:, order_bits(usable)].T, usable.shape[1])
 
 
 _TABLE_MAX_ORDERS = 20  # a table of 2**O entries per presidency; larger maps fall back to matrix products

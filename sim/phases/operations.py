@@ -15,12 +15,9 @@ from ..agents import Agents
 from ..board import (
     board_votes,
     company_ships,
-    order_bits,
-    reach_table,
     reachable,
     regions_outside_home,
     roll_check,
-    unpack_bits,
     vacate,
     vacate_governor,
 )
@@ -371,7 +368,7 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
     for p in range(L.PRESIDENCIES):
         t = L.T_PRESIDENCY[p]
         blocked = state.order_filled | (state.firm_filled if rules.firms.company_refill == "never" else False)
-        reach = reachable_from(rules, p, state.order_open & ~blocked)
+        reach = reachable(rules, state.order_open, blocked, presidency=p)
         ships = company_ships(state)[:, p]
         president = state.office[:, L.PRESIDENT[p]]
         asked = ~state.done & (president >= 0) & reach.any(axis=1) & (ships >= 1) & (state.treasury[:, t] >= 1)
@@ -425,14 +422,6 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
 
         trade_in_turn(state, rules, agents, p, won, successes, orders, fill)
         vacate(state, fired, L.PRESIDENT[p])
-
-
-def reachable_from(rules: Rules, p: int, usable: np.ndarray) -> np.ndarray:
-    """bool[G, O]: ``board.reachable`` of presidency ``p`` alone (one row of the reach table)."""
-    table = reach_table(rules)
-    if table is None:  # a large map
-        return reachable(rules, usable)[:, p]
-    return unpack_bits(table[p, order_bits(usable)], len(rules.d.orders))
 
 
 # ------------------------------------------------------------------------------------------------------ China
