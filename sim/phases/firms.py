@@ -129,17 +129,15 @@ def invest_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> N
         bad |= (fa.sum(axis=1) > legal.factories) | (sa.sum(axis=1) > legal.shares)
         return bad, "investments only in open firms, at most the factories (with relatives at home) and shares held"
 
-    with_firm = any_last(open_)
+    asked = any_last(open_)[:, None] & ((fac_assets > 0) | (sh_assets > 0))  # [G, N]
+    fa_all, sa_all = np.zeros((g, n, f_n), dtype=np.int64), np.zeros((g, n, f_n), dtype=np.int64)
+    # sealed offers: every family at once (nothing changes before all have offered)
+    own = {"factories": fac_assets, "shares": sh_assets}
+    agents.ask_seats("invest_in_firms", state, asked, {"firms": open_, "room": room}, own, (fa_all, sa_all), check)
     offers = []  # (seat, the games where it offered, factories int[k, F], shares int[k, F])
     for seat in range(n):
-        ask = with_firm & ((fac_assets[:, seat] > 0) | (sh_assets[:, seat] > 0))
-        if not ask.any():
-            continue
-        legal = {"firms": open_, "factories": fac_assets[:, seat], "shares": sh_assets[:, seat], "room": room}
-        fa, sa = np.zeros((g, f_n), dtype=np.int64), np.zeros((g, f_n), dtype=np.int64)
-        agents.ask("invest_in_firms", state, np.where(ask, seat, -1), legal, (fa, sa), check)
-        at = np.flatnonzero(ask)
-        fa, sa = fa[at], sa[at]
+        at = np.flatnonzero(asked[:, seat])
+        fa, sa = fa_all[at, seat], sa_all[at, seat]
         some = any_last((fa + sa) > 0)
         offers.append((seat, at[some], fa[some], sa[some]))
     games = np.unique(np.concatenate([at for _, at, _, _ in offers])) if offers else np.zeros(0, dtype=np.int64)
