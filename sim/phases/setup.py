@@ -47,15 +47,8 @@ def collect_bids(state: State, rules: Rules, agents: Agents) -> tuple[np.ndarray
             bad |= ((a < 0) | (a > MAX_BID)).any(axis=1)
         return bad, f"bids, steps and caps must be integers 0..{MAX_BID:,}"
 
-    for seat in range(n):
-        agents.ask(
-            "bid",
-            state,
-            np.full(g, seat, dtype=np.int8),
-            {},
-            (base[:, seat], step[:, seat], cap[:, seat]),
-            check,
-        )
+    # sealed: every seat at once (nothing changes before all have bid)
+    agents.ask_seats("bid", state, np.ones((g, n), dtype=bool), {}, {}, (base, step, cap), check)
     return base, step, cap
 
 
