@@ -55,12 +55,13 @@ def elect_chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
             cc = np.clip(c, 0, obs.players - 1)
             return (c < 0) | (c >= obs.players) | ~legal.candidates[np.arange(obs.n), cc], "not a board member's family"
 
+        vote = np.full((g, n), -1, dtype=np.int64)  # sealed: every board member at once
+        agents.ask_seats(
+            "vote_chairman", state, electing[:, None] & (board > 0), {"candidates": candidates}, {}, (vote,), check
+        )
         for seat in range(n):
-            vote = np.full(g, -1, dtype=np.int64)
-            voter = np.where(electing & (board[:, seat] > 0), seat, -1)
-            agents.ask("vote_chairman", state, voter, {"candidates": candidates}, (vote,), check)
-            cast = vote >= 0
-            votes[rows[cast], vote[cast]] += board[cast, seat]
+            cast = vote[:, seat] >= 0
+            votes[rows[cast], vote[cast, seat]] += board[cast, seat]
         share = votes.max(axis=1)
         majority = electing & (share >= rules.company.chairman_vote * board.sum(axis=1) - 1e-9)
         chosen = np.where(majority, votes.argmax(axis=1), -1)

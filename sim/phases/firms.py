@@ -201,14 +201,9 @@ def manager_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> 
 
     check = _firm_choice("not a firm another family manages")
 
-    for seat in range(n):
-        targets = open_ & (state.firm_manager != seat)
-        ask = on & (slot[:, seat] < 0) & targets.any(axis=1)
-        if not ask.any():
-            continue
-        pick = np.full(g, -1, dtype=np.int64)
-        agents.ask("take_over_firm", state, np.where(ask, seat, -1), {"firms": targets}, (pick,), check)
-        wants[:, seat] = np.where(ask, pick, -1)
+    targets = open_[:, None, :] & (state.firm_manager[:, None, :] != np.arange(n)[None, :, None])  # [G, N, F]
+    asked = on[:, None] & (slot < 0) & any_last(targets)
+    agents.ask_seats("take_over_firm", state, asked, {}, {"firms": targets}, (wants,), check)  # every seat at once
     if not (wants >= 0).any():
         return
     rows_all = np.arange(g)
@@ -219,16 +214,11 @@ def manager_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> 
             seat = _clockwise(manager, k, n)
             take = (candidate[:, f] < 0) & (wants[rows_all, seat] == f)
             candidate[take, f] = seat[take]
-    yes = np.zeros((g, f_n), dtype=np.int64)
-    for seat in range(n):
-        mine = state.firm_shares[:, :, seat]
-        voting = (candidate >= 0) & (mine > 0)
-        ask = voting.any(axis=1)
-        if not ask.any():
-            continue
-        ok = np.zeros((g, f_n), dtype=bool)
-        agents.ask("approve_manager", state, np.where(ask, seat, -1), {"candidate": candidate, "shares": mine}, (ok,))
-        yes += np.where(voting & ok, mine, 0)
+    shares = np.ascontiguousarray(state.firm_shares.transpose(0, 2, 1))  # [G, N, F]: each seat's shares per firm
+    voting = (candidate >= 0)[:, None, :] & (shares > 0)
+    ok = np.zeros((g, n, f_n), dtype=bool)  # every shareholder at once
+    agents.ask_seats("approve_manager", state, any_last(voting), {"candidate": candidate}, {"shares": shares}, (ok,))
+    yes = np.where(voting & ok, shares, 0).sum(axis=1)
     won = (candidate >= 0) & (2 * yes > fr.shareholders(state))
     for f in range(f_n):
         rows = np.flatnonzero(won[:, f])
