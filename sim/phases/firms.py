@@ -857,26 +857,24 @@ def dividends(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> Non
         full_avail[games] = avail
         full_per_payout = np.ones((g, f_n), dtype=np.int64)
         full_per_payout[games] = fr.shareholders(state, games) + 1
-        for seat in range(n):
-            mine = shares[:, :, seat]
-            is_mgr = manager == seat
-            ask_m = any_last(eligible & ((mine > 0) | is_mgr))
-            if not ask_m.any():
-                continue
-            ask = np.zeros(g, dtype=bool)
-            ask[games] = ask_m
-            w = np.zeros((g, f_n), dtype=np.int64)
-            mw = np.zeros((g, f_n), dtype=bool)
-            legal = {
-                "firms": full_eligible,
-                "shares": state.firm_shares[:, :, seat],
-                "manager": state.firm_manager == seat,
-                "available": full_avail,
-                "per_payout": full_per_payout,
-            }
-            agents.ask("waive_dividends", state, np.where(ask, seat, -1), legal, (w, mw), check)
-            waived[:, :, seat] = np.where(eligible & ask_m[:, None], w[games], 0)
-            manager_waived |= eligible & ask_m[:, None] & is_mgr & mw[games]
+        seats = np.arange(n)
+        mine = shares.transpose(0, 2, 1)  # [m, N, F]
+        is_mgr = manager[:, None, :] == seats[None, :, None]  # [m, N, F]
+        ask_m = any_last(eligible[:, None, :] & ((mine > 0) | is_mgr))  # [m, N]
+        full = np.zeros((g, n, f_n), dtype=state.firm_shares.dtype)
+        full[games] = mine
+        full_mgr = np.zeros((g, n, f_n), dtype=bool)
+        full_mgr[games] = is_mgr
+        legal = {"firms": full_eligible, "available": full_avail, "per_payout": full_per_payout}
+        w = np.zeros((g, n, f_n), dtype=np.int64)
+        mw = np.zeros((g, n, f_n), dtype=bool)
+        asked = np.zeros((g, n), dtype=bool)
+        asked[games] = ask_m
+        # every shareholder and manager at once (nothing changes before all have waived)
+        own = {"shares": full, "manager": full_mgr}
+        agents.ask_seats("waive_dividends", state, asked, legal, own, (w, mw), check)
+        waived = np.where(eligible[:, None, :] & ask_m[:, :, None], w[games], 0).transpose(0, 2, 1).copy()
+        manager_waived = (eligible[:, None, :] & ask_m[:, :, None] & is_mgr & mw[games]).any(axis=1)
         if jc and waived.any():  # selective dividends need the manager's consent (2e)
             seats = np.arange(n)
             for f in range(f_n):
