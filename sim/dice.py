@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import trace
+from . import kernels, trace
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -45,16 +45,34 @@ class Streams:
     def n_games(self) -> int:
         return self.counters.shape[1]
 
-    def bits(self, stream: int, idx: np.ndarray, n: int, used: np.ndarray | None = None) -> np.ndarray:
-        """uint64[len(idx), n] raw draws; each game's counter advances by ``used`` (default n)."""
+    def bits(self, stream: int | np.ndarray, idx: np.ndarray, n: int, used: np.ndarray | None = None) -> np.ndarray:
+        """uint64[len(idx), n] raw draws of ``stream`` (or of each row's ``stream[i]``) in games ``idx``; each game's
+        counter advances by ``used`` (default n)."""
+        if self._compiled(idx):
+            return self._draw(stream, idx, n, used, np.empty((len(idx), n), dtype=np.uint64))
         start = self.counters[stream, idx]
         steps = start[:, None] + np.arange(n, dtype=np.uint64)[None, :]
         out = _mix(self.keys[stream, idx][:, None] + steps * _GOLDEN)
         self.counters[stream, idx] = start + (np.uint64(n) if used is None else np.asarray(used, dtype=np.uint64))
         return out
 
-    def uniform(self, stream: int, idx: np.ndarray, n: int) -> np.ndarray:
+    def uniform(self, stream: int | np.ndarray, idx: np.ndarray, n: int) -> np.ndarray:
+        """float64[len(idx), n] in [0, 1): the top 53 bits of each draw of ``bits``."""
+        if self._compiled(idx):
+            return self._draw(stream, idx, n, None, np.empty((len(idx), n), dtype=np.float64))
         return (self.bits(stream, idx, n) >> _S11).astype(np.float64) * _TO_UNIT
+
+    @staticmethod
+    def _compiled(idx: np.ndarray) -> bool:
+        """Whether the draws at ``idx`` (an int64 index array) run the kernel."""
+        return isinstance(idx, np.ndarray) and idx.dtype == np.int64 and idx.ndim == 1 and kernels.use(idx.size)
+
+    def _draw(self, stream, idx: np.ndarray, n: int, used, out: np.ndarray) -> np.ndarray:
+        """``bits`` (``out`` uint64) or ``uniform`` (``out`` float64) by ``_draw_kernel``."""
+        stream = np.broadcast_to(np.asarray(stream, dtype=np.int64), idx.shape)
+        step = np.broadcast_to(np.asarray(n if used is None else used, dtype=np.uint64), idx.shape)
+        _draw_kernel(self.keys, self.counters, stream, idx, step, out.dtype == np.float64, out)
+        return out
 
     def take(self, idx: np.ndarray) -> Streams:
         """The streams of games ``idx`` only (positions in this batch), drawing on from where they are."""
@@ -65,6 +83,31 @@ class Streams:
     def put(self, idx: np.ndarray, part: Streams) -> None:
         """Take back the counters of ``part`` (made by ``take(idx)``) after its games drew from it."""
         self.counters[:, idx] = part.counters
+
+
+@kernels.kernel
+def _draw_kernel(keys, counters, stream, idx, step, unit, out):
+    """``Streams.bits`` row by row into ``out`` (uint64), or ``Streams.uniform`` (``unit``: float64 ``out``): each
+    row's draws from the counters as they were before any row drew (a game listed twice draws the same numbers, as
+    numpy's gather does), then the counters advanced row after row (the last row of a game sets it, as numpy's
+    scatter)."""
+    rows, n = out.shape
+    start = np.empty(rows, dtype=np.uint64)
+    for r in range(rows):
+        start[r] = counters[stream[r], idx[r]]
+    for r in range(rows):
+        key = keys[stream[r], idx[r]]
+        for j in range(n):
+            z = key + (start[r] + np.uint64(j)) * _GOLDEN
+            z = (z ^ (z >> _S30)) * _M1
+            z = (z ^ (z >> _S27)) * _M2
+            z = z ^ (z >> _S31)
+            if unit:
+                out[r, j] = np.float64(z >> _S11) * _TO_UNIT
+            else:
+                out[r, j] = z
+    for r in range(rows):
+        counters[stream[r], idx[r]] = start[r] + step[r]
 
 
 class Chance:
@@ -118,11 +161,32 @@ class Dice(Chance):
 
 def pick_with(u: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Column of the floor(u * count)-th True entry per row; -1 where a row has no True entry."""
+    if mask.dtype == bool and mask.ndim == 2 and u.dtype == np.float64 and kernels.use(len(mask)):
+        out = np.empty(len(mask), dtype=np.int64)
+        _pick_kernel(u, mask, out)
+        return out
     count = mask.sum(axis=1)
     k = np.minimum((u * count).astype(np.int64), np.maximum(count - 1, 0))
     rank = np.cumsum(mask, axis=1) - 1
     hit = mask & (rank == k[:, None])
     return np.where(count > 0, hit.argmax(axis=1), -1)
+
+
+@kernels.kernel
+def _pick_kernel(u, mask, out):
+    """``pick_with`` row by row."""
+    for r in range(mask.shape[0]):
+        count = 0
+        for c in range(mask.shape[1]):
+            count += mask[r, c]
+        k = min(np.int64(u[r] * count), max(count - 1, 0))
+        out[r] = -1
+        for c in range(mask.shape[1]):
+            if mask[r, c]:
+                if k == 0:
+                    out[r] = c
+                    break
+                k -= 1
 
 
 class ScriptedDice(Chance):

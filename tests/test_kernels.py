@@ -19,7 +19,7 @@ import pytest
 from helpers import blank
 
 import sim
-from sim import agents, engine, india, kernels, laws, notes
+from sim import agents, dice, engine, india, kernels, laws, notes
 from sim import layout as L
 from sim.agents import Observation
 from sim.dice import Dice, Streams
@@ -1213,3 +1213,51 @@ def test_place_clerks_kernel_places_the_clerks_of_the_numpy_placement(monkeypatc
     short = count < clerks.sum(axis=1)
     assert (short & (count > 0) & ((ref > 0).sum(axis=1) >= 2)).any() and (ref.sum(axis=1) < count).any()
     assert got.dtype == ref.dtype and np.array_equal(ref, got)
+
+
+def test_draw_kernel_gives_the_draws_and_counters_of_the_numpy_streams(monkeypatch):
+    """``dice.Streams.bits`` / ``uniform`` compiled: the same numbers and the same counters afterwards as the numpy
+    reference, over 300 draws at random games of a batch of 4,096: one stream or a stream per row (a strategy's
+    seats), a game listed twice (both rows draw the same numbers, the last sets the counter), ``used`` below n."""
+    rng = np.random.default_rng(11)
+    draws = [
+        (
+            np.sort(rng.choice(4096, rng.integers(1, 4096), replace=bool(t % 2))),
+            int(rng.integers(1, 9)),
+            int(rng.integers(0, 6)) if t % 3 else rng.integers(0, 6, 4096),
+            t % 4 == 0,
+            t % 2 == 1,
+        )
+        for t in range(300)
+    ]
+    rng_used = rng.integers(0, 9, 4096)
+
+    def play():
+        streams, out = Streams(5, np.arange(4096), 6), []
+        for idx, n, stream, partly, raw in draws:
+            stream = stream if isinstance(stream, int) else stream[: idx.size]
+            used = rng_used[: idx.size] % (n + 1) if partly else None
+            out.append(streams.bits(stream, idx, n, used) if raw else streams.uniform(stream, idx, n))
+            out.append(streams.counters.copy())
+        return out
+
+    ref, got = both_ways(monkeypatch, play)
+    assert any(np.unique(idx).size < idx.size for idx, *_ in draws)  # some games drew twice in one call
+    assert len({c.tobytes() for c in ref[1::2]}) > 250  # the counters moved on
+    assert all(same_bits(r, g) for r, g in zip(ref, got, strict=True))
+
+
+def test_pick_kernel_picks_the_columns_of_numpy_pick_with(monkeypatch):
+    """``dice.pick_with`` compiled: the floor(u * count)-th True column of each row (-1 for none) as numpy's, on
+    4,096 random masks of 1 to 29 columns (strided ones too), u up to the largest float below 1."""
+    rng = np.random.default_rng(12)
+    cases = []
+    for t in range(200):
+        mask = rng.random((4096, int(rng.integers(1, 30)))) < rng.random()
+        u = rng.random(4096)
+        u[: t % 7] = np.nextafter(1.0, 0.0)
+        cases.append((u, mask[:, ::2] if t % 3 == 0 else mask))
+    ref, got = both_ways(monkeypatch, lambda: [dice.pick_with(u, mask) for u, mask in cases])
+    picked = np.concatenate(ref)
+    assert (picked == -1).mean() > 0.05 and (picked > 0).mean() > 0.3
+    assert all(same_bits(r, g) for r, g in zip(ref, got, strict=True))
