@@ -203,7 +203,7 @@ class Recorder:
                 "prisoners": s.prisoners.ravel(),
             }
         )
-        return BatchRows(games, seats, _concat(self.rounds), _concat(self.seat_rounds), dict(asks or {}))
+        return BatchRows(games, seats, self.rounds, self.seat_rounds, dict(asks or {}))
 
 
 def company_region_names(rules: Rules, owner: np.ndarray) -> np.ndarray:
@@ -223,10 +223,13 @@ def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 
 @dataclass
 class BatchRows:
+    """A batch's columns: one dict per frame for its games and seats; its rounds and seat rounds as one dict per
+    round played, joined once with every other batch's by ``Results.from_batches`` (not once more per batch)."""
+
     games: dict[str, np.ndarray]
     seats: dict[str, np.ndarray]
-    rounds: dict[str, np.ndarray]
-    seat_rounds: dict[str, np.ndarray]
+    rounds: list[dict[str, np.ndarray]]
+    seat_rounds: list[dict[str, np.ndarray]]
     asks: dict[str, np.ndarray] = field(default_factory=dict)  # per decision: int32[G] times asked
 
 
@@ -265,7 +268,8 @@ class Results:
     def from_batches(cls, batches: list[BatchRows], meta: dict) -> Results:
         frames = {}
         for name, keys in zip(FRAMES, SORT_KEYS, strict=True):
-            parts = [getattr(b, name) for b in batches if getattr(b, name)]
+            rows = [getattr(b, name) for b in batches]
+            parts = [p for r in rows for p in (r if isinstance(r, list) else [r]) if p]  # a list: one dict per round
             df = pl.DataFrame(_concat(parts)) if parts else pl.DataFrame()
             # per-tier counts as a list column: the same schema whatever the number of tiers
             arrays = [c for c, t in df.schema.items() if isinstance(t, pl.Array)]
