@@ -138,7 +138,7 @@ def offer_faults(buyer: np.ndarray, price: np.ndarray, held: np.ndarray, seat: n
     or to itself, or at a negative price."""
     if buyer.size and not any(buyer.strides + price.strides) and buyer.flat[0] == -1 and price.flat[0] >= 0:
         return np.zeros(len(buyer), dtype=bool)  # "no offer" as one constant for every note (a read-only broadcast)
-    if kernels.use(len(buyer)) and buyer.dtype == price.dtype == np.int64:
+    if kernels.use(len(buyer)) and buyer.dtype in (np.int8, np.int64) and price.dtype == np.int64:
         return _offer_faults(buyer, price, held, seat, players)
     wrong = np.where(held, (buyer < -1) | (buyer >= players) | (price < 0), buyer >= 0)  # not held: no buyer
     return any_last(wrong.reshape(len(buyer), -1)) | any_last((buyer == seat[:, None, None]).reshape(len(buyer), -1))
