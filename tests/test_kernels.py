@@ -1212,3 +1212,36 @@ def test_place_clerks_kernel_places_the_clerks_of_the_numpy_placement(monkeypatc
     short = count < clerks.sum(axis=1)
     assert (short & (count > 0) & ((ref > 0).sum(axis=1) >= 2)).any() and (ref.sum(axis=1) < count).any()
     assert got.dtype == ref.dtype and np.array_equal(ref, got)
+
+
+def test_deal_kernels_mask_the_seats_and_settle_the_deals_of_the_numpy_deal(monkeypatch):
+    """D-DEALS over 4,096 random tables (notes held by random seats, a few spent, a few games not dealing; offers of
+    random buyers and prices, accepted or not by each seat, accepted entries not offered too): the same notes held
+    and offers made per seat, the same rows of int8 buyers refused, and the same deals done and money moved."""
+    g, n, k = 4096, 5, len(notes.NOTE_KINDS)
+    rng = np.random.default_rng(71)
+    holder = np.where(rng.random((g, n, k)) < 0.05, -1, rng.integers(0, n, (g, n, k)))
+    live = rng.random(g) < 0.9
+    buyer = np.where((holder >= 0) & (rng.random((g, n, k)) < 0.3), rng.integers(0, n, (g, n, k)), -1)
+    price = rng.integers(0, 5, (g, n, k))
+    answer = rng.random((g, n, n, k)) < 0.5
+    seat = np.repeat(np.arange(n)[None, :], g, 0).ravel()
+    mine = (holder[:, None] == np.arange(n)[None, :, None, None]).reshape(g * n, n, k)
+    offers = np.where(
+        mine & (rng.random(mine.shape) < 0.3), (seat[:, None, None] + rng.integers(1, n, mine.shape)) % n, -1
+    )
+    offers = np.where(rng.random(mine.shape) < 0.002, rng.choice([-2, n, 0], mine.shape), offers).astype(np.int8)
+    asks = np.where(rng.random(mine.shape) < 0.001, -1, rng.integers(0, 4, mine.shape))
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        held, asked = notes.seat_masks(holder.astype(np.int8), live)
+        offered, to_some = notes.seat_masks(buyer)
+        bad = notes.offer_faults(offers, asks, mine, seat, n)
+        out.append((held, asked, offered, to_some, bad, *notes.deals_done(holder, buyer, price, answer, offered)))
+    held, asked, offered, to_some, bad, accepted, net = out[0]
+    assert held.any() and not held[~live].any() and not asked.all() and asked.any() and (~asked[live]).any()
+    assert offered.any() and not to_some.all() and 0 < bad.mean() < 0.2
+    assert accepted.any() and (~accepted & (buyer >= 0)).any() and (net != 0).any() and (net.sum(axis=1) == 0).all()
+    for ref, got in zip(out[0], out[1], strict=True):
+        assert ref.dtype == got.dtype and np.array_equal(ref, got)
