@@ -138,8 +138,9 @@ def offer_faults(buyer: np.ndarray, price: np.ndarray, held: np.ndarray, seat: n
     or to itself, or at a negative price."""
     if buyer.size and not any(buyer.strides + price.strides) and buyer.flat[0] == -1 and price.flat[0] >= 0:
         return np.zeros(len(buyer), dtype=bool)  # "no offer" as one constant for every note (a read-only broadcast)
-    if kernels.use(len(buyer)) and buyer.dtype in (np.int8, np.int64) and price.dtype == np.int64:
-        return _offer_faults(buyer, price, held, seat, players)
+    if kernels.use(len(buyer)) and buyer.dtype in (np.int8, np.int64) and price.dtype in (np.int32, np.int64):
+        contiguous = (np.ascontiguousarray(a) for a in (buyer, price, held))  # each row's notes as one run
+        return _offer_faults(*contiguous, seat, players)
     wrong = np.where(held, (buyer < -1) | (buyer >= players) | (price < 0), buyer >= 0)  # not held: no buyer
     return any_last(wrong.reshape(len(buyer), -1)) | any_last((buyer == seat[:, None, None]).reshape(len(buyer), -1))
 
@@ -163,13 +164,14 @@ def holders_offers(
 @kernels.kernel
 def _offer_faults(buyer, price, held, seat, players):
     """``offer_faults`` row by row."""
-    bad = np.empty(buyer.shape[0], dtype=np.bool_)
-    for r in range(buyer.shape[0]):
-        s, wrong = seat[r], False  # without branches: every note of a legal row is read anyway
-        for i in range(buyer.shape[1]):
-            for k in range(buyer.shape[2]):
-                b, h = buyer[r, i, k], held[r, i, k]
-                wrong |= (h & ((b < -1) | (b >= players) | (b == s) | (price[r, i, k] < 0))) | ((not h) & (b >= 0))
+    rows, m = buyer.shape[0], buyer.shape[1] * buyer.shape[2]
+    buyer, price, held = buyer.reshape(rows, m), price.reshape(rows, m), held.reshape(rows, m)  # a row's notes
+    bad = np.empty(rows, dtype=np.bool_)
+    for r in range(rows):
+        s, wrong = seat[r], False
+        for e in range(m):
+            b = buyer[r, e]
+            wrong |= ((b < -1) | (b >= players) | (b == s) | (price[r, e] < 0)) if held[r, e] else (b >= 0)
         bad[r] = wrong
     return bad
 
