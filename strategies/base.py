@@ -31,7 +31,7 @@ from sim import layout as L
 from sim.agents import PASSES, SHARED, Observation
 from sim.board import company_ships, reachable, seat_counts
 from sim.phases.india import minimal_defence
-from sim.reduce import any_last
+from sim.reduce import any_last, sum_last
 
 from . import company, family, military, politics, values
 from . import firms as firm_play
@@ -747,11 +747,11 @@ class Strategy:
         worth[:, :, notes.MONEY] = np.minimum(obs.rules.notes.money_max, obs.money)
         take = legal.offered & (worth > legal.price)
         cost = np.where(take, legal.price, 0).reshape(obs.n, -1)
-        short = np.flatnonzero(cost.sum(axis=1) > legal.money)  # rows that cannot pay for all: the best first
+        short = np.flatnonzero(sum_last(cost) > legal.money)  # rows that cannot pay for all: the best first
         if short.size == 0:
             return take
-        gain = np.where(take, worth - legal.price, -np.inf).reshape(obs.n, -1).take(short, axis=0)
-        order = np.argsort(-gain, axis=1)
+        at = [a.reshape(obs.n, -1).take(short, axis=0) for a in (take, worth, legal.price)]
+        order = np.argsort(-np.where(at[0], at[1] - at[2], -np.inf), axis=1)
         spent = np.cumsum(np.take_along_axis(cost.take(short, axis=0), order, axis=1), axis=1)
         keep = np.ones(cost.shape, dtype=bool)
         kept = np.zeros(order.shape, dtype=bool)
