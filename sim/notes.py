@@ -95,9 +95,10 @@ def deal(
     offer_to = np.full((g, n, n, k), -1, dtype=np.int8)  # a seat (checked where held: only those are read)
     ask_price = np.zeros((g, n, n, k), dtype=np.int64)
     agents.ask_seats("offer_notes", state, asked, about, {"held": held}, (offer_to, ask_price), check)
-    buyer, price = holders_offers(holder, live, offer_to, ask_price)  # held is empty where a seat was not asked
-    if (buyer >= 0).any():
-        accept(state, agents, holder, buyer, price, about)
+    if offer_to.max() >= 0:  # some offer made (else nobody bought anything: -1 everywhere)
+        buyer, price = holders_offers(holder, live, offer_to, ask_price)  # held is empty where a seat was not asked
+        if (buyer >= 0).any():
+            accept(state, agents, holder, buyer, price, about)
     if rules.notes.exchanges:
         exchange(state, rules, agents, live, about)
     use_money_notes(state, rules, agents, live)
