@@ -95,7 +95,7 @@ def deal(
     offer_to = np.full((g, n, n, k), -1, dtype=np.int8)  # a seat (checked where held: only those are read)
     ask_price = np.zeros((g, n, n, k), dtype=np.int64)
     agents.ask_seats("offer_notes", state, asked, about, {"held": held}, (offer_to, ask_price), check)
-    if offer_to.max() >= 0:  # some offer made (else nobody bought anything: -1 everywhere)
+    if offer_to.max() >= 0:  # some offer made (else every answer was -1: nothing to read or accept)
         buyer, price = holders_offers(holder, live, offer_to, ask_price)  # held is empty where a seat was not asked
         if (buyer >= 0).any():
             accept(state, agents, holder, buyer, price, about)
@@ -105,9 +105,8 @@ def deal(
 
 
 def seat_masks(who: np.ndarray, live: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(bool[G, seat, N, K] the entries of ``who`` int[G, N, K] (a seat each, -1 none) that are each seat's, bool[G,
-    seat] whether a seat has any) in games ``live`` (default: every game): the notes each seat holds, or the offers
-    made to it."""
+    """(bool[G, seat, N, K] each seat's entries of ``who`` int[G, N, K] (a seat each, -1 none), bool[G, seat] whether
+    it has any) in games ``live`` (default: every game): the notes each seat holds, or the offers made to it."""
     g, n, k = who.shape
     if kernels.use(g):
         mask, has = np.zeros((g, n, n, k), dtype=bool), np.zeros((g, n), dtype=bool)

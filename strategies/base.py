@@ -708,7 +708,7 @@ class Strategy:
             else:
                 mine, target, keen = law_mine, obs.prime_minister, True
         sell &= (np.abs(mine) < 1) & (target >= 0) & (target != obs.seat) & keen
-        buyer = np.full(shape, -1, dtype=np.int8)  # seats: the engine keeps them so
+        buyer = np.full(shape, -1, dtype=np.int8)  # seats, as the engine keeps them
         price = np.zeros(shape, dtype=np.int32)
         buyer.reshape(-1)[own_votes] = np.where(sell, target, -1)
         price.reshape(-1)[own_votes] = np.maximum(1, votes // 2)
