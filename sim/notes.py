@@ -85,8 +85,7 @@ def deal(
     about = {"law": none, "policy": none, "support": np.zeros(g, dtype=np.int64), "deregulation": np.zeros(g, bool)}
     about.update(topic or {})
     about["moment"] = np.full(g, moment)
-    seats = np.arange(n, dtype=state.note_holder.dtype)
-    held = (state.note_holder[:, None] == seats[None, :, None, None]) & live[:, None, None, None]  # [G, seat, ...]
+    held, asked = seat_masks(state.note_holder, live)  # [G, seat, issuer, kind], [G, seat]
 
     def check(answer, legal, obs):
         bad = offer_faults(*answer, legal.held, obs.seat, obs.players)
@@ -95,22 +94,53 @@ def deal(
     # sealed offers: every holder at once (nothing changes until all have offered)
     offer_to = np.full((g, n, n, k), -1, dtype=np.int8)  # a seat (checked where held: only those are read)
     ask_price = np.zeros((g, n, n, k), dtype=np.int64)
-    asked = any_last(held.reshape(g, n, -1))
     agents.ask_seats("offer_notes", state, asked, about, {"held": held}, (offer_to, ask_price), check)
-    buyer, price = holders_offers(holder, live, offer_to, ask_price)  # held is empty where a seat was not asked
-    if (buyer >= 0).any():
-        accept(state, agents, holder, buyer, price, about)
+    if offer_to.max() >= 0:  # some offer made (else every answer was -1: nothing to read or accept)
+        buyer, price = holders_offers(holder, live, offer_to, ask_price)  # held is empty where a seat was not asked
+        if (buyer >= 0).any():
+            accept(state, agents, holder, buyer, price, about)
     if rules.notes.exchanges:
         exchange(state, rules, agents, live, about)
     use_money_notes(state, rules, agents, live)
+
+
+def seat_masks(who: np.ndarray, live: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(bool[G, seat, N, K] each seat's entries of ``who`` int[G, N, K] (a seat each, -1 none), bool[G, seat] whether
+    it has any) in games ``live`` (default: every game): the notes each seat holds, or the offers made to it."""
+    g, n, k = who.shape
+    if kernels.use(g):
+        mask, has = np.zeros((g, n, n, k), dtype=bool), np.zeros((g, n), dtype=bool)
+        _seat_masks(who, np.ones(g, dtype=bool) if live is None else live, mask, has)
+        return mask, has
+    mask = who[:, None] == np.arange(n, dtype=who.dtype)[None, :, None, None]
+    if live is not None:
+        mask &= live[:, None, None, None]
+    return mask, any_last(mask.reshape(g, n, -1))
+
+
+@kernels.kernel
+def _seat_masks(who, live, mask, has):
+    """``seat_masks`` into ``mask`` and ``has`` (zeros)."""
+    g, n, k = who.shape
+    for j in range(g):
+        if live[j]:
+            for i in range(n):
+                for kind in range(k):
+                    s = who[j, i, kind]
+                    if s >= 0 and s < n:
+                        mask[j, s, i, kind] = True
+                        has[j, s] = True
 
 
 def offer_faults(buyer: np.ndarray, price: np.ndarray, held: np.ndarray, seat: np.ndarray, players: int) -> np.ndarray:
     """bool[R]: the rows of sealed offers (``buyer``, ``price`` [R, issuer, kind] from the seats ``seat[R]``, who
     hold the notes ``held``) that are illegal: a note offered that the seat does not hold, to a seat out of range
     or to itself, or at a negative price."""
-    if kernels.use(len(buyer)) and buyer.dtype == price.dtype == np.int64:
-        return _offer_faults(buyer, price, held, seat, players)
+    if buyer.size and not any(buyer.strides + price.strides) and buyer.flat[0] == -1 and price.flat[0] >= 0:
+        return np.zeros(len(buyer), dtype=bool)  # "no offer" as one constant for every note (a read-only broadcast)
+    if kernels.use(len(buyer)) and buyer.dtype in (np.int8, np.int64) and price.dtype in (np.int32, np.int64):
+        contiguous = (np.ascontiguousarray(a) for a in (buyer, price, held))  # each row's notes as one run
+        return _offer_faults(*contiguous, seat, players)
     wrong = np.where(held, (buyer < -1) | (buyer >= players) | (price < 0), buyer >= 0)  # not held: no buyer
     return any_last(wrong.reshape(len(buyer), -1)) | any_last((buyer == seat[:, None, None]).reshape(len(buyer), -1))
 
@@ -134,15 +164,15 @@ def holders_offers(
 @kernels.kernel
 def _offer_faults(buyer, price, held, seat, players):
     """``offer_faults`` row by row."""
-    bad = np.zeros(buyer.shape[0], dtype=np.bool_)
-    for r in range(buyer.shape[0]):
-        for i in range(buyer.shape[1]):
-            for k in range(buyer.shape[2]):
-                b = buyer[r, i, k]
-                if held[r, i, k]:
-                    bad[r] |= b < -1 or b >= players or b == seat[r] or price[r, i, k] < 0
-                else:
-                    bad[r] |= b >= 0
+    rows, m = buyer.shape[0], buyer.shape[1] * buyer.shape[2]
+    buyer, price, held = buyer.reshape(rows, m), price.reshape(rows, m), held.reshape(rows, m)  # a row's notes
+    bad = np.empty(rows, dtype=np.bool_)
+    for r in range(rows):
+        s, wrong = seat[r], False
+        for e in range(m):
+            b = buyer[r, e]
+            wrong |= ((b < -1) | (b >= players) | (b == s) | (price[r, e] < 0)) if held[r, e] else (b >= 0)
+        bad[r] = wrong
     return bad
 
 
@@ -165,9 +195,8 @@ def accept(state: State, agents: Agents, holder: np.ndarray, buyer: np.ndarray, 
     the seat selling it) accepts or refuses each offer, sealed and at once; the accepted deals are carried out
     together, notes against money."""
     g, n, k = holder.shape
-    seats = np.arange(n)
     money0 = state.money.astype(np.int64)
-    offered = buyer[:, None] == seats[None, :, None, None]  # [G, seat, issuer, kind]: offers made to the seat
+    offered, asked = seat_masks(buyer)  # [G, seat, issuer, kind]: offers made to the seat
 
     def check(a, legal, obs):
         over = np.where(a, legal.price, 0).reshape(obs.n, -1).sum(axis=1) > legal.money
@@ -177,20 +206,48 @@ def accept(state: State, agents: Agents, holder: np.ndarray, buyer: np.ndarray, 
     # sealed acceptances: every family offered something, at once
     answer = np.zeros((g, n, n, k), dtype=bool)
     legal = dict(about, price=price, holder=holder)
-    asked = any_last(offered.reshape(g, n, -1))
     agents.ask_seats("accept_notes", state, asked, legal, {"offered": offered, "money": money0}, (answer,), check)
-    accepted = (answer & offered).any(axis=1)  # offered is empty where the seat was not asked
+    accepted, net = deals_done(holder, buyer, price, answer, offered)
     if accepted.any():
-        pay = np.where(accepted, price, 0).reshape(g, -1)
-        base = (np.arange(g) * n)[:, None]
-        seller = np.maximum(holder, 0).reshape(g, -1)  # a spent note (-1) is never sold: its pay is 0
-        received = np.bincount((base + seller).ravel(), pay.ravel(), g * n).reshape(g, n)
-        spent = np.bincount((base + np.maximum(buyer, 0).reshape(g, -1)).ravel(), pay.ravel(), g * n).reshape(g, n)
-        state.money[...] += (received - spent).astype(state.money.dtype)
+        state.money[...] += net.astype(state.money.dtype)
         if trace.recorder is not None:
-            trace.recorder.transfer(state, "notes_sold", ("seat", received - spent))
+            trace.recorder.transfer(state, "notes_sold", ("seat", net))
         state.note_holder[...] = np.where(accepted, buyer, holder).astype(np.int8)
         state.tally[:, TALLY["notes_sold"]] += sum_last(accepted.reshape(g, -1)).astype(np.int32)
+
+
+def deals_done(
+    holder: np.ndarray, buyer: np.ndarray, price: np.ndarray, answer: np.ndarray, offered: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(bool[G, issuer, kind] the notes sold, int64[G, N] what each family received less what it paid): the offers
+    (``buyer``, ``price`` [G, issuer, kind] from ``holder``; ``offered`` [G, seat, issuer, kind] those made to each
+    seat) that their buyers accepted (``answer`` [G, seat, issuer, kind], read where offered only)."""
+    g, n, k = holder.shape
+    if kernels.use(g):
+        accepted, net = np.zeros((g, n, k), dtype=bool), np.zeros((g, n), dtype=np.int64)
+        _deals_done(holder, buyer, price, answer, accepted, net)
+        return accepted, net
+    accepted = (answer & offered).any(axis=1)  # offered is empty where the seat was not asked
+    pay = np.where(accepted, price, 0).reshape(g, -1)
+    base = (np.arange(g) * n)[:, None]
+    seller = np.maximum(holder, 0).reshape(g, -1)  # a spent note (-1) is never sold: its pay is 0
+    received = np.bincount((base + seller).ravel(), pay.ravel(), g * n).reshape(g, n)
+    spent = np.bincount((base + np.maximum(buyer, 0).reshape(g, -1)).ravel(), pay.ravel(), g * n).reshape(g, n)
+    return accepted, (received - spent).astype(np.int64)  # whole sums (each buyer pays at most its money): exact
+
+
+@kernels.kernel
+def _deals_done(holder, buyer, price, answer, accepted, net):
+    """``deals_done`` into ``accepted`` and ``net`` (zeros), note by note."""
+    g, n, k = holder.shape
+    for j in range(g):
+        for i in range(n):
+            for kind in range(k):
+                b = buyer[j, i, kind]
+                if b >= 0 and answer[j, b, i, kind]:
+                    accepted[j, i, kind] = True
+                    net[j, max(holder[j, i, kind], 0)] += price[j, i, kind]
+                    net[j, b] -= price[j, i, kind]
 
 
 # -------------------------------------------------------------------------------- money and property (L56)
@@ -275,9 +332,11 @@ def use_money_notes(state: State, rules: Rules, agents: Agents, rows: np.ndarray
     (decision ``use_money_notes``: int[G', N] £ per issuer, 0 keeps the note). A transfer inside the game."""
     g, n = state.n_games, state.n_players
     cap_max = rules.notes.money_max
+    holder = np.where(rows[:, None], out_with(state, MONEY), -1)  # a seat's use moves only the notes it held
+    if not (holder >= 0).any():
+        return
     for seat in range(n):
-        holder = out_with(state, MONEY)
-        mine = (holder == seat) & rows[:, None]
+        mine = holder == seat
         if not mine.any():
             continue
         cap = np.where(mine, np.minimum(cap_max, state.money), 0)

@@ -31,7 +31,7 @@ from sim import layout as L
 from sim.agents import PASSES, SHARED, Observation
 from sim.board import company_ships, reachable, seat_counts
 from sim.phases.india import minimal_defence
-from sim.reduce import any_last
+from sim.reduce import any_last, sum_last
 
 from . import company, family, military, politics, values
 from . import firms as firm_play
@@ -689,19 +689,18 @@ class Strategy:
         if not at_vote.any():
             return none  # no offer (constant read-only arrays: nothing to fill)
         rows = np.arange(obs.n)
-        votes = politics.property_votes(obs)[rows, obs.seat]
+        games, at = values.game_rows(obs)  # a value of the game alone is worked out once per game
+        votes = politics.property_votes(games)[at, obs.seat]
         own_votes = (rows * obs.players + obs.seat) * shape[2] + notes.VOTES  # its own vote note, flat
         sell = at_vote & (votes > 0) & legal.held.reshape(-1).take(own_votes)
         if not sell.any():
             return none
-        buyer = np.full(shape, -1, dtype=np.int64)
-        price = np.zeros(shape, dtype=np.int64)
         if legal.deregulation.any():
             dereg = politics.deregulation_stakes(obs, self)
             others = np.where(np.arange(obs.players)[None, :] == obs.seat[:, None], -1.0, np.abs(dereg))
             mine, target, keen = dereg[rows, obs.seat], others.argmax(axis=1), others.max(axis=1) >= 2
         if not legal.deregulation.all():
-            law_mine = politics.my_stake(obs, legal.law, legal.policy)
+            law_mine = values.on_games(obs, politics.stakes, legal.law, legal.policy)[rows, obs.seat]  # my_stake's
             if legal.deregulation.any():
                 mine = np.where(legal.deregulation, mine, law_mine)
                 target = np.where(legal.deregulation, target, obs.prime_minister)
@@ -709,6 +708,8 @@ class Strategy:
             else:
                 mine, target, keen = law_mine, obs.prime_minister, True
         sell &= (np.abs(mine) < 1) & (target >= 0) & (target != obs.seat) & keen
+        buyer = np.full(shape, -1, dtype=np.int8)  # seats, as the engine keeps them
+        price = np.zeros(shape, dtype=np.int32)
         buyer.reshape(-1)[own_votes] = np.where(sell, target, -1)
         price.reshape(-1)[own_votes] = np.maximum(1, votes // 2)
         return buyer, price
@@ -733,18 +734,29 @@ class Strategy:
         """Accept offers (``legal.offered`` bool[G', N issuer, 5 kinds] at ``legal.price``; at most ``legal.money``
         in all): a vote note worth more than its price for the coming vote, a money note below what it can take."""
         rows = np.arange(obs.n)
-        dereg = politics.deregulation_stakes(obs, self)[rows, obs.seat]
-        stake = np.abs(np.where(legal.deregulation, dereg, politics.my_stake(obs, legal.law, legal.policy)))
+        dereg = legal.deregulation
+        if dereg.any():  # each row's stake in the vote: on Deregulation or on the law (only the one needed)
+            stake = politics.deregulation_stakes(obs, self)[rows, obs.seat]
+        if not dereg.all():
+            law = politics.my_stake(obs, legal.law, legal.policy)
+            stake = np.where(dereg, stake, law) if dereg.any() else law
+        stake = np.abs(stake)
         worth = np.zeros(legal.offered.shape)
         at_vote = (legal.moment == "vote")[:, None]
         worth[:, :, notes.VOTES] = np.where(at_vote, np.minimum(politics.property_votes(obs), stake[:, None]), 0)
         worth[:, :, notes.MONEY] = np.minimum(obs.rules.notes.money_max, obs.money)
         take = legal.offered & (worth > legal.price)
         cost = np.where(take, legal.price, 0).reshape(obs.n, -1)
-        order = np.argsort(-np.where(take, worth - legal.price, -np.inf).reshape(obs.n, -1), axis=1)
-        spent = np.cumsum(np.take_along_axis(cost, order, axis=1), axis=1)
-        keep = np.zeros(cost.shape, dtype=bool)
-        np.put_along_axis(keep, order, spent <= legal.money[:, None], axis=1)
+        short = np.flatnonzero(sum_last(cost) > legal.money)  # rows that cannot pay for all: the best first
+        if short.size == 0:
+            return take
+        at = [a.reshape(obs.n, -1).take(short, axis=0) for a in (take, worth, legal.price)]
+        order = np.argsort(-np.where(at[0], at[1] - at[2], -np.inf), axis=1)
+        spent = np.cumsum(np.take_along_axis(cost.take(short, axis=0), order, axis=1), axis=1)
+        keep = np.ones(cost.shape, dtype=bool)
+        kept = np.zeros(order.shape, dtype=bool)
+        np.put_along_axis(kept, order, spent <= legal.money.take(short)[:, None], axis=1)
+        keep[short] = kept
         return take & keep.reshape(take.shape)
 
     @shared

@@ -1261,3 +1261,38 @@ def test_pick_kernel_picks_the_columns_of_numpy_pick_with(monkeypatch):
     picked = np.concatenate(ref)
     assert (picked == -1).mean() > 0.05 and (picked > 0).mean() > 0.3
     assert all(same_bits(r, g) for r, g in zip(ref, got, strict=True))
+
+
+def test_deal_kernels_mask_the_seats_and_settle_the_deals_of_the_numpy_deal(monkeypatch):
+    """D-DEALS over 4,096 random tables (notes held by random seats, a few spent, a few games not dealing; offers of
+    random buyers and prices, accepted or not by each seat, accepted entries not offered too): the same notes held
+    and offers made per seat, the same rows of offers refused (int8 buyers, int32 prices, any layout), and the same
+    deals done and money moved."""
+    g, n, k = 4096, 5, len(notes.NOTE_KINDS)
+    rng = np.random.default_rng(71)
+    holder = np.where(rng.random((g, n, k)) < 0.05, -1, rng.integers(0, n, (g, n, k)))
+    live = rng.random(g) < 0.9
+    buyer = np.where((holder >= 0) & (rng.random((g, n, k)) < 0.3), rng.integers(0, n, (g, n, k)), -1)
+    price = rng.integers(0, 5, (g, n, k))
+    answer = rng.random((g, n, n, k)) < 0.5
+    seat = np.repeat(np.arange(n)[None, :], g, 0).ravel()
+    mine = (holder[:, None] == np.arange(n)[None, :, None, None]).reshape(g * n, n, k)
+    offers = np.where(
+        mine & (rng.random(mine.shape) < 0.3), (seat[:, None, None] + rng.integers(1, n, mine.shape)) % n, -1
+    )
+    offers = np.where(rng.random(mine.shape) < 0.002, rng.choice([-2, n, 0], mine.shape), offers).astype(np.int8)
+    asks = np.where(rng.random(mine.shape) < 0.001, -1, rng.integers(0, 4, mine.shape)).astype(np.int32)
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        held, asked = notes.seat_masks(holder.astype(np.int8), live)
+        offered, to_some = notes.seat_masks(buyer)
+        bad = notes.offer_faults(offers, asks, mine, seat, n)
+        assert np.array_equal(notes.offer_faults(np.asfortranarray(offers), asks.astype(np.int64), mine, seat, n), bad)
+        out.append((held, asked, offered, to_some, bad, *notes.deals_done(holder, buyer, price, answer, offered)))
+    held, asked, offered, to_some, bad, accepted, net = out[0]
+    assert held.any() and not held[~live].any() and not asked.all() and asked.any() and (~asked[live]).any()
+    assert offered.any() and not to_some.all() and 0 < bad.mean() < 0.2
+    assert accepted.any() and (~accepted & (buyer >= 0)).any() and (net != 0).any() and (net.sum(axis=1) == 0).all()
+    for ref, got in zip(out[0], out[1], strict=True):
+        assert ref.dtype == got.dtype and np.array_equal(ref, got)

@@ -309,6 +309,25 @@ def test_a_note_not_held_cannot_be_offered_even_to_seat_0():
         notes.deal(s, r, dice(), agents(r, s, Scripted(offer_notes=offer)), "appointments")
 
 
+@pytest.mark.parametrize("buyer, price, legal", [(-1, 0, True), (-1, -1, False), (1, 0, False)])
+def test_an_offer_made_as_one_constant_for_every_note_is_checked_as_any(buyer, price, legal):
+    """D-DEALS: an answer of read-only constants (``np.broadcast_to``) is checked as any other: "no offer" at price
+    0 is legal, a negative price refused even without a buyer, and one buyer for every note refused (notes not held,
+    and to itself for that seat)."""
+    r, s = blank(2, 4)
+
+    def offer(obs, legal):
+        return np.broadcast_to(np.int64(buyer), legal.held.shape), np.broadcast_to(np.int64(price), legal.held.shape)
+
+    strat = Scripted(offer_notes=offer)
+    if legal:
+        notes.deal(s, r, dice(), agents(r, s, strat), "appointments")
+        assert (s.note_holder == np.arange(4)[None, :, None]).all() and not s.tally[:, TALLY["notes_sold"]].any()
+    else:
+        with pytest.raises(IllegalDecision, match="offers only notes it holds, to another family, at a price >= 0$"):
+            notes.deal(s, r, dice(), agents(r, s, strat), "appointments")
+
+
 # ------------------------------------------------------------------------- money and property (L56, D-GIFTS)
 M, LUX, YARD, FAC = range(len(notes.GOODS))
 
