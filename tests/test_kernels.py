@@ -1212,3 +1212,47 @@ def test_place_clerks_kernel_places_the_clerks_of_the_numpy_placement(monkeypatc
     short = count < clerks.sum(axis=1)
     assert (short & (count > 0) & ((ref > 0).sum(axis=1) >= 2)).any() and (ref.sum(axis=1) < count).any()
     assert got.dtype == ref.dtype and np.array_equal(ref, got)
+
+
+def test_apply_moves_kernel_moves_what_the_numpy_director_moves(monkeypatch):
+    """The Director of Trade's moves applied (``phases.operations.apply_director_moves``) on 4,096 random tables
+    (0-2 clerks and ships of each kind per place, two moves each of any kind, family, place and count, some out of
+    range, China open or not): the same clerks, ships and yard ships after, and the same games refused."""
+    from sim.phases.operations import apply_director_moves
+
+    rng = np.random.default_rng(71)
+    g, n, m = 4096, 5, 2
+    clerks = rng.integers(0, 3, (g, n, L.PRESIDENCIES)).astype(np.int32)
+    ships = rng.integers(0, 3, (g, L.N_SHIP_LOCS, 2)).astype(np.int32)
+    yard = rng.integers(0, 3, (g, n, L.N_SHIP_LOCS)).astype(np.int32)
+    china = rng.random(g) < 0.5
+    legal = rng.random((g, m)) < 0.8  # mostly moves within range, else anything
+    kind = np.where(legal, rng.integers(0, 5, (g, m)), rng.integers(-1, 6, (g, m)))
+    family = np.where(legal, rng.integers(0, n, (g, m)), rng.integers(-1, n + 1, (g, m)))
+    src = np.where(legal, rng.integers(0, 4, (g, m)), rng.integers(-1, 5, (g, m)))
+    dst = np.where(legal, (src + rng.integers(1, 4, (g, m))) % 4, rng.integers(-1, 5, (g, m)))
+    count = np.where(legal, 1, rng.integers(-1, 4, (g, m)))
+    moves = (kind, family, src, dst, count)
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        after = clerks.copy(), ships.copy(), yard.copy()
+        out.append((apply_director_moves(*after, china, moves), *after))
+    bad = out[0][0]
+    assert 0.2 < bad.mean() < 0.8  # legal and illegal games
+    for i, held in enumerate((clerks, ships, yard), start=1):
+        assert (out[0][i] != held).any(axis=tuple(range(1, held.ndim))).mean() > 0.05  # moves made
+    for ref, got in zip(out[0], out[1], strict=True):
+        assert same_bits(ref, got)
+
+
+def test_sorted_values_kernel_sorts_the_values_of_the_numpy_sort(monkeypatch):
+    """The values of each presidency's reachable orders best first (``strategies.values.sorted_values``) over
+    4,096 random boards (each order reachable with probability 0 to 1): the same floats."""
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(73)
+    reach = rng.random((4096, len(L.PRESIDENT), len(rules.d.orders))) < rng.random((4096, 1, 1))
+    obs = Observation(state, rules, np.arange(4096), np.zeros(4096, np.int64), None)
+    ref, got = both_ways(monkeypatch, lambda: V.sorted_values(obs, reach))
+    assert (ref[:, :, 0] > 0).mean() > 0.8 and (ref[:, :, -1] == 0).mean() > 0.2
+    assert same_bits(ref, got)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import firms as firm_rules
-from .. import laws, ledger, notes, trace
+from .. import kernels, laws, ledger, notes, trace
 from .. import layout as L
 from ..agents import Agents
 from ..board import (
@@ -173,11 +173,16 @@ def director_moves(state: State, rules: Rules, agents: Agents) -> None:
         )
 
     agents.ask("director_moves", state, director, legal, moves, check)
+    moved = np.flatnonzero(any_last(moves[0] != L.MOVE_NONE))  # the games where he moves something (asked ones)
+    if moved.size == 0:
+        return
+    clerks, ships, yard = state.clerks[moved], state.ships[moved], state.yard_ships[moved]
+    apply_director_moves(clerks, ships, yard, state.china_open[moved], tuple(x[moved] for x in moves))
+    state.clerks[moved], state.ships[moved], state.yard_ships[moved] = clerks, ships, yard
+    if not (state.yard_damaged > state.yard_ships).any():  # no damage left behind: nothing to settle anywhere
+        return
     rows = np.flatnonzero(director >= 0)
-    clerks, ships, yard = state.clerks[rows], state.ships[rows], state.yard_ships[rows]
-    apply_director_moves(clerks, ships, yard, state.china_open[rows], tuple(x[rows] for x in moves))
-    state.clerks[rows], state.ships[rows], state.yard_ships[rows] = clerks, ships, yard
-    damaged = state.yard_damaged[rows]
+    damaged, yard = state.yard_damaged[rows], state.yard_ships[rows]
     settle_damage(yard, damaged)  # storm damage goes with the moved ships (phase 8)
     state.yard_damaged[rows] = damaged
 
@@ -185,9 +190,14 @@ def director_moves(state: State, rules: Rules, agents: Agents) -> None:
 def apply_director_moves(
     clerks: np.ndarray, ships: np.ndarray, yard: np.ndarray, china_open: np.ndarray, moves: tuple
 ) -> np.ndarray:
-    """Apply (kind, family, src, dst, count)[G', M] moves in order, in place; returns bool[G'] illegal games."""
+    """Apply (kind, family, src, dst, count)[G', M] moves in order, in place; returns bool[G'] illegal games (a
+    game's moves stop at its first illegal one)."""
     kind, family, src, dst, count = moves
     g, n = clerks.shape[:2]
+    if kernels.use(g) and all(isinstance(x, np.ndarray) and x.dtype == np.int64 and x.ndim == 2 for x in moves):
+        bad = np.zeros(g, dtype=bool)
+        _apply_moves_kernel(clerks, ships, yard, china_open, kind, family, src, dst, count, _MOVE_CODES, bad)
+        return bad
     r = np.arange(g)
     bad = np.zeros(g, dtype=bool)
     for j in range(kind.shape[1]):
@@ -217,6 +227,54 @@ def apply_director_moves(
         yard[r[sel], f[sel], s[sel]] -= c[sel]
         yard[r[sel], f[sel], d[sel]] += c[sel]
     return bad
+
+
+# the move kinds (none, clerks, leased, Company and yard ships), the seas and the locations with China
+_MOVE_CODES = np.array(
+    [L.MOVE_NONE, L.MOVE_CLERKS, L.MOVE_LEASED, L.MOVE_COMPANY_SHIPS, L.MOVE_YARD_SHIPS, L.PRESIDENCIES, L.N_SHIP_LOCS]
+    + [L.LEASED, L.COMPANY_SHIP],
+    dtype=np.int64,
+)
+
+
+@kernels.kernel
+def _apply_moves_kernel(clerks, ships, yard, china_open, kind, family, src, dst, count, codes, bad):
+    """``apply_director_moves`` game by game, move by move (``codes``: ``_MOVE_CODES``)."""
+    move_none, move_clerks, move_leased, move_yard = codes[0], codes[1], codes[2], codes[4]  # else Company ships
+    seas, locs, leased, company = codes[5], codes[6], codes[7], codes[8]
+    n = clerks.shape[1]
+    for g in range(kind.shape[0]):
+        for j in range(kind.shape[1]):
+            k, f, s, d, c = kind[g, j], family[g, j], src[g, j], dst[g, j], count[g, j]
+            if k == move_none:
+                continue
+            clerk = k == move_clerks
+            n_locs = locs if china_open[g] and not clerk else seas
+            where = s < 0 or s >= n_locs or d < 0 or d >= n_locs or s == d
+            who = (clerk or k == move_yard) and (f < 0 or f >= n)
+            if k < 0 or k > move_yard or where or c < 1 or who:
+                bad[g] = True
+            elif clerk:
+                if clerks[g, f, s] < c:
+                    bad[g] = True
+                else:
+                    clerks[g, f, s] -= c
+                    clerks[g, f, d] += c
+            elif k == move_yard:
+                if yard[g, f, s] < c:
+                    bad[g] = True
+                else:
+                    yard[g, f, s] -= c
+                    yard[g, f, d] += c
+            else:
+                kind_at = leased if k == move_leased else company
+                if ships[g, s, kind_at] < c:
+                    bad[g] = True
+                else:
+                    ships[g, s, kind_at] -= c
+                    ships[g, d, kind_at] += c
+            if bad[g]:
+                break
 
 
 # ------------------------------------------------------------------------------------------ Shipping Manager
