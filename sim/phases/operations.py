@@ -11,7 +11,7 @@ import numpy as np
 from .. import firms as firm_rules
 from .. import kernels, laws, ledger, notes, trace
 from .. import layout as L
-from ..agents import Agents
+from ..agents import Agents, full_batch
 from ..board import (
     board_votes,
     company_ships,
@@ -110,13 +110,16 @@ def director_of_trade(state: State, rules: Rules, dice: Chance, agents: Agents) 
     g = state.n_games
     t = L.T_DIRECTOR
     n_orders = len(rules.d.orders)
-    active = ~state.done & (state.office[:, L.DIRECTOR] >= 0)
+    rows = np.flatnonzero(~state.done & (state.office[:, L.DIRECTOR] >= 0))  # the games where he may go on
+    free_region = state.owner[rows][:, rules.d.order_region] < 0  # (no region changes hands while he checks)
     while True:
-        can_open = openable(state, rules)
-        active &= any_last(can_open) & (state.treasury[:, t] >= 1) & (state.office[:, L.DIRECTOR] >= 0)
-        if not active.any():
+        can = np.concatenate([~state.order_open[rows] & free_region, ~state.china_open[rows, None]], axis=1)
+        go_on = any_last(can) & (state.treasury[rows, t] >= 1) & (state.office[rows, L.DIRECTOR] >= 0)
+        rows, can, free_region = rows[go_on], can[go_on], free_region[go_on]
+        if rows.size == 0:
             break
-        director = np.where(active, state.office[:, L.DIRECTOR], -1)
+        can_open = full_batch(g, rows, can, False, bool)  # ``openable`` in these games
+        director = full_batch(g, rows, state.office[rows, L.DIRECTOR], -1)
         k = np.zeros(g, dtype=np.int64)
 
         def check_k(k, legal, obs):
@@ -130,11 +133,11 @@ def director_of_trade(state: State, rules: Rules, dice: Chance, agents: Agents) 
             (k,),
             check_k,
         )
-        active &= k > 0
-        rows = np.flatnonzero(active)
+        rolls = k[rows] > 0
+        rows, free_region = rows[rolls], free_region[rolls]
         if rows.size == 0:
             break
-        ledger.treasury(state, "director_checks", t, -np.where(active, k, 0))
+        ledger.treasury(state, "director_checks", t, -full_batch(g, rows, k[rows], 0))
         state.tally[rows, TALLY["checks"]] += 1
         won, fired = roll_check(rules, dice, rows, k[rows], g)
         pick = np.full(g, -1, dtype=np.int64)
@@ -144,12 +147,15 @@ def director_of_trade(state: State, rules: Rules, dice: Chance, agents: Agents) 
             return (i < 0) | (i >= legal.openable.shape[1]) | ~legal.openable[np.arange(obs.n), ic], "not openable"
 
         agents.ask("open_order", state, np.where(won, director, -1), {"openable": can_open}, (pick,), check_pick)
-        orders = np.flatnonzero(won & (pick < n_orders))
+        opened = rows[won[rows]]
+        orders = opened[pick[opened] < n_orders]
         state.order_open[orders, pick[orders]] = True
-        state.china_open[won & (pick == n_orders)] = True
-        state.tally[won, TALLY["orders_opened"]] += 1
+        state.china_open[opened[pick[opened] == n_orders]] = True
+        state.tally[opened, TALLY["orders_opened"]] += 1
         vacate(state, fired, L.DIRECTOR)
-        active[fired] = False
+        stays = np.ones(g, dtype=bool)
+        stays[fired] = False
+        rows, free_region = rows[stays[rows]], free_region[stays[rows]]
     director_moves(state, rules, agents)
 
 
