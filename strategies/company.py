@@ -66,6 +66,9 @@ def plan(strategy, obs: Observation) -> Plan:
     if key in store:
         return store[key]
     r = obs.rules
+    if kernels.use(obs.n) and len(r.d.regions) < 63:  # (regions as bits of an int64)
+        out = store[key] = _plan_compiled(strategy, obs)
+        return out
     reach, gap = fleet(strategy, obs)
     ships = V.sea_ships(obs)[:, : L.PRESIDENCIES]
     after = ships + np.maximum(gap, 0)
@@ -96,6 +99,116 @@ def plan(strategy, obs: Observation) -> Plan:
     out = Plan(reach, gap, after, worth, regions, dice, open_worth, need)
     store[key] = out
     return out
+
+
+def _plan_compiled(strategy, obs: Observation) -> Plan:
+    """``plan`` game by game in one compiled pass (``_plan_kernel``) from the valuations it reads."""
+    r, n = obs.rules, obs.n
+    d, sh = r.d, r.shipping
+    reach = V.trade_reach(obs)
+    office = obs.office
+    held = np.stack([office[:, L.DIRECTOR] >= 0, office[:, L.SHIPPING] >= 0], axis=1)
+    free = sum_last(np.maximum(obs.shipyards - _yard_use(obs), 0))
+    yard_cost = np.maximum(r.shipping.yard_cost + _modifier(obs, "yard_cost"), 0)
+    ints = np.stack([V.rounds_left(obs), obs.round.astype(np.int64), free, yard_cost.astype(np.int64)], axis=1)
+    odds = V.check_odds(r, np.arange(9)[None, :])[0][0]  # the odds best_dice weighs (8 dice at most)
+    gap, after = np.empty((n, L.PRESIDENCIES), dtype=np.int64), np.empty((n, L.PRESIDENCIES), dtype=np.int64)
+    worth, regions = np.empty((n, L.PRESIDENCIES)), np.empty((n, L.PRESIDENCIES), dtype=np.int64)
+    dice, open_worth = np.empty((n, L.PRESIDENCIES), dtype=np.int64), np.empty(n)
+    need = np.empty((n, L.N_TREASURIES))
+    costs = np.array([sh.leased_cost, sh.company_cost, strategy.director_checks, strategy.director_from], np.int64)
+    weights = np.array([strategy.min_order, strategy.trade_cost, strategy.open_min], dtype=float)
+    map_ = (d.order_value, V._by_value(d.order_value), d.order_region, d.home)
+    valued = (reach, V.sea_ships(obs), office, _PRESIDENTS, _TREASURY, held, obs.treasury, V.opening_gain(obs), ints)
+    _plan_kernel(*valued, *map_, odds, costs, weights, gap, after, worth, regions, dice, open_worth, need)
+    return Plan(reach, gap, after, worth, regions, dice, open_worth, need)
+
+
+_PRESIDENTS = np.array(L.PRESIDENT, dtype=np.int64)
+_TREASURY = np.array([L.T_DIRECTOR, L.T_SHIPPING, *L.T_PRESIDENCY], dtype=np.int64)  # the plan's treasuries
+
+
+@kernels.kernel
+def _plan_kernel(reach, sea, office, presidents, cols, held, treasury, gains, ints, order_value, by_value,
+                 order_region, home, odds, costs, weights, gap, after, worth, regions, dice, open_worth,
+                 need):  # fmt: skip
+    """``plan`` game by game (``cols``: the treasuries of the Director, the Shipping Manager and the presidencies in
+    ``need``): ``held`` the Director's and the Shipping Manager's offices held, ``ints`` the rounds
+    left, the round, the free family yards and the £ a yard ship costs; ``costs`` a leased and a Company ship's
+    price, the strategy's ``director_checks`` and ``director_from``; ``weights`` its ``min_order``, ``trade_cost``
+    and ``open_min``. Each step as ``fleet``, ``values.trade_worth`` and ``values.best_dice`` take it."""
+    n_orders, n_pres = order_value.shape[0], presidents.shape[0]
+    leased_cost, company_cost, director_checks, director_from = costs[0], costs[1], costs[2], costs[3]
+    min_order, trade_cost, open_min = weights[0], weights[1], weights[2]
+    for g in range(reach.shape[0]):
+        rounds_left, round_, free, yard_cost = ints[g, 0], ints[g, 1], ints[g, 2], ints[g, 3]
+        wanted = 0  # ships the seas lack in all
+        for p in range(n_pres):
+            president = office[g, presidents[p]] >= 0
+            want = 0
+            if president:  # ``values.ships_wanted``
+                for o in range(n_orders):
+                    if (order_value[o] if reach[g, p, o] else 0) >= min_order:
+                        want += 1
+            gap[g, p] = want - sea[g, p]
+            wanted += max(gap[g, p], 0)
+            after[g, p] = sea[g, p] + max(gap[g, p], 0)
+            k = min(after[g, p], n_orders)  # ``values.trade_worth``
+            total, kth, j = 0.0, 0.0, 0
+            for i in range(n_orders):
+                if j == max(k, 1):
+                    break
+                o = by_value[i]
+                if reach[g, p, o]:
+                    v = float(order_value[o])
+                    if j < k:
+                        total += v
+                    kth = v
+                    j += 1
+            if j < max(k, 1):
+                kth = 0.0
+            worth[g, p] = total
+            count = 0  # the regions (bits of ``seen``) of the orders worth at least the worst one taken
+            if k > 0:
+                seen = np.int64(0)
+                for o in range(n_orders):
+                    if reach[g, p, o] and order_value[o] >= kth:
+                        seen |= np.int64(1) << order_region[o]
+                seen &= ~(np.int64(1) << home[p])
+                while seen:
+                    seen &= seen - 1
+                    count += 1
+            regions[g, p] = count
+            best, arg = -np.inf, 0  # ``values.best_dice`` of 8 dice at most
+            for m in range(odds.shape[0]):
+                value = odds[m] * total - trade_cost * m
+                if value > best:
+                    best, arg = value, m
+            dice[g, p] = arg if president and total > 0 else 0
+        gain, checks = gains[g, 0], 0
+        for o in range(gains.shape[1]):
+            gain = max(gain, gains[g, o])
+            if gains[g, o] >= open_min:
+                checks += 1
+        open_worth[g] = 0.5 * min(gain, 12.0) * rounds_left
+        open_dice = 0
+        if held[g, 0]:  # ``values.best_dice`` of 4 dice at most, 1 £ a die
+            best = -np.inf
+            for m in range(min(odds.shape[0], 5)):
+                value = odds[m] * open_worth[g] - 1.0 * m
+                if value > best:
+                    best, open_dice = value, m
+        checks = max(min(checks, director_checks), 1 if gain > 0 else 0)
+        need[g, cols[0]] = open_dice * checks * (1 if round_ > director_from else 0)
+        price = 0  # ``ship_price``
+        if held[g, 1]:
+            at_yards = min(wanted, free)
+            price = at_yards * yard_cost + (wanted - at_yards) * (leased_cost if rounds_left <= 2 else company_cost)
+        need[g, cols[1]] = price
+        for p in range(n_pres):
+            need[g, cols[2 + p]] = dice[g, p] + regions[g, p] if dice[g, p] > 0 else 0
+        for t in range(need.shape[1]):
+            need[g, t] = max(need[g, t] - treasury[g, t], 0.0)
 
 
 def _yard_use(obs: Observation) -> np.ndarray:

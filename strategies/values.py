@@ -286,9 +286,9 @@ def trade_worth(obs, reach: np.ndarray, ships: np.ndarray) -> tuple[np.ndarray, 
     and the regions outside its home they lie in (each costs a die, L179; orders tied with the worst one taken all
     count for the regions)."""
     d = obs.rules.d
-    if kernels.use(obs.n) and obs.n and ships.min() >= 0:
+    if kernels.use(obs.n) and obs.n and ships.min() >= 0 and len(d.regions) < 63:  # (regions as bits of an int64)
         worth, regions = np.empty(ships.shape), np.empty(ships.shape, dtype=np.int64)
-        args = (d.order_value, _by_value(d.order_value), d.order_region, d.home, len(d.regions))
+        args = (d.order_value, _by_value(d.order_value), d.order_region, d.home)
         _trade_worth_kernel(reach, ships, *args, worth, regions)
         return worth, regions
     vals = sorted_values(obs, reach)  # best first
@@ -346,19 +346,19 @@ def _port_worth_kernel(open_bits, table, value, limit, out):
 
 
 @kernels.kernel
-def _trade_worth_kernel(reach, ships, order_value, by_value, order_region, home, n_regions, worth, regions):
+def _trade_worth_kernel(reach, ships, order_value, by_value, order_region, home, worth, regions):
     """``trade_worth`` per game and presidency: the reachable values best first (the orders in ``by_value``'s
     order; 0 beyond them, as ``sorted_values``), the first ``ships`` summed in order, and the regions of the orders
     worth at least the worst one taken."""
     n_orders = order_value.shape[0]
-    seen = np.empty(n_regions, dtype=np.bool_)
     for g in range(reach.shape[0]):
         for p in range(reach.shape[1]):
             k = min(ships[g, p], n_orders)
             total, kth, j = 0.0, 0.0, 0  # kth: the k-th best value (0 when fewer are reached)
-            for o in by_value:
+            for i in range(n_orders):
                 if j == max(k, 1):
                     break
+                o = by_value[i]
                 if reach[g, p, o]:
                     v = float(order_value[o])
                     if j < k:
@@ -368,12 +368,15 @@ def _trade_worth_kernel(reach, ships, order_value, by_value, order_region, home,
             if j < max(k, 1):
                 kth = 0.0
             worth[g, p] = total
-            seen[:] = False
-            count = 0
-            for o in range(n_orders):
-                r = order_region[o]
-                if k > 0 and reach[g, p, o] and order_value[o] >= kth and r != home[p] and not seen[r]:
-                    seen[r] = True
+            count = 0  # the regions (bits of ``seen``) of the orders worth at least the worst one taken
+            if k > 0:
+                seen = np.int64(0)
+                for o in range(n_orders):
+                    if reach[g, p, o] and order_value[o] >= kth:
+                        seen |= np.int64(1) << order_region[o]
+                seen &= ~(np.int64(1) << home[p])
+                while seen:
+                    seen &= seen - 1
                     count += 1
             regions[g, p] = count
 

@@ -1256,3 +1256,43 @@ def test_sorted_values_kernel_sorts_the_values_of_the_numpy_sort(monkeypatch):
     ref, got = both_ways(monkeypatch, lambda: V.sorted_values(obs, reach))
     assert (ref[:, :, 0] > 0).mean() > 0.8 and (ref[:, :, -1] == 0).mean() > 0.2
     assert same_bits(ref, got)
+
+
+def company_position(games: int, seed: int) -> tuple[Rules, State]:
+    """Random Company positions: orders open with probability 1/2 (a fifth of them filled), each office held with
+    probability 3/4, 0-2 ships of each kind at every place and yard ships, shipyards, treasuries of 0-6 £, regions
+    owned by the Company, China open or not, rounds 1 to the last."""
+    rules, state = blank(games, 5)
+    rng = np.random.default_rng(seed)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.5
+    state.order_filled[:] = state.order_open & (rng.random(state.order_open.shape) < 0.2)
+    held = rng.random(state.office.shape) < 0.75
+    state.office[:] = np.where(held, rng.integers(0, 5, state.office.shape), -1)
+    state.ships[:] = rng.integers(0, 3, state.ships.shape) * (rng.random(state.ships.shape) < 0.4)
+    state.yard_ships[:] = rng.integers(0, 2, state.yard_ships.shape) * (rng.random(state.yard_ships.shape) < 0.2)
+    state.shipyards[:] = rng.integers(0, 3, state.shipyards.shape)
+    state.treasury[:] = rng.integers(0, 7, state.treasury.shape)
+    state.owner[:] = np.where(rng.random(state.owner.shape) < 0.3, 0, -1)
+    state.china_open[:] = rng.random(games) < 0.5
+    state.round[:] = rng.integers(1, rules.game.rounds + 1, games)
+    return rules, state
+
+
+@pytest.mark.parametrize("params", [{}, {"min_order": 0, "trade_cost": 0.2, "open_min": 5.0, "director_from": 0}])
+def test_plan_kernel_makes_the_plan_of_the_numpy_plan(monkeypatch, params):
+    """The Company's plan (``strategies.company.plan``) over 4,096 random positions (``company_position``), with
+    the default parameters and others: the same reach, ship gaps, worths, regions, dice, Director's worth and needs
+    of every treasury."""
+    from strategies import company
+
+    rules, state = company_position(4096, 79)
+    strategy = Strategy(**params)
+
+    def plan():
+        return company.plan(strategy, Observation(state, rules, np.arange(4096), np.zeros(4096, np.int64), None))
+
+    ref, got = both_ways(monkeypatch, plan)
+    assert (ref.gap < 0).any() and (ref.gap > 0).any() and (ref.dice > 0).mean() > 0.2 and (ref.regions > 0).any()
+    assert (ref.need > 0).mean(axis=0).min() > 0.05 and (ref.open_worth > 0).mean() > 0.2  # every treasury short
+    for name in ref._fields:
+        assert same_bits(getattr(ref, name), getattr(got, name)), name
