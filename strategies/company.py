@@ -434,7 +434,7 @@ def buy_ships(strategy, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray
     free = legal.free_yards.astype(np.int64).copy()
     yard_cost = np.maximum(legal.yard_cost.astype(np.int64), 0)
     president = obs.office[:, list(L.PRESIDENT)] >= 0
-    sea_value = V.sorted_values(obs, fleet(strategy, obs)[0]) * president[:, :, None]  # [G', P, O]
+    sea_value = V.sorted_values(obs, V.trade_reach(obs)) * president[:, :, None]  # [G', P, O]
     sea_value = np.concatenate([sea_value, np.zeros((obs.n, L.PRESIDENCIES, 1))], axis=2)
     ships = V.sea_ships(obs)[:, : L.PRESIDENCIES].astype(np.int64)
     leased = np.zeros((obs.n, L.PRESIDENCIES), dtype=np.int64)

@@ -3,7 +3,15 @@
 import numpy as np
 from helpers import chained_bombay_map
 
-from sim.board import _reachable_iterative, exchange_free, order_bits, reach_table, reachable, regions_outside_home
+from sim.board import (
+    _reachable_iterative,
+    exchange_free,
+    order_bits,
+    reach_table,
+    reachable,
+    regions_of,
+    regions_outside_home,
+)
 from sim.rules import Rules
 
 
@@ -43,6 +51,23 @@ def test_regions_outside_home():
     orders = np.isin(r.d.orders, ["Bombay3", "Bombay1", "Mysore1", "Mysore2", "Delhi1"])[None, :]
     assert regions_outside_home(r, orders, 0).tolist() == [2]  # Mysore and Delhi
     assert regions_outside_home(r, np.repeat(orders, 2, axis=0), np.array([0, 2])).tolist() == [2, 3]
+
+
+def test_regions_outside_home_looked_up_per_set_of_orders_count_the_regions_of_the_orders():
+    """The lookup table of ``regions_outside_home`` (bool orders of a map of up to 20 orders) gives the count of
+    the orders' regions (``regions_of``) without the trading presidency's home, for one presidency or one a game."""
+    r = Rules.default()
+    rng = np.random.default_rng(7)
+    orders = rng.random((3000, len(r.d.orders))) < rng.random((3000, 1))
+    presidency = rng.integers(0, 3, 3000)
+    regions = regions_of(r, orders)
+    regions[np.arange(3000), r.d.home[presidency]] = False
+    got = regions_outside_home(r, orders, presidency)
+    assert got.dtype == np.int64 and np.array_equal(got, regions.sum(axis=1)) and len(np.unique(got)) >= 6
+    for p in range(3):
+        regions = regions_of(r, orders)
+        regions[:, r.d.home[p]] = False
+        assert np.array_equal(regions_outside_home(r, orders, p), regions.sum(axis=1))
 
 
 def test_a_map_of_exactly_twenty_orders_still_answers_by_the_lookup_table():

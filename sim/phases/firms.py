@@ -632,7 +632,7 @@ def trade_in_turn(
         firm = turn & (who < f_n)
         if firm.any():
             if reach is None:  # firms route over every open order of their port (filled ones included)
-                reach = reachable(rules, state.order_open)[:, presidency]
+                reach = reachable(rules, state.order_open, presidency=presidency)
             firm_fill(state, rules, agents, presidency, rows[firm], who[firm], reach)
     president_fill(president_won, before)
 
