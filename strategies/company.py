@@ -256,6 +256,11 @@ def allocate_budget(strategy, obs: Observation, legal) -> np.ndarray:
     R-SHIPPING)."""
     pl = plan(strategy, obs)
     budget = legal.budget.astype(np.int64)
+    if kernels.use(obs.n):
+        out = np.empty((obs.n, L.N_TREASURIES), dtype=np.int64)
+        held = obs.office[:, L.DIRECTOR] >= 0
+        _allocate_kernel(budget, legal.open, pl.need, pl.worth, pl.open_worth, held, _TREASURY, out)
+        return out
     need = np.ceil(np.where(legal.open, pl.need, 0.0)).astype(np.int64)
     first = np.zeros_like(need)
     rest = budget.copy()
@@ -285,6 +290,67 @@ def _split(total: np.ndarray, weights: np.ndarray) -> np.ndarray:
     share = np.floor(total[:, None] * w / w.sum(axis=1, keepdims=True)).astype(np.int64)
     share[np.arange(len(total)), w.argmax(axis=1)] += total - share.sum(axis=1)
     return share
+
+
+@kernels.kernel
+def _allocate_kernel(budget, open_, need, worth, open_worth, held, cols, out):
+    """``allocate_budget`` game by game (``cols``: the Director's, the Shipping Manager's and the presidencies'
+    treasuries; ``held``: the Director's office held): the needs by urgency, then ``_split`` of the rest. The
+    weights are summed one after the other, as numpy sums a row of five."""
+    n_t = cols.shape[0]
+    want = np.empty(n_t, dtype=np.int64)
+    w = np.empty(n_t)
+    for g in range(budget.shape[0]):
+        for t in range(n_t):
+            want[t] = np.int64(np.ceil(need[g, t] if open_[g, t] else 0.0))
+            out[g, t] = 0
+        rest = budget[g]
+        for first, last in ((2, n_t), (1, 2), (0, 1)):  # the Presidents' dice, then ships, then the Director
+            total, top = 0, first
+            for i in range(first, last):
+                total += want[cols[i]]
+                if want[cols[i]] > want[cols[top]]:
+                    top = i
+            give = total if total <= rest else rest
+            ratio = give / max(total, 1)
+            handed = 0
+            for i in range(first, last):
+                part = np.int64(np.floor(want[cols[i]] * ratio))
+                out[g, cols[i]] = part
+                handed += part
+            out[g, cols[top]] += give - handed
+            rest -= give
+        for t in range(n_t):
+            w[t] = 0.0
+        for p in range(worth.shape[1]):
+            w[cols[2 + p]] = worth[g, p] + 0.01
+        w[cols[0]] = 0.3 * min(open_worth[g], 10.0) * (1.0 if held[g] else 0.0)
+        total_w = 0.0
+        for t in range(n_t):
+            if not open_[g, t] or t == cols[1]:
+                w[t] = 0.0
+            total_w += w[t]
+        if total_w <= 0:
+            for t in range(n_t):
+                if open_[g, t]:
+                    w[t] = 1.0
+        total_w = 0.0  # ``_split``
+        for t in range(n_t):
+            w[t] = max(w[t], 0.0)
+            total_w += w[t]
+        if not total_w > 0:
+            total_w = 0.0
+            for t in range(n_t):
+                w[t] = 1.0
+                total_w += w[t]
+        shared, top = 0, 0
+        for t in range(n_t):
+            share = np.int64(np.floor(rest * w[t] / total_w))
+            out[g, t] += share
+            shared += share
+            if w[t] > w[top]:
+                top = t
+        out[g, top] += rest - shared
 
 
 def pay_dividends(strategy, obs: Observation, legal) -> np.ndarray:

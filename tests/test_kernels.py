@@ -1296,3 +1296,25 @@ def test_plan_kernel_makes_the_plan_of_the_numpy_plan(monkeypatch, params):
     assert (ref.need > 0).mean(axis=0).min() > 0.05 and (ref.open_worth > 0).mean() > 0.2  # every treasury short
     for name in ref._fields:
         assert same_bits(getattr(ref, name), getattr(got, name)), name
+
+
+def test_allocate_kernel_hands_out_the_budget_of_the_numpy_chairman(monkeypatch):
+    """The Chairman's budget (``strategies.company.allocate_budget``) over 4,096 random positions
+    (``company_position``), budgets of 0 to 30 £ and committees open at random: the same £ to every treasury."""
+    from strategies import company
+
+    rules, state = company_position(4096, 83)
+    rng = np.random.default_rng(89)
+    legal = SimpleNamespace(budget=rng.integers(0, 31, 4096), open=rng.random((4096, L.N_TREASURIES)) < 0.7)
+    strategy = Strategy()
+
+    def allocate():
+        obs = Observation(state, rules, np.arange(4096), np.zeros(4096, np.int64), None)
+        return company.allocate_budget(strategy, obs, legal)
+
+    ref, got = both_ways(monkeypatch, allocate)
+    need = np.ceil(company.plan(strategy, Observation(state, rules, np.arange(4096), np.zeros(4096, int), None)).need)
+    short = (np.where(legal.open, need, 0).sum(axis=1) > legal.budget) & (legal.budget > 0)
+    assert short.mean() > 0.1 and (~short & (ref > np.where(legal.open, need, 0)).any(axis=1)).mean() > 0.1
+    assert np.array_equal(ref.sum(axis=1), legal.budget) and (ref[:, L.T_SHIPPING] > 0).any()
+    assert same_bits(ref, got)
