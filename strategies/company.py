@@ -389,10 +389,34 @@ def royal_protection(strategy, obs: Observation, legal) -> np.ndarray:
 def trade_check(strategy, obs: Observation, legal) -> np.ndarray:
     """Dice for the next check: what maximises the chance of opening something worth ``open_worth`` against the
     dice's cost, from the Director's treasury (0 stops when nothing openable adds value)."""
-    gain = np.where(legal.openable, V.opening_gain(obs), 0.0).max(axis=1)
+    gains, treasury = V.opening_gain(obs), legal.treasury.astype(np.int64)
+    if kernels.use(obs.n):
+        out = np.empty(obs.n, dtype=np.int64)
+        odds = V.check_odds(obs.rules, np.arange(6)[None, :])[0][0]  # the odds best_dice weighs (5 dice at most)
+        _trade_check_kernel(gains, legal.openable, V.rounds_left(obs), treasury, odds, out)
+        return out
+    gain = np.where(legal.openable, gains, 0.0).max(axis=1)
     worth = 0.5 * np.minimum(gain, 12.0) * V.rounds_left(obs)
-    k = V.best_dice(obs.rules, worth, legal.treasury.astype(np.int64), 1.0, cap=5)
+    k = V.best_dice(obs.rules, worth, treasury, 1.0, cap=5)
     return np.where(gain > 0, k, 0).astype(np.int64)
+
+
+@kernels.kernel
+def _trade_check_kernel(gains, openable, rounds_left, treasury, odds, out):
+    """``trade_check`` game by game: the most an openable column adds, its worth over the rounds left, and
+    ``values.best_dice`` of the treasury's dice at 1 £ a die (``odds``: of 0 to 5 dice)."""
+    for g in range(gains.shape[0]):
+        gain = 0.0 if not openable[g, 0] else gains[g, 0]
+        for o in range(1, gains.shape[1]):
+            gain = max(gain, gains[g, o] if openable[g, o] else 0.0)
+        worth = 0.5 * min(gain, 12.0) * rounds_left[g]
+        best, k = -np.inf, 0
+        for m in range(odds.shape[0]):
+            if m <= treasury[g]:
+                value = odds[m] * worth - 1.0 * m
+                if value > best:
+                    best, k = value, m
+        out[g] = k if gain > 0 else 0
 
 
 def open_order(strategy, obs: Observation, legal) -> np.ndarray:
@@ -400,9 +424,26 @@ def open_order(strategy, obs: Observation, legal) -> np.ndarray:
     the order worth most."""
     d = obs.rules.d
     own = np.concatenate([d.order_value, [0]]).astype(float)
+    if kernels.use(obs.n):
+        out = np.empty(obs.n, dtype=np.int64)
+        _open_order_kernel(V.opening_gain(obs), 0.01 * own, legal.openable, out)
+        return out
     score = V.opening_gain(obs) + 0.01 * own[None, :]
     masked = np.where(legal.openable, score, -np.inf)
     return np.where(legal.openable.any(axis=1), masked.argmax(axis=1), -1)
+
+
+@kernels.kernel
+def _open_order_kernel(gains, bonus, openable, out):
+    """``open_order`` game by game: the first openable column of the highest gain plus ``bonus``, -1 for none."""
+    for g in range(gains.shape[0]):
+        best, pick = -np.inf, -1
+        for o in range(gains.shape[1]):
+            if openable[g, o]:
+                score = gains[g, o] + bonus[o]
+                if pick < 0 or score > best:
+                    best, pick = score, o
+        out[g] = pick
 
 
 def director_moves(strategy, obs: Observation, legal) -> tuple[np.ndarray, ...]:

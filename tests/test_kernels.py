@@ -1318,3 +1318,26 @@ def test_allocate_kernel_hands_out_the_budget_of_the_numpy_chairman(monkeypatch)
     assert short.mean() > 0.1 and (~short & (ref > np.where(legal.open, need, 0)).any(axis=1)).mean() > 0.1
     assert np.array_equal(ref.sum(axis=1), legal.budget) and (ref[:, L.T_SHIPPING] > 0).any()
     assert same_bits(ref, got)
+
+
+def test_director_kernels_check_and_open_as_the_numpy_director(monkeypatch):
+    """The Director of Trade's dice and opening (``strategies.company.trade_check``, ``open_order``) over 4,096
+    random positions (``company_position``), treasuries of 0 to 6 £ and a random part of the closed orders and the
+    route to China openable: the same dice and the same pick."""
+    from strategies import company
+
+    rules, state = company_position(4096, 97)
+    rng = np.random.default_rng(101)
+    closed = np.concatenate([~state.order_open, ~state.china_open[:, None]], axis=1)
+    legal = SimpleNamespace(
+        treasury=rng.integers(0, 7, 4096), openable=closed & (rng.random(closed.shape) < rng.random((4096, 1)))
+    )
+
+    def decide():
+        obs = Observation(state, rules, np.arange(4096), np.zeros(4096, np.int64), None)
+        return company.trade_check(Strategy(), obs, legal), company.open_order(Strategy(), obs, legal)
+
+    (k, pick), (k_got, pick_got) = both_ways(monkeypatch, decide)
+    assert len(np.unique(k)) >= 4 and (pick == -1).any() and (pick == len(rules.d.orders)).any()
+    assert len(np.unique(pick)) > len(rules.d.orders) // 2
+    assert same_bits(k, k_got) and same_bits(pick, pick_got)
