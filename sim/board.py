@@ -274,10 +274,18 @@ def roll_check(rules: Rules, dice, rows: np.ndarray, k: np.ndarray, n_games: int
     return won, rows[mishap]
 
 
-def company_ships(state: State) -> np.ndarray:
+def company_ships(state: State, location: int | None = None) -> np.ndarray:
     """int[G, 4] ships per location (3 seas, China) of every kind, family-yard ships included (works on an
-    Observation too)."""
+    Observation too); int[G] at ``location`` alone when given."""
     ships, yard = state.ships, state.yard_ships
+    if location is not None:
+        ships, yard = ships[:, location], yard[:, :, location]
+        out = ships[:, 0].astype(np.int64)
+        for kind in range(1, ships.shape[1]):
+            out += ships[:, kind]
+        for seat in range(yard.shape[1]):
+            out += yard[:, seat]
+        return out
     out = ships[:, :, 0].astype(np.int64)  # explicit adds over the tiny kind and seat axes (VECTORISE.md)
     for kind in range(1, ships.shape[2]):
         out += ships[:, :, kind]

@@ -102,3 +102,18 @@ def test_free_exchange_positions_by_table_and_by_sorting():
         assert (n_free == (exchange < 0).sum(axis=1)).all()
         assert (cheapest == price[:, 0]).all()
         assert (two == np.where(n_free >= 2, price[:, 0] + price[:, 1], 1 << 30)).all()
+
+
+def test_company_ships_at_one_location_are_that_column_of_every_location():
+    """``company_ships(state, location)``: the ships of every kind and the families' yard ships at one location."""
+    from types import SimpleNamespace
+
+    from sim.board import company_ships
+
+    rng = np.random.default_rng(11)
+    ships, yard_ships = rng.integers(0, 4, (500, 4, 2)), rng.integers(0, 3, (500, 5, 4))
+    state = SimpleNamespace(ships=ships.astype(np.int32), yard_ships=yard_ships.astype(np.int32))
+    every = company_ships(state)
+    for location in range(4):
+        got = company_ships(state, location)
+        assert got.dtype == np.int64 and np.array_equal(got, every[:, location])

@@ -594,7 +594,7 @@ def trade_in_turn(
     succ = np.maximum(state.firm_successes[rows], 0)
     init[:, :f_n] = np.where(here, fr.initiative(rules, fr.fleet(state)[rows], succ), fr.BIG)
     company = president_won[rows]
-    ships = company_ships(state)[rows, presidency]
+    ships = company_ships(state, presidency)[rows]
     init[:, f_n] = np.where(company, fr.initiative(rules, ships, president_successes[rows]), fr.BIG)
     traders = init < fr.BIG
     srt = np.sort(np.where(traders, init, fr.BIG + np.arange(f_n + 1)[None, :]), axis=1)

@@ -24,7 +24,7 @@ from ..board import (
 from ..dice import Chance
 from ..governor_general import governor_general
 from ..india import settle_damage
-from ..reduce import any_last
+from ..reduce import any_last, sum_last
 from ..rules import Rules
 from ..state import TALLY, State
 from .firms import president_check, trade_in_turn, trade_initiative, traders_at
@@ -180,14 +180,14 @@ def director_moves(state: State, rules: Rules, agents: Agents) -> None:
 
     agents.ask("director_moves", state, director, legal, moves, check)
     moved = np.flatnonzero(any_last(moves[0] != L.MOVE_NONE))  # the games where he moves something (asked ones)
-    if moved.size == 0:
+    if moved.size:
+        clerks, ships, yard = state.clerks[moved], state.ships[moved], state.yard_ships[moved]
+        apply_director_moves(clerks, ships, yard, state.china_open[moved], tuple(x[moved] for x in moves))
+        state.clerks[moved], state.ships[moved], state.yard_ships[moved] = clerks, ships, yard
+    over = (state.yard_damaged > state.yard_ships).reshape(g, -1)
+    rows = np.flatnonzero(any_last(over) & (director >= 0))  # damage left over its ships (elsewhere nothing moves)
+    if rows.size == 0:
         return
-    clerks, ships, yard = state.clerks[moved], state.ships[moved], state.yard_ships[moved]
-    apply_director_moves(clerks, ships, yard, state.china_open[moved], tuple(x[moved] for x in moves))
-    state.clerks[moved], state.ships[moved], state.yard_ships[moved] = clerks, ships, yard
-    if not (state.yard_damaged > state.yard_ships).any():  # no damage left behind: nothing to settle anywhere
-        return
-    rows = np.flatnonzero(director >= 0)
     damaged, yard = state.yard_damaged[rows], state.yard_ships[rows]
     settle_damage(yard, damaged)  # storm damage goes with the moved ships (phase 8)
     state.yard_damaged[rows] = damaged
@@ -433,7 +433,7 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
         t = L.T_PRESIDENCY[p]
         blocked = state.order_filled | (state.firm_filled if rules.firms.company_refill == "never" else False)
         reach = reachable(rules, state.order_open, blocked, presidency=p)
-        ships = company_ships(state)[:, p]
+        ships = company_ships(state, p)
         president = state.office[:, L.PRESIDENT[p]]
         asked = ~state.done & (president >= 0) & reach.any(axis=1) & (ships >= 1) & (state.treasury[:, t] >= 1)
         firms_here = traders_at(state, p).any(axis=1)
@@ -475,8 +475,8 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
             filled = orders & sel[:, None]
             if rules.firms.company_refill == "never":  # a firm filled it first
                 filled &= ~firm_filled
-            count = filled.sum(axis=1)
-            revenue = (filled * firm_rules.company_order_values(rules, firm_filled)).sum(axis=1)
+            count = sum_last(filled)
+            revenue = sum_last(filled * firm_rules.company_order_values(rules, firm_filled))
             state.order_filled[...] |= filled
             ledger.company(state, "trade", revenue)
             laws.pay_president_bonus(state, rules, agents, president, tr.president_bonus * count, sel)
@@ -494,7 +494,7 @@ def china_trade(state: State, rules: Rules, dice: Chance, agents: Agents) -> Non
     Company-controlled opium icon."""
     g = state.n_games
     ch = rules.china
-    ships = company_ships(state)[:, L.CHINA_LOC]
+    ships = company_ships(state, L.CHINA_LOC)
     manager = np.where(~state.done & state.china_open & (ships >= 1), state.office[:, L.CHINA], -1)
     if not (manager >= 0).any():
         return
