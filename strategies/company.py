@@ -643,7 +643,7 @@ def trade(strategy, obs: Observation, legal, place_clerks) -> tuple[np.ndarray, 
     r = obs.rules
     treasury = legal.treasury.astype(np.int64)
     last = V.rounds_left(obs) <= 1
-    if kernels.use(obs.n):
+    if kernels.use(obs.n) and len(r.d.regions) < 63:  # (regions as bits of an int64)
         chosen = _trade_options(strategy, obs, legal, treasury, last)
     else:
         chosen = [_trade_option(strategy, obs, legal, treasury, last, home) for home in (False, True)]
@@ -694,38 +694,36 @@ def _trade_options(strategy, obs: Observation, legal, treasury, last):
     worth = np.empty((2, n))
     p = V.check_odds(r, np.arange(9)[None, :])[0][0]  # the odds best_dice weighs (8 dice at most)
     args = (legal.orders, legal.ships.astype(np.int64), legal.presidency.astype(np.int64), treasury, last)
-    _trade_kernel(*args, d.order_value, d.order_region, d.home, len(d.regions), p, float(strategy.trade_cost),
-                  orders, regions, k, worth)  # fmt: skip
+    _trade_kernel(*args, d.order_value, V._by_value(d.order_value), d.order_region, d.home, p,
+                  float(strategy.trade_cost), orders, regions, k, worth)  # fmt: skip
     return [(orders[i], regions[i], k[i], worth[i]) for i in range(2)]
 
 
 @kernels.kernel
-def _trade_kernel(legal_orders, ships, presidency, treasury, last, order_value, order_region, home, n_regions, p,
+def _trade_kernel(legal_orders, ships, presidency, treasury, last, order_value, by_value, order_region, home, p,
                   cost, orders, regions, dice, worth):  # fmt: skip
-    """``_trade_option`` row by row, all orders (option 0) and the home region's only (option 1): the rank of an
-    order among the legal ones counts those worth more and the earlier ones worth as much."""
+    """``_trade_option`` row by row, all orders (option 0) and the home region's only (option 1): the first
+    ``ships`` legal ones in the order of ``by_value`` (best first, the earlier of equal values first: the rank
+    ``_trade_option`` sorts by); their regions outside home counted as bits of a word."""
     n_orders = order_value.shape[0]
-    seen = np.empty(n_regions, dtype=np.bool_)
     for g in range(legal_orders.shape[0]):
+        own = home[presidency[g]]
         for option in range(2):
-            total, count, taken = 0, 0, False
-            seen[:] = False
+            total, count, taken, seen, left = 0, 0, False, np.int64(0), ships[g]
             for o in range(n_orders):
-                ok = legal_orders[g, o] and (option == 0 or order_region[o] == home[presidency[g]])
-                rank = 0
-                if ok:
-                    for o2 in range(n_orders):
-                        ok2 = legal_orders[g, o2] and (option == 0 or order_region[o2] == home[presidency[g]])
-                        if ok2 and (order_value[o2] > order_value[o] or (order_value[o2] == order_value[o] and o2 < o)):
-                            rank += 1
-                take = ok and rank < ships[g]
-                orders[option, g, o] = take
-                if take:
+                orders[option, g, o] = False
+            for i in range(n_orders):
+                if left <= 0:
+                    break
+                o = by_value[i]
+                if legal_orders[g, o] and (option == 0 or order_region[o] == own):
+                    orders[option, g, o] = True
+                    left -= 1
                     taken = True
                     total += order_value[o]
-                    region = order_region[o]
-                    if region != home[presidency[g]] and not seen[region]:
-                        seen[region] = True
+                    bit = np.int64(1) << order_region[o]
+                    if order_region[o] != own and not seen & bit:
+                        seen |= bit
                         count += 1
             regions[option, g] = count
             worth[option, g] = total
