@@ -67,12 +67,10 @@ def chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     beyond = loans > free
     if beyond.any():  # more than free_loans needs the board's consent, share-weighted (the chair counts as one)
         votes = board_votes(state)
-        yes = np.zeros(g, dtype=np.int64)
-        for seat in range(n):
-            ok = np.zeros(g, dtype=bool)
-            voter = np.where(beyond & (votes[:, seat] > 0), seat, -1)
-            agents.ask("approve_loans", state, voter, {"loans": loans, "chairman": chair}, (ok,))
-            yes += np.where(ok & (voter >= 0), votes[:, seat], 0)
+        voter = beyond[:, None] & (votes > 0)  # [G, N] the board members asked, all at once
+        ok = np.zeros((g, n), dtype=bool)
+        agents.ask_seats("approve_loans", state, voter, {"loans": loans, "chairman": chair}, {}, (ok,))
+        yes = sum_last(np.where(ok & voter, votes, 0))
         approved = yes >= co.chairman_vote * votes.sum(axis=1) - 1e-9
         loans = np.where(beyond & ~approved, free, loans)
     state.loans[...] += loans.astype(np.int32)
