@@ -450,14 +450,14 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
 
         def check(answer, lg, obs, p=p):
             sp, od, cp = answer
-            count = od.sum(axis=1)
+            count = sum_last(od)
             trading = count > 0
             k = sp - regions_outside_home(rules, od, p)
-            bad = (od & ~lg.orders).any(axis=1) | (count > lg.ships) | (sp < 0) | (sp > lg.treasury)
+            bad = any_last(od & ~lg.orders) | (count > lg.ships) | (sp < 0) | (sp > lg.treasury)
             bad |= trading & (k < 1)
             bad |= ~trading & (sp != 0)
-            bad |= (cp < 0).any(axis=1) | (cp > lg.clerks).any(axis=1)
-            bad |= cp.sum(axis=1) != np.minimum(count, lg.clerks.sum(axis=1))
+            bad |= any_last(cp < 0) | any_last(cp > lg.clerks)
+            bad |= sum_last(cp) != np.minimum(count, sum_last(lg.clerks))
             return bad, "orders not reachable, more orders than ships, no dice left, or clerks misplaced"
 
         if asked.any():
