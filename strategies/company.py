@@ -13,6 +13,7 @@ own rows only.
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -20,7 +21,7 @@ import numpy as np
 from sim import kernels
 from sim import layout as L
 from sim.agents import Observation
-from sim.board import regions_outside_home
+from sim.board import reach_table, regions_outside_home
 from sim.reduce import any_last, sum_last
 
 from . import politics
@@ -66,8 +67,8 @@ def plan(strategy, obs: Observation) -> Plan:
     if key in store:
         return store[key]
     r = obs.rules
-    if kernels.use(obs.n) and len(r.d.regions) < 63:  # (regions as bits of an int64)
-        out = store[key] = _plan_compiled(strategy, obs)
+    if kernels.use(obs.n) and reach_table(r) is not None and _whole_values(r.d.order_value):
+        out = store[key] = _plan_compiled(strategy, obs)  # (orders as bits of an int64, values as indices)
         return out
     reach, gap = fleet(strategy, obs)
     ships = V.sea_ships(obs)[:, : L.PRESIDENCIES]
@@ -105,23 +106,45 @@ def _plan_compiled(strategy, obs: Observation) -> Plan:
     """``plan`` game by game in one compiled pass (``_plan_kernel``) from the valuations it reads."""
     r, n = obs.rules, obs.n
     d, sh = r.d, r.shipping
-    reach = V.trade_reach(obs)
     office = obs.office
     held = np.stack([office[:, L.DIRECTOR] >= 0, office[:, L.SHIPPING] >= 0], axis=1)
     free = sum_last(np.maximum(obs.shipyards - _yard_use(obs), 0))
     yard_cost = np.maximum(r.shipping.yard_cost + _modifier(obs, "yard_cost"), 0)
     ints = np.stack([V.rounds_left(obs), obs.round.astype(np.int64), free, yard_cost.astype(np.int64)], axis=1)
     odds = V.check_odds(r, np.arange(9)[None, :])[0][0]  # the odds best_dice weighs (8 dice at most)
+    reach = np.empty((n, L.PRESIDENCIES, len(d.orders)), dtype=bool)
     gap, after = np.empty((n, L.PRESIDENCIES), dtype=np.int64), np.empty((n, L.PRESIDENCIES), dtype=np.int64)
     worth, regions = np.empty((n, L.PRESIDENCIES)), np.empty((n, L.PRESIDENCIES), dtype=np.int64)
     dice, open_worth = np.empty((n, L.PRESIDENCIES), dtype=np.int64), np.empty(n)
     need = np.empty((n, L.N_TREASURIES))
     costs = np.array([sh.leased_cost, sh.company_cost, strategy.director_checks, strategy.director_from], np.int64)
     weights = np.array([strategy.min_order, strategy.trade_cost, strategy.open_min], dtype=float)
-    map_ = (d.order_value, V._by_value(d.order_value), d.order_region, d.home)
-    valued = (reach, V.sea_ships(obs), office, _PRESIDENTS, _TREASURY, held, obs.treasury, V.opening_gain(obs), ints)
-    _plan_kernel(*valued, *map_, odds, costs, weights, gap, after, worth, regions, dice, open_worth, need)
+    masks = _order_masks(d.order_value.tobytes(), d.order_value.dtype.str, d.order_region.tobytes(),
+                         d.order_region.dtype.str, float(strategy.min_order))  # fmt: skip
+    map_ = (reach_table(r), d.order_value, V._by_value(d.order_value), d.home, *masks)
+    valued = (obs.order_open, obs.order_filled, V.sea_ships(obs), office, _PRESIDENTS, _TREASURY, held, obs.treasury)
+    _plan_kernel(*valued, V.opening_gain(obs), ints, *map_, odds, costs, weights, reach, gap, after, worth, regions,
+                 dice, open_worth, need)  # fmt: skip
     return Plan(reach, gap, after, worth, regions, dice, open_worth, need)
+
+
+def _whole_values(value: np.ndarray) -> bool:
+    """Whether the order values are whole numbers from 0 (``_plan_kernel`` indexes masks with them)."""
+    return value.dtype.kind in "iu" and (value.size == 0 or value.min() >= 0)
+
+
+@functools.lru_cache(maxsize=32)
+def _order_masks(values: bytes, value_type: str, regions: bytes, region_type: str, min_order: float):
+    """The orders as bit masks (order o = bit o): (those worth at least ``min_order``, 1 where an order not reached
+    (worth 0 then) counts too, int64[V + 1] those worth at least each whole value v, int64[R] those in each
+    region), for ``_plan_kernel``."""
+    value = np.frombuffer(values, dtype=value_type)
+    region = np.frombuffer(regions, dtype=region_type)
+    bit = np.int64(1) << np.arange(value.size, dtype=np.int64)
+    wanted = np.int64(bit[value >= min_order].sum())
+    at_least = np.array([bit[value >= v].sum() for v in range(int(value.max(initial=0)) + 1)], dtype=np.int64)
+    in_region = np.array([bit[region == r].sum() for r in range(int(region.max(initial=-1)) + 1)], dtype=np.int64)
+    return wanted, int(min_order <= 0), at_least, in_region
 
 
 _PRESIDENTS = np.array(L.PRESIDENT, dtype=np.int64)
@@ -129,27 +152,44 @@ _TREASURY = np.array([L.T_DIRECTOR, L.T_SHIPPING, *L.T_PRESIDENCY], dtype=np.int
 
 
 @kernels.kernel
-def _plan_kernel(reach, sea, office, presidents, cols, held, treasury, gains, ints, order_value, by_value,
-                 order_region, home, odds, costs, weights, gap, after, worth, regions, dice, open_worth,
-                 need):  # fmt: skip
+def _popcount(x):
+    """The set bits of a non-negative int64."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56 & 0xFF
+
+
+@kernels.kernel
+def _plan_kernel(order_open, order_filled, sea, office, presidents, cols, held, treasury, gains, ints, table,
+                 order_value, by_value, home, wanted_mask, unreached_count, at_least, in_region, odds, costs,
+                 weights, reach, gap, after, worth, regions, dice, open_worth, need):  # fmt: skip
     """``plan`` game by game (``cols``: the treasuries of the Director, the Shipping Manager and the presidencies in
-    ``need``): ``held`` the Director's and the Shipping Manager's offices held, ``ints`` the rounds
-    left, the round, the free family yards and the £ a yard ship costs; ``costs`` a leased and a Company ship's
-    price, the strategy's ``director_checks`` and ``director_from``; ``weights`` its ``min_order``, ``trade_cost``
-    and ``open_min``. Each step as ``fleet``, ``values.trade_worth`` and ``values.best_dice`` take it."""
+    ``need``): ``held`` the Director's and the Shipping Manager's offices held, ``ints`` the rounds left, the round,
+    the free family yards and the £ a yard ship costs; ``costs`` a leased and a Company ship's price, the
+    strategy's ``director_checks`` and ``director_from``; ``weights`` its ``min_order``, ``trade_cost`` and
+    ``open_min``. The orders each presidency reaches are a bit mask (``board.reach_table``; the masks of
+    ``_order_masks``), written out as ``reach``. Each step as ``fleet``, ``values.trade_worth`` and
+    ``values.best_dice`` take it."""
     n_orders, n_pres = order_value.shape[0], presidents.shape[0]
+    every = (np.int64(1) << n_orders) - 1
     leased_cost, company_cost, director_checks, director_from = costs[0], costs[1], costs[2], costs[3]
-    min_order, trade_cost, open_min = weights[0], weights[1], weights[2]
-    for g in range(reach.shape[0]):
+    trade_cost, open_min = weights[1], weights[2]
+    for g in range(order_open.shape[0]):
         rounds_left, round_, free, yard_cost = ints[g, 0], ints[g, 1], ints[g, 2], ints[g, 3]
+        usable = np.int64(0)
+        for o in range(n_orders):
+            if order_open[g, o] and not order_filled[g, o]:
+                usable |= np.int64(1) << o
         wanted = 0  # ships the seas lack in all
         for p in range(n_pres):
+            bits = table[p, usable]
+            for o in range(n_orders):
+                reach[g, p, o] = bits >> o & 1
             president = office[g, presidents[p]] >= 0
-            want = 0
-            if president:  # ``values.ships_wanted``
-                for o in range(n_orders):
-                    if (order_value[o] if reach[g, p, o] else 0) >= min_order:
-                        want += 1
+            want = 0  # ``values.ships_wanted``
+            if president:
+                want = _popcount(bits & wanted_mask) + unreached_count * _popcount(every & ~bits)
             gap[g, p] = want - sea[g, p]
             wanted += max(gap[g, p], 0)
             after[g, p] = sea[g, p] + max(gap[g, p], 0)
@@ -159,7 +199,7 @@ def _plan_kernel(reach, sea, office, presidents, cols, held, treasury, gains, in
                 if j == max(k, 1):
                     break
                 o = by_value[i]
-                if reach[g, p, o]:
+                if bits >> o & 1:
                     v = float(order_value[o])
                     if j < k:
                         total += v
@@ -168,16 +208,12 @@ def _plan_kernel(reach, sea, office, presidents, cols, held, treasury, gains, in
             if j < max(k, 1):
                 kth = 0.0
             worth[g, p] = total
-            count = 0  # the regions (bits of ``seen``) of the orders worth at least the worst one taken
+            count = 0  # the regions outside home of the orders worth at least the worst one taken
             if k > 0:
-                seen = np.int64(0)
-                for o in range(n_orders):
-                    if reach[g, p, o] and order_value[o] >= kth:
-                        seen |= np.int64(1) << order_region[o]
-                seen &= ~(np.int64(1) << home[p])
-                while seen:
-                    seen &= seen - 1
-                    count += 1
+                chosen = bits & at_least[int(kth)]
+                for r in range(in_region.shape[0]):
+                    if r != home[p] and chosen & in_region[r]:
+                        count += 1
             regions[g, p] = count
             best, arg = -np.inf, 0  # ``values.best_dice`` of 8 dice at most
             for m in range(odds.shape[0]):
