@@ -301,15 +301,15 @@ def shipping_manager(state: State, rules: Rules, dice: Chance, agents: Agents) -
 
     def check(answer, legal, obs):
         ls, cs, ys = answer
-        per_owner = ys.sum(axis=2)
-        built = per_owner.sum(axis=1)
-        yards_left = legal.free_yards.sum(axis=1) - built
-        cost = sh.leased_cost * ls.sum(axis=1) + legal.yard_cost * built + sh.company_cost * cs.sum(axis=1)
+        per_owner = sum_last(ys)
+        built = sum_last(per_owner)
+        yards_left = sum_last(legal.free_yards) - built
+        cost = sh.leased_cost * sum_last(ls) + legal.yard_cost * built + sh.company_cost * sum_last(cs)
         rest = legal.money - cost
         cheapest = np.minimum(sh.leased_cost, np.where(yards_left > 0, legal.yard_cost, sh.company_cost))
-        bad = (ls < 0).any(axis=1) | (cs < 0).any(axis=1) | (ys < 0).any(axis=(1, 2))
-        bad |= (per_owner > legal.free_yards).any(axis=1) | (rest < 0)
-        bad |= (cs.sum(axis=1) > 0) & (yards_left > 0)
+        bad = any_last(ls < 0) | any_last(cs < 0) | any_last((ys < 0).reshape(len(ys), -1))
+        bad |= any_last(per_owner > legal.free_yards) | (rest < 0)
+        bad |= (sum_last(cs) > 0) & (yards_left > 0)
         bad |= (rest >= sh.must_buy_from) & (rest >= cheapest)
         return bad, "purchase over budget, Company ships while a family yard is free, or >= 3 £ left unspent"
 
@@ -318,16 +318,13 @@ def shipping_manager(state: State, rules: Rules, dice: Chance, agents: Agents) -
     asked = (manager >= 0)[:, None]
     leased, company = np.where(asked, leased, 0), np.where(asked, company, 0)
     yard = np.where(asked[:, :, None], yard, 0)
-    cost = (
-        sh.leased_cost * leased.sum(axis=1) + sh.company_cost * company.sum(axis=1) + yard_cost * yard.sum(axis=(1, 2))
-    )
+    n_leased, n_company, n_yard = sum_last(leased), sum_last(company), sum_last(yard.reshape(g, -1))
+    cost = sh.leased_cost * n_leased + sh.company_cost * n_company + yard_cost * n_yard
     ledger.treasury(state, "ships", t, -cost)
     state.ships[:, : L.PRESIDENCIES, L.LEASED] += leased.astype(np.int32)
     state.ships[:, : L.PRESIDENCIES, L.COMPANY_SHIP] += company.astype(np.int32)
     state.yard_ships[:, :, : L.PRESIDENCIES] += yard.astype(np.int32)
-    state.tally[:, TALLY["ships_bought"]] += (leased.sum(axis=1) + company.sum(axis=1) + yard.sum(axis=(1, 2))).astype(
-        np.int32
-    )
+    state.tally[:, TALLY["ships_bought"]] += (n_leased + n_company + n_yard).astype(np.int32)
 
 
 # ------------------------------------------------------------------------------------------------- governors
