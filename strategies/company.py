@@ -490,8 +490,16 @@ def director_moves(strategy, obs: Observation, legal) -> tuple[np.ndarray, ...]:
     if m == 0:
         return out
     kind, fam, src, dst, cnt = out
-    _, sea_gap = fleet(strategy, obs)
-    gap = np.concatenate([sea_gap, np.zeros((obs.n, 1), dtype=np.int64)], axis=1)  # [G', 4] with China
+    d = obs.rules.d
+    if kernels.use(obs.n) and reach_table(obs.rules) is not None and _whole_values(d.order_value):
+        gap = np.empty((obs.n, L.N_SHIP_LOCS), dtype=np.int64)  # [G', 4] with China
+        masks = _order_masks(d.order_value.tobytes(), d.order_value.dtype.str, d.order_region.tobytes(),
+                             d.order_region.dtype.str, float(strategy.min_order))[:2]  # fmt: skip
+        seas = (obs.order_open, obs.order_filled, obs.office, _PRESIDENTS, reach_table(obs.rules), *masks)
+        _ship_gap_kernel(*seas, V.sea_ships(obs), gap)
+    else:
+        _, sea_gap = fleet(strategy, obs)
+        gap = np.concatenate([sea_gap, np.zeros((obs.n, 1), dtype=np.int64)], axis=1)  # [G', 4] with China
     opium = ((obs.owner >= 0) * obs.rules.d.opium).sum(axis=1)
     china = obs.china_open & (opium > 0) & (obs.office[:, L.CHINA] >= 0)
     gap[:, L.CHINA_LOC] = np.where(china, 2 - V.sea_ships(obs)[:, L.CHINA_LOC], 0)
@@ -524,6 +532,26 @@ def director_moves(strategy, obs: Observation, legal) -> tuple[np.ndarray, ...]:
         gap[rows, s] += moved
         gap[rows, d] -= moved
     return out
+
+
+@kernels.kernel
+def _ship_gap_kernel(order_open, order_filled, office, presidents, table, wanted_mask, unreached_count, sea, gap):
+    """``fleet``'s ship gaps game by game (as ``_plan_kernel`` counts them), 0 in the last columns of ``gap``."""
+    n_orders = order_open.shape[1]
+    every = (np.int64(1) << n_orders) - 1
+    for g in range(order_open.shape[0]):
+        usable = np.int64(0)
+        for o in range(n_orders):
+            if order_open[g, o] and not order_filled[g, o]:
+                usable |= np.int64(1) << o
+        for p in range(presidents.shape[0]):
+            want = 0
+            if office[g, presidents[p]] >= 0:
+                bits = table[p, usable]
+                want = _popcount(bits & wanted_mask) + unreached_count * _popcount(every & ~bits)
+            gap[g, p] = want - sea[g, p]
+        for p in range(presidents.shape[0], gap.shape[1]):
+            gap[g, p] = 0
 
 
 @kernels.kernel

@@ -1341,3 +1341,23 @@ def test_director_kernels_check_and_open_as_the_numpy_director(monkeypatch):
     assert len(np.unique(k)) >= 4 and (pick == -1).any() and (pick == len(rules.d.orders)).any()
     assert len(np.unique(pick)) > len(rules.d.orders) // 2
     assert same_bits(k, k_got) and same_bits(pick, pick_got)
+
+
+@pytest.mark.parametrize("min_order", [0, 3, 5])
+def test_ship_gap_kernel_moves_the_ships_of_the_numpy_gaps(monkeypatch, min_order):
+    """The Director of Trade's moves (``strategies.company.director_moves``) over 4,096 random positions
+    (``company_position``: filled orders, Presidents and Chinese committees at random), ``min_order`` 0 (every
+    order not reached wants a ship too), 3 and 5: the seas' gaps counted on bit masks move the same ships."""
+    from strategies import company
+
+    rules, state = company_position(4096, 103)
+    legal = SimpleNamespace(ships=state.ships.copy(), yard_ships=state.yard_ships.copy())
+
+    def moves():
+        obs = Observation(state, rules, np.arange(4096), np.zeros(4096, np.int64), None)
+        return company.director_moves(Strategy(min_order=min_order), obs, legal)
+
+    ref, got = both_ways(monkeypatch, moves)
+    assert (ref[0] != L.MOVE_NONE).mean() > 0.1 and len(np.unique(ref[3][ref[0] != L.MOVE_NONE])) >= 3
+    for a, b in zip(ref, got, strict=True):
+        assert same_bits(a, b)
