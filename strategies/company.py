@@ -604,9 +604,15 @@ def buy_ships(strategy, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray
     money = legal.money.astype(np.int64).copy()
     free = legal.free_yards.astype(np.int64).copy()
     yard_cost = np.maximum(legal.yard_cost.astype(np.int64), 0)
-    president = obs.office[:, list(L.PRESIDENT)] >= 0
-    sea_value = V.sorted_values(obs, V.trade_reach(obs)) * president[:, :, None]  # [G', P, O]
-    sea_value = np.concatenate([sea_value, np.zeros((obs.n, L.PRESIDENCIES, 1))], axis=2)
+    d = obs.rules.d
+    if kernels.use(obs.n) and reach_table(obs.rules) is not None:
+        sea_value = np.empty((obs.n, L.PRESIDENCIES, len(d.orders) + 1))
+        seas = (obs.order_open, obs.order_filled, obs.office, _PRESIDENTS, reach_table(obs.rules))
+        _sea_values_kernel(*seas, d.order_value, V._by_value(d.order_value), sea_value)
+    else:
+        president = obs.office[:, list(L.PRESIDENT)] >= 0
+        sea_value = V.sorted_values(obs, V.trade_reach(obs)) * president[:, :, None]  # [G', P, O]
+        sea_value = np.concatenate([sea_value, np.zeros((obs.n, L.PRESIDENCIES, 1))], axis=2)
     ships = V.sea_ships(obs)[:, : L.PRESIDENCIES].astype(np.int64)
     leased = np.zeros((obs.n, L.PRESIDENCIES), dtype=np.int64)
     company = np.zeros_like(leased)
@@ -648,6 +654,29 @@ def buy_ships(strategy, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray
         money -= n * sh.leased_cost
         ships[rows, d] += (to_yard | to_company) + n
     return leased, company, yard
+
+
+@kernels.kernel
+def _sea_values_kernel(order_open, order_filled, office, presidents, table, order_value, by_value, out):
+    """``buy_ships``' values of each sea's reachable orders best first (``values.sorted_values``, the orders in
+    ``by_value``'s order), 0 beyond them, in the extra last column and where the presidency has no President."""
+    n_orders = order_open.shape[1]
+    for g in range(order_open.shape[0]):
+        usable = np.int64(0)
+        for o in range(n_orders):
+            if order_open[g, o] and not order_filled[g, o]:
+                usable |= np.int64(1) << o
+        for p in range(presidents.shape[0]):
+            j = 0
+            if office[g, presidents[p]] >= 0:
+                bits = table[p, usable]
+                for i in range(n_orders):
+                    o = by_value[i]
+                    if bits >> o & 1:
+                        out[g, p, j] = order_value[o]
+                        j += 1
+            for k in range(j, out.shape[2]):
+                out[g, p, k] = 0.0
 
 
 @kernels.kernel

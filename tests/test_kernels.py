@@ -1361,3 +1361,29 @@ def test_ship_gap_kernel_moves_the_ships_of_the_numpy_gaps(monkeypatch, min_orde
     assert (ref[0] != L.MOVE_NONE).mean() > 0.1 and len(np.unique(ref[3][ref[0] != L.MOVE_NONE])) >= 3
     for a, b in zip(ref, got, strict=True):
         assert same_bits(a, b)
+
+
+def test_sea_values_kernel_buys_the_ships_of_the_numpy_values(monkeypatch):
+    """The Shipping Manager's purchases (``strategies.company.buy_ships``) over 4,096 random positions
+    (``company_position``: filled orders, Presidents at random), 0 to 30 £ and free family yards at 1 to 4 £: the
+    seas' order values sorted on bit masks buy the same ships."""
+    from strategies import company
+
+    rules, state = company_position(4096, 107)
+    rng = np.random.default_rng(109)
+    legal = SimpleNamespace(
+        money=rng.integers(0, 31, 4096),
+        free_yards=rng.integers(0, 3, (4096, 5)) * (rng.random((4096, 5)) < 0.3),
+        yard_cost=rng.integers(1, 5, 4096),
+    )
+
+    seat = rng.integers(0, 5, 4096)
+
+    def buy():
+        return company.buy_ships(Strategy(), Observation(state, rules, np.arange(4096), seat, None), legal)
+
+    ref, got = both_ways(monkeypatch, buy)
+    leased, ships, yard = ref
+    assert (leased.sum(axis=1) > 1).any() and ships.any() and yard.any()
+    for a, b in zip(ref, got, strict=True):
+        assert same_bits(a, b)
