@@ -230,10 +230,30 @@ def check_outcome(rules: Rules, lowest: np.ndarray) -> tuple[np.ndarray, np.ndar
 def regions_outside_home(rules: Rules, orders: np.ndarray, presidency: int | np.ndarray) -> np.ndarray:
     """int[G]: distinct regions, other than the trading presidency's home, holding the chosen orders (L179).
     ``presidency`` is one index or one per game."""
+    d = rules.d
+    if orders.dtype == bool and orders.ndim == 2 and len(d.orders) <= _TABLE_MAX_ORDERS:  # looked up per set
+        table = _regions_table(d.order_region.tobytes(), d.order_region.dtype.str, tuple(d.home.tolist()))
+        return table[presidency, order_bits(orders)].astype(np.int64)
     regions = regions_of(rules, orders)  # [G, R]
     home = np.broadcast_to(rules.d.home[presidency], (orders.shape[0],))
     regions[np.arange(orders.shape[0]), home] = False
     return regions.sum(axis=1)
+
+
+@functools.lru_cache(maxsize=8)
+def _regions_table(region_bytes: bytes, dtype: str, home: tuple[int, ...]) -> np.ndarray:
+    """int16[P, 2**O]: ``regions_outside_home`` of every set of orders (a bit mask, order o = bit o) and presidency,
+    computed once per map."""
+    order_region = np.frombuffer(region_bytes, dtype=dtype)
+    masks = np.arange(1 << order_region.size, dtype=np.int64)
+    table = np.zeros((len(home), masks.size), dtype=np.int16)
+    for region in np.unique(order_region):
+        held = (masks & (np.int64(1) << np.flatnonzero(order_region == region)).sum()) != 0
+        for p, own in enumerate(home):
+            if region != own:
+                table[p] += held
+    table.setflags(write=False)
+    return table
 
 
 def regions_of(rules: Rules, orders: np.ndarray) -> np.ndarray:
@@ -254,10 +274,18 @@ def roll_check(rules: Rules, dice, rows: np.ndarray, k: np.ndarray, n_games: int
     return won, rows[mishap]
 
 
-def company_ships(state: State) -> np.ndarray:
+def company_ships(state: State, location: int | None = None) -> np.ndarray:
     """int[G, 4] ships per location (3 seas, China) of every kind, family-yard ships included (works on an
-    Observation too)."""
+    Observation too); int[G] at ``location`` alone when given."""
     ships, yard = state.ships, state.yard_ships
+    if location is not None:
+        ships, yard = ships[:, location], yard[:, :, location]
+        out = ships[:, 0].astype(np.int64)
+        for kind in range(1, ships.shape[1]):
+            out += ships[:, kind]
+        for seat in range(yard.shape[1]):
+            out += yard[:, seat]
+        return out
     out = ships[:, :, 0].astype(np.int64)  # explicit adds over the tiny kind and seat axes (VECTORISE.md)
     for kind in range(1, ships.shape[2]):
         out += ships[:, :, kind]

@@ -13,6 +13,7 @@ own rows only.
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -20,7 +21,7 @@ import numpy as np
 from sim import kernels
 from sim import layout as L
 from sim.agents import Observation
-from sim.board import regions_outside_home
+from sim.board import reach_table, regions_outside_home
 from sim.reduce import any_last, sum_last
 
 from . import politics
@@ -66,6 +67,9 @@ def plan(strategy, obs: Observation) -> Plan:
     if key in store:
         return store[key]
     r = obs.rules
+    if kernels.use(obs.n) and reach_table(r) is not None and _whole_values(r.d.order_value):
+        out = store[key] = _plan_compiled(strategy, obs)  # (orders as bits of an int64, values as indices)
+        return out
     reach, gap = fleet(strategy, obs)
     ships = V.sea_ships(obs)[:, : L.PRESIDENCIES]
     after = ships + np.maximum(gap, 0)
@@ -96,6 +100,151 @@ def plan(strategy, obs: Observation) -> Plan:
     out = Plan(reach, gap, after, worth, regions, dice, open_worth, need)
     store[key] = out
     return out
+
+
+def _plan_compiled(strategy, obs: Observation) -> Plan:
+    """``plan`` game by game in one compiled pass (``_plan_kernel``) from the valuations it reads."""
+    r, n = obs.rules, obs.n
+    d, sh = r.d, r.shipping
+    office = obs.office
+    held = np.stack([office[:, L.DIRECTOR] >= 0, office[:, L.SHIPPING] >= 0], axis=1)
+    free = sum_last(np.maximum(obs.shipyards - _yard_use(obs), 0))
+    yard_cost = np.maximum(r.shipping.yard_cost + _modifier(obs, "yard_cost"), 0)
+    ints = np.stack([V.rounds_left(obs), obs.round.astype(np.int64), free, yard_cost.astype(np.int64)], axis=1)
+    odds = V.check_odds(r, np.arange(9)[None, :])[0][0]  # the odds best_dice weighs (8 dice at most)
+    reach = np.empty((n, L.PRESIDENCIES, len(d.orders)), dtype=bool)
+    gap, after = np.empty((n, L.PRESIDENCIES), dtype=np.int64), np.empty((n, L.PRESIDENCIES), dtype=np.int64)
+    worth, regions = np.empty((n, L.PRESIDENCIES)), np.empty((n, L.PRESIDENCIES), dtype=np.int64)
+    dice, open_worth = np.empty((n, L.PRESIDENCIES), dtype=np.int64), np.empty(n)
+    need = np.empty((n, L.N_TREASURIES))
+    costs = np.array([sh.leased_cost, sh.company_cost, strategy.director_checks, strategy.director_from], np.int64)
+    weights = np.array([strategy.min_order, strategy.trade_cost, strategy.open_min], dtype=float)
+    masks = _order_masks(d.order_value.tobytes(), d.order_value.dtype.str, d.order_region.tobytes(),
+                         d.order_region.dtype.str, float(strategy.min_order))  # fmt: skip
+    map_ = (reach_table(r), d.order_value, V._by_value(d.order_value), d.home, *masks)
+    valued = (obs.order_open, obs.order_filled, V.sea_ships(obs), office, _PRESIDENTS, _TREASURY, held, obs.treasury)
+    _plan_kernel(*valued, V.opening_gain(obs), ints, *map_, odds, costs, weights, reach, gap, after, worth, regions,
+                 dice, open_worth, need)  # fmt: skip
+    return Plan(reach, gap, after, worth, regions, dice, open_worth, need)
+
+
+def _whole_values(value: np.ndarray) -> bool:
+    """Whether the order values are whole numbers from 0 (``_plan_kernel`` indexes masks with them)."""
+    return value.dtype.kind in "iu" and (value.size == 0 or value.min() >= 0)
+
+
+@functools.lru_cache(maxsize=32)
+def _order_masks(values: bytes, value_type: str, regions: bytes, region_type: str, min_order: float):
+    """The orders as bit masks (order o = bit o): (those worth at least ``min_order``, 1 where an order not reached
+    (worth 0 then) counts too, int64[V + 1] those worth at least each whole value v, int64[R] those in each
+    region), for ``_plan_kernel``."""
+    value = np.frombuffer(values, dtype=value_type)
+    region = np.frombuffer(regions, dtype=region_type)
+    bit = np.int64(1) << np.arange(value.size, dtype=np.int64)
+    wanted = np.int64(bit[value >= min_order].sum())
+    at_least = np.array([bit[value >= v].sum() for v in range(int(value.max(initial=0)) + 1)], dtype=np.int64)
+    in_region = np.array([bit[region == r].sum() for r in range(int(region.max(initial=-1)) + 1)], dtype=np.int64)
+    return wanted, int(min_order <= 0), at_least, in_region
+
+
+_PRESIDENTS = np.array(L.PRESIDENT, dtype=np.int64)
+_TREASURY = np.array([L.T_DIRECTOR, L.T_SHIPPING, *L.T_PRESIDENCY], dtype=np.int64)  # the plan's treasuries
+
+
+@kernels.kernel
+def _popcount(x):
+    """The set bits of a non-negative int64."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56 & 0xFF
+
+
+@kernels.kernel
+def _plan_kernel(order_open, order_filled, sea, office, presidents, cols, held, treasury, gains, ints, table,
+                 order_value, by_value, home, wanted_mask, unreached_count, at_least, in_region, odds, costs,
+                 weights, reach, gap, after, worth, regions, dice, open_worth, need):  # fmt: skip
+    """``plan`` game by game (``cols``: the treasuries of the Director, the Shipping Manager and the presidencies in
+    ``need``): ``held`` the Director's and the Shipping Manager's offices held, ``ints`` the rounds left, the round,
+    the free family yards and the £ a yard ship costs; ``costs`` a leased and a Company ship's price, the
+    strategy's ``director_checks`` and ``director_from``; ``weights`` its ``min_order``, ``trade_cost`` and
+    ``open_min``. The orders each presidency reaches are a bit mask (``board.reach_table``; the masks of
+    ``_order_masks``), written out as ``reach``. Each step as ``fleet``, ``values.trade_worth`` and
+    ``values.best_dice`` take it."""
+    n_orders, n_pres = order_value.shape[0], presidents.shape[0]
+    every = (np.int64(1) << n_orders) - 1
+    leased_cost, company_cost, director_checks, director_from = costs[0], costs[1], costs[2], costs[3]
+    trade_cost, open_min = weights[1], weights[2]
+    for g in range(order_open.shape[0]):
+        rounds_left, round_, free, yard_cost = ints[g, 0], ints[g, 1], ints[g, 2], ints[g, 3]
+        usable = np.int64(0)
+        for o in range(n_orders):
+            if order_open[g, o] and not order_filled[g, o]:
+                usable |= np.int64(1) << o
+        wanted = 0  # ships the seas lack in all
+        for p in range(n_pres):
+            bits = table[p, usable]
+            for o in range(n_orders):
+                reach[g, p, o] = bits >> o & 1
+            president = office[g, presidents[p]] >= 0
+            want = 0  # ``values.ships_wanted``
+            if president:
+                want = _popcount(bits & wanted_mask) + unreached_count * _popcount(every & ~bits)
+            gap[g, p] = want - sea[g, p]
+            wanted += max(gap[g, p], 0)
+            after[g, p] = sea[g, p] + max(gap[g, p], 0)
+            k = min(after[g, p], n_orders)  # ``values.trade_worth``
+            total, kth, j = 0.0, 0.0, 0
+            for i in range(n_orders):
+                if j == max(k, 1):
+                    break
+                o = by_value[i]
+                if bits >> o & 1:
+                    v = float(order_value[o])
+                    if j < k:
+                        total += v
+                    kth = v
+                    j += 1
+            if j < max(k, 1):
+                kth = 0.0
+            worth[g, p] = total
+            count = 0  # the regions outside home of the orders worth at least the worst one taken
+            if k > 0:
+                chosen = bits & at_least[int(kth)]
+                for r in range(in_region.shape[0]):
+                    if r != home[p] and chosen & in_region[r]:
+                        count += 1
+            regions[g, p] = count
+            best, arg = -np.inf, 0  # ``values.best_dice`` of 8 dice at most
+            for m in range(odds.shape[0]):
+                value = odds[m] * total - trade_cost * m
+                if value > best:
+                    best, arg = value, m
+            dice[g, p] = arg if president and total > 0 else 0
+        gain, checks = gains[g, 0], 0
+        for o in range(gains.shape[1]):
+            gain = max(gain, gains[g, o])
+            if gains[g, o] >= open_min:
+                checks += 1
+        open_worth[g] = 0.5 * min(gain, 12.0) * rounds_left
+        open_dice = 0
+        if held[g, 0]:  # ``values.best_dice`` of 4 dice at most, 1 £ a die
+            best = -np.inf
+            for m in range(min(odds.shape[0], 5)):
+                value = odds[m] * open_worth[g] - 1.0 * m
+                if value > best:
+                    best, open_dice = value, m
+        checks = max(min(checks, director_checks), 1 if gain > 0 else 0)
+        need[g, cols[0]] = open_dice * checks * (1 if round_ > director_from else 0)
+        price = 0  # ``ship_price``
+        if held[g, 1]:
+            at_yards = min(wanted, free)
+            price = at_yards * yard_cost + (wanted - at_yards) * (leased_cost if rounds_left <= 2 else company_cost)
+        need[g, cols[1]] = price
+        for p in range(n_pres):
+            need[g, cols[2 + p]] = dice[g, p] + regions[g, p] if dice[g, p] > 0 else 0
+        for t in range(need.shape[1]):
+            need[g, t] = max(need[g, t] - treasury[g, t], 0.0)
 
 
 def _yard_use(obs: Observation) -> np.ndarray:
@@ -143,6 +292,11 @@ def allocate_budget(strategy, obs: Observation, legal) -> np.ndarray:
     R-SHIPPING)."""
     pl = plan(strategy, obs)
     budget = legal.budget.astype(np.int64)
+    if kernels.use(obs.n):
+        out = np.empty((obs.n, L.N_TREASURIES), dtype=np.int64)
+        held = obs.office[:, L.DIRECTOR] >= 0
+        _allocate_kernel(budget, legal.open, pl.need, pl.worth, pl.open_worth, held, _TREASURY, out)
+        return out
     need = np.ceil(np.where(legal.open, pl.need, 0.0)).astype(np.int64)
     first = np.zeros_like(need)
     rest = budget.copy()
@@ -172,6 +326,67 @@ def _split(total: np.ndarray, weights: np.ndarray) -> np.ndarray:
     share = np.floor(total[:, None] * w / w.sum(axis=1, keepdims=True)).astype(np.int64)
     share[np.arange(len(total)), w.argmax(axis=1)] += total - share.sum(axis=1)
     return share
+
+
+@kernels.kernel
+def _allocate_kernel(budget, open_, need, worth, open_worth, held, cols, out):
+    """``allocate_budget`` game by game (``cols``: the Director's, the Shipping Manager's and the presidencies'
+    treasuries; ``held``: the Director's office held): the needs by urgency, then ``_split`` of the rest. The
+    weights are summed one after the other, as numpy sums a row of five."""
+    n_t = cols.shape[0]
+    want = np.empty(n_t, dtype=np.int64)
+    w = np.empty(n_t)
+    for g in range(budget.shape[0]):
+        for t in range(n_t):
+            want[t] = np.int64(np.ceil(need[g, t] if open_[g, t] else 0.0))
+            out[g, t] = 0
+        rest = budget[g]
+        for first, last in ((2, n_t), (1, 2), (0, 1)):  # the Presidents' dice, then ships, then the Director
+            total, top = 0, first
+            for i in range(first, last):
+                total += want[cols[i]]
+                if want[cols[i]] > want[cols[top]]:
+                    top = i
+            give = total if total <= rest else rest
+            ratio = give / max(total, 1)
+            handed = 0
+            for i in range(first, last):
+                part = np.int64(np.floor(want[cols[i]] * ratio))
+                out[g, cols[i]] = part
+                handed += part
+            out[g, cols[top]] += give - handed
+            rest -= give
+        for t in range(n_t):
+            w[t] = 0.0
+        for p in range(worth.shape[1]):
+            w[cols[2 + p]] = worth[g, p] + 0.01
+        w[cols[0]] = 0.3 * min(open_worth[g], 10.0) * (1.0 if held[g] else 0.0)
+        total_w = 0.0
+        for t in range(n_t):
+            if not open_[g, t] or t == cols[1]:
+                w[t] = 0.0
+            total_w += w[t]
+        if total_w <= 0:
+            for t in range(n_t):
+                if open_[g, t]:
+                    w[t] = 1.0
+        total_w = 0.0  # ``_split``
+        for t in range(n_t):
+            w[t] = max(w[t], 0.0)
+            total_w += w[t]
+        if not total_w > 0:
+            total_w = 0.0
+            for t in range(n_t):
+                w[t] = 1.0
+                total_w += w[t]
+        shared, top = 0, 0
+        for t in range(n_t):
+            share = np.int64(np.floor(rest * w[t] / total_w))
+            out[g, t] += share
+            shared += share
+            if w[t] > w[top]:
+                top = t
+        out[g, top] += rest - shared
 
 
 def pay_dividends(strategy, obs: Observation, legal) -> np.ndarray:
@@ -210,10 +425,34 @@ def royal_protection(strategy, obs: Observation, legal) -> np.ndarray:
 def trade_check(strategy, obs: Observation, legal) -> np.ndarray:
     """Dice for the next check: what maximises the chance of opening something worth ``open_worth`` against the
     dice's cost, from the Director's treasury (0 stops when nothing openable adds value)."""
-    gain = np.where(legal.openable, V.opening_gain(obs), 0.0).max(axis=1)
+    gains, treasury = V.opening_gain(obs), legal.treasury.astype(np.int64)
+    if kernels.use(obs.n):
+        out = np.empty(obs.n, dtype=np.int64)
+        odds = V.check_odds(obs.rules, np.arange(6)[None, :])[0][0]  # the odds best_dice weighs (5 dice at most)
+        _trade_check_kernel(gains, legal.openable, V.rounds_left(obs), treasury, odds, out)
+        return out
+    gain = np.where(legal.openable, gains, 0.0).max(axis=1)
     worth = 0.5 * np.minimum(gain, 12.0) * V.rounds_left(obs)
-    k = V.best_dice(obs.rules, worth, legal.treasury.astype(np.int64), 1.0, cap=5)
+    k = V.best_dice(obs.rules, worth, treasury, 1.0, cap=5)
     return np.where(gain > 0, k, 0).astype(np.int64)
+
+
+@kernels.kernel
+def _trade_check_kernel(gains, openable, rounds_left, treasury, odds, out):
+    """``trade_check`` game by game: the most an openable column adds, its worth over the rounds left, and
+    ``values.best_dice`` of the treasury's dice at 1 £ a die (``odds``: of 0 to 5 dice)."""
+    for g in range(gains.shape[0]):
+        gain = 0.0 if not openable[g, 0] else gains[g, 0]
+        for o in range(1, gains.shape[1]):
+            gain = max(gain, gains[g, o] if openable[g, o] else 0.0)
+        worth = 0.5 * min(gain, 12.0) * rounds_left[g]
+        best, k = -np.inf, 0
+        for m in range(odds.shape[0]):
+            if m <= treasury[g]:
+                value = odds[m] * worth - 1.0 * m
+                if value > best:
+                    best, k = value, m
+        out[g] = k if gain > 0 else 0
 
 
 def open_order(strategy, obs: Observation, legal) -> np.ndarray:
@@ -221,9 +460,26 @@ def open_order(strategy, obs: Observation, legal) -> np.ndarray:
     the order worth most."""
     d = obs.rules.d
     own = np.concatenate([d.order_value, [0]]).astype(float)
+    if kernels.use(obs.n):
+        out = np.empty(obs.n, dtype=np.int64)
+        _open_order_kernel(V.opening_gain(obs), 0.01 * own, legal.openable, out)
+        return out
     score = V.opening_gain(obs) + 0.01 * own[None, :]
     masked = np.where(legal.openable, score, -np.inf)
     return np.where(legal.openable.any(axis=1), masked.argmax(axis=1), -1)
+
+
+@kernels.kernel
+def _open_order_kernel(gains, bonus, openable, out):
+    """``open_order`` game by game: the first openable column of the highest gain plus ``bonus``, -1 for none."""
+    for g in range(gains.shape[0]):
+        best, pick = -np.inf, -1
+        for o in range(gains.shape[1]):
+            if openable[g, o]:
+                score = gains[g, o] + bonus[o]
+                if pick < 0 or score > best:
+                    best, pick = score, o
+        out[g] = pick
 
 
 def director_moves(strategy, obs: Observation, legal) -> tuple[np.ndarray, ...]:
@@ -234,8 +490,16 @@ def director_moves(strategy, obs: Observation, legal) -> tuple[np.ndarray, ...]:
     if m == 0:
         return out
     kind, fam, src, dst, cnt = out
-    _, sea_gap = fleet(strategy, obs)
-    gap = np.concatenate([sea_gap, np.zeros((obs.n, 1), dtype=np.int64)], axis=1)  # [G', 4] with China
+    d = obs.rules.d
+    if kernels.use(obs.n) and reach_table(obs.rules) is not None and _whole_values(d.order_value):
+        gap = np.empty((obs.n, L.N_SHIP_LOCS), dtype=np.int64)  # [G', 4] with China
+        masks = _order_masks(d.order_value.tobytes(), d.order_value.dtype.str, d.order_region.tobytes(),
+                             d.order_region.dtype.str, float(strategy.min_order))[:2]  # fmt: skip
+        seas = (obs.order_open, obs.order_filled, obs.office, _PRESIDENTS, reach_table(obs.rules), *masks)
+        _ship_gap_kernel(*seas, V.sea_ships(obs), gap)
+    else:
+        _, sea_gap = fleet(strategy, obs)
+        gap = np.concatenate([sea_gap, np.zeros((obs.n, 1), dtype=np.int64)], axis=1)  # [G', 4] with China
     opium = ((obs.owner >= 0) * obs.rules.d.opium).sum(axis=1)
     china = obs.china_open & (opium > 0) & (obs.office[:, L.CHINA] >= 0)
     gap[:, L.CHINA_LOC] = np.where(china, 2 - V.sea_ships(obs)[:, L.CHINA_LOC], 0)
@@ -268,6 +532,26 @@ def director_moves(strategy, obs: Observation, legal) -> tuple[np.ndarray, ...]:
         gap[rows, s] += moved
         gap[rows, d] -= moved
     return out
+
+
+@kernels.kernel
+def _ship_gap_kernel(order_open, order_filled, office, presidents, table, wanted_mask, unreached_count, sea, gap):
+    """``fleet``'s ship gaps game by game (as ``_plan_kernel`` counts them), 0 in the last columns of ``gap``."""
+    n_orders = order_open.shape[1]
+    every = (np.int64(1) << n_orders) - 1
+    for g in range(order_open.shape[0]):
+        usable = np.int64(0)
+        for o in range(n_orders):
+            if order_open[g, o] and not order_filled[g, o]:
+                usable |= np.int64(1) << o
+        for p in range(presidents.shape[0]):
+            want = 0
+            if office[g, presidents[p]] >= 0:
+                bits = table[p, usable]
+                want = _popcount(bits & wanted_mask) + unreached_count * _popcount(every & ~bits)
+            gap[g, p] = want - sea[g, p]
+        for p in range(presidents.shape[0], gap.shape[1]):
+            gap[g, p] = 0
 
 
 @kernels.kernel
@@ -320,9 +604,15 @@ def buy_ships(strategy, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray
     money = legal.money.astype(np.int64).copy()
     free = legal.free_yards.astype(np.int64).copy()
     yard_cost = np.maximum(legal.yard_cost.astype(np.int64), 0)
-    president = obs.office[:, list(L.PRESIDENT)] >= 0
-    sea_value = V.sorted_values(obs, fleet(strategy, obs)[0]) * president[:, :, None]  # [G', P, O]
-    sea_value = np.concatenate([sea_value, np.zeros((obs.n, L.PRESIDENCIES, 1))], axis=2)
+    d = obs.rules.d
+    if kernels.use(obs.n) and reach_table(obs.rules) is not None:
+        sea_value = np.empty((obs.n, L.PRESIDENCIES, len(d.orders) + 1))
+        seas = (obs.order_open, obs.order_filled, obs.office, _PRESIDENTS, reach_table(obs.rules))
+        _sea_values_kernel(*seas, d.order_value, V._by_value(d.order_value), sea_value)
+    else:
+        president = obs.office[:, list(L.PRESIDENT)] >= 0
+        sea_value = V.sorted_values(obs, V.trade_reach(obs)) * president[:, :, None]  # [G', P, O]
+        sea_value = np.concatenate([sea_value, np.zeros((obs.n, L.PRESIDENCIES, 1))], axis=2)
     ships = V.sea_ships(obs)[:, : L.PRESIDENCIES].astype(np.int64)
     leased = np.zeros((obs.n, L.PRESIDENCIES), dtype=np.int64)
     company = np.zeros_like(leased)
@@ -364,6 +654,29 @@ def buy_ships(strategy, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray
         money -= n * sh.leased_cost
         ships[rows, d] += (to_yard | to_company) + n
     return leased, company, yard
+
+
+@kernels.kernel
+def _sea_values_kernel(order_open, order_filled, office, presidents, table, order_value, by_value, out):
+    """``buy_ships``' values of each sea's reachable orders best first (``values.sorted_values``, the orders in
+    ``by_value``'s order), 0 beyond them, in the extra last column and where the presidency has no President."""
+    n_orders = order_open.shape[1]
+    for g in range(order_open.shape[0]):
+        usable = np.int64(0)
+        for o in range(n_orders):
+            if order_open[g, o] and not order_filled[g, o]:
+                usable |= np.int64(1) << o
+        for p in range(presidents.shape[0]):
+            j = 0
+            if office[g, presidents[p]] >= 0:
+                bits = table[p, usable]
+                for i in range(n_orders):
+                    o = by_value[i]
+                    if bits >> o & 1:
+                        out[g, p, j] = order_value[o]
+                        j += 1
+            for k in range(j, out.shape[2]):
+                out[g, p, k] = 0.0
 
 
 @kernels.kernel
@@ -423,7 +736,7 @@ def trade(strategy, obs: Observation, legal, place_clerks) -> tuple[np.ndarray, 
     r = obs.rules
     treasury = legal.treasury.astype(np.int64)
     last = V.rounds_left(obs) <= 1
-    if kernels.use(obs.n):
+    if kernels.use(obs.n) and len(r.d.regions) < 63:  # (regions as bits of an int64)
         chosen = _trade_options(strategy, obs, legal, treasury, last)
     else:
         chosen = [_trade_option(strategy, obs, legal, treasury, last, home) for home in (False, True)]
@@ -474,38 +787,36 @@ def _trade_options(strategy, obs: Observation, legal, treasury, last):
     worth = np.empty((2, n))
     p = V.check_odds(r, np.arange(9)[None, :])[0][0]  # the odds best_dice weighs (8 dice at most)
     args = (legal.orders, legal.ships.astype(np.int64), legal.presidency.astype(np.int64), treasury, last)
-    _trade_kernel(*args, d.order_value, d.order_region, d.home, len(d.regions), p, float(strategy.trade_cost),
-                  orders, regions, k, worth)  # fmt: skip
+    _trade_kernel(*args, d.order_value, V._by_value(d.order_value), d.order_region, d.home, p,
+                  float(strategy.trade_cost), orders, regions, k, worth)  # fmt: skip
     return [(orders[i], regions[i], k[i], worth[i]) for i in range(2)]
 
 
 @kernels.kernel
-def _trade_kernel(legal_orders, ships, presidency, treasury, last, order_value, order_region, home, n_regions, p,
+def _trade_kernel(legal_orders, ships, presidency, treasury, last, order_value, by_value, order_region, home, p,
                   cost, orders, regions, dice, worth):  # fmt: skip
-    """``_trade_option`` row by row, all orders (option 0) and the home region's only (option 1): the rank of an
-    order among the legal ones counts those worth more and the earlier ones worth as much."""
+    """``_trade_option`` row by row, all orders (option 0) and the home region's only (option 1): the first
+    ``ships`` legal ones in the order of ``by_value`` (best first, the earlier of equal values first: the rank
+    ``_trade_option`` sorts by); their regions outside home counted as bits of a word."""
     n_orders = order_value.shape[0]
-    seen = np.empty(n_regions, dtype=np.bool_)
     for g in range(legal_orders.shape[0]):
+        own = home[presidency[g]]
         for option in range(2):
-            total, count, taken = 0, 0, False
-            seen[:] = False
+            total, count, taken, seen, left = 0, 0, False, np.int64(0), ships[g]
             for o in range(n_orders):
-                ok = legal_orders[g, o] and (option == 0 or order_region[o] == home[presidency[g]])
-                rank = 0
-                if ok:
-                    for o2 in range(n_orders):
-                        ok2 = legal_orders[g, o2] and (option == 0 or order_region[o2] == home[presidency[g]])
-                        if ok2 and (order_value[o2] > order_value[o] or (order_value[o2] == order_value[o] and o2 < o)):
-                            rank += 1
-                take = ok and rank < ships[g]
-                orders[option, g, o] = take
-                if take:
+                orders[option, g, o] = False
+            for i in range(n_orders):
+                if left <= 0:
+                    break
+                o = by_value[i]
+                if legal_orders[g, o] and (option == 0 or order_region[o] == own):
+                    orders[option, g, o] = True
+                    left -= 1
                     taken = True
                     total += order_value[o]
-                    region = order_region[o]
-                    if region != home[presidency[g]] and not seen[region]:
-                        seen[region] = True
+                    bit = np.int64(1) << order_region[o]
+                    if order_region[o] != own and not seen & bit:
+                        seen |= bit
                         count += 1
             regions[option, g] = count
             worth[option, g] = total

@@ -227,16 +227,51 @@ def trade_reach(obs) -> np.ndarray:
 
 def sorted_values(obs, reach: np.ndarray) -> np.ndarray:
     """float[G', P, O]: the values of each presidency's reachable orders, best first (0 beyond them)."""
-    vals = np.where(reach, obs.rules.d.order_value[None, None, :].astype(float), 0.0)
+    d = obs.rules.d
+    if kernels.use(reach.shape[0]) and reach.dtype == bool:
+        out = np.empty(reach.shape)
+        _sorted_values_kernel(reach, d.order_value, _by_value(d.order_value), out)
+        return out
+    vals = np.where(reach, d.order_value[None, None, :].astype(float), 0.0)
     return -np.sort(-vals, axis=2)
+
+
+def _by_value(order_value: np.ndarray) -> np.ndarray:
+    """int64[O]: the orders by value, best first (the map's order among equals: any order of equal values gives
+    the same sorted values)."""
+    return _by_value_of(order_value.tobytes(), order_value.dtype.str)
+
+
+@functools.lru_cache(maxsize=8)
+def _by_value_of(values: bytes, dtype: str) -> np.ndarray:
+    out = np.argsort(-np.frombuffer(values, dtype=dtype).astype(float), kind="stable").astype(np.int64)
+    out.setflags(write=False)
+    return out
+
+
+@kernels.kernel
+def _sorted_values_kernel(reach, order_value, by_value, out):
+    """``sorted_values`` per game and presidency: the reached orders' values in the order of ``by_value`` (the
+    orders best first), then zeros."""
+    for g in range(reach.shape[0]):
+        for p in range(reach.shape[1]):
+            j = 0
+            for o in by_value:
+                if reach[g, p, o]:
+                    out[g, p, j] = order_value[o]
+                    j += 1
+            out[g, p, j:] = 0.0
 
 
 def ships_wanted(obs, min_value: float = 3.0, reach: np.ndarray | None = None) -> np.ndarray:
     """int[G', P]: ships each presidency's sea could use this round: one per reachable order worth at least
     ``min_value`` (none where the presidency has no President to trade)."""
     reach = trade_reach(obs) if reach is None else reach
-    vals = np.where(reach, obs.rules.d.order_value[None, None, :], 0)
-    want = sum_last(vals >= min_value)
+    value = obs.rules.d.order_value
+    if min_value > 0:  # an order not reached (value 0 here) never counts
+        want = sum_last(reach & (value >= min_value)[None, None, :])
+    else:
+        want = sum_last(np.where(reach, value[None, None, :], 0) >= min_value)
     president = obs.office[:, list(L.PRESIDENT)] >= 0
     return np.where(president, want, 0)
 
@@ -251,9 +286,10 @@ def trade_worth(obs, reach: np.ndarray, ships: np.ndarray) -> tuple[np.ndarray, 
     and the regions outside its home they lie in (each costs a die, L179; orders tied with the worst one taken all
     count for the regions)."""
     d = obs.rules.d
-    if kernels.use(obs.n) and obs.n and ships.min() >= 0:
+    if kernels.use(obs.n) and obs.n and ships.min() >= 0 and len(d.regions) < 63:  # (regions as bits of an int64)
         worth, regions = np.empty(ships.shape), np.empty(ships.shape, dtype=np.int64)
-        _trade_worth_kernel(reach, ships, d.order_value, d.order_region, d.home, len(d.regions), worth, regions)
+        args = (d.order_value, _by_value(d.order_value), d.order_region, d.home)
+        _trade_worth_kernel(reach, ships, *args, worth, regions)
         return worth, regions
     vals = sorted_values(obs, reach)  # best first
     k = np.minimum(ships, vals.shape[2])
@@ -310,28 +346,37 @@ def _port_worth_kernel(open_bits, table, value, limit, out):
 
 
 @kernels.kernel
-def _trade_worth_kernel(reach, ships, order_value, order_region, home, n_regions, worth, regions):
-    """``trade_worth`` per game and presidency: the reachable values sorted best first (0 for the others, as
-    ``sorted_values``), the first ``ships`` summed in order, and the regions of the orders worth at least the
-    worst one taken."""
+def _trade_worth_kernel(reach, ships, order_value, by_value, order_region, home, worth, regions):
+    """``trade_worth`` per game and presidency: the reachable values best first (the orders in ``by_value``'s
+    order; 0 beyond them, as ``sorted_values``), the first ``ships`` summed in order, and the regions of the orders
+    worth at least the worst one taken."""
     n_orders = order_value.shape[0]
-    vals = np.empty(n_orders)
-    seen = np.empty(n_regions, dtype=np.bool_)
     for g in range(reach.shape[0]):
         for p in range(reach.shape[1]):
-            _best_first(order_value, reach[g, p], vals)
             k = min(ships[g, p], n_orders)
-            total = 0.0
-            for j in range(k):
-                total += vals[j]
+            total, kth, j = 0.0, 0.0, 0  # kth: the k-th best value (0 when fewer are reached)
+            for i in range(n_orders):
+                if j == max(k, 1):
+                    break
+                o = by_value[i]
+                if reach[g, p, o]:
+                    v = float(order_value[o])
+                    if j < k:
+                        total += v
+                    kth = v
+                    j += 1
+            if j < max(k, 1):
+                kth = 0.0
             worth[g, p] = total
-            kth = vals[max(k - 1, 0)]
-            seen[:] = False
-            count = 0
-            for o in range(n_orders):
-                r = order_region[o]
-                if k > 0 and reach[g, p, o] and order_value[o] >= kth and r != home[p] and not seen[r]:
-                    seen[r] = True
+            count = 0  # the regions (bits of ``seen``) of the orders worth at least the worst one taken
+            if k > 0:
+                seen = np.int64(0)
+                for o in range(n_orders):
+                    if reach[g, p, o] and order_value[o] >= kth:
+                        seen |= np.int64(1) << order_region[o]
+                seen &= ~(np.int64(1) << home[p])
+                while seen:
+                    seen &= seen - 1
                     count += 1
             regions[g, p] = count
 
@@ -348,18 +393,19 @@ def _opening_gain(obs) -> np.ndarray:
     r = obs.rules
     d = r.d
     n_orders = len(d.orders)
-    president = obs.office[:, list(L.PRESIDENT)] >= 0  # [G', P]
     table = reach_table(r)
+    values = None if table is None else _mask_values(tuple(d.order_value.tolist()))
+    if table is not None and kernels.use(obs.n):
+        gain = np.empty((obs.n, n_orders + 1))
+        china = (obs.owner, d.opium, obs.china_open, float(r.china.revenue_per_opium))
+        _opening_gain_kernel(obs.order_open, obs.office, _PRESIDENTS, table, values, *china, gain)
+        return gain
+    president = obs.office[:, list(L.PRESIDENT)] >= 0  # [G', P]
     if table is None:  # a large map: unpack every hypothetical opening
         return _opening_gain_unpacked(obs, president)
-    values = _mask_values(tuple(int(v) for v in d.order_value))
     open_bits = order_bits(obs.order_open)  # int[G']
     china = r.china.revenue_per_opium * ((obs.owner >= 0) * d.opium).sum(axis=1)
     china = np.where(obs.china_open, 0, china).astype(float)
-    if kernels.use(obs.n):
-        gain = np.empty((obs.n, n_orders + 1))
-        _opening_gain_kernel(open_bits, president, table, values, china, gain)
-        return gain
     gain = np.zeros((obs.n, n_orders + 1))
     weight = np.int64(1) << np.arange(n_orders, dtype=np.int64)
     base = table[:, open_bits]
@@ -380,27 +426,39 @@ def _opening_gain(obs) -> np.ndarray:
     return gain
 
 
+_PRESIDENTS = np.array(L.PRESIDENT, dtype=np.int64)  # the Presidents' offices
+
+
 @kernels.kernel
-def _opening_gain_kernel(open_bits, president, table, values, china, gain):
-    """``_opening_gain`` game by game: the value of the orders the presidencies with a President reach once each
-    closed order opens, less what they reach now (sums of whole order values: exact in any order)."""
+def _opening_gain_kernel(order_open, office, presidents, table, values, owner, opium, china_open, per_opium, gain):
+    """``_opening_gain`` game by game: the value of the orders the presidencies with a President (``office`` at
+    ``presidents``) reach once each closed order opens, less what they reach now (sums of whole order values: exact
+    in any order); the route to China, while closed, ``per_opium`` a Company region's opium icon."""
     n_orders = gain.shape[1] - 1
-    for g in range(open_bits.shape[0]):
-        bits = open_bits[g]
+    n_pres = presidents.shape[0]
+    for g in range(order_open.shape[0]):
+        bits = np.int64(0)
+        for o in range(n_orders):
+            if order_open[g, o]:
+                bits |= np.int64(1) << o
         base = np.int64(0)
-        for p in range(president.shape[1]):
-            if president[g, p]:
+        for p in range(n_pres):
+            if office[g, presidents[p]] >= 0:
                 base |= table[p, bits]
         for o in range(n_orders):
             if bits >> o & 1:
                 gain[g, o] = 0.0
                 continue
             union = np.int64(0)
-            for p in range(president.shape[1]):
-                if president[g, p]:
+            for p in range(n_pres):
+                if office[g, presidents[p]] >= 0:
                     union |= table[p, bits | np.int64(1) << o]
             gain[g, o] = values[union] - values[base]
-        gain[g, n_orders] = china[g]
+        opium_held = 0
+        for r in range(owner.shape[1]):
+            if owner[g, r] >= 0:
+                opium_held += opium[r]
+        gain[g, n_orders] = 0.0 if china_open[g] else per_opium * float(opium_held)
 
 
 @functools.lru_cache(maxsize=8)

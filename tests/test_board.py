@@ -3,7 +3,15 @@
 import numpy as np
 from helpers import chained_bombay_map
 
-from sim.board import _reachable_iterative, exchange_free, order_bits, reach_table, reachable, regions_outside_home
+from sim.board import (
+    _reachable_iterative,
+    exchange_free,
+    order_bits,
+    reach_table,
+    reachable,
+    regions_of,
+    regions_outside_home,
+)
 from sim.rules import Rules
 
 
@@ -45,6 +53,23 @@ def test_regions_outside_home():
     assert regions_outside_home(r, np.repeat(orders, 2, axis=0), np.array([0, 2])).tolist() == [2, 3]
 
 
+def test_regions_outside_home_looked_up_per_set_of_orders_count_the_regions_of_the_orders():
+    """The lookup table of ``regions_outside_home`` (bool orders of a map of up to 20 orders) gives the count of
+    the orders' regions (``regions_of``) without the trading presidency's home, for one presidency or one a game."""
+    r = Rules.default()
+    rng = np.random.default_rng(7)
+    orders = rng.random((3000, len(r.d.orders))) < rng.random((3000, 1))
+    presidency = rng.integers(0, 3, 3000)
+    regions = regions_of(r, orders)
+    regions[np.arange(3000), r.d.home[presidency]] = False
+    got = regions_outside_home(r, orders, presidency)
+    assert got.dtype == np.int64 and np.array_equal(got, regions.sum(axis=1)) and len(np.unique(got)) >= 6
+    for p in range(3):
+        regions = regions_of(r, orders)
+        regions[:, r.d.home[p]] = False
+        assert np.array_equal(regions_outside_home(r, orders, p), regions.sum(axis=1))
+
+
 def test_a_map_of_exactly_twenty_orders_still_answers_by_the_lookup_table():
     """R-TRADE reachability (board.reach_table): the bit-mask table is built for maps of up to 20 orders (None only
     past 20): three more Bombay orders chained to Bombay3 make a 20-order map, and its lookup agrees with
@@ -77,3 +102,18 @@ def test_free_exchange_positions_by_table_and_by_sorting():
         assert (n_free == (exchange < 0).sum(axis=1)).all()
         assert (cheapest == price[:, 0]).all()
         assert (two == np.where(n_free >= 2, price[:, 0] + price[:, 1], 1 << 30)).all()
+
+
+def test_company_ships_at_one_location_are_that_column_of_every_location():
+    """``company_ships(state, location)``: the ships of every kind and the families' yard ships at one location."""
+    from types import SimpleNamespace
+
+    from sim.board import company_ships
+
+    rng = np.random.default_rng(11)
+    ships, yard_ships = rng.integers(0, 4, (500, 4, 2)), rng.integers(0, 3, (500, 5, 4))
+    state = SimpleNamespace(ships=ships.astype(np.int32), yard_ships=yard_ships.astype(np.int32))
+    every = company_ships(state)
+    for location in range(4):
+        got = company_ships(state, location)
+        assert got.dtype == np.int64 and np.array_equal(got, every[:, location])

@@ -1296,3 +1296,178 @@ def test_deal_kernels_mask_the_seats_and_settle_the_deals_of_the_numpy_deal(monk
     assert accepted.any() and (~accepted & (buyer >= 0)).any() and (net != 0).any() and (net.sum(axis=1) == 0).all()
     for ref, got in zip(out[0], out[1], strict=True):
         assert ref.dtype == got.dtype and np.array_equal(ref, got)
+
+
+def test_apply_moves_kernel_moves_what_the_numpy_director_moves(monkeypatch):
+    """The Director of Trade's moves applied (``phases.operations.apply_director_moves``) on 4,096 random tables
+    (0-2 clerks and ships of each kind per place, two moves each of any kind, family, place and count, some out of
+    range, China open or not): the same clerks, ships and yard ships after, and the same games refused."""
+    from sim.phases.operations import apply_director_moves
+
+    rng = np.random.default_rng(71)
+    g, n, m = 4096, 5, 2
+    clerks = rng.integers(0, 3, (g, n, L.PRESIDENCIES)).astype(np.int32)
+    ships = rng.integers(0, 3, (g, L.N_SHIP_LOCS, 2)).astype(np.int32)
+    yard = rng.integers(0, 3, (g, n, L.N_SHIP_LOCS)).astype(np.int32)
+    china = rng.random(g) < 0.5
+    legal = rng.random((g, m)) < 0.8  # mostly moves within range, else anything
+    kind = np.where(legal, rng.integers(0, 5, (g, m)), rng.integers(-1, 6, (g, m)))
+    family = np.where(legal, rng.integers(0, n, (g, m)), rng.integers(-1, n + 1, (g, m)))
+    src = np.where(legal, rng.integers(0, 4, (g, m)), rng.integers(-1, 5, (g, m)))
+    dst = np.where(legal, (src + rng.integers(1, 4, (g, m))) % 4, rng.integers(-1, 5, (g, m)))
+    count = np.where(legal, 1, rng.integers(-1, 4, (g, m)))
+    moves = (kind, family, src, dst, count)
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        after = clerks.copy(), ships.copy(), yard.copy()
+        out.append((apply_director_moves(*after, china, moves), *after))
+    bad = out[0][0]
+    assert 0.2 < bad.mean() < 0.8  # legal and illegal games
+    for i, held in enumerate((clerks, ships, yard), start=1):
+        assert (out[0][i] != held).any(axis=tuple(range(1, held.ndim))).mean() > 0.05  # moves made
+    for ref, got in zip(out[0], out[1], strict=True):
+        assert same_bits(ref, got)
+
+
+def test_sorted_values_kernel_sorts_the_values_of_the_numpy_sort(monkeypatch):
+    """The values of each presidency's reachable orders best first (``strategies.values.sorted_values``) over
+    4,096 random boards (each order reachable with probability 0 to 1): the same floats."""
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(73)
+    reach = rng.random((4096, len(L.PRESIDENT), len(rules.d.orders))) < rng.random((4096, 1, 1))
+    obs = Observation(state, rules, np.arange(4096), np.zeros(4096, np.int64), None)
+    ref, got = both_ways(monkeypatch, lambda: V.sorted_values(obs, reach))
+    assert (ref[:, :, 0] > 0).mean() > 0.8 and (ref[:, :, -1] == 0).mean() > 0.2
+    assert same_bits(ref, got)
+
+
+def company_position(games: int, seed: int) -> tuple[Rules, State]:
+    """Random Company positions: orders open with probability 1/2 (a fifth of them filled), each office held with
+    probability 3/4, 0-2 ships of each kind at every place and yard ships, shipyards, treasuries of 0-6 £, regions
+    owned by the Company, China open or not, rounds 1 to the last."""
+    rules, state = blank(games, 5)
+    rng = np.random.default_rng(seed)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.5
+    state.order_filled[:] = state.order_open & (rng.random(state.order_open.shape) < 0.2)
+    held = rng.random(state.office.shape) < 0.75
+    state.office[:] = np.where(held, rng.integers(0, 5, state.office.shape), -1)
+    state.ships[:] = rng.integers(0, 3, state.ships.shape) * (rng.random(state.ships.shape) < 0.4)
+    state.yard_ships[:] = rng.integers(0, 2, state.yard_ships.shape) * (rng.random(state.yard_ships.shape) < 0.2)
+    state.shipyards[:] = rng.integers(0, 3, state.shipyards.shape)
+    state.treasury[:] = rng.integers(0, 7, state.treasury.shape)
+    state.owner[:] = np.where(rng.random(state.owner.shape) < 0.3, 0, -1)
+    state.china_open[:] = rng.random(games) < 0.5
+    state.round[:] = rng.integers(1, rules.game.rounds + 1, games)
+    return rules, state
+
+
+@pytest.mark.parametrize("params", [{}, {"min_order": 0, "trade_cost": 0.2, "open_min": 5.0, "director_from": 0}])
+def test_plan_kernel_makes_the_plan_of_the_numpy_plan(monkeypatch, params):
+    """The Company's plan (``strategies.company.plan``) over 4,096 random positions (``company_position``), with
+    the default parameters and others: the same reach, ship gaps, worths, regions, dice, Director's worth and needs
+    of every treasury."""
+    from strategies import company
+
+    rules, state = company_position(4096, 79)
+    strategy = Strategy(**params)
+
+    def plan():
+        return company.plan(strategy, Observation(state, rules, np.arange(4096), np.zeros(4096, np.int64), None))
+
+    ref, got = both_ways(monkeypatch, plan)
+    assert (ref.gap < 0).any() and (ref.gap > 0).any() and (ref.dice > 0).mean() > 0.2 and (ref.regions > 0).any()
+    assert (ref.need > 0).mean(axis=0).min() > 0.05 and (ref.open_worth > 0).mean() > 0.2  # every treasury short
+    for name in ref._fields:
+        assert same_bits(getattr(ref, name), getattr(got, name)), name
+
+
+def test_allocate_kernel_hands_out_the_budget_of_the_numpy_chairman(monkeypatch):
+    """The Chairman's budget (``strategies.company.allocate_budget``) over 4,096 random positions
+    (``company_position``), budgets of 0 to 30 £ and committees open at random: the same £ to every treasury."""
+    from strategies import company
+
+    rules, state = company_position(4096, 83)
+    rng = np.random.default_rng(89)
+    legal = SimpleNamespace(budget=rng.integers(0, 31, 4096), open=rng.random((4096, L.N_TREASURIES)) < 0.7)
+    strategy = Strategy()
+
+    def allocate():
+        obs = Observation(state, rules, np.arange(4096), np.zeros(4096, np.int64), None)
+        return company.allocate_budget(strategy, obs, legal)
+
+    ref, got = both_ways(monkeypatch, allocate)
+    need = np.ceil(company.plan(strategy, Observation(state, rules, np.arange(4096), np.zeros(4096, int), None)).need)
+    short = (np.where(legal.open, need, 0).sum(axis=1) > legal.budget) & (legal.budget > 0)
+    assert short.mean() > 0.1 and (~short & (ref > np.where(legal.open, need, 0)).any(axis=1)).mean() > 0.1
+    assert np.array_equal(ref.sum(axis=1), legal.budget) and (ref[:, L.T_SHIPPING] > 0).any()
+    assert same_bits(ref, got)
+
+
+def test_director_kernels_check_and_open_as_the_numpy_director(monkeypatch):
+    """The Director of Trade's dice and opening (``strategies.company.trade_check``, ``open_order``) over 4,096
+    random positions (``company_position``), treasuries of 0 to 6 £ and a random part of the closed orders and the
+    route to China openable: the same dice and the same pick."""
+    from strategies import company
+
+    rules, state = company_position(4096, 97)
+    rng = np.random.default_rng(101)
+    closed = np.concatenate([~state.order_open, ~state.china_open[:, None]], axis=1)
+    legal = SimpleNamespace(
+        treasury=rng.integers(0, 7, 4096), openable=closed & (rng.random(closed.shape) < rng.random((4096, 1)))
+    )
+
+    def decide():
+        obs = Observation(state, rules, np.arange(4096), np.zeros(4096, np.int64), None)
+        return company.trade_check(Strategy(), obs, legal), company.open_order(Strategy(), obs, legal)
+
+    (k, pick), (k_got, pick_got) = both_ways(monkeypatch, decide)
+    assert len(np.unique(k)) >= 4 and (pick == -1).any() and (pick == len(rules.d.orders)).any()
+    assert len(np.unique(pick)) > len(rules.d.orders) // 2
+    assert same_bits(k, k_got) and same_bits(pick, pick_got)
+
+
+@pytest.mark.parametrize("min_order", [0, 3, 5])
+def test_ship_gap_kernel_moves_the_ships_of_the_numpy_gaps(monkeypatch, min_order):
+    """The Director of Trade's moves (``strategies.company.director_moves``) over 4,096 random positions
+    (``company_position``: filled orders, Presidents and Chinese committees at random), ``min_order`` 0 (every
+    order not reached wants a ship too), 3 and 5: the seas' gaps counted on bit masks move the same ships."""
+    from strategies import company
+
+    rules, state = company_position(4096, 103)
+    legal = SimpleNamespace(ships=state.ships.copy(), yard_ships=state.yard_ships.copy())
+
+    def moves():
+        obs = Observation(state, rules, np.arange(4096), np.zeros(4096, np.int64), None)
+        return company.director_moves(Strategy(min_order=min_order), obs, legal)
+
+    ref, got = both_ways(monkeypatch, moves)
+    assert (ref[0] != L.MOVE_NONE).mean() > 0.1 and len(np.unique(ref[3][ref[0] != L.MOVE_NONE])) >= 3
+    for a, b in zip(ref, got, strict=True):
+        assert same_bits(a, b)
+
+
+def test_sea_values_kernel_buys_the_ships_of_the_numpy_values(monkeypatch):
+    """The Shipping Manager's purchases (``strategies.company.buy_ships``) over 4,096 random positions
+    (``company_position``: filled orders, Presidents at random), 0 to 30 £ and free family yards at 1 to 4 £: the
+    seas' order values sorted on bit masks buy the same ships."""
+    from strategies import company
+
+    rules, state = company_position(4096, 107)
+    rng = np.random.default_rng(109)
+    legal = SimpleNamespace(
+        money=rng.integers(0, 31, 4096),
+        free_yards=rng.integers(0, 3, (4096, 5)) * (rng.random((4096, 5)) < 0.3),
+        yard_cost=rng.integers(1, 5, 4096),
+    )
+
+    seat = rng.integers(0, 5, 4096)
+
+    def buy():
+        return company.buy_ships(Strategy(), Observation(state, rules, np.arange(4096), seat, None), legal)
+
+    ref, got = both_ways(monkeypatch, buy)
+    leased, ships, yard = ref
+    assert (leased.sum(axis=1) > 1).any() and ships.any() and yard.any()
+    for a, b in zip(ref, got, strict=True):
+        assert same_bits(a, b)

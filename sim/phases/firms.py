@@ -580,9 +580,9 @@ def trade_in_turn(
     here = here[rows]
     init = np.full((m, f_n + 1), fr.BIG, dtype=np.int64)
     succ = np.maximum(state.firm_successes[rows], 0)
-    init[:, :f_n] = np.where(here, fr.initiative(rules, fr.fleet(state)[rows], succ), fr.BIG)
+    init[:, :f_n] = np.where(here, fr.initiative(rules, fr.fleet(state, rows), succ), fr.BIG)
     company = president_won[rows]
-    ships = company_ships(state)[rows, presidency]
+    ships = company_ships(state, presidency)[rows]
     init[:, f_n] = np.where(company, fr.initiative(rules, ships, president_successes[rows]), fr.BIG)
     traders = init < fr.BIG
     srt = np.sort(np.where(traders, init, fr.BIG + np.arange(f_n + 1)[None, :]), axis=1)
@@ -620,7 +620,8 @@ def trade_in_turn(
         firm = turn & (who < f_n)
         if firm.any():
             if reach is None:  # firms route over every open order of their port (filled ones included)
-                reach = reachable(rules, state.order_open)[:, presidency]
+                here_reach = reachable(rules, state.order_open[rows], presidency=presidency)
+                reach = full_batch(g, rows, here_reach, False, bool)  # (the games with firms here)
             firm_fill(state, rules, agents, presidency, rows[firm], who[firm], reach)
     president_fill(president_won, before)
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import firms as firm_rules
-from .. import laws, ledger, notes, trace
+from .. import kernels, laws, ledger, notes, trace
 from .. import layout as L
-from ..agents import Agents
+from ..agents import Agents, full_batch
 from ..board import (
     board_votes,
     company_ships,
@@ -24,7 +24,7 @@ from ..board import (
 from ..dice import Chance
 from ..governor_general import governor_general
 from ..india import settle_damage
-from ..reduce import any_last
+from ..reduce import any_last, sum_last
 from ..rules import Rules
 from ..state import TALLY, State
 from .firms import president_check, trade_in_turn, trade_initiative, traders_at
@@ -67,12 +67,10 @@ def chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     beyond = loans > free
     if beyond.any():  # more than free_loans needs the board's consent, share-weighted (the chair counts as one)
         votes = board_votes(state)
-        yes = np.zeros(g, dtype=np.int64)
-        for seat in range(n):
-            ok = np.zeros(g, dtype=bool)
-            voter = np.where(beyond & (votes[:, seat] > 0), seat, -1)
-            agents.ask("approve_loans", state, voter, {"loans": loans, "chairman": chair}, (ok,))
-            yes += np.where(ok & (voter >= 0), votes[:, seat], 0)
+        voter = beyond[:, None] & (votes > 0)  # [G, N] the board members asked, all at once
+        ok = np.zeros((g, n), dtype=bool)
+        agents.ask_seats("approve_loans", state, voter, {"loans": loans, "chairman": chair}, {}, (ok,))
+        yes = sum_last(np.where(ok & voter, votes, 0))
         approved = yes >= co.chairman_vote * votes.sum(axis=1) - 1e-9
         loans = np.where(beyond & ~approved, free, loans)
     state.loans[...] += loans.astype(np.int32)
@@ -110,13 +108,16 @@ def director_of_trade(state: State, rules: Rules, dice: Chance, agents: Agents) 
     g = state.n_games
     t = L.T_DIRECTOR
     n_orders = len(rules.d.orders)
-    active = ~state.done & (state.office[:, L.DIRECTOR] >= 0)
+    rows = np.flatnonzero(~state.done & (state.office[:, L.DIRECTOR] >= 0))  # the games where he may go on
+    free_region = state.owner[rows][:, rules.d.order_region] < 0  # (no region changes hands while he checks)
     while True:
-        can_open = openable(state, rules)
-        active &= any_last(can_open) & (state.treasury[:, t] >= 1) & (state.office[:, L.DIRECTOR] >= 0)
-        if not active.any():
+        can = np.concatenate([~state.order_open[rows] & free_region, ~state.china_open[rows, None]], axis=1)
+        go_on = any_last(can) & (state.treasury[rows, t] >= 1) & (state.office[rows, L.DIRECTOR] >= 0)
+        rows, can, free_region = rows[go_on], can[go_on], free_region[go_on]
+        if rows.size == 0:
             break
-        director = np.where(active, state.office[:, L.DIRECTOR], -1)
+        can_open = full_batch(g, rows, can, False, bool)  # ``openable`` in these games
+        director = full_batch(g, rows, state.office[rows, L.DIRECTOR], -1)
         k = np.zeros(g, dtype=np.int64)
 
         def check_k(k, legal, obs):
@@ -130,11 +131,11 @@ def director_of_trade(state: State, rules: Rules, dice: Chance, agents: Agents) 
             (k,),
             check_k,
         )
-        active &= k > 0
-        rows = np.flatnonzero(active)
+        rolls = k[rows] > 0
+        rows, free_region = rows[rolls], free_region[rolls]
         if rows.size == 0:
             break
-        ledger.treasury(state, "director_checks", t, -np.where(active, k, 0))
+        ledger.treasury(state, "director_checks", t, -full_batch(g, rows, k[rows], 0))
         state.tally[rows, TALLY["checks"]] += 1
         won, fired = roll_check(rules, dice, rows, k[rows], g)
         pick = np.full(g, -1, dtype=np.int64)
@@ -144,12 +145,15 @@ def director_of_trade(state: State, rules: Rules, dice: Chance, agents: Agents) 
             return (i < 0) | (i >= legal.openable.shape[1]) | ~legal.openable[np.arange(obs.n), ic], "not openable"
 
         agents.ask("open_order", state, np.where(won, director, -1), {"openable": can_open}, (pick,), check_pick)
-        orders = np.flatnonzero(won & (pick < n_orders))
+        opened = rows[won[rows]]
+        orders = opened[pick[opened] < n_orders]
         state.order_open[orders, pick[orders]] = True
-        state.china_open[won & (pick == n_orders)] = True
-        state.tally[won, TALLY["orders_opened"]] += 1
+        state.china_open[opened[pick[opened] == n_orders]] = True
+        state.tally[opened, TALLY["orders_opened"]] += 1
         vacate(state, fired, L.DIRECTOR)
-        active[fired] = False
+        stays = np.ones(g, dtype=bool)
+        stays[fired] = False
+        rows, free_region = rows[stays[rows]], free_region[stays[rows]]
     director_moves(state, rules, agents)
 
 
@@ -173,11 +177,16 @@ def director_moves(state: State, rules: Rules, agents: Agents) -> None:
         )
 
     agents.ask("director_moves", state, director, legal, moves, check)
-    rows = np.flatnonzero(director >= 0)
-    clerks, ships, yard = state.clerks[rows], state.ships[rows], state.yard_ships[rows]
-    apply_director_moves(clerks, ships, yard, state.china_open[rows], tuple(x[rows] for x in moves))
-    state.clerks[rows], state.ships[rows], state.yard_ships[rows] = clerks, ships, yard
-    damaged = state.yard_damaged[rows]
+    moved = np.flatnonzero(any_last(moves[0] != L.MOVE_NONE))  # the games where he moves something (asked ones)
+    if moved.size:
+        clerks, ships, yard = state.clerks[moved], state.ships[moved], state.yard_ships[moved]
+        apply_director_moves(clerks, ships, yard, state.china_open[moved], tuple(x[moved] for x in moves))
+        state.clerks[moved], state.ships[moved], state.yard_ships[moved] = clerks, ships, yard
+    over = (state.yard_damaged > state.yard_ships).reshape(g, -1)
+    rows = np.flatnonzero(any_last(over) & (director >= 0))  # damage left over its ships (elsewhere nothing moves)
+    if rows.size == 0:
+        return
+    damaged, yard = state.yard_damaged[rows], state.yard_ships[rows]
     settle_damage(yard, damaged)  # storm damage goes with the moved ships (phase 8)
     state.yard_damaged[rows] = damaged
 
@@ -185,9 +194,14 @@ def director_moves(state: State, rules: Rules, agents: Agents) -> None:
 def apply_director_moves(
     clerks: np.ndarray, ships: np.ndarray, yard: np.ndarray, china_open: np.ndarray, moves: tuple
 ) -> np.ndarray:
-    """Apply (kind, family, src, dst, count)[G', M] moves in order, in place; returns bool[G'] illegal games."""
+    """Apply (kind, family, src, dst, count)[G', M] moves in order, in place; returns bool[G'] illegal games (a
+    game's moves stop at its first illegal one)."""
     kind, family, src, dst, count = moves
     g, n = clerks.shape[:2]
+    if kernels.use(g) and all(isinstance(x, np.ndarray) and x.dtype == np.int64 and x.ndim == 2 for x in moves):
+        bad = np.zeros(g, dtype=bool)
+        _apply_moves_kernel(clerks, ships, yard, china_open, kind, family, src, dst, count, _MOVE_CODES, bad)
+        return bad
     r = np.arange(g)
     bad = np.zeros(g, dtype=bool)
     for j in range(kind.shape[1]):
@@ -219,6 +233,54 @@ def apply_director_moves(
     return bad
 
 
+# the move kinds (none, clerks, leased, Company and yard ships), the seas and the locations with China
+_MOVE_CODES = np.array(
+    [L.MOVE_NONE, L.MOVE_CLERKS, L.MOVE_LEASED, L.MOVE_COMPANY_SHIPS, L.MOVE_YARD_SHIPS, L.PRESIDENCIES, L.N_SHIP_LOCS]
+    + [L.LEASED, L.COMPANY_SHIP],
+    dtype=np.int64,
+)
+
+
+@kernels.kernel
+def _apply_moves_kernel(clerks, ships, yard, china_open, kind, family, src, dst, count, codes, bad):
+    """``apply_director_moves`` game by game, move by move (``codes``: ``_MOVE_CODES``)."""
+    move_none, move_clerks, move_leased, move_yard = codes[0], codes[1], codes[2], codes[4]  # else Company ships
+    seas, locs, leased, company = codes[5], codes[6], codes[7], codes[8]
+    n = clerks.shape[1]
+    for g in range(kind.shape[0]):
+        for j in range(kind.shape[1]):
+            k, f, s, d, c = kind[g, j], family[g, j], src[g, j], dst[g, j], count[g, j]
+            if k == move_none:
+                continue
+            clerk = k == move_clerks
+            n_locs = locs if china_open[g] and not clerk else seas
+            where = s < 0 or s >= n_locs or d < 0 or d >= n_locs or s == d
+            who = (clerk or k == move_yard) and (f < 0 or f >= n)
+            if k < 0 or k > move_yard or where or c < 1 or who:
+                bad[g] = True
+            elif clerk:
+                if clerks[g, f, s] < c:
+                    bad[g] = True
+                else:
+                    clerks[g, f, s] -= c
+                    clerks[g, f, d] += c
+            elif k == move_yard:
+                if yard[g, f, s] < c:
+                    bad[g] = True
+                else:
+                    yard[g, f, s] -= c
+                    yard[g, f, d] += c
+            else:
+                kind_at = leased if k == move_leased else company
+                if ships[g, s, kind_at] < c:
+                    bad[g] = True
+                else:
+                    ships[g, s, kind_at] -= c
+                    ships[g, d, kind_at] += c
+            if bad[g]:
+                break
+
+
 # ------------------------------------------------------------------------------------------ Shipping Manager
 def shipping_manager(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     """R-SHIPPING (L141-L149): with >= must_buy_from £ he must buy ships until less remains or nothing is
@@ -239,15 +301,15 @@ def shipping_manager(state: State, rules: Rules, dice: Chance, agents: Agents) -
 
     def check(answer, legal, obs):
         ls, cs, ys = answer
-        per_owner = ys.sum(axis=2)
-        built = per_owner.sum(axis=1)
-        yards_left = legal.free_yards.sum(axis=1) - built
-        cost = sh.leased_cost * ls.sum(axis=1) + legal.yard_cost * built + sh.company_cost * cs.sum(axis=1)
+        per_owner = sum_last(ys)
+        built = sum_last(per_owner)
+        yards_left = sum_last(legal.free_yards) - built
+        cost = sh.leased_cost * sum_last(ls) + legal.yard_cost * built + sh.company_cost * sum_last(cs)
         rest = legal.money - cost
         cheapest = np.minimum(sh.leased_cost, np.where(yards_left > 0, legal.yard_cost, sh.company_cost))
-        bad = (ls < 0).any(axis=1) | (cs < 0).any(axis=1) | (ys < 0).any(axis=(1, 2))
-        bad |= (per_owner > legal.free_yards).any(axis=1) | (rest < 0)
-        bad |= (cs.sum(axis=1) > 0) & (yards_left > 0)
+        bad = any_last(ls < 0) | any_last(cs < 0) | any_last((ys < 0).reshape(len(ys), -1))
+        bad |= any_last(per_owner > legal.free_yards) | (rest < 0)
+        bad |= (sum_last(cs) > 0) & (yards_left > 0)
         bad |= (rest >= sh.must_buy_from) & (rest >= cheapest)
         return bad, "purchase over budget, Company ships while a family yard is free, or >= 3 £ left unspent"
 
@@ -256,16 +318,13 @@ def shipping_manager(state: State, rules: Rules, dice: Chance, agents: Agents) -
     asked = (manager >= 0)[:, None]
     leased, company = np.where(asked, leased, 0), np.where(asked, company, 0)
     yard = np.where(asked[:, :, None], yard, 0)
-    cost = (
-        sh.leased_cost * leased.sum(axis=1) + sh.company_cost * company.sum(axis=1) + yard_cost * yard.sum(axis=(1, 2))
-    )
+    n_leased, n_company, n_yard = sum_last(leased), sum_last(company), sum_last(yard.reshape(g, -1))
+    cost = sh.leased_cost * n_leased + sh.company_cost * n_company + yard_cost * n_yard
     ledger.treasury(state, "ships", t, -cost)
     state.ships[:, : L.PRESIDENCIES, L.LEASED] += leased.astype(np.int32)
     state.ships[:, : L.PRESIDENCIES, L.COMPANY_SHIP] += company.astype(np.int32)
     state.yard_ships[:, :, : L.PRESIDENCIES] += yard.astype(np.int32)
-    state.tally[:, TALLY["ships_bought"]] += (leased.sum(axis=1) + company.sum(axis=1) + yard.sum(axis=(1, 2))).astype(
-        np.int32
-    )
+    state.tally[:, TALLY["ships_bought"]] += (n_leased + n_company + n_yard).astype(np.int32)
 
 
 # ------------------------------------------------------------------------------------------------- governors
@@ -369,7 +428,7 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
         t = L.T_PRESIDENCY[p]
         blocked = state.order_filled | (state.firm_filled if rules.firms.company_refill == "never" else False)
         reach = reachable(rules, state.order_open, blocked, presidency=p)
-        ships = company_ships(state)[:, p]
+        ships = company_ships(state, p)
         president = state.office[:, L.PRESIDENT[p]]
         asked = ~state.done & (president >= 0) & reach.any(axis=1) & (ships >= 1) & (state.treasury[:, t] >= 1)
         firms_here = traders_at(state, p).any(axis=1)
@@ -388,14 +447,14 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
 
         def check(answer, lg, obs, p=p):
             sp, od, cp = answer
-            count = od.sum(axis=1)
+            count = sum_last(od)
             trading = count > 0
             k = sp - regions_outside_home(rules, od, p)
-            bad = (od & ~lg.orders).any(axis=1) | (count > lg.ships) | (sp < 0) | (sp > lg.treasury)
+            bad = any_last(od & ~lg.orders) | (count > lg.ships) | (sp < 0) | (sp > lg.treasury)
             bad |= trading & (k < 1)
             bad |= ~trading & (sp != 0)
-            bad |= (cp < 0).any(axis=1) | (cp > lg.clerks).any(axis=1)
-            bad |= cp.sum(axis=1) != np.minimum(count, lg.clerks.sum(axis=1))
+            bad |= any_last(cp < 0) | any_last(cp > lg.clerks)
+            bad |= sum_last(cp) != np.minimum(count, sum_last(lg.clerks))
             return bad, "orders not reachable, more orders than ships, no dice left, or clerks misplaced"
 
         if asked.any():
@@ -411,8 +470,8 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
             filled = orders & sel[:, None]
             if rules.firms.company_refill == "never":  # a firm filled it first
                 filled &= ~firm_filled
-            count = filled.sum(axis=1)
-            revenue = (filled * firm_rules.company_order_values(rules, firm_filled)).sum(axis=1)
+            count = sum_last(filled)
+            revenue = sum_last(filled * firm_rules.company_order_values(rules, firm_filled))
             state.order_filled[...] |= filled
             ledger.company(state, "trade", revenue)
             laws.pay_president_bonus(state, rules, agents, president, tr.president_bonus * count, sel)
@@ -430,7 +489,7 @@ def china_trade(state: State, rules: Rules, dice: Chance, agents: Agents) -> Non
     Company-controlled opium icon."""
     g = state.n_games
     ch = rules.china
-    ships = company_ships(state)[:, L.CHINA_LOC]
+    ships = company_ships(state, L.CHINA_LOC)
     manager = np.where(~state.done & state.china_open & (ships >= 1), state.office[:, L.CHINA], -1)
     if not (manager >= 0).any():
         return
