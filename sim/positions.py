@@ -88,8 +88,11 @@ def refill_market(state: State, rules: Rules, live: np.ndarray) -> None:
 def held_sum(state: State, per_card: np.ndarray | None = None) -> np.ndarray:
     """int[G, N]: ``per_card[D]`` summed over the cards each family holds and has not played (a count without
     ``per_card``), counted over the [G, D] owners (``board.seat_counts``), not a [G, N, D] mask."""
-    owner = np.where(state.card_played, -1, state.card_owner)
-    return seat_counts(owner, state.n_players, per_card)
+    if per_card is None:
+        return seat_counts(np.where(state.card_played, -1, state.card_owner), state.n_players)
+    cards = np.flatnonzero(per_card)  # the cards worth nothing add nothing
+    owner = np.where(state.card_played[:, cards], -1, state.card_owner[:, cards])
+    return seat_counts(owner, state.n_players, per_card[cards])
 
 
 def held_count(state: State) -> np.ndarray:
@@ -220,13 +223,14 @@ def play_cards(
     money and wealth and return what was played. ``context`` adds entries to the decision's ``legal``;
     ``allowed[G, N]`` limits who may play."""
     g, n = state.n_games, state.n_players
-    of_moment = rules.d.card_moment == MOMENT[moment]
+    cards = np.flatnonzero(rules.d.card_moment == MOMENT[moment])  # the closed cards of this moment
     hits, seats = [], []  # per seat asked: the flat (game, card) indices of the cards it played
     # the holder of each unplayed closed card of this moment in the running games (-1: none); the games where
     # somebody holds one are the only ones asked (few: most cards are open or played)
-    holder = np.where(of_moment & ~state.card_played & ~state.done[:, None], state.card_owner, -1)
+    holder = np.where(state.card_played[:, cards] | state.done[:, None], -1, state.card_owner[:, cards])
     rows = np.flatnonzero(any_last(holder >= 0))
     holder = holder[rows]
+    n_cards = state.card_owner.shape[1]
     for seat in range(n if rows.size else 0):
         mine = holder == seat  # the cards the seat's family may play, at the games ``rows``
         if allowed is not None:
@@ -234,14 +238,16 @@ def play_cards(
         holds = any_last(mine)
         if not holds.any():
             continue
-        options = full_batch(g, rows, mine, False, bool)
+        options = np.zeros((g, n_cards), dtype=bool)
+        options[rows[:, None], cards] = mine
         decider = full_batch(g, rows[holds], seat, -1)
         answer = np.zeros(options.shape, dtype=bool)
         legal = {"moment": np.full(g, MOMENT[moment]), "playable": options, **(context or {})}
         agents.ask("play_position", state, decider, legal, (answer,), _check_play(None))
-        hits.append(np.flatnonzero(answer & options & (decider >= 0)[:, None]))
+        played = answer[rows[:, None], cards] & mine & holds[:, None]  # only a playable card of a seat asked
+        hits.append((rows[:, None] * n_cards + cards).ravel()[played.ravel()])
         seats.append(np.full(hits[-1].size, seat))
-    game, card = np.divmod(np.concatenate(hits or [np.zeros(0, dtype=np.int64)]), state.card_owner.shape[1])
+    game, card = np.divmod(np.concatenate(hits or [np.zeros(0, dtype=np.int64)]), n_cards)
     return _apply(state, rules, game, np.concatenate(seats or [np.zeros(0, dtype=np.int64)]), card)
 
 

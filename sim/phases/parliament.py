@@ -237,13 +237,14 @@ def hold_vote(
         "prime_minister": pm,
     }
     seats = np.arange(n)
-    note_votes = (
-        (holder[:, None, :] == seats[None, :, None]) & (issuers[None, :] != seats[:, None]) & rows[:, None, None]
-    )
+    # the games where a family holds another's vote note: the only ones where a note can be used
+    noted = np.flatnonzero(rows & any_last((holder >= 0) & (holder != issuers[None, :])))
+    note_votes = np.zeros((g, n, n), dtype=bool)
+    note_votes[noted] = (holder[noted, None, :] == seats[None, :, None]) & (issuers[None, :] != seats[:, None])
 
     def check(answer, legal, obs):
         sd, b, u = answer
-        money = obs.mine(obs.money)
+        money = obs.own("money")
         bad = (sd < -1) | (sd > 1) | (legal.must_for & (sd != 1)) | (b < 0) | (b * legal.vote_cost > money)
         bad |= (sd == 0) & ((b > 0) | u.any(axis=1))
         bad |= (u & ~legal.notes).any(axis=1)
@@ -255,9 +256,13 @@ def hold_vote(
     agents.ask_seats("vote", state, asked, base, own, (side, bought, use), check)
     side = np.where(rows[:, None], side, 0)
     bought = np.where(side != 0, bought, 0)
-    use &= (side != 0)[:, :, None] & rows[:, None, None]
-    taken = use.any(axis=1)  # [G, issuer]: his property votes were used by a holder
-    via_notes = sum(use[:, :, i] * prop[:, i, None] for i in range(n))  # explicit adds: a tiny trailing axis
+    # the notes used (legal: held, so only in the games ``noted``), where the holder takes a side
+    taken = np.zeros((g, n), dtype=bool)  # [G, issuer]: his property votes were used by a holder
+    via_notes = np.zeros((g, n), dtype=prop.dtype)  # [G, holder]: the property votes his notes brought
+    if noted.size:
+        used = use[noted] & (side[noted] != 0)[:, :, None]
+        taken[noted] = used.any(axis=1)
+        via_notes[noted] = sum(used[:, :, i] * prop[noted, i, None] for i in range(n))  # explicit adds: tiny axis
     # closed position cards with votes are played once the sides are known (D-POSITIONS, moment "parliament")
     cards = pos.play_cards(state, rules, agents, "parliament", {"deregulation": np.full(g, deregulation)}, side != 0)
     total = np.where(taken, 0, prop) + via_notes + bought + cards.votes
