@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import kernels, ledger
 from . import layout as L
-from . import ledger
 from .board import board_votes, vacate
 from .india import clamp_to_holdings, close_northernmost
 from .reduce import any_last, sum_last
@@ -137,16 +137,19 @@ def draw(state: State, dice: Chance, rows: np.ndarray) -> np.ndarray:
     idx = np.flatnonzero(rows)  # the games drawing: the rest is left as it is
     if idx.size == 0:
         return top
+    if kernels.use(idx.size):
+        shuffle = np.empty(idx.size, dtype=bool)
+        _to_shuffle(state.law_pile, state.law_rank, idx, shuffle)
+        if shuffle.any():
+            _shuffle_before_draw(state, dice, idx[shuffle])
+        _draw_top(state.law_pile, state.law_rank, idx, top)
+        return top
     pile = state.law_pile[idx]
     deck = pile == DECK
     fresh = any_last(deck & (state.law_rank[idx] < 0))
     empty = ~any_last(deck) & any_last(pile == DISCARD)
     if (fresh | empty).any():
-        shuffled = np.zeros(state.n_games, dtype=bool)
-        shuffled[idx] = fresh | empty
-        add = np.zeros(state.law_pile.shape, dtype=bool)
-        add[idx[empty]] = pile[empty] == DISCARD
-        reshuffle(state, dice, shuffled, add)
+        _shuffle_before_draw(state, dice, idx[fresh | empty])
         pile = state.law_pile[idx]
         deck = pile == DECK
     has = any_last(deck)
@@ -155,6 +158,50 @@ def draw(state: State, dice: Chance, rows: np.ndarray) -> np.ndarray:
     top[hit] = first[has]
     state.law_pile[hit, top[hit]] = DRAWN
     return top
+
+
+def _shuffle_before_draw(state: State, dice: Chance, idx: np.ndarray) -> None:
+    """Games ``idx`` shuffle their deck before drawing: the first draw of a game (a deck never ranked), or an empty
+    deck, which first takes the discard pile back."""
+    pile = state.law_pile[idx]
+    empty = ~any_last(pile == DECK)
+    shuffled = np.zeros(state.n_games, dtype=bool)
+    shuffled[idx] = True
+    add = np.zeros(state.law_pile.shape, dtype=bool)
+    add[idx[empty]] = pile[empty] == DISCARD
+    reshuffle(state, dice, shuffled, add)
+
+
+@kernels.kernel
+def _to_shuffle(pile, rank, idx, out):
+    """``draw``'s test, game by game of ``idx``: ``out[i]`` whether game ``idx[i]`` shuffles before drawing (a
+    deck law never ranked, or no deck law and a discard pile)."""
+    for i in range(idx.size):
+        g = idx[i]
+        deck, fresh, discard = False, False, False
+        for j in range(pile.shape[1]):
+            if pile[g, j] == DECK:
+                deck = True
+                if rank[g, j] < 0:
+                    fresh = True
+            elif pile[g, j] == DISCARD:
+                discard = True
+        out[i] = fresh or (discard and not deck)
+
+
+@kernels.kernel
+def _draw_top(pile, rank, idx, top):
+    """``draw``'s draw, game by game of ``idx``: the deck law of lowest rank (the first of equal ranks) is DRAWN
+    and its index written to ``top[idx[i]]`` (left as it is without a deck law)."""
+    for i in range(idx.size):
+        g = idx[i]
+        best, low = -1, np.inf
+        for j in range(pile.shape[1]):
+            if pile[g, j] == DECK and rank[g, j] < low:
+                best, low = j, rank[g, j]
+        if best >= 0:
+            top[g] = best
+            pile[g, best] = DRAWN
 
 
 # --------------------------------------------------------------------------------------------- the policy track

@@ -1212,3 +1212,35 @@ def test_place_clerks_kernel_places_the_clerks_of_the_numpy_placement(monkeypatc
     short = count < clerks.sum(axis=1)
     assert (short & (count > 0) & ((ref > 0).sum(axis=1) >= 2)).any() and (ref.sum(axis=1) < count).any()
     assert got.dtype == ref.dtype and np.array_equal(ref, got)
+
+
+def test_draw_kernels_draw_the_law_of_the_numpy_draw(monkeypatch):
+    """``laws.draw`` over 4,096 random law piles (ranks with ties; decks never ranked in some games, no deck law with
+    and without a discard pile in others), a tenth of the games not drawing: the same law drawn, ties to the first,
+    the same piles and ranks after and the same dice drawn for the shuffles."""
+    g = 4096
+    rules, state = blank(g, 5)
+    rng = np.random.default_rng(71)
+    n_laws = state.law_pile.shape[1]
+    pile = rng.integers(0, 4, (g, n_laws)).astype(np.int8)
+    kind = rng.random(g)[:, None]
+    pile = np.where((kind < 0.1) & (pile == laws.DECK), laws.DISCARD, pile).astype(np.int8)  # deck spent
+    pile = np.where((kind >= 0.1) & (kind < 0.15), laws.IN_FORCE, pile).astype(np.int8)  # nothing to draw
+    rank = np.where((kind >= 0.15) & (kind < 0.3), -1.0, rng.integers(0, 6, (g, n_laws)) / 6)  # never ranked
+    rows = rng.random(g) < 0.9
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        state.law_pile[:], state.law_rank[:] = pile, rank
+        dice = Dice(Streams(73, np.arange(g), 1))
+        top = laws.draw(state, dice, rows)
+        out.append((top, state.law_pile.copy(), state.law_rank.copy(), dice.streams.counters))
+    top, after, ranks, counters = out[0]
+    deck = pile == laws.DECK
+    kept = rows & (counters == 0) & (top >= 0)  # drawn from the deck as it was
+    low = np.where(deck, rank, np.inf).min(axis=1)
+    tied = kept & ((deck & (rank == low[:, None])).sum(axis=1) > 1)
+    assert tied.sum() > 100 and (top[~rows] == -1).all() and (rows & (top == -1)).sum() > 100
+    assert (rows & (counters > 0) & (kind[:, 0] < 0.1)).sum() > 100 and (rows & (rank[:, 0] < 0) & (top >= 0)).any()
+    for ref, got in zip(out[0], out[1], strict=True):
+        assert same_bits(ref, got)
