@@ -267,58 +267,82 @@ def apply_policy(state: State, rules: Rules, policy: np.ndarray, rows: np.ndarra
     p = np.maximum(policy, 0)
     kind, asset = d.policy_kind[p], d.policy_asset[p]
     power(state, go & (kind == POWER), asset)
-    counts = np.take_along_axis(asset_counts(state), asset[:, None, None], axis=2)[:, :, 0]  # [G, N]
-    taxed = go & (kind == TAX)
+    paying = np.flatnonzero(go & ((kind == TAX) | (kind == BONUS)))  # the games counting the families' assets
+    if paying.size == 0:
+        return
+    counts = asset_counts_at(state, paying, asset[paying])  # [m, N]
+    taxed = kind[paying] == TAX
     if taxed.any():
-        tax(state, rules, taxed, asset, d.policy_wealth[p] & ~flag(state, rules, "no_wealth_tax"), counts)
-    paid = go & (kind == BONUS)
+        at = paying[taxed]
+        wealth = d.policy_wealth[p[at]] & ~(modifier(state, rules, "no_wealth_tax", at) > 0)
+        tax(state, rules, at, asset[at], wealth, counts[taxed])
+    paid = kind[paying] == BONUS
     if paid.any():
-        amounts = np.where(paid[:, None], rules.parliament.bonus * counts, 0)
+        at = paying[paid]
+        bonus = rules.parliament.bonus * counts[paid]
+        amounts = np.zeros(state.money.shape, dtype=bonus.dtype)
+        amounts[at] = bonus
         ledger.families(state, "policy_bonus", amounts)
-        state.tally[:, TALLY["bonuses_paid"]] += amounts.sum(axis=1).astype(np.int32)
+        state.tally[at, TALLY["bonuses_paid"]] += bonus.sum(axis=1).astype(np.int32)
+
+
+def asset_counts_at(state: State, rows: np.ndarray, asset: np.ndarray) -> np.ndarray:
+    """int[m, N]: ``asset_counts`` of asset ``asset[m]`` (an index of rules.ASSETS) in games ``rows``."""
+    chair = state.office[rows, L.CHAIRMAN][:, None] == np.arange(state.n_players)[None, :]
+    have = np.stack([state.luxuries[rows], state.shares[rows] + chair, state.shipyards[rows], state.factories[rows]], 2)
+    return np.take_along_axis(have, asset[:, None, None], axis=2)[:, :, 0]
 
 
 def tax(
     state: State, rules: Rules, rows: np.ndarray, asset: np.ndarray, wealth: np.ndarray, counts: np.ndarray
 ) -> None:
-    """D-POLICY tax in games ``rows``: ``parliament.tax`` £ per asset (and per conspicuous wealth where
-    ``wealth``). A family pays what it can; with ``unpaid_tax = "lose_assets"`` it then loses one taxed asset per
-    unpaid tax on one (a luxury also carries its own wealth's tax), while it has any; the rest is forgiven."""
+    """D-POLICY tax in games ``rows`` (int[m]) of asset ``asset[m]``, which the families hold ``counts[m, N]`` of:
+    ``parliament.tax`` £ per asset (and per conspicuous wealth where ``wealth[m]``). A family pays what it can; with
+    ``unpaid_tax = "lose_assets"`` it then loses one taxed asset per unpaid tax on one (a luxury also carries its own
+    wealth's tax), while it has any; the rest is forgiven."""
     pa = rules.parliament
-    due = pa.tax * (counts + np.where(wealth[:, None], state.wealth, 0))
-    due = np.where(rows[:, None], due, 0)
-    paid = np.minimum(due, state.money)
-    ledger.families(state, "policy_tax", -paid)
-    state.tally[:, TALLY["taxes_paid"]] += paid.sum(axis=1).astype(np.int32)
+    due = pa.tax * (counts + np.where(wealth[:, None], state.wealth[rows], 0))
+    paid = np.minimum(due, state.money[rows])
+    amounts = np.zeros(state.money.shape, dtype=paid.dtype)
+    amounts[rows] = -paid
+    ledger.families(state, "policy_tax", amounts)
+    state.tally[rows, TALLY["taxes_paid"]] += paid.sum(axis=1).astype(np.int32)
     if pa.unpaid_tax != "lose_assets" or pa.tax == 0:
         return
     unpaid = due - paid
     per = pa.tax * (1 + np.where(wealth & (asset == LUXURIES), rules.actions.luxury_wealth, 0))[:, None]
-    losable = np.where((asset == SHARES)[:, None], state.shares, counts)  # the chair is an office, never lost
+    losable = np.where((asset == SHARES)[:, None], state.shares[rows], counts)  # the chair is an office, never lost
     lost = np.minimum(-(-unpaid // per), losable)
-    if lost.any():
-        lose_assets(state, rules, asset, lost)
-        state.tally[:, TALLY["assets_taxed_away"]] += lost.sum(axis=1).astype(np.int32)
+    losing = any_last(lost != 0)
+    if losing.any():
+        lose_assets(state, rules, asset[losing], lost[losing], rows[losing])
+        state.tally[rows, TALLY["assets_taxed_away"]] += lost.sum(axis=1).astype(np.int32)
 
 
-def lose_assets(state: State, rules: Rules, asset: np.ndarray, lost: np.ndarray) -> None:
-    """Families lose ``lost[G, N]`` assets of kind ``asset[G]``: a luxury takes its wealth along, a share's relative
-    goes home, a shipyard sinks the ship it holds only when no other yard of the family is free for it."""
+def lose_assets(
+    state: State, rules: Rules, asset: np.ndarray, lost: np.ndarray, rows: np.ndarray | None = None
+) -> None:
+    """Families lose ``lost[G, N]`` assets of kind ``asset[G]`` (with ``rows``: ``lost[m, N]`` and ``asset[m]`` in
+    games ``rows``, distinct): a luxury takes its wealth along, a share's relative goes home, a shipyard sinks the
+    ship it holds only when no other yard of the family is free for it."""
+    at = slice(None) if rows is None else rows
     a = asset[:, None]
     lux = np.where(a == LUXURIES, lost, 0)
-    state.luxuries[...] -= lux.astype(np.int32)
-    state.wealth[...] -= (lux * rules.actions.luxury_wealth).astype(np.int32)
+    state.luxuries[at] -= lux.astype(np.int32)
+    state.wealth[at] -= (lux * rules.actions.luxury_wealth).astype(np.int32)
     shares = np.where(a == SHARES, lost, 0).astype(np.int32)
-    state.shares[...] -= shares
-    state.supply[...] += shares
-    state.factories[...] -= np.where(a == FACTORIES, lost, 0).astype(np.int32)
+    state.shares[at] -= shares
+    state.supply[at] += shares
+    state.factories[at] -= np.where(a == FACTORIES, lost, 0).astype(np.int32)
     yards = np.where(a == SHIPYARDS, lost, 0).astype(np.int32)
     if yards.any():
-        state.shipyards[...] -= yards
+        state.shipyards[at] -= yards
         excess = np.maximum(sum_last(state.yard_ships) - state.shipyards, 0)  # firm ships: below
+        over = np.flatnonzero(any_last(excess != 0))  # elsewhere no ship sinks
+        excess = excess[over]
         for loc in range(L.N_SHIP_LOCS):
-            take = np.minimum(excess, state.yard_ships[:, :, loc])
-            state.yard_ships[:, :, loc] -= take
+            take = np.minimum(excess, state.yard_ships[over, :, loc])
+            state.yard_ships[over, :, loc] -= take
             excess -= take
         clamp_to_holdings(state)
         from .firms import drop_excess_ships  # late import: firms import this module
@@ -351,7 +375,8 @@ def apply_effects(
 
 
 def _money_per_asset(state, rules, dice, agents, rows, eff: LawEffect, ctx) -> None:
-    counts = asset_counts(state)[:, :, ASSET_INDEX[eff.asset]]
+    k = ASSET_INDEX[eff.asset]
+    counts = board_votes(state) if k == SHARES else (state.luxuries, None, state.shipyards, state.factories)[k]
     ledger.families(state, "law_payments", np.where(rows[:, None], eff.amount * counts, 0))
 
 
