@@ -24,7 +24,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import firms as fr
-from .. import laws, ledger, notes, trace
+from .. import kernels, laws, ledger, notes, trace
 from .. import layout as L
 from .. import positions as pos
 from ..agents import Agents
@@ -107,31 +107,17 @@ def draw_and_table(
         if idx.size == 0:
             break
         t = top[idx]
-        pile = state.law_pile[idx]  # as drawn: a reshuffle below only touches games that do not table this turn
-        recall = d.law_recall[t]
-        discard = pile == laws.DISCARD
-        empty_recall = recall & ~any_last(discard)
+        candidates = np.zeros((g, n_laws), dtype=bool)
+        can_draw = np.zeros(g, dtype=bool)
+        asked = np.zeros(g, dtype=bool)
+        recall, empty_recall = table_options(rules, state.law_pile, idx, t, counted, candidates, can_draw, asked)
         if empty_recall.any():  # ignore it: shuffle it back into the deck and draw another
             shuffled = np.zeros(g, dtype=bool)
             shuffled[idx[empty_recall]] = True
             back = np.zeros(state.law_pile.shape, dtype=bool)
             back[idx[empty_recall], t[empty_recall]] = True
             laws.reshuffle(state, dice, shuffled, back)
-        recall &= ~empty_recall
         asking = ~empty_recall
-        counted[idx] += asking
-        dilemma = d.law_dilemma[t] & ~recall
-        recallable = discard & ~d.law_recall[None, :]
-        only_top = np.arange(n_laws)[None, :] == t[:, None]
-        drawn = pile == laws.DRAWN
-        left = any_last((pile == laws.DECK) | discard)
-        candidates = np.zeros((g, n_laws), dtype=bool)
-        candidates[idx] = np.where(recall[:, None], recallable, np.where(dilemma[:, None], only_top, drawn))
-        candidates[idx] &= asking[:, None]
-        can_draw = np.zeros(g, dtype=bool)
-        can_draw[idx] = asking & ~recall & ~dilemma & (counted[idx] < pa.max_laws) & left
-        asked = np.zeros(g, dtype=bool)
-        asked[idx] = asking
         pick, side = ask_table(state, agents, asked, candidates, can_draw, options)
         tabled = asking & (pick[idx] >= 0)
         rows, tab = idx[tabled], pick[idx[tabled]]
@@ -145,6 +131,83 @@ def draw_and_table(
     keep = (np.arange(n_laws)[None, :] == law[:, None]) | (self_recall[:, None] & d.law_recall[None, :])
     state.law_pile[drawn & ~keep & live[:, None]] = laws.DISCARD
     return law, policy
+
+
+def table_options(
+    rules: Rules,
+    law_pile: np.ndarray,
+    idx: np.ndarray,
+    top: np.ndarray,
+    counted: np.ndarray,
+    candidates: np.ndarray,
+    can_draw: np.ndarray,
+    asked: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The question of ``table_law`` after games ``idx`` drew laws ``top`` (int[m]), from their piles as drawn
+    (``law_pile``, int8[G, LAWS]); fills the full-batch ``candidates`` bool[G, LAWS], ``can_draw`` and ``asked``
+    bool[G] (False where not asked) and counts the draw in ``counted`` int[G]. A recall ("Old Ideas Made New!")
+    offers the discard pile but the recalls, a dilemma only itself, any other law the laws drawn; drawing on is
+    allowed after none of these, below ``parliament.max_laws`` and while a law is left in the deck or the discard.
+    A recall with an empty discard pile is not asked (nor counted). Returns (recall bool[m] a recall asked,
+    empty bool[m] a recall with an empty discard pile)."""
+    d = rules.d
+    max_laws = rules.parliament.max_laws
+    if kernels.use(idx.size):
+        recall, empty = np.empty(idx.size, dtype=bool), np.empty(idx.size, dtype=bool)
+        flags = d.law_recall, d.law_dilemma, max_laws
+        _table_options_kernel(law_pile, idx, top, *flags, counted, candidates, can_draw, asked, recall, empty)
+        return recall, empty
+    pile = law_pile[idx]
+    recall = d.law_recall[top]
+    discard = pile == laws.DISCARD
+    empty = recall & ~any_last(discard)
+    recall &= ~empty
+    asking = ~empty
+    counted[idx] += asking
+    dilemma = d.law_dilemma[top] & ~recall
+    recallable = discard & ~d.law_recall[None, :]
+    only_top = np.arange(pile.shape[1])[None, :] == top[:, None]
+    drawn = pile == laws.DRAWN
+    left = any_last((pile == laws.DECK) | discard)
+    options = np.where(recall[:, None], recallable, np.where(dilemma[:, None], only_top, drawn))
+    candidates[idx] = options & asking[:, None]
+    can_draw[idx] = asking & ~recall & ~dilemma & (counted[idx] < max_laws) & left
+    asked[idx] = asking
+    return recall, empty
+
+
+_DECK, _DISCARD, _DRAWN = laws.DECK, laws.DISCARD, laws.DRAWN  # constants for the kernel
+
+
+@kernels.kernel
+def _table_options_kernel(pile, idx, top, law_recall, law_dilemma, max_laws, counted, candidates, can_draw, asked,
+                          recall, empty):  # fmt: skip
+    """``table_options`` game by game of ``idx`` (the numpy reference's rule)."""
+    for i in range(idx.size):
+        g, t = idx[i], top[i]
+        discard = False
+        for j in range(pile.shape[1]):
+            if pile[g, j] == _DISCARD:
+                discard = True
+        empty[i] = law_recall[t] and not discard
+        recall[i] = law_recall[t] and discard
+        if empty[i]:
+            continue
+        counted[g] += 1
+        dilemma = law_dilemma[t] and not recall[i]
+        left = False
+        for j in range(pile.shape[1]):
+            p = pile[g, j]
+            if recall[i]:
+                candidates[g, j] = p == _DISCARD and not law_recall[j]
+            elif dilemma:
+                candidates[g, j] = j == t
+            else:
+                candidates[g, j] = p == _DRAWN
+            if p in (_DECK, _DISCARD):
+                left = True
+        can_draw[g] = not recall[i] and not dilemma and counted[g] < max_laws and left
+        asked[g] = True
 
 
 def ask_table(
