@@ -452,14 +452,20 @@ def _war_losses(state, rules, dice, agents, rows, eff, ctx) -> None:
     g, n = state.n_games, state.n_players
     rowsi = np.arange(g)
     touched = np.zeros(g, dtype=bool)
+    idx = np.flatnonzero(rows)  # the games at war: the question is worked out there only
     for _ in range(eff.amount):
-        ships = np.concatenate(
-            [state.ships[:, :, L.COMPANY_SHIP] > 0, (state.yard_ships > 0).reshape(g, n * L.N_SHIP_LOCS)], axis=1
-        )
-        troops = np.concatenate([state.regiments > 0, (state.officers > 0).reshape(g, n * L.PRESIDENCIES)], axis=1)
-        asked = rows & (any_last(ships) | any_last(troops)) & ~state.done
+        yards = (state.yard_ships[idx] > 0).reshape(idx.size, n * L.N_SHIP_LOCS)
+        ship_at = np.concatenate([state.ships[idx, :, L.COMPANY_SHIP] > 0, yards], axis=1)
+        officers = (state.officers[idx] > 0).reshape(idx.size, n * L.PRESIDENCIES)
+        troop_at = np.concatenate([state.regiments[idx] > 0, officers], axis=1)
+        asked = np.zeros(g, dtype=bool)
+        asked[idx] = (any_last(ship_at) | any_last(troop_at)) & ~state.done[idx]
         if not asked.any():
             break
+        ships = np.zeros((g, ship_at.shape[1]), dtype=bool)
+        ships[idx] = ship_at
+        troops = np.zeros((g, troop_at.shape[1]), dtype=bool)
+        troops[idx] = troop_at
         ship = np.full(g, -1, dtype=np.int64)
         troop = np.full(g, -1, dtype=np.int64)
 

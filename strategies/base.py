@@ -645,8 +645,10 @@ class Strategy:
             expected = np.where(pm_for, expected, own)
         need = np.where(side > 0, np.maximum(-expected, 0), np.where(side < 0, np.maximum(expected + 1, 0), 0))
         cost = np.maximum(legal.vote_cost, 1)
-        worth = np.maximum(np.abs(stake) - self.vote_margin, 0)
-        worth = np.floor(worth) if (cost == 1).all() else worth // cost  # x // 1 is floor(x), several times slower
+        margin = np.maximum(np.abs(stake) - self.vote_margin, 0)
+        worth = np.floor(margin)  # margin // 1, several times faster
+        dear = np.flatnonzero(cost != 1)
+        worth[dear] = margin[dear] // cost[dear]
         money = obs.own("money")
         bought = np.minimum(np.minimum(need, worth), money // cost).astype(np.int64)
         return side, np.where(side != 0, bought, 0), legal.notes & (side != 0)[:, None]
@@ -660,9 +662,8 @@ class Strategy:
     def choose_policy(self, obs: Observation, legal) -> np.ndarray:
         """After a failed law the new PM applies one of two neighbouring policies (``legal.options`` int[G', 2]):
         0 or 1, the better for his family."""
-        me = np.arange(obs.n), obs.seat
-        down = politics.policy_value(obs, legal.options[:, 0])[me]
-        up = politics.policy_value(obs, legal.options[:, 1])[me]
+        down = politics.my_policy_value(obs, legal.options[:, 0])
+        up = politics.my_policy_value(obs, legal.options[:, 1])
         return (up > down).astype(np.int64)
 
     @shared

@@ -158,6 +158,11 @@ def policy_value(obs, policy: np.ndarray) -> np.ndarray:
     return _policy_worth(obs, assets(obs), obs.wealth, policy)
 
 
+def my_policy_value(obs, policy: np.ndarray) -> np.ndarray:
+    """float[G']: ``policy_value`` of ``policy[G']`` for the deciding family (computed for it alone)."""
+    return _policy_worth(obs, my_assets(obs)[:, None], obs.own("wealth")[:, None], policy)[:, 0]
+
+
 def _policy_worth(obs, have: np.ndarray, wealth: np.ndarray, policy: np.ndarray) -> np.ndarray:
     """float[G', K]: ``policy_value`` for the K families of each game that hold ``have`` int[G', K, 4] assets and
     ``wealth`` int[G', K] conspicuous wealth."""

@@ -29,7 +29,7 @@ from .. import layout as L
 from .. import positions as pos
 from ..agents import Agents
 from ..dice import Chance
-from ..reduce import any_last
+from ..reduce import any_last, sum_last
 from ..rules import Rules
 from ..state import TALLY, State
 
@@ -309,8 +309,8 @@ def hold_vote(
         sd, b, u = answer
         money = obs.own("money")
         bad = (sd < -1) | (sd > 1) | (legal.must_for & (sd != 1)) | (b < 0) | (b * legal.vote_cost > money)
-        bad |= (sd == 0) & ((b > 0) | u.any(axis=1))
-        bad |= (u & ~legal.notes).any(axis=1)
+        bad |= (sd == 0) & ((b > 0) | any_last(u))
+        bad |= any_last(u & ~legal.notes)
         return bad, "side -1/0/1 (the PM for), votes bought within money, only held vote notes, none when abstaining"
 
     # sealed votes: nothing changes before every family has voted, so every seat is asked at once
@@ -332,9 +332,9 @@ def hold_vote(
     total = np.where(side != 0, total, 0)
     votes_for = np.where(side > 0, total, 0)
     against = np.where(side < 0, total, 0)
-    net = support + votes_for.sum(axis=1) - against.sum(axis=1)
+    net = support + sum_last(votes_for) - sum_last(against)
     ledger.families(state, "votes", -(bought * cost[:, None]))
-    state.tally[:, TALLY["votes_bought"]] += bought.sum(axis=1).astype(np.int32)
+    state.tally[:, TALLY["votes_bought"]] += sum_last(bought).astype(np.int32)
     mask = np.zeros(state.note_holder.shape, dtype=bool)
     mask[:, :, notes.VOTES] = taken
     notes.used(state, rules, mask)
