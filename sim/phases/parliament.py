@@ -242,9 +242,8 @@ def ask_table(
 def after_recall(state: State, rules: Rules, dice: Chance, rows: np.ndarray, law: np.ndarray) -> None:
     """After an "Old Ideas Made New!" vote: the discard pile, the laws drawn this phase and the card itself are
     shuffled into the deck (2e)."""
-    d = rules.d
-    drawn_recall = ((state.law_pile == laws.DRAWN) & d.law_recall[None, :]).any(axis=1)
-    hit = rows & drawn_recall
+    recalls = np.flatnonzero(rules.d.law_recall)
+    hit = rows & any_last(state.law_pile[:, recalls] == laws.DRAWN)
     if hit.any():
         back = (state.law_pile == laws.DISCARD) | (state.law_pile == laws.DRAWN)
         laws.reshuffle(state, dice, hit, back)
@@ -395,9 +394,11 @@ def name_impeachment(state: State, rules: Rules, agents: Agents, pm: np.ndarray)
     """Public Demands Impeachment! (2e: "first, the PM picks one officeholder"): decision ``impeach`` of the PM,
     an office index among the held ones (-1 only when none is held). Returns int[G] (-1 none)."""
     g = state.n_games
-    held = state.office >= 0
-    pm = np.where(held.any(axis=1), pm, -1)
     office = np.full(g, -1, dtype=np.int64)
+    if not (pm >= 0).any():  # no impeachment tabled
+        return office
+    held = state.office >= 0
+    pm = np.where(any_last(held), pm, -1)
     if (pm >= 0).any():
 
         def check(o, legal, obs):
