@@ -287,10 +287,16 @@ def apply_policy(state: State, rules: Rules, policy: np.ndarray, rows: np.ndarra
 
 
 def asset_counts_at(state: State, rows: np.ndarray, asset: np.ndarray) -> np.ndarray:
-    """int[m, N]: ``asset_counts`` of asset ``asset[m]`` (an index of rules.ASSETS) in games ``rows``."""
-    chair = state.office[rows, L.CHAIRMAN][:, None] == np.arange(state.n_players)[None, :]
-    have = np.stack([state.luxuries[rows], state.shares[rows] + chair, state.shipyards[rows], state.factories[rows]], 2)
-    return np.take_along_axis(have, asset[:, None, None], axis=2)[:, :, 0]
+    """int[m, N]: ``asset_counts`` of asset ``asset[m]`` (an index of rules.ASSETS) in games ``rows``, each read
+    from its asset's field alone."""
+    fields = (state.luxuries, state.shares, state.shipyards, state.factories)
+    out = np.empty((rows.size, state.n_players), dtype=np.result_type(*fields))
+    for k, field in enumerate(fields):
+        at = np.flatnonzero(asset == k)
+        out[at] = field[rows[at]]
+        if k == SHARES:  # the chair counts as a share (L130)
+            out[at] += state.office[rows[at], L.CHAIRMAN][:, None] == np.arange(state.n_players)[None, :]
+    return out
 
 
 def tax(

@@ -362,8 +362,9 @@ def opposition_leader(
     nobody = rows & (top <= 0)
     if rules.parliament.no_opposition == "pm_keeps":
         tied &= ~nobody[:, None]
-    new = np.where(tied.sum(axis=1) == 1, tied.argmax(axis=1), old_pm)
-    choose = rows & (tied.sum(axis=1) > 1)
+    count = sum_last(tied)
+    new = np.where(count == 1, tied.argmax(axis=1), old_pm)
+    choose = rows & (count > 1)
     if choose.any():
         pick = np.full(g, -1, dtype=np.int64)
 
