@@ -139,10 +139,10 @@ def draw(state: State, dice: Chance, rows: np.ndarray) -> np.ndarray:
         return top
     if kernels.use(idx.size):
         shuffle = np.empty(idx.size, dtype=bool)
-        _to_shuffle(state.law_pile, state.law_rank, idx, shuffle)
-        if shuffle.any():
+        _draw_unless_shuffled(state.law_pile, state.law_rank, idx, top, shuffle)
+        if shuffle.any():  # the games shuffling first draw after their shuffle (each game's own dice)
             _shuffle_before_draw(state, dice, idx[shuffle])
-        _draw_top(state.law_pile, state.law_rank, idx, top)
+            _draw_top(state.law_pile, state.law_rank, idx[shuffle], top)
         return top
     pile = state.law_pile[idx]
     deck = pile == DECK
@@ -173,20 +173,26 @@ def _shuffle_before_draw(state: State, dice: Chance, idx: np.ndarray) -> None:
 
 
 @kernels.kernel
-def _to_shuffle(pile, rank, idx, out):
-    """``draw``'s test, game by game of ``idx``: ``out[i]`` whether game ``idx[i]`` shuffles before drawing (a
-    deck law never ranked, or no deck law and a discard pile)."""
+def _draw_unless_shuffled(pile, rank, idx, top, shuffle):
+    """``draw`` game by game of ``idx``: ``shuffle[i]`` whether game ``idx[i]`` shuffles before drawing (a deck law
+    never ranked, or no deck law and a discard pile); the others draw at once, as ``_draw_top``."""
     for i in range(idx.size):
         g = idx[i]
         deck, fresh, discard = False, False, False
+        best, low = -1, np.inf
         for j in range(pile.shape[1]):
             if pile[g, j] == DECK:
                 deck = True
                 if rank[g, j] < 0:
                     fresh = True
+                if rank[g, j] < low:
+                    best, low = j, rank[g, j]
             elif pile[g, j] == DISCARD:
                 discard = True
-        out[i] = fresh or (discard and not deck)
+        shuffle[i] = fresh or (discard and not deck)
+        if not shuffle[i] and best >= 0:
+            top[g] = best
+            pile[g, best] = DRAWN
 
 
 @kernels.kernel
