@@ -334,9 +334,10 @@ def hold_vote(
     net = support + sum_last(votes_for) - sum_last(against)
     ledger.families(state, "votes", -(bought * cost[:, None]))
     state.tally[:, TALLY["votes_bought"]] += sum_last(bought).astype(np.int32)
-    mask = np.zeros(state.note_holder.shape, dtype=bool)
-    mask[:, :, notes.VOTES] = taken
-    notes.used(state, rules, mask)
+    if noted.size:  # elsewhere no note was used
+        mask = np.zeros(state.note_holder.shape, dtype=bool)
+        mask[:, :, notes.VOTES] = taken
+        notes.used(state, rules, mask)
     if trace.recorder is not None:
         trace.recorder.vote(state, rows, law, support, votes_for, against, deregulation)
     return SimpleNamespace(net=net, passed=rows & (net >= 0), votes_for=votes_for, against=against)
