@@ -39,15 +39,18 @@ def assets(obs) -> np.ndarray:
     return V.per_game(obs, "assets", make)
 
 
+def _own(obs, name: str) -> np.ndarray:
+    """The deciding seat's entries of field ``name`` (``Observation.own``; indexed on another object)."""
+    own = getattr(obs, "own", None)
+    return own(name) if own is not None else getattr(obs, name)[np.arange(obs.n), obs.seat]
+
+
 def my_assets(obs) -> np.ndarray:
-    """int[G', 4]: the deciding family's ``assets`` (its seat's fields only, unless every seat's are at hand)."""
+    """int[G', 4]: the deciding family's ``assets`` (its seat's entries gathered alone)."""
 
     def make():
-        known = getattr(obs, "__dict__", {}).get("_values", {}).get("assets")
-        if known is not None:
-            return known[np.arange(obs.n), obs.seat]
-        shares = obs.own("shares") + (obs.office[:, L.CHAIRMAN] == obs.seat)
-        return np.stack([obs.own("luxuries"), shares, obs.own("shipyards"), obs.own("factories")], axis=1)
+        shares = _own(obs, "shares") + (obs.office[:, L.CHAIRMAN] == obs.seat)
+        return np.stack([_own(obs, "luxuries"), shares, _own(obs, "shipyards"), _own(obs, "factories")], axis=1)
 
     return V.cached(obs, "my_assets", make)
 
@@ -89,7 +92,7 @@ def my_policy_values(obs) -> np.ndarray:
     d = r.d
     have = my_assets(obs)  # [G', 4]
     repealed = in_force(obs, "no_wealth_tax") > 0
-    wealth = np.where(repealed, 0, obs.own("wealth"))
+    wealth = np.where(repealed, 0, _own(obs, "wealth"))
     if kernels.use(obs.n):
         out = np.empty((obs.n, d.policy_kind.size))
         _policy_values_kernel(have, wealth, obs.ladder, _policy_table(r), out)
@@ -160,7 +163,7 @@ def policy_value(obs, policy: np.ndarray) -> np.ndarray:
 
 def my_policy_value(obs, policy: np.ndarray) -> np.ndarray:
     """float[G']: ``policy_value`` of ``policy[G']`` for the deciding family (computed for it alone)."""
-    return _policy_worth(obs, my_assets(obs)[:, None], obs.own("wealth")[:, None], policy)[:, 0]
+    return _policy_worth(obs, my_assets(obs)[:, None], _own(obs, "wealth")[:, None], policy)[:, 0]
 
 
 def _policy_worth(obs, have: np.ndarray, wealth: np.ndarray, policy: np.ndarray) -> np.ndarray:
@@ -202,7 +205,7 @@ def my_stake(obs, law: np.ndarray, policy: np.ndarray) -> np.ndarray:
     """float[G']: the deciding family's ``stakes`` (computed for it alone)."""
     have = my_assets(obs)[:, None]
     pm = (obs.prime_minister == obs.seat)[:, None]
-    return _stakes(obs, have, obs.own("wealth")[:, None], pm, law, policy)[:, 0]
+    return _stakes(obs, have, _own(obs, "wealth")[:, None], pm, law, policy)[:, 0]
 
 
 def law_value(obs, law: np.ndarray) -> np.ndarray:
