@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import kernels, ledger
 from . import layout as L
-from . import ledger
 from .board import board_votes, vacate
 from .india import clamp_to_holdings, close_northernmost
 from .reduce import any_last, sum_last
@@ -137,16 +137,19 @@ def draw(state: State, dice: Chance, rows: np.ndarray) -> np.ndarray:
     idx = np.flatnonzero(rows)  # the games drawing: the rest is left as it is
     if idx.size == 0:
         return top
+    if kernels.use(idx.size):
+        shuffle = np.empty(idx.size, dtype=bool)
+        _draw_unless_shuffled(state.law_pile, state.law_rank, idx, top, shuffle)
+        if shuffle.any():  # the games shuffling first draw after their shuffle (each game's own dice)
+            _shuffle_before_draw(state, dice, idx[shuffle])
+            _draw_top(state.law_pile, state.law_rank, idx[shuffle], top)
+        return top
     pile = state.law_pile[idx]
     deck = pile == DECK
     fresh = any_last(deck & (state.law_rank[idx] < 0))
     empty = ~any_last(deck) & any_last(pile == DISCARD)
     if (fresh | empty).any():
-        shuffled = np.zeros(state.n_games, dtype=bool)
-        shuffled[idx] = fresh | empty
-        add = np.zeros(state.law_pile.shape, dtype=bool)
-        add[idx[empty]] = pile[empty] == DISCARD
-        reshuffle(state, dice, shuffled, add)
+        _shuffle_before_draw(state, dice, idx[fresh | empty])
         pile = state.law_pile[idx]
         deck = pile == DECK
     has = any_last(deck)
@@ -155,6 +158,56 @@ def draw(state: State, dice: Chance, rows: np.ndarray) -> np.ndarray:
     top[hit] = first[has]
     state.law_pile[hit, top[hit]] = DRAWN
     return top
+
+
+def _shuffle_before_draw(state: State, dice: Chance, idx: np.ndarray) -> None:
+    """Games ``idx`` shuffle their deck before drawing: the first draw of a game (a deck never ranked), or an empty
+    deck, which first takes the discard pile back."""
+    pile = state.law_pile[idx]
+    empty = ~any_last(pile == DECK)
+    shuffled = np.zeros(state.n_games, dtype=bool)
+    shuffled[idx] = True
+    add = np.zeros(state.law_pile.shape, dtype=bool)
+    add[idx[empty]] = pile[empty] == DISCARD
+    reshuffle(state, dice, shuffled, add)
+
+
+@kernels.kernel
+def _draw_unless_shuffled(pile, rank, idx, top, shuffle):
+    """``draw`` game by game of ``idx``: ``shuffle[i]`` whether game ``idx[i]`` shuffles before drawing (a deck law
+    never ranked, or no deck law and a discard pile); the others draw at once, as ``_draw_top``."""
+    for i in range(idx.size):
+        g = idx[i]
+        deck, fresh, discard = False, False, False
+        best, low = -1, np.inf
+        for j in range(pile.shape[1]):
+            if pile[g, j] == DECK:
+                deck = True
+                if rank[g, j] < 0:
+                    fresh = True
+                if rank[g, j] < low:
+                    best, low = j, rank[g, j]
+            elif pile[g, j] == DISCARD:
+                discard = True
+        shuffle[i] = fresh or (discard and not deck)
+        if not shuffle[i] and best >= 0:
+            top[g] = best
+            pile[g, best] = DRAWN
+
+
+@kernels.kernel
+def _draw_top(pile, rank, idx, top):
+    """``draw``'s draw, game by game of ``idx``: the deck law of lowest rank (the first of equal ranks) is DRAWN
+    and its index written to ``top[idx[i]]`` (left as it is without a deck law)."""
+    for i in range(idx.size):
+        g = idx[i]
+        best, low = -1, np.inf
+        for j in range(pile.shape[1]):
+            if pile[g, j] == DECK and rank[g, j] < low:
+                best, low = j, rank[g, j]
+        if best >= 0:
+            top[g] = best
+            pile[g, best] = DRAWN
 
 
 # --------------------------------------------------------------------------------------------- the policy track
@@ -220,58 +273,88 @@ def apply_policy(state: State, rules: Rules, policy: np.ndarray, rows: np.ndarra
     p = np.maximum(policy, 0)
     kind, asset = d.policy_kind[p], d.policy_asset[p]
     power(state, go & (kind == POWER), asset)
-    counts = np.take_along_axis(asset_counts(state), asset[:, None, None], axis=2)[:, :, 0]  # [G, N]
-    taxed = go & (kind == TAX)
+    paying = np.flatnonzero(go & ((kind == TAX) | (kind == BONUS)))  # the games counting the families' assets
+    if paying.size == 0:
+        return
+    counts = asset_counts_at(state, paying, asset[paying])  # [m, N]
+    taxed = kind[paying] == TAX
     if taxed.any():
-        tax(state, rules, taxed, asset, d.policy_wealth[p] & ~flag(state, rules, "no_wealth_tax"), counts)
-    paid = go & (kind == BONUS)
+        at = paying[taxed]
+        wealth = d.policy_wealth[p[at]] & ~(modifier(state, rules, "no_wealth_tax", at) > 0)
+        tax(state, rules, at, asset[at], wealth, counts[taxed])
+    paid = kind[paying] == BONUS
     if paid.any():
-        amounts = np.where(paid[:, None], rules.parliament.bonus * counts, 0)
+        at = paying[paid]
+        bonus = rules.parliament.bonus * counts[paid]
+        amounts = np.zeros(state.money.shape, dtype=bonus.dtype)
+        amounts[at] = bonus
         ledger.families(state, "policy_bonus", amounts)
-        state.tally[:, TALLY["bonuses_paid"]] += amounts.sum(axis=1).astype(np.int32)
+        state.tally[at, TALLY["bonuses_paid"]] += bonus.sum(axis=1).astype(np.int32)
+
+
+def asset_counts_at(state: State, rows: np.ndarray, asset: np.ndarray) -> np.ndarray:
+    """int[m, N]: ``asset_counts`` of asset ``asset[m]`` (an index of rules.ASSETS) in games ``rows``, each read
+    from its asset's field alone."""
+    fields = (state.luxuries, state.shares, state.shipyards, state.factories)
+    out = np.empty((rows.size, state.n_players), dtype=np.result_type(*fields))
+    for k, field in enumerate(fields):
+        at = np.flatnonzero(asset == k)
+        out[at] = field[rows[at]]
+        if k == SHARES:  # the chair counts as a share (L130)
+            out[at] += state.office[rows[at], L.CHAIRMAN][:, None] == np.arange(state.n_players)[None, :]
+    return out
 
 
 def tax(
     state: State, rules: Rules, rows: np.ndarray, asset: np.ndarray, wealth: np.ndarray, counts: np.ndarray
 ) -> None:
-    """D-POLICY tax in games ``rows``: ``parliament.tax`` £ per asset (and per conspicuous wealth where
-    ``wealth``). A family pays what it can; with ``unpaid_tax = "lose_assets"`` it then loses one taxed asset per
-    unpaid tax on one (a luxury also carries its own wealth's tax), while it has any; the rest is forgiven."""
+    """D-POLICY tax in games ``rows`` (int[m]) of asset ``asset[m]``, which the families hold ``counts[m, N]`` of:
+    ``parliament.tax`` £ per asset (and per conspicuous wealth where ``wealth[m]``). A family pays what it can; with
+    ``unpaid_tax = "lose_assets"`` it then loses one taxed asset per unpaid tax on one (a luxury also carries its own
+    wealth's tax), while it has any; the rest is forgiven."""
     pa = rules.parliament
-    due = pa.tax * (counts + np.where(wealth[:, None], state.wealth, 0))
-    due = np.where(rows[:, None], due, 0)
-    paid = np.minimum(due, state.money)
-    ledger.families(state, "policy_tax", -paid)
-    state.tally[:, TALLY["taxes_paid"]] += paid.sum(axis=1).astype(np.int32)
+    due = pa.tax * (counts + np.where(wealth[:, None], state.wealth[rows], 0))
+    paid = np.minimum(due, state.money[rows])
+    amounts = np.zeros(state.money.shape, dtype=paid.dtype)
+    amounts[rows] = -paid
+    ledger.families(state, "policy_tax", amounts)
+    state.tally[rows, TALLY["taxes_paid"]] += paid.sum(axis=1).astype(np.int32)
     if pa.unpaid_tax != "lose_assets" or pa.tax == 0:
         return
     unpaid = due - paid
     per = pa.tax * (1 + np.where(wealth & (asset == LUXURIES), rules.actions.luxury_wealth, 0))[:, None]
-    losable = np.where((asset == SHARES)[:, None], state.shares, counts)  # the chair is an office, never lost
+    losable = np.where((asset == SHARES)[:, None], state.shares[rows], counts)  # the chair is an office, never lost
     lost = np.minimum(-(-unpaid // per), losable)
-    if lost.any():
-        lose_assets(state, rules, asset, lost)
-        state.tally[:, TALLY["assets_taxed_away"]] += lost.sum(axis=1).astype(np.int32)
+    losing = any_last(lost != 0)
+    if losing.any():
+        lose_assets(state, rules, asset[losing], lost[losing], rows[losing])
+        state.tally[rows, TALLY["assets_taxed_away"]] += lost.sum(axis=1).astype(np.int32)
 
 
-def lose_assets(state: State, rules: Rules, asset: np.ndarray, lost: np.ndarray) -> None:
-    """Families lose ``lost[G, N]`` assets of kind ``asset[G]``: a luxury takes its wealth along, a share's relative
-    goes home, a shipyard sinks the ship it holds only when no other yard of the family is free for it."""
+def lose_assets(
+    state: State, rules: Rules, asset: np.ndarray, lost: np.ndarray, rows: np.ndarray | None = None
+) -> None:
+    """Families lose ``lost[G, N]`` assets of kind ``asset[G]`` (with ``rows``: ``lost[m, N]`` and ``asset[m]`` in
+    games ``rows``, distinct): a luxury takes its wealth along, a share's relative goes home, a shipyard sinks the
+    ship it holds only when no other yard of the family is free for it."""
+    at = slice(None) if rows is None else rows
     a = asset[:, None]
     lux = np.where(a == LUXURIES, lost, 0)
-    state.luxuries[...] -= lux.astype(np.int32)
-    state.wealth[...] -= (lux * rules.actions.luxury_wealth).astype(np.int32)
+    state.luxuries[at] -= lux.astype(np.int32)
+    state.wealth[at] -= (lux * rules.actions.luxury_wealth).astype(np.int32)
     shares = np.where(a == SHARES, lost, 0).astype(np.int32)
-    state.shares[...] -= shares
-    state.supply[...] += shares
-    state.factories[...] -= np.where(a == FACTORIES, lost, 0).astype(np.int32)
+    state.shares[at] -= shares
+    state.supply[at] += shares
+    state.factories[at] -= np.where(a == FACTORIES, lost, 0).astype(np.int32)
     yards = np.where(a == SHIPYARDS, lost, 0).astype(np.int32)
     if yards.any():
-        state.shipyards[...] -= yards
+        state.shipyards[at] -= yards
         excess = np.maximum(sum_last(state.yard_ships) - state.shipyards, 0)  # firm ships: below
+        over = np.flatnonzero(any_last(excess != 0))  # elsewhere no ship sinks
+        excess = excess[over]
         for loc in range(L.N_SHIP_LOCS):
-            take = np.minimum(excess, state.yard_ships[:, :, loc])
-            state.yard_ships[:, :, loc] -= take
+            take = np.minimum(excess, state.yard_ships[over, :, loc])
+            state.yard_ships[over, :, loc] -= take
             excess -= take
         clamp_to_holdings(state)
         from .firms import drop_excess_ships  # late import: firms import this module
@@ -304,7 +387,8 @@ def apply_effects(
 
 
 def _money_per_asset(state, rules, dice, agents, rows, eff: LawEffect, ctx) -> None:
-    counts = asset_counts(state)[:, :, ASSET_INDEX[eff.asset]]
+    k = ASSET_INDEX[eff.asset]
+    counts = board_votes(state) if k == SHARES else (state.luxuries, None, state.shipyards, state.factories)[k]
     ledger.families(state, "law_payments", np.where(rows[:, None], eff.amount * counts, 0))
 
 
@@ -380,14 +464,20 @@ def _war_losses(state, rules, dice, agents, rows, eff, ctx) -> None:
     g, n = state.n_games, state.n_players
     rowsi = np.arange(g)
     touched = np.zeros(g, dtype=bool)
+    idx = np.flatnonzero(rows)  # the games at war: the question is worked out there only
     for _ in range(eff.amount):
-        ships = np.concatenate(
-            [state.ships[:, :, L.COMPANY_SHIP] > 0, (state.yard_ships > 0).reshape(g, n * L.N_SHIP_LOCS)], axis=1
-        )
-        troops = np.concatenate([state.regiments > 0, (state.officers > 0).reshape(g, n * L.PRESIDENCIES)], axis=1)
-        asked = rows & (any_last(ships) | any_last(troops)) & ~state.done
+        yards = (state.yard_ships[idx] > 0).reshape(idx.size, n * L.N_SHIP_LOCS)
+        ship_at = np.concatenate([state.ships[idx, :, L.COMPANY_SHIP] > 0, yards], axis=1)
+        officers = (state.officers[idx] > 0).reshape(idx.size, n * L.PRESIDENCIES)
+        troop_at = np.concatenate([state.regiments[idx] > 0, officers], axis=1)
+        asked = np.zeros(g, dtype=bool)
+        asked[idx] = (any_last(ship_at) | any_last(troop_at)) & ~state.done[idx]
         if not asked.any():
             break
+        ships = np.zeros((g, ship_at.shape[1]), dtype=bool)
+        ships[idx] = ship_at
+        troops = np.zeros((g, troop_at.shape[1]), dtype=bool)
+        troops[idx] = troop_at
         ship = np.full(g, -1, dtype=np.int64)
         troop = np.full(g, -1, dtype=np.int64)
 

@@ -88,8 +88,11 @@ def refill_market(state: State, rules: Rules, live: np.ndarray) -> None:
 def held_sum(state: State, per_card: np.ndarray | None = None) -> np.ndarray:
     """int[G, N]: ``per_card[D]`` summed over the cards each family holds and has not played (a count without
     ``per_card``), counted over the [G, D] owners (``board.seat_counts``), not a [G, N, D] mask."""
-    owner = np.where(state.card_played, -1, state.card_owner)
-    return seat_counts(owner, state.n_players, per_card)
+    if per_card is None:
+        return seat_counts(np.where(state.card_played, -1, state.card_owner), state.n_players)
+    cards = np.flatnonzero(per_card)  # the cards worth nothing add nothing
+    owner = np.where(state.card_played[:, cards], -1, state.card_owner[:, cards])
+    return seat_counts(owner, state.n_players, per_card[cards])
 
 
 def held_count(state: State) -> np.ndarray:
@@ -216,33 +219,33 @@ def play_cards(
     context: dict | None = None,
     allowed: np.ndarray | None = None,
 ) -> Played:
-    """Ask every family holding closed cards of ``moment`` which to play (decision ``play_position``); apply their
-    money and wealth and return what was played. ``context`` adds entries to the decision's ``legal``;
-    ``allowed[G, N]`` limits who may play."""
+    """Ask every family holding closed cards of ``moment`` which to play (decision ``play_position``, the families
+    of a game at once: nothing changes before all have answered); apply their money and wealth and return what was
+    played. ``context`` adds entries to the decision's ``legal``; ``allowed[G, N]`` limits who may play."""
     g, n = state.n_games, state.n_players
-    of_moment = rules.d.card_moment == MOMENT[moment]
-    hits, seats = [], []  # per seat asked: the flat (game, card) indices of the cards it played
+    n_cards = state.card_owner.shape[1]
+    cards = np.flatnonzero(rules.d.card_moment == MOMENT[moment])  # the closed cards of this moment
     # the holder of each unplayed closed card of this moment in the running games (-1: none); the games where
     # somebody holds one are the only ones asked (few: most cards are open or played)
-    holder = np.where(of_moment & ~state.card_played & ~state.done[:, None], state.card_owner, -1)
+    holder = np.where(state.card_played[:, cards] | state.done[:, None], -1, state.card_owner[:, cards])
     rows = np.flatnonzero(any_last(holder >= 0))
-    holder = holder[rows]
-    for seat in range(n if rows.size else 0):
-        mine = holder == seat  # the cards the seat's family may play, at the games ``rows``
-        if allowed is not None:
-            mine &= allowed[rows, seat, None]
-        holds = any_last(mine)
-        if not holds.any():
-            continue
-        options = full_batch(g, rows, mine, False, bool)
-        decider = full_batch(g, rows[holds], seat, -1)
-        answer = np.zeros(options.shape, dtype=bool)
-        legal = {"moment": np.full(g, MOMENT[moment]), "playable": options, **(context or {})}
-        agents.ask("play_position", state, decider, legal, (answer,), _check_play(None))
-        hits.append(np.flatnonzero(answer & options & (decider >= 0)[:, None]))
-        seats.append(np.full(hits[-1].size, seat))
-    game, card = np.divmod(np.concatenate(hits or [np.zeros(0, dtype=np.int64)]), state.card_owner.shape[1])
-    return _apply(state, rules, game, np.concatenate(seats or [np.zeros(0, dtype=np.int64)]), card)
+    mine = holder[rows, None, :] == np.arange(n)[None, :, None]  # [m, N, cards]: what each family may play
+    if allowed is not None:
+        mine &= allowed[rows, :, None]
+    holds = any_last(mine)
+    if not holds.any():
+        return _apply(state, rules, *(np.zeros(0, dtype=np.int64) for _ in range(3)))
+    playable = np.zeros((rows.size, n, n_cards), dtype=bool)
+    playable[:, :, cards] = mine
+    options = full_batch(g, rows, playable, False, bool)
+    asked = np.zeros((g, n), dtype=bool)
+    asked[rows] = holds
+    answer = np.zeros(options.shape, dtype=bool)
+    legal = {"moment": np.full(g, MOMENT[moment]), **(context or {})}
+    agents.ask_seats("play_position", state, asked, legal, {"playable": options}, (answer,), _check_play(None))
+    played = answer[rows][:, :, cards] & mine  # only the playable cards
+    seat, at, card = np.nonzero(played.transpose(1, 0, 2))  # seat by seat, game by game
+    return _apply(state, rules, rows[at], seat, cards[card])
 
 
 def waive_nepotism(
@@ -300,8 +303,10 @@ def _apply(state: State, rules: Rules, game: np.ndarray, seat: np.ndarray, card:
 
     for field, per_card in (("money", d.card_money), ("votes", d.card_votes), ("extra_action", d.card_extra),
                             ("ignore_nepotism", d.card_nepotism)):  # fmt: skip
-        getattr(out, field)[...] = per_seat(per_card)
-    state.wealth[...] += per_seat(d.card_wealth).astype(state.wealth.dtype)
+        if per_card[card].any():  # else none of the cards played carries it: 0 everywhere
+            getattr(out, field)[...] = per_seat(per_card)
+    if d.card_wealth[card].any():
+        state.wealth[...] += per_seat(d.card_wealth).astype(state.wealth.dtype)
     if out.money.any():
         ledger.families(state, "positions", out.money)
     return out

@@ -1326,6 +1326,36 @@ def test_apply_moves_kernel_moves_what_the_numpy_director_moves(monkeypatch):
     assert 0.2 < bad.mean() < 0.8  # legal and illegal games
     for i, held in enumerate((clerks, ships, yard), start=1):
         assert (out[0][i] != held).any(axis=tuple(range(1, held.ndim))).mean() > 0.05  # moves made
+
+
+def test_draw_kernels_draw_the_law_of_the_numpy_draw(monkeypatch):
+    """``laws.draw`` over 4,096 random law piles (ranks with ties; decks never ranked in some games, no deck law with
+    and without a discard pile in others), a tenth of the games not drawing: the same law drawn, ties to the first,
+    the same piles and ranks after and the same dice drawn for the shuffles."""
+    g = 4096
+    rules, state = blank(g, 5)
+    rng = np.random.default_rng(71)
+    n_laws = state.law_pile.shape[1]
+    pile = rng.integers(0, 4, (g, n_laws)).astype(np.int8)
+    kind = rng.random(g)[:, None]
+    pile = np.where((kind < 0.1) & (pile == laws.DECK), laws.DISCARD, pile).astype(np.int8)  # deck spent
+    pile = np.where((kind >= 0.1) & (kind < 0.15), laws.IN_FORCE, pile).astype(np.int8)  # nothing to draw
+    rank = np.where((kind >= 0.15) & (kind < 0.3), -1.0, rng.integers(0, 6, (g, n_laws)) / 6)  # never ranked
+    rows = rng.random(g) < 0.9
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        state.law_pile[:], state.law_rank[:] = pile, rank
+        dice = Dice(Streams(73, np.arange(g), 1))
+        top = laws.draw(state, dice, rows)
+        out.append((top, state.law_pile.copy(), state.law_rank.copy(), dice.streams.counters))
+    top, after, ranks, counters = out[0]
+    deck = pile == laws.DECK
+    kept = rows & (counters == 0) & (top >= 0)  # drawn from the deck as it was
+    low = np.where(deck, rank, np.inf).min(axis=1)
+    tied = kept & ((deck & (rank == low[:, None])).sum(axis=1) > 1)
+    assert tied.sum() > 100 and (top[~rows] == -1).all() and (rows & (top == -1)).sum() > 100
+    assert (rows & (counters > 0) & (kind[:, 0] < 0.1)).sum() > 100 and (rows & (rank[:, 0] < 0) & (top >= 0)).any()
     for ref, got in zip(out[0], out[1], strict=True):
         assert same_bits(ref, got)
 
@@ -1471,3 +1501,41 @@ def test_sea_values_kernel_buys_the_ships_of_the_numpy_values(monkeypatch):
     assert (leased.sum(axis=1) > 1).any() and ships.any() and yard.any()
     for a, b in zip(ref, got, strict=True):
         assert same_bits(a, b)
+
+
+def test_table_options_kernel_asks_the_question_of_the_numpy_table_options(monkeypatch):
+    """``phases.parliament.table_options`` (the ``table_law`` question after a draw) over 4,096 random piles and
+    drawn laws (recalls with and without a discard pile, three recall laws so that one may lie in the discard pile,
+    dilemmas, other laws; nothing left to draw in some games; draws counted up to ``max_laws``), a tenth of the games
+    not drawing: the same candidates, draws allowed, games asked and counted, recalls and empty recalls."""
+    from sim.phases.parliament import table_options
+
+    g, n_laws, max_laws = 4096, 25, 3
+    recalls, dilemmas = np.array([5, 9, 21]), np.arange(20, 25)
+    d = SimpleNamespace(law_recall=np.isin(np.arange(n_laws), recalls), law_dilemma=np.arange(n_laws) >= 20)
+    rules = SimpleNamespace(d=d, parliament=SimpleNamespace(max_laws=max_laws))
+    rng = np.random.default_rng(79)
+    pile = rng.integers(0, 4, (g, n_laws)).astype(np.int8)
+    pile = np.where((rng.random((g, 1)) < 0.3) & (pile == laws.DISCARD), laws.DECK, pile)  # no discard pile
+    pile = np.where((rng.random((g, 1)) < 0.1) & (pile <= laws.DISCARD), laws.IN_FORCE, pile).astype(np.int8)
+    idx = np.flatnonzero(rng.random(g) < 0.9)
+    kind = rng.random(idx.size)
+    drawn = [rng.choice(recalls, idx.size), rng.choice(dilemmas, idx.size)]
+    top = np.select([kind < 0.15, kind < 0.35], drawn, rng.integers(0, n_laws, idx.size))
+    pile[idx, top] = laws.DRAWN
+    counted0 = rng.integers(0, max_laws, g)
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        counted = counted0.copy()
+        candidates, can_draw, asked = np.zeros((g, n_laws), dtype=bool), np.zeros(g, dtype=bool), np.zeros(g, bool)
+        recall, empty = table_options(rules, pile, idx, top, counted, candidates, can_draw, asked)
+        out.append((recall, empty, counted, candidates, can_draw, asked))
+    recall, empty, counted, candidates, can_draw, asked = out[0]
+    assert recall.sum() > 50 and empty.sum() > 50 and (counted > counted0).sum() == asked.sum() > 3000
+    assert can_draw.sum() > 500 and (asked & ~can_draw & (counted < max_laws)).sum() > 500
+    assert (candidates.sum(axis=1) > 2).sum() > 500 and (asked & (candidates.sum(axis=1) == 1)).sum() > 500
+    recall_discarded = (pile[idx] == laws.DISCARD) & d.law_recall
+    assert (recall & recall_discarded.any(axis=1)).sum() > 20  # a recall law in the discard pile: not a candidate
+    for ref, got in zip(out[0], out[1], strict=True):
+        assert same_bits(ref, got)

@@ -24,12 +24,12 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import firms as fr
-from .. import laws, ledger, notes, trace
+from .. import kernels, laws, ledger, notes, trace
 from .. import layout as L
 from .. import positions as pos
 from ..agents import Agents
 from ..dice import Chance
-from ..reduce import any_last
+from ..reduce import any_last, sum_last
 from ..rules import Rules
 from ..state import TALLY, State
 
@@ -107,31 +107,17 @@ def draw_and_table(
         if idx.size == 0:
             break
         t = top[idx]
-        pile = state.law_pile[idx]  # as drawn: a reshuffle below only touches games that do not table this turn
-        recall = d.law_recall[t]
-        discard = pile == laws.DISCARD
-        empty_recall = recall & ~any_last(discard)
+        candidates = np.zeros((g, n_laws), dtype=bool)
+        can_draw = np.zeros(g, dtype=bool)
+        asked = np.zeros(g, dtype=bool)
+        recall, empty_recall = table_options(rules, state.law_pile, idx, t, counted, candidates, can_draw, asked)
         if empty_recall.any():  # ignore it: shuffle it back into the deck and draw another
             shuffled = np.zeros(g, dtype=bool)
             shuffled[idx[empty_recall]] = True
             back = np.zeros(state.law_pile.shape, dtype=bool)
             back[idx[empty_recall], t[empty_recall]] = True
             laws.reshuffle(state, dice, shuffled, back)
-        recall &= ~empty_recall
         asking = ~empty_recall
-        counted[idx] += asking
-        dilemma = d.law_dilemma[t] & ~recall
-        recallable = discard & ~d.law_recall[None, :]
-        only_top = np.arange(n_laws)[None, :] == t[:, None]
-        drawn = pile == laws.DRAWN
-        left = any_last((pile == laws.DECK) | discard)
-        candidates = np.zeros((g, n_laws), dtype=bool)
-        candidates[idx] = np.where(recall[:, None], recallable, np.where(dilemma[:, None], only_top, drawn))
-        candidates[idx] &= asking[:, None]
-        can_draw = np.zeros(g, dtype=bool)
-        can_draw[idx] = asking & ~recall & ~dilemma & (counted[idx] < pa.max_laws) & left
-        asked = np.zeros(g, dtype=bool)
-        asked[idx] = asking
         pick, side = ask_table(state, agents, asked, candidates, can_draw, options)
         tabled = asking & (pick[idx] >= 0)
         rows, tab = idx[tabled], pick[idx[tabled]]
@@ -145,6 +131,83 @@ def draw_and_table(
     keep = (np.arange(n_laws)[None, :] == law[:, None]) | (self_recall[:, None] & d.law_recall[None, :])
     state.law_pile[drawn & ~keep & live[:, None]] = laws.DISCARD
     return law, policy
+
+
+def table_options(
+    rules: Rules,
+    law_pile: np.ndarray,
+    idx: np.ndarray,
+    top: np.ndarray,
+    counted: np.ndarray,
+    candidates: np.ndarray,
+    can_draw: np.ndarray,
+    asked: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The question of ``table_law`` after games ``idx`` drew laws ``top`` (int[m]), from their piles as drawn
+    (``law_pile``, int8[G, LAWS]); fills the full-batch ``candidates`` bool[G, LAWS], ``can_draw`` and ``asked``
+    bool[G] (False where not asked) and counts the draw in ``counted`` int[G]. A recall ("Old Ideas Made New!")
+    offers the discard pile but the recalls, a dilemma only itself, any other law the laws drawn; drawing on is
+    allowed after none of these, below ``parliament.max_laws`` and while a law is left in the deck or the discard.
+    A recall with an empty discard pile is not asked (nor counted). Returns (recall bool[m] a recall asked,
+    empty bool[m] a recall with an empty discard pile)."""
+    d = rules.d
+    max_laws = rules.parliament.max_laws
+    if kernels.use(idx.size):
+        recall, empty = np.empty(idx.size, dtype=bool), np.empty(idx.size, dtype=bool)
+        flags = d.law_recall, d.law_dilemma, max_laws
+        _table_options_kernel(law_pile, idx, top, *flags, counted, candidates, can_draw, asked, recall, empty)
+        return recall, empty
+    pile = law_pile[idx]
+    recall = d.law_recall[top]
+    discard = pile == laws.DISCARD
+    empty = recall & ~any_last(discard)
+    recall &= ~empty
+    asking = ~empty
+    counted[idx] += asking
+    dilemma = d.law_dilemma[top] & ~recall
+    recallable = discard & ~d.law_recall[None, :]
+    only_top = np.arange(pile.shape[1])[None, :] == top[:, None]
+    drawn = pile == laws.DRAWN
+    left = any_last((pile == laws.DECK) | discard)
+    options = np.where(recall[:, None], recallable, np.where(dilemma[:, None], only_top, drawn))
+    candidates[idx] = options & asking[:, None]
+    can_draw[idx] = asking & ~recall & ~dilemma & (counted[idx] < max_laws) & left
+    asked[idx] = asking
+    return recall, empty
+
+
+_DECK, _DISCARD, _DRAWN = laws.DECK, laws.DISCARD, laws.DRAWN  # constants for the kernel
+
+
+@kernels.kernel
+def _table_options_kernel(pile, idx, top, law_recall, law_dilemma, max_laws, counted, candidates, can_draw, asked,
+                          recall, empty):  # fmt: skip
+    """``table_options`` game by game of ``idx`` (the numpy reference's rule)."""
+    for i in range(idx.size):
+        g, t = idx[i], top[i]
+        discard = False
+        for j in range(pile.shape[1]):
+            if pile[g, j] == _DISCARD:
+                discard = True
+        empty[i] = law_recall[t] and not discard
+        recall[i] = law_recall[t] and discard
+        if empty[i]:
+            continue
+        counted[g] += 1
+        dilemma = law_dilemma[t] and not recall[i]
+        left = False
+        for j in range(pile.shape[1]):
+            p = pile[g, j]
+            if recall[i]:
+                candidates[g, j] = p == _DISCARD and not law_recall[j]
+            elif dilemma:
+                candidates[g, j] = j == t
+            else:
+                candidates[g, j] = p == _DRAWN
+            if p in (_DECK, _DISCARD):
+                left = True
+        can_draw[g] = not recall[i] and not dilemma and counted[g] < max_laws and left
+        asked[g] = True
 
 
 def ask_table(
@@ -179,9 +242,8 @@ def ask_table(
 def after_recall(state: State, rules: Rules, dice: Chance, rows: np.ndarray, law: np.ndarray) -> None:
     """After an "Old Ideas Made New!" vote: the discard pile, the laws drawn this phase and the card itself are
     shuffled into the deck (2e)."""
-    d = rules.d
-    drawn_recall = ((state.law_pile == laws.DRAWN) & d.law_recall[None, :]).any(axis=1)
-    hit = rows & drawn_recall
+    recalls = np.flatnonzero(rules.d.law_recall)
+    hit = rows & any_last(state.law_pile[:, recalls] == laws.DRAWN)
     if hit.any():
         back = (state.law_pile == laws.DISCARD) | (state.law_pile == laws.DRAWN)
         laws.reshuffle(state, dice, hit, back)
@@ -237,16 +299,17 @@ def hold_vote(
         "prime_minister": pm,
     }
     seats = np.arange(n)
-    note_votes = (
-        (holder[:, None, :] == seats[None, :, None]) & (issuers[None, :] != seats[:, None]) & rows[:, None, None]
-    )
+    # the games where a family holds another's vote note: the only ones where a note can be used
+    noted = np.flatnonzero(rows & any_last((holder >= 0) & (holder != issuers[None, :])))
+    note_votes = np.zeros((g, n, n), dtype=bool)
+    note_votes[noted] = (holder[noted, None, :] == seats[None, :, None]) & (issuers[None, :] != seats[:, None])
 
     def check(answer, legal, obs):
         sd, b, u = answer
-        money = obs.mine(obs.money)
+        money = obs.own("money")
         bad = (sd < -1) | (sd > 1) | (legal.must_for & (sd != 1)) | (b < 0) | (b * legal.vote_cost > money)
-        bad |= (sd == 0) & ((b > 0) | u.any(axis=1))
-        bad |= (u & ~legal.notes).any(axis=1)
+        bad |= (sd == 0) & ((b > 0) | any_last(u))
+        bad |= any_last(u & ~legal.notes)
         return bad, "side -1/0/1 (the PM for), votes bought within money, only held vote notes, none when abstaining"
 
     # sealed votes: nothing changes before every family has voted, so every seat is asked at once
@@ -255,21 +318,26 @@ def hold_vote(
     agents.ask_seats("vote", state, asked, base, own, (side, bought, use), check)
     side = np.where(rows[:, None], side, 0)
     bought = np.where(side != 0, bought, 0)
-    use &= (side != 0)[:, :, None] & rows[:, None, None]
-    taken = use.any(axis=1)  # [G, issuer]: his property votes were used by a holder
-    via_notes = sum(use[:, :, i] * prop[:, i, None] for i in range(n))  # explicit adds: a tiny trailing axis
+    # the notes used (legal: held, so only in the games ``noted``), where the holder takes a side
+    taken = np.zeros((g, n), dtype=bool)  # [G, issuer]: his property votes were used by a holder
+    via_notes = np.zeros((g, n), dtype=prop.dtype)  # [G, holder]: the property votes his notes brought
+    if noted.size:
+        used = use[noted] & (side[noted] != 0)[:, :, None]
+        taken[noted] = used.any(axis=1)
+        via_notes[noted] = sum(used[:, :, i] * prop[noted, i, None] for i in range(n))  # explicit adds: tiny axis
     # closed position cards with votes are played once the sides are known (D-POSITIONS, moment "parliament")
     cards = pos.play_cards(state, rules, agents, "parliament", {"deregulation": np.full(g, deregulation)}, side != 0)
     total = np.where(taken, 0, prop) + via_notes + bought + cards.votes
     total = np.where(side != 0, total, 0)
     votes_for = np.where(side > 0, total, 0)
     against = np.where(side < 0, total, 0)
-    net = support + votes_for.sum(axis=1) - against.sum(axis=1)
+    net = support + sum_last(votes_for) - sum_last(against)
     ledger.families(state, "votes", -(bought * cost[:, None]))
-    state.tally[:, TALLY["votes_bought"]] += bought.sum(axis=1).astype(np.int32)
-    mask = np.zeros(state.note_holder.shape, dtype=bool)
-    mask[:, :, notes.VOTES] = taken
-    notes.used(state, rules, mask)
+    state.tally[:, TALLY["votes_bought"]] += sum_last(bought).astype(np.int32)
+    if noted.size:  # elsewhere no note was used
+        mask = np.zeros(state.note_holder.shape, dtype=bool)
+        mask[:, :, notes.VOTES] = taken
+        notes.used(state, rules, mask)
     if trace.recorder is not None:
         trace.recorder.vote(state, rows, law, support, votes_for, against, deregulation)
     return SimpleNamespace(net=net, passed=rows & (net >= 0), votes_for=votes_for, against=against)
@@ -295,8 +363,9 @@ def opposition_leader(
     nobody = rows & (top <= 0)
     if rules.parliament.no_opposition == "pm_keeps":
         tied &= ~nobody[:, None]
-    new = np.where(tied.sum(axis=1) == 1, tied.argmax(axis=1), old_pm)
-    choose = rows & (tied.sum(axis=1) > 1)
+    count = sum_last(tied)
+    new = np.where(count == 1, tied.argmax(axis=1), old_pm)
+    choose = rows & (count > 1)
     if choose.any():
         pick = np.full(g, -1, dtype=np.int64)
 
@@ -327,9 +396,11 @@ def name_impeachment(state: State, rules: Rules, agents: Agents, pm: np.ndarray)
     """Public Demands Impeachment! (2e: "first, the PM picks one officeholder"): decision ``impeach`` of the PM,
     an office index among the held ones (-1 only when none is held). Returns int[G] (-1 none)."""
     g = state.n_games
-    held = state.office >= 0
-    pm = np.where(held.any(axis=1), pm, -1)
     office = np.full(g, -1, dtype=np.int64)
+    if not (pm >= 0).any():  # no impeachment tabled
+        return office
+    held = state.office >= 0
+    pm = np.where(any_last(held), pm, -1)
     if (pm >= 0).any():
 
         def check(o, legal, obs):
