@@ -161,6 +161,16 @@ def _popcount(x):
 
 
 @kernels.kernel
+def _usable(order_open, order_filled, g):
+    """The orders open and not filled in game ``g``, as the bits of a word (the index of ``board.reach_table``)."""
+    usable = np.int64(0)
+    for o in range(order_open.shape[1]):
+        if order_open[g, o] and not order_filled[g, o]:
+            usable |= np.int64(1) << o
+    return usable
+
+
+@kernels.kernel
 def _plan_kernel(order_open, order_filled, sea, office, presidents, cols, held, treasury, gains, ints, table,
                  order_value, by_value, home, wanted_mask, unreached_count, at_least, in_region, odds, costs,
                  weights, reach, gap, after, worth, regions, dice, open_worth, need):  # fmt: skip
@@ -177,10 +187,7 @@ def _plan_kernel(order_open, order_filled, sea, office, presidents, cols, held, 
     trade_cost, open_min = weights[1], weights[2]
     for g in range(order_open.shape[0]):
         rounds_left, round_, free, yard_cost = ints[g, 0], ints[g, 1], ints[g, 2], ints[g, 3]
-        usable = np.int64(0)
-        for o in range(n_orders):
-            if order_open[g, o] and not order_filled[g, o]:
-                usable |= np.int64(1) << o
+        usable = _usable(order_open, order_filled, g)
         wanted = 0  # ships the seas lack in all
         for p in range(n_pres):
             bits = table[p, usable]
@@ -540,10 +547,7 @@ def _ship_gap_kernel(order_open, order_filled, office, presidents, table, wanted
     n_orders = order_open.shape[1]
     every = (np.int64(1) << n_orders) - 1
     for g in range(order_open.shape[0]):
-        usable = np.int64(0)
-        for o in range(n_orders):
-            if order_open[g, o] and not order_filled[g, o]:
-                usable |= np.int64(1) << o
+        usable = _usable(order_open, order_filled, g)
         for p in range(presidents.shape[0]):
             want = 0
             if office[g, presidents[p]] >= 0:
@@ -662,10 +666,7 @@ def _sea_values_kernel(order_open, order_filled, office, presidents, table, orde
     ``by_value``'s order), 0 beyond them, in the extra last column and where the presidency has no President."""
     n_orders = order_open.shape[1]
     for g in range(order_open.shape[0]):
-        usable = np.int64(0)
-        for o in range(n_orders):
-            if order_open[g, o] and not order_filled[g, o]:
-                usable |= np.int64(1) << o
+        usable = _usable(order_open, order_filled, g)
         for p in range(presidents.shape[0]):
             j = 0
             if office[g, presidents[p]] >= 0:
