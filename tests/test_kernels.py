@@ -1471,3 +1471,31 @@ def test_sea_values_kernel_buys_the_ships_of_the_numpy_values(monkeypatch):
     assert (leased.sum(axis=1) > 1).any() and ships.any() and yard.any()
     for a, b in zip(ref, got, strict=True):
         assert same_bits(a, b)
+
+
+def test_retire_kernel_picks_the_tiers_of_the_numpy_retirement(monkeypatch):
+    """``Strategy.retire`` (R-RETIRE) over 4,096 random retirements: random money and rounds, cards on display (some
+    slots empty), the right to a pick or not, the final retirement in some games, random affordable tiers (none in
+    some): the same tier, bit for bit."""
+    g = 4096
+    rules, state = blank(g, 5)
+    rng = np.random.default_rng(113)
+    state.money[:] = rng.integers(0, 40, state.money.shape)
+    state.round[:] = rng.integers(1, rules.game.rounds + 1, g)
+    n_cards = rules.d.card_money.size
+    state.market[:] = np.where(rng.random(state.market.shape) < 0.2, -1, rng.integers(0, n_cards, state.market.shape))
+    tiers = rules.d.tier_cost.size
+    legal = SimpleNamespace(
+        affordable=(rng.random((g, tiers)) < 0.6) & (rng.random((g, 1)) < 0.9),
+        pick=rng.random(g) < 0.5,
+        final=rng.random(g) < 0.2,
+    )
+    seat = rng.integers(0, 5, g)
+
+    def retire():
+        return Strategy().retire(Observation(state, rules, np.arange(g), seat, None), legal)
+
+    ref, got = both_ways(monkeypatch, retire)
+    assert (ref == -1).mean() > 0.1 and len(np.unique(ref[legal.final & (ref >= 0)])) >= 2
+    assert len(np.unique(ref[~legal.final & (ref >= 0)])) >= 2
+    assert same_bits(ref, got)
