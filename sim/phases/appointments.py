@@ -90,55 +90,64 @@ def elect_chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
 
 
 # ------------------------------------------------------------------------------------------------ candidates
-def candidates(state: State, rules: Rules, office: int) -> np.ndarray:
-    """bool[G, N, SOURCES]: who may be appointed to ``office`` and from where (R-APPOINT)."""
+def candidates(state: State, rules: Rules, office: int, rows: np.ndarray | None = None) -> np.ndarray:
+    """bool[G, N, SOURCES]: who may be appointed to ``office`` and from where (R-APPOINT); in games ``rows`` only
+    when given (none elsewhere)."""
     g, n = state.n_games, state.n_players
     n_r = len(rules.d.regions)
-    cand = np.zeros((g, n, L.n_sources(n_r)), dtype=bool)
-    rows = np.arange(g)
-    clerks = state.clerks > 0
-
-    def any_clerk() -> None:
-        for p in range(L.PRESIDENCIES):
-            cand[:, :, L.SRC_CLERK[p]] = clerks[:, :, p]
+    full = np.zeros((g, n, L.n_sources(n_r)), dtype=bool)
+    if rows is None:
+        rows = np.arange(g)
+    elif rows.size == 0:
+        return full
+    m = rows.size
+    cand = np.zeros((m, n, L.n_sources(n_r)), dtype=bool)  # the games ``rows``
+    at = np.arange(m)
+    held_by = state.office[rows]
+    clerks = state.clerks[rows] > 0
 
     if office == L.DIRECTOR:
         # holders of other offices except the Chairman (and governors); none: any clerk
         for o in (L.SHIPPING, L.MILITARY, *L.PRESIDENT, L.CHINA, L.GOVERNOR_GENERAL):
-            held = state.office[:, o] >= 0
-            cand[rows[held], state.office[held, o], L.SRC_OFFICE0 + o] = True
-        nobody = ~any_last(cand.reshape(g, -1))
+            held = held_by[:, o] >= 0
+            cand[at[held], held_by[held, o], L.SRC_OFFICE0 + o] = True
+        nobody = ~any_last(cand.reshape(m, -1))
         for p in range(L.PRESIDENCIES):
             cand[:, :, L.SRC_CLERK[p]] = clerks[:, :, p] & nobody[:, None]
     elif office in (L.SHIPPING, L.CHINA):
-        any_clerk()
+        for p in range(L.PRESIDENCIES):
+            cand[:, :, L.SRC_CLERK[p]] = clerks[:, :, p]
     elif office == L.MILITARY:
         # army commanders; else officers; else the academy
+        commander = state.commander[rows]
         for a in range(L.PRESIDENCIES):
-            held = state.commander[:, a] >= 0
-            cand[rows[held], state.commander[held, a], L.SRC_OFFICER[a]] = True
-        nobody = ~any_last(cand.reshape(g, -1))
+            held = commander[:, a] >= 0
+            cand[at[held], commander[held, a], L.SRC_OFFICER[a]] = True
+        nobody = ~any_last(cand.reshape(m, -1))
+        officers = state.officers[rows] > 0
         for a in range(L.PRESIDENCIES):
-            cand[:, :, L.SRC_OFFICER[a]] |= (state.officers[:, :, a] > 0) & nobody[:, None]
-        nobody = ~any_last(cand.reshape(g, -1))
-        cand[:, :, L.SRC_ACADEMY] = (state.academy > 0) & nobody[:, None]
+            cand[:, :, L.SRC_OFFICER[a]] |= officers[:, :, a] & nobody[:, None]
+        nobody = ~any_last(cand.reshape(m, -1))
+        cand[:, :, L.SRC_ACADEMY] = (state.academy[rows] > 0) & nobody[:, None]
     elif office == L.GOVERNOR_GENERAL:
         # L127: the heads of the other committees, not the Chairman; none: any clerk (2e), or nobody
         for o in (L.DIRECTOR, L.SHIPPING, L.MILITARY, *L.PRESIDENT, L.CHINA):
-            held = state.office[:, o] >= 0
-            cand[rows[held], state.office[held, o], L.SRC_OFFICE0 + o] = True
+            held = held_by[:, o] >= 0
+            cand[at[held], held_by[held, o], L.SRC_OFFICE0 + o] = True
         if rules.governor_general.candidates_fallback == "clerks":
-            nobody = ~any_last(cand.reshape(g, -1))
+            nobody = ~any_last(cand.reshape(m, -1))
             for p in range(L.PRESIDENCIES):
                 cand[:, :, L.SRC_CLERK[p]] = clerks[:, :, p] & nobody[:, None]
     elif office in L.PRESIDENT:
         # that presidency's clerks or the governors of its regions
         p = L.PRESIDENT.index(office)
         cand[:, :, L.SRC_CLERK[p]] = clerks[:, :, p]
+        owner, governor = state.owner[rows], state.governor[rows]
         for r in range(len(rules.d.regions)):
-            held = (state.owner[:, r] == p) & (state.governor[:, r] >= 0)
-            cand[rows[held], state.governor[held, r], L.SRC_GOVERNOR0 + r] = True
-    return cand
+            held = (owner[:, r] == p) & (governor[:, r] >= 0)
+            cand[at[held], governor[held, r], L.SRC_GOVERNOR0 + r] = True
+    full[rows] = cand
+    return full
 
 
 def governor_candidates(state: State, presidency: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -165,7 +174,7 @@ def appoint_office(state: State, rules: Rules, dice: Chance, agents: Agents, off
         appointer = state.office[:, L.DIRECTOR]
     else:
         appointer = state.office[:, L.CHAIRMAN]
-    cand = candidates(state, rules, office)
+    cand = candidates(state, rules, office, np.flatnonzero(vacant))  # only the vacant offices' games are asked
     family, source = choose(state, rules, dice, agents, office, vacant, appointer, cand)
     stress = seat_relative(state, rules, dice, agents, family, source)
     rows = np.flatnonzero(family >= 0)
@@ -235,28 +244,32 @@ def choose(
         state, rules, agents, ask, full_batch(g, rows, own & any_last(others), False, bool), office_arr
     )[rows]
     refused = np.zeros(rows.size, dtype=bool)
-    for seat in range(n):
-        need = own & (appointer != seat) & has_cand[:, seat]
-        if need.any():
-            consent = np.zeros(g, dtype=bool)
-            need_g = full_batch(g, rows, need, False, bool)
-            if not agents.all_pass("consent", need_g):  # every family at the table refuses: nobody to ask
-                legal = {"office": office_arr, "appointer": ask, "candidates": cand}
-                agents.ask("consent", state, np.where(need_g, seat, -1), legal, (consent,))
-            consent |= notes.consent_by_note(state, rules, ask, seat, need_g & ~consent)  # a kind-2 note
-            refused |= need & ~consent[rows]
+    needs = own[:, None] & (np.arange(n)[None, :] != appointer[:, None]) & has_cand  # [R, N]: consent to ask
+    asking = np.flatnonzero(needs.any(axis=0))
+    # every family at the table refuses (the engine's default): nobody to ask, the asks counted for all seats at once
+    passing = asking.size > 0 and agents.all_pass("consent", full_batch(g, rows, needs.sum(axis=1), 0, np.int32))
+    for seat in asking:
+        need = needs[:, seat]
+        consent = np.zeros(g, dtype=bool)
+        need_g = full_batch(g, rows, need, False, bool)
+        if not passing:
+            legal = {"office": office_arr, "appointer": ask, "candidates": cand}
+            agents.ask("consent", state, np.where(need_g, seat, -1), legal, (consent,))
+        consent |= notes.consent_by_note(state, rules, ask, int(seat), need_g & ~consent)  # a kind-2 note
+        refused |= need & ~consent[rows]
     if refused.any():
-        cand2 = cand.copy()
         again = rows[refused]
-        cand2[again, ask[again]] = False
+        mine = cand[again, ask[again]]  # his own relatives, out of the choice for this ask only
+        cand[again, ask[again]] = False
         agents.ask(
             "appoint",
             state,
             full_batch(g, again, ask[again], -1, ask.dtype),
-            {"office": office_arr, "candidates": cand2},
+            {"office": office_arr, "candidates": cand},
             (family, source),
             check,
         )
+        cand[again, ask[again]] = mine
     # nobody to appoint: chance picks among the candidates
     blind = rows[appointer < 0]
     if blind.size:
