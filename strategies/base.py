@@ -106,9 +106,11 @@ def pick_best(score: np.ndarray, legal: np.ndarray) -> np.ndarray:
 
 
 @kernels.kernel
-def _appoint(cand: np.ndarray, office: np.ndarray, seat: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``Strategy.appoint`` row by row: the family with a candidate scoring most (its own first, then the fewest
-    offices, ties clockwise from the appointer), and its first source."""
+def _appoint(
+    cand: np.ndarray, has: np.ndarray, office: np.ndarray, seat: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``Strategy.appoint`` row by row: the family with a candidate (``has`` bool[G', N]) scoring most (its own first,
+    then the fewest offices, ties clockwise from the appointer), and its first source."""
     rows, _, sources = cand.shape
     family = np.zeros(rows, dtype=np.int64)
     source = np.zeros(rows, dtype=np.int64)
@@ -121,12 +123,7 @@ def _appoint(cand: np.ndarray, office: np.ndarray, seat: np.ndarray, n: int) -> 
                 held[h] += 1
         best, best_score = 0, -np.inf
         for f in range(n):
-            first = -1
-            for j in range(sources):
-                if cand[i, f, j]:
-                    first = j
-                    break
-            if first < 0:
+            if not has[i, f]:
                 continue
             after = (f - seat[i]) % n
             score = (-float(held[f]) + 100.0 * (1.0 if after == 0 else 0.0)) - 0.01 * after
@@ -401,7 +398,7 @@ class Strategy:
         from the appointer (no seat number favoured)."""
         cand = legal.candidates
         if kernels.use(obs.n):
-            return _appoint(cand, obs.office, obs.seat, obs.players)
+            return _appoint(cand, any_last(cand), obs.office, obs.seat, obs.players)
         held = seat_counts(obs.office, obs.players)
         after = (np.arange(obs.players)[None, :] - obs.seat[:, None]) % obs.players  # 0 itself, 1 next clockwise
         family_score = -held.astype(float) + 100.0 * (after == 0) - 0.01 * after
