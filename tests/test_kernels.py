@@ -1499,3 +1499,42 @@ def test_retire_kernel_picks_the_tiers_of_the_numpy_retirement(monkeypatch):
     assert (ref == -1).mean() > 0.1 and len(np.unique(ref[legal.final & (ref >= 0)])) >= 2
     assert len(np.unique(ref[~legal.final & (ref >= 0)])) >= 2
     assert same_bits(ref, got)
+
+
+@pytest.mark.parametrize("fallback", ["clerks", "none"])
+def test_candidates_kernel_finds_the_candidates_of_the_numpy_appointments(monkeypatch, fallback):
+    """``appointments.candidates`` (R-APPOINT) of every office over 4,096 random positions (offices, commanders,
+    governors and regions' owners at random, none in some games; clerks, officers and the academy held by some
+    families): the same candidates, bit for bit, in every game, and in the games asked for (none elsewhere)."""
+    from sim.phases.appointments import candidates
+
+    g = 4096
+    rules, state = blank(g, 5, **{"governor_general.candidates_fallback": fallback})
+    rng = np.random.default_rng(127)
+
+    def seats(shape, none):
+        return np.where(rng.random(shape) < none, -1, rng.integers(0, 5, shape)).astype(np.int8)
+
+    state.office[:] = seats(state.office.shape, rng.choice([0.3, 0.97], (g, 1)))  # no holder at all in some games
+    state.commander[:] = seats(state.commander.shape, rng.choice([0.5, 1.0], (g, 1)))
+    state.governor[:] = seats(state.governor.shape, 0.4)
+    state.owner[:] = rng.integers(-1, L.PRESIDENCIES, state.owner.shape)
+    for field in ("clerks", "officers", "academy"):
+        value = getattr(state, field)
+        value[:] = rng.integers(0, 3, value.shape) * (rng.random(value.shape) < 0.3)
+    rows = np.flatnonzero(rng.random(g) < 0.5)
+    for office in range(L.N_OFFICES):
+        ref, got = both_ways(monkeypatch, lambda office=office: candidates(state, rules, office))
+        assert same_bits(ref, got)
+        ref_rows, got_rows = both_ways(monkeypatch, lambda office=office: candidates(state, rules, office, rows))
+        assert same_bits(ref_rows[rows], got_rows[rows]) and same_bits(ref[rows], got_rows[rows])
+        assert not np.delete(got_rows, rows, axis=0).any()
+        if office != L.CHAIRMAN and (office != L.GOVERNOR_GENERAL or fallback == "clerks"):
+            assert 0.5 < ref.any(axis=(1, 2)).mean() < 1  # candidates in most games, not all
+        sources = np.flatnonzero(ref.any(axis=(0, 1)))
+        if office == L.DIRECTOR:
+            assert sources.min() == L.SRC_CLERK[0] and sources.max() >= L.SRC_OFFICE0 + L.CHINA
+        if office == L.MILITARY:
+            assert set(L.SRC_OFFICER) | {L.SRC_ACADEMY} <= set(sources)
+        if office in L.PRESIDENT:
+            assert (sources >= L.SRC_GOVERNOR0).sum() >= 4

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import laws, notes
+from .. import kernels, laws, notes
 from .. import layout as L
 from ..agents import Agents, full_batch
 from ..dice import Chance
@@ -22,6 +22,13 @@ from ..reduce import any_last
 from ..rules import Rules
 from ..state import TALLY, State
 from .military import settle_commanders
+
+# the sources of a candidate (``layout.SRC_*``), as constants of the compiled ``_candidates``
+SRC_CLERK0, SRC_OFFICER0, SRC_ACADEMY, SRC_OFFICE0, SRC_GOVERNOR0 = (
+    L.SRC_CLERK[0], L.SRC_OFFICER[0], L.SRC_ACADEMY, L.SRC_OFFICE0, L.SRC_GOVERNOR0
+)  # fmt: skip
+assert tuple(range(SRC_CLERK0, SRC_CLERK0 + L.PRESIDENCIES)) == L.SRC_CLERK  # consecutive, presidency order
+assert tuple(range(SRC_OFFICER0, SRC_OFFICER0 + L.PRESIDENCIES)) == L.SRC_OFFICER
 
 
 def appointments(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
@@ -90,64 +97,153 @@ def elect_chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
 
 
 # ------------------------------------------------------------------------------------------------ candidates
+# the offices whose holders may be appointed Director, and Governor-General
+DIRECTOR_FROM = (L.SHIPPING, L.MILITARY, *L.PRESIDENT, L.CHINA, L.GOVERNOR_GENERAL)
+GOVERNOR_GENERAL_FROM = (L.DIRECTOR, L.SHIPPING, L.MILITARY, *L.PRESIDENT, L.CHINA)
+
+
 def candidates(state: State, rules: Rules, office: int, rows: np.ndarray | None = None) -> np.ndarray:
-    """bool[G, N, SOURCES]: who may be appointed to ``office`` and from where (R-APPOINT); in games ``rows`` only
-    when given (none elsewhere)."""
+    """bool[G, N, SOURCES]: who may be appointed to ``office`` and from where (R-APPOINT). ``rows``: the games whose
+    candidates are needed (the others may be left without any); all by default."""
     g, n = state.n_games, state.n_players
     n_r = len(rules.d.regions)
-    full = np.zeros((g, n, L.n_sources(n_r)), dtype=bool)
+    cand = np.zeros((g, n, L.n_sources(n_r)), dtype=bool)
     if rows is None:
         rows = np.arange(g)
-    elif rows.size == 0:
-        return full
-    m = rows.size
-    cand = np.zeros((m, n, L.n_sources(n_r)), dtype=bool)  # the games ``rows``
-    at = np.arange(m)
-    held_by = state.office[rows]
-    clerks = state.clerks[rows] > 0
+    if kernels.use(rows.size):
+        if office == L.DIRECTOR:
+            mode, holders = _HOLDERS, DIRECTOR_FROM
+        elif office == L.GOVERNOR_GENERAL:
+            mode, holders = _HOLDERS, GOVERNOR_GENERAL_FROM
+        elif office == L.MILITARY:
+            mode, holders = _ARMY, ()
+        elif office in L.PRESIDENT:
+            mode, holders = _PRESIDENCY, ()
+        else:
+            mode, holders = (_CLERKS if office in (L.SHIPPING, L.CHINA) else -1), ()
+        fallback = office == L.DIRECTOR or rules.governor_general.candidates_fallback == "clerks"
+        p = L.PRESIDENT.index(office) if office in L.PRESIDENT else 0
+        _candidates(
+            cand,
+            rows,
+            mode,
+            p,
+            np.array(holders, dtype=np.int64),
+            fallback,
+            state.office,
+            state.clerks,
+            state.commander,
+            state.officers,
+            state.academy,
+            state.owner,
+            state.governor,
+        )
+        return cand
+    rows = np.arange(g)
+    clerks = state.clerks > 0
+
+    def any_clerk() -> None:
+        for p in range(L.PRESIDENCIES):
+            cand[:, :, L.SRC_CLERK[p]] = clerks[:, :, p]
 
     if office == L.DIRECTOR:
         # holders of other offices except the Chairman (and governors); none: any clerk
-        for o in (L.SHIPPING, L.MILITARY, *L.PRESIDENT, L.CHINA, L.GOVERNOR_GENERAL):
-            held = held_by[:, o] >= 0
-            cand[at[held], held_by[held, o], L.SRC_OFFICE0 + o] = True
-        nobody = ~any_last(cand.reshape(m, -1))
+        for o in DIRECTOR_FROM:
+            held = state.office[:, o] >= 0
+            cand[rows[held], state.office[held, o], L.SRC_OFFICE0 + o] = True
+        nobody = ~any_last(cand.reshape(g, -1))
         for p in range(L.PRESIDENCIES):
             cand[:, :, L.SRC_CLERK[p]] = clerks[:, :, p] & nobody[:, None]
     elif office in (L.SHIPPING, L.CHINA):
-        for p in range(L.PRESIDENCIES):
-            cand[:, :, L.SRC_CLERK[p]] = clerks[:, :, p]
+        any_clerk()
     elif office == L.MILITARY:
         # army commanders; else officers; else the academy
-        commander = state.commander[rows]
         for a in range(L.PRESIDENCIES):
-            held = commander[:, a] >= 0
-            cand[at[held], commander[held, a], L.SRC_OFFICER[a]] = True
-        nobody = ~any_last(cand.reshape(m, -1))
-        officers = state.officers[rows] > 0
+            held = state.commander[:, a] >= 0
+            cand[rows[held], state.commander[held, a], L.SRC_OFFICER[a]] = True
+        nobody = ~any_last(cand.reshape(g, -1))
         for a in range(L.PRESIDENCIES):
-            cand[:, :, L.SRC_OFFICER[a]] |= officers[:, :, a] & nobody[:, None]
-        nobody = ~any_last(cand.reshape(m, -1))
-        cand[:, :, L.SRC_ACADEMY] = (state.academy[rows] > 0) & nobody[:, None]
+            cand[:, :, L.SRC_OFFICER[a]] |= (state.officers[:, :, a] > 0) & nobody[:, None]
+        nobody = ~any_last(cand.reshape(g, -1))
+        cand[:, :, L.SRC_ACADEMY] = (state.academy > 0) & nobody[:, None]
     elif office == L.GOVERNOR_GENERAL:
         # L127: the heads of the other committees, not the Chairman; none: any clerk (2e), or nobody
-        for o in (L.DIRECTOR, L.SHIPPING, L.MILITARY, *L.PRESIDENT, L.CHINA):
-            held = held_by[:, o] >= 0
-            cand[at[held], held_by[held, o], L.SRC_OFFICE0 + o] = True
+        for o in GOVERNOR_GENERAL_FROM:
+            held = state.office[:, o] >= 0
+            cand[rows[held], state.office[held, o], L.SRC_OFFICE0 + o] = True
         if rules.governor_general.candidates_fallback == "clerks":
-            nobody = ~any_last(cand.reshape(m, -1))
+            nobody = ~any_last(cand.reshape(g, -1))
             for p in range(L.PRESIDENCIES):
                 cand[:, :, L.SRC_CLERK[p]] = clerks[:, :, p] & nobody[:, None]
     elif office in L.PRESIDENT:
         # that presidency's clerks or the governors of its regions
         p = L.PRESIDENT.index(office)
         cand[:, :, L.SRC_CLERK[p]] = clerks[:, :, p]
-        owner, governor = state.owner[rows], state.governor[rows]
         for r in range(len(rules.d.regions)):
-            held = (owner[:, r] == p) & (governor[:, r] >= 0)
-            cand[at[held], governor[held, r], L.SRC_GOVERNOR0 + r] = True
-    full[rows] = cand
-    return full
+            held = (state.owner[:, r] == p) & (state.governor[:, r] >= 0)
+            cand[rows[held], state.governor[held, r], L.SRC_GOVERNOR0 + r] = True
+    return cand
+
+
+# how ``_candidates`` finds an office's candidates
+_HOLDERS, _CLERKS, _ARMY, _PRESIDENCY = range(4)
+
+
+@kernels.kernel
+def _candidates(
+    cand: np.ndarray,
+    rows: np.ndarray,
+    mode: int,
+    p: int,
+    holders: np.ndarray,
+    fallback: bool,
+    office: np.ndarray,
+    clerks: np.ndarray,
+    commander: np.ndarray,
+    officers: np.ndarray,
+    academy: np.ndarray,
+    owner: np.ndarray,
+    governor: np.ndarray,
+) -> None:
+    """``candidates`` game by game in games ``rows``, into ``cand`` (all False): ``_HOLDERS`` the holders of the
+    offices ``holders``, else (``fallback``) any clerk; ``_CLERKS`` any clerk; ``_ARMY`` the army commanders, else
+    the officers, else the academy; ``_PRESIDENCY`` presidency ``p``'s clerks and the governors of its regions."""
+    n = cand.shape[1]
+    presidencies = clerks.shape[2]
+    for r in rows:
+        found = False
+        if mode == _HOLDERS:
+            for o in holders:
+                h = office[r, o]
+                if h >= 0:
+                    cand[r, h, SRC_OFFICE0 + o] = True
+                    found = True
+        elif mode == _ARMY:
+            for a in range(commander.shape[1]):
+                h = commander[r, a]
+                if h >= 0:
+                    cand[r, h, SRC_OFFICER0 + a] = True
+                    found = True
+            if not found:
+                for f in range(n):
+                    for a in range(officers.shape[2]):
+                        if officers[r, f, a] > 0:
+                            cand[r, f, SRC_OFFICER0 + a] = True
+                            found = True
+            if not found:
+                for f in range(n):
+                    cand[r, f, SRC_ACADEMY] = academy[r, f] > 0
+        elif mode == _PRESIDENCY:
+            for f in range(n):
+                cand[r, f, SRC_CLERK0 + p] = clerks[r, f, p] > 0
+            for region in range(owner.shape[1]):
+                h = governor[r, region]
+                if owner[r, region] == p and h >= 0:
+                    cand[r, h, SRC_GOVERNOR0 + region] = True
+        if mode == _CLERKS or (mode == _HOLDERS and fallback and not found):
+            for f in range(n):
+                for q in range(presidencies):
+                    cand[r, f, SRC_CLERK0 + q] = clerks[r, f, q] > 0
 
 
 def governor_candidates(state: State, presidency: np.ndarray, rows: np.ndarray) -> np.ndarray:
