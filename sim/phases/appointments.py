@@ -18,7 +18,7 @@ from .. import layout as L
 from ..agents import Agents, full_batch
 from ..dice import Chance
 from ..positions import waive_nepotism
-from ..reduce import any_last
+from ..reduce import any_last, sum_last
 from ..rules import Rules
 from ..state import TALLY, State
 from .military import settle_commanders
@@ -340,18 +340,19 @@ def choose(
         state, rules, agents, ask, full_batch(g, rows, own & any_last(others), False, bool), office_arr
     )[rows]
     refused = np.zeros(rows.size, dtype=bool)
-    needs = own[:, None] & (np.arange(n)[None, :] != appointer[:, None]) & has_cand  # [R, N]: consent to ask
-    asking = np.flatnonzero(needs.any(axis=0))
+    needs = others & own[:, None]  # [R, N]: the consents to ask
     # every family at the table refuses (the engine's default): nobody to ask, the asks counted for all seats at once
-    passing = asking.size > 0 and agents.all_pass("consent", full_batch(g, rows, needs.sum(axis=1), 0, np.int32))
-    for seat in asking:
+    passing = needs.any() and agents.all_pass("consent", full_batch(g, rows, sum_last(needs), 0, np.int32))
+    for seat in range(n):
         need = needs[:, seat]
+        if not need.any():
+            continue
         consent = np.zeros(g, dtype=bool)
         need_g = full_batch(g, rows, need, False, bool)
         if not passing:
             legal = {"office": office_arr, "appointer": ask, "candidates": cand}
             agents.ask("consent", state, np.where(need_g, seat, -1), legal, (consent,))
-        consent |= notes.consent_by_note(state, rules, ask, int(seat), need_g & ~consent)  # a kind-2 note
+        consent |= notes.consent_by_note(state, rules, ask, seat, need_g & ~consent)  # a kind-2 note
         refused |= need & ~consent[rows]
     if refused.any():
         again = rows[refused]
