@@ -50,13 +50,12 @@ def elect_chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
         return
     before = state.last_chair.copy()
     board = state.shares
-    empty = board.sum(axis=1) == 0
+    total = sum_last(board)
+    empty = total == 0
     electing = vacant & ~empty
     candidates = board > 0
     chosen = np.full(g, -1, dtype=np.int64)
     if electing.any():
-        votes = np.zeros((g, n), dtype=np.int64)
-        rows = np.arange(g)
 
         def check(c, legal, obs):
             cc = np.clip(c, 0, obs.players - 1)
@@ -64,13 +63,13 @@ def elect_chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
 
         vote = np.full((g, n), -1, dtype=np.int64)  # sealed: every board member at once
         agents.ask_seats(
-            "vote_chairman", state, electing[:, None] & (board > 0), {"candidates": candidates}, {}, (vote,), check
+            "vote_chairman", state, electing[:, None] & candidates, {"candidates": candidates}, {}, (vote,), check
         )
-        for seat in range(n):
-            cast = vote[:, seat] >= 0
-            votes[rows[cast], vote[cast, seat]] += board[cast, seat]
+        cast = vote >= 0  # each board member's relatives vote for the family he named
+        at = (np.arange(g)[:, None] * n + vote)[cast]
+        votes = np.bincount(at, board[cast], g * n).astype(np.int64).reshape(g, n)
         share = votes.max(axis=1)
-        majority = electing & (share >= rules.company.chairman_vote * board.sum(axis=1) - 1e-9)
+        majority = electing & (share >= rules.company.chairman_vote * total - 1e-9)
         chosen = np.where(majority, votes.argmax(axis=1), -1)
         # no majority: the family that held the chair picks a board member (at random if there is none)
         hung = electing & ~majority
