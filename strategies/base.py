@@ -106,9 +106,11 @@ def pick_best(score: np.ndarray, legal: np.ndarray) -> np.ndarray:
 
 
 @kernels.kernel
-def _appoint(cand: np.ndarray, office: np.ndarray, seat: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``Strategy.appoint`` row by row: the family with a candidate scoring most (its own first, then the fewest
-    offices, ties clockwise from the appointer), and its first source."""
+def _appoint(
+    cand: np.ndarray, has: np.ndarray, office: np.ndarray, seat: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``Strategy.appoint`` row by row: the family with a candidate (``has`` bool[G', N]) scoring most (its own first,
+    then the fewest offices, ties clockwise from the appointer), and its first source."""
     rows, _, sources = cand.shape
     family = np.zeros(rows, dtype=np.int64)
     source = np.zeros(rows, dtype=np.int64)
@@ -121,12 +123,7 @@ def _appoint(cand: np.ndarray, office: np.ndarray, seat: np.ndarray, n: int) -> 
                 held[h] += 1
         best, best_score = 0, -np.inf
         for f in range(n):
-            first = -1
-            for j in range(sources):
-                if cand[i, f, j]:
-                    first = j
-                    break
-            if first < 0:
+            if not has[i, f]:
                 continue
             after = (f - seat[i]) % n
             score = (-float(held[f]) + 100.0 * (1.0 if after == 0 else 0.0)) - 0.01 * after
@@ -138,6 +135,49 @@ def _appoint(cand: np.ndarray, office: np.ndarray, seat: np.ndarray, n: int) -> 
                 source[i] = j
                 break
     return family, source
+
+
+@kernels.kernel
+def _retire(
+    money: np.ndarray,
+    rounds_left: np.ndarray,
+    market: np.ndarray,
+    card_value: np.ndarray,
+    pick: np.ndarray,
+    final: np.ndarray,
+    affordable: np.ndarray,
+    tier_vp: np.ndarray,
+    tier_cost: np.ndarray,
+    tier_upkeep: np.ndarray,
+    vp_worth: float,
+) -> np.ndarray:
+    """``Strategy.retire`` row by row: the best card on display (its ``card_value``) when the retirement wins a pick,
+    each tier's worth, the first best tier allowed (-1 when none is worth more than nothing)."""
+    rows, tiers = affordable.shape
+    out = np.full(rows, -1, dtype=np.int64)
+    for i in range(rows):
+        best_card = 0.0
+        if pick[i] and not final[i]:
+            top = -np.inf
+            if card_value.size:
+                for c in market[i]:
+                    if c >= 0 and card_value[c] > top:
+                        top = card_value[c]
+            best_card = top if top >= 0.0 else 0.0
+        tier, best = -1, -np.inf
+        for t in range(tiers):
+            if final[i]:
+                value = 100.0 * tier_vp[t] - tier_cost[t]
+                ok = affordable[i, t] and tier_vp[t] > 0
+            else:
+                value = (vp_worth * tier_vp[t] - tier_cost[t]) - np.float64(tier_upkeep[t] * rounds_left[i])
+                value = value + best_card
+                ok = affordable[i, t] and money[i] >= tier_cost[t] + tier_upkeep[t]
+            if ok and value > best:
+                tier, best = t, value
+        if tier >= 0 and best > 0:
+            out[i] = tier
+    return out
 
 
 # what the balanced family reckons a VP worth in £ mid-game (a luxury: 4 £ -> 2 VP and 1 wealth, and money
@@ -358,7 +398,7 @@ class Strategy:
         from the appointer (no seat number favoured)."""
         cand = legal.candidates
         if kernels.use(obs.n):
-            return _appoint(cand, obs.office, obs.seat, obs.players)
+            return _appoint(cand, any_last(cand), obs.office, obs.seat, obs.players)
         held = seat_counts(obs.office, obs.players)
         after = (np.arange(obs.players)[None, :] - obs.seat[:, None]) % obs.players  # 0 itself, 1 next clockwise
         family_score = -held.astype(float) + 100.0 * (after == 0) - 0.01 * after
@@ -535,6 +575,11 @@ class Strategy:
         d = obs.rules.d
         money = obs.own("money")
         rounds_left = obs.rules.game.rounds - obs.round.astype(np.int64) + 1  # upkeep phases still to pay
+        if kernels.use(obs.n):
+            args = (d.tier_vp, d.tier_cost, d.tier_upkeep, float(self.vp_worth))
+            return _retire(
+                money, rounds_left, obs.market, card_values(obs), legal.pick, legal.final, legal.affordable, *args
+            )
         best_card = np.maximum(display_values(obs, obs.market).max(axis=1, initial=-np.inf), 0.0)
         value = self.vp_worth * d.tier_vp - d.tier_cost - d.tier_upkeep * rounds_left[:, None]
         value = value + np.where(legal.pick, best_card, 0.0)[:, None]

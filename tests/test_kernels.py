@@ -1539,3 +1539,70 @@ def test_table_options_kernel_asks_the_question_of_the_numpy_table_options(monke
     assert (recall & recall_discarded.any(axis=1)).sum() > 20  # a recall law in the discard pile: not a candidate
     for ref, got in zip(out[0], out[1], strict=True):
         assert same_bits(ref, got)
+
+
+def test_retire_kernel_picks_the_tiers_of_the_numpy_retirement(monkeypatch):
+    """``Strategy.retire`` (R-RETIRE) over 4,096 random retirements: random money and rounds, cards on display (some
+    slots empty), the right to a pick or not, the final retirement in some games, random affordable tiers (none in
+    some): the same tier, bit for bit."""
+    g = 4096
+    rules, state = blank(g, 5)
+    rng = np.random.default_rng(113)
+    state.money[:] = rng.integers(0, 40, state.money.shape)
+    state.round[:] = rng.integers(1, rules.game.rounds + 1, g)
+    n_cards = rules.d.card_money.size
+    state.market[:] = np.where(rng.random(state.market.shape) < 0.2, -1, rng.integers(0, n_cards, state.market.shape))
+    tiers = rules.d.tier_cost.size
+    legal = SimpleNamespace(
+        affordable=(rng.random((g, tiers)) < 0.6) & (rng.random((g, 1)) < 0.9),
+        pick=rng.random(g) < 0.5,
+        final=rng.random(g) < 0.2,
+    )
+    seat = rng.integers(0, 5, g)
+
+    def retire():
+        return Strategy().retire(Observation(state, rules, np.arange(g), seat, None), legal)
+
+    ref, got = both_ways(monkeypatch, retire)
+    assert (ref == -1).mean() > 0.1 and len(np.unique(ref[legal.final & (ref >= 0)])) >= 2
+    assert len(np.unique(ref[~legal.final & (ref >= 0)])) >= 2
+    assert same_bits(ref, got)
+
+
+@pytest.mark.parametrize("fallback", ["clerks", "none"])
+def test_candidates_kernel_finds_the_candidates_of_the_numpy_appointments(monkeypatch, fallback):
+    """``appointments.candidates`` (R-APPOINT) of every office over 4,096 random positions (offices, commanders,
+    governors and regions' owners at random, none in some games; clerks, officers and the academy held by some
+    families): the same candidates, bit for bit, in every game, and in the games asked for (none elsewhere)."""
+    from sim.phases.appointments import candidates
+
+    g = 4096
+    rules, state = blank(g, 5, **{"governor_general.candidates_fallback": fallback})
+    rng = np.random.default_rng(127)
+
+    def seats(shape, none):
+        return np.where(rng.random(shape) < none, -1, rng.integers(0, 5, shape)).astype(np.int8)
+
+    state.office[:] = seats(state.office.shape, rng.choice([0.3, 0.97], (g, 1)))  # no holder at all in some games
+    state.commander[:] = seats(state.commander.shape, rng.choice([0.5, 1.0], (g, 1)))
+    state.governor[:] = seats(state.governor.shape, 0.4)
+    state.owner[:] = rng.integers(-1, L.PRESIDENCIES, state.owner.shape)
+    for field in ("clerks", "officers", "academy"):
+        value = getattr(state, field)
+        value[:] = rng.integers(0, 3, value.shape) * (rng.random(value.shape) < 0.3)
+    rows = np.flatnonzero(rng.random(g) < 0.5)
+    for office in range(L.N_OFFICES):
+        ref, got = both_ways(monkeypatch, lambda office=office: candidates(state, rules, office))
+        assert same_bits(ref, got)
+        ref_rows, got_rows = both_ways(monkeypatch, lambda office=office: candidates(state, rules, office, rows))
+        assert same_bits(ref_rows[rows], got_rows[rows]) and same_bits(ref[rows], got_rows[rows])
+        assert not np.delete(got_rows, rows, axis=0).any()
+        if office != L.CHAIRMAN and (office != L.GOVERNOR_GENERAL or fallback == "clerks"):
+            assert 0.5 < ref.any(axis=(1, 2)).mean() < 1  # candidates in most games, not all
+        sources = np.flatnonzero(ref.any(axis=(0, 1)))
+        if office == L.DIRECTOR:
+            assert sources.min() == L.SRC_CLERK[0] and sources.max() >= L.SRC_OFFICE0 + L.CHINA
+        if office == L.MILITARY:
+            assert set(L.SRC_OFFICER) | {L.SRC_ACADEMY} <= set(sources)
+        if office in L.PRESIDENT:
+            assert (sources >= L.SRC_GOVERNOR0).sum() >= 4

@@ -13,15 +13,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import laws, notes
+from .. import kernels, laws, notes
 from .. import layout as L
 from ..agents import Agents, full_batch
 from ..dice import Chance
 from ..positions import waive_nepotism
-from ..reduce import any_last
+from ..reduce import any_last, sum_last
 from ..rules import Rules
 from ..state import TALLY, State
 from .military import settle_commanders
+
+# the sources of a candidate (``layout.SRC_*``), as constants of the compiled ``_candidates``
+SRC_CLERK0, SRC_OFFICER0, SRC_ACADEMY, SRC_OFFICE0, SRC_GOVERNOR0 = (
+    L.SRC_CLERK[0], L.SRC_OFFICER[0], L.SRC_ACADEMY, L.SRC_OFFICE0, L.SRC_GOVERNOR0
+)  # fmt: skip
+assert tuple(range(SRC_CLERK0, SRC_CLERK0 + L.PRESIDENCIES)) == L.SRC_CLERK  # consecutive, presidency order
+assert tuple(range(SRC_OFFICER0, SRC_OFFICER0 + L.PRESIDENCIES)) == L.SRC_OFFICER
 
 
 def appointments(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
@@ -43,13 +50,12 @@ def elect_chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
         return
     before = state.last_chair.copy()
     board = state.shares
-    empty = board.sum(axis=1) == 0
+    total = sum_last(board)
+    empty = total == 0
     electing = vacant & ~empty
     candidates = board > 0
     chosen = np.full(g, -1, dtype=np.int64)
     if electing.any():
-        votes = np.zeros((g, n), dtype=np.int64)
-        rows = np.arange(g)
 
         def check(c, legal, obs):
             cc = np.clip(c, 0, obs.players - 1)
@@ -57,13 +63,13 @@ def elect_chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
 
         vote = np.full((g, n), -1, dtype=np.int64)  # sealed: every board member at once
         agents.ask_seats(
-            "vote_chairman", state, electing[:, None] & (board > 0), {"candidates": candidates}, {}, (vote,), check
+            "vote_chairman", state, electing[:, None] & candidates, {"candidates": candidates}, {}, (vote,), check
         )
-        for seat in range(n):
-            cast = vote[:, seat] >= 0
-            votes[rows[cast], vote[cast, seat]] += board[cast, seat]
+        cast = vote >= 0  # each board member's relatives vote for the family he named
+        at = (np.arange(g)[:, None] * n + vote)[cast]
+        votes = np.bincount(at, board[cast], g * n).astype(np.int64).reshape(g, n)
         share = votes.max(axis=1)
-        majority = electing & (share >= rules.company.chairman_vote * board.sum(axis=1) - 1e-9)
+        majority = electing & (share >= rules.company.chairman_vote * total - 1e-9)
         chosen = np.where(majority, votes.argmax(axis=1), -1)
         # no majority: the family that held the chair picks a board member (at random if there is none)
         hung = electing & ~majority
@@ -90,11 +96,48 @@ def elect_chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
 
 
 # ------------------------------------------------------------------------------------------------ candidates
-def candidates(state: State, rules: Rules, office: int) -> np.ndarray:
-    """bool[G, N, SOURCES]: who may be appointed to ``office`` and from where (R-APPOINT)."""
+# the offices whose holders may be appointed Director, and Governor-General
+DIRECTOR_FROM = (L.SHIPPING, L.MILITARY, *L.PRESIDENT, L.CHINA, L.GOVERNOR_GENERAL)
+GOVERNOR_GENERAL_FROM = (L.DIRECTOR, L.SHIPPING, L.MILITARY, *L.PRESIDENT, L.CHINA)
+
+
+def candidates(state: State, rules: Rules, office: int, rows: np.ndarray | None = None) -> np.ndarray:
+    """bool[G, N, SOURCES]: who may be appointed to ``office`` and from where (R-APPOINT). ``rows``: the games whose
+    candidates are needed (the others may be left without any); all by default."""
     g, n = state.n_games, state.n_players
     n_r = len(rules.d.regions)
     cand = np.zeros((g, n, L.n_sources(n_r)), dtype=bool)
+    if rows is None:
+        rows = np.arange(g)
+    if kernels.use(rows.size):
+        if office == L.DIRECTOR:
+            mode, holders = _HOLDERS, DIRECTOR_FROM
+        elif office == L.GOVERNOR_GENERAL:
+            mode, holders = _HOLDERS, GOVERNOR_GENERAL_FROM
+        elif office == L.MILITARY:
+            mode, holders = _ARMY, ()
+        elif office in L.PRESIDENT:
+            mode, holders = _PRESIDENCY, ()
+        else:
+            mode, holders = (_CLERKS if office in (L.SHIPPING, L.CHINA) else -1), ()
+        fallback = office == L.DIRECTOR or rules.governor_general.candidates_fallback == "clerks"
+        p = L.PRESIDENT.index(office) if office in L.PRESIDENT else 0
+        _candidates(
+            cand,
+            rows,
+            mode,
+            p,
+            np.array(holders, dtype=np.int64),
+            fallback,
+            state.office,
+            state.clerks,
+            state.commander,
+            state.officers,
+            state.academy,
+            state.owner,
+            state.governor,
+        )
+        return cand
     rows = np.arange(g)
     clerks = state.clerks > 0
 
@@ -104,7 +147,7 @@ def candidates(state: State, rules: Rules, office: int) -> np.ndarray:
 
     if office == L.DIRECTOR:
         # holders of other offices except the Chairman (and governors); none: any clerk
-        for o in (L.SHIPPING, L.MILITARY, *L.PRESIDENT, L.CHINA, L.GOVERNOR_GENERAL):
+        for o in DIRECTOR_FROM:
             held = state.office[:, o] >= 0
             cand[rows[held], state.office[held, o], L.SRC_OFFICE0 + o] = True
         nobody = ~any_last(cand.reshape(g, -1))
@@ -124,7 +167,7 @@ def candidates(state: State, rules: Rules, office: int) -> np.ndarray:
         cand[:, :, L.SRC_ACADEMY] = (state.academy > 0) & nobody[:, None]
     elif office == L.GOVERNOR_GENERAL:
         # L127: the heads of the other committees, not the Chairman; none: any clerk (2e), or nobody
-        for o in (L.DIRECTOR, L.SHIPPING, L.MILITARY, *L.PRESIDENT, L.CHINA):
+        for o in GOVERNOR_GENERAL_FROM:
             held = state.office[:, o] >= 0
             cand[rows[held], state.office[held, o], L.SRC_OFFICE0 + o] = True
         if rules.governor_general.candidates_fallback == "clerks":
@@ -139,6 +182,67 @@ def candidates(state: State, rules: Rules, office: int) -> np.ndarray:
             held = (state.owner[:, r] == p) & (state.governor[:, r] >= 0)
             cand[rows[held], state.governor[held, r], L.SRC_GOVERNOR0 + r] = True
     return cand
+
+
+# how ``_candidates`` finds an office's candidates
+_HOLDERS, _CLERKS, _ARMY, _PRESIDENCY = range(4)
+
+
+@kernels.kernel
+def _candidates(
+    cand: np.ndarray,
+    rows: np.ndarray,
+    mode: int,
+    p: int,
+    holders: np.ndarray,
+    fallback: bool,
+    office: np.ndarray,
+    clerks: np.ndarray,
+    commander: np.ndarray,
+    officers: np.ndarray,
+    academy: np.ndarray,
+    owner: np.ndarray,
+    governor: np.ndarray,
+) -> None:
+    """``candidates`` game by game in games ``rows``, into ``cand`` (all False): ``_HOLDERS`` the holders of the
+    offices ``holders``, else (``fallback``) any clerk; ``_CLERKS`` any clerk; ``_ARMY`` the army commanders, else
+    the officers, else the academy; ``_PRESIDENCY`` presidency ``p``'s clerks and the governors of its regions."""
+    n = cand.shape[1]
+    presidencies = clerks.shape[2]
+    for r in rows:
+        found = False
+        if mode == _HOLDERS:
+            for o in holders:
+                h = office[r, o]
+                if h >= 0:
+                    cand[r, h, SRC_OFFICE0 + o] = True
+                    found = True
+        elif mode == _ARMY:
+            for a in range(commander.shape[1]):
+                h = commander[r, a]
+                if h >= 0:
+                    cand[r, h, SRC_OFFICER0 + a] = True
+                    found = True
+            if not found:
+                for f in range(n):
+                    for a in range(officers.shape[2]):
+                        if officers[r, f, a] > 0:
+                            cand[r, f, SRC_OFFICER0 + a] = True
+                            found = True
+            if not found:
+                for f in range(n):
+                    cand[r, f, SRC_ACADEMY] = academy[r, f] > 0
+        elif mode == _PRESIDENCY:
+            for f in range(n):
+                cand[r, f, SRC_CLERK0 + p] = clerks[r, f, p] > 0
+            for region in range(owner.shape[1]):
+                h = governor[r, region]
+                if owner[r, region] == p and h >= 0:
+                    cand[r, h, SRC_GOVERNOR0 + region] = True
+        if mode == _CLERKS or (mode == _HOLDERS and fallback and not found):
+            for f in range(n):
+                for q in range(presidencies):
+                    cand[r, f, SRC_CLERK0 + q] = clerks[r, f, q] > 0
 
 
 def governor_candidates(state: State, presidency: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -165,7 +269,7 @@ def appoint_office(state: State, rules: Rules, dice: Chance, agents: Agents, off
         appointer = state.office[:, L.DIRECTOR]
     else:
         appointer = state.office[:, L.CHAIRMAN]
-    cand = candidates(state, rules, office)
+    cand = candidates(state, rules, office, np.flatnonzero(vacant))  # only the vacant offices' games are asked
     family, source = choose(state, rules, dice, agents, office, vacant, appointer, cand)
     stress = seat_relative(state, rules, dice, agents, family, source)
     rows = np.flatnonzero(family >= 0)
@@ -235,28 +339,33 @@ def choose(
         state, rules, agents, ask, full_batch(g, rows, own & any_last(others), False, bool), office_arr
     )[rows]
     refused = np.zeros(rows.size, dtype=bool)
+    needs = others & own[:, None]  # [R, N]: the consents to ask
+    # every family at the table refuses (the engine's default): nobody to ask, the asks counted for all seats at once
+    passing = needs.any() and agents.all_pass("consent", full_batch(g, rows, sum_last(needs), 0, np.int32))
     for seat in range(n):
-        need = own & (appointer != seat) & has_cand[:, seat]
-        if need.any():
-            consent = np.zeros(g, dtype=bool)
-            need_g = full_batch(g, rows, need, False, bool)
-            if not agents.all_pass("consent", need_g):  # every family at the table refuses: nobody to ask
-                legal = {"office": office_arr, "appointer": ask, "candidates": cand}
-                agents.ask("consent", state, np.where(need_g, seat, -1), legal, (consent,))
-            consent |= notes.consent_by_note(state, rules, ask, seat, need_g & ~consent)  # a kind-2 note
-            refused |= need & ~consent[rows]
+        need = needs[:, seat]
+        if not need.any():
+            continue
+        consent = np.zeros(g, dtype=bool)
+        need_g = full_batch(g, rows, need, False, bool)
+        if not passing:
+            legal = {"office": office_arr, "appointer": ask, "candidates": cand}
+            agents.ask("consent", state, np.where(need_g, seat, -1), legal, (consent,))
+        consent |= notes.consent_by_note(state, rules, ask, seat, need_g & ~consent)  # a kind-2 note
+        refused |= need & ~consent[rows]
     if refused.any():
-        cand2 = cand.copy()
         again = rows[refused]
-        cand2[again, ask[again]] = False
+        mine = cand[again, ask[again]]  # his own relatives, out of the choice for this ask only
+        cand[again, ask[again]] = False
         agents.ask(
             "appoint",
             state,
             full_batch(g, again, ask[again], -1, ask.dtype),
-            {"office": office_arr, "candidates": cand2},
+            {"office": office_arr, "candidates": cand},
             (family, source),
             check,
         )
+        cand[again, ask[again]] = mine
     # nobody to appoint: chance picks among the candidates
     blind = rows[appointer < 0]
     if blind.size:

@@ -30,6 +30,7 @@ from .. import layout as L
 from .. import positions as pos
 from ..agents import Agents
 from ..dice import Chance
+from ..reduce import any_last
 from ..rules import Rules
 from ..state import TALLY, State
 
@@ -96,13 +97,17 @@ def retirement_roll(
             tenure = laws.flag(state, rules, "chairman_retires")[rolling] & (state.office[rolling, L.CHAIRMAN] >= 0)
             leaves[rolling[tenure], L.CHAIRMAN] = True
         state.tally[rolling, TALLY["stress_markers"]] += gained.astype(np.int32)
-    # 2. the families send their retirees somewhere (L64-L71), office by office; the work is done on the rows of the
-    # games where the office falls vacant only
+    # 2. the families send their retirees somewhere (L64-L71), office by office in each game: the j-th retiree of
+    # every game at once (the games are independent), on the rows of the games that have one only
     spent = np.zeros((g, n), dtype=np.int64)
     honoured_by = np.zeros((g, n), dtype=np.int64)
     can_pick = (state.market >= 0).any(axis=1) & (not final)
-    for office in np.flatnonzero(leaves.any(axis=0)):
-        going = np.flatnonzero(leaves[:, office])
+    count = leaves.sum(axis=1)
+    nth = np.cumsum(leaves, axis=1) - 1  # [G, OFF]: each retiree's place in his game's office order
+    for j in range(int(count.max(initial=0))):
+        this = leaves & (nth == j)
+        going = np.flatnonzero(any_last(this))
+        office = this[going].argmax(axis=1)
         family = state.office[going, office].astype(np.int64)
         pick = can_pick[going] & (honoured_by[going, family] == 0)
         honoured = honour(state, rules, agents, going, family, office, final, pick, spent, honoured_by)
@@ -110,7 +115,6 @@ def retirement_roll(
         state.supply[going[home], family[home]] += 1
         state.office[going, office] = -1
         state.stress[going, office] = 0
-    count = leaves.sum(axis=1)
     state.tally[:, TALLY["retirements"]] += count.astype(np.int32)
     state.tally[:, TALLY["honourable_retirements"]] += honoured_by.sum(axis=1).astype(np.int32)
     state.tally[:, TALLY["sent_home"]] += (count - honoured_by.sum(axis=1)).astype(np.int32)
@@ -177,7 +181,7 @@ def honour(
     agents: Agents,
     rows: np.ndarray,
     family: np.ndarray,
-    office: int,
+    office: int | np.ndarray,
     final: bool,
     pick: np.ndarray,
     spent: np.ndarray,
@@ -187,9 +191,9 @@ def honour(
     """One relative's honourable retirement (L64-L71) in each of the games ``rows`` (distinct, ascending): the
     family ``family[m]`` of game ``rows[m]`` picks a tier it can afford, or none (decision ``retire``); the tier's
     cost is paid, its wealth counts, the relative is retired (the caller takes him from where he was). ``office``
-    the office he leaves, -1 for a firm's special retirement of a relative from home, whose tier costs at most
-    ``cap[m]`` (L197). ``pick[m]``: paying gives the family a position pick (L72). Updates ``spent`` and
-    ``honoured_by`` (int[G, N]); returns bool[len(rows)]: retired honourably.
+    the office he leaves (``office[m]``, or one for all), -1 for a firm's special retirement of a relative from
+    home, whose tier costs at most ``cap[m]`` (L197). ``pick[m]``: paying gives the family a position pick (L72).
+    Updates ``spent`` and ``honoured_by`` (int[G, N]); returns bool[len(rows)]: retired honourably.
 
     The question is put in full-batch arrays filled at ``rows`` only (nobody else is asked)."""
     g = state.n_games
@@ -209,12 +213,14 @@ def honour(
         bad = (t < -1) | (t >= legal.affordable.shape[1])
         return bad | ((t >= 0) & ~legal.affordable[np.arange(obs.n), tc]), "tier not affordable"
 
+    offices = np.full(g, -1, dtype=np.int64)
+    offices[rows] = office
     legal = {
-        "office": np.full(g, office),
+        "office": offices,
         "affordable": affordable,
         "final": np.full(g, final),
         "pick": picks,
-        "special": np.full(g, office < 0),
+        "special": offices < 0,
     }
     agents.ask("retire", state, decider, legal, (tier,), check)
     tier = tier[rows]
