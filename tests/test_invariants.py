@@ -193,7 +193,8 @@ def check_firms(state, rules, where):
 
 
 class CountingAgents(Agents):
-    """Agents that count, per decision, the games it was asked in (to show every path of the rules is reached)."""
+    """Agents that count, per decision, the games it was asked in, or the seats for a decision asked of the seats at
+    once (to show every path of the rules is reached)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -203,6 +204,10 @@ class CountingAgents(Agents):
         k = int((np.asarray(decider) >= 0).sum())
         self.asked[decision] = self.asked.get(decision, 0) + k
         return super().ask(decision, state, decider, legal, out, check)
+
+    def ask_seats(self, decision, state, asked, legal, seat_legal, out, check=None):  # the seats asked at once
+        self.asked[decision] = self.asked.get(decision, 0) + int(np.asarray(asked).sum())
+        return super().ask_seats(decision, state, asked, legal, seat_legal, out, check)
 
 
 def play_checked(rules, strategy, n_games, seed):
