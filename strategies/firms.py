@@ -92,11 +92,15 @@ def trade_dice(worth: np.ndarray, spare: np.ndarray, per_value: int, most: int =
     ``worth`` (a value step counted as ``per_value`` £ more), at most ``spare`` £ and ``most`` dice; 0 when no bid
     pays."""
     worth = worth + np.where(worth >= per_value, per_value, 0)
-    k = np.arange(1, most + 1)[None, :]
-    gain = (1.0 - (2.0 / 3.0) ** k) * worth[:, None] - k
-    gain = np.where(k <= spare[:, None], gain, -np.inf)
-    best = gain.argmax(axis=1) + 1
-    return np.where(gain.max(axis=1) > 0, best, 0)
+    p = 1.0 - (2.0 / 3.0) ** np.arange(1, most + 1)  # P(a success among k dice)
+    best = np.ones(worth.shape, dtype=np.int64)  # the fewest dice among the best gains
+    top = np.where(spare >= 1, p[0] * worth - 1, -np.inf)
+    for k in range(2, most + 1):  # dice by dice: the short axis's argmax is slow
+        gain = p[k - 1] * worth - k
+        better = (gain > top) & (spare >= k)
+        best[better] = k
+        top = np.where(better, gain, top)
+    return np.where(top > 0, best, 0)
 
 
 # ------------------------------------------------------------------------------------------- balanced play
@@ -216,8 +220,13 @@ def balanced_firm_ships(obs: Observation, legal) -> tuple[np.ndarray, np.ndarray
     )
 
     def spread(count, avail):  # ``count`` over the cells of ``avail`` (own family's first for yards)
-        before = np.cumsum(avail, axis=1) - avail
-        return np.clip(count[:, None] - before, 0, avail)
+        out = np.zeros_like(avail)  # none where ``count`` is 0 (the cells hold >= 0)
+        at = np.flatnonzero(count > 0)
+        if at.size:
+            avail = avail.take(at, axis=0)
+            before = np.cumsum(avail, axis=1) - avail
+            out[at] = np.clip(count.take(at)[:, None] - before, 0, avail)
+        return out
 
     free_ordered = np.take_along_axis(free, order, axis=1)
     build = np.zeros_like(free)

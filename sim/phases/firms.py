@@ -374,8 +374,8 @@ def ships_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> No
             "price_damaged": price_d,
             "buyback": np.full(g, buyback),
         }
-        out = (np.zeros((g, n, n), dtype=np.int64), np.zeros((g, n, *sound.shape[1:]), dtype=np.int64))
-        out = (*out, np.zeros_like(out[1]))
+        shape = (g, n, *sound.shape[1:])
+        out = (np.zeros((g, n, n), dtype=np.int64), np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64))
         agents.ask_seats("firm_ships", state, asked, legal, {"firm": slot, "cash": cash}, out, check)
         at, seat = np.nonzero(asked[games])
         rows, f = games[at], oc[at, seat]
