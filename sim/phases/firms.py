@@ -684,63 +684,68 @@ def emergency(
     ``emergency_invest``) with the manager's consent (``consent_investment``): 5 £ each, -1 value each; what
     they raise pays the costs, the rest burns. Returns int[m] still unpaid."""
     g, n = state.n_games, state.n_players
-    need = np.zeros(g, dtype=np.int64)
-    need[rows] = short
-    f_full = np.zeros(g, dtype=np.int64)
-    f_full[rows] = slot
-    manager = np.full(g, -1, dtype=np.int64)
-    manager[rows] = state.firm_manager[rows, slot]
-    raised = np.zeros(g, dtype=bool)
-    rows_all = np.arange(g)
-    going = np.zeros(g, dtype=bool)  # per game: still short, and someone invested in its previous pass
-    going[rows] = True
+    m = rows.size  # worked out at these games; the decisions see full-batch options
+    need = short.astype(np.int64)
+    f_full = full_batch(g, rows, slot, 0)
+    manager = state.firm_manager[rows, slot].astype(np.int64)
+    raised = np.zeros(m, dtype=bool)
+    going = np.ones(m, dtype=bool)  # per game: still short, and someone invested in its previous pass
+
+    def check(c, legal, obs):
+        bad = (c < fr.NO_ASSET) | (c > fr.SHARE)
+        bad |= ((c == fr.FACTORY) & ~legal.factory) | ((c == fr.SHARE) & ~legal.share)
+        return bad, "0 (none), 1 (an uninvested factory) or 2 (a Company share) the family may invest"
+
     while True:
-        progress = np.zeros(g, dtype=bool)
+        progress = np.zeros(m, dtype=bool)
         for k in range(n):
             seat = np.where(manager >= 0, _clockwise(manager, k, n), 0)
-            short_rows = rows[going[rows] & (need[rows] > 0)]
-            fac = np.zeros(g, dtype=bool)
-            sh = np.zeros(g, dtype=bool)
-            fac[short_rows] = fr.factory_assets(state, short_rows, seat[short_rows]) > 0
-            sh[short_rows] = fr.share_assets(state, rules, short_rows, seat[short_rows]) > 0
+            at = np.flatnonzero(going & (need > 0))
+            fac = np.zeros(m, dtype=bool)
+            sh = np.zeros(m, dtype=bool)
+            fac[at] = fr.factory_assets(state, rows[at], seat[at]) > 0
+            sh[at] = fr.share_assets(state, rules, rows[at], seat[at]) > 0
             ask = fac | sh
             if not ask.any():
                 continue
             choice = np.zeros(g, dtype=np.int64)
-
-            def check(c, legal, obs):
-                bad = (c < fr.NO_ASSET) | (c > fr.SHARE)
-                bad |= ((c == fr.FACTORY) & ~legal.factory) | ((c == fr.SHARE) & ~legal.share)
-                return bad, "0 (none), 1 (an uninvested factory) or 2 (a Company share) the family may invest"
-
-            legal = {"firm": f_full, "shortfall": need, "factory": fac, "share": sh}
-            agents.ask("emergency_invest", state, np.where(ask, seat, -1), legal, (choice,), check)
-            offered = ask & (choice > 0)
+            legal = {
+                "firm": f_full,
+                "shortfall": full_batch(g, rows, need, 0),
+                "factory": full_batch(g, rows, fac, False, bool),
+                "share": full_batch(g, rows, sh, False, bool),
+            }
+            decider = full_batch(g, rows, np.where(ask, seat, -1), -1)
+            agents.ask("emergency_invest", state, decider, legal, (choice,), check)
+            c = choice[rows]
+            offered = ask & (c > 0)
             other = offered & (seat != manager)
-            yes = np.zeros((g, n), dtype=bool)
+            yes = np.zeros(m, dtype=bool)
             if other.any():
                 offer_f = np.zeros((g, n), dtype=np.int64)
                 offer_s = np.zeros((g, n), dtype=np.int64)
-                offer_f[rows_all[other], seat[other]] = choice[other] == fr.FACTORY
-                offer_s[rows_all[other], seat[other]] = choice[other] == fr.SHARE
+                offer_f[rows[other], seat[other]] = c[other] == fr.FACTORY
+                offer_s[rows[other], seat[other]] = c[other] == fr.SHARE
                 legal = {"firm": f_full, "factories": offer_f, "shares": offer_s, "emergency": np.ones(g, dtype=bool)}
-                agents.ask("consent_investment", state, np.where(other, manager, -1), legal, (yes,))
-            go = offered & ((seat == manager) | yes[rows_all, seat])
-            r = np.flatnonzero(go)
+                full_yes = np.zeros((g, n), dtype=bool)
+                decider = full_batch(g, rows, np.where(other, manager, -1), -1)
+                agents.ask("consent_investment", state, decider, legal, (full_yes,))
+                yes = full_yes[rows, seat]
+            r = np.flatnonzero(offered & ((seat == manager) | yes))
             if r.size == 0:
                 continue
             progress[r] = True
-            c = choice[r]
-            fr.invest(state, rules, r, f_full[r], seat[r], (c == fr.FACTORY).astype(np.int64),
-                      (c == fr.SHARE).astype(np.int64), emergency=True)  # fmt: skip
+            cr, rr = c[r], rows[r]
+            fr.invest(state, rules, rr, slot[r], seat[r], (cr == fr.FACTORY).astype(np.int64),
+                      (cr == fr.SHARE).astype(np.int64), emergency=True)  # fmt: skip
             raised[r] = True
-            need[r] = fr.pay_costs(state, r, f_full[r], need[r])
+            need[r] = fr.pay_costs(state, rr, slot[r], need[r])
         going &= progress & (need > 0)  # each game's passes end on its own: a pass where nobody invested
         if not going.any():
             break
     burn = np.flatnonzero(raised & (need == 0))
-    ledger.firm(state, "firm_emergency_burned", burn, f_full[burn], -state.firm_cash[burn, f_full[burn]])
-    return need[rows]
+    ledger.firm(state, "firm_emergency_burned", rows[burn], slot[burn], -state.firm_cash[rows[burn], slot[burn]])
+    return need
 
 
 def rescue(
