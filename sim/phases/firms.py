@@ -124,9 +124,9 @@ def invest_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> N
 
     def check(answer, legal, obs):
         fa, sa = answer
-        bad = (fa < 0).any(axis=1) | (sa < 0).any(axis=1)
-        bad |= (((fa + sa) > 0) & ~legal.firms).any(axis=1)
-        bad |= (fa.sum(axis=1) > legal.factories) | (sa.sum(axis=1) > legal.shares)
+        bad = any_last(fa < 0) | any_last(sa < 0)  # the short-axis reductions
+        bad |= any_last(((fa + sa) > 0) & ~legal.firms)
+        bad |= (sum_last(fa) > legal.factories) | (sum_last(sa) > legal.shares)
         return bad, "investments only in open firms, at most the factories (with relatives at home) and shares held"
 
     asked = any_last(open_)[:, None] & ((fac_assets > 0) | (sh_assets > 0))  # [G, N]
@@ -352,11 +352,13 @@ def ships_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> No
 
     def check(answer, legal, obs):
         b, s, d = answer
-        bad = (b < 0).any(axis=1) | (s < 0).any(axis=(1, 2)) | (d < 0).any(axis=(1, 2))
-        bad |= (b > legal.free_yards).any(axis=1)
-        bad |= (s > legal.sound).any(axis=(1, 2)) | (d > legal.damaged).any(axis=(1, 2))
-        price = legal.cost * b.sum(axis=1)
-        price = price + legal.price_sound * s.sum(axis=(1, 2)) + legal.price_damaged * d.sum(axis=(1, 2))
+        s, d = s.reshape(len(s), -1), d.reshape(len(d), -1)  # per row: yard owners by locations
+        sound, damaged = legal.sound.reshape(len(s), -1), legal.damaged.reshape(len(d), -1)
+        bad = any_last(b < 0) | any_last(s < 0) | any_last(d < 0)  # the short-axis reductions
+        bad |= any_last(b > legal.free_yards)
+        bad |= any_last(s > sound) | any_last(d > damaged)
+        price = legal.cost * sum_last(b)
+        price = price + legal.price_sound * sum_last(s) + legal.price_damaged * sum_last(d)
         return bad | (price > legal.cash), "more ships than free yards (or Company yard ships), or than it can pay"
 
     own = slot[games]  # [m, N]
@@ -617,11 +619,11 @@ def firm_fill(
     }
 
     def check(o, legal, obs):
-        bad = (o & ~legal.orders).any(axis=1) | (o.sum(axis=1) > legal.limit)
+        bad = any_last(o & ~legal.orders) | (sum_last(o) > legal.limit)
         return bad, "orders not reachable from its port, or more than it may fill"
 
     agents.ask("firm_trade", state, decider, legal, (orders,), check)
-    go = orders[rows].any(axis=1)
+    go = any_last(orders[rows])
     if go.any():
         fr.fill_orders(state, rules, rows[go], slot[go], orders[rows[go]])
 
@@ -822,7 +824,7 @@ def dividends(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> Non
 
         def check(answer, legal, obs):
             w, m = answer
-            bad = (w < 0).any(axis=1) | (w > legal.shares).any(axis=1) | (m & ~legal.manager).any(axis=1)
+            bad = any_last(w < 0) | any_last(w > legal.shares) | any_last(m & ~legal.manager)
             return bad, "waives more shares than it holds, or a manager's portion it does not have"
 
         full_eligible = np.zeros((g, f_n), dtype=bool)
