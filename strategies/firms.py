@@ -66,20 +66,33 @@ def best_port(obs: Observation, limit: np.ndarray, rows: np.ndarray | None = Non
     ``limit`` best (half value where filled already this round). ``rows``: only the observation's rows ``rows``
     (int[m]; ``limit`` is then int[m] too, and so are the answers)."""
     d = obs.rules.d
-    order_open, filled = obs.order_open, obs.order_filled | obs.firm_filled
-    if rows is not None:
-        order_open, filled = order_open.take(rows, axis=0), filled.take(rows, axis=0)
+    if rows is None:
+        order_open, filled = obs.order_open, obs.order_filled | obs.firm_filled
+    else:
+        order_open = rows_of(obs, "order_open", rows)
+        filled = rows_of(obs, "order_filled", rows) | rows_of(obs, "firm_filled", rows)
     value = np.where(filled, d.order_half, d.order_value).astype(float)
     worth = V.port_worth(obs.rules, order_open, value, limit)  # [G', P]
     return worth.argmax(axis=1), worth.max(axis=1)
 
 
-def can_get_ships(obs: Observation) -> np.ndarray:
+def can_get_ships(obs: Observation, rows: np.ndarray | None = None) -> np.ndarray:
     """bool[G']: a firm of the deciding family is sure to get a ship now: a free shipyard of its own (its consent is
     certain; other families' yards and, jc2e, Company yard ships bought back depend on others' consent and on the
-    other firms wanting them too). ``yards_free`` at the deciding seat, from its own entries only."""
-    used = sum_last(obs.own("yard_ships")) + obs.firm_ships[np.arange(obs.n), :, obs.seat].sum(axis=1)
-    return obs.own("shipyards") - used >= 1
+    other firms wanting them too). ``yards_free`` at the deciding seat, from its own entries only. ``rows``: only
+    the observation's rows ``rows`` (int[m]; the answer is then bool[m])."""
+    if rows is None:
+        used = sum_last(obs.own("yard_ships")) + obs.firm_ships[np.arange(obs.n), :, obs.seat].sum(axis=1)
+        return obs.own("shipyards") - used >= 1
+    firm_ships = rows_of(obs, "firm_ships", rows)[np.arange(rows.size), :, obs.seat[rows]]
+    used = sum_last(obs.own("yard_ships")[rows]) + firm_ships.sum(axis=1)
+    return obs.own("shipyards")[rows] - used >= 1
+
+
+def rows_of(obs: Observation, name: str, rows: np.ndarray) -> np.ndarray:
+    """The observation's field ``name`` at its rows ``rows`` only (gathered there alone when it was not read)."""
+    at = getattr(obs, "_field_at", None)  # as ``values``' one row per game
+    return at(name, rows) if at is not None else getattr(obs, name).take(rows, axis=0)
 
 
 def shipyard_wanted(obs: Observation) -> np.ndarray:
@@ -120,16 +133,18 @@ def balanced_open_firm(obs: Observation, legal) -> np.ndarray:
     orders worth a value step (``revenue_per_value``) for a small fleet, and the family has a second asset to invest
     right after (a firm of 5 £ cannot keep a ship and trade); a Company share first when the Company looks doomed or
     the family holds two, else a factory."""
-    me = np.arange(obs.n), obs.seat
     extra = obs.rules.firms.jc2e_extra_orders if fr.jc2e(obs.rules) else 0
-    assets = np.minimum(obs.factories[me], obs.supply[me]) + obs.shares[me]
+    shares = obs.own("shares")
+    assets = np.minimum(obs.own("factories"), obs.own("supply")) + shares
     want = (rounds_left(obs) >= 3) & (assets >= 2)
-    want &= can_get_ships(obs)
-    rows = np.flatnonzero(want)  # the ports are valued where nothing else stops the opening
+    rows = np.flatnonzero(want)  # the yards, then the ports, are looked at where nothing else stops the opening
+    if rows.size:
+        rows = rows[can_get_ships(obs, rows)]
+        want[:] = False
     if rows.size:
         _, worth = best_port(obs, np.full(rows.size, 2 + extra), rows)
         want[rows] = worth >= obs.rules.firms.revenue_per_value
-    share_first = doomed(obs) | (obs.shares[me] >= 2)
+    share_first = doomed(obs) | (shares >= 2)
     asset = np.where(
         legal.share & (share_first | ~legal.factory), fr.SHARE, np.where(legal.factory, fr.FACTORY, fr.NO_ASSET)
     )
