@@ -39,21 +39,10 @@ def yards_free(obs: Observation) -> np.ndarray:
     return V.per_game(obs, "yards_free", lambda o: np.maximum(o.shipyards - V.yard_use(o), 0))
 
 
-def fleets(obs: Observation) -> np.ndarray:
-    """int[G', F]: each firm's ships (a value of the game: computed once per game)."""
-    return V.per_game(obs, "firm_fleet", lambda o: sum_last(o.firm_ships))
-
-
 def my_slot(obs: Observation) -> np.ndarray:
     """int[G']: the firm the deciding family manages, -1 none."""
     mine = obs.firm_manager == obs.seat[:, None]
     return np.where(any_last(mine), mine.argmax(axis=1), -1)
-
-
-def at_firm(a: np.ndarray, flat: np.ndarray) -> np.ndarray:
-    """``a[rows, f]`` of an array [G', F, ...] at flat indices ``flat = rows * F + f`` (a take of its [G' * F, ...]
-    view, several times faster than the two-array index)."""
-    return a.reshape(-1, *a.shape[2:]).take(flat, axis=0)
 
 
 def firm_vp(obs: Observation, value: np.ndarray) -> np.ndarray:
@@ -103,7 +92,7 @@ def shipyard_wanted(obs: Observation) -> np.ndarray:
         return np.zeros(obs.n)
     rows = np.arange(obs.n)
     mine = my_slot(obs)
-    ships = fleets(obs)[rows, np.maximum(mine, 0)]
+    ships = V.per_game(obs, "firm_fleet", lambda o: sum_last(o.firm_ships))[rows, np.maximum(mine, 0)]
     own_free = yards_free(obs)[rows, obs.seat]
     assets = np.minimum(obs.own("factories"), obs.own("supply")) + obs.own("shares")
     starting = (mine < 0) & (obs.own("shipyards") == 0) & (assets >= 2) & (rounds_left(obs) >= 4)
@@ -156,25 +145,30 @@ def balanced_invest_in_firms(obs: Observation, legal) -> tuple[np.ndarray, np.nd
     danger; one more asset into its own firm while the firm cannot pay two ships, its costs and a bid (a share when
     the Company looks doomed or it has no factory, else a factory)."""
     f_n = legal.firms.shape[1]
-    base = np.arange(obs.n) * f_n  # each row's first firm in the [G' * F] flat arrays (a take beats [rows, f])
     mine = my_slot(obs)
-    score = np.where(legal.firms, obs.firm_value.astype(float) + 0.5 * (np.arange(f_n)[None, :] == mine[:, None]), -1)
-    best = base + score.argmax(axis=1)
+    sad = doomed(obs)
     facs = np.zeros((obs.n, f_n), dtype=np.int64)
     shares = np.zeros((obs.n, f_n), dtype=np.int64)
-    good = at_firm(legal.firms, best) & (at_firm(obs.firm_value, best) >= 3)
-    sad = doomed(obs)
-    n_sh = np.where(sad & good & (rounds_left(obs) >= 2), np.minimum(legal.shares, at_firm(legal.room, best)), 0)
-    shares.reshape(-1)[best] = n_sh
-    mc = base + np.maximum(mine, 0)
-    fi = obs.rules.firms
-    need = 2 * fi.ship_cost + 2 * fi.ship_upkeep + 2 + 2
-    poor = (mine >= 0) & at_firm(legal.firms, mc) & (at_firm(obs.firm_cash, mc) < need) & (rounds_left(obs) >= 3)
-    poor &= at_firm(fleets(obs), mc) < 2
-    share_ok = legal.shares - n_sh >= 1  # the shares offered so far: ``n_sh``, at one firm
-    use_share = share_ok & (sad | (legal.factories < 1))
-    facs.reshape(-1)[mc] += np.where(poor & ~use_share & (legal.factories >= 1), 1, 0)
-    shares.reshape(-1)[mc] += np.where(poor & use_share, 1, 0)
+    n_sh = np.zeros(obs.n, dtype=np.int64)  # the shares offered to the best firm
+    rows = np.flatnonzero(sad & (rounds_left(obs) >= 2))  # worked out at the rows concerned only
+    if rows.size:
+        k, firms, value = np.arange(rows.size), legal.firms[rows], rows_of(obs, "firm_value", rows)
+        score = np.where(firms, value.astype(float) + 0.5 * (np.arange(f_n)[None, :] == mine[rows, None]), -1)
+        best = score.argmax(axis=1)
+        good = firms[k, best] & (value[k, best] >= 3)
+        n_sh[rows] = np.where(good, np.minimum(legal.shares[rows], legal.room[rows, best]), 0)
+        shares[rows, best] = n_sh[rows]
+    rows = np.flatnonzero((mine >= 0) & (rounds_left(obs) >= 3))
+    if rows.size:
+        k, mc = np.arange(rows.size), mine[rows]
+        fi = obs.rules.firms
+        need = 2 * fi.ship_cost + 2 * fi.ship_upkeep + 2 + 2
+        poor = legal.firms[rows, mc] & (rows_of(obs, "firm_cash", rows)[k, mc] < need)
+        poor &= rows_of(obs, "firm_ships", rows)[k, mc].sum(axis=1) < 2
+        factories = legal.factories[rows]
+        use_share = (legal.shares[rows] - n_sh[rows] >= 1) & (sad[rows] | (factories < 1))
+        facs[rows, mc] += np.where(poor & ~use_share & (factories >= 1), 1, 0)
+        shares[rows, mc] += np.where(poor & use_share, 1, 0)
     return facs, shares
 
 
