@@ -474,11 +474,12 @@ def yard_income_ships(state: State) -> np.ndarray:
 def drop_excess_ships(state: State) -> None:
     """After a family loses shipyards (a policy tax, phase 9) and its Company yard ships were sunk first, firm ships
     still over its remaining yards leave too, damaged ones first, in slot order."""
-    excess = np.maximum(yard_use(state) - state.shipyards, 0)  # [G, N]
-    rows = np.flatnonzero(excess.any(axis=1))
+    with_ships = np.flatnonzero(any_last(state.firm_ships.reshape(state.n_games, -1) != 0))  # elsewhere none leave
+    excess = np.maximum(yard_use(state, with_ships) - state.shipyards[with_ships], 0)  # [m, N]
+    keep = any_last(excess > 0)
+    rows, excess = with_ships[keep], excess[keep]
     if rows.size == 0:
         return
-    excess = excess[rows]
     for f in range(state.firm_ships.shape[1]):
         ships, damaged = state.firm_ships[rows, f], state.firm_damaged[rows, f]
         take = np.minimum(excess, ships)
@@ -500,6 +501,11 @@ def batter_ships(state: State, rules: Rules, dice, rows: np.ndarray, hit: np.nda
     n = state.n_players
     sea = state.firm_sea[rows].astype(np.int64)  # [m, F]
     stormed = (sea >= 0) & np.take_along_axis(hit, np.maximum(sea, 0), axis=1)
+    keep = any_last(stormed)  # the games with a firm in a hit sea: elsewhere no die is rolled
+    if not keep.all():
+        rows, stormed = rows[keep], stormed[keep]
+        if rows.size == 0:
+            return
     ships, damaged = state.firm_ships[rows], state.firm_damaged[rows]  # [m, F, N]
     counts = np.stack([damaged, ships - damaged], axis=-1) * stormed[:, :, None, None]  # [m, F, N, 2]
     f = ships.shape[1]

@@ -221,17 +221,18 @@ class RunFirm(Strategy):
 
     def invest_in_firms(self, obs: Observation, legal):
         """Its own firm: a factory, or a share, while the firm lacks the money for two ships and their upkeep."""
-        facs, shares = super().invest_in_firms(obs, legal)
-        rows = np.arange(obs.n)
+        facs, shares = (np.ascontiguousarray(a) for a in super().invest_in_firms(obs, legal))
         mine = _my_firm(obs)
-        mc = np.maximum(mine, 0)
+        mc = np.arange(obs.n) * facs.shape[1] + np.maximum(mine, 0)  # its own firm in the flat [G' * F] arrays
         fi = obs.rules.firms
-        poor = (mine >= 0) & legal.firms[rows, mc] & (obs.firm_cash[rows, mc] < 2 * fi.ship_cost + 4)
+        poor = (mine >= 0) & legal.firms.reshape(-1).take(mc)
+        poor &= obs.firm_cash.reshape(-1).take(mc) < 2 * fi.ship_cost + 4
         poor &= V.rounds_left(obs) >= 2
-        add_f = poor & (legal.factories - facs.sum(axis=1) >= 1) & (facs[rows, mc] == 0)
-        facs[rows, mc] += add_f
-        add_s = poor & ~add_f & (legal.shares - shares.sum(axis=1) >= 1) & (shares[rows, mc] == 0)
-        shares[rows, mc] += add_s
+        flat_f, flat_s = facs.reshape(-1), shares.reshape(-1)
+        add_f = poor & (legal.factories - facs.sum(axis=1) >= 1) & (flat_f[mc] == 0)
+        flat_f[mc] += add_f
+        add_s = poor & ~add_f & (legal.shares - shares.sum(axis=1) >= 1) & (flat_s[mc] == 0)
+        flat_s[mc] += add_s
         return facs, shares
 
 

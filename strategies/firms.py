@@ -55,20 +55,33 @@ def best_port(obs: Observation, limit: np.ndarray, rows: np.ndarray | None = Non
     ``limit`` best (half value where filled already this round). ``rows``: only the observation's rows ``rows``
     (int[m]; ``limit`` is then int[m] too, and so are the answers)."""
     d = obs.rules.d
-    order_open, filled = obs.order_open, obs.order_filled | obs.firm_filled
-    if rows is not None:
-        order_open, filled = order_open.take(rows, axis=0), filled.take(rows, axis=0)
+    if rows is None:
+        order_open, filled = obs.order_open, obs.order_filled | obs.firm_filled
+    else:
+        order_open = rows_of(obs, "order_open", rows)
+        filled = rows_of(obs, "order_filled", rows) | rows_of(obs, "firm_filled", rows)
     value = np.where(filled, d.order_half, d.order_value).astype(float)
     worth = V.port_worth(obs.rules, order_open, value, limit)  # [G', P]
     return worth.argmax(axis=1), worth.max(axis=1)
 
 
-def can_get_ships(obs: Observation) -> np.ndarray:
+def can_get_ships(obs: Observation, rows: np.ndarray | None = None) -> np.ndarray:
     """bool[G']: a firm of the deciding family is sure to get a ship now: a free shipyard of its own (its consent is
     certain; other families' yards and, jc2e, Company yard ships bought back depend on others' consent and on the
-    other firms wanting them too). ``yards_free`` at the deciding seat, from its own entries only."""
-    used = sum_last(obs.own("yard_ships")) + obs.firm_ships[np.arange(obs.n), :, obs.seat].sum(axis=1)
-    return obs.own("shipyards") - used >= 1
+    other firms wanting them too). ``yards_free`` at the deciding seat, from its own entries only. ``rows``: only
+    the observation's rows ``rows`` (int[m]; the answer is then bool[m])."""
+    if rows is None:
+        used = sum_last(obs.own("yard_ships")) + obs.firm_ships[np.arange(obs.n), :, obs.seat].sum(axis=1)
+        return obs.own("shipyards") - used >= 1
+    firm_ships = rows_of(obs, "firm_ships", rows)[np.arange(rows.size), :, obs.seat[rows]]
+    used = sum_last(obs.own("yard_ships")[rows]) + firm_ships.sum(axis=1)
+    return obs.own("shipyards")[rows] - used >= 1
+
+
+def rows_of(obs: Observation, name: str, rows: np.ndarray) -> np.ndarray:
+    """The observation's field ``name`` at its rows ``rows`` only (gathered there alone when it was not read)."""
+    at = getattr(obs, "_field_at", None)  # as ``values``' one row per game
+    return at(name, rows) if at is not None else getattr(obs, name).take(rows, axis=0)
 
 
 def shipyard_wanted(obs: Observation) -> np.ndarray:
@@ -92,11 +105,15 @@ def trade_dice(worth: np.ndarray, spare: np.ndarray, per_value: int, most: int =
     ``worth`` (a value step counted as ``per_value`` £ more), at most ``spare`` £ and ``most`` dice; 0 when no bid
     pays."""
     worth = worth + np.where(worth >= per_value, per_value, 0)
-    k = np.arange(1, most + 1)[None, :]
-    gain = (1.0 - (2.0 / 3.0) ** k) * worth[:, None] - k
-    gain = np.where(k <= spare[:, None], gain, -np.inf)
-    best = gain.argmax(axis=1) + 1
-    return np.where(gain.max(axis=1) > 0, best, 0)
+    p = 1.0 - (2.0 / 3.0) ** np.arange(1, most + 1)  # P(a success among k dice)
+    best = np.ones(worth.shape, dtype=np.int64)  # the fewest dice among the best gains
+    top = np.where(spare >= 1, p[0] * worth - 1, -np.inf)
+    for k in range(2, most + 1):  # dice by dice: the short axis's argmax is slow
+        gain = p[k - 1] * worth - k
+        better = (gain > top) & (spare >= k)
+        best[better] = k
+        top = np.where(better, gain, top)
+    return np.where(top > 0, best, 0)
 
 
 # ------------------------------------------------------------------------------------------- balanced play
@@ -105,16 +122,18 @@ def balanced_open_firm(obs: Observation, legal) -> np.ndarray:
     orders worth a value step (``revenue_per_value``) for a small fleet, and the family has a second asset to invest
     right after (a firm of 5 £ cannot keep a ship and trade); a Company share first when the Company looks doomed or
     the family holds two, else a factory."""
-    me = np.arange(obs.n), obs.seat
     extra = obs.rules.firms.jc2e_extra_orders if fr.jc2e(obs.rules) else 0
-    assets = np.minimum(obs.factories[me], obs.supply[me]) + obs.shares[me]
+    shares = obs.own("shares")
+    assets = np.minimum(obs.own("factories"), obs.own("supply")) + shares
     want = (rounds_left(obs) >= 3) & (assets >= 2)
-    want &= can_get_ships(obs)
-    rows = np.flatnonzero(want)  # the ports are valued where nothing else stops the opening
+    rows = np.flatnonzero(want)  # the yards, then the ports, are looked at where nothing else stops the opening
+    if rows.size:
+        rows = rows[can_get_ships(obs, rows)]
+        want[:] = False
     if rows.size:
         _, worth = best_port(obs, np.full(rows.size, 2 + extra), rows)
         want[rows] = worth >= obs.rules.firms.revenue_per_value
-    share_first = doomed(obs) | (obs.shares[me] >= 2)
+    share_first = doomed(obs) | (shares >= 2)
     asset = np.where(
         legal.share & (share_first | ~legal.factory), fr.SHARE, np.where(legal.factory, fr.FACTORY, fr.NO_ASSET)
     )
@@ -126,24 +145,30 @@ def balanced_invest_in_firms(obs: Observation, legal) -> tuple[np.ndarray, np.nd
     danger; one more asset into its own firm while the firm cannot pay two ships, its costs and a bid (a share when
     the Company looks doomed or it has no factory, else a factory)."""
     f_n = legal.firms.shape[1]
-    rows = np.arange(obs.n)
     mine = my_slot(obs)
-    score = np.where(legal.firms, obs.firm_value.astype(float) + 0.5 * (np.arange(f_n)[None, :] == mine[:, None]), -1)
-    best = score.argmax(axis=1)
+    sad = doomed(obs)
     facs = np.zeros((obs.n, f_n), dtype=np.int64)
     shares = np.zeros((obs.n, f_n), dtype=np.int64)
-    good = legal.firms[rows, best] & (obs.firm_value[rows, best] >= 3)
-    n_sh = np.where(doomed(obs) & good & (rounds_left(obs) >= 2), np.minimum(legal.shares, legal.room[rows, best]), 0)
-    shares[rows, best] = n_sh
-    mc = np.maximum(mine, 0)
-    fi = obs.rules.firms
-    need = 2 * fi.ship_cost + 2 * fi.ship_upkeep + 2 + 2
-    poor = (mine >= 0) & legal.firms[rows, mc] & (obs.firm_cash[rows, mc] < need) & (rounds_left(obs) >= 3)
-    poor &= obs.firm_ships[rows, mc].sum(axis=1) < 2
-    share_ok = legal.shares - shares.sum(axis=1) >= 1
-    use_share = share_ok & (doomed(obs) | (legal.factories < 1))
-    facs[rows, mc] += np.where(poor & ~use_share & (legal.factories >= 1), 1, 0)
-    shares[rows, mc] += np.where(poor & use_share, 1, 0)
+    n_sh = np.zeros(obs.n, dtype=np.int64)  # the shares offered to the best firm
+    rows = np.flatnonzero(sad & (rounds_left(obs) >= 2))  # worked out at the rows concerned only
+    if rows.size:
+        k, firms, value = np.arange(rows.size), legal.firms[rows], rows_of(obs, "firm_value", rows)
+        score = np.where(firms, value.astype(float) + 0.5 * (np.arange(f_n)[None, :] == mine[rows, None]), -1)
+        best = score.argmax(axis=1)
+        good = firms[k, best] & (value[k, best] >= 3)
+        n_sh[rows] = np.where(good, np.minimum(legal.shares[rows], legal.room[rows, best]), 0)
+        shares[rows, best] = n_sh[rows]
+    rows = np.flatnonzero((mine >= 0) & (rounds_left(obs) >= 3))
+    if rows.size:
+        k, mc = np.arange(rows.size), mine[rows]
+        fi = obs.rules.firms
+        need = 2 * fi.ship_cost + 2 * fi.ship_upkeep + 2 + 2
+        poor = legal.firms[rows, mc] & (rows_of(obs, "firm_cash", rows)[k, mc] < need)
+        poor &= rows_of(obs, "firm_ships", rows)[k, mc].sum(axis=1) < 2
+        factories = legal.factories[rows]
+        use_share = (legal.shares[rows] - n_sh[rows] >= 1) & (sad[rows] | (factories < 1))
+        facs[rows, mc] += np.where(poor & ~use_share & (factories >= 1), 1, 0)
+        shares[rows, mc] += np.where(poor & use_share, 1, 0)
     return facs, shares
 
 
@@ -216,8 +241,13 @@ def balanced_firm_ships(obs: Observation, legal) -> tuple[np.ndarray, np.ndarray
     )
 
     def spread(count, avail):  # ``count`` over the cells of ``avail`` (own family's first for yards)
-        before = np.cumsum(avail, axis=1) - avail
-        return np.clip(count[:, None] - before, 0, avail)
+        out = np.zeros_like(avail)  # none where ``count`` is 0 (the cells hold >= 0)
+        at = np.flatnonzero(count > 0)
+        if at.size:
+            avail = avail.take(at, axis=0)
+            before = np.cumsum(avail, axis=1) - avail
+            out[at] = np.clip(count.take(at)[:, None] - before, 0, avail)
+        return out
 
     free_ordered = np.take_along_axis(free, order, axis=1)
     build = np.zeros_like(free)

@@ -1242,3 +1242,24 @@ def test_a_firm_at_dividend_level_2_allows_a_final_retirement_into_the_2_pound_t
     end_game(s, r, d, agents(r, s, strat))
     assert strat.asked("retire") == [([0], [1])]
     assert s.retired[:, 1, 0].tolist() == [1, 0] and s.money[:, 1].tolist() == [8, 10]
+
+
+def test_the_trade_bid_is_the_fewest_dice_of_the_best_expected_gain():
+    """``strategies.firms.trade_dice`` (compared die by die): the number of dice k in 1..most, k <= spare, that
+    maximises P(a success among k dice) * worth - k (worth plus a value step's ``per_value`` once it reaches one),
+    the fewest on a tie, 0 when no gain is positive: the argmax over the [G', most] table of gains, over random
+    worths (whole and half pounds, ties included) and spares (none, negative, more than ``most``)."""
+    from strategies.firms import trade_dice
+
+    rng = np.random.default_rng(5)
+    for most in (1, 3, 6):
+        for per_value in (2, 6):
+            worth = np.concatenate([rng.random(3000) * 20, rng.integers(0, 30, 3000) * 0.5])
+            spare = rng.integers(-3, 10, worth.size)
+            w = worth + np.where(worth >= per_value, per_value, 0)
+            k = np.arange(1, most + 1)[None, :]
+            gain = np.where(k <= spare[:, None], (1.0 - (2.0 / 3.0) ** k) * w[:, None] - k, -np.inf)
+            want = np.where(gain.max(axis=1) > 0, gain.argmax(axis=1) + 1, 0)
+            got = trade_dice(worth, spare, per_value, most)
+            assert got.dtype == np.int64 and (got == want).all()
+            assert len(np.unique(got)) >= min(most + 1, 5)  # not trivial: no bid and several bids chosen

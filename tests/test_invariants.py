@@ -200,10 +200,9 @@ class CountingAgents(Agents):
         super().__init__(*args, **kwargs)
         self.asked: dict[str, int] = {}
 
-    def ask(self, decision, state, decider, legal, out, check=None):
-        k = int((np.asarray(decider) >= 0).sum())
-        self.asked[decision] = self.asked.get(decision, 0) + k
-        return super().ask(decision, state, decider, legal, out, check)
+    def _count(self, decision, asked):  # every seat asked, by ``ask`` or at once by ``ask_seats``
+        self.asked[decision] = self.asked.get(decision, 0) + int(np.asarray(asked).sum())
+        super()._count(decision, asked)
 
     def ask_seats(self, decision, state, asked, legal, seat_legal, out, check=None):  # the seats asked at once
         self.asked[decision] = self.asked.get(decision, 0) + int(np.asarray(asked).sum())

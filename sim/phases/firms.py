@@ -124,9 +124,9 @@ def invest_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> N
 
     def check(answer, legal, obs):
         fa, sa = answer
-        bad = (fa < 0).any(axis=1) | (sa < 0).any(axis=1)
-        bad |= (((fa + sa) > 0) & ~legal.firms).any(axis=1)
-        bad |= (fa.sum(axis=1) > legal.factories) | (sa.sum(axis=1) > legal.shares)
+        bad = any_last(fa < 0) | any_last(sa < 0)  # the short-axis reductions
+        bad |= any_last(((fa + sa) > 0) & ~legal.firms)
+        bad |= (sum_last(fa) > legal.factories) | (sum_last(sa) > legal.shares)
         return bad, "investments only in open firms, at most the factories (with relatives at home) and shares held"
 
     asked = any_last(open_)[:, None] & ((fac_assets > 0) | (sh_assets > 0))  # [G, N]
@@ -240,15 +240,10 @@ def merger_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> N
 
     check = _firm_choice("not another open firm")
 
-    for seat in range(n):
-        own = slot[:, seat]
-        ask = many & (own >= 0)
-        if not ask.any():
-            continue
-        others = open_ & (np.arange(f_n)[None, :] != own[:, None])
-        target = np.full(g, -1, dtype=np.int64)
-        agents.ask("propose_merger", state, np.where(ask, seat, -1), {"firm": own, "firms": others}, (target,), check)
-        proposal[:, seat] = np.where(ask, target, -1)
+    asked = many[:, None] & (slot >= 0)  # [G, N]
+    if asked.any():  # every manager at once (proposals are taken after all have proposed)
+        others = open_[:, None, :] & (np.arange(f_n)[None, None, :] != slot[:, :, None])  # [G, N, F]
+        agents.ask_seats("propose_merger", state, asked, {}, {"firm": slot, "firms": others}, (proposal,), check)
     if not (proposal >= 0).any():
         return
     merged = np.zeros((g, f_n), dtype=bool)
@@ -287,16 +282,10 @@ def propose_and_merge(
     full_survivor[rows] = survivor
     full_lose = np.zeros((g, n), dtype=np.int64)
     full_lose[rows] = lose
-    agreed = np.ones(rows.size, dtype=bool)
     legal = {"firms": full_firms, "survivor": full_survivor, "lose": full_lose, "rescue": np.full(g, rescue)}
-    for seat in range(n):
-        decider = np.full(g, -1, dtype=np.int64)
-        decider[rows[involved[:, seat]]] = seat
-        if not (decider >= 0).any():
-            continue
-        yes = np.zeros(g, dtype=bool)
-        agents.ask("consent_merger", state, decider, legal, (yes,))
-        agreed &= ~involved[:, seat] | yes[rows]
+    yes = np.zeros((g, n), dtype=bool)  # everyone involved at once (nothing changes before all have answered)
+    agents.ask_seats("consent_merger", state, full_batch(g, rows, involved, False, bool), legal, {}, (yes,))
+    agreed = (~involved | yes[rows]).all(axis=1)
     go = np.flatnonzero(agreed)
     if go.size:
         fr.merge(state, rows[go], survivor[go], absorbed[go], lose[go])
@@ -320,16 +309,11 @@ def dissolve_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) ->
         if rows.size == 0:
             continue
         f = own[rows]
-        agreed = np.ones(rows.size, dtype=bool)
-        for voter in range(n):
-            holds = state.firm_shares[rows, f, voter] > 0
-            if not holds.any():
-                continue
-            decider = np.full(g, -1, dtype=np.int64)
-            decider[rows[holds]] = voter
-            ok = np.zeros(g, dtype=bool)
-            agents.ask("consent_dissolution", state, decider, {"firm": full_batch(g, rows, f, -1)}, (ok,))
-            agreed &= ~holds | ok[rows]
+        holds = state.firm_shares[rows, f] > 0  # [k, N]: every shareholder at once
+        ok = np.zeros((g, n), dtype=bool)
+        legal = {"firm": full_batch(g, rows, f, -1)}
+        agents.ask_seats("consent_dissolution", state, full_batch(g, rows, holds, False, bool), legal, {}, (ok,))
+        agreed = (~holds | ok[rows]).all(axis=1)
         if agreed.any():
             fr.bankrupt(state, rows[agreed], f[agreed])
 
@@ -368,61 +352,53 @@ def ships_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> No
 
     def check(answer, legal, obs):
         b, s, d = answer
-        bad = (b < 0).any(axis=1) | (s < 0).any(axis=(1, 2)) | (d < 0).any(axis=(1, 2))
-        bad |= (b > legal.free_yards).any(axis=1)
-        bad |= (s > legal.sound).any(axis=(1, 2)) | (d > legal.damaged).any(axis=(1, 2))
-        price = legal.cost * b.sum(axis=1)
-        price = price + legal.price_sound * s.sum(axis=(1, 2)) + legal.price_damaged * d.sum(axis=(1, 2))
+        s, d = s.reshape(len(s), -1), d.reshape(len(d), -1)  # per row: yard owners by locations
+        sound, damaged = legal.sound.reshape(len(s), -1), legal.damaged.reshape(len(d), -1)
+        bad = any_last(b < 0) | any_last(s < 0) | any_last(d < 0)  # the short-axis reductions
+        bad |= any_last(b > legal.free_yards)
+        bad |= any_last(s > sound) | any_last(d > damaged)
+        price = legal.cost * sum_last(b)
+        price = price + legal.price_sound * sum_last(s) + legal.price_damaged * sum_last(d)
         return bad | (price > legal.cash), "more ships than free yards (or Company yard ships), or than it can pay"
 
-    in_games = np.zeros(g, dtype=bool)
-    in_games[games] = True
-    rows_all = np.arange(g)
-    for seat in range(n):
-        own = slot[:, seat]
-        oc = np.maximum(own, 0)
-        cash = state.firm_cash[rows_all, oc]
-        ask = in_games & (own >= 0) & (cash >= cheapest)
-        if not ask.any():
-            continue
+    own = slot[games]  # [m, N]
+    oc = np.maximum(own, 0)
+    cash = full_batch(g, games, state.firm_cash[games[:, None], oc], 0, state.firm_cash.dtype)  # [G, N]
+    asked = np.zeros((g, n), dtype=bool)
+    asked[games] = (own >= 0) & (cash[games] >= cheapest[games, None])
+    if asked.any():  # every manager at once (the ships are applied after all have asked)
         legal = {
-            "firm": own,
             "free_yards": free,
             "cost": cost,
-            "cash": cash,
             "sound": sound,
             "damaged": damaged,
             "price_sound": price_s,
             "price_damaged": price_d,
             "buyback": np.full(g, buyback),
         }
-        out = (np.zeros((g, n), dtype=np.int64), np.zeros_like(sound), np.zeros_like(damaged))
-        agents.ask("firm_ships", state, np.where(ask, seat, -1), legal, out, check)
-        sub = np.flatnonzero(ask[games])
-        rows = games[sub]
-        want_b[sub, oc[rows]] = out[0][rows]
+        shape = (g, n, *sound.shape[1:])
+        out = (np.zeros((g, n, n), dtype=np.int64), np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64))
+        agents.ask_seats("firm_ships", state, asked, legal, {"firm": slot, "cash": cash}, out, check)
+        at, seat = np.nonzero(asked[games])
+        rows, f = games[at], oc[at, seat]
+        want_b[at, f] = out[0][rows, seat]
         if buyback:
-            want_s[sub, oc[rows]] = out[1][rows]
-            want_d[sub, oc[rows]] = out[2][rows]
+            want_s[at, f] = out[1][rows, seat]
+            want_d[at, f] = out[2][rows, seat]
     buy_at = (want_s.sum(axis=3) + want_d.sum(axis=3)) if buyback else np.zeros_like(want_b)  # [m, F, N]
     asked_at = want_b + buy_at
     if not asked_at.any():
         return
-    consent = np.zeros((m, f_n, n), dtype=bool)
-    managers = state.firm_manager[games]
-    for owner in range(n):
-        own_firm = managers == owner
-        need = (asked_at[:, :, owner] > 0) & ~own_firm
-        ok = np.zeros((g, f_n), dtype=bool)
-        asked = need.any(axis=1)
-        if asked.any():
-            build = np.zeros((g, f_n), dtype=np.int64)
-            buy = np.zeros((g, f_n), dtype=np.int64)
-            build[games], buy[games] = want_b[:, :, owner], buy_at[:, :, owner]
-            decider = np.full(g, -1, dtype=np.int64)
-            decider[games[asked]] = owner
-            agents.ask("consent_yard", state, decider, {"build": build, "buy": buy}, (ok,))
-        consent[:, :, owner] = own_firm | (ok[games] & need)
+    seats = np.arange(n)
+    own_firm = state.firm_manager[games][:, None, :] == seats[None, :, None]  # [m, N (yard owner), F]
+    need = (asked_at.transpose(0, 2, 1) > 0) & ~own_firm
+    ok = np.zeros((g, n, f_n), dtype=bool)
+    if need.any():  # every yard owner at once (nothing changes before all have answered)
+        build = full_batch(g, games, want_b.transpose(0, 2, 1), 0)
+        buy = full_batch(g, games, buy_at.transpose(0, 2, 1), 0)
+        asked = full_batch(g, games, any_last(need), False, bool)
+        agents.ask_seats("consent_yard", state, asked, {}, {"build": build, "buy": buy}, (ok,))
+    consent = (own_firm | (ok[games] & need)).transpose(0, 2, 1)  # [m, F, N]
     pm = _pm_start(state)[games]
     sub_all = np.arange(m)
     for k in range(n):
@@ -454,7 +430,6 @@ def strategy_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) ->
     ports = np.full((g, n), -1, dtype=np.int64)
     bids = np.zeros((g, n), dtype=np.int64)
     games = np.flatnonzero(on & any_last(fr.is_open(state)))  # the games with a firm to ask about
-    sub = np.arange(games.size)
     ships, due = fr.fleet(state, games), fr.costs_due(state, rules, games)  # [m, F]
 
     def check(answer, legal, obs):
@@ -464,28 +439,23 @@ def strategy_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) ->
         bad |= trade & ((legal.ships < 1) | (b < 1) | (b > legal.cash))
         return bad, "a port 0-2 with a bid of 1 £ up to the treasury (and a ship), or -1 with no bid"
 
-    for seat in range(n):
-        own = slot[games, seat]
-        oc = np.maximum(own, 0)
-        cash, n_ships = state.firm_cash[games, oc], ships[sub, oc]
-        ask_m = (own >= 0) & (n_ships >= 1) & (cash >= 1)  # else no trade
-        if not ask_m.any():
-            continue
-        ask = np.zeros(g, dtype=bool)
-        ask[games] = ask_m
-        legal = {
-            "firm": slot[:, seat],
+    own = slot[games]  # [m, N]
+    oc = np.maximum(own, 0)
+    cash, n_ships = state.firm_cash[games[:, None], oc], np.take_along_axis(ships, oc, axis=1)
+    ask_m = (own >= 0) & (n_ships >= 1) & (cash >= 1)  # else no trade
+    if ask_m.any():
+        asked = full_batch(g, games, ask_m, False, bool)
+        seat_legal = {
+            "firm": slot,
             "cash": full_batch(g, games, cash, 0, cash.dtype),
             "ships": full_batch(g, games, n_ships, 0),
-            "due": full_batch(g, games, due[sub, oc], 0),
+            "due": full_batch(g, games, np.take_along_axis(due, oc, axis=1), 0),
         }
-        agents.ask("firm_strategy", state, np.where(ask, seat, -1), legal, (ports[:, seat], bids[:, seat]), check)
-        ports[~ask, seat] = -1
-        bids[~ask, seat] = 0
-    for seat in range(n):
-        rows = np.flatnonzero(slot[:, seat] >= 0)
-        state.firm_port[rows, slot[rows, seat]] = ports[rows, seat]
-        state.firm_bid[rows, slot[rows, seat]] = bids[rows, seat]
+        # sealed: every manager at once (nothing changes before all have chosen)
+        agents.ask_seats("firm_strategy", state, asked, {}, seat_legal, (ports, bids), check)
+    rows, seats = np.nonzero(slot >= 0)
+    state.firm_port[rows, slot[rows, seats]] = ports[rows, seats]
+    state.firm_bid[rows, slot[rows, seats]] = bids[rows, seats]
 
 
 # ================================================================================================== phase 6
@@ -649,11 +619,11 @@ def firm_fill(
     }
 
     def check(o, legal, obs):
-        bad = (o & ~legal.orders).any(axis=1) | (o.sum(axis=1) > legal.limit)
+        bad = any_last(o & ~legal.orders) | (sum_last(o) > legal.limit)
         return bad, "orders not reachable from its port, or more than it may fill"
 
     agents.ask("firm_trade", state, decider, legal, (orders,), check)
-    go = orders[rows].any(axis=1)
+    go = any_last(orders[rows])
     if go.any():
         fr.fill_orders(state, rules, rows[go], slot[go], orders[rows[go]])
 
@@ -716,63 +686,68 @@ def emergency(
     ``emergency_invest``) with the manager's consent (``consent_investment``): 5 £ each, -1 value each; what
     they raise pays the costs, the rest burns. Returns int[m] still unpaid."""
     g, n = state.n_games, state.n_players
-    need = np.zeros(g, dtype=np.int64)
-    need[rows] = short
-    f_full = np.zeros(g, dtype=np.int64)
-    f_full[rows] = slot
-    manager = np.full(g, -1, dtype=np.int64)
-    manager[rows] = state.firm_manager[rows, slot]
-    raised = np.zeros(g, dtype=bool)
-    rows_all = np.arange(g)
-    going = np.zeros(g, dtype=bool)  # per game: still short, and someone invested in its previous pass
-    going[rows] = True
+    m = rows.size  # worked out at these games; the decisions see full-batch options
+    need = short.astype(np.int64)
+    f_full = full_batch(g, rows, slot, 0)
+    manager = state.firm_manager[rows, slot].astype(np.int64)
+    raised = np.zeros(m, dtype=bool)
+    going = np.ones(m, dtype=bool)  # per game: still short, and someone invested in its previous pass
+
+    def check(c, legal, obs):
+        bad = (c < fr.NO_ASSET) | (c > fr.SHARE)
+        bad |= ((c == fr.FACTORY) & ~legal.factory) | ((c == fr.SHARE) & ~legal.share)
+        return bad, "0 (none), 1 (an uninvested factory) or 2 (a Company share) the family may invest"
+
     while True:
-        progress = np.zeros(g, dtype=bool)
+        progress = np.zeros(m, dtype=bool)
         for k in range(n):
             seat = np.where(manager >= 0, _clockwise(manager, k, n), 0)
-            short_rows = rows[going[rows] & (need[rows] > 0)]
-            fac = np.zeros(g, dtype=bool)
-            sh = np.zeros(g, dtype=bool)
-            fac[short_rows] = fr.factory_assets(state, short_rows, seat[short_rows]) > 0
-            sh[short_rows] = fr.share_assets(state, rules, short_rows, seat[short_rows]) > 0
+            at = np.flatnonzero(going & (need > 0))
+            fac = np.zeros(m, dtype=bool)
+            sh = np.zeros(m, dtype=bool)
+            fac[at] = fr.factory_assets(state, rows[at], seat[at]) > 0
+            sh[at] = fr.share_assets(state, rules, rows[at], seat[at]) > 0
             ask = fac | sh
             if not ask.any():
                 continue
             choice = np.zeros(g, dtype=np.int64)
-
-            def check(c, legal, obs):
-                bad = (c < fr.NO_ASSET) | (c > fr.SHARE)
-                bad |= ((c == fr.FACTORY) & ~legal.factory) | ((c == fr.SHARE) & ~legal.share)
-                return bad, "0 (none), 1 (an uninvested factory) or 2 (a Company share) the family may invest"
-
-            legal = {"firm": f_full, "shortfall": need, "factory": fac, "share": sh}
-            agents.ask("emergency_invest", state, np.where(ask, seat, -1), legal, (choice,), check)
-            offered = ask & (choice > 0)
+            legal = {
+                "firm": f_full,
+                "shortfall": full_batch(g, rows, need, 0),
+                "factory": full_batch(g, rows, fac, False, bool),
+                "share": full_batch(g, rows, sh, False, bool),
+            }
+            decider = full_batch(g, rows, np.where(ask, seat, -1), -1)
+            agents.ask("emergency_invest", state, decider, legal, (choice,), check)
+            c = choice[rows]
+            offered = ask & (c > 0)
             other = offered & (seat != manager)
-            yes = np.zeros((g, n), dtype=bool)
+            yes = np.zeros(m, dtype=bool)
             if other.any():
                 offer_f = np.zeros((g, n), dtype=np.int64)
                 offer_s = np.zeros((g, n), dtype=np.int64)
-                offer_f[rows_all[other], seat[other]] = choice[other] == fr.FACTORY
-                offer_s[rows_all[other], seat[other]] = choice[other] == fr.SHARE
+                offer_f[rows[other], seat[other]] = c[other] == fr.FACTORY
+                offer_s[rows[other], seat[other]] = c[other] == fr.SHARE
                 legal = {"firm": f_full, "factories": offer_f, "shares": offer_s, "emergency": np.ones(g, dtype=bool)}
-                agents.ask("consent_investment", state, np.where(other, manager, -1), legal, (yes,))
-            go = offered & ((seat == manager) | yes[rows_all, seat])
-            r = np.flatnonzero(go)
+                full_yes = np.zeros((g, n), dtype=bool)
+                decider = full_batch(g, rows, np.where(other, manager, -1), -1)
+                agents.ask("consent_investment", state, decider, legal, (full_yes,))
+                yes = full_yes[rows, seat]
+            r = np.flatnonzero(offered & ((seat == manager) | yes))
             if r.size == 0:
                 continue
             progress[r] = True
-            c = choice[r]
-            fr.invest(state, rules, r, f_full[r], seat[r], (c == fr.FACTORY).astype(np.int64),
-                      (c == fr.SHARE).astype(np.int64), emergency=True)  # fmt: skip
+            cr, rr = c[r], rows[r]
+            fr.invest(state, rules, rr, slot[r], seat[r], (cr == fr.FACTORY).astype(np.int64),
+                      (cr == fr.SHARE).astype(np.int64), emergency=True)  # fmt: skip
             raised[r] = True
-            need[r] = fr.pay_costs(state, r, f_full[r], need[r])
+            need[r] = fr.pay_costs(state, rr, slot[r], need[r])
         going &= progress & (need > 0)  # each game's passes end on its own: a pass where nobody invested
         if not going.any():
             break
     burn = np.flatnonzero(raised & (need == 0))
-    ledger.firm(state, "firm_emergency_burned", burn, f_full[burn], -state.firm_cash[burn, f_full[burn]])
-    return need[rows]
+    ledger.firm(state, "firm_emergency_burned", rows[burn], slot[burn], -state.firm_cash[rows[burn], slot[burn]])
+    return need
 
 
 def rescue(
@@ -849,7 +824,7 @@ def dividends(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> Non
 
         def check(answer, legal, obs):
             w, m = answer
-            bad = (w < 0).any(axis=1) | (w > legal.shares).any(axis=1) | (m & ~legal.manager).any(axis=1)
+            bad = any_last(w < 0) | any_last(w > legal.shares) | any_last(m & ~legal.manager)
             return bad, "waives more shares than it holds, or a manager's portion it does not have"
 
         full_eligible = np.zeros((g, f_n), dtype=bool)
@@ -877,50 +852,45 @@ def dividends(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> Non
         waived = np.where(eligible[:, None, :] & ask_m[:, :, None], w[games], 0).transpose(0, 2, 1).copy()
         manager_waived = (eligible[:, None, :] & ask_m[:, :, None] & is_mgr & mw[games]).any(axis=1)
         if jc and waived.any():  # selective dividends need the manager's consent (2e)
-            seats = np.arange(n)
-            for f in range(f_n):
-                mgr = manager[:, f].astype(np.int64)
-                others = np.where(seats[None, :] == mgr[:, None], 0, waived[:, f])
-                ask_m = eligible[:, f] & (others > 0).any(axis=1)
-                if not ask_m.any():
-                    continue
-                ok = np.zeros((g, n), dtype=bool)
-                full_others = np.zeros((g, n), dtype=np.int64)
-                full_others[games] = others
-                decider = np.full(g, -1, dtype=np.int64)
-                decider[games[ask_m]] = mgr[ask_m]
-                legal = {"firm": np.full(g, f), "waived": full_others}
-                agents.ask("consent_waivers", state, decider, legal, (ok,))
-                keep = ok[games] | (seats[None, :] == mgr[:, None])
-                waived[:, f] = np.where(ask_m[:, None] & ~keep, 0, waived[:, f])
+            mgr = manager.astype(np.int64)  # [m, F]
+            is_own = np.arange(n)[None, None, :] == mgr[:, :, None]  # [m, F, N]
+            others = np.where(is_own, 0, waived)
+            at, f = np.nonzero(eligible & any_last(others > 0))
+            if at.size:  # every manager at once (a family manages one firm; nothing changes before all answer)
+                rows, seat = games[at], mgr[at, f]
+                asked = np.zeros((g, n), dtype=bool)
+                asked[rows, seat] = True
+                firm = np.full((g, n), -1, dtype=np.int64)
+                firm[rows, seat] = f
+                full_others = np.zeros((g, n, n), dtype=np.int64)
+                full_others[rows, seat] = others[at, f]
+                ok = np.zeros((g, n, n), dtype=bool)
+                agents.ask_seats("consent_waivers", state, asked, {}, {"firm": firm, "waived": full_others}, (ok,))
+                keep = ok[rows, seat] | is_own[at, f]
+                waived[at, f] = np.where(keep, waived[at, f], 0)
     per_payout = sum_last(shares - waived) + ~manager_waived
     max_payouts = np.where(eligible & (per_payout > 0), avail // np.maximum(per_payout, 1), 0)
     slot = fr.slot_of(state)[games]  # [m, N]
-    sub = np.arange(m)
+    oc = np.maximum(slot, 0)
     payouts = np.zeros((m, f_n), dtype=np.int64)
     ask_any = max_payouts > 0
 
     def check_k(k, legal, obs):
         return (k < 0) | (k > legal.max_payouts), "more payouts than the firm's money covers"
 
-    if ask_any.any():
-        for seat in range(n):
-            own = slot[:, seat]
-            oc = np.maximum(own, 0)
-            ask_m = (own >= 0) & ask_any[sub, oc]
-            if not ask_m.any():
-                continue
-            ask = np.zeros(g, dtype=bool)
-            ask[games] = ask_m
-            k = np.zeros(g, dtype=np.int64)
-            legal = {
-                "firm": full_batch(g, games, own, -1),
-                "per_payout": full_batch(g, games, per_payout[sub, oc], 0),
-                "max_payouts": full_batch(g, games, max_payouts[sub, oc], 0),
-                "available": full_batch(g, games, avail[sub, oc], 0),
-            }
-            agents.ask("firm_dividends", state, np.where(ask, seat, -1), legal, (k,), check_k)
-            payouts[sub[ask_m], oc[ask_m]] = k[games[ask_m]]
+    ask_m = (slot >= 0) & np.take_along_axis(ask_any, oc, axis=1)  # [m, N]
+    if ask_m.any():  # every manager at once (the payouts are made after all have chosen)
+        k = np.zeros((g, n), dtype=np.int64)
+        seat_legal = {
+            "firm": full_batch(g, games, slot, -1),
+            "per_payout": full_batch(g, games, np.take_along_axis(per_payout, oc, axis=1), 0),
+            "max_payouts": full_batch(g, games, np.take_along_axis(max_payouts, oc, axis=1), 0),
+            "available": full_batch(g, games, np.take_along_axis(avail, oc, axis=1), 0),
+        }
+        asked = full_batch(g, games, ask_m, False, bool)
+        agents.ask_seats("firm_dividends", state, asked, {}, seat_legal, (k,), check_k)
+        at, seat = np.nonzero(ask_m)
+        payouts[at, oc[at, seat]] = k[games[at], seat]
     total = np.zeros((m, f_n), dtype=np.int64)
     for f in range(f_n):
         at = np.flatnonzero(payouts[:, f] > 0)
