@@ -204,10 +204,6 @@ class CountingAgents(Agents):
         self.asked[decision] = self.asked.get(decision, 0) + int(np.asarray(asked).sum())
         super()._count(decision, asked)
 
-    def ask_seats(self, decision, state, asked, legal, seat_legal, out, check=None):  # the seats asked at once
-        self.asked[decision] = self.asked.get(decision, 0) + int(np.asarray(asked).sum())
-        return super().ask_seats(decision, state, asked, legal, seat_legal, out, check)
-
 
 def play_checked(rules, strategy, n_games, seed):
     ids = np.arange(n_games)
