@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import laws, ledger
+from .. import kernels, laws, ledger, trace
 from .. import layout as L
 from ..agents import Agents
 from ..board import committee_vacancies, exchange_free
@@ -81,9 +81,17 @@ def family_actions(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
         take_actions(state, rules, agents, extra > 0, extra_action=True)
         extra = extra - (extra > 0)
     extra_clerks(state, rules, agents)
-    for act, granted in laws.extra_actions(state, rules):  # laws in force granting one more action of a kind (2e)
-        acting = np.broadcast_to((granted & ~state.done)[:, None], state.money.shape)
-        take_actions(state, rules, agents, acting, extra_action=True, only=act)
+    granted = laws.extra_actions(state, rules)  # laws in force granting one more action of a kind (2e)
+    if granted:
+        kinds = np.array([act for act, _ in granted], dtype=np.int64)
+        pending = np.stack([games for _, games in granted], axis=1) & ~state.done[:, None]  # [G, K] in action order
+        while pending.any():  # each game's next kind granted, one kind at a time in each game: all games at once
+            has = pending.any(axis=1)
+            next_kind = pending.argmax(axis=1)
+            only = np.where(has, kinds[next_kind], -1)
+            acting = np.broadcast_to(has[:, None], state.money.shape)
+            take_actions(state, rules, agents, acting, extra_action=True, only=only)
+            pending[np.flatnonzero(has), next_kind[has]] = False
 
 
 def take_actions(
@@ -92,11 +100,11 @@ def take_actions(
     agents: Agents,
     acting: np.ndarray,
     extra_action: bool = False,
-    only: int | None = None,
+    only: int | np.ndarray | None = None,
 ) -> None:
     """Every family where ``acting[G, N]`` takes one action (twice if it repeats last round's, except an
     ``extra_action``, which is taken once and is not recorded as the round's action). ``only``: the one action
-    (besides passing) on offer, e.g. a law's extra action."""
+    (besides passing) on offer, e.g. a law's extra action; int[G]: each game's own (read where a family acts)."""
     g, n = state.n_games, state.n_players
     acting = acting & ~state.done[:, None]
     idx = np.flatnonzero(acting.any(axis=1))  # the games where some family acts (an extra action: a few)
@@ -105,13 +113,15 @@ def take_actions(
     # the work is done on those games' rows only; when they are most of the batch, on every row (no copies)
     games = slice(None) if 2 * idx.size > g else idx
     acts = acting[games]  # [G', N]
-    if only is None or only == L.A_FACTORY:  # the Industry Subsidy (nothing changes it while the families choose)
+    offered = None if only is None else np.full(g, only, dtype=np.int64) if np.ndim(only) == 0 else np.asarray(only)
+    if offered is None or (offered[games] == L.A_FACTORY).any():  # the Industry Subsidy (unchanged while they choose)
         discount = laws.factory_discount(state, rules)[games]
     else:  # no factory on offer: no discount to read
         discount = np.zeros(acts.shape, dtype=np.int64)
     once, twice = legal_options(state, rules, games, extra_action, discount)
-    if only is not None:
-        once &= (np.arange(L.N_ACTIONS) == only) | (np.arange(L.N_ACTIONS) == L.A_PASS)
+    if offered is not None:
+        kinds = np.arange(L.N_ACTIONS)
+        once &= ((kinds == offered[games][:, None]) | (kinds == L.A_PASS))[:, None, :]
     asked = acts
     if extra_action:  # an extra action is offered only to a family that can take something
         asked = asked & any_last(once[:, :, L.A_PASS + 1 :])
@@ -120,7 +130,7 @@ def take_actions(
     action = np.zeros((g, n), dtype=np.int64)
     repeat = np.zeros((g, n), dtype=bool)
     where = np.zeros((g, n, 2), dtype=np.int64)
-    kind = {"extra": np.full(g, extra_action), "offered": np.full(g, -1 if only is None else only)}
+    kind = {"extra": np.full(g, extra_action), "offered": np.full(g, -1) if offered is None else offered}
 
     def check(answer, legal, obs):
         act, two, pres = answer
@@ -194,8 +204,19 @@ def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray) -
         order = order[idx]
     else:
         order = np.tile(np.arange(n), (idx.size, 1))
+    purchase(state, rules, idx, order, wanted[idx])
+
+
+def purchase(state: State, rules: Rules, idx: np.ndarray, order: np.ndarray, wanted: np.ndarray) -> None:
+    """In games ``idx`` (distinct), each family in the order ``order[m]`` takes up to ``wanted[m, seat]`` places on
+    the exchange, each the cheapest free one, while it has the money and a relative at home (``buy_shares``)."""
+    n = state.n_players
     prices = rules.d.exchange_prices
-    wanted = wanted[idx]
+    if kernels.use(idx.size) and trace.recorder is None:  # (a trace records each purchase: the loop below)
+        spent = np.zeros(wanted.shape, dtype=np.int64)  # [G', N] £ each family pays for its places
+        _buy_kernel(idx, order, wanted, state.exchange, state.supply, state.money, prices, spent)
+        ledger.families_through(state, ("exchange",), np.zeros_like(spent), -spent, idx)
+        return
     rows = np.arange(idx.size)
     for rank in range(n):
         seat = order[:, rank]
@@ -214,6 +235,28 @@ def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray) -
                 state.exchange[hit, pos] = s
                 state.supply[hit, s] -= 1
                 ledger.family_at(state, "exchange", hit, s, -price)
+
+
+@kernels.kernel
+def _buy_kernel(idx, order, wanted, exchange, supply, money, prices, spent):
+    """``purchase`` game by game (game ``idx[m]``): each buyer in the Chairman's ``order[m]`` takes up to
+    ``wanted[m, seat]`` places, each the cheapest free one, while it has the money (less ``spent[m, seat]``, what
+    its places cost it so far, added here) and a relative at home; ``exchange`` and ``supply`` are updated."""
+    n, n_pos = order.shape[1], exchange.shape[1]
+    for m in range(idx.shape[0]):
+        g = idx[m]
+        for rank in range(n):
+            s = order[m, rank]
+            for _ in range(min(wanted[m, s], 2)):
+                pos = -1
+                for e in range(n_pos):
+                    if exchange[g, e] < 0:
+                        pos = e
+                        break
+                if pos >= 0 and money[g, s] - spent[m, s] >= prices[pos] and supply[g, s] >= 1:
+                    exchange[g, pos] = s
+                    supply[g, s] -= 1
+                    spent[m, s] += prices[pos]
 
 
 def _scatter(g: int, rows: np.ndarray, values, games: np.ndarray | slice | None = None) -> np.ndarray:
