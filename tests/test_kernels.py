@@ -1496,3 +1496,63 @@ def test_buy_kernel_buys_the_places_of_the_numpy_purchase(monkeypatch):
     assert (ref["exchange"] == before["exchange"]).all(axis=1)[np.setdiff1d(np.arange(4096), idx)].all()
     for f in fields:
         assert same_bits(ref[f], got[f])
+
+
+@pytest.mark.parametrize("acting_share", [0.9, 0.2])
+def test_question_kernel_asks_the_question_of_the_numpy_options(monkeypatch, acting_share):
+    """R-ACTIONS' question over 4,096 random phase-2 positions (last round's actions, a part-filled exchange, an
+    Industry Subsidy discount in some games), families acting in most games (every row filled) or in a few (their
+    rows only): the regular actions, a position card's extra action and laws' extra actions of one kind per game
+    (pass, a kind, or any): the same actions allowed once and twice and the same families asked, bit for bit."""
+    from sim.phases.family import question
+
+    rules, state = family_position(4096, 89)
+    rng = np.random.default_rng(97)
+    n = rules.players
+    state.money[:] = rng.integers(0, 14, state.money.shape)
+    state.supply[:] = rng.integers(0, 4, state.supply.shape)
+    state.last_action[:] = rng.integers(-1, L.N_ACTIONS, state.last_action.shape)
+    acting = (rng.random(4096) < acting_share)[:, None] & (rng.random((4096, n)) < 0.8)
+    idx = np.flatnonzero(acting.any(axis=1))
+    games = slice(None) if 2 * idx.size > 4096 else idx
+    discount = np.where(rng.random((4096, n)) < 0.3, -rng.integers(1, 4, (4096, n)), 0)[games]
+    kinds = rng.integers(-1, L.N_ACTIONS, 4096)
+    for extra, offered in ((False, None), (True, None), (True, kinds)):
+        call = lambda: question(state, rules, acting, idx, games, extra, offered, discount)  # noqa: B023, E731
+        ref, got = both_ways(monkeypatch, call)
+        once, twice, asked = ref
+        assert once[acting].all(axis=0).sum() == 1  # pass, and all else forbidden somewhere
+        assert (twice[acting].any(axis=0) == (not extra) * np.isin(np.arange(L.N_ACTIONS), [1, 2, 3, 4, 5, 6])).all()
+        assert asked.sum() < acting.sum() if extra else (asked == acting)[idx].all()
+        for r, k in zip(ref, got, strict=True):
+            assert same_bits(r, k)
+
+
+@pytest.mark.parametrize("acting_share", [0.9, 0.2])
+def test_settle_kernel_settles_the_actions_of_the_numpy_settling(monkeypatch, acting_share):
+    """R-ACTIONS over 4,096 random phase-2 positions: random actions (twice in some rows, clerks to random
+    presidencies, perhaps the same twice, a factory discount in some), families acting in most games or a few: the
+    same property, clerks, cadets, relatives sent and money paid (ledger included), the same actions and places
+    wanted returned."""
+    from sim.phases.family import settle
+
+    rules, state = family_position(4096, 101)
+    rng = np.random.default_rng(103)
+    n = rules.players
+    acting = (rng.random(4096) < acting_share)[:, None] & (rng.random((4096, n)) < 0.8)
+    idx = np.flatnonzero(acting.any(axis=1))
+    games = slice(None) if 2 * idx.size > 4096 else idx
+    action = rng.integers(0, L.N_ACTIONS, (4096, n))
+    repeat = rng.random((4096, n)) < 0.4
+    where = rng.integers(0, L.PRESIDENCIES, (4096, n, 2))
+    discount = np.where(rng.random((4096, n)) < 0.3, -rng.integers(1, 4, (4096, n)), 0)[games]
+    fields = ["luxuries", "wealth", "shipyards", "factories", "clerks", "academy", "supply", "money", "ledger"]
+    call = lambda: settle(state, rules, idx, games, acting[games], action, repeat, where, discount)  # noqa: E731
+    before, ref, got = state_both_ways(monkeypatch, state, fields, call)
+    act, buy = ref["out"]
+    assert (np.bincount(act[acting[games]], minlength=L.N_ACTIONS) > 0).all() and (buy == 2).any()
+    assert (ref["clerks"] - before["clerks"] == 2).any() and (ref["money"] != before["money"]).any()
+    for f in fields:
+        assert same_bits(ref[f], got[f])
+    for r, k in zip(ref["out"], got["out"], strict=True):
+        assert same_bits(r, k)

@@ -118,15 +118,7 @@ def take_actions(
         discount = laws.factory_discount(state, rules)[games]
     else:  # no factory on offer: no discount to read
         discount = np.zeros(acts.shape, dtype=np.int64)
-    once, twice = legal_options(state, rules, games, extra_action, discount)
-    if offered is not None:
-        kinds = np.arange(L.N_ACTIONS)
-        once &= ((kinds == offered[games][:, None]) | (kinds == L.A_PASS))[:, None, :]
-    asked = acts
-    if extra_action:  # an extra action is offered only to a family that can take something
-        asked = asked & any_last(once[:, :, L.A_PASS + 1 :])
-    if isinstance(games, np.ndarray):  # the question is put in full-batch arrays
-        once, twice, asked = _scatter(g, idx, once), _scatter(g, idx, twice), _scatter(g, idx, asked)
+    once, twice, asked = question(state, rules, acting, idx, games, extra_action, offered, discount)
     action = np.zeros((g, n), dtype=np.int64)
     repeat = np.zeros((g, n), dtype=bool)
     where = np.zeros((g, n, 2), dtype=np.int64)
@@ -153,7 +145,39 @@ def take_actions(
             return
         idx = idx[took] if isinstance(games, np.ndarray) else took
         games, acts, discount = idx, acts[took], discount[took]
-    # every family pays and takes its action at once, over the acting games' rows [G', N]
+    act, buy = settle(state, rules, idx, games, acts, action, repeat, where, discount)
+    if buy.any():  # (buy_shares asks nothing and changes nothing without a buyer)
+        buy_shares(state, rules, agents, _scatter(g, idx, buy, games))
+    if not extra_action:
+        state.last_action[games] = np.where(acts, act, state.last_action[games])
+
+
+def settle(
+    state: State,
+    rules: Rules,
+    idx: np.ndarray,
+    games: np.ndarray | slice,
+    acts: np.ndarray,
+    action: np.ndarray,
+    repeat: np.ndarray,
+    where: np.ndarray,
+    discount: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every family where ``acts[G', N]`` (at ``games``: ``idx``, or the whole batch) pays for and takes its
+    ``action[G, N]`` (twice where ``repeat``; clerks to the presidencies ``where[G, N, 2]``; a factory ``discount``
+    [G', N] more), all at once. Returns (int[G', N] the action taken, pass where a family does not act; int[G', N] the
+    places on the exchange each family wants: ``buy_shares``)."""
+    g = state.n_games
+    if kernels.use(idx.size) and trace.recorder is None:  # (a trace records each payment: the numpy code below)
+        rows = np.arange(g) if isinstance(games, slice) else idx
+        act, pay, through, buy = (np.empty(acts.shape, dtype=np.int64) for _ in range(4))
+        _settle_kernel(
+            rows, acts, action, repeat, where, discount, action_costs(rules), _PAID_THROUGH,
+            rules.actions.luxury_wealth, state.luxuries, state.wealth, state.shipyards, state.factories, state.clerks,
+            state.academy, state.supply, act, pay, through, buy,
+        )  # fmt: skip
+        ledger.families_through(state, _PAID, through, pay, None if isinstance(games, slice) else idx)
+        return act, buy
     act = np.where(acts, action[games], L.A_PASS)
     times = np.where(acts, 1 + repeat[games], 0)
     pay = -action_costs(rules)[act] * times
@@ -175,11 +199,123 @@ def take_actions(
             state.clerks[r, s, where[r, s, j]] += 1
     state.academy[games] += np.where(act == L.A_OFFICER, times, 0)
     state.supply[games] -= sent
-    shares = act == L.A_SHARES
-    if shares.any():  # (buy_shares asks nothing and changes nothing without a buyer)
-        buy_shares(state, rules, agents, _scatter(g, idx, np.where(shares, times, 0), games))
-    if not extra_action:
-        state.last_action[games] = np.where(acts, act, state.last_action[games])
+    return act, np.where(act == L.A_SHARES, times, 0)
+
+
+def question(
+    state: State,
+    rules: Rules,
+    acting: np.ndarray,
+    idx: np.ndarray,
+    games: np.ndarray | slice,
+    extra: bool,
+    offered: np.ndarray | None,
+    discount: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``take_actions``' question in full-batch arrays: (bool[G, N, A] the actions each seat may take once, bool[G, N,
+    A] twice, bool[G, N] the families asked), filled at ``games`` (``idx``, the games where some family acts, or the
+    whole batch), False elsewhere: ``legal_options`` (``discount`` at ``games``), only the kind ``offered[g]`` (-1: any)
+    besides passing, and for an ``extra`` action only the acting families that can take something."""
+    g = state.n_games
+    if kernels.use(idx.size):
+        rows = np.arange(g) if isinstance(games, slice) else idx
+        shape = state.money.shape + (L.N_ACTIONS,)
+        once, twice, asked = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool), np.zeros(acting.shape, bool)
+        _question_kernel(
+            rows, acting, state.money, state.supply, state.exchange, state.last_action, discount,
+            rules.d.exchange_prices, action_costs(rules), offered is not None,
+            np.full(g, -1) if offered is None else offered, rules.actions.repeat_twice and not extra, extra, once,
+            twice, asked,
+        )  # fmt: skip
+        return once, twice, asked
+    once, twice = legal_options(state, rules, games, extra, discount)
+    if offered is not None:
+        kinds = np.arange(L.N_ACTIONS)
+        once &= ((kinds == offered[games][:, None]) | (kinds == L.A_PASS))[:, None, :]
+    asked = acting[games]
+    if extra:  # an extra action is offered only to a family that can take something
+        asked = asked & any_last(once[:, :, L.A_PASS + 1 :])
+    if isinstance(games, np.ndarray):  # the question is put in full-batch arrays
+        once, twice, asked = _scatter(g, idx, once), _scatter(g, idx, twice), _scatter(g, idx, asked)
+    return once, twice, asked
+
+
+@kernels.kernel
+def _question_kernel(
+    rows, acting, money, supply, exchange, last_action, discount, prices, costs, only, offered, repeat, extra, once,
+    twice, asked,
+):  # fmt: skip
+    """``question`` game by game (game ``rows[m]``, ``discount[m]``), into ``once``, ``twice`` and ``asked`` (False):
+    ``legal_options`` (``board.exchange_free``'s cheapest free places), the kind ``offered`` when ``only``, the
+    families asked."""
+    for m in range(rows.shape[0]):
+        g = rows[m]
+        n_free, cheapest, second = 0, 1 << 30, 1 << 30  # the two cheapest free places
+        for e in range(exchange.shape[1]):
+            if exchange[g, e] < 0:
+                n_free += 1
+                if prices[e] < cheapest:
+                    cheapest, second = prices[e], cheapest
+                elif prices[e] < second:
+                    second = prices[e]
+        two = cheapest + second if n_free >= 2 else 1 << 30
+        for s in range(money.shape[1]):
+            cash, home = money[g, s], supply[g, s]
+            once[g, s, L.A_PASS] = True
+            once[g, s, L.A_LUXURY] = cash >= costs[L.A_LUXURY]
+            once[g, s, L.A_SHIPYARD] = cash >= costs[L.A_SHIPYARD]
+            once[g, s, L.A_FACTORY] = cash >= costs[L.A_FACTORY] + discount[m, s]
+            once[g, s, L.A_CLERK] = once[g, s, L.A_OFFICER] = home >= 1
+            once[g, s, L.A_SHARES] = home >= 1 and n_free >= 1 and cash >= cheapest
+            if only:
+                for k in range(L.A_PASS + 1, L.N_ACTIONS):
+                    once[g, s, k] &= k == offered[g]
+            if repeat:  # the same as last round, paid twice
+                last = last_action[g, s]
+                if last == L.A_LUXURY or last == L.A_SHIPYARD or last == L.A_FACTORY:
+                    twice[g, s, last] = cash >= 2 * costs[last]
+                elif last == L.A_CLERK or last == L.A_OFFICER:
+                    twice[g, s, last] = home >= 2
+                elif last == L.A_SHARES:
+                    twice[g, s, last] = home >= 2 and n_free >= 2 and cash >= two
+            can = not extra
+            for k in range(L.A_PASS + 1, L.N_ACTIONS):
+                can |= once[g, s, k]
+            asked[g, s] = acting[g, s] and can
+
+
+@kernels.kernel
+def _settle_kernel(
+    rows, acts, action, repeat, where, discount, costs, paid_through, luxury_wealth, luxuries, wealth, shipyards,
+    factories, clerks, academy, supply, act, pay, through, buy,
+):  # fmt: skip
+    """``take_actions``' settling game by game (game ``rows[m]``; ``acts``, ``discount`` and the outputs at ``m``): the
+    action each family takes (``act``, pass where it does not act), what it pays (``pay``, through the flow
+    ``through``), the places on the exchange it wants (``buy``); the property it gains and the relatives it sends."""
+    for m in range(rows.shape[0]):
+        g = rows[m]
+        for s in range(acts.shape[1]):
+            a, times = L.A_PASS, 0
+            if acts[m, s]:
+                a, times = action[g, s], 2 if repeat[g, s] else 1
+            act[m, s] = a
+            pay[m, s] = -costs[a] * times - (discount[m, s] if a == L.A_FACTORY else 0)
+            through[m, s] = paid_through[a]
+            buy[m, s] = times if a == L.A_SHARES else 0
+            if a == L.A_LUXURY:
+                luxuries[g, s] += times
+                wealth[g, s] += times * luxury_wealth
+            elif a == L.A_SHIPYARD:
+                shipyards[g, s] += times
+            elif a == L.A_FACTORY:
+                factories[g, s] += times
+            elif a == L.A_CLERK:
+                for j in range(times):
+                    clerks[g, s, where[g, s, j]] += 1
+                supply[g, s] -= times
+            elif a == L.A_OFFICER:
+                academy[g, s] += times
+                supply[g, s] -= times
 
 
 def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray) -> None:
