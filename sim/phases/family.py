@@ -126,13 +126,13 @@ def take_actions(
 
     def check(answer, legal, obs):
         act, two, pres = answer
-        rows = np.arange(obs.n)
-        ac = np.clip(act, 0, L.N_ACTIONS - 1)
-        bad = (act < 0) | (act >= L.N_ACTIONS) | ~legal.once[rows, ac]
-        bad |= two & ~legal.twice[rows, ac]
+        at = np.arange(0, obs.n * L.N_ACTIONS, L.N_ACTIONS) + np.clip(act, 0, L.N_ACTIONS - 1)  # [row, act] flat
+        bad = (act < 0) | (act >= L.N_ACTIONS) | ~legal.once.reshape(-1).take(at)
+        bad |= two & ~legal.twice.reshape(-1).take(at)
         clerk = act == L.A_CLERK
-        bad |= clerk & ((pres[:, 0] < 0) | (pres[:, 0] >= L.PRESIDENCIES))
-        bad |= clerk & two & ((pres[:, 1] < 0) | (pres[:, 1] >= L.PRESIDENCIES))
+        if clerk.any():
+            bad |= clerk & ((pres[:, 0] < 0) | (pres[:, 0] >= L.PRESIDENCIES))
+            bad |= clerk & two & ((pres[:, 1] < 0) | (pres[:, 1] >= L.PRESIDENCIES))
         return bad, "action not affordable or not allowed (twice only repeats last round's action)"
 
     # the families choose at once (nothing changes before every choice is in): every seat in one ask
