@@ -1556,3 +1556,24 @@ def test_settle_kernel_settles_the_actions_of_the_numpy_settling(monkeypatch, ac
         assert same_bits(ref[f], got[f])
     for r, k in zip(ref["out"], got["out"], strict=True):
         assert same_bits(r, k)
+
+
+@pytest.mark.parametrize("rows", ["all", "some"])
+def test_through_kernel_pays_what_the_numpy_ledger_pays(monkeypatch, rows):
+    """``ledger.families_through`` over 4,096 games: random amounts (both signs, some large) through three flows or
+    none, into every game or a random half of them: the same money and ledger, bit for bit."""
+    from sim import ledger
+
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(107)
+    state.money[:] = rng.integers(0, 40, state.money.shape)
+    at = None if rows == "all" else np.flatnonzero(rng.random(4096) < 0.5)
+    size = 4096 if at is None else at.size
+    through = rng.integers(-1, 3, (size, 5))
+    amounts = rng.integers(-9, 10, (size, 5)) * np.where(rng.random((size, 5)) < 0.01, 10**6, 1)
+    flows = ("luxury", "shipyard", "factory")
+    call = lambda: ledger.families_through(state, flows, through, amounts, at)  # noqa: E731
+    before, ref, got = state_both_ways(monkeypatch, state, ["money", "ledger"], call)
+    assert (ref["money"] != before["money"]).any() and (np.abs(ref["ledger"] - before["ledger"]) > 10**5).any()
+    for f in ("money", "ledger"):
+        assert same_bits(ref[f], got[f])
