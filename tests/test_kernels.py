@@ -1577,3 +1577,24 @@ def test_through_kernel_pays_what_the_numpy_ledger_pays(monkeypatch, rows):
     assert (ref["money"] != before["money"]).any() and (np.abs(ref["ledger"] - before["ledger"]) > 10**5).any()
     for f in ("money", "ledger"):
         assert same_bits(ref[f], got[f])
+
+
+def test_issue_kernel_issues_the_shares_of_the_numpy_issue(monkeypatch):
+    """R-SHARES over 4,096 random positions: 0-6 loans, a random exchange (gaps between the waiting relatives
+    included), a few games over: the same shares issued (fresh), loans cancelled and relatives moved up."""
+    from sim.phases.shares import issue_shares
+
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(109)
+    state.loans[:] = rng.integers(0, 7, 4096)
+    state.exchange[:] = np.where(rng.random(state.exchange.shape) < 0.5, rng.integers(0, 5, state.exchange.shape), -1)
+    state.done[:] = rng.random(4096) < 0.05
+    fields = ["loans", "exchange", "shares", "firm_fresh"]
+    call = lambda: issue_shares(state, rules, None, None)  # noqa: E731
+    before, ref, got = state_both_ways(monkeypatch, state, fields, call)
+    issued = ref["shares"].sum(axis=1) - before["shares"].sum(axis=1)
+    waiting = (before["exchange"] >= 0).sum(axis=1)
+    assert (issued[~state.done] == np.minimum(before["loans"], waiting)[~state.done]).all() and (issued >= 3).any()
+    assert (issued[state.done] == 0).all() and state.done.any() and (ref["exchange"][issued > 0, 0] == -1).all()
+    for f in fields:
+        assert same_bits(ref[f], got[f])
