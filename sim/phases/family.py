@@ -86,7 +86,7 @@ def family_actions(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
         kinds = np.array([act for act, _ in granted], dtype=np.int64)
         pending = np.stack([games for _, games in granted], axis=1) & ~state.done[:, None]  # [G, K] in action order
         while pending.any():  # each game's next kind granted, one kind at a time in each game: all games at once
-            has = pending.any(axis=1)
+            has = any_last(pending)
             next_kind = pending.argmax(axis=1)
             only = np.where(has, kinds[next_kind], -1)
             acting = np.broadcast_to(has[:, None], state.money.shape)
@@ -107,7 +107,7 @@ def take_actions(
     (besides passing) on offer, e.g. a law's extra action; int[G]: each game's own (read where a family acts)."""
     g, n = state.n_games, state.n_players
     acting = acting & ~state.done[:, None]
-    idx = np.flatnonzero(acting.any(axis=1))  # the games where some family acts (an extra action: a few)
+    idx = np.flatnonzero(any_last(acting))  # the games where some family acts (an extra action: a few)
     if idx.size == 0:
         return
     # the work is done on those games' rows only; when they are most of the batch, on every row (no copies)
@@ -334,7 +334,7 @@ def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray) -
         order = np.tile(np.arange(n), (g, 1))
 
         def check(perm, legal, obs):
-            return (np.sort(perm, axis=1) != np.arange(obs.players)).any(axis=1), "not an ordering of the seats"
+            return any_last(np.sort(perm, axis=1) != np.arange(obs.players)), "not an ordering of the seats"
 
         agents.ask("rank_share_buyers", state, ranker, {"buyers": buyers}, (order,), check)
         order = order[idx]
