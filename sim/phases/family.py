@@ -147,7 +147,7 @@ def take_actions(
         games, acts, discount = idx, acts[took], discount[took]
     act, buy = settle(state, rules, idx, games, acts, action, repeat, where, discount)
     if buy.any():  # (buy_shares asks nothing and changes nothing without a buyer)
-        buy_shares(state, rules, agents, _scatter(g, idx, buy, games))
+        buy_shares(state, rules, agents, buy, None if isinstance(games, slice) else idx)
     if not extra_action:
         state.last_action[games] = np.where(acts, act, state.last_action[games])
 
@@ -318,16 +318,19 @@ def _settle_kernel(
                 supply[g, s] -= times
 
 
-def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray) -> None:
-    """Families send relatives to the exchange (cheapest free position first) in the Chairman's order."""
+def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray, rows: np.ndarray | None = None) -> None:
+    """Families send relatives to the exchange (cheapest free position first) in the Chairman's order: ``wanted[G',
+    N]`` places in games ``rows`` (distinct; default every game)."""
     g, n = state.n_games, state.n_players
     buyers = wanted > 0
     count = sum_last(buyers)
-    idx = np.flatnonzero(count)  # the games where some family buys
-    if idx.size == 0:
+    at = np.flatnonzero(count)  # the games where some family buys (at ``rows``)
+    if at.size == 0:
         return
-    contested = idx[count[idx] > 1]  # the games where the Chairman ranks the buyers
+    idx = at if rows is None else rows[at]
+    contested = idx[count[at] > 1]  # the games where the Chairman ranks the buyers
     if contested.size:
+        buyers = buyers if rows is None else _scatter(g, rows, buyers)
         chair = state.office[contested, L.CHAIRMAN]
         ranker = np.full(g, -1, dtype=chair.dtype)
         ranker[contested] = np.where(chair >= 0, chair, state.last_chair[contested])
@@ -340,7 +343,7 @@ def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray) -
         order = order[idx]
     else:
         order = np.tile(np.arange(n), (idx.size, 1))
-    purchase(state, rules, idx, order, wanted[idx])
+    purchase(state, rules, idx, order, wanted[at])
 
 
 def purchase(state: State, rules: Rules, idx: np.ndarray, order: np.ndarray, wanted: np.ndarray) -> None:
