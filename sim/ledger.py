@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import trace
+from . import kernels, trace
 from .reduce import sum_last
 from .state import FLOW, State
 
@@ -28,13 +28,30 @@ def families_through(
     nothing; its amount is 0); with ``rows`` (distinct games), ``amounts[m]`` to the families of game ``rows[m]``.
     A trace records the payments game by game, seat by seat."""
     at = slice(None) if rows is None else rows
-    state.money[at] += amounts.astype(state.money.dtype, copy=False)
-    for i, flow in enumerate(flows):
-        state.ledger[at, FLOW[flow]] += sum_last(np.where(through == i, amounts, 0)).astype(state.ledger.dtype)
+    if kernels.use(amounts.shape[0]) and amounts.dtype.kind == "i" and through.dtype.kind == "i":
+        games = np.arange(amounts.shape[0]) if rows is None else rows
+        cols = np.array([FLOW[flow] for flow in flows], dtype=np.int64)
+        _through_kernel(games, through, amounts, cols, state.money, state.ledger)
+    else:
+        state.money[at] += amounts.astype(state.money.dtype, copy=False)
+        for i, flow in enumerate(flows):
+            state.ledger[at, FLOW[flow]] += sum_last(np.where(through == i, amounts, 0)).astype(state.ledger.dtype)
     if trace.recorder is not None:
         games = np.arange(amounts.shape[0]) if rows is None else rows
         for g, s in zip(*np.nonzero(through >= 0), strict=True):
             trace.recorder.flow(state, flows[through[g, s]], "seat", amounts[g, s : s + 1], games[g : g + 1], [s])
+
+
+@kernels.kernel
+def _through_kernel(games, through, amounts, cols, money, ledger):
+    """``families_through`` game by game (game ``games[m]``): each family's amount into its money and its flow's
+    ledger column ``cols[through]`` (integers: the same sums, wrapped alike, in any order)."""
+    for m in range(games.shape[0]):
+        g = games[m]
+        for s in range(amounts.shape[1]):
+            money[g, s] += amounts[m, s]
+            if through[m, s] >= 0:
+                ledger[g, cols[through[m, s]]] += amounts[m, s]
 
 
 def family(state: State, flow: str, seat: np.ndarray, amount: np.ndarray, where: np.ndarray | None = None) -> None:

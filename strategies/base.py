@@ -376,8 +376,7 @@ class Strategy:
     @shared
     def extra_clerk(self, obs: Observation, legal) -> np.ndarray:
         """Presidency for the extra clerk, or -1."""
-        me = np.arange(obs.n), obs.seat
-        return np.where(obs.supply[me] >= 2, obs.clerks[me].argmin(axis=1), -1)
+        return np.where(obs.own("supply") >= 2, obs.own("clerks").argmin(axis=1), -1)
 
     # -------------------------------------------------------------------------------- phase 5 appointments
     @shared

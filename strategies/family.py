@@ -227,11 +227,11 @@ def _values_kernel(
     cost, values.VP_WORTH)."""
     players, n_orders = shipyards.shape[1], order_open.shape[1]
     free = np.zeros(players, dtype=np.int64)  # the free yards of each family of the game
-    last, lacking_ships, price = -1, 0.0, 0
+    last, h, lux_base, fac, sha, yard_base = -1, 0.0, 0.0, 0.0, 0.0, 0.0
     for i in range(back.shape[0]):
         g, s = back[i], seat[i]
-        h, p = left[g], risk[g]
         if g != last:  # the game's own values, once for its rows (which follow one another)
+            h, p = left[g], risk[g]
             last = g
             price = 1 << 30  # the cheapest free position on the exchange (board.exchange_free), at most 99
             for e in range(prices.shape[0]):
@@ -257,31 +257,32 @@ def _values_kernel(
                     free[n] = max(shipyards[g, n] - use, 0)
                 gap -= free[n]
             lacking_ships = gap / 2.0
-        x = 2.5 - h  # vp_worth: np.clip(2.5 - h, 0.0, 1.5)
-        x = x if x > 0.0 else 0.0
-        x = x if x < 1.5 else 1.5
-        vpw = c[0] + x
-        # luxury, and the hoard
-        lux = c[1] * vpw + INFLUENCE_WORTH * float(ladder[g, 0]) + c[2] - c[3]
+            x = 2.5 - h  # vp_worth: np.clip(2.5 - h, 0.0, 1.5)
+            x = x if x > 0.0 else 0.0
+            x = x if x < 1.5 else 1.5
+            vpw = c[0] + x
+            # luxury (but the hoard)
+            lux_base = c[1] * vpw + INFLUENCE_WORTH * float(ladder[g, 0]) + c[2] - c[3]
+            # factory
+            fac = (c[4] * h + c[5] * vpw * p + c[6] + INFLUENCE_WORTH * float(ladder[g, 3])) - c[7]
+            # shares (values.share_worth)
+            rl = float(rounds[g])
+            vp = share_vp[g] * (1.0 - 2.0 * p)
+            m = rl - 1
+            dividends = 0.6 * (m if m > 0.0 else 0.0) * (1.0 - p)
+            refinance = 1.5 if rl >= 2 else 0.0
+            sw = c[11] * vp + 1.0 + dividends + refinance
+            sha = sw + INFLUENCE_WORTH * (float(ladder[g, 1]) - 1) - price
+            # shipyard: used when the seas lack ships beyond the free yards (but a firm's want)
+            x = lacking_ships if lacking_ships > 0.0 else 0.0
+            x = x if x < 1.0 else 1.0
+            used = x * (1.0 if h >= 2 else 0.0)
+            yard_base = c[8] * (h - 1) * used * 0.8 + c[9] - c[10]
+        # the hoard: money piling up faster than two luxuries a round could spend it
         hoard = money[i] / h - 2 * c[3]
         hoard = hoard if hoard > 0.0 else 0.0
         hoard = hoard if hoard < 8.0 else 8.0
-        lux += hoard / 2.0
-        # factory
-        fac = (c[4] * h + c[5] * vpw * p + c[6] + INFLUENCE_WORTH * float(ladder[g, 3])) - c[7]
-        # shares (values.share_worth)
-        rl = float(rounds[g])
-        vp = share_vp[g] * (1.0 - 2.0 * p)
-        m = rl - 1
-        dividends = 0.6 * (m if m > 0.0 else 0.0) * (1.0 - p)
-        refinance = 1.5 if rl >= 2 else 0.0
-        sw = c[11] * vp + 1.0 + dividends + refinance
-        sha = sw + INFLUENCE_WORTH * (float(ladder[g, 1]) - 1) - price
-        # shipyard: used when the seas lack ships beyond the free yards
-        x = lacking_ships if lacking_ships > 0.0 else 0.0
-        x = x if x < 1.0 else 1.0
-        used = x * (1.0 if h >= 2 else 0.0)
-        yard = c[8] * (h - 1) * used * 0.8 + c[9] - c[10]
+        lux = lux_base + hoard / 2.0
         own_free = free[s]
         # a firm's want of a shipyard (firms.shipyard_wanted)
         mine = -1
@@ -297,7 +298,7 @@ def _values_kernel(
         starting = mine < 0 and shipyards[g, s] == 0 and assets >= 2 and rounds[g] >= 4
         want = deregulated[g] and own_free == 0 and ((mine >= 0 and fleet == 0) or starting)
         wanted = (5.5 if want else 0.0) - 4.0
-        yard = yard if yard >= wanted else wanted
+        yard = yard_base if yard_base >= wanted else wanted
         # clerk: a candidate where the family has none
         lacking = False
         sent = 0

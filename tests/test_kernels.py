@@ -1606,3 +1606,130 @@ def test_candidates_kernel_finds_the_candidates_of_the_numpy_appointments(monkey
             assert set(L.SRC_OFFICER) | {L.SRC_ACADEMY} <= set(sources)
         if office in L.PRESIDENT:
             assert (sources >= L.SRC_GOVERNOR0).sum() >= 4
+
+
+def test_buy_kernel_buys_the_places_of_the_numpy_purchase(monkeypatch):
+    """R-ACTIONS' places on the exchange in 4,096 random positions: a part-filled exchange, 0-12 £ and 0-2 relatives
+    at home, each family wanting 0-2 places, in a random order of the seats, in a random half of the games: the same
+    places taken, relatives sent and money paid (ledger included)."""
+    from sim.phases.family import purchase
+
+    rules, state = family_position(4096, 79)
+    rng = np.random.default_rng(83)
+    n = rules.players
+    state.money[:] = rng.integers(0, 13, state.money.shape)
+    state.supply[:] = rng.integers(0, 3, state.supply.shape)
+    idx = np.flatnonzero(rng.random(4096) < 0.5)
+    order = np.argsort(rng.random((idx.size, n)), axis=1).astype(np.int64)
+    wanted = rng.integers(0, 3, (idx.size, n))
+    fields = ["exchange", "supply", "money", "ledger"]
+    before, ref, got = state_both_ways(monkeypatch, state, fields, lambda: purchase(state, rules, idx, order, wanted))
+    taken = (ref["exchange"] >= 0).sum(axis=1) - (before["exchange"] >= 0).sum(axis=1)
+    assert (taken[idx] >= 2).any() and (taken[idx] == 0).any() and (taken[idx] == 1).any()
+    short = (wanted > 0) & (ref["supply"][idx] == before["supply"][idx])  # wanted a place, took none
+    assert short.any() and (short & (before["supply"][idx] >= 1)).any()  # for want of money or of a free place
+    assert (ref["exchange"] == before["exchange"]).all(axis=1)[np.setdiff1d(np.arange(4096), idx)].all()
+    for f in fields:
+        assert same_bits(ref[f], got[f])
+
+
+@pytest.mark.parametrize("acting_share", [0.9, 0.2])
+def test_question_kernel_asks_the_question_of_the_numpy_options(monkeypatch, acting_share):
+    """R-ACTIONS' question over 4,096 random phase-2 positions (last round's actions, a part-filled exchange, an
+    Industry Subsidy discount in some games), families acting in most games (every row filled) or in a few (their
+    rows only): the regular actions, a position card's extra action and laws' extra actions of one kind per game
+    (pass, a kind, or any): the same actions allowed once and twice and the same families asked, bit for bit."""
+    from sim.phases.family import question
+
+    rules, state = family_position(4096, 89)
+    rng = np.random.default_rng(97)
+    n = rules.players
+    state.money[:] = rng.integers(0, 14, state.money.shape)
+    state.supply[:] = rng.integers(0, 4, state.supply.shape)
+    state.last_action[:] = rng.integers(-1, L.N_ACTIONS, state.last_action.shape)
+    acting = (rng.random(4096) < acting_share)[:, None] & (rng.random((4096, n)) < 0.8)
+    idx = np.flatnonzero(acting.any(axis=1))
+    games = slice(None) if 2 * idx.size > 4096 else idx
+    discount = np.where(rng.random((4096, n)) < 0.3, -rng.integers(1, 4, (4096, n)), 0)[games]
+    kinds = rng.integers(-1, L.N_ACTIONS, 4096)
+    for extra, offered in ((False, None), (True, None), (True, kinds)):
+        call = lambda: question(state, rules, acting, idx, games, extra, offered, discount)  # noqa: B023, E731
+        ref, got = both_ways(monkeypatch, call)
+        once, twice, asked = ref
+        assert once[acting].all(axis=0).sum() == 1  # pass, and all else forbidden somewhere
+        assert (twice[acting].any(axis=0) == (not extra) * np.isin(np.arange(L.N_ACTIONS), [1, 2, 3, 4, 5, 6])).all()
+        assert asked.sum() < acting.sum() if extra else (asked == acting)[idx].all()
+        for r, k in zip(ref, got, strict=True):
+            assert same_bits(r, k)
+
+
+@pytest.mark.parametrize("acting_share", [0.9, 0.2])
+def test_settle_kernel_settles_the_actions_of_the_numpy_settling(monkeypatch, acting_share):
+    """R-ACTIONS over 4,096 random phase-2 positions: random actions (twice in some rows, clerks to random
+    presidencies, perhaps the same twice, a factory discount in some), families acting in most games or a few: the
+    same property, clerks, cadets, relatives sent and money paid (ledger included), the same actions and places
+    wanted returned."""
+    from sim.phases.family import settle
+
+    rules, state = family_position(4096, 101)
+    rng = np.random.default_rng(103)
+    n = rules.players
+    acting = (rng.random(4096) < acting_share)[:, None] & (rng.random((4096, n)) < 0.8)
+    idx = np.flatnonzero(acting.any(axis=1))
+    games = slice(None) if 2 * idx.size > 4096 else idx
+    action = rng.integers(0, L.N_ACTIONS, (4096, n))
+    repeat = rng.random((4096, n)) < 0.4
+    where = rng.integers(0, L.PRESIDENCIES, (4096, n, 2))
+    discount = np.where(rng.random((4096, n)) < 0.3, -rng.integers(1, 4, (4096, n)), 0)[games]
+    fields = ["luxuries", "wealth", "shipyards", "factories", "clerks", "academy", "supply", "money", "ledger"]
+    call = lambda: settle(state, rules, idx, games, acting[games], action, repeat, where, discount)  # noqa: E731
+    before, ref, got = state_both_ways(monkeypatch, state, fields, call)
+    act, buy = ref["out"]
+    assert (np.bincount(act[acting[games]], minlength=L.N_ACTIONS) > 0).all() and (buy == 2).any()
+    assert (ref["clerks"] - before["clerks"] == 2).any() and (ref["money"] != before["money"]).any()
+    for f in fields:
+        assert same_bits(ref[f], got[f])
+    for r, k in zip(ref["out"], got["out"], strict=True):
+        assert same_bits(r, k)
+
+
+@pytest.mark.parametrize("rows", ["all", "some"])
+def test_through_kernel_pays_what_the_numpy_ledger_pays(monkeypatch, rows):
+    """``ledger.families_through`` over 4,096 games: random amounts (both signs, some large) through three flows or
+    none, into every game or a random half of them: the same money and ledger, bit for bit."""
+    from sim import ledger
+
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(107)
+    state.money[:] = rng.integers(0, 40, state.money.shape)
+    at = None if rows == "all" else np.flatnonzero(rng.random(4096) < 0.5)
+    size = 4096 if at is None else at.size
+    through = rng.integers(-1, 3, (size, 5))
+    amounts = rng.integers(-9, 10, (size, 5)) * np.where(rng.random((size, 5)) < 0.01, 10**6, 1)
+    flows = ("luxury", "shipyard", "factory")
+    call = lambda: ledger.families_through(state, flows, through, amounts, at)  # noqa: E731
+    before, ref, got = state_both_ways(monkeypatch, state, ["money", "ledger"], call)
+    assert (ref["money"] != before["money"]).any() and (np.abs(ref["ledger"] - before["ledger"]) > 10**5).any()
+    for f in ("money", "ledger"):
+        assert same_bits(ref[f], got[f])
+
+
+def test_issue_kernel_issues_the_shares_of_the_numpy_issue(monkeypatch):
+    """R-SHARES over 4,096 random positions: 0-6 loans, a random exchange (gaps between the waiting relatives
+    included), a few games over: the same shares issued (fresh), loans cancelled and relatives moved up."""
+    from sim.phases.shares import issue_shares
+
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(109)
+    state.loans[:] = rng.integers(0, 7, 4096)
+    state.exchange[:] = np.where(rng.random(state.exchange.shape) < 0.5, rng.integers(0, 5, state.exchange.shape), -1)
+    state.done[:] = rng.random(4096) < 0.05
+    fields = ["loans", "exchange", "shares", "firm_fresh"]
+    call = lambda: issue_shares(state, rules, None, None)  # noqa: E731
+    before, ref, got = state_both_ways(monkeypatch, state, fields, call)
+    issued = ref["shares"].sum(axis=1) - before["shares"].sum(axis=1)
+    waiting = (before["exchange"] >= 0).sum(axis=1)
+    assert (issued[~state.done] == np.minimum(before["loans"], waiting)[~state.done]).all() and (issued >= 3).any()
+    assert (issued[state.done] == 0).all() and state.done.any() and (ref["exchange"][issued > 0, 0] == -1).all()
+    for f in fields:
+        assert same_bits(ref[f], got[f])

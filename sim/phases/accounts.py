@@ -24,6 +24,7 @@ from ..agents import Agents
 from ..board import board_votes
 from ..dice import Chance
 from ..positions import play_cards
+from ..reduce import sum_last
 from ..rules import Rules
 from ..state import TALLY, State
 from .firms import firm_accounts
@@ -46,20 +47,21 @@ def family_income(state: State, rules: Rules) -> None:
     live = ~state.done[:, None]
     pr = rules.property
     ledger.families(state, "factory_income", np.where(live, state.factories * pr.factory_income, 0))
-    sailing = state.yard_ships.sum(axis=2) + firm_rules.yard_income_ships(state)  # firms' ships too
+    sailing = sum_last(state.yard_ships) + firm_rules.yard_income_ships(state)  # firms' ships too
     ledger.families(state, "yard_income", np.where(live, sailing * pr.yard_ship_income, 0))
 
 
 def costs_due(state: State, rules: Rules) -> np.ndarray:
     """int[G] the Company's costs this round (half-built ships cost nothing)."""
     c = rules.costs
-    ships = state.ships.sum(axis=(1, 2)) + state.yard_ships.sum(axis=(1, 2))
+    g = state.n_games
+    ships = sum_last(state.ships.reshape(g, -1)) + sum_last(state.yard_ships.reshape(g, -1))
     regiment = np.maximum(c.regiment + laws.modifier(state, rules, "regiment_cost"), 0)  # Sepoy
     loan = np.maximum(c.loan + laws.modifier(state, rules, "loan_cost"), 0)  # Company Aids Government
     return (
         c.ship * ships
-        + regiment * state.regiments.sum(axis=1)
-        + c.officer * state.officers.sum(axis=(1, 2))
+        + regiment * sum_last(state.regiments)
+        + c.officer * sum_last(state.officers.reshape(g, -1))
         + loan * state.loans
     )
 
@@ -103,7 +105,7 @@ def dividends(state: State, rules: Rules, agents: Agents) -> np.ndarray:
     """The Chairman declares k payouts of (shares incl. the chair) £; returns int[G] £ paid out."""
     g = state.n_games
     votes = board_votes(state)
-    per_payout = votes.sum(axis=1)
+    per_payout = sum_last(votes)
     max_payouts = np.where(per_payout > 0, state.balance // np.maximum(per_payout, 1), 0)
     chair = np.where(~state.done & (max_payouts > 0), state.office[:, L.CHAIRMAN], -1)
     k = np.zeros(g, dtype=np.int64)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import laws, ledger
+from .. import kernels, laws, ledger, trace
 from .. import layout as L
 from ..agents import Agents
 from ..board import committee_vacancies, exchange_free
@@ -81,9 +81,17 @@ def family_actions(state: State, rules: Rules, dice: Chance, agents: Agents) -> 
         take_actions(state, rules, agents, extra > 0, extra_action=True)
         extra = extra - (extra > 0)
     extra_clerks(state, rules, agents)
-    for act, granted in laws.extra_actions(state, rules):  # laws in force granting one more action of a kind (2e)
-        acting = np.broadcast_to((granted & ~state.done)[:, None], state.money.shape)
-        take_actions(state, rules, agents, acting, extra_action=True, only=act)
+    granted = laws.extra_actions(state, rules)  # laws in force granting one more action of a kind (2e)
+    if granted:
+        kinds = np.array([act for act, _ in granted], dtype=np.int64)
+        pending = np.stack([games for _, games in granted], axis=1) & ~state.done[:, None]  # [G, K] in action order
+        while pending.any():  # each game's next kind granted, one kind at a time in each game: all games at once
+            has = any_last(pending)
+            next_kind = pending.argmax(axis=1)
+            only = np.where(has, kinds[next_kind], -1)
+            acting = np.broadcast_to(has[:, None], state.money.shape)
+            take_actions(state, rules, agents, acting, extra_action=True, only=only)
+            pending[np.flatnonzero(has), next_kind[has]] = False
 
 
 def take_actions(
@@ -92,45 +100,39 @@ def take_actions(
     agents: Agents,
     acting: np.ndarray,
     extra_action: bool = False,
-    only: int | None = None,
+    only: int | np.ndarray | None = None,
 ) -> None:
     """Every family where ``acting[G, N]`` takes one action (twice if it repeats last round's, except an
     ``extra_action``, which is taken once and is not recorded as the round's action). ``only``: the one action
-    (besides passing) on offer, e.g. a law's extra action."""
+    (besides passing) on offer, e.g. a law's extra action; int[G]: each game's own (read where a family acts)."""
     g, n = state.n_games, state.n_players
     acting = acting & ~state.done[:, None]
-    idx = np.flatnonzero(acting.any(axis=1))  # the games where some family acts (an extra action: a few)
+    idx = np.flatnonzero(any_last(acting))  # the games where some family acts (an extra action: a few)
     if idx.size == 0:
         return
     # the work is done on those games' rows only; when they are most of the batch, on every row (no copies)
     games = slice(None) if 2 * idx.size > g else idx
     acts = acting[games]  # [G', N]
-    if only is None or only == L.A_FACTORY:  # the Industry Subsidy (nothing changes it while the families choose)
+    offered = None if only is None else np.full(g, only, dtype=np.int64) if np.ndim(only) == 0 else np.asarray(only)
+    if offered is None or (offered[games] == L.A_FACTORY).any():  # the Industry Subsidy (unchanged while they choose)
         discount = laws.factory_discount(state, rules)[games]
     else:  # no factory on offer: no discount to read
         discount = np.zeros(acts.shape, dtype=np.int64)
-    once, twice = legal_options(state, rules, games, extra_action, discount)
-    if only is not None:
-        once &= (np.arange(L.N_ACTIONS) == only) | (np.arange(L.N_ACTIONS) == L.A_PASS)
-    asked = acts
-    if extra_action:  # an extra action is offered only to a family that can take something
-        asked = asked & any_last(once[:, :, L.A_PASS + 1 :])
-    if isinstance(games, np.ndarray):  # the question is put in full-batch arrays
-        once, twice, asked = _scatter(g, idx, once), _scatter(g, idx, twice), _scatter(g, idx, asked)
+    once, twice, asked = question(state, rules, acting, idx, games, extra_action, offered, discount)
     action = np.zeros((g, n), dtype=np.int64)
     repeat = np.zeros((g, n), dtype=bool)
     where = np.zeros((g, n, 2), dtype=np.int64)
-    kind = {"extra": np.full(g, extra_action), "offered": np.full(g, -1 if only is None else only)}
+    kind = {"extra": np.full(g, extra_action), "offered": np.full(g, -1) if offered is None else offered}
 
     def check(answer, legal, obs):
         act, two, pres = answer
-        rows = np.arange(obs.n)
-        ac = np.clip(act, 0, L.N_ACTIONS - 1)
-        bad = (act < 0) | (act >= L.N_ACTIONS) | ~legal.once[rows, ac]
-        bad |= two & ~legal.twice[rows, ac]
+        at = np.arange(0, obs.n * L.N_ACTIONS, L.N_ACTIONS) + np.clip(act, 0, L.N_ACTIONS - 1)  # [row, act] flat
+        bad = (act < 0) | (act >= L.N_ACTIONS) | ~legal.once.reshape(-1).take(at)
+        bad |= two & ~legal.twice.reshape(-1).take(at)
         clerk = act == L.A_CLERK
-        bad |= clerk & ((pres[:, 0] < 0) | (pres[:, 0] >= L.PRESIDENCIES))
-        bad |= clerk & two & ((pres[:, 1] < 0) | (pres[:, 1] >= L.PRESIDENCIES))
+        if clerk.any():
+            bad |= clerk & ((pres[:, 0] < 0) | (pres[:, 0] >= L.PRESIDENCIES))
+            bad |= clerk & two & ((pres[:, 1] < 0) | (pres[:, 1] >= L.PRESIDENCIES))
         return bad, "action not affordable or not allowed (twice only repeats last round's action)"
 
     # the families choose at once (nothing changes before every choice is in): every seat in one ask
@@ -143,7 +145,39 @@ def take_actions(
             return
         idx = idx[took] if isinstance(games, np.ndarray) else took
         games, acts, discount = idx, acts[took], discount[took]
-    # every family pays and takes its action at once, over the acting games' rows [G', N]
+    act, buy = settle(state, rules, idx, games, acts, action, repeat, where, discount)
+    if buy.any():  # (buy_shares asks nothing and changes nothing without a buyer)
+        buy_shares(state, rules, agents, buy, None if isinstance(games, slice) else idx)
+    if not extra_action:
+        state.last_action[games] = np.where(acts, act, state.last_action[games])
+
+
+def settle(
+    state: State,
+    rules: Rules,
+    idx: np.ndarray,
+    games: np.ndarray | slice,
+    acts: np.ndarray,
+    action: np.ndarray,
+    repeat: np.ndarray,
+    where: np.ndarray,
+    discount: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every family where ``acts[G', N]`` (at ``games``: ``idx``, or the whole batch) pays for and takes its
+    ``action[G, N]`` (twice where ``repeat``; clerks to the presidencies ``where[G, N, 2]``; a factory ``discount``
+    [G', N] more), all at once. Returns (int[G', N] the action taken, pass where a family does not act; int[G', N] the
+    places on the exchange each family wants: ``buy_shares``)."""
+    g = state.n_games
+    if kernels.use(idx.size) and trace.recorder is None:  # (a trace records each payment: the numpy code below)
+        rows = np.arange(g) if isinstance(games, slice) else idx
+        act, pay, through, buy = (np.empty(acts.shape, dtype=np.int64) for _ in range(4))
+        _settle_kernel(
+            rows, acts, action, repeat, where, discount, action_costs(rules), _PAID_THROUGH,
+            rules.actions.luxury_wealth, state.luxuries, state.wealth, state.shipyards, state.factories, state.clerks,
+            state.academy, state.supply, act, pay, through, buy,
+        )  # fmt: skip
+        ledger.families_through(state, _PAID, through, pay, None if isinstance(games, slice) else idx)
+        return act, buy
     act = np.where(acts, action[games], L.A_PASS)
     times = np.where(acts, 1 + repeat[games], 0)
     pay = -action_costs(rules)[act] * times
@@ -165,37 +199,163 @@ def take_actions(
             state.clerks[r, s, where[r, s, j]] += 1
     state.academy[games] += np.where(act == L.A_OFFICER, times, 0)
     state.supply[games] -= sent
-    shares = act == L.A_SHARES
-    if shares.any():  # (buy_shares asks nothing and changes nothing without a buyer)
-        buy_shares(state, rules, agents, _scatter(g, idx, np.where(shares, times, 0), games))
-    if not extra_action:
-        state.last_action[games] = np.where(acts, act, state.last_action[games])
+    return act, np.where(act == L.A_SHARES, times, 0)
 
 
-def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray) -> None:
-    """Families send relatives to the exchange (cheapest free position first) in the Chairman's order."""
+def question(
+    state: State,
+    rules: Rules,
+    acting: np.ndarray,
+    idx: np.ndarray,
+    games: np.ndarray | slice,
+    extra: bool,
+    offered: np.ndarray | None,
+    discount: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``take_actions``' question in full-batch arrays: (bool[G, N, A] the actions each seat may take once, bool[G, N,
+    A] twice, bool[G, N] the families asked), filled at ``games`` (``idx``, the games where some family acts, or the
+    whole batch), False elsewhere: ``legal_options`` (``discount`` at ``games``), only the kind ``offered[g]`` (-1: any)
+    besides passing, and for an ``extra`` action only the acting families that can take something."""
+    g = state.n_games
+    if kernels.use(idx.size):
+        rows = np.arange(g) if isinstance(games, slice) else idx
+        shape = state.money.shape + (L.N_ACTIONS,)
+        once, twice, asked = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool), np.zeros(acting.shape, bool)
+        _question_kernel(
+            rows, acting, state.money, state.supply, state.exchange, state.last_action, discount,
+            rules.d.exchange_prices, action_costs(rules), offered is not None,
+            np.full(g, -1) if offered is None else offered, rules.actions.repeat_twice and not extra, extra, once,
+            twice, asked,
+        )  # fmt: skip
+        return once, twice, asked
+    once, twice = legal_options(state, rules, games, extra, discount)
+    if offered is not None:
+        kinds = np.arange(L.N_ACTIONS)
+        once &= ((kinds == offered[games][:, None]) | (kinds == L.A_PASS))[:, None, :]
+    asked = acting[games]
+    if extra:  # an extra action is offered only to a family that can take something
+        asked = asked & any_last(once[:, :, L.A_PASS + 1 :])
+    if isinstance(games, np.ndarray):  # the question is put in full-batch arrays
+        once, twice, asked = _scatter(g, idx, once), _scatter(g, idx, twice), _scatter(g, idx, asked)
+    return once, twice, asked
+
+
+@kernels.kernel
+def _question_kernel(
+    rows, acting, money, supply, exchange, last_action, discount, prices, costs, only, offered, repeat, extra, once,
+    twice, asked,
+):  # fmt: skip
+    """``question`` game by game (game ``rows[m]``, ``discount[m]``), into ``once``, ``twice`` and ``asked`` (False):
+    ``legal_options`` (``board.exchange_free``'s cheapest free places), the kind ``offered`` when ``only``, the
+    families asked."""
+    for m in range(rows.shape[0]):
+        g = rows[m]
+        n_free, cheapest, second = 0, 1 << 30, 1 << 30  # the two cheapest free places
+        for e in range(exchange.shape[1]):
+            if exchange[g, e] < 0:
+                n_free += 1
+                if prices[e] < cheapest:
+                    cheapest, second = prices[e], cheapest
+                elif prices[e] < second:
+                    second = prices[e]
+        two = cheapest + second if n_free >= 2 else 1 << 30
+        for s in range(money.shape[1]):
+            cash, home = money[g, s], supply[g, s]
+            once[g, s, L.A_PASS] = True
+            once[g, s, L.A_LUXURY] = cash >= costs[L.A_LUXURY]
+            once[g, s, L.A_SHIPYARD] = cash >= costs[L.A_SHIPYARD]
+            once[g, s, L.A_FACTORY] = cash >= costs[L.A_FACTORY] + discount[m, s]
+            once[g, s, L.A_CLERK] = once[g, s, L.A_OFFICER] = home >= 1
+            once[g, s, L.A_SHARES] = home >= 1 and n_free >= 1 and cash >= cheapest
+            if only:
+                for k in range(L.A_PASS + 1, L.N_ACTIONS):
+                    once[g, s, k] &= k == offered[g]
+            if repeat:  # the same as last round, paid twice
+                last = last_action[g, s]
+                if last == L.A_LUXURY or last == L.A_SHIPYARD or last == L.A_FACTORY:
+                    twice[g, s, last] = cash >= 2 * costs[last]
+                elif last == L.A_CLERK or last == L.A_OFFICER:
+                    twice[g, s, last] = home >= 2
+                elif last == L.A_SHARES:
+                    twice[g, s, last] = home >= 2 and n_free >= 2 and cash >= two
+            can = not extra
+            for k in range(L.A_PASS + 1, L.N_ACTIONS):
+                can |= once[g, s, k]
+            asked[g, s] = acting[g, s] and can
+
+
+@kernels.kernel
+def _settle_kernel(
+    rows, acts, action, repeat, where, discount, costs, paid_through, luxury_wealth, luxuries, wealth, shipyards,
+    factories, clerks, academy, supply, act, pay, through, buy,
+):  # fmt: skip
+    """``take_actions``' settling game by game (game ``rows[m]``; ``acts``, ``discount`` and the outputs at ``m``): the
+    action each family takes (``act``, pass where it does not act), what it pays (``pay``, through the flow
+    ``through``), the places on the exchange it wants (``buy``); the property it gains and the relatives it sends."""
+    for m in range(rows.shape[0]):
+        g = rows[m]
+        for s in range(acts.shape[1]):
+            a, times = L.A_PASS, 0
+            if acts[m, s]:
+                a, times = action[g, s], 2 if repeat[g, s] else 1
+            act[m, s] = a
+            pay[m, s] = -costs[a] * times - (discount[m, s] if a == L.A_FACTORY else 0)
+            through[m, s] = paid_through[a]
+            buy[m, s] = times if a == L.A_SHARES else 0
+            if a == L.A_LUXURY:
+                luxuries[g, s] += times
+                wealth[g, s] += times * luxury_wealth
+            elif a == L.A_SHIPYARD:
+                shipyards[g, s] += times
+            elif a == L.A_FACTORY:
+                factories[g, s] += times
+            elif a == L.A_CLERK:
+                for j in range(times):
+                    clerks[g, s, where[g, s, j]] += 1
+                supply[g, s] -= times
+            elif a == L.A_OFFICER:
+                academy[g, s] += times
+                supply[g, s] -= times
+
+
+def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray, rows: np.ndarray | None = None) -> None:
+    """Families send relatives to the exchange (cheapest free position first) in the Chairman's order: ``wanted[G',
+    N]`` places in games ``rows`` (distinct; default every game)."""
     g, n = state.n_games, state.n_players
     buyers = wanted > 0
     count = sum_last(buyers)
-    idx = np.flatnonzero(count)  # the games where some family buys
-    if idx.size == 0:
+    at = np.flatnonzero(count)  # the games where some family buys (at ``rows``)
+    if at.size == 0:
         return
-    contested = idx[count[idx] > 1]  # the games where the Chairman ranks the buyers
+    idx = at if rows is None else rows[at]
+    contested = idx[count[at] > 1]  # the games where the Chairman ranks the buyers
     if contested.size:
+        buyers = buyers if rows is None else _scatter(g, rows, buyers)
         chair = state.office[contested, L.CHAIRMAN]
         ranker = np.full(g, -1, dtype=chair.dtype)
         ranker[contested] = np.where(chair >= 0, chair, state.last_chair[contested])
         order = np.tile(np.arange(n), (g, 1))
 
         def check(perm, legal, obs):
-            return (np.sort(perm, axis=1) != np.arange(obs.players)).any(axis=1), "not an ordering of the seats"
+            return any_last(np.sort(perm, axis=1) != np.arange(obs.players)), "not an ordering of the seats"
 
         agents.ask("rank_share_buyers", state, ranker, {"buyers": buyers}, (order,), check)
         order = order[idx]
     else:
         order = np.tile(np.arange(n), (idx.size, 1))
+    purchase(state, rules, idx, order, wanted[at])
+
+
+def purchase(state: State, rules: Rules, idx: np.ndarray, order: np.ndarray, wanted: np.ndarray) -> None:
+    """In games ``idx`` (distinct), each family in the order ``order[m]`` takes up to ``wanted[m, seat]`` places on
+    the exchange, each the cheapest free one, while it has the money and a relative at home (``buy_shares``)."""
+    n = state.n_players
     prices = rules.d.exchange_prices
-    wanted = wanted[idx]
+    if kernels.use(idx.size) and trace.recorder is None:  # (a trace records each purchase: the loop below)
+        spent = np.zeros(wanted.shape, dtype=np.int64)  # [G', N] £ each family pays for its places
+        _buy_kernel(idx, order, wanted, state.exchange, state.supply, state.money, prices, spent)
+        ledger.families_through(state, ("exchange",), np.zeros_like(spent), -spent, idx)
+        return
     rows = np.arange(idx.size)
     for rank in range(n):
         seat = order[:, rank]
@@ -214,6 +374,28 @@ def buy_shares(state: State, rules: Rules, agents: Agents, wanted: np.ndarray) -
                 state.exchange[hit, pos] = s
                 state.supply[hit, s] -= 1
                 ledger.family_at(state, "exchange", hit, s, -price)
+
+
+@kernels.kernel
+def _buy_kernel(idx, order, wanted, exchange, supply, money, prices, spent):
+    """``purchase`` game by game (game ``idx[m]``): each buyer in the Chairman's ``order[m]`` takes up to
+    ``wanted[m, seat]`` places, each the cheapest free one, while it has the money (less ``spent[m, seat]``, what
+    its places cost it so far, added here) and a relative at home; ``exchange`` and ``supply`` are updated."""
+    n, n_pos = order.shape[1], exchange.shape[1]
+    for m in range(idx.shape[0]):
+        g = idx[m]
+        for rank in range(n):
+            s = order[m, rank]
+            for _ in range(min(wanted[m, s], 2)):
+                pos = -1
+                for e in range(n_pos):
+                    if exchange[g, e] < 0:
+                        pos = e
+                        break
+                if pos >= 0 and money[g, s] - spent[m, s] >= prices[pos] and supply[g, s] >= 1:
+                    exchange[g, pos] = s
+                    supply[g, s] -= 1
+                    spent[m, s] += prices[pos]
 
 
 def _scatter(g: int, rows: np.ndarray, values, games: np.ndarray | slice | None = None) -> np.ndarray:

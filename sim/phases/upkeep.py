@@ -30,7 +30,7 @@ def upkeep(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     owing = sum_last(retired * due_tiers) > 0  # [G, N]
     if not owing.any():
         return
-    kept = retired.astype(np.int64).copy()
+    kept = retired.astype(np.int64)
     for seat in range(n):
         answer = np.zeros((g, len(d.tier_upkeep)), dtype=np.int64)
         legal = {"retired": retired[:, seat], "money": state.money[:, seat]}
@@ -48,16 +48,16 @@ def upkeep(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
 
         agents.ask("keep_retirees", state, np.where(owing[:, seat], seat, -1), legal, (answer,), check)
         kept[:, seat] = np.where(owing[:, seat, None] & due_tiers[None, :], answer, kept[:, seat])
-    paid = (kept * d.tier_upkeep).sum(axis=2)
+    paid = sum_last(kept * d.tier_upkeep)
     ledger.families(state, "upkeep", -paid)
     dropped = retired - kept  # [G, N, T], zero where no upkeep is due
     state.retired[...] -= dropped.astype(state.retired.dtype)
     state.wealth[...] -= sum_last(dropped * d.tier_wealth).astype(state.wealth.dtype)
-    gone = dropped.sum(axis=2)
+    gone = sum_last(dropped)
     if rules.retirement.unpaid_upkeep == "lowest_tier":
         state.retired[:, :, 0] += gone.astype(state.retired.dtype)
         state.wealth[...] += (gone * d.tier_wealth[0]).astype(state.wealth.dtype)
     else:
         state.supply[...] += gone.astype(state.supply.dtype)
-    state.tally[:, TALLY["upkeep_paid"]] += paid.sum(axis=1).astype(np.int32)
-    state.tally[:, TALLY["upkeep_defaults"]] += gone.sum(axis=1).astype(np.int32)
+    state.tally[:, TALLY["upkeep_paid"]] += sum_last(paid).astype(np.int32)
+    state.tally[:, TALLY["upkeep_defaults"]] += sum_last(gone).astype(np.int32)
