@@ -129,9 +129,9 @@ def rotated(name: str):
 @pytest.mark.parametrize("name", MERGED)
 def test_seats_asked_at_once_play_the_frames_of_seat_by_seat_asks(monkeypatch, name):
     """``Agents.ask_seats`` (bid, family_action, vote_chairman, approve_loans, vote, offer_notes, accept_notes,
-    invest_in_firms, take_over_firm, approve_manager, waive_dividends, play_position) asking each built-in strategy
-    about all its (game, seat) pairs in one call plays the frames (and the decision counts) of asking the seats one
-    by one, over 2,048 rotated games."""
+    play_position and the firms' questions to every family or manager at once) asking each built-in strategy about
+    all its (game, seat) pairs in one call plays the frames (and the decision counts) of asking the seats one by one,
+    over 2,048 rotated games."""
     rules, strategies, ids, seating = rotated(name)
     merged = []  # per family_action call: whether it asked several seats (of the same game or not)
 
