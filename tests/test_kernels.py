@@ -1471,3 +1471,57 @@ def test_sea_values_kernel_buys_the_ships_of_the_numpy_values(monkeypatch):
     assert (leased.sum(axis=1) > 1).any() and ships.any() and yard.any()
     for a, b in zip(ref, got, strict=True):
         assert same_bits(a, b)
+
+
+def deployment_position(games: int, seed: int):
+    """Random armies before a deployment (R-DEPLOY): 0-3 officers per family, 0-4 regiments, regions held by a
+    random presidency or sovereign at strength 0-4 (some looted, some with unrest), targets on offer with
+    probability 0.6, bands on offer in most games, 0-12 £ in the treasury, a random army and commander's seat."""
+    from strategies.archetypes import GoMilitary
+
+    rules, state = blank(games, 5)
+    rng = np.random.default_rng(seed)
+    n_r = len(rules.d.regions)
+    state.owner[:] = np.where(rng.random((games, n_r)) < 0.4, rng.integers(0, 3, (games, n_r)), -1)
+    state.strength[:] = rng.integers(0, 5, (games, n_r))
+    state.looted[:] = rng.random((games, n_r)) < 0.3
+    state.unrest[:] = np.where(rng.random((games, n_r)) < 0.3, rng.integers(1, 3, (games, n_r)), 0)
+    state.trophies[:] = rng.integers(0, 6, state.trophies.shape)
+    state.round[:] = rng.integers(1, rules.game.rounds + 1, games)
+    army = rng.integers(0, L.PRESIDENCIES, games)
+    legal = SimpleNamespace(
+        army=army,
+        targets=rng.random((games, n_r)) < 0.6,
+        strength=np.where(state.owner >= 0, 0, state.strength),
+        officers=rng.integers(0, 4, (games, 5)),
+        regiments=rng.integers(0, 5, games),
+        mercenaries=(rng.random((games, rules.d.merc_valid.shape[1])) < 0.8) & rules.d.merc_valid[army],
+        treasury=rng.integers(0, 13, games),
+    )
+    obs = Observation(state, rules, np.arange(games), rng.integers(0, 5, games), None)
+    return rules, legal, obs, GoMilitary()
+
+
+@pytest.mark.parametrize("dice", [(2, 2), (1, 3), (1.5, 2.7)])
+def test_plan_kernels_deploy_the_armies_of_the_numpy_plan(monkeypatch, dice):
+    """``strategies.military.plan_deployment`` over 4,096 random armies, as ``balanced`` plans (no bands) and as
+    ``go_military`` does (bands towards ``want_dice``, its holding cost and conquests), with whole and fractional
+    dice: the same targets, officers, regiments and bands, bit for bit."""
+    from strategies import military as mil
+
+    rules, legal, obs, go = deployment_position(4096, 71 + int(10 * dice[1]))
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        cost, after = go.holding(obs)
+        plain = mil.plan_deployment(go, obs, legal, dice[0], dice[1], False, 0.0)
+        bands = mil.plan_deployment(go, obs, legal, dice[0], dice[1], True, 0.5, cost, after < 0.5)
+        out.append(plain + bands)
+    ref, got = out
+    for plan in (ref[:4], ref[4:]):
+        target, officers, regiments, _ = plan
+        assert 0.2 < (target >= 0).mean() < 0.9 and (regiments > 0).any() and (officers.sum(axis=1) > 1).any()
+        assert len(np.unique(target)) >= 4
+    assert ref[7].any() and not ref[3].any()  # bands only where hired
+    for a, b in zip(ref, got, strict=True):
+        assert same_bits(a, b)
