@@ -322,6 +322,54 @@ def invade(
     return won
 
 
+def overrun(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, attack: np.ndarray) -> None:
+    """R-INVASION: a Foreign Invasion of ``attack[m]`` on sovereign region ``region[m]`` (rows are distinct games)
+    takes it when above its empire's strength: its orders close (cascading if none was open), a capital's empire
+    shatters, a dominated region breaks free, and it keeps ``india.invasion_keep`` of the attack as strength
+    (rounded down)."""
+    if rows.size == 0:
+        return
+    keep = rules.india.invasion_keep
+    if kernels.use(state.n_games):
+        d = rules.d
+        _overrun_kernel(
+            state.capital, state.owner, state.strength, state.order_open, state.tally, rows.astype(np.int64),
+            region.astype(np.int64), np.asarray(attack, dtype=np.int64), float(keep), d.order_in_region,
+            TALLY["orders_closed"], CASCADES.index(rules.india.cascade), d.cross_links, d.cross_count, d.order_region,
+        )  # fmt: skip
+        return
+    falls = attack > empire_strength(state, rows, region)
+    fr, ft, fa = rows[falls], region[falls], attack[falls]
+    close_all(state, rules, fr, ft)
+    shatter(state, fr, ft)
+    state.capital[fr, ft] = ft
+    state.strength[fr, ft] = np.floor(fa * keep).astype(np.int32)
+
+
+@kernels.kernel
+def _overrun_kernel(
+    capital, owner, strength, order_open, tally, rows, region, attack, keep, order_in_region, col, mode,
+    cross_links, cross_count, order_region,
+):  # fmt: skip
+    """R-INVASION: ``overrun`` game by game (rows are distinct games)."""
+    out = np.zeros(1, dtype=np.int64)
+    for i in range(rows.shape[0]):
+        g, x = rows[i], region[i]
+        out[0] = 0
+        _empire_strength(capital, owner, strength, rows[i : i + 1], region[i : i + 1], out)
+        if attack[i] <= out[0]:
+            continue
+        _close_kernel(
+            order_open, tally, rows[i : i + 1], region[i : i + 1], order_in_region, col, False, mode, cross_links,
+            cross_count, order_region,
+        )  # fmt: skip
+        for r in range(capital.shape[1]):
+            if capital[g, r] == x:
+                capital[g, r] = r
+        capital[g, x] = x
+        strength[g, x] = np.int32(np.floor(attack[i] * keep))
+
+
 @kernels.kernel
 def _rebel_kernel(
     capital, strength, order_open, tally, rows, region, modifier, won, order_in_region, col, mode, cross_links,

@@ -1525,3 +1525,30 @@ def test_plan_kernels_deploy_the_armies_of_the_numpy_plan(monkeypatch, dice):
     assert ref[7].any() and not ref[3].any()  # bands only where hired
     for a, b in zip(ref, got, strict=True):
         assert same_bits(a, b)
+
+
+@pytest.mark.parametrize("keep", [0.5, 1.0])
+def test_overrun_kernel_takes_the_regions_of_the_numpy_invasion(monkeypatch, keep):
+    """R-INVASION over 4,096 random empires (each order open with probability 1/2, cascading as 2e chains), a
+    Foreign Invasion of 1-6 on a random sovereign region in a random half of the games: the same regions taken
+    (orders closed and counted, empires shattered, strength kept) and held."""
+    rules, state = blank(4096, 5, **{"india.invasion_keep": keep, "india.cascade": "chain"})
+    rng = np.random.default_rng(59)
+    random_empires(rules, state, rng)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.25  # some regions without open orders: cascades
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, len(rules.d.regions), rows.size)
+    sovereign = state.owner[rows, region] < 0
+    rows, region = rows[sovereign], region[sovereign]
+    attack = rng.integers(1, 7, rows.size)
+    fields = ["capital", "strength", "order_open", "tally"]
+    overrun = functools.partial(india.overrun, state, rules, rows, region, attack)
+    before, ref, got = state_both_ways(monkeypatch, state, fields, overrun)
+    taken = ref["capital"][rows, region] == region
+    held = ref["strength"][rows, region] == before["strength"][rows, region]
+    assert 0.1 < (ref["strength"][rows, region] != before["strength"][rows, region]).mean() < 0.9 and held.any()
+    assert (taken & (before["capital"][rows, region] != region)).any()  # dominated regions broke free
+    shattered = (before["capital"][rows] == region[:, None]) & (ref["capital"][rows] != before["capital"][rows])
+    assert shattered.any() and all((ref[f] != before[f]).any() for f in fields)
+    for f in ref:
+        assert np.array_equal(ref[f], got[f]), f

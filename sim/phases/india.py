@@ -44,8 +44,8 @@ from ..india import (
     invade,
     march,
     open_orders,
+    overrun,
     rebel,
-    shatter,
     weaken,
 )
 from ..rules import Rules
@@ -383,12 +383,7 @@ def foreign_invasion(state: State, rules: Rules, dice: Chance, agents: Agents, e
         c = ev.at(rr[company])
         attack_company(state, rules, dice, agents, c, t[company], attack[company])
         s = np.flatnonzero(~company)
-        falls = attack[s] > empire_strength(state, rr[s], t[s])
-        fr, ft, fa = rr[s][falls], t[s][falls], attack[s][falls]
-        close_all(state, rules, fr, ft)
-        shatter(state, fr, ft)
-        state.capital[fr, ft] = ft
-        state.strength[fr, ft] = np.floor(fa * rules.india.invasion_keep).astype(np.int32)
+        overrun(state, rules, rr[s], t[s], attack[s])
 
 
 HANDLERS = {
