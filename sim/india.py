@@ -322,6 +322,83 @@ def invade(
     return won
 
 
+def crisis_fights(
+    state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, modifier: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """R-CRISIS's fights between the regions where the crisis marker stands, in the distinct games ``rows`` (the tile
+    hitting ``region[m]`` with ``modifier[m]``; MAP.md): a dominated tail rebels against its capital (``rebel``), a
+    sovereign tail invades a sovereign head outside its empire (``invade``). Returns (hit bool[m]: the Company is
+    attacked, its region int[m], the attack's strength int[m] before unrest, the sovereign attacker int[m] or -1,
+    the region the marker marches from int[m]: the tail after a won invasion, else ``region``); the attacks on the
+    Company (a Company tail, a marker inside a Company region, or a Company head, at the tail's empire strength +
+    modifier) are the caller's."""
+    if kernels.use(state.n_games):
+        d, m = rules.d, rows.size
+        hit, target, strength = np.zeros(m, dtype=bool), np.zeros(m, np.int64), np.zeros(m, np.int64)
+        attacker, marched_from = np.full(m, -1, dtype=np.int64), np.asarray(region, dtype=np.int64).copy()
+        _crisis_kernel(
+            state.elephant_at, state.elephant_facing, state.capital, state.owner, state.strength, state.order_open,
+            state.tally, rows.astype(np.int64), np.asarray(modifier, dtype=np.int64), d.order_in_region,
+            TALLY["orders_closed"], CASCADES.index(rules.india.cascade), d.cross_links, d.cross_count, d.order_region,
+            rules.india.max_empires, hit, target, strength, attacker, marched_from,
+        )  # fmt: skip
+        return hit, target, strength, attacker, marched_from
+    mod = np.asarray(modifier, dtype=np.int64)
+    a, b = state.elephant_at[rows].astype(np.int64), state.elephant_facing[rows].astype(np.int64)
+    bc = np.maximum(b, 0)
+    a_company = state.owner[rows, a] >= 0
+    border = (b >= 0) & ~a_company
+    dominated = border & (state.capital[rows, a] != a)
+    b_company = border & ~dominated & (state.owner[rows, bc] >= 0)
+    same = border & ~dominated & ~b_company & (state.capital[rows, bc] == a)
+    invasion = border & ~dominated & ~b_company & ~same
+    marched_from = np.asarray(region, dtype=np.int64).copy()
+    rebel(state, rules, rows[dominated], a[dominated], mod[dominated])
+    sel = np.flatnonzero(invasion)
+    won = invade(state, rules, rows[sel], a[sel], b[sel], mod[sel])
+    marched_from[sel[won]] = a[sel[won]]
+    hit = a_company | b_company
+    strength = np.where(hit, mod, 0)
+    head = np.flatnonzero(b_company)
+    strength[head] += empire_strength(state, rows[head], a[head])
+    attacker = np.where(b_company, a, -1)
+    return hit, np.where(a_company, a, np.where(b_company, b, 0)), strength, attacker, marched_from
+
+
+@kernels.kernel
+def _crisis_kernel(
+    elephant_at, elephant_facing, capital, owner, strength, order_open, tally, rows, modifier, order_in_region, col,
+    mode, cross_links, cross_count, order_region, max_empires, hit, target, force, attacker, marched_from,
+):  # fmt: skip
+    """R-CRISIS: ``crisis_fights`` game by game (rows are distinct games)."""
+    won = np.zeros(1, dtype=np.bool_)
+    out = np.zeros(1, dtype=np.int64)
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        a, b = np.int64(elephant_at[g]), np.int64(elephant_facing[g])
+        if owner[g, a] >= 0:  # a Company tail, or the marker inside a Company region
+            hit[i], target[i], force[i] = True, a, modifier[i]
+        elif b < 0:
+            continue
+        elif capital[g, a] != a:  # a dominated tail rebels against its capital
+            _rebel_kernel(
+                capital, strength, order_open, tally, rows[i : i + 1], elephant_at[g : g + 1].astype(np.int64),
+                modifier[i : i + 1], won, order_in_region, col, mode, cross_links, cross_count, order_region,
+            )  # fmt: skip
+        elif owner[g, b] >= 0:  # a sovereign tail invades a Company head
+            out[0] = 0
+            _empire_strength(capital, owner, strength, rows[i : i + 1], elephant_at[g : g + 1].astype(np.int64), out)
+            hit[i], target[i], force[i], attacker[i] = True, b, modifier[i] + out[0], a
+        elif capital[g, b] != a:  # a sovereign head outside the tail's empire is invaded
+            won[0] = False
+            _invade_kernel(
+                capital, owner, strength, rows[i : i + 1], elephant_at[g : g + 1].astype(np.int64),
+                elephant_facing[g : g + 1].astype(np.int64), modifier[i : i + 1], max_empires, won,
+            )  # fmt: skip
+            if won[0]:
+                marched_from[i] = a
+
+
 def overrun(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, attack: np.ndarray) -> None:
     """R-INVASION: a Foreign Invasion of ``attack[m]`` on sovereign region ``region[m]`` (rows are distinct games)
     takes it when above its empire's strength: its orders close (cascading if none was open), a capital's empire

@@ -1552,3 +1552,33 @@ def test_overrun_kernel_takes_the_regions_of_the_numpy_invasion(monkeypatch, kee
     assert shattered.any() and all((ref[f] != before[f]).any() for f in fields)
     for f in ref:
         assert np.array_equal(ref[f], got[f]), f
+
+
+@pytest.mark.parametrize("max_empires", [1, 3])
+def test_crisis_kernel_fights_the_crises_of_the_numpy_crisis(monkeypatch, max_empires):
+    """R-CRISIS over 4,096 random empires (a fifth of the regions the Company's), the crisis marker on a random
+    border or (a quarter of the time) inside a region, a modifier of -2 to 4 in a random half of the games: the same
+    rebellions, invasions, attacks on the Company (region, strength, attacker) and marches' starting regions."""
+    rules, state = blank(4096, 5, **{"india.max_empires": max_empires, "india.cascade": "chain"})
+    d = rules.d
+    rng = np.random.default_rng(67)
+    random_empires(rules, state, rng)
+    a = rng.integers(0, len(d.regions), 4096)
+    b = d.clockwise[a, rng.integers(0, 100, 4096) % d.degree[a]]
+    state.elephant_at[:] = a
+    state.elephant_facing[:] = np.where(rng.random(4096) < 0.25, -1, b)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, len(d.regions), rows.size)
+    modifier = rng.integers(-2, 5, rows.size)
+    fields = ["capital", "strength", "order_open", "tally"]
+    fights = functools.partial(india.crisis_fights, state, rules, rows, region, modifier)
+    before, ref, got = state_both_ways(monkeypatch, state, fields, fights)
+    hit, target, strength, attacker, marched_from = ref["out"]
+    assert 0.1 < hit.mean() < 0.9 and (attacker[hit] >= 0).any() and (attacker[hit] < 0).any()
+    assert (marched_from != region).any() and all((ref[f] != before[f]).any() for f in fields)
+    for f in fields:
+        assert np.array_equal(ref[f], got[f]), f
+    k_hit, *k_attack, k_from = got["out"]
+    assert np.array_equal(hit, k_hit) and np.array_equal(marched_from, k_from)
+    for x, y in zip((target, strength, attacker), k_attack, strict=True):  # read where the Company is attacked
+        assert np.array_equal(x[hit], y[hit])

@@ -40,8 +40,7 @@ from ..india import (
     batter_ships,
     close_all,
     close_northernmost,
-    empire_strength,
-    invade,
+    crisis_fights,
     march,
     open_orders,
     overrun,
@@ -332,30 +331,12 @@ def crisis(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) 
     region rebels against the Company (modifier + unrest). A head in the tail's own empire: no fight. Then the
     marker marches: from the tail after a won invasion (2e), else from the hit region."""
     rows = ev.rows
-    mod = ev.modifier[rows]
-    a, b = state.elephant_at[rows].astype(np.int64), state.elephant_facing[rows].astype(np.int64)
-    bc = np.maximum(b, 0)
-    a_company = state.owner[rows, a] >= 0
-    border = (b >= 0) & ~a_company
-    dominated = border & (state.capital[rows, a] != a)
-    b_company = border & ~dominated & (state.owner[rows, bc] >= 0)
-    same = border & ~dominated & ~b_company & (state.capital[rows, bc] == a)
-    invasion = border & ~dominated & ~b_company & ~same
-    marched_from = ev.region[rows].copy()
-
-    rebel(state, rules, rows[dominated], a[dominated], mod[dominated])
-    sel = np.flatnonzero(invasion)
-    won = invade(state, rules, rows[sel], a[sel], b[sel], mod[sel])
-    marched_from[sel[won]] = a[sel[won]]
+    hit, region, strength, attacker, marched_from = crisis_fights(
+        state, rules, rows, ev.region[rows], ev.modifier[rows]
+    )
     # attacks on the Company: its region with the marker's tail (or the marker inside), or its head (a game has
     # one or the other: one attack)
-    hit = a_company | b_company
-    at = np.flatnonzero(hit)
-    strength = mod[at]
-    head = np.flatnonzero(b_company[at])
-    strength[head] += empire_strength(state, rows[at[head]], a[at[head]])
-    attacker = np.where(a_company[at], -1, a[at])
-    attack_company(state, rules, dice, agents, ev.only(hit), np.where(a_company, a, b)[at], strength, attacker)
+    attack_company(state, rules, dice, agents, ev.only(hit), region[hit], strength[hit], attacker[hit])
     going = ~state.done[rows]
     march(state, rules, rows[going], marched_from[going], ev.shape[rows[going]])
 
