@@ -336,8 +336,9 @@ def crisis_fights(
         d, m = rules.d, rows.size
         hit, target, strength = np.zeros(m, dtype=bool), np.zeros(m, np.int64), np.zeros(m, np.int64)
         attacker, marched_from = np.full(m, -1, dtype=np.int64), np.asarray(region, dtype=np.int64).copy()
+        tail, head = state.elephant_at[rows].astype(np.int64), state.elephant_facing[rows].astype(np.int64)
         _crisis_kernel(
-            state.elephant_at, state.elephant_facing, state.capital, state.owner, state.strength, state.order_open,
+            tail, head, state.capital, state.owner, state.strength, state.order_open,
             state.tally, rows.astype(np.int64), np.asarray(modifier, dtype=np.int64), d.order_in_region,
             TALLY["orders_closed"], CASCADES.index(rules.india.cascade), d.cross_links, d.cross_count, d.order_region,
             rules.india.max_empires, hit, target, strength, attacker, marched_from,
@@ -367,36 +368,48 @@ def crisis_fights(
 
 @kernels.kernel
 def _crisis_kernel(
-    elephant_at, elephant_facing, capital, owner, strength, order_open, tally, rows, modifier, order_in_region, col,
-    mode, cross_links, cross_count, order_region, max_empires, hit, target, force, attacker, marched_from,
+    tail, head, capital, owner, strength, order_open, tally, rows, modifier, order_in_region, col, mode, cross_links,
+    cross_count, order_region, max_empires, hit, target, force, attacker, marched_from,
 ):  # fmt: skip
-    """R-CRISIS: ``crisis_fights`` game by game (rows are distinct games)."""
-    won = np.zeros(1, dtype=np.bool_)
-    out = np.zeros(1, dtype=np.int64)
-    for i in range(rows.shape[0]):
-        g = rows[i]
-        a, b = np.int64(elephant_at[g]), np.int64(elephant_facing[g])
+    """R-CRISIS: ``crisis_fights``, the fights sorted game by game (rows are distinct games; ``tail``, ``head``: the
+    crisis marker's regions there), then the rebellions, the invasions and the attacking empires' strength, each
+    kind in one call."""
+    n = rows.shape[0]
+    rebels, invasions, heads = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
+    n_rebels = n_invasions = n_heads = 0
+    for i in range(n):
+        g, a, b = rows[i], tail[i], head[i]
         if owner[g, a] >= 0:  # a Company tail, or the marker inside a Company region
             hit[i], target[i], force[i] = True, a, modifier[i]
         elif b < 0:
             continue
         elif capital[g, a] != a:  # a dominated tail rebels against its capital
-            _rebel_kernel(
-                capital, strength, order_open, tally, rows[i : i + 1], elephant_at[g : g + 1].astype(np.int64),
-                modifier[i : i + 1], won, order_in_region, col, mode, cross_links, cross_count, order_region,
-            )  # fmt: skip
-        elif owner[g, b] >= 0:  # a sovereign tail invades a Company head
-            out[0] = 0
-            _empire_strength(capital, owner, strength, rows[i : i + 1], elephant_at[g : g + 1].astype(np.int64), out)
-            hit[i], target[i], force[i], attacker[i] = True, b, modifier[i] + out[0], a
+            rebels[n_rebels] = i
+            n_rebels += 1
+        elif owner[g, b] >= 0:  # a sovereign tail invades a Company head: its empire's strength + the modifier
+            hit[i], target[i], force[i], attacker[i] = True, b, modifier[i], a
+            heads[n_heads] = i
+            n_heads += 1
         elif capital[g, b] != a:  # a sovereign head outside the tail's empire is invaded
-            won[0] = False
-            _invade_kernel(
-                capital, owner, strength, rows[i : i + 1], elephant_at[g : g + 1].astype(np.int64),
-                elephant_facing[g : g + 1].astype(np.int64), modifier[i : i + 1], max_empires, won,
-            )  # fmt: skip
-            if won[0]:
-                marched_from[i] = a
+            invasions[n_invasions] = i
+            n_invasions += 1
+    at = rebels[:n_rebels]
+    won = np.zeros(n_rebels, dtype=np.bool_)
+    _rebel_kernel(
+        capital, strength, order_open, tally, rows[at], tail[at], modifier[at], won, order_in_region, col, mode,
+        cross_links, cross_count, order_region,
+    )  # fmt: skip
+    at = invasions[:n_invasions]
+    won = np.zeros(n_invasions, dtype=np.bool_)
+    _invade_kernel(capital, owner, strength, rows[at], tail[at], head[at], modifier[at], max_empires, won)
+    for j in range(n_invasions):
+        if won[j]:
+            marched_from[at[j]] = tail[at[j]]
+    at = heads[:n_heads]
+    empire = np.zeros(n_heads, dtype=np.int64)
+    _empire_strength(capital, owner, strength, rows[at], tail[at], empire)
+    for j in range(n_heads):
+        force[at[j]] += empire[j]
 
 
 def overrun(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, attack: np.ndarray) -> None:
@@ -428,18 +441,24 @@ def _overrun_kernel(
     capital, owner, strength, order_open, tally, rows, region, attack, keep, order_in_region, col, mode,
     cross_links, cross_count, order_region,
 ):  # fmt: skip
-    """R-INVASION: ``overrun`` game by game (rows are distinct games)."""
-    out = np.zeros(1, dtype=np.int64)
-    for i in range(rows.shape[0]):
+    """R-INVASION: ``overrun`` game by game (rows are distinct games): the empires' strength, the regions taken's
+    orders closed (one call each), then their empires shattered and their strength kept."""
+    n = rows.shape[0]
+    empire = np.zeros(n, dtype=np.int64)
+    _empire_strength(capital, owner, strength, rows, region, empire)
+    taken = np.empty(n, dtype=np.int64)
+    n_taken = 0
+    for i in range(n):
+        if attack[i] > empire[i]:
+            taken[n_taken] = i
+            n_taken += 1
+    at = taken[:n_taken]
+    _close_kernel(
+        order_open, tally, rows[at], region[at], order_in_region, col, False, mode, cross_links, cross_count,
+        order_region,
+    )  # fmt: skip
+    for i in at:
         g, x = rows[i], region[i]
-        out[0] = 0
-        _empire_strength(capital, owner, strength, rows[i : i + 1], region[i : i + 1], out)
-        if attack[i] <= out[0]:
-            continue
-        _close_kernel(
-            order_open, tally, rows[i : i + 1], region[i : i + 1], order_in_region, col, False, mode, cross_links,
-            cross_count, order_region,
-        )  # fmt: skip
         for r in range(capital.shape[1]):
             if capital[g, r] == x:
                 capital[g, r] = r
