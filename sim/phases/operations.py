@@ -395,12 +395,13 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
 def govern_effect(
     state: State, rules: Rules, sel: np.ndarray, region: int | np.ndarray, effect: np.ndarray, half: np.ndarray
 ) -> None:
-    """R-GOVERNORS (L158-L161): a successful administrative action in ``region`` for games ``sel`` (bool[G]) does
-    ``effect[G]`` (layout.G_*) for the presidency owning the region: raise a regiment in its army; half-build a
-    Company ship (``half``, int[G], is the builder's half-built ship, updated in place: a governor's is his region's
-    column of ``state.half_ships``, L160 "two successful actions"; the second half launches the ship in the
-    presidency's sea); or collect ``governors.tax`` £ for the Company or the presidency's treasury (a second
-    collection in the region this round: ``extra_tax_unrest``). Shared by the governors and the Governor-General."""
+    """R-GOVERNORS (L158-L161): a successful administrative action in ``region`` (one, or int[G] one per game) for
+    games ``sel`` (bool[G]) does ``effect[G]`` (layout.G_*) for the presidency owning the region: raise a regiment in
+    its army; half-build a Company ship (``half``, int[G], is the builder's half-built ship, updated in place: a
+    governor's is his region's cell of ``state.half_ships``, L160 "two successful actions"; the second half launches
+    the ship in the presidency's sea); or collect ``governors.tax`` £ for the Company or the presidency's treasury
+    (a second collection in the region this round: ``extra_tax_unrest``). Shared by the governors and the
+    Governor-General."""
     gv = rules.governors
     at = np.flatnonzero(sel)  # the games concerned only
     e = effect[at]
