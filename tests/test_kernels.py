@@ -1582,3 +1582,19 @@ def test_crisis_kernel_fights_the_crises_of_the_numpy_crisis(monkeypatch, max_em
     assert np.array_equal(hit, k_hit) and np.array_equal(marched_from, k_from)
     for x, y in zip((target, strength, attacker), k_attack, strict=True):  # read where the Company is attacked
         assert np.array_equal(x[hit], y[hit])
+
+
+def test_count_events_kernel_counts_the_events_of_the_numpy_count(monkeypatch):
+    """Phase 8's counts of events drawn (``phases.india.count_events``) in a random half of 4,096 games, each drawing
+    an event of a random kind: the same events counted, and per kind."""
+    from sim.phases.india import count_events
+
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(73)
+    state.tally[:] = rng.integers(0, 3, state.tally.shape)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    kind = rules.d.tile_kind[rng.integers(0, len(rules.d.tile_kind), rows.size)]
+    before, ref, got = state_both_ways(monkeypatch, state, ["tally"], lambda: count_events(state, rows, kind))
+    counted = (ref["tally"] - before["tally"])[rows]
+    assert (counted.sum(axis=1) == 2).all() and len(np.unique(kind)) == len(L.EVENT_KINDS)
+    assert np.array_equal(ref["tally"], got["tally"])

@@ -211,13 +211,35 @@ def french_landing(state: State, rules: Rules, dice: Chance, agents: Agents, row
 def resolve(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
     """Resolve the drawn tiles by kind, then the revolt wave of every game where a Company region was attacked."""
     kind = rules.d.tile_kind[ev.tile[ev.rows]]
-    state.tally[ev.rows, TALLY["events"]] += 1
-    for k, name in enumerate(L.EVENT_KINDS):
+    count_events(state, ev.rows, kind)  # each game's own, before its handler
+    for k in range(len(L.EVENT_KINDS)):
         sel = kind == k
         if sel.any():
-            state.tally[ev.rows[sel], TALLY[f"events_{name}"]] += 1
             HANDLERS[k](state, rules, dice, agents, ev.only(sel))
     revolt_wave(state, rules, dice, agents, ev)
+
+
+EVENT_TALLY = np.array([TALLY[f"events_{name}"] for name in L.EVENT_KINDS], dtype=np.int64)  # per event kind
+
+
+def count_events(state: State, rows: np.ndarray, kind: np.ndarray) -> None:
+    """Count an event of kind ``kind[m]`` (``layout.EVENT_KINDS``) in each of the distinct games ``rows``."""
+    if kernels.use(state.n_games):
+        _count_events(state.tally, np.asarray(rows, dtype=np.int64), kind, TALLY["events"], EVENT_TALLY)
+        return
+    state.tally[rows, TALLY["events"]] += 1
+    for k in range(len(L.EVENT_KINDS)):
+        sel = kind == k
+        if sel.any():
+            state.tally[rows[sel], EVENT_TALLY[k]] += 1
+
+
+@kernels.kernel
+def _count_events(tally, rows, kind, col, kind_col):
+    """``count_events`` game by game: an event, and one of its kind (``kind_col[kind]``)."""
+    for i in range(rows.shape[0]):
+        tally[rows[i], col] += 1
+        tally[rows[i], kind_col[kind[i]]] += 1
 
 
 def turmoil(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
