@@ -47,6 +47,7 @@ from ..india import (
     rebel,
     weaken,
 )
+from ..reduce import any_last
 from ..rules import Rules
 from ..state import TALLY, State
 from .accounts import crash
@@ -787,7 +788,7 @@ def revolt_wave(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Ev
     """R-ATTACK: an attack on a Company region sets off a revolt in every other Company region with unrest, at strength
     = its unrest (L211; MAP.md), army by army from Bombay's, each army's regions in map order. Revolts set off no
     further wave."""
-    rows = ev.rows[ev.attacked[ev.rows].any(axis=1)]
+    rows = ev.rows[any_last(ev.attacked[ev.rows])]
     if rows.size == 0:
         return
     # A revolt changes only its own region's owner and unrest (and may end the game), so the regions that revolt
