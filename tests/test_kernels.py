@@ -1598,3 +1598,19 @@ def test_count_events_kernel_counts_the_events_of_the_numpy_count(monkeypatch):
     counted = (ref["tally"] - before["tally"])[rows]
     assert (counted.sum(axis=1) == 2).all() and len(np.unique(kind)) == len(L.EVENT_KINDS)
     assert np.array_equal(ref["tally"], got["tally"])
+
+
+def test_defence_kernel_commits_the_troops_of_the_numpy_defence(monkeypatch):
+    """The least defence (``phases.india.minimal_defence``) of 4,096 random armies (0-3 free officers per family, 0-4
+    regiments, attacks of -1 to 12, the deciding family a random seat or none): the same officers and regiments."""
+    from sim.phases.india import minimal_defence
+
+    rng = np.random.default_rng(79)
+    officers, regiments = rng.integers(0, 4, (4096, 5)), rng.integers(0, 5, 4096).astype(np.int32)
+    attack, own = rng.integers(-1, 13, 4096), rng.integers(-1, 5, 4096)
+    ref, got = both_ways(monkeypatch, lambda: minimal_defence(officers, regiments, attack, own))
+    off, reg = ref
+    assert (reg > 0).any() and (off.sum(axis=1) > 0).mean() > 0.3 and (off[np.arange(4096), own] > 0).any()
+    assert (reg + off.sum(axis=1) < attack).any()  # too few troops: all of them
+    for a, b in zip(ref, got, strict=True):
+        assert same_bits(a, b)

@@ -618,6 +618,12 @@ def minimal_defence(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The least defence worth ``attack[m]`` from free ``officers[m, N]`` and ``regiments[m]``: regiments first,
     then officers in seat order with family ``own[m]`` last. Returns (officers int[m, N], regiments int[m])."""
+    arrays = [np.asarray(x) for x in (officers, regiments, attack, own)]
+    if kernels.use(arrays[0].shape[0]) and all(x.dtype.kind == "i" for x in arrays):
+        officers, regiments, attack, own = (np.ascontiguousarray(x, dtype=np.int64) for x in arrays)
+        out, reg = np.empty_like(officers), np.empty_like(regiments)
+        _defence_kernel(officers, regiments, attack, own, out, reg)
+        return out, reg
     officers = officers.astype(np.int64)
     reg = np.minimum(regiments, np.maximum(attack, 0)).astype(np.int64)
     need = np.maximum(attack - reg, 0)
@@ -626,6 +632,24 @@ def minimal_defence(
     before = np.cumsum(others, axis=1) - others  # the officers committed ahead of each family's
     before = np.where(last, others.sum(axis=1)[:, None], before)
     return np.clip(need[:, None] - before, 0, officers), reg
+
+
+@kernels.kernel
+def _defence_kernel(officers, regiments, attack, own, out, reg):
+    """``minimal_defence`` row by row: regiments first, then each family's officers in seat order, ``own`` last."""
+    for i in range(officers.shape[0]):
+        reg[i] = min(regiments[i], max(attack[i], 0))
+        need = max(attack[i] - reg[i], 0)
+        others = 0
+        for s in range(officers.shape[1]):
+            if s != own[i]:
+                others += officers[i, s]
+        before = 0
+        for s in range(officers.shape[1]):
+            ahead = others if s == own[i] else before
+            out[i, s] = min(max(need - ahead, 0), officers[i, s])
+            if s != own[i]:
+                before += officers[i, s]
 
 
 def lose_region(
