@@ -1614,3 +1614,36 @@ def test_defence_kernel_commits_the_troops_of_the_numpy_defence(monkeypatch):
     assert (reg + off.sum(axis=1) < attack).any()  # too few troops: all of them
     for a, b in zip(ref, got, strict=True):
         assert same_bits(a, b)
+
+
+def test_deploy_check_kernel_finds_the_illegal_deployments_of_the_numpy_check(monkeypatch):
+    """The decision ``deploy``'s check (``phases.military.illegal_deployments``) of 4,096 random answers against
+    random armies (targets out of range or not on offer, officers and regiments below 0 or beyond the army's, bands
+    not on offer or beyond the treasury, no commander's officer, no die, troops without a target): the same answers
+    refused."""
+    from sim.phases.military import illegal_deployments
+
+    rules, _ = blank(1, 5)
+    d, rng, g = rules.d, np.random.default_rng(83), 4096
+    n_r, n_m = len(d.regions), d.merc_valid.shape[1]
+    lg = SimpleNamespace(
+        targets=rng.random((g, n_r)) < 0.7,
+        officers=rng.integers(0, 4, (g, 5)).astype(np.int32),
+        regiments=rng.integers(0, 5, g).astype(np.int32),
+        mercenaries=rng.random((g, n_m)) < 0.7,
+        treasury=rng.integers(0, 20, g),
+        strength=rng.integers(0, 5, (g, n_r)),
+    )
+    seat = rng.integers(0, 5, g)
+    t = np.where(rng.random(g) < 0.2, -1, rng.integers(0, n_r + 1, g))
+    beyond = np.where(rng.random((g, 5)) < 0.03, 1, 0)  # an officer the army lacks
+    off = np.where(rng.random((g, 5)) < 0.02, -1, np.minimum(rng.integers(0, 4, (g, 5)), lg.officers) + beyond)
+    off[np.arange(g), seat] = np.maximum(off[np.arange(g), seat], rng.integers(0, 2, g))
+    reg = np.where(rng.random(g) < 0.03, -1, np.minimum(rng.integers(0, 5, g), lg.regiments))
+    mc = (rng.random((g, n_m)) < 0.3) & (lg.mercenaries | (rng.random((g, n_m)) < 0.05))
+    none = (t < 0) & (rng.random(g) < 0.5)
+    off[none], reg[none], mc[none] = 0, 0, False
+    answer = (t, off, reg, mc)
+    ref, got = both_ways(monkeypatch, lambda: illegal_deployments(answer, lg, seat, d.merc_cost[0], d.merc_strength[0]))
+    assert 0.2 < ref.mean() < 0.8 and (~ref & (t >= 0)).any() and (~ref & (t < 0)).any()
+    assert same_bits(ref, got)

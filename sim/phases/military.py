@@ -268,20 +268,8 @@ def deploy(state: State, rules: Rules, dice: Chance, agents: Agents, army: int) 
     mercs = np.zeros((g, d.merc_valid.shape[1]), dtype=bool)
 
     def check(answer, lg, obs):
-        t, off, reg, mc = answer
-        rows = np.arange(obs.n)
-        go = t >= 0
-        tc = np.clip(t, 0, lg.targets.shape[1] - 1)
-        bad = (t >= lg.targets.shape[1]) | (go & ~lg.targets[rows, tc])
-        bad |= (off < 0).any(axis=1) | (off > lg.officers).any(axis=1) | (reg < 0) | (reg > lg.regiments)
-        bad |= (mc & ~lg.mercenaries).any(axis=1)
-        bad |= go & (obs.mine(off) < 1)  # the commander leads his force
-        bad |= (mc * d.merc_cost[army]).sum(axis=1) > lg.treasury
-        force = off.sum(axis=1) + reg + (mc * d.merc_strength[army]).sum(axis=1)
-        bad |= go & (force - lg.strength[rows, tc] < 1)
-        bad |= ~go & ((off.sum(axis=1) + reg + mc.sum(axis=1)) > 0)
         return (
-            bad,
+            illegal_deployments(answer, lg, obs.seat, d.merc_cost[army], d.merc_strength[army]),
             "deployment outside the legal regions, beyond the army's troops, without the commander, or with no dice",
         )
 
@@ -324,6 +312,71 @@ def deploy(state: State, rules: Rules, dice: Chance, agents: Agents, army: int) 
         mercs[rows],
         k[rows],
     )
+
+
+def illegal_deployments(answer: tuple, lg, seat: np.ndarray, cost: np.ndarray, power: np.ndarray) -> np.ndarray:
+    """bool[G']: the decision ``deploy``'s check of the answers (target, officers, regiments, mercenaries) of the
+    commanders at ``seat`` against the legal options ``lg``, the bands costing ``cost[M]`` £ for ``power[M]``: a
+    legal target led by the commander's own officer, troops the army has, bands on offer that the presidency can
+    pay, at least one die; no troops without a target."""
+    t, off, reg, mc = answer
+    n = t.shape[0]
+    ints = all(np.asarray(x).dtype.kind == "i" for x in (t, off, reg))
+    if kernels.use(n) and ints and mc.dtype == bool and n:
+        bad = np.zeros(n, dtype=bool)
+        _deploy_check_kernel(
+            t, off, reg, mc, lg.targets, lg.officers, lg.regiments, lg.mercenaries, lg.treasury, lg.strength, seat,
+            cost, power, bad,
+        )  # fmt: skip
+        return bad
+    rows = np.arange(n)
+    go = t >= 0
+    tc = np.clip(t, 0, lg.targets.shape[1] - 1)
+    bad = (t >= lg.targets.shape[1]) | (go & ~lg.targets[rows, tc])
+    bad |= (off < 0).any(axis=1) | (off > lg.officers).any(axis=1) | (reg < 0) | (reg > lg.regiments)
+    bad |= (mc & ~lg.mercenaries).any(axis=1)
+    bad |= go & (off[rows, seat] < 1)  # the commander leads his force
+    bad |= (mc * cost).sum(axis=1) > lg.treasury
+    force = off.sum(axis=1) + reg + (mc * power).sum(axis=1)
+    bad |= go & (force - lg.strength[rows, tc] < 1)
+    bad |= ~go & ((off.sum(axis=1) + reg + mc.sum(axis=1)) > 0)
+    return bad
+
+
+@kernels.kernel
+def _deploy_check_kernel(
+    t, off, reg, mc, targets, officers, regiments, mercenaries, treasury, strength, seat, cost, power, bad
+):  # fmt: skip
+    """``illegal_deployments`` row by row (bands as bool[G', M])."""
+    n_r = targets.shape[1]
+    for i in range(t.shape[0]):
+        go = t[i] >= 0
+        tc = min(max(t[i], 0), n_r - 1)
+        b = t[i] >= n_r or (go and not targets[i, tc])
+        troops = 0
+        for s in range(off.shape[1]):
+            if off[i, s] < 0 or off[i, s] > officers[i, s]:
+                b = True
+            troops += off[i, s]
+        if reg[i] < 0 or reg[i] > regiments[i]:
+            b = True
+        paid = bands = force = 0
+        for m in range(mc.shape[1]):
+            if mc[i, m]:
+                if not mercenaries[i, m]:
+                    b = True
+                paid += cost[m]
+                force += power[m]
+                bands += 1
+        if go and off[i, seat[i]] < 1:  # the commander leads his force
+            b = True
+        if paid > treasury[i]:
+            b = True
+        if go and troops + reg[i] + force - strength[i, tc] < 1:
+            b = True
+        if not go and troops + reg[i] + bands > 0:
+            b = True
+        bad[i] = b
 
 
 def battle(
