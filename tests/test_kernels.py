@@ -1647,3 +1647,32 @@ def test_deploy_check_kernel_finds_the_illegal_deployments_of_the_numpy_check(mo
     ref, got = both_ways(monkeypatch, lambda: illegal_deployments(answer, lg, seat, d.merc_cost[0], d.merc_strength[0]))
     assert 0.2 < ref.mean() < 0.8 and (~ref & (t >= 0)).any() and (~ref & (t < 0)).any()
     assert same_bits(ref, got)
+
+
+@pytest.mark.parametrize("defeated", ["killed", "disgraced"])
+def test_casualties_kernel_kills_the_officers_of_the_numpy_battle(monkeypatch, defeated):
+    """A battle's losses (``phases.military.casualties``) in a random half of 4,096 games: 0-3 officers per family
+    in army 1, a random commander among those with officers, 0-3 of each family's officers taking part (the
+    commander's at least one), random dice and defeats, 0-6 trophies: the same officers dead, commanders gone,
+    trophies lost and counts."""
+    from sim.phases.military import casualties
+
+    rules, state = blank(4096, 5, **{"military.defeated_commander": defeated})
+    rng = np.random.default_rng(89)
+    state.officers[:, :, 1] = rng.integers(0, 4, (4096, 5))
+    state.trophies[:] = rng.integers(0, 7, state.trophies.shape)
+    rows = np.flatnonzero((rng.random(4096) < 0.5) & (state.officers[:, :, 1].sum(axis=1) > 0))
+    have = state.officers[rows, :, 1]
+    cmd = (have > 0).argmax(axis=1) + 0
+    state.commander[rows, 1] = cmd
+    officers = np.minimum(rng.integers(0, 4, have.shape), have).astype(np.int64)
+    officers[np.arange(rows.size), cmd] = np.maximum(officers[np.arange(rows.size), cmd], 1)
+    total = officers.sum(axis=1)
+    faces = rng.integers(1, 7, (rows.size, int(total.max()))).astype(np.int8)
+    mishap = rng.random(rows.size) < 0.3
+    battle = functools.partial(casualties, state, rules, rows, 1, officers, cmd, total, faces, mishap)
+    fields = ["trophies", "commander", "officers", "supply", "tally"]
+    before, ref, got = state_both_ways(monkeypatch, state, fields, battle)
+    assert all((ref[f] != before[f]).any() for f in fields) and (ref["out"].sum(axis=1) == 0).any()
+    for f in ref:
+        assert np.array_equal(ref[f], got[f]), f
