@@ -322,6 +322,53 @@ def invade(
     return won
 
 
+def leader_rises(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, modifier: np.ndarray) -> np.ndarray:
+    """R-LEADER in the distinct games ``rows`` (the tile hitting ``region[m]`` with ``modifier[m]``): a sovereign
+    region gains 1 strength, a dominated one rebels against its capital (``rebel``). Returns bool[m]: the region is
+    the Company's (its rebellion against the Company is the caller's)."""
+    if kernels.use(state.n_games):
+        d, company = rules.d, np.zeros(rows.size, dtype=bool)
+        _leader_kernel(
+            state.capital, state.owner, state.strength, state.order_open, state.tally, rows.astype(np.int64),
+            np.asarray(region, dtype=np.int64), np.asarray(modifier, dtype=np.int64), d.order_in_region,
+            TALLY["orders_closed"], CASCADES.index(rules.india.cascade), d.cross_links, d.cross_count, d.order_region,
+            company,
+        )  # fmt: skip
+        return company
+    company = state.owner[rows, region] >= 0
+    dominated = ~company & (state.capital[rows, region] != region)
+    sovereign = ~company & ~dominated
+    state.strength[rows[sovereign], region[sovereign]] += 1
+    rebel(state, rules, rows[dominated], region[dominated], modifier[dominated])
+    return company
+
+
+@kernels.kernel
+def _leader_kernel(
+    capital, owner, strength, order_open, tally, rows, region, modifier, order_in_region, col, mode, cross_links,
+    cross_count, order_region, company,
+):  # fmt: skip
+    """R-LEADER: ``leader_rises`` game by game (rows are distinct games), the rebellions in one call."""
+    n = rows.shape[0]
+    rebels = np.empty(n, np.int64)
+    n_rebels = 0
+    for i in range(n):
+        g, x = rows[i], region[i]
+        if owner[g, x] >= 0:
+            company[i] = True
+        elif capital[g, x] != x:
+            rebels[n_rebels] = i
+            n_rebels += 1
+        else:
+            strength[g, x] += 1
+    at = rebels[:n_rebels]
+    won = np.zeros(n_rebels, dtype=np.bool_)
+    _rebel_kernel(
+        capital, strength, order_open, tally, rows[at], region[at], modifier[at], won, order_in_region, col, mode,
+        cross_links, cross_count, order_region,
+    )  # fmt: skip
+
+
 def crisis_fights(
     state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, modifier: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

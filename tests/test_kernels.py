@@ -1676,3 +1676,22 @@ def test_casualties_kernel_kills_the_officers_of_the_numpy_battle(monkeypatch, d
     assert all((ref[f] != before[f]).any() for f in fields) and (ref["out"].sum(axis=1) == 0).any()
     for f in ref:
         assert np.array_equal(ref[f], got[f]), f
+
+
+def test_leader_kernel_raises_the_leaders_of_the_numpy_leader(monkeypatch):
+    """R-LEADER over 4,096 random empires (a fifth of the regions the Company's), a Leader with a modifier of -2 to 4
+    in a random region of a random half of the games: the same sovereign regions grown, rebellions won (orders
+    closed, cascading) and lost, and Company regions named."""
+    rules, state = blank(4096, 5, **{"india.cascade": "chain"})
+    rng = np.random.default_rng(97)
+    random_empires(rules, state, rng)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, len(rules.d.regions), rows.size)
+    modifier = rng.integers(-2, 5, rows.size)
+    fields = ["capital", "strength", "order_open", "tally"]
+    rises = functools.partial(india.leader_rises, state, rules, rows, region, modifier)
+    before, ref, got = state_both_ways(monkeypatch, state, fields, rises)
+    company = ref["out"]
+    assert 0.05 < company.mean() < 0.5 and all((ref[f] != before[f]).any() for f in fields)
+    for f in ref:
+        assert np.array_equal(ref[f], got[f]), f

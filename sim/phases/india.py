@@ -41,10 +41,10 @@ from ..india import (
     close_all,
     close_northernmost,
     crisis_fights,
+    leader_rises,
     march,
     open_orders,
     overrun,
-    rebel,
     weaken,
 )
 from ..reduce import any_last
@@ -287,11 +287,7 @@ def leader(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) 
     """R-LEADER: a sovereign region gains 1 strength; a dominated one rebels against its capital (strength +
     modifier); a Company region rebels against the Company (modifier + unrest)."""
     rows, x = ev.rows, ev.region[ev.rows]
-    company = state.owner[rows, x] >= 0
-    dominated = ~company & (state.capital[rows, x] != x)
-    sovereign = ~company & ~dominated
-    state.strength[rows[sovereign], x[sovereign]] += 1
-    rebel(state, rules, rows[dominated], x[dominated], ev.modifier[rows[dominated]])
+    company = leader_rises(state, rules, rows, x, ev.modifier[rows])
     c = ev.only(company)
     attack_company(state, rules, dice, agents, c, x[company], ev.modifier[c.rows])
 
