@@ -1695,3 +1695,20 @@ def test_leader_kernel_raises_the_leaders_of_the_numpy_leader(monkeypatch):
     assert 0.05 < company.mean() < 0.5 and all((ref[f] != before[f]).any() for f in fields)
     for f in ref:
         assert np.array_equal(ref[f], got[f]), f
+
+
+def test_invasion_targets_kernel_names_the_targets_of_the_numpy_invasion(monkeypatch):
+    """R-INVASION's targets (``phases.india.invasion_targets``) for 4,096 random storm faces and hit regions (-1 in
+    some games): the same home regions in turn, or the hit region, and the same counts."""
+    from sim.phases.india import invasion_targets
+
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(101)
+    face = rng.integers(1, 7, 4096).astype(np.int8)
+    region = np.where(rng.random(4096) < 0.1, -1, rng.integers(0, len(rules.d.regions), 4096))
+    ref, got = both_ways(monkeypatch, lambda: invasion_targets(state, rules, face, region))
+    (targets, count), (k_targets, k_count) = ref, got
+    assert len(np.unique(count)) >= 3 and (count == 0).any()
+    assert np.array_equal(count, k_count)
+    used = np.arange(targets.shape[1])[None, :] < count[:, None]  # beyond each game's count: not read
+    assert np.array_equal(targets[used], k_targets[used])

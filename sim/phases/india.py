@@ -366,24 +366,51 @@ def foreign_invasion(state: State, rules: Rules, dice: Chance, agents: Agents, e
     is defended (+ its unrest; lost: ``india.lost_region_strength``). A sovereign target falls to an attack above
     its empire's strength: its orders close (cascading if none was open), a capital's empire shatters, a dominated
     region breaks free, and it keeps ``india.invasion_keep`` of the attack as strength (rounded down)."""
-    d = rules.d
     rows = ev.rows
-    seas = d.storm_seas[dice.d6(rows, 1)[:, 0].astype(np.int64) - 1]  # [m, P]
-    hit = np.concatenate([seas, (~seas.any(axis=1) & (ev.region[rows] >= 0))[:, None]], axis=1)  # region -1: none
-    targets = np.concatenate([np.broadcast_to(d.home[:P], (rows.size, P)), ev.region[rows][:, None]], axis=1)
-    count = hit.sum(axis=1)
-    turn = np.sort(np.where(hit, np.arange(P + 1), P + 1), axis=1)  # each game's targets in order
+    targets, count = invasion_targets(state, rules, dice.d6(rows, 1)[:, 0], ev.region[rows])
     for k in range(int(count.max(initial=0))):  # games do not meet: the k-th target of every game at once
         sel = np.flatnonzero((k < count) & ~state.done[rows])
         if sel.size == 0:
             continue
-        rr, t = rows[sel], targets[sel, turn[sel, k]]
+        rr, t = rows[sel], targets[sel, k]
         attack = dice.d6(rr, 1)[:, 0].astype(np.int64)
         company = state.owner[rr, t] >= 0
         c = ev.at(rr[company])
         attack_company(state, rules, dice, agents, c, t[company], attack[company])
         s = np.flatnonzero(~company)
         overrun(state, rules, rr[s], t[s], attack[s])
+
+
+def invasion_targets(state: State, rules: Rules, face: np.ndarray, region: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """R-INVASION's targets for the storm die's ``face[m]``: the home regions of the seas it hits (Bombay, Madras,
+    Bengal in turn), or without seas the hit region ``region[m]`` (-1: none). Returns (targets int[m, P + 1], each
+    game's in order from column 0, count int[m])."""
+    d = rules.d
+    if kernels.use(state.n_games):
+        targets, count = np.zeros((face.size, P + 1), dtype=np.int64), np.zeros(face.size, dtype=np.int64)
+        _invasion_targets(
+            np.asarray(face, np.int64), np.asarray(region, np.int64), d.storm_seas, d.home, targets, count
+        )
+        return targets, count
+    seas = d.storm_seas[face.astype(np.int64) - 1]  # [m, P]
+    hit = np.concatenate([seas, (~seas.any(axis=1) & (region >= 0))[:, None]], axis=1)  # region -1: none
+    targets = np.concatenate([np.broadcast_to(d.home[:P], (face.size, P)), region[:, None]], axis=1)
+    turn = np.sort(np.where(hit, np.arange(P + 1), P + 1), axis=1)  # each game's targets in order
+    return np.take_along_axis(targets, np.minimum(turn, P), axis=1).astype(np.int64), hit.sum(axis=1)
+
+
+@kernels.kernel
+def _invasion_targets(face, region, storm_seas, home, targets, count):
+    """``invasion_targets`` row by row."""
+    for i in range(face.shape[0]):
+        seas = storm_seas[face[i] - 1]
+        for p in range(seas.shape[0]):
+            if seas[p]:
+                targets[i, count[i]] = home[p]
+                count[i] += 1
+        if count[i] == 0 and region[i] >= 0:
+            targets[i, 0] = region[i]
+            count[i] = 1
 
 
 HANDLERS = {
