@@ -1712,3 +1712,32 @@ def test_invasion_targets_kernel_names_the_targets_of_the_numpy_invasion(monkeyp
     assert np.array_equal(count, k_count)
     used = np.arange(targets.shape[1])[None, :] < count[:, None]  # beyond each game's count: not read
     assert np.array_equal(targets[used], k_targets[used])
+
+
+@pytest.mark.parametrize("event_region", ["next_tile", "own_tile"])
+def test_draw_kernels_draw_the_tiles_of_the_numpy_draw(monkeypatch, event_region):
+    """The next event tile drawn (``phases.india.draw``) in a random half of 4,096 games (random stacks, cursors at
+    any tile, the last one included, so that many stacks are spent and reshuffled): the same tiles, regions,
+    modifiers and shapes, stacks, cursors, next tiles' backs and dice drawn."""
+    from sim.phases.india import draw
+
+    rules, state = blank(4096, 5, **{"india.event_region": event_region})
+    k = len(rules.d.tile_kind)
+    rng = np.random.default_rng(103)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    state.event_stack[:] = np.argsort(rng.random((4096, k)), axis=1)
+    state.event_cursor[:] = np.where(rng.random(4096) < 0.2, k - 1, rng.integers(0, k, 4096))
+    fields = ["event_stack", "event_cursor", "event_next"]
+
+    def drawn():
+        dice = Dice(Streams(107, np.arange(4096), 1))
+        ev = draw(state, rules, dice, rows)
+        return ev.tile[rows], ev.region[rows], ev.modifier[rows], ev.shape[rows], dice.streams.counters.copy()
+
+    before, ref, got = state_both_ways(monkeypatch, state, fields, drawn)
+    assert (ref["event_cursor"][rows] == 0).any() and (ref["event_stack"] != before["event_stack"]).any()
+    assert len(np.unique(ref["out"][1])) >= 5 and (ref["out"][4] > 0).any()
+    for f in fields:
+        assert np.array_equal(ref[f], got[f]), f
+    for a, b in zip(ref["out"], got["out"], strict=True):
+        assert same_bits(a, b)

@@ -121,6 +121,17 @@ def draw(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> Event:
     """R-TILES: draw the next tile in games ``rows`` (a spent stack is reshuffled). The region it hits is the one on the
     back of the next tile (2e) or its own (``india.event_region``); ``event_next`` shows the next tile's back."""
     d = rules.d
+    if kernels.use(state.n_games):
+        rows = np.asarray(rows, dtype=np.int64)
+        tile, spent = np.zeros(rows.size, np.int64), np.zeros(rows.size, bool)
+        _draw_kernel(state.event_stack, state.event_cursor, rows, tile, spent)
+        deal(state, rules, dice, rows[spent])
+        ev = Event.blank(state, rows)
+        _show_kernel(
+            state.event_stack, state.event_cursor, state.event_next, rows, tile, d.tile_region, d.tile_modifier,
+            d.tile_shape, rules.india.event_region == "next_tile", ev.tile, ev.region, ev.modifier, ev.shape,
+        )  # fmt: skip
+        return ev
     cur = state.event_cursor[rows].astype(np.int64)
     tile = state.event_stack[rows, cur].astype(np.int64)
     cur += 1
@@ -135,6 +146,37 @@ def draw(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> Event:
     ev.modifier[rows] = d.tile_modifier[tile]
     ev.shape[rows] = d.tile_shape[tile]
     return ev
+
+
+@kernels.kernel
+def _draw_kernel(event_stack, event_cursor, rows, tile, spent):
+    """``draw`` game by game up to the reshuffle of spent stacks: the tile on top is drawn (``tile``), the cursor moves
+    on, back to 0 where the stack is ``spent``."""
+    k = event_stack.shape[1]
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        cur = np.int64(event_cursor[g])
+        tile[i] = event_stack[g, cur]
+        cur += 1
+        spent[i] = cur >= k
+        event_cursor[g] = 0 if spent[i] else cur
+
+
+@kernels.kernel
+def _show_kernel(
+    event_stack, event_cursor, event_next, rows, tile, tile_region, tile_modifier, tile_shape, next_tile, ev_tile,
+    ev_region, ev_modifier, ev_shape,
+):  # fmt: skip
+    """``draw`` game by game after the reshuffle: the next tile's back shows; the event's tile, region (the next
+    tile's back, or with ``next_tile`` False its own), modifier and shape."""
+    for i in range(rows.shape[0]):
+        g, t = rows[i], tile[i]
+        nxt = tile_region[event_stack[g, event_cursor[g]]]
+        event_next[g] = nxt
+        ev_tile[g] = t
+        ev_region[g] = nxt if next_tile else tile_region[t]
+        ev_modifier[g] = tile_modifier[t]
+        ev_shape[g] = tile_shape[t]
 
 
 def restack(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> None:
