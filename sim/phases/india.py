@@ -255,10 +255,14 @@ def resolve(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event)
     """Resolve the drawn tiles by kind, then the revolt wave of every game where a Company region was attacked."""
     kind = rules.d.tile_kind[ev.tile[ev.rows]]
     count_events(state, ev.rows, kind)  # each game's own, before its handler
+    by_kind = ev.rows[np.argsort(kind, kind="stable")]  # the games of each kind together, in order
+    ends = np.cumsum(np.bincount(kind, minlength=len(L.EVENT_KINDS)))
+    start = 0
     for k in range(len(L.EVENT_KINDS)):
-        sel = kind == k
-        if sel.any():
-            HANDLERS[k](state, rules, dice, agents, ev.only(sel))
+        end = int(ends[k])
+        if end > start:
+            HANDLERS[k](state, rules, dice, agents, ev.at(by_kind[start:end].copy()))
+        start = end
     revolt_wave(state, rules, dice, agents, ev)
 
 
