@@ -27,6 +27,7 @@ from . import layout as L
 from .agents import Agents
 from .board import roll_check, vacate
 from .dice import Chance
+from .reduce import sum_last
 from .rules import Rules
 from .state import State
 
@@ -44,7 +45,7 @@ def governor_general(state: State, rules: Rules, dice: Chance, agents: Agents) -
     if not (gg >= 0).any():
         return
     regions = state.owner >= 0  # [G, R] Company regions
-    n_regions = regions.sum(axis=1)
+    n_regions = sum_last(regions)
     if gg_rules.company_income:
         ledger.company(state, "governor_general_company", np.where(gg >= 0, gg_rules.company_income * n_regions, 0))
     asked = np.where((n_regions > 0) & (gg_rules.dice > 0), gg, -1)
@@ -70,8 +71,7 @@ def governor_general(state: State, rules: Rules, dice: Chance, agents: Agents) -
         sel = won & regions[:, region]
         if sel.any():
             govern_effect(state, rules, sel, region, effect[:, region], state.gg_half_ship)
-    failed = np.zeros(g, dtype=bool)
-    failed[rows] = ~won[rows]
-    unrest = gg_rules.fail_unrest + laws.modifier(state, rules, "governor_fail_unrest")
-    state.unrest[...] += np.where(failed[:, None] & regions, unrest[:, None], 0).astype(np.int32)
+    failed = rows[~won[rows]]  # the games concerned only
+    unrest = gg_rules.fail_unrest + laws.modifier(state, rules, "governor_fail_unrest", failed)
+    state.unrest[failed] += np.where(regions[failed], unrest[:, None], 0).astype(np.int32)
     vacate(state, fired, L.GOVERNOR_GENERAL)

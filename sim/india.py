@@ -322,6 +322,197 @@ def invade(
     return won
 
 
+def leader_rises(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, modifier: np.ndarray) -> np.ndarray:
+    """R-LEADER in the distinct games ``rows`` (the tile hitting ``region[m]`` with ``modifier[m]``): a sovereign
+    region gains 1 strength, a dominated one rebels against its capital (``rebel``). Returns bool[m]: the region is
+    the Company's (its rebellion against the Company is the caller's)."""
+    if kernels.use(state.n_games):
+        d, company = rules.d, np.zeros(rows.size, dtype=bool)
+        _leader_kernel(
+            state.capital, state.owner, state.strength, state.order_open, state.tally, rows.astype(np.int64),
+            np.asarray(region, dtype=np.int64), np.asarray(modifier, dtype=np.int64), d.order_in_region,
+            TALLY["orders_closed"], CASCADES.index(rules.india.cascade), d.cross_links, d.cross_count, d.order_region,
+            company,
+        )  # fmt: skip
+        return company
+    company = state.owner[rows, region] >= 0
+    dominated = ~company & (state.capital[rows, region] != region)
+    sovereign = ~company & ~dominated
+    state.strength[rows[sovereign], region[sovereign]] += 1
+    rebel(state, rules, rows[dominated], region[dominated], modifier[dominated])
+    return company
+
+
+@kernels.kernel
+def _leader_kernel(
+    capital, owner, strength, order_open, tally, rows, region, modifier, order_in_region, col, mode, cross_links,
+    cross_count, order_region, company,
+):  # fmt: skip
+    """R-LEADER: ``leader_rises`` game by game (rows are distinct games), the rebellions in one call."""
+    n = rows.shape[0]
+    rebels = np.empty(n, np.int64)
+    n_rebels = 0
+    for i in range(n):
+        g, x = rows[i], region[i]
+        if owner[g, x] >= 0:
+            company[i] = True
+        elif capital[g, x] != x:
+            rebels[n_rebels] = i
+            n_rebels += 1
+        else:
+            strength[g, x] += 1
+    at = rebels[:n_rebels]
+    won = np.zeros(n_rebels, dtype=np.bool_)
+    _rebel_kernel(
+        capital, strength, order_open, tally, rows[at], region[at], modifier[at], won, order_in_region, col, mode,
+        cross_links, cross_count, order_region,
+    )  # fmt: skip
+
+
+def crisis_fights(
+    state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, modifier: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """R-CRISIS's fights between the regions where the crisis marker stands, in the distinct games ``rows`` (the tile
+    hitting ``region[m]`` with ``modifier[m]``; MAP.md): a dominated tail rebels against its capital (``rebel``), a
+    sovereign tail invades a sovereign head outside its empire (``invade``). Returns (hit bool[m]: the Company is
+    attacked, its region int[m], the attack's strength int[m] before unrest, the sovereign attacker int[m] or -1,
+    the region the marker marches from int[m]: the tail after a won invasion, else ``region``); the attacks on the
+    Company (a Company tail, a marker inside a Company region, or a Company head, at the tail's empire strength +
+    modifier) are the caller's."""
+    if kernels.use(state.n_games):
+        d, m = rules.d, rows.size
+        hit, target, strength = np.zeros(m, dtype=bool), np.zeros(m, np.int64), np.zeros(m, np.int64)
+        attacker, marched_from = np.full(m, -1, dtype=np.int64), np.asarray(region, dtype=np.int64).copy()
+        tail, head = state.elephant_at[rows].astype(np.int64), state.elephant_facing[rows].astype(np.int64)
+        _crisis_kernel(
+            tail, head, state.capital, state.owner, state.strength, state.order_open,
+            state.tally, rows.astype(np.int64), np.asarray(modifier, dtype=np.int64), d.order_in_region,
+            TALLY["orders_closed"], CASCADES.index(rules.india.cascade), d.cross_links, d.cross_count, d.order_region,
+            rules.india.max_empires, hit, target, strength, attacker, marched_from,
+        )  # fmt: skip
+        return hit, target, strength, attacker, marched_from
+    mod = np.asarray(modifier, dtype=np.int64)
+    a, b = state.elephant_at[rows].astype(np.int64), state.elephant_facing[rows].astype(np.int64)
+    bc = np.maximum(b, 0)
+    a_company = state.owner[rows, a] >= 0
+    border = (b >= 0) & ~a_company
+    dominated = border & (state.capital[rows, a] != a)
+    b_company = border & ~dominated & (state.owner[rows, bc] >= 0)
+    same = border & ~dominated & ~b_company & (state.capital[rows, bc] == a)
+    invasion = border & ~dominated & ~b_company & ~same
+    marched_from = np.asarray(region, dtype=np.int64).copy()
+    rebel(state, rules, rows[dominated], a[dominated], mod[dominated])
+    sel = np.flatnonzero(invasion)
+    won = invade(state, rules, rows[sel], a[sel], b[sel], mod[sel])
+    marched_from[sel[won]] = a[sel[won]]
+    hit = a_company | b_company
+    strength = np.where(hit, mod, 0)
+    head = np.flatnonzero(b_company)
+    strength[head] += empire_strength(state, rows[head], a[head])
+    attacker = np.where(b_company, a, -1)
+    return hit, np.where(a_company, a, np.where(b_company, b, 0)), strength, attacker, marched_from
+
+
+@kernels.kernel
+def _crisis_kernel(
+    tail, head, capital, owner, strength, order_open, tally, rows, modifier, order_in_region, col, mode, cross_links,
+    cross_count, order_region, max_empires, hit, target, force, attacker, marched_from,
+):  # fmt: skip
+    """R-CRISIS: ``crisis_fights``, the fights sorted game by game (rows are distinct games; ``tail``, ``head``: the
+    crisis marker's regions there), then the rebellions, the invasions and the attacking empires' strength, each
+    kind in one call."""
+    n = rows.shape[0]
+    rebels, invasions, heads = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
+    n_rebels = n_invasions = n_heads = 0
+    for i in range(n):
+        g, a, b = rows[i], tail[i], head[i]
+        if owner[g, a] >= 0:  # a Company tail, or the marker inside a Company region
+            hit[i], target[i], force[i] = True, a, modifier[i]
+        elif b < 0:
+            continue
+        elif capital[g, a] != a:  # a dominated tail rebels against its capital
+            rebels[n_rebels] = i
+            n_rebels += 1
+        elif owner[g, b] >= 0:  # a sovereign tail invades a Company head: its empire's strength + the modifier
+            hit[i], target[i], force[i], attacker[i] = True, b, modifier[i], a
+            heads[n_heads] = i
+            n_heads += 1
+        elif capital[g, b] != a:  # a sovereign head outside the tail's empire is invaded
+            invasions[n_invasions] = i
+            n_invasions += 1
+    at = rebels[:n_rebels]
+    won = np.zeros(n_rebels, dtype=np.bool_)
+    _rebel_kernel(
+        capital, strength, order_open, tally, rows[at], tail[at], modifier[at], won, order_in_region, col, mode,
+        cross_links, cross_count, order_region,
+    )  # fmt: skip
+    at = invasions[:n_invasions]
+    won = np.zeros(n_invasions, dtype=np.bool_)
+    _invade_kernel(capital, owner, strength, rows[at], tail[at], head[at], modifier[at], max_empires, won)
+    for j in range(n_invasions):
+        if won[j]:
+            marched_from[at[j]] = tail[at[j]]
+    at = heads[:n_heads]
+    empire = np.zeros(n_heads, dtype=np.int64)
+    _empire_strength(capital, owner, strength, rows[at], tail[at], empire)
+    for j in range(n_heads):
+        force[at[j]] += empire[j]
+
+
+def overrun(state: State, rules: Rules, rows: np.ndarray, region: np.ndarray, attack: np.ndarray) -> None:
+    """R-INVASION: a Foreign Invasion of ``attack[m]`` on sovereign region ``region[m]`` (rows are distinct games)
+    takes it when above its empire's strength: its orders close (cascading if none was open), a capital's empire
+    shatters, a dominated region breaks free, and it keeps ``india.invasion_keep`` of the attack as strength
+    (rounded down)."""
+    if rows.size == 0:
+        return
+    keep = rules.india.invasion_keep
+    if kernels.use(state.n_games):
+        d = rules.d
+        _overrun_kernel(
+            state.capital, state.owner, state.strength, state.order_open, state.tally, rows.astype(np.int64),
+            region.astype(np.int64), np.asarray(attack, dtype=np.int64), float(keep), d.order_in_region,
+            TALLY["orders_closed"], CASCADES.index(rules.india.cascade), d.cross_links, d.cross_count, d.order_region,
+        )  # fmt: skip
+        return
+    falls = attack > empire_strength(state, rows, region)
+    fr, ft, fa = rows[falls], region[falls], attack[falls]
+    close_all(state, rules, fr, ft)
+    shatter(state, fr, ft)
+    state.capital[fr, ft] = ft
+    state.strength[fr, ft] = np.floor(fa * keep).astype(np.int32)
+
+
+@kernels.kernel
+def _overrun_kernel(
+    capital, owner, strength, order_open, tally, rows, region, attack, keep, order_in_region, col, mode,
+    cross_links, cross_count, order_region,
+):  # fmt: skip
+    """R-INVASION: ``overrun`` game by game (rows are distinct games): the empires' strength, the regions taken's
+    orders closed (one call each), then their empires shattered and their strength kept."""
+    n = rows.shape[0]
+    empire = np.zeros(n, dtype=np.int64)
+    _empire_strength(capital, owner, strength, rows, region, empire)
+    taken = np.empty(n, dtype=np.int64)
+    n_taken = 0
+    for i in range(n):
+        if attack[i] > empire[i]:
+            taken[n_taken] = i
+            n_taken += 1
+    at = taken[:n_taken]
+    _close_kernel(
+        order_open, tally, rows[at], region[at], order_in_region, col, False, mode, cross_links, cross_count,
+        order_region,
+    )  # fmt: skip
+    for i in at:
+        g, x = rows[i], region[i]
+        for r in range(capital.shape[1]):
+            if capital[g, r] == x:
+                capital[g, r] = r
+        capital[g, x] = x
+        strength[g, x] = np.int32(np.floor(attack[i] * keep))
+
+
 @kernels.kernel
 def _rebel_kernel(
     capital, strength, order_open, tally, rows, region, modifier, won, order_in_region, col, mode, cross_links,

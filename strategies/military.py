@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim import kernels
 from sim import layout as L
 from sim.agents import Observation
 
@@ -122,6 +123,9 @@ def plan_deployment(
     useful = legal.targets & (allowed | ((obs.owner >= 0) & (obs.unrest > 0)))
     # every target the commander may lead his force to, scored at once: (game, target) pairs, game by game
     g, t = np.nonzero(useful & (own >= 1)[:, None])
+    if kernels.use(obs.n):
+        return _plan_by_kernels(obs, legal, g, t, own, force, cost, power, ok, order, min_dice, want_dice,
+                                mercenaries, risk, holding)  # fmt: skip
     k = force[g] - legal.strength[g, t].astype(np.int64)
     hired = np.zeros((g.size, n_m), dtype=bool)
     money = legal.treasury.astype(np.int64)[g]
@@ -172,6 +176,111 @@ def plan_deployment(
     officers = np.where(go[:, None], officers, 0).astype(np.int64)
     regiments = np.where(go, reg_used, 0).astype(np.int64)
     return best, officers, regiments, best_mercs & go[:, None]
+
+
+def _plan_by_kernels(obs, legal, g, t, own, force, cost, power, ok, order, min_dice, want_dice, mercenaries, risk,
+                     holding):  # fmt: skip
+    """``plan_deployment`` from the (game ``g``, target ``t``) pairs on: the bands hired pair by pair
+    (``_hire_kernel``), the odds (``values.check_odds``), then each game's best target and the troops it commits
+    (``_choose_kernel``)."""
+    r = obs.rules
+    n = obs.n
+
+    def each(x):
+        return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=np.float64), (n,)))
+
+    k = force[g] - legal.strength[g, t].astype(np.int64)
+    hired = np.zeros((g.size, legal.mercenaries.shape[1]), dtype=bool)
+    if mercenaries and g.size:
+        money = legal.treasury.astype(np.int64)[g]
+        _hire_kernel(g, k, order.astype(np.int64), ok, cost, power, each(want_dice), money, hired)
+    p_s, p_m = V.check_odds(r, k)
+    best = np.full(n, -1, dtype=np.int64)
+    best_mercs = np.zeros((n, hired.shape[1]), dtype=bool)
+    officers = np.zeros((n, obs.players), dtype=np.int64)
+    regiments = np.zeros(n, dtype=np.int64)
+    rows = np.arange(n)
+    _choose_kernel(
+        g, t, k, hired, p_s, p_m, legal.strength, obs.owner, obs.looted, r.d.first_loot,
+        float(r.military.loot_per_strength), TROPHY_WORTH, obs.trophies[rows, obs.seat], float(r.military.trophy_loss),
+        own, force, legal.regiments, legal.officers, obs.seat, cost, power, bool(mercenaries), each(risk),
+        each(holding), each(min_dice), each(np.maximum(want_dice, min_dice)), best, best_mercs, officers, regiments,
+    )  # fmt: skip
+    return best, officers, regiments, best_mercs
+
+
+@kernels.kernel
+def _hire_kernel(g, k, order, ok, cost, power, want, money, hired):
+    """``plan_deployment``'s mercenaries pair by pair: the bands of the pair's game in ``order`` (cheapest strength
+    first), each hired while the dice ``k`` stay below ``want`` and ``money`` pays (``k``, ``money`` updated)."""
+    for i in range(g.shape[0]):
+        x = g[i]
+        for j in range(order.shape[1]):
+            m = order[x, j]
+            if ok[x, m] and k[i] < want[x] and cost[x, m] <= money[i]:
+                hired[i, m] = True
+                money[i] -= cost[x, m]
+                k[i] += power[x, m]
+
+
+@kernels.kernel
+def _choose_kernel(
+    g, t, k, hired, p_s, p_m, strength, owner, looted, first_loot, loot_per_strength, trophy_worth, trophies,
+    trophy_loss, own, force, regiments, officers, seat, cost, power, mercenaries, risk, holding, min_dice, need_dice,
+    best, best_mercs, out_officers, out_regiments,
+):  # fmt: skip
+    """``plan_deployment``'s scores and choice game by game (the pairs ``g`` in game order): each pair's expected
+    gain as the numpy reference computes it (``battle_worth``, the losses, the conquest's holding, the bands'
+    cost), each game's first best pair with ``min_dice`` dice and a gain, then the troops committed for
+    ``need_dice`` dice (bands, own officers, regiments, then other families' officers in seat order)."""
+    top = np.full(best.shape[0], -np.inf)
+    pick = np.full(best.shape[0], -1, dtype=np.int64)
+    for i in range(g.shape[0]):
+        x, y = g[i], t[i]
+        sovereign = owner[x, y] < 0
+        st = float(strength[x, y])
+        first = 0 if looted[x, y] else first_loot[y]
+        loot = loot_per_strength * st + first if sovereign else 0.0
+        troops = regiments[x]
+        for m in range(hired.shape[1]):
+            troops += hired[i, m]
+        slots = force[x] - regiments[x] + 1 + troops
+        share = loot * (own[x] + 1) / max(slots, 1)
+        worth = share + trophy_worth * (st if sovereign else 0.0)
+        gain = p_s[i] * worth
+        loss = p_m[i] * (trophies[x] * trophy_loss * trophy_worth + 3.0) + own[x] / 6.0 * 2.0
+        conquest = p_s[i] * (1.0 if sovereign else 0.0)
+        gain = gain - (1.0 - risk[x]) * (loss + conquest * holding[x])
+        paid = 0
+        if mercenaries:
+            for m in range(hired.shape[1]):
+                paid += hired[i, m] * cost[x, m]
+        gain = gain - 0.3 * paid
+        if k[i] >= min_dice[x] and gain > 0 and gain > top[x]:
+            top[x], pick[x] = gain, i
+    for x in range(best.shape[0]):
+        i = pick[x]
+        if i < 0:
+            continue
+        best[x] = t[i]
+        bands = 0
+        for m in range(hired.shape[1]):
+            best_mercs[x, m] = hired[i, m]
+            if hired[i, m]:
+                bands += power[x, m]
+        need = strength[x, t[i]] + need_dice[x] - bands
+        own_used = min(float(own[x]), max(need, 1.0))
+        need -= own_used
+        reg_used = min(max(need, 0.0), float(regiments[x]))
+        need -= reg_used
+        before = 0
+        for s in range(officers.shape[1]):
+            if s == seat[x]:
+                out_officers[x, s] = np.int64(own_used)
+            else:
+                out_officers[x, s] = np.int64(min(max(need - before, 0.0), float(officers[x, s])))
+                before += officers[x, s]
+        out_regiments[x] = np.int64(reg_used)
 
 
 def academy_army(obs: Observation) -> np.ndarray:

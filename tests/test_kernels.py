@@ -1733,3 +1733,273 @@ def test_issue_kernel_issues_the_shares_of_the_numpy_issue(monkeypatch):
     assert (issued[state.done] == 0).all() and state.done.any() and (ref["exchange"][issued > 0, 0] == -1).all()
     for f in fields:
         assert same_bits(ref[f], got[f])
+
+
+def deployment_position(games: int, seed: int):
+    """Random armies before a deployment (R-DEPLOY): 0-3 officers per family, 0-4 regiments, regions held by a
+    random presidency or sovereign at strength 0-4 (some looted, some with unrest), targets on offer with
+    probability 0.6, bands on offer in most games, 0-12 £ in the treasury, a random army and commander's seat."""
+    from strategies.archetypes import GoMilitary
+
+    rules, state = blank(games, 5)
+    rng = np.random.default_rng(seed)
+    n_r = len(rules.d.regions)
+    state.owner[:] = np.where(rng.random((games, n_r)) < 0.4, rng.integers(0, 3, (games, n_r)), -1)
+    state.strength[:] = rng.integers(0, 5, (games, n_r))
+    state.looted[:] = rng.random((games, n_r)) < 0.3
+    state.unrest[:] = np.where(rng.random((games, n_r)) < 0.3, rng.integers(1, 3, (games, n_r)), 0)
+    state.trophies[:] = rng.integers(0, 6, state.trophies.shape)
+    state.round[:] = rng.integers(1, rules.game.rounds + 1, games)
+    army = rng.integers(0, L.PRESIDENCIES, games)
+    legal = SimpleNamespace(
+        army=army,
+        targets=rng.random((games, n_r)) < 0.6,
+        strength=np.where(state.owner >= 0, 0, state.strength),
+        officers=rng.integers(0, 4, (games, 5)),
+        regiments=rng.integers(0, 5, games),
+        mercenaries=(rng.random((games, rules.d.merc_valid.shape[1])) < 0.8) & rules.d.merc_valid[army],
+        treasury=rng.integers(0, 13, games),
+    )
+    obs = Observation(state, rules, np.arange(games), rng.integers(0, 5, games), None)
+    return rules, legal, obs, GoMilitary()
+
+
+@pytest.mark.parametrize("dice", [(2, 2), (1, 3), (1.5, 2.7)])
+def test_plan_kernels_deploy_the_armies_of_the_numpy_plan(monkeypatch, dice):
+    """``strategies.military.plan_deployment`` over 4,096 random armies, as ``balanced`` plans (no bands) and as
+    ``go_military`` does (bands towards ``want_dice``, its holding cost and conquests), with whole and fractional
+    dice: the same targets, officers, regiments and bands, bit for bit."""
+    from strategies import military as mil
+
+    rules, legal, obs, go = deployment_position(4096, 71 + int(10 * dice[1]))
+    out = []
+    for enabled in (False, True):
+        monkeypatch.setattr(kernels, "ENABLED", enabled)
+        cost, after = go.holding(obs)
+        plain = mil.plan_deployment(go, obs, legal, dice[0], dice[1], False, 0.0)
+        bands = mil.plan_deployment(go, obs, legal, dice[0], dice[1], True, 0.5, cost, after < 0.5)
+        out.append(plain + bands)
+    ref, got = out
+    for plan in (ref[:4], ref[4:]):
+        target, officers, regiments, _ = plan
+        assert 0.2 < (target >= 0).mean() < 0.9 and (regiments > 0).any() and (officers.sum(axis=1) > 1).any()
+        assert len(np.unique(target)) >= 4
+    assert ref[7].any() and not ref[3].any()  # bands only where hired
+    for a, b in zip(ref, got, strict=True):
+        assert same_bits(a, b)
+
+
+@pytest.mark.parametrize("keep", [0.5, 1.0])
+def test_overrun_kernel_takes_the_regions_of_the_numpy_invasion(monkeypatch, keep):
+    """R-INVASION over 4,096 random empires (each order open with probability 1/2, cascading as 2e chains), a
+    Foreign Invasion of 1-6 on a random sovereign region in a random half of the games: the same regions taken
+    (orders closed and counted, empires shattered, strength kept) and held."""
+    rules, state = blank(4096, 5, **{"india.invasion_keep": keep, "india.cascade": "chain"})
+    rng = np.random.default_rng(59)
+    random_empires(rules, state, rng)
+    state.order_open[:] = rng.random(state.order_open.shape) < 0.25  # some regions without open orders: cascades
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, len(rules.d.regions), rows.size)
+    sovereign = state.owner[rows, region] < 0
+    rows, region = rows[sovereign], region[sovereign]
+    attack = rng.integers(1, 7, rows.size)
+    fields = ["capital", "strength", "order_open", "tally"]
+    overrun = functools.partial(india.overrun, state, rules, rows, region, attack)
+    before, ref, got = state_both_ways(monkeypatch, state, fields, overrun)
+    taken = ref["capital"][rows, region] == region
+    held = ref["strength"][rows, region] == before["strength"][rows, region]
+    assert 0.1 < (ref["strength"][rows, region] != before["strength"][rows, region]).mean() < 0.9 and held.any()
+    assert (taken & (before["capital"][rows, region] != region)).any()  # dominated regions broke free
+    shattered = (before["capital"][rows] == region[:, None]) & (ref["capital"][rows] != before["capital"][rows])
+    assert shattered.any() and all((ref[f] != before[f]).any() for f in fields)
+    for f in ref:
+        assert np.array_equal(ref[f], got[f]), f
+
+
+@pytest.mark.parametrize("max_empires", [1, 3])
+def test_crisis_kernel_fights_the_crises_of_the_numpy_crisis(monkeypatch, max_empires):
+    """R-CRISIS over 4,096 random empires (a fifth of the regions the Company's), the crisis marker on a random
+    border or (a quarter of the time) inside a region, a modifier of -2 to 4 in a random half of the games: the same
+    rebellions, invasions, attacks on the Company (region, strength, attacker) and marches' starting regions."""
+    rules, state = blank(4096, 5, **{"india.max_empires": max_empires, "india.cascade": "chain"})
+    d = rules.d
+    rng = np.random.default_rng(67)
+    random_empires(rules, state, rng)
+    a = rng.integers(0, len(d.regions), 4096)
+    b = d.clockwise[a, rng.integers(0, 100, 4096) % d.degree[a]]
+    state.elephant_at[:] = a
+    state.elephant_facing[:] = np.where(rng.random(4096) < 0.25, -1, b)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, len(d.regions), rows.size)
+    modifier = rng.integers(-2, 5, rows.size)
+    fields = ["capital", "strength", "order_open", "tally"]
+    fights = functools.partial(india.crisis_fights, state, rules, rows, region, modifier)
+    before, ref, got = state_both_ways(monkeypatch, state, fields, fights)
+    hit, target, strength, attacker, marched_from = ref["out"]
+    assert 0.1 < hit.mean() < 0.9 and (attacker[hit] >= 0).any() and (attacker[hit] < 0).any()
+    assert (marched_from != region).any() and all((ref[f] != before[f]).any() for f in fields)
+    for f in fields:
+        assert np.array_equal(ref[f], got[f]), f
+    k_hit, *k_attack, k_from = got["out"]
+    assert np.array_equal(hit, k_hit) and np.array_equal(marched_from, k_from)
+    for x, y in zip((target, strength, attacker), k_attack, strict=True):  # read where the Company is attacked
+        assert np.array_equal(x[hit], y[hit])
+
+
+def test_count_events_kernel_counts_the_events_of_the_numpy_count(monkeypatch):
+    """Phase 8's counts of events drawn (``phases.india.count_events``) in a random half of 4,096 games, each drawing
+    an event of a random kind: the same events counted, and per kind."""
+    from sim.phases.india import count_events
+
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(73)
+    state.tally[:] = rng.integers(0, 3, state.tally.shape)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    kind = rules.d.tile_kind[rng.integers(0, len(rules.d.tile_kind), rows.size)]
+    before, ref, got = state_both_ways(monkeypatch, state, ["tally"], lambda: count_events(state, rows, kind))
+    counted = (ref["tally"] - before["tally"])[rows]
+    assert (counted.sum(axis=1) == 2).all() and len(np.unique(kind)) == len(L.EVENT_KINDS)
+    assert np.array_equal(ref["tally"], got["tally"])
+
+
+def test_defence_kernel_commits_the_troops_of_the_numpy_defence(monkeypatch):
+    """The least defence (``phases.india.minimal_defence``) of 4,096 random armies (0-3 free officers per family, 0-4
+    regiments, attacks of -1 to 12, the deciding family a random seat or none): the same officers and regiments."""
+    from sim.phases.india import minimal_defence
+
+    rng = np.random.default_rng(79)
+    officers, regiments = rng.integers(0, 4, (4096, 5)), rng.integers(0, 5, 4096).astype(np.int32)
+    attack, own = rng.integers(-1, 13, 4096), rng.integers(-1, 5, 4096)
+    ref, got = both_ways(monkeypatch, lambda: minimal_defence(officers, regiments, attack, own))
+    off, reg = ref
+    assert (reg > 0).any() and (off.sum(axis=1) > 0).mean() > 0.3 and (off[np.arange(4096), own] > 0).any()
+    assert (reg + off.sum(axis=1) < attack).any()  # too few troops: all of them
+    for a, b in zip(ref, got, strict=True):
+        assert same_bits(a, b)
+
+
+def test_deploy_check_kernel_finds_the_illegal_deployments_of_the_numpy_check(monkeypatch):
+    """The decision ``deploy``'s check (``phases.military.illegal_deployments``) of 4,096 random answers against
+    random armies (targets out of range or not on offer, officers and regiments below 0 or beyond the army's, bands
+    not on offer or beyond the treasury, no commander's officer, no die, troops without a target): the same answers
+    refused."""
+    from sim.phases.military import illegal_deployments
+
+    rules, _ = blank(1, 5)
+    d, rng, g = rules.d, np.random.default_rng(83), 4096
+    n_r, n_m = len(d.regions), d.merc_valid.shape[1]
+    lg = SimpleNamespace(
+        targets=rng.random((g, n_r)) < 0.7,
+        officers=rng.integers(0, 4, (g, 5)).astype(np.int32),
+        regiments=rng.integers(0, 5, g).astype(np.int32),
+        mercenaries=rng.random((g, n_m)) < 0.7,
+        treasury=rng.integers(0, 20, g),
+        strength=rng.integers(0, 5, (g, n_r)),
+    )
+    seat = rng.integers(0, 5, g)
+    t = np.where(rng.random(g) < 0.2, -1, rng.integers(0, n_r + 1, g))
+    beyond = np.where(rng.random((g, 5)) < 0.03, 1, 0)  # an officer the army lacks
+    off = np.where(rng.random((g, 5)) < 0.02, -1, np.minimum(rng.integers(0, 4, (g, 5)), lg.officers) + beyond)
+    off[np.arange(g), seat] = np.maximum(off[np.arange(g), seat], rng.integers(0, 2, g))
+    reg = np.where(rng.random(g) < 0.03, -1, np.minimum(rng.integers(0, 5, g), lg.regiments))
+    mc = (rng.random((g, n_m)) < 0.3) & (lg.mercenaries | (rng.random((g, n_m)) < 0.05))
+    none = (t < 0) & (rng.random(g) < 0.5)
+    off[none], reg[none], mc[none] = 0, 0, False
+    answer = (t, off, reg, mc)
+    ref, got = both_ways(monkeypatch, lambda: illegal_deployments(answer, lg, seat, d.merc_cost[0], d.merc_strength[0]))
+    assert 0.2 < ref.mean() < 0.8 and (~ref & (t >= 0)).any() and (~ref & (t < 0)).any()
+    assert same_bits(ref, got)
+
+
+@pytest.mark.parametrize("defeated", ["killed", "disgraced"])
+def test_casualties_kernel_kills_the_officers_of_the_numpy_battle(monkeypatch, defeated):
+    """A battle's losses (``phases.military.casualties``) in a random half of 4,096 games: 0-3 officers per family
+    in army 1, a random commander among those with officers, 0-3 of each family's officers taking part (the
+    commander's at least one), random dice and defeats, 0-6 trophies: the same officers dead, commanders gone,
+    trophies lost and counts."""
+    from sim.phases.military import casualties
+
+    rules, state = blank(4096, 5, **{"military.defeated_commander": defeated})
+    rng = np.random.default_rng(89)
+    state.officers[:, :, 1] = rng.integers(0, 4, (4096, 5))
+    state.trophies[:] = rng.integers(0, 7, state.trophies.shape)
+    rows = np.flatnonzero((rng.random(4096) < 0.5) & (state.officers[:, :, 1].sum(axis=1) > 0))
+    have = state.officers[rows, :, 1]
+    cmd = (have > 0).argmax(axis=1) + 0
+    state.commander[rows, 1] = cmd
+    officers = np.minimum(rng.integers(0, 4, have.shape), have).astype(np.int64)
+    officers[np.arange(rows.size), cmd] = np.maximum(officers[np.arange(rows.size), cmd], 1)
+    total = officers.sum(axis=1)
+    faces = rng.integers(1, 7, (rows.size, int(total.max()))).astype(np.int8)
+    mishap = rng.random(rows.size) < 0.3
+    battle = functools.partial(casualties, state, rules, rows, 1, officers, cmd, total, faces, mishap)
+    fields = ["trophies", "commander", "officers", "supply", "tally"]
+    before, ref, got = state_both_ways(monkeypatch, state, fields, battle)
+    assert all((ref[f] != before[f]).any() for f in fields) and (ref["out"].sum(axis=1) == 0).any()
+    for f in ref:
+        assert np.array_equal(ref[f], got[f]), f
+
+
+def test_leader_kernel_raises_the_leaders_of_the_numpy_leader(monkeypatch):
+    """R-LEADER over 4,096 random empires (a fifth of the regions the Company's), a Leader with a modifier of -2 to 4
+    in a random region of a random half of the games: the same sovereign regions grown, rebellions won (orders
+    closed, cascading) and lost, and Company regions named."""
+    rules, state = blank(4096, 5, **{"india.cascade": "chain"})
+    rng = np.random.default_rng(97)
+    random_empires(rules, state, rng)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    region = rng.integers(0, len(rules.d.regions), rows.size)
+    modifier = rng.integers(-2, 5, rows.size)
+    fields = ["capital", "strength", "order_open", "tally"]
+    rises = functools.partial(india.leader_rises, state, rules, rows, region, modifier)
+    before, ref, got = state_both_ways(monkeypatch, state, fields, rises)
+    company = ref["out"]
+    assert 0.05 < company.mean() < 0.5 and all((ref[f] != before[f]).any() for f in fields)
+    for f in ref:
+        assert np.array_equal(ref[f], got[f]), f
+
+
+def test_invasion_targets_kernel_names_the_targets_of_the_numpy_invasion(monkeypatch):
+    """R-INVASION's targets (``phases.india.invasion_targets``) for 4,096 random storm faces and hit regions (-1 in
+    some games): the same home regions in turn, or the hit region, and the same counts."""
+    from sim.phases.india import invasion_targets
+
+    rules, state = blank(4096, 5)
+    rng = np.random.default_rng(101)
+    face = rng.integers(1, 7, 4096).astype(np.int8)
+    region = np.where(rng.random(4096) < 0.1, -1, rng.integers(0, len(rules.d.regions), 4096))
+    ref, got = both_ways(monkeypatch, lambda: invasion_targets(state, rules, face, region))
+    (targets, count), (k_targets, k_count) = ref, got
+    assert len(np.unique(count)) >= 3 and (count == 0).any()
+    assert np.array_equal(count, k_count)
+    used = np.arange(targets.shape[1])[None, :] < count[:, None]  # beyond each game's count: not read
+    assert np.array_equal(targets[used], k_targets[used])
+
+
+@pytest.mark.parametrize("event_region", ["next_tile", "own_tile"])
+def test_draw_kernels_draw_the_tiles_of_the_numpy_draw(monkeypatch, event_region):
+    """The next event tile drawn (``phases.india.draw``) in a random half of 4,096 games (random stacks, cursors at
+    any tile, the last one included, so that many stacks are spent and reshuffled): the same tiles, regions,
+    modifiers and shapes, stacks, cursors, next tiles' backs and dice drawn."""
+    from sim.phases.india import draw
+
+    rules, state = blank(4096, 5, **{"india.event_region": event_region})
+    k = len(rules.d.tile_kind)
+    rng = np.random.default_rng(103)
+    rows = np.flatnonzero(rng.random(4096) < 0.5)
+    state.event_stack[:] = np.argsort(rng.random((4096, k)), axis=1)
+    state.event_cursor[:] = np.where(rng.random(4096) < 0.2, k - 1, rng.integers(0, k, 4096))
+    fields = ["event_stack", "event_cursor", "event_next"]
+
+    def drawn():
+        dice = Dice(Streams(107, np.arange(4096), 1))
+        ev = draw(state, rules, dice, rows)
+        return ev.tile[rows], ev.region[rows], ev.modifier[rows], ev.shape[rows], dice.streams.counters.copy()
+
+    before, ref, got = state_both_ways(monkeypatch, state, fields, drawn)
+    assert (ref["event_cursor"][rows] == 0).any() and (ref["event_stack"] != before["event_stack"]).any()
+    assert len(np.unique(ref["out"][1])) >= 5 and (ref["out"][4] > 0).any()
+    for f in fields:
+        assert np.array_equal(ref[f], got[f]), f
+    for a, b in zip(ref["out"], got["out"], strict=True):
+        assert same_bits(a, b)

@@ -40,14 +40,14 @@ from ..india import (
     batter_ships,
     close_all,
     close_northernmost,
-    empire_strength,
-    invade,
+    crisis_fights,
+    leader_rises,
     march,
     open_orders,
-    rebel,
-    shatter,
+    overrun,
     weaken,
 )
+from ..reduce import any_last
 from ..rules import Rules
 from ..state import TALLY, State
 from .accounts import crash
@@ -121,6 +121,17 @@ def draw(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> Event:
     """R-TILES: draw the next tile in games ``rows`` (a spent stack is reshuffled). The region it hits is the one on the
     back of the next tile (2e) or its own (``india.event_region``); ``event_next`` shows the next tile's back."""
     d = rules.d
+    if kernels.use(state.n_games):
+        rows = np.asarray(rows, dtype=np.int64)
+        tile, spent = np.zeros(rows.size, np.int64), np.zeros(rows.size, bool)
+        _draw_kernel(state.event_stack, state.event_cursor, rows, tile, spent)
+        deal(state, rules, dice, rows[spent])
+        ev = Event.blank(state, rows)
+        _show_kernel(
+            state.event_stack, state.event_cursor, state.event_next, rows, tile, d.tile_region, d.tile_modifier,
+            d.tile_shape, rules.india.event_region == "next_tile", ev.tile, ev.region, ev.modifier, ev.shape,
+        )  # fmt: skip
+        return ev
     cur = state.event_cursor[rows].astype(np.int64)
     tile = state.event_stack[rows, cur].astype(np.int64)
     cur += 1
@@ -135,6 +146,37 @@ def draw(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> Event:
     ev.modifier[rows] = d.tile_modifier[tile]
     ev.shape[rows] = d.tile_shape[tile]
     return ev
+
+
+@kernels.kernel
+def _draw_kernel(event_stack, event_cursor, rows, tile, spent):
+    """``draw`` game by game up to the reshuffle of spent stacks: the tile on top is drawn (``tile``), the cursor moves
+    on, back to 0 where the stack is ``spent``."""
+    k = event_stack.shape[1]
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        cur = np.int64(event_cursor[g])
+        tile[i] = event_stack[g, cur]
+        cur += 1
+        spent[i] = cur >= k
+        event_cursor[g] = 0 if spent[i] else cur
+
+
+@kernels.kernel
+def _show_kernel(
+    event_stack, event_cursor, event_next, rows, tile, tile_region, tile_modifier, tile_shape, next_tile, ev_tile,
+    ev_region, ev_modifier, ev_shape,
+):  # fmt: skip
+    """``draw`` game by game after the reshuffle: the next tile's back shows; the event's tile, region (the next
+    tile's back, or with ``next_tile`` False its own), modifier and shape."""
+    for i in range(rows.shape[0]):
+        g, t = rows[i], tile[i]
+        nxt = tile_region[event_stack[g, event_cursor[g]]]
+        event_next[g] = nxt
+        ev_tile[g] = t
+        ev_region[g] = nxt if next_tile else tile_region[t]
+        ev_modifier[g] = tile_modifier[t]
+        ev_shape[g] = tile_shape[t]
 
 
 def restack(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> None:
@@ -212,13 +254,39 @@ def french_landing(state: State, rules: Rules, dice: Chance, agents: Agents, row
 def resolve(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
     """Resolve the drawn tiles by kind, then the revolt wave of every game where a Company region was attacked."""
     kind = rules.d.tile_kind[ev.tile[ev.rows]]
-    state.tally[ev.rows, TALLY["events"]] += 1
-    for k, name in enumerate(L.EVENT_KINDS):
+    count_events(state, ev.rows, kind)  # each game's own, before its handler
+    by_kind = ev.rows[np.argsort(kind, kind="stable")]  # the games of each kind together, in order
+    ends = np.cumsum(np.bincount(kind, minlength=len(L.EVENT_KINDS)))
+    start = 0
+    for k in range(len(L.EVENT_KINDS)):
+        end = int(ends[k])
+        if end > start:
+            HANDLERS[k](state, rules, dice, agents, ev.at(by_kind[start:end].copy()))
+        start = end
+    revolt_wave(state, rules, dice, agents, ev)
+
+
+EVENT_TALLY = np.array([TALLY[f"events_{name}"] for name in L.EVENT_KINDS], dtype=np.int64)  # per event kind
+
+
+def count_events(state: State, rows: np.ndarray, kind: np.ndarray) -> None:
+    """Count an event of kind ``kind[m]`` (``layout.EVENT_KINDS``) in each of the distinct games ``rows``."""
+    if kernels.use(state.n_games):
+        _count_events(state.tally, np.asarray(rows, dtype=np.int64), kind, TALLY["events"], EVENT_TALLY)
+        return
+    state.tally[rows, TALLY["events"]] += 1
+    for k in range(len(L.EVENT_KINDS)):
         sel = kind == k
         if sel.any():
-            state.tally[ev.rows[sel], TALLY[f"events_{name}"]] += 1
-            HANDLERS[k](state, rules, dice, agents, ev.only(sel))
-    revolt_wave(state, rules, dice, agents, ev)
+            state.tally[rows[sel], EVENT_TALLY[k]] += 1
+
+
+@kernels.kernel
+def _count_events(tally, rows, kind, col, kind_col):
+    """``count_events`` game by game: an event, and one of its kind (``kind_col[kind]``)."""
+    for i in range(rows.shape[0]):
+        tally[rows[i], col] += 1
+        tally[rows[i], kind_col[kind[i]]] += 1
 
 
 def turmoil(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) -> None:
@@ -265,11 +333,7 @@ def leader(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) 
     """R-LEADER: a sovereign region gains 1 strength; a dominated one rebels against its capital (strength +
     modifier); a Company region rebels against the Company (modifier + unrest)."""
     rows, x = ev.rows, ev.region[ev.rows]
-    company = state.owner[rows, x] >= 0
-    dominated = ~company & (state.capital[rows, x] != x)
-    sovereign = ~company & ~dominated
-    state.strength[rows[sovereign], x[sovereign]] += 1
-    rebel(state, rules, rows[dominated], x[dominated], ev.modifier[rows[dominated]])
+    company = leader_rises(state, rules, rows, x, ev.modifier[rows])
     c = ev.only(company)
     attack_company(state, rules, dice, agents, c, x[company], ev.modifier[c.rows])
 
@@ -332,30 +396,12 @@ def crisis(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Event) 
     region rebels against the Company (modifier + unrest). A head in the tail's own empire: no fight. Then the
     marker marches: from the tail after a won invasion (2e), else from the hit region."""
     rows = ev.rows
-    mod = ev.modifier[rows]
-    a, b = state.elephant_at[rows].astype(np.int64), state.elephant_facing[rows].astype(np.int64)
-    bc = np.maximum(b, 0)
-    a_company = state.owner[rows, a] >= 0
-    border = (b >= 0) & ~a_company
-    dominated = border & (state.capital[rows, a] != a)
-    b_company = border & ~dominated & (state.owner[rows, bc] >= 0)
-    same = border & ~dominated & ~b_company & (state.capital[rows, bc] == a)
-    invasion = border & ~dominated & ~b_company & ~same
-    marched_from = ev.region[rows].copy()
-
-    rebel(state, rules, rows[dominated], a[dominated], mod[dominated])
-    sel = np.flatnonzero(invasion)
-    won = invade(state, rules, rows[sel], a[sel], b[sel], mod[sel])
-    marched_from[sel[won]] = a[sel[won]]
+    hit, region, strength, attacker, marched_from = crisis_fights(
+        state, rules, rows, ev.region[rows], ev.modifier[rows]
+    )
     # attacks on the Company: its region with the marker's tail (or the marker inside), or its head (a game has
     # one or the other: one attack)
-    hit = a_company | b_company
-    at = np.flatnonzero(hit)
-    strength = mod[at]
-    head = np.flatnonzero(b_company[at])
-    strength[head] += empire_strength(state, rows[at[head]], a[at[head]])
-    attacker = np.where(a_company[at], -1, a[at])
-    attack_company(state, rules, dice, agents, ev.only(hit), np.where(a_company, a, b)[at], strength, attacker)
+    attack_company(state, rules, dice, agents, ev.only(hit), region[hit], strength[hit], attacker[hit])
     going = ~state.done[rows]
     march(state, rules, rows[going], marched_from[going], ev.shape[rows[going]])
 
@@ -366,29 +412,51 @@ def foreign_invasion(state: State, rules: Rules, dice: Chance, agents: Agents, e
     is defended (+ its unrest; lost: ``india.lost_region_strength``). A sovereign target falls to an attack above
     its empire's strength: its orders close (cascading if none was open), a capital's empire shatters, a dominated
     region breaks free, and it keeps ``india.invasion_keep`` of the attack as strength (rounded down)."""
-    d = rules.d
     rows = ev.rows
-    seas = d.storm_seas[dice.d6(rows, 1)[:, 0].astype(np.int64) - 1]  # [m, P]
-    hit = np.concatenate([seas, (~seas.any(axis=1) & (ev.region[rows] >= 0))[:, None]], axis=1)  # region -1: none
-    targets = np.concatenate([np.broadcast_to(d.home[:P], (rows.size, P)), ev.region[rows][:, None]], axis=1)
-    count = hit.sum(axis=1)
-    turn = np.sort(np.where(hit, np.arange(P + 1), P + 1), axis=1)  # each game's targets in order
+    targets, count = invasion_targets(state, rules, dice.d6(rows, 1)[:, 0], ev.region[rows])
     for k in range(int(count.max(initial=0))):  # games do not meet: the k-th target of every game at once
         sel = np.flatnonzero((k < count) & ~state.done[rows])
         if sel.size == 0:
             continue
-        rr, t = rows[sel], targets[sel, turn[sel, k]]
+        rr, t = rows[sel], targets[sel, k]
         attack = dice.d6(rr, 1)[:, 0].astype(np.int64)
         company = state.owner[rr, t] >= 0
         c = ev.at(rr[company])
         attack_company(state, rules, dice, agents, c, t[company], attack[company])
         s = np.flatnonzero(~company)
-        falls = attack[s] > empire_strength(state, rr[s], t[s])
-        fr, ft, fa = rr[s][falls], t[s][falls], attack[s][falls]
-        close_all(state, rules, fr, ft)
-        shatter(state, fr, ft)
-        state.capital[fr, ft] = ft
-        state.strength[fr, ft] = np.floor(fa * rules.india.invasion_keep).astype(np.int32)
+        overrun(state, rules, rr[s], t[s], attack[s])
+
+
+def invasion_targets(state: State, rules: Rules, face: np.ndarray, region: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """R-INVASION's targets for the storm die's ``face[m]``: the home regions of the seas it hits (Bombay, Madras,
+    Bengal in turn), or without seas the hit region ``region[m]`` (-1: none). Returns (targets int[m, P + 1], each
+    game's in order from column 0, count int[m])."""
+    d = rules.d
+    if kernels.use(state.n_games):
+        targets, count = np.zeros((face.size, P + 1), dtype=np.int64), np.zeros(face.size, dtype=np.int64)
+        _invasion_targets(
+            np.asarray(face, np.int64), np.asarray(region, np.int64), d.storm_seas, d.home, targets, count
+        )
+        return targets, count
+    seas = d.storm_seas[face.astype(np.int64) - 1]  # [m, P]
+    hit = np.concatenate([seas, (~seas.any(axis=1) & (region >= 0))[:, None]], axis=1)  # region -1: none
+    targets = np.concatenate([np.broadcast_to(d.home[:P], (face.size, P)), region[:, None]], axis=1)
+    turn = np.sort(np.where(hit, np.arange(P + 1), P + 1), axis=1)  # each game's targets in order
+    return np.take_along_axis(targets, np.minimum(turn, P), axis=1).astype(np.int64), hit.sum(axis=1)
+
+
+@kernels.kernel
+def _invasion_targets(face, region, storm_seas, home, targets, count):
+    """``invasion_targets`` row by row."""
+    for i in range(face.shape[0]):
+        seas = storm_seas[face[i] - 1]
+        for p in range(seas.shape[0]):
+            if seas[p]:
+                targets[i, count[i]] = home[p]
+                count[i] += 1
+        if count[i] == 0 and region[i] >= 0:
+            targets[i, 0] = region[i]
+            count[i] = 1
 
 
 HANDLERS = {
@@ -619,6 +687,12 @@ def minimal_defence(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The least defence worth ``attack[m]`` from free ``officers[m, N]`` and ``regiments[m]``: regiments first,
     then officers in seat order with family ``own[m]`` last. Returns (officers int[m, N], regiments int[m])."""
+    arrays = [np.asarray(x) for x in (officers, regiments, attack, own)]
+    if kernels.use(arrays[0].shape[0]) and all(x.dtype.kind == "i" for x in arrays):
+        officers, regiments, attack, own = (np.ascontiguousarray(x, dtype=np.int64) for x in arrays)
+        out, reg = np.empty_like(officers), np.empty_like(regiments)
+        _defence_kernel(officers, regiments, attack, own, out, reg)
+        return out, reg
     officers = officers.astype(np.int64)
     reg = np.minimum(regiments, np.maximum(attack, 0)).astype(np.int64)
     need = np.maximum(attack - reg, 0)
@@ -627,6 +701,24 @@ def minimal_defence(
     before = np.cumsum(others, axis=1) - others  # the officers committed ahead of each family's
     before = np.where(last, others.sum(axis=1)[:, None], before)
     return np.clip(need[:, None] - before, 0, officers), reg
+
+
+@kernels.kernel
+def _defence_kernel(officers, regiments, attack, own, out, reg):
+    """``minimal_defence`` row by row: regiments first, then each family's officers in seat order, ``own`` last."""
+    for i in range(officers.shape[0]):
+        reg[i] = min(regiments[i], max(attack[i], 0))
+        need = max(attack[i] - reg[i], 0)
+        others = 0
+        for s in range(officers.shape[1]):
+            if s != own[i]:
+                others += officers[i, s]
+        before = 0
+        for s in range(officers.shape[1]):
+            ahead = others if s == own[i] else before
+            out[i, s] = min(max(need - ahead, 0), officers[i, s])
+            if s != own[i]:
+                before += officers[i, s]
 
 
 def lose_region(
@@ -789,7 +881,7 @@ def revolt_wave(state: State, rules: Rules, dice: Chance, agents: Agents, ev: Ev
     """R-ATTACK: an attack on a Company region sets off a revolt in every other Company region with unrest, at strength
     = its unrest (L211; MAP.md), army by army from Bombay's, each army's regions in map order. Revolts set off no
     further wave."""
-    rows = ev.rows[ev.attacked[ev.rows].any(axis=1)]
+    rows = ev.rows[any_last(ev.attacked[ev.rows])]
     if rows.size == 0:
         return
     # A revolt changes only its own region's owner and unrest (and may end the game), so the regions that revolt

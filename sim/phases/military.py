@@ -268,20 +268,8 @@ def deploy(state: State, rules: Rules, dice: Chance, agents: Agents, army: int) 
     mercs = np.zeros((g, d.merc_valid.shape[1]), dtype=bool)
 
     def check(answer, lg, obs):
-        t, off, reg, mc = answer
-        rows = np.arange(obs.n)
-        go = t >= 0
-        tc = np.clip(t, 0, lg.targets.shape[1] - 1)
-        bad = (t >= lg.targets.shape[1]) | (go & ~lg.targets[rows, tc])
-        bad |= (off < 0).any(axis=1) | (off > lg.officers).any(axis=1) | (reg < 0) | (reg > lg.regiments)
-        bad |= (mc & ~lg.mercenaries).any(axis=1)
-        bad |= go & (obs.mine(off) < 1)  # the commander leads his force
-        bad |= (mc * d.merc_cost[army]).sum(axis=1) > lg.treasury
-        force = off.sum(axis=1) + reg + (mc * d.merc_strength[army]).sum(axis=1)
-        bad |= go & (force - lg.strength[rows, tc] < 1)
-        bad |= ~go & ((off.sum(axis=1) + reg + mc.sum(axis=1)) > 0)
         return (
-            bad,
+            illegal_deployments(answer, lg, obs.seat, d.merc_cost[army], d.merc_strength[army]),
             "deployment outside the legal regions, beyond the army's troops, without the commander, or with no dice",
         )
 
@@ -326,6 +314,71 @@ def deploy(state: State, rules: Rules, dice: Chance, agents: Agents, army: int) 
     )
 
 
+def illegal_deployments(answer: tuple, lg, seat: np.ndarray, cost: np.ndarray, power: np.ndarray) -> np.ndarray:
+    """bool[G']: the decision ``deploy``'s check of the answers (target, officers, regiments, mercenaries) of the
+    commanders at ``seat`` against the legal options ``lg``, the bands costing ``cost[M]`` £ for ``power[M]``: a
+    legal target led by the commander's own officer, troops the army has, bands on offer that the presidency can
+    pay, at least one die; no troops without a target."""
+    t, off, reg, mc = answer
+    n = t.shape[0]
+    ints = all(np.asarray(x).dtype.kind == "i" for x in (t, off, reg))
+    if kernels.use(n) and ints and mc.dtype == bool and n:
+        bad = np.zeros(n, dtype=bool)
+        _deploy_check_kernel(
+            t, off, reg, mc, lg.targets, lg.officers, lg.regiments, lg.mercenaries, lg.treasury, lg.strength, seat,
+            cost, power, bad,
+        )  # fmt: skip
+        return bad
+    rows = np.arange(n)
+    go = t >= 0
+    tc = np.clip(t, 0, lg.targets.shape[1] - 1)
+    bad = (t >= lg.targets.shape[1]) | (go & ~lg.targets[rows, tc])
+    bad |= (off < 0).any(axis=1) | (off > lg.officers).any(axis=1) | (reg < 0) | (reg > lg.regiments)
+    bad |= (mc & ~lg.mercenaries).any(axis=1)
+    bad |= go & (off[rows, seat] < 1)  # the commander leads his force
+    bad |= (mc * cost).sum(axis=1) > lg.treasury
+    force = off.sum(axis=1) + reg + (mc * power).sum(axis=1)
+    bad |= go & (force - lg.strength[rows, tc] < 1)
+    bad |= ~go & ((off.sum(axis=1) + reg + mc.sum(axis=1)) > 0)
+    return bad
+
+
+@kernels.kernel
+def _deploy_check_kernel(
+    t, off, reg, mc, targets, officers, regiments, mercenaries, treasury, strength, seat, cost, power, bad
+):  # fmt: skip
+    """``illegal_deployments`` row by row (bands as bool[G', M])."""
+    n_r = targets.shape[1]
+    for i in range(t.shape[0]):
+        go = t[i] >= 0
+        tc = min(max(t[i], 0), n_r - 1)
+        b = t[i] >= n_r or (go and not targets[i, tc])
+        troops = 0
+        for s in range(off.shape[1]):
+            if off[i, s] < 0 or off[i, s] > officers[i, s]:
+                b = True
+            troops += off[i, s]
+        if reg[i] < 0 or reg[i] > regiments[i]:
+            b = True
+        paid = bands = force = 0
+        for m in range(mc.shape[1]):
+            if mc[i, m]:
+                if not mercenaries[i, m]:
+                    b = True
+                paid += cost[m]
+                force += power[m]
+                bands += 1
+        if go and off[i, seat[i]] < 1:  # the commander leads his force
+            b = True
+        if paid > treasury[i]:
+            b = True
+        if go and troops + reg[i] + force - strength[i, tc] < 1:
+            b = True
+        if not go and troops + reg[i] + bands > 0:
+            b = True
+        bad[i] = b
+
+
 def battle(
     state: State,
     rules: Rules,
@@ -341,39 +394,16 @@ def battle(
 ) -> None:
     """Resolve deployments in games ``rows``: the check, the officers' death rolls, conquest, loot, defeat."""
     d, mil = rules.d, rules.military
-    m = rows.size
-    r = np.arange(m)
     cmd = state.commander[rows, army].astype(np.int64)
     state.tally[rows, TALLY["battles"]] += 1
     lowest = dice.lowest(rows, k)
     success, mishap = check_outcome(rules, lowest)
 
     # every officer taking part rolls for death; the commander's die is his family's first
-    starts = commander_first(officers, cmd)  # each family's first die
     total = officers.sum(axis=1)
     width = max(int(total.max()), 1)
-    dead_die = dice.d6(rows, width, used=total) >= mil.death_on
-    dead_die &= np.arange(width)[None, :] < total[:, None]
-    cum = np.concatenate([np.zeros((m, 1), dtype=np.int64), np.cumsum(dead_die, axis=1)], axis=1)
-    deaths = np.take_along_axis(cum, starts + officers, axis=1) - np.take_along_axis(cum, starts, axis=1)
-    commander_dead = dead_die[:, 0]
-    # a defeat kills or disgraces the commander (if his die did not already) and costs half his family's trophies;
-    # L173 "погиб/был с позором лишён звания" (military.defeated_commander): either way his relative
-    # leaves the army for the family's supply; killed counts in officers_killed, disgraced (sent home) in fired
-    fallen = mishap & ~commander_dead
-    disgraced = fallen & (mil.defeated_commander == "disgraced")
-    gone = deaths.copy()
-    gone[r[fallen], cmd[fallen]] += 1
-    lost = np.ceil(state.trophies[rows, cmd] * mil.trophy_loss).astype(np.int32)
-    state.trophies[rows[mishap], cmd[mishap]] -= lost[mishap]
-    state.commander[rows[commander_dead | mishap], army] = -1  # his command is vacant; settle_commanders re-seats
-    state.officers[rows, :, army] -= gone.astype(np.int32)
-    state.supply[rows] += gone.astype(np.int32)
-    state.tally[rows, TALLY["officers_killed"]] += (gone.sum(axis=1) - disgraced).astype(np.int32)
-    state.tally[rows, TALLY["fired"]] += disgraced.astype(np.int32)
-    deaths = gone
-    survivors = officers - deaths
-
+    gone = casualties(state, rules, rows, army, officers, cmd, total, dice.d6(rows, width, used=total), mishap)
+    survivors = officers - gone
     # success: unrest cleared; a sovereign region is conquered (trophies = its strength, then loot)
     win = np.flatnonzero(success)
     if win.size:
@@ -399,6 +429,94 @@ def battle(
                        officers[win][pay].sum(axis=1))  # fmt: skip
     record_deployment(state, rows, army, officers, regiments)  # used: they cannot defend in phase 8
     settle_commanders(state, rules, dice, agents, rows, [army])
+
+
+def casualties(
+    state: State,
+    rules: Rules,
+    rows: np.ndarray,
+    army: int,
+    officers: np.ndarray,
+    cmd: np.ndarray,
+    total: np.ndarray,
+    faces: np.ndarray,
+    mishap: np.ndarray,
+) -> np.ndarray:
+    """A battle's losses in games ``rows`` (R-DEPLOY, L172-L173): each officer taking part (``officers[m, N]``,
+    ``total[m]``) dies on his die (``faces[m, K]``, the commander's family's dice first, then the others' in seat
+    order) from ``military.death_on``; a defeat (``mishap``) also kills or disgraces the commander ``cmd[m]`` (if his
+    die did not already) and costs his family ``trophy_loss`` of its trophies. The dead and disgraced leave the army
+    for their families' supply. Returns int[m, N] the officers gone."""
+    mil = rules.military
+    if kernels.use(state.n_games) and officers.dtype.kind == "i":
+        gone = np.zeros(officers.shape, dtype=np.int64)
+        _casualties_kernel(
+            state.trophies, state.commander, state.officers, state.supply, state.tally, np.asarray(rows, np.int64),
+            army, np.ascontiguousarray(officers, dtype=np.int64), np.asarray(cmd, np.int64),
+            np.asarray(total, np.int64), faces, mishap, mil.death_on, mil.trophy_loss,
+            mil.defeated_commander == "disgraced", TALLY["officers_killed"], TALLY["fired"], gone,
+        )  # fmt: skip
+        return gone
+    m, width = faces.shape
+    r = np.arange(m)
+    starts = commander_first(officers, cmd)  # each family's first die
+    dead_die = faces >= mil.death_on
+    dead_die &= np.arange(width)[None, :] < total[:, None]
+    cum = np.concatenate([np.zeros((m, 1), dtype=np.int64), np.cumsum(dead_die, axis=1)], axis=1)
+    deaths = np.take_along_axis(cum, starts + officers, axis=1) - np.take_along_axis(cum, starts, axis=1)
+    commander_dead = dead_die[:, 0]
+    # a defeat kills or disgraces the commander (if his die did not already) and costs half his family's trophies;
+    # L173 "погиб/был с позором лишён звания" (military.defeated_commander): either way his relative
+    # leaves the army for the family's supply; killed counts in officers_killed, disgraced (sent home) in fired
+    fallen = mishap & ~commander_dead
+    disgraced = fallen & (mil.defeated_commander == "disgraced")
+    gone = deaths.copy()
+    gone[r[fallen], cmd[fallen]] += 1
+    lost = np.ceil(state.trophies[rows, cmd] * mil.trophy_loss).astype(np.int32)
+    state.trophies[rows[mishap], cmd[mishap]] -= lost[mishap]
+    state.commander[rows[commander_dead | mishap], army] = -1  # his command is vacant; settle_commanders re-seats
+    state.officers[rows, :, army] -= gone.astype(np.int32)
+    state.supply[rows] += gone.astype(np.int32)
+    state.tally[rows, TALLY["officers_killed"]] += (gone.sum(axis=1) - disgraced).astype(np.int32)
+    state.tally[rows, TALLY["fired"]] += disgraced.astype(np.int32)
+    return gone
+
+
+@kernels.kernel
+def _casualties_kernel(
+    trophies, commander, state_officers, supply, tally, rows, army, officers, cmd, total, faces, mishap, death_on,
+    trophy_loss, disgrace, killed_col, fired_col, gone,
+):  # fmt: skip
+    """``casualties`` game by game (rows are distinct games; ``gone`` int[m, N] zeros, filled)."""
+    n = officers.shape[1]
+    for i in range(rows.shape[0]):
+        g, c = rows[i], cmd[i]
+        j = 0
+        for k in range(n + 1):  # the commander's family first, then the others in seat order
+            f = c if k == 0 else k - 1
+            if f < 0 or (k > 0 and f == c):
+                continue
+            for _ in range(officers[i, f]):
+                if faces[i, j] >= death_on:
+                    gone[i, f] += 1
+                j += 1
+        commander_dead = total[i] > 0 and faces[i, 0] >= death_on
+        cc = c if c >= 0 else n + c  # as numpy indexes seat -1
+        fallen = mishap[i] and not commander_dead
+        disgraced = 1 if fallen and disgrace else 0
+        if fallen:
+            gone[i, cc] += 1
+        if mishap[i]:
+            trophies[g, cc] -= np.int32(np.ceil(trophies[g, cc] * trophy_loss))
+        if commander_dead or mishap[i]:
+            commander[g, army] = -1
+        out = 0
+        for s in range(n):
+            state_officers[g, s, army] -= gone[i, s]
+            supply[g, s] += gone[i, s]
+            out += gone[i, s]
+        tally[g, killed_col] += out - disgraced
+        tally[g, fired_col] += disgraced
 
 
 def commander_first(officers: np.ndarray, cmd: np.ndarray) -> np.ndarray:

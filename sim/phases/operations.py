@@ -330,67 +330,83 @@ def shipping_manager(state: State, rules: Rules, dice: Chance, agents: Agents) -
 # ------------------------------------------------------------------------------------------------- governors
 def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
     """R-GOVERNORS (L156-L161, D-ADMIN): each governor may act repeatedly, action i rolling admin_dice - (i - 1)
-    dice."""
-    g = state.n_games
+    dice; region by region in each game, in map order.
+
+    Games do not meet, so each ask serves every game at its own next action: the governor of the region it has
+    reached (``legal.region`` per game). A game's asks, dice and effects come in the order of the region-by-region
+    loop; a region is done when its governor declines, runs out of dice or is fired."""
+    g, n_r = state.n_games, len(rules.d.regions)
     gv = rules.governors
-    extra_dice = fail_unrest = None  # the laws in force (no law changes while the governors act)
-    for region in range(len(rules.d.regions)):
-        presidency = state.owner[:, region].astype(np.int64)
-        active = ~state.done & (presidency >= 0) & (state.governor[:, region] >= 0)
-        if not active.any():
-            continue
-        if extra_dice is None:
-            extra_dice = laws.modifier(state, rules, "governor_dice")  # Zamindar
-            fail_unrest = 1 + laws.modifier(state, rules, "governor_fail_unrest")  # Zamindar Taxes
-        dice_left = rules.d.admin_dice[region] + extra_dice
-        failed = np.zeros(g, dtype=bool)
-        region_arr = np.full(g, region)
-        while True:
-            active &= (dice_left >= 1) & (state.governor[:, region] >= 0)
-            if not active.any():
-                break
-            gov = np.where(active, state.governor[:, region], -1)
-            act = np.zeros(g, dtype=bool)
-            legal = {"region": region_arr, "dice": dice_left, "failed": failed}
-            agents.ask("govern", state, gov, legal, (act,))
-            active &= act
-            rows = np.flatnonzero(active)
-            if rows.size == 0:
-                break
+    ruled = ~state.done[:, None] & (state.owner >= 0) & (state.governor >= 0)  # [G, R] (no owner changes here)
+    if not ruled.any():
+        return
+    extra_dice = laws.modifier(state, rules, "governor_dice")  # Zamindar (no law changes while the governors act)
+    fail_unrest = 1 + laws.modifier(state, rules, "governor_fail_unrest")  # Zamindar Taxes
+    starts = ruled & (rules.d.admin_dice[None, :] + extra_dice[:, None] >= 1)  # a first action to ask about
+    later = np.arange(n_r)[None, :]
+    games = np.arange(g)
+    region = np.full(g, n_r, dtype=np.int64)  # the region each game's governor acts in (n_r: done)
+    dice_left = np.zeros(g, dtype=np.int64)
+    failed = np.zeros(g, dtype=bool)
+    moving = ruled.any(axis=1)
+
+    def check(e, legal, obs):
+        return (e < 0) | (e >= L.N_GOV_EFFECTS), "unknown effect"
+
+    while True:
+        if moving.any():  # on to each game's next region with a governor and dice (from region + 1)
+            rows = np.flatnonzero(moving)
+            ahead = starts[rows] & (later > np.where(region[rows] < n_r, region[rows], -1)[:, None])
+            nxt = np.where(ahead.any(axis=1), ahead.argmax(axis=1), n_r)
+            region[rows] = nxt
+            on = nxt < n_r
+            dice_left[rows[on]] = rules.d.admin_dice[nxt[on]] + extra_dice[rows[on]]
+            failed[rows] = False
+        live = region < n_r
+        if not live.any():
+            break
+        at = np.minimum(region, n_r - 1)
+        gov = np.where(live, state.governor[games, at], -1)
+        act = np.zeros(g, dtype=bool)
+        agents.ask("govern", state, gov, {"region": at, "dice": dice_left, "failed": failed}, (act,))
+        rows = np.flatnonzero(live & act)
+        if rows.size:
             won, fired = roll_check(rules, dice, rows, dice_left[rows], g)
             income = np.where(failed, gv.income_after_failure, gv.income)
             ledger.family(state, "governor_income", gov, income, where=won)
             effect = np.zeros(g, dtype=np.int64)
-
-            def check(e, legal, obs):
-                return (e < 0) | (e >= L.N_GOV_EFFECTS), "unknown effect"
-
-            agents.ask("govern_effect", state, np.where(won, gov, -1), {"region": region_arr}, (effect,), check)
-            govern_effect(state, rules, won, region, effect, state.half_ships[:, region])
+            agents.ask("govern_effect", state, np.where(won, gov, -1), {"region": at}, (effect,), check)
+            half = state.half_ships[games, at]
+            govern_effect(state, rules, won, at, effect, half)
+            built = np.flatnonzero(won)
+            state.half_ships[built, at[built]] = half[built]
             failed[won] = False
             spared = np.ones(g, dtype=bool)
             spared[fired] = False
             nothing = rows[~won[rows] & spared[rows]]
-            state.unrest[nothing, region] += fail_unrest[nothing].astype(np.int32)
+            state.unrest[nothing, at[nothing]] += fail_unrest[nothing].astype(np.int32)
             failed[nothing] = True
-            state.unrest[fired, region] += fail_unrest[fired].astype(np.int32)
-            vacate_governor(state, fired, region, keep_half_ship=gv.half_ship_inherited)
+            state.unrest[fired, at[fired]] += fail_unrest[fired].astype(np.int32)
+            vacate_governor(state, fired, at[fired], keep_half_ship=gv.half_ship_inherited)
             dice_left[rows] -= 1
+        moving = live & (~act | (dice_left < 1) | (state.governor[games, at] < 0))
 
 
 def govern_effect(
-    state: State, rules: Rules, sel: np.ndarray, region: int, effect: np.ndarray, half: np.ndarray
+    state: State, rules: Rules, sel: np.ndarray, region: int | np.ndarray, effect: np.ndarray, half: np.ndarray
 ) -> None:
-    """R-GOVERNORS (L158-L161): a successful administrative action in ``region`` for games ``sel`` (bool[G]) does
-    ``effect[G]`` (layout.G_*) for the presidency owning the region: raise a regiment in its army; half-build a
-    Company ship (``half``, int[G], is the builder's half-built ship, updated in place: a governor's is his region's
-    column of ``state.half_ships``, L160 "two successful actions"; the second half launches the ship in the
-    presidency's sea); or collect ``governors.tax`` £ for the Company or the presidency's treasury (a second
-    collection in the region this round: ``extra_tax_unrest``). Shared by the governors and the Governor-General."""
+    """R-GOVERNORS (L158-L161): a successful administrative action in ``region`` (one, or int[G] one per game) for
+    games ``sel`` (bool[G]) does ``effect[G]`` (layout.G_*) for the presidency owning the region: raise a regiment in
+    its army; half-build a Company ship (``half``, int[G], is the builder's half-built ship, updated in place: a
+    governor's is his region's cell of ``state.half_ships``, L160 "two successful actions"; the second half launches
+    the ship in the presidency's sea); or collect ``governors.tax`` £ for the Company or the presidency's treasury
+    (a second collection in the region this round: ``extra_tax_unrest``). Shared by the governors and the
+    Governor-General."""
     gv = rules.governors
     at = np.flatnonzero(sel)  # the games concerned only
     e = effect[at]
-    p = np.maximum(state.owner[at, region], 0).astype(np.int64)
+    x = np.broadcast_to(region, sel.shape)[at]  # each game's region
+    p = np.maximum(state.owner[at, x], 0).astype(np.int64)
     reg = e == L.G_REGIMENT
     state.regiments[at[reg], p[reg]] += 1
     ship = e == L.G_SHIP
@@ -401,9 +417,11 @@ def govern_effect(
     half[launched] -= 2
     state.ships[launched, p[ship][launch], L.COMPANY_SHIP] += 1
     to_company, to_presidency = e == L.G_TAX_COMPANY, e == L.G_TAX_PRESIDENCY
-    taxed = at[to_company | to_presidency]
-    state.taxed[taxed, region] += 1
-    state.unrest[taxed[state.taxed[taxed, region] > 1], region] += gv.extra_tax_unrest
+    tax_at = to_company | to_presidency
+    taxed, tx = at[tax_at], x[tax_at]
+    state.taxed[taxed, tx] += 1
+    again = state.taxed[taxed, tx] > 1
+    state.unrest[taxed[again], tx[again]] += gv.extra_tax_unrest
     if trace.recorder is not None or to_company.any():  # nothing to pay is no flow
         tax = np.zeros(state.n_games, dtype=np.int64)
         tax[at[to_company]] = gv.tax
