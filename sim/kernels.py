@@ -7,9 +7,10 @@ would run. The numpy version stays the readable statement of the rule and the or
 games both ways and compare the frames byte for byte. ``ENABLED`` picks the path at call time; the environment
 variable ``EASTINDIA_KERNELS=0`` turns the kernels off (the numpy reference only), as does a missing numba.
 
-A process pays about 0.7–0.8 CPU-second once, when its first kernel loads (importing numba and its machine code
-from the cache; compiling every kernel when nothing is cached, after an install or an edit, costs about 25
-CPU-seconds for the 42 kernels).
+A process pays about half a CPU-second once, when its first kernel loads (importing numba and its machine code
+from the cache); compiling every kernel when nothing is cached, after an install or an edit, costs about 23
+CPU-seconds for the 78 kernels (both measured on 2026-12-02, on a machine where the 42 kernels before took 0.41 and
+12 CPU-seconds; on slower machines about twice that).
 That is won back over many games, not over a few: the kernels first run in a batch of at least ``MIN_GAMES`` games,
 the numpy reference in smaller ones (a game is the same either way), so a short run, a batch of 1 or a test never
 loads numba. Once a process has loaded numba, every call runs the kernels, whatever its number of games (a strategy
