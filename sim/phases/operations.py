@@ -95,11 +95,16 @@ def chairman(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
 
 
 # ---------------------------------------------------------------------------------------- Director of Trade
-def openable(state: State, rules: Rules) -> np.ndarray:
-    """bool[G, O+1]: closed orders in regions the Company does not control, and (last column) the closed route
-    to China: what a Director of Trade success may open (L136-L137)."""
-    free_region = state.owner[:, rules.d.order_region] < 0
-    return np.concatenate([~state.order_open & free_region, ~state.china_open[:, None]], axis=1)
+def openable(
+    state: State, rules: Rules, rows: np.ndarray | None = None, free_region: np.ndarray | None = None
+) -> np.ndarray:
+    """bool[G', O+1] at games ``rows`` (default every game): closed orders in regions the Company does not control,
+    and (last column) the closed route to China: what a Director of Trade success may open (L136-L137).
+    ``free_region`` bool[G', O]: the orders' regions the Company does not control, when the caller has them."""
+    rows = slice(None) if rows is None else rows
+    if free_region is None:
+        free_region = state.owner[rows][:, rules.d.order_region] < 0
+    return np.concatenate([~state.order_open[rows] & free_region, ~state.china_open[rows, None]], axis=1)
 
 
 def director_of_trade(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
@@ -111,12 +116,12 @@ def director_of_trade(state: State, rules: Rules, dice: Chance, agents: Agents) 
     rows = np.flatnonzero(~state.done & (state.office[:, L.DIRECTOR] >= 0))  # the games where he may go on
     free_region = state.owner[rows][:, rules.d.order_region] < 0  # (no region changes hands while he checks)
     while True:
-        can = np.concatenate([~state.order_open[rows] & free_region, ~state.china_open[rows, None]], axis=1)
+        can = openable(state, rules, rows, free_region)
         go_on = any_last(can) & (state.treasury[rows, t] >= 1) & (state.office[rows, L.DIRECTOR] >= 0)
         rows, can, free_region = rows[go_on], can[go_on], free_region[go_on]
         if rows.size == 0:
             break
-        can_open = full_batch(g, rows, can, False, bool)  # ``openable`` in these games
+        can_open = full_batch(g, rows, can, False, bool)
         director = full_batch(g, rows, state.office[rows, L.DIRECTOR], -1)
         k = np.zeros(g, dtype=np.int64)
 
