@@ -56,7 +56,9 @@ class StrategyError(RuntimeError):
         return (type(self), (str(self), self.details))
 
 
-# Public fields a strategy may read (everything on the table; hidden bids never enter the state).
+# What each field of the state is to the families (``sim.state.State``); a test checks that every field is in exactly
+# one of these sets.
+# Public: on the table, what a strategy may read (hidden bids never enter the state).
 PUBLIC = frozenset(
     """round money supply clerks academy officers shares retired prisoners luxuries shipyards factories wealth
     trophies wreaths last_action prime_minister exchange office stress last_chair governor commander
@@ -66,8 +68,23 @@ PUBLIC = frozenset(
     policy ladder law_pile note_holder dereg_round market card_owner card_played emergency_total
     firm_manager firm_shares firm_value firm_cash firm_india firm_ships firm_damaged firm_sea firm_successes
     firm_dividend firm_carry firm_filled firm_fresh invested_factories""".split()
-)  # hidden: the orders of the law deck (law_rank), the event stack and the position-card deck; the firms' sealed
-# trade strategies (firm_port, firm_bid) until the initiative roll reveals them (firm_sea, firm_successes)
+)
+# Hidden from every family: the orders of the shuffled piles (the event tiles not drawn yet, the law deck, the
+# position cards not drawn yet). What is public about them stays public: which tiles, laws and cards are left, how
+# many were drawn (``event_cursor``, ``deck_top``), the next tile's back (``event_next``), the two parts of the event
+# stack after a Shuffle tile (``event_block``). A fork made for a search redeals exactly these (``sim.forward.redeal``).
+HIDDEN = frozenset({"event_stack", "law_rank", "deck"})
+# Sealed: a family's secret choice of this round (a firm's trade strategy until the initiative roll reveals it), made
+# afresh every round before it is read (phase 3 clears it): a fork made at a round's start holds none.
+SEALED = frozenset({"firm_port", "firm_bid"})
+# Neither a piece of the table nor hidden: the engine's bookkeeping, which nobody decides from (the game's key, its
+# end, the per-round flags of the frames, the money's ledger, the setup's and the final scoring's records), and what
+# everybody knows but strategies read elsewhere (the piles' counters; the Governor-General's half-built ship).
+RECORDS = frozenset(
+    """game done crashed end_round event_cursor event_block deck_top deposed law_passed card_taken card_played_now
+    gg_half_ship ledger bid_total capital_exact capital_money leftover leftover_case vp influence blame
+    winner""".split()
+)
 
 
 # A decision method with this attribute set answers nothing, always: the engine's default answer for every game
@@ -171,7 +188,9 @@ class Observation:
 
     ``obs.money`` etc. give public state fields restricted to these rows (copies); ``obs.seat`` is the deciding
     seat per row, ``obs.rules`` the rules, ``obs.rng`` the seat's random stream, ``obs.mine(x)`` picks the
-    deciding seat's column of a [G', N, ...] field.
+    deciding seat's column of a [G', N, ...] field. ``obs.batch_rows`` int[G'] tells the rows of one game apart from
+    another's (the game's place in the batch: copies of one game made for a search share its index ``games``, not
+    this); it says nothing of the game and is never a reason to decide.
     """
 
     def __init__(
@@ -187,6 +206,7 @@ class Observation:
         self.rules = rules
         self.seat = seat.astype(np.int64)
         self.n = len(idx)
+        self.batch_rows = np.array(idx, dtype=np.int64)  # each row's game's place in the batch being played
         self.players = state.n_players
         self.rng = StrategyRandom(streams, idx, seat) if streams is not None else None
 
@@ -291,6 +311,10 @@ class Agents:
     ``trace(agents, decision, state, decider, legal, out)``."""
 
     trace: Callable[..., None] | None = None
+    # None in play. ``eastindia audit`` sets a function called as ``override(decision, state, idx, seat, answer,
+    # legal)`` after a strategy answered rows (games ``idx``, seats ``seat``) and before the answer is checked, with
+    # the engine's own legal options of those rows; it returns the answer played (it may force some rows' answers).
+    override: Callable[..., tuple[np.ndarray, ...]] | None = None
 
     def __init__(
         self,
@@ -312,7 +336,9 @@ class Agents:
         for i, strat in enumerate(self.strategies):  # one group (one call per decision) per distinct object
             group_of[i] = groups.setdefault(id(strat), (strat, len(groups)))[1]
         self.groups = [strat for strat, _ in groups.values()]
+        self._group_of = group_of  # per strategy: its group
         self._group = group_of[np.asarray(seating)]  # int[G or 1, N]
+        self._own = False  # whether ``_group`` is this object's alone (``reseat`` copies it first)
         self._flat: dict[int, np.ndarray] = {}  # per G: the group table broadcast to G games, flattened
         self._callers: dict[str, tuple[np.ndarray, list[Strategy]]] = {}  # per decision: see ``callers``
         self.asks: dict[str, np.ndarray] = {}  # per decision: int32[G], the times each game reached it (a seat asked)
@@ -323,14 +349,35 @@ class Agents:
         part = copy.copy(self)
         part.streams = streams
         part._group = self._group[idx] if self._group.shape[0] > 1 else self._group
+        part._own = False
         part._flat = {}
         part.asks = {decision: count[idx] for decision, count in self.asks.items()}
         return part
 
     def put(self, idx: np.ndarray, part: Agents) -> None:
-        """Take back the ``asks`` counts of ``part`` (made by ``take(idx)``)."""
+        """Take back the ``asks`` counts and the seating of ``part`` (made by ``take(idx)``)."""
         for decision, count in part.asks.items():
             self.asks.setdefault(decision, np.zeros(self.streams.n_games, dtype=np.int32))[idx] = count
+        if part._group is not self._group:
+            self._seating(self.streams.n_games)[idx] = part._group
+
+    def reseat(self, games: np.ndarray, seat: np.ndarray, strategy: np.ndarray, n_games: int) -> None:
+        """From the next decision on, ``strategies[strategy[i]]`` plays seat ``seat[i]`` of game ``games[i]`` (positions
+        in a batch of ``n_games``): a searching seat plays the plan it picked for the round (``sim.lookahead``)."""
+        self._seating(n_games)[games, seat] = self._group_of[strategy]
+        self._flat = {}
+
+    def _seating(self, n_games: int) -> np.ndarray:
+        """The group table int[G, N], made a table of its own (not shared with another part) on first change."""
+        if not self._own or self._group.shape[0] != n_games:
+            self._group = np.broadcast_to(self._group, (n_games, self._group.shape[1])).copy()
+            self._own = True
+        return self._group
+
+    def labels(self, n_games: int) -> np.ndarray:
+        """str[G, N]: the label of the strategy playing each seat now (a searching seat: the plan it plays)."""
+        labels = np.array([strat.label for strat in self.groups], dtype=object)
+        return np.broadcast_to(labels[self._group], (n_games, self._group.shape[1]))
 
     def ask(
         self,
@@ -472,6 +519,9 @@ class Agents:
             if o.dtype != bool and a.dtype.kind == "f" and not np.all(a == np.round(a)):
                 bad = np.flatnonzero(a != np.round(a).reshape(a.shape))
                 self._fail(*where, int(bad[0]) // max(1, a[0].size), "returned a fractional value")
+        if self.override is not None:
+            own = _legal(legal, seat_legal, idx, seat, state.n_games, full, gathered, False)
+            answer = tuple(self.override(decision, state, idx, seat, answer, own))
         if check is not None:  # against the engine's own legal options, never the strategy's copy of them
             own = _legal(legal, seat_legal, idx, seat, state.n_games, full, gathered, False)
             bad, why = check(answer[0] if len(answer) == 1 else answer, own, self._observe(state, idx, seat, full))

@@ -11,6 +11,12 @@ seats as experiments do (game i seats names[(s + i) % k] in seat s): ``--strateg
 go_military balanced``. ``--profile`` plays one more batch of the largest size and prints where its CPU time went:
 per phase (decisions included) and per decision (the whole ask, and the strategy's method alone). Speed is
 measured here, never asserted in a unit test.
+
+``--lookahead [SPEC]`` also plays ``--lookahead-games`` games (one batch) with a searching seat (``lookahead`` by
+default, or a spec such as ``lookahead:rollouts=16``) in seat ``game % N`` among the ``--strategy`` seats, and prints
+its CPU time a game and the search's work: the copies it played and their rounds, as game-equivalents (a round
+played by a copy is 1/rounds of a game) per CPU-second of the whole run, beside the plain rate of the same table at
+the largest batch size in the same unit.
 """
 
 from __future__ import annotations
@@ -133,6 +139,45 @@ def profile_table(rules: Rules, seats: list, batch: int, seed: int) -> str:
     return "\n".join(lines)
 
 
+def round_plays_per_second(rules: Rules, seats: list, batch: int, seed: int) -> float:
+    """Rounds played per CPU-second by ``batch`` plain games of the table, in one batch."""
+    ids = np.arange(batch, dtype=np.int64)
+    cpu = time.process_time()
+    state, _ = play_batch(rules, seats, seed, ids, seating(rules, len(seats), ids))
+    return float(state.end_round.sum()) / (time.process_time() - cpu)
+
+
+def lookahead_report(rules: Rules, searcher, seats: list, games: int, seed: int, plain: float) -> str:
+    """``games`` games with ``searcher`` in seat ``game % N`` and ``seats`` (rotated) elsewhere, in one batch: its
+    CPU time a game and the search's work in game-equivalents per CPU-second, against ``plain`` (rounds per
+    CPU-second of plain play)."""
+    from .lookahead import Planner
+
+    ids = np.arange(games, dtype=np.int64)
+    table = [searcher, *seats]
+    at = seating(rules, len(seats), ids) + 1
+    at[np.arange(games), ids % rules.players] = 0
+    planner = Planner(rules, table, seed)
+    cpu = time.process_time()
+    batch = engine.Table(rules, planner.strategies, seed, ids, at, record=False, planner=planner)
+    batch.setup()
+    while batch.playing:
+        batch.play_round()
+    batch.finish()
+    spent = time.process_time() - cpu
+    rounds = rules.game.rounds
+    per_game = planner.round_plays / rounds / games
+    return "\n".join(
+        [
+            f"lookahead: {games} games, {searcher.label!r} in one seat: {1000 * spent / games:.1f} CPU ms a game",
+            f"  its copies: {planner.copies:,} played, {planner.round_plays:,} rounds = "
+            f"{planner.round_plays / rounds:,.0f} game-equivalents ({per_game:.0f} a game)",
+            f"  search work: {planner.round_plays / rounds / spent:,.0f} game-equivalents per CPU-second "
+            f"(the whole run's CPU time); plain play at the largest batch: {plain / rounds:,.0f}",
+        ]
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m sim.bench", description=__doc__.splitlines()[0])
     p.add_argument("--players", type=int, default=5)
@@ -143,6 +188,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--all-cores", action="store_true", help="do not pin the process to one core")
     p.add_argument("--profile", action="store_true", help="also print CPU time per phase and per decision")
+    p.add_argument(
+        "--lookahead", nargs="?", const="lookahead", metavar="SPEC", help="also time a searching seat (see above)"
+    )
+    p.add_argument("--lookahead-games", type=int, default=200, help="games played with the searching seat")
     args = p.parse_args(argv)
     if not args.all_cores and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
@@ -150,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         make = strategy_registry()
         seats = [make(name) for name in args.strategy]
+        searcher = make(args.lookahead) if args.lookahead else None
     except ValueError as err:  # an unknown name or parameter, no registry: one line
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -175,6 +225,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         print()
         print(profile_table(rules, seats, max(args.sizes), args.seed))
+    if searcher is not None:
+        plain = round_plays_per_second(rules, seats, max(args.sizes), args.seed)
+        print()
+        print(lookahead_report(rules, searcher, list(dict.fromkeys(seats)), args.lookahead_games, args.seed, plain))
     return 0
 
 

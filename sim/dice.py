@@ -41,6 +41,24 @@ class Streams:
         self.keys = _mix(_mix(ids[None, :] * _GOLDEN + base) ^ _mix(stream + np.uint64(0x5851F42D4C957F2D)))
         self.counters = np.zeros((n_streams, len(ids)), dtype=np.uint64)
 
+    @classmethod
+    def derived(cls, seed: int, game_ids: np.ndarray, n_streams: int, *tags: int | np.ndarray) -> Streams:
+        """Streams for copies of games ``game_ids`` (one per entry, a game may repeat), keyed by (seed, game, *tags)
+        and starting at their first draw: a fork's own randomness (``sim.lookahead``: the tags are the round, the
+        searching seat and the rollout), never a game's (a game's keys hash (seed, game) alone), the same whatever
+        else is forked beside it."""
+        base = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
+        ids = np.asarray(game_ids, dtype=np.uint64)
+        z = _mix(ids * _GOLDEN + base)
+        for i, tag in enumerate(tags):  # each tag hashed apart (its place in the list salts it)
+            salt = np.uint64((0xD1B54A32D192ED03 * (i + 1)) & 0xFFFFFFFFFFFFFFFF)
+            z = _mix(z ^ _mix(np.broadcast_to(np.asarray(tag, dtype=np.int64), ids.shape).astype(np.uint64) + salt))
+        stream = np.arange(n_streams, dtype=np.uint64)[:, None]
+        made = object.__new__(cls)
+        made.keys = _mix(z[None, :] ^ _mix(stream + np.uint64(0x5851F42D4C957F2D)))
+        made.counters = np.zeros((n_streams, len(ids)), dtype=np.uint64)
+        return made
+
     @property
     def n_games(self) -> int:
         return self.counters.shape[1]

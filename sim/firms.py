@@ -255,7 +255,8 @@ def _take_assets(
     state.invested_factories[rows, seat] += factories.astype(state.invested_factories.dtype)
     state.shares[rows, seat] -= shares.astype(state.shares.dtype)
     state.supply[rows, seat] += (shares - made_s - made_f).astype(state.supply.dtype)
-    np.minimum(state.firm_fresh, state.shares, out=state.firm_fresh)  # an older share is invested first
+    # an older share is invested first (the investing families' entries only: another game's are its own)
+    state.firm_fresh[rows, seat] = np.minimum(state.firm_fresh[rows, seat], state.shares[rows, seat])
     return made_f + made_s
 
 

@@ -54,8 +54,9 @@ class Recorder:
         self.rounds: list[dict[str, np.ndarray]] = []
         self.seat_rounds: list[dict[str, np.ndarray]] = []
 
-    def round(self, state: State, rnd: int, played: np.ndarray) -> None:
-        """Snapshot games ``played`` (bool[G]) at the end of round ``rnd``."""
+    def round(self, state: State, rnd: int, played: np.ndarray, plans: np.ndarray | None = None) -> None:
+        """Snapshot games ``played`` (bool[G]) at the end of round ``rnd``; ``plans`` str[G, N]: the strategy each
+        seat played this round (a searching seat's pick; default: the seat's strategy)."""
         idx = np.flatnonzero(played)
         if idx.size == 0:
             return
@@ -100,6 +101,7 @@ class Recorder:
                 "game": np.repeat(s.game, n),
                 "round": np.full(idx.size * n, rnd, dtype=np.int16),
                 "seat": np.tile(np.arange(n, dtype=np.int8), idx.size),
+                "plan": (self.names if plans is None else plans)[idx].ravel().astype(str),
                 "money": s.money.ravel(),
                 "vp_banked": banked.ravel(),
                 "shares": s.shares.ravel(),

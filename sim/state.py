@@ -228,6 +228,9 @@ class State:
     event_stack: np.ndarray  # int8[G,K] hidden order of the event tiles (indices into rules.map.events)
     event_cursor: np.ndarray  # int8[G] position of the next tile in event_stack; -1 = not shuffled yet
     event_next: np.ndarray  # int8[G] region on the back of the next tile (public); -1 before the first shuffle
+    event_block: np.ndarray  # int8[G] public: where the stack's lower part begins after a Shuffle tile's
+    # "discard_on_top" reshuffle (the tiles above it are the ones drawn before it, in a hidden order; the tiles from it
+    # on are the rest, in a hidden order); 0 after a shuffle of every tile
     # ------------------------------------------------------------------- politics (phases 9, 11, notes)
     policy: np.ndarray  # int8[G] policy track position 0..POLICIES-1 (R-PARLIAMENT, L224)
     ladder: np.ndarray  # int8[G,4] influence per asset on the ladder, order rules.ASSETS (lux, shares, yards, fact.)
@@ -399,6 +402,7 @@ def new_state(rules: Rules, game_ids: np.ndarray) -> State:
         event_stack=np.tile(np.arange(len(d.tile_kind), dtype=np.int8), (g, 1)),
         event_cursor=full(-1),
         event_next=full(-1),
+        event_block=z(dtype=np.int8),
         policy=full(rules.parliament.policy_start),
         ladder=np.tile(rules.d.ladder0, (g, 1)).astype(np.int8),
         law_pile=z(len(rules.parliament.laws), dtype=np.int8),

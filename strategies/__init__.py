@@ -2,6 +2,7 @@
 
 from .archetypes import BidLow, BuyShares, GoMilitary, RunFirm  # registers the four archetypes
 from .base import Strategy  # registers "balanced"
+from .lookahead import Lookahead  # registers "lookahead"
 from .randomized import RandomStrategy  # registers "random"
 from .registry import REGISTRY, UnknownStrategy, builtin, describe, get, make, register
 
@@ -10,6 +11,7 @@ __all__ = [
     "BidLow",
     "BuyShares",
     "GoMilitary",
+    "Lookahead",
     "RandomStrategy",
     "RunFirm",
     "Strategy",

@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from sim.lookahead import search_of
+
 
 @dataclass(frozen=True)
 class Quantity:
@@ -55,12 +57,22 @@ def value(name: str) -> Any:
     return active[name] if active and name in active else QUANTITIES[name].default
 
 
+def playing(strategies: Iterable[Any]) -> Iterator[Any]:
+    """The strategies and, after a searching one (``sim.lookahead``), the base and candidates it plays."""
+    for strat in strategies:
+        yield strat
+        search = search_of(strat)
+        if search is not None:
+            yield search.base
+            yield from search.candidates
+
+
 def wanted(strategies: Iterable[Any]) -> list[Quantity]:
     """The quantities the strategies want, each once, in the order first asked for."""
     from .base import Strategy
 
     out: dict[str, Quantity] = {}
-    for strat in strategies:
+    for strat in playing(strategies):
         declared = getattr(type(strat), "CALIBRATE", None)
         if declared is None:
             declared = BUILTIN if isinstance(strat, Strategy) else ()
@@ -76,7 +88,7 @@ def applied(strategies: Iterable[Any], values: dict[str, Any] | None) -> Iterato
     strategies = list(strategies)
     wanted(strategies)  # registers their quantities: ``value`` knows each one's default
     values = dict(values or {})
-    for strat in strategies:
+    for strat in playing(strategies):
         hook = getattr(type(strat), "calibrate", None)
         if callable(hook):
             hook(strat, values)

@@ -101,7 +101,7 @@ def _games(obs) -> tuple[_GameRows, np.ndarray] | None:
     one another), else None."""
 
     def make():
-        games = getattr(obs, "games", None) if not isinstance(obs, _GameRows) else None
+        games = getattr(obs, "batch_rows", None) if not isinstance(obs, _GameRows) else None
         if games is None or obs.n < 2:
             return None
         new = np.empty(obs.n, dtype=bool)

@@ -45,7 +45,8 @@ def test_wrong_shape_answer_is_illegal():
 def test_unknown_strategy_lists_the_known_ones():
     with pytest.raises(
         strategies.UnknownStrategy,
-        match=r"unknown strategy 'bid-low' \(known: balanced, bid_low, buy_shares, go_military, random, run_firm\)",
+        match=r"unknown strategy 'bid-low' \(known: balanced, bid_low, buy_shares, go_military, lookahead, random, "
+        r"run_firm\)",
     ):
         sim.play(Rules.default(), "bid-low", 1, seed=1)
 

@@ -7,7 +7,9 @@ import pytest
 import sim
 import strategies
 from sim.dice import Dice, Streams
+from sim.engine import same_games
 from sim.rules import Rules
+from sim.state import State
 
 MIXED = ["random", "balanced", "random", "balanced", "random"]
 
@@ -81,14 +83,14 @@ TABLES = {  # name -> (players, strategies rotated over the seats, rules overrid
 }
 
 
-def _rows(table: str, seed: int, ids: np.ndarray) -> dict[str, pl.DataFrame]:
-    """The frames of games ``ids`` played together as one batch, seats rotated as the runner does (game i plays
-    rotation i % k)."""
+def _rows(table: str, seed: int, ids: np.ndarray) -> tuple[dict[str, pl.DataFrame], State]:
+    """The frames and the final state of games ``ids`` played together as one batch, seats rotated as the runner
+    does (game i plays rotation i % k)."""
     players, names, overrides = TABLES[table]
     rules = Rules.default(players).with_overrides(overrides)
     seating = (np.arange(players)[None, :] + ids[:, None]) % len(names)
-    _, rows = sim.play_batch(rules, [strategies.make(name) for name in names], seed, ids, seating)
-    return sim.Results.from_batches([rows], {}).frames()
+    state, rows = sim.play_batch(rules, [strategies.make(name) for name in names], seed, ids, seating)
+    return sim.Results.from_batches([rows], {}).frames(), state
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -98,12 +100,14 @@ def test_a_game_plays_the_same_whatever_the_other_games_of_its_batch(table, seed
     batch of 300 give the rows of the same games played in batches of 100 and 7, and alone (batch 1), and the
     first games where a firm is still managed at the end are among those checked alone."""
     ids = np.arange(300)
-    whole = _rows(table, seed, ids)
+    whole, final = _rows(table, seed, ids)
     firm_games = whole["seats"].filter(pl.col("firms_managed") > 0)["game"].unique().sort().to_list()
     alone = sorted({0, 299, *firm_games[:3]})
     parts = [np.arange(100, 200), np.arange(150, 157), np.array([5, 42, 260]), *[np.array([g]) for g in alone]]
     for part in parts:
-        got = _rows(table, seed, part)
+        got, state = _rows(table, seed, part)
         for name, frame in whole.items():
             inside = frame.filter(pl.col("game").is_in(part.tolist()))
             assert inside.equals(got[name]), f"{name}: games {part[:3].tolist()}… differ in a batch of {part.size}"
+        # and every field of the final state, the per-round scratch of crashed games aside (engine.same_games)
+        assert same_games(final.take(part), state).all(), f"games {part[:3].tolist()}… end otherwise"

@@ -30,11 +30,11 @@ class Keeping(Recorder):
 
     kept: list = []
 
-    def round(self, state, rnd, played):
+    def round(self, state, rnd, played, plans=None):
         idx = np.flatnonzero(played)
         if idx.size:
             Keeping.kept.append((rnd, state.take(idx)))
-        super().round(state, rnd, played)
+        super().round(state, rnd, played, plans)
 
 
 @pytest.fixture  # per test, not per module: mutmut runs for a mutant only the tests during which it was called
@@ -483,6 +483,7 @@ SCHEMA = {
         "game": "Int64",
         "round": "Int16",
         "seat": "Int8",
+        "plan": "String",
         "money": "Int32",
         "vp_banked": "Int64",
         "shares": "Int32",

@@ -89,6 +89,7 @@ def deal(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> None:
     if rows.size == 0:
         return
     reorder(state, rules, rows, dice.uniform(rows, len(rules.d.tile_kind)))
+    state.event_block[rows] = 0
 
 
 def reorder(state: State, rules: Rules, rows: np.ndarray, u: np.ndarray) -> None:
@@ -187,10 +188,12 @@ def restack(state: State, rules: Rules, dice: Chance, rows: np.ndarray) -> None:
         return
     k = len(rules.d.tile_kind)
     u = dice.uniform(rows, k)
+    drawn = np.zeros(rows.size, dtype=np.int64)
     if rules.india.shuffle == "discard_on_top":
         drawn = np.maximum(state.event_cursor[rows].astype(np.int64) - 1, 0)  # the Shuffle tile was the last
         u = u + (np.arange(k)[None, :] >= drawn[:, None])
     reorder(state, rules, rows, u)
+    state.event_block[rows] = drawn  # the drawn tiles above, the rest below
 
 
 # ------------------------------------------------------------------------------------------------ the events
