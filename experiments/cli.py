@@ -30,6 +30,7 @@ from sim.rules.schema import NUMBER_MAX
 
 from . import runfolder as rf
 from . import runner, search, spec
+from .audit import DECISIONS as AUDITABLE
 from .runfolder import Run
 from .runner import one_line
 
@@ -187,6 +188,20 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--game", type=int, required=True, help="the game's index in the run")
     rp.add_argument("--arm", help="the arm (required when the run has several)")
     rp.set_defaults(func=cmd_replay)
+
+    au = sub.add_parser(
+        "audit",
+        help="play a run's games again with one decision forced to each alternative (common random numbers)",
+        parents=[common],
+    )
+    au.add_argument("run_dir")
+    au.add_argument("--decision", required=True, help="the decision to force: " + ", ".join(AUDITABLE))
+    au.add_argument("--round", type=int, required=True, dest="round_", metavar="R", help="the round (0: setup)")
+    au.add_argument("--arm", help="the arm (required when the run has several)")
+    au.add_argument("--strategy", help="only the seats of this strategy (its label in the run)")
+    au.add_argument("--values", help="the alternatives, comma-separated (default: the decision's own list)")
+    au.add_argument("--games", type=int, help="the run's first N games only (default: all)")
+    au.set_defaults(func=cmd_audit)
 
     x = sub.add_parser("export", help="write a finished run's frames as CSV files (for spreadsheets)", parents=[common])
     x.add_argument("run_dir")
@@ -588,6 +603,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     jsonl, page = replay(Path(args.run_dir), args.game, args.arm)
     print(f"replay: {jsonl}\nreplay: {page}")
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from .audit import audit, print_audit
+
+    def progress(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    result = audit(
+        Path(args.run_dir), args.decision, args.round_, args.arm, args.strategy, args.values, args.games, progress
+    )
+    print_audit(result)
     return 0
 
 

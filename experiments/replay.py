@@ -253,24 +253,38 @@ class Trace:
 SNAPSHOT = ("stability", "owner", "card_played", "office", "governor", "commander", "prime_minister")
 
 
-def replay(run_dir: Path, game: int, arm_name: str | None = None) -> tuple[Path, Path]:
-    """Replay game ``game`` of ``arm_name`` (default: the run's only arm); write the .jsonl and .html, return them."""
-    run_dir = Path(run_dir)
+def open_arm(run_dir: Path, arm_name: str | None, error: type[RunError], verb: str) -> tuple[dict, Any, Any, rf.Run]:
+    """(run.json, the experiment, the arm, the run) of a finished, verified run folder, its plugins loaded, for a
+    command that plays its games again (``verb``: "replay", "audit"); ``error`` says why not, in one line."""
     try:
         meta = rf.read_meta(run_dir)
     except (OSError, ValueError) as err:
-        raise ReplayError(f"{run_dir}: not a finished run folder ({type(err).__name__}: {err})") from None
+        raise error(f"{run_dir}: not a finished run folder ({type(err).__name__}: {err})") from None
     damaged = rf.verify_frames(run_dir, meta) if meta.get("status") == "complete" else "the run has not finished"
     if damaged:
-        raise ReplayError(f"{run_dir}: cannot replay: {damaged}")
+        raise error(f"{run_dir}: cannot {verb}: {damaged}")
     exp = spec.load_written(run_dir / rf.EXPERIMENT)
     names = [a.name for a in exp.arms]
     if arm_name is None and len(exp.arms) > 1:
-        raise ReplayError(f"{run_dir}: the run has {len(names)} arms; name one with --arm ({', '.join(names)})")
+        raise error(f"{run_dir}: the run has {len(names)} arms; name one with --arm ({', '.join(names)})")
     arm = exp.arms[0] if arm_name is None else next((a for a in exp.arms if a.name == arm_name), None)
     if arm is None:
-        raise ReplayError(f"--arm {arm_name!r}: no such arm in {run_dir} ({', '.join(names)})")
-    run = rf.Run(run_dir, meta)
+        raise error(f"--arm {arm_name!r}: no such arm in {run_dir} ({', '.join(names)})")
+    for plugin in exp.plugins:
+        spec.load_plugin(plugin)
+    return meta, exp, arm, rf.Run(run_dir, meta)
+
+
+def calibration_values(meta: dict, arm: Any) -> dict | None:
+    """The arm's calibrated quantities as the run played them (None: the strategies' fixed values)."""
+    recorded = next((a for a in meta.get("arms", []) if a.get("index") == arm.index), {})
+    return (recorded.get("calibration") or {}).get("coefficients")
+
+
+def replay(run_dir: Path, game: int, arm_name: str | None = None) -> tuple[Path, Path]:
+    """Replay game ``game`` of ``arm_name`` (default: the run's only arm); write the .jsonl and .html, return them."""
+    run_dir = Path(run_dir)
+    meta, exp, arm, run = open_arm(run_dir, arm_name, ReplayError, "replay")
 
     def rows(frame: str) -> pl.DataFrame:
         return run.scan(frame).filter((pl.col("arm_index") == arm.index) & (pl.col("game") == game)).collect()
@@ -279,16 +293,13 @@ def replay(run_dir: Path, game: int, arm_name: str | None = None) -> tuple[Path,
     if stored["games"].height == 0:
         played = int(meta.get("games_per_arm") or 0)
         raise ReplayError(f"--game {game}: not in {run_dir} (arm {arm.name!r} played games 0..{played - 1})")
-    for spec_ in exp.plugins:
-        spec.load_plugin(spec_)
     ids = np.array([game], dtype=np.int64)
     labels, seating = arm.seating(ids)
     trace = Trace([labels[i] for i in seating[0]])
     rules = arm.rules()
     Agents.trace = tracing.recorder = trace
     made = [_make(arm, name) for name in labels]
-    recorded = next((a for a in meta.get("arms", []) if a.get("index") == arm.index), {})
-    values = (recorded.get("calibration") or {}).get("coefficients")  # the arm's fit, as the run played it
+    values = calibration_values(meta, arm)  # the arm's fit, as the run played it
     try:
         with calibrated.applied(made, values):
             _, batch = play_batch(rules, made, exp.seed, ids, seating)

@@ -7,6 +7,7 @@ from pathlib import Path
 from experiments.runfolder import EXPERIMENT, Run
 
 from . import html, interactive, markdown
+from .audit import audit_tables
 from .banner import banner
 from .charts import draw_all
 from .compare import comparisons, plan, precision_of
@@ -78,6 +79,9 @@ def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
             [("Win rate against bids and capital", capital_table(agg)), ("Seat advantage", seat_table(agg))],
         ),
     ]
+    audits = audit_tables(run.path)
+    if audits:  # eastindia audit: what one decision was worth against its alternatives
+        sections.append(("Audits of decisions", audits))
     compared = comparison_tables(agg, comp)
     note = comparisons_note(agg, comp)
     warnings = banner(agg)
