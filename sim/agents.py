@@ -376,7 +376,7 @@ class Agents:
 
     def labels(self, n_games: int) -> np.ndarray:
         """str[G, N]: the label of the strategy playing each seat now (a searching seat: the plan it plays)."""
-        labels = np.array([strat.label for strat in self.groups], dtype=object)
+        labels = np.array([strat.label for strat in self.groups], dtype=str)
         return np.broadcast_to(labels[self._group], (n_games, self._group.shape[1]))
 
     def ask(

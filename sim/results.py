@@ -101,7 +101,7 @@ class Recorder:
                 "game": np.repeat(s.game, n),
                 "round": np.full(idx.size * n, rnd, dtype=np.int16),
                 "seat": np.tile(np.arange(n, dtype=np.int8), idx.size),
-                "plan": (self.names if plans is None else plans)[idx].ravel().astype(str),
+                "plan": (self.names if plans is None else plans)[idx].ravel(),
                 "money": s.money.ravel(),
                 "vp_banked": banked.ravel(),
                 "shares": s.shares.ravel(),
