@@ -58,8 +58,8 @@ class Decision:
     alternatives_doc: str  # how the alternatives are chosen (docs)
     parse: Callable[[str], Any]  # one ``--values`` item, or ValueError
     listed: Callable[[Answer, dict[str, Any], Rules, list | None], list[tuple[str, Answer]]]  # (label, answer)
-    label: Callable[[Answer, Rules], str]  # the label of the answer played
-    setup: bool = False  # decided at setup (``--round 0``) only
+    label: Callable[[Answer, dict[str, Any], Rules], str]  # the label of the answer played
+    setup: bool | None = False  # decided at setup (``--round 0``) only; None: at setup and in every round
 
 
 def _count(limit: str) -> Callable[[Answer, dict[str, Any], Rules, list | None], list[tuple[str, Answer]]]:
@@ -149,6 +149,12 @@ def _tier_label(tier: int) -> str:
     return "none" if tier < 0 else f"tier {tier}"
 
 
+def _plans(played: Answer, legal: dict[str, Any], rules: Rules, values: list | None) -> list[tuple[str, Answer]]:
+    """Every candidate of the searching seat's portfolio (an answer is its place among them)."""
+    labels = legal["labels"]
+    return [(label, (np.array(i),)) for i, label in enumerate(labels) if values is None or label in values]
+
+
 def _word(choices: tuple[str, ...]) -> Callable[[str], str]:
     def parse(text: str) -> str:
         if text not in choices:
@@ -167,7 +173,7 @@ DECISIONS = {
             "every legal count, 0 to the loans the Company may still take; --values: counts",
             _count_value,
             _count("max_loans"),
-            lambda a, rules: str(int(a[0])),
+            lambda a, legal, rules: str(int(a[0])),
         ),
         Decision(
             "pay_dividends",
@@ -175,7 +181,7 @@ DECISIONS = {
             "every legal count of payouts, 0 to what the balance covers; --values: counts",
             _count_value,
             _count("max_payouts"),
-            lambda a, rules: str(int(a[0])),
+            lambda a, legal, rules: str(int(a[0])),
         ),
         Decision(
             "table_law",
@@ -184,7 +190,7 @@ DECISIONS = {
             "names or draw",
             str,
             _laws,
-            lambda a, rules: "draw" if int(a[0]) < 0 else rules.parliament.laws[int(a[0])].name,
+            lambda a, legal, rules: "draw" if int(a[0]) < 0 else rules.parliament.laws[int(a[0])].name,
         ),
         Decision(
             "table_deregulation",
@@ -192,7 +198,7 @@ DECISIONS = {
             "no and yes; --values: no, yes",
             _word(("no", "yes")),
             _yes_no,
-            lambda a, rules: "yes" if bool(a[0]) else "no",
+            lambda a, legal, rules: "yes" if bool(a[0]) else "no",
         ),
         Decision(
             "retire",
@@ -200,7 +206,7 @@ DECISIONS = {
             "none and every tier the family can afford; --values: none, tier 0, tier 1, ...",
             str,
             _tiers,
-            lambda a, rules: _tier_label(int(a[0])),
+            lambda a, legal, rules: _tier_label(int(a[0])),
         ),
         Decision(
             "bid",
@@ -208,8 +214,17 @@ DECISIONS = {
             "the bids played scaled by 0, 0.5, 1 (as played), 1.5 and 2; --values: factors",
             _factor,
             _scaled_bids,
-            lambda a, rules: "x1",
+            lambda a, legal, rules: "x1",
             setup=True,
+        ),
+        Decision(
+            "plan",
+            "the strategy a searching seat plays for the step, its search's pick (sim.lookahead; --round 0: setup)",
+            "every candidate of its portfolio; --values: their labels",
+            str,
+            _plans,
+            lambda a, legal, rules: legal["labels"][int(a[0])],
+            setup=None,
         ),
     )
 }
@@ -220,6 +235,7 @@ OPTIONS = {  # the legal options each decision's alternatives read
     "table_deregulation": (),
     "retire": ("affordable",),
     "bid": (),
+    "plan": (),
 }
 
 
@@ -282,6 +298,44 @@ class Forcing:
         return answer
 
 
+class PlanWatch:
+    """The table's planner while step R plays: after the searches pick, the plan of each searching (game, seat), as
+    its place among its search's candidates (``legal["labels"]``)."""
+
+    def __init__(self, planner: Planner, rnd: int):
+        self.planner, self.rnd, self.on = planner, rnd, True
+        self.seen: dict[tuple[int, int], tuple[Answer, dict[str, Any]]] = {}
+
+    def __call__(self, table: Table) -> None:
+        self.planner(table)
+        if not self.on or table.next_round != self.rnd:
+            return
+        state, seats = table.state, table.seats()
+        labels = table.agents.labels(state.n_games)
+        for strategy in self.planner.searches:
+            candidates = tuple(self.planner.strategies[i].label for i in self.planner.candidates[strategy])
+            for g, s in zip(*np.nonzero((seats == strategy) & ~state.done[:, None]), strict=True):
+                picked = candidates.index(str(labels[g, s]))
+                self.seen[(int(state.game[g]), int(s))] = ((np.array(picked),), {"labels": candidates})
+
+
+class PlanForcing:
+    """A copy's planner while step R plays: the searches pick as they did, then copy ``i``'s seat ``seat[i]`` plays its
+    search's candidate ``answers[i]`` instead."""
+
+    def __init__(self, planner: Planner, rnd: int, seat: np.ndarray, answers: list[Answer], strategy: np.ndarray):
+        self.planner, self.rnd, self.seat, self.on = planner, rnd, seat, True
+        candidates = [self.planner.candidates[int(t)][int(a[0])] for t, a in zip(strategy, answers, strict=True)]
+        self.candidate = np.array(candidates, dtype=np.int64)
+
+    def __call__(self, table: Table) -> None:
+        self.planner(table)
+        if self.on and table.next_round == self.rnd:
+            n = table.state.n_games  # every copy plays this step: none has ended yet, none is set aside
+            table.agents.reseat(np.arange(n), self.seat, self.candidate, n)
+            self.on = False
+
+
 # ------------------------------------------------------------------------------------------------ the audit
 @dataclass
 class Audit:
@@ -294,15 +348,18 @@ class Audit:
     round: int
 
 
-def _play_from(table: Table, rnd: int, override: Watch | Forcing) -> Any:
-    """Play ``table`` (at the start of step ``rnd``) to the end with ``override`` on during that step; the final
-    state."""
-    table.agents.override = override
+def _play_from(table: Table, rnd: int, watching: Any) -> Any:
+    """Play ``table`` (at the start of step ``rnd``) to the end with ``watching`` on during that step (an
+    ``Agents.override``, or the table's planner for a plan); the final state."""
+    if isinstance(watching, Watch | Forcing):
+        table.agents.override = watching
+    else:
+        table.planner = watching
     if rnd == 0:
         table.setup()
     else:
         table.play_round()
-    override.on = False
+    watching.on = False
     while table.playing:
         table.play_round()
     return table.finish()[0]
@@ -332,8 +389,10 @@ def audit(
     rounds = rules.game.rounds
     if d.setup and rnd != 0:
         raise AuditError(f"--round {rnd}: {decision} is decided at setup only (--round 0)")
-    if not d.setup and not 1 <= rnd <= rounds:
+    if d.setup is False and not 1 <= rnd <= rounds:
         raise AuditError(f"--round {rnd}: {decision} is decided in rounds 1..{rounds}")
+    if d.setup is None and not 0 <= rnd <= rounds:
+        raise AuditError(f"--round {rnd}: {decision} is decided at setup (0) and in rounds 1..{rounds}")
     total = int(meta.get("games_per_arm") or exp.games)
     if games is not None and not 1 <= games <= total:
         raise AuditError(f"--games {games}: the arm has {total} games (1..{total})")
@@ -420,7 +479,12 @@ def _audit_games(
         if rnd >= 1 and not table.playing:
             return pl.DataFrame(), 0
         start = table.fork(np.arange(table.state.n_games), planner=planner)  # the games at round R's start
-        watch = Watch(d.name, OPTIONS[d.name])
+        if d.name == "plan":
+            if planner is None:
+                raise AuditError(f"--decision plan: no seat of arm {arm.name!r} searches (a lookahead seat does)")
+            watch: Watch | PlanWatch = PlanWatch(planner, rnd)
+        else:
+            watch = Watch(d.name, OPTIONS[d.name])
         final = _play_from(table, rnd, watch)
         _check_run(final, stored, ids, rnd)
         at = {int(g): i for i, g in enumerate(start.state.game)}  # game -> its position in ``start``
@@ -433,7 +497,7 @@ def _audit_games(
         rows: list[tuple[int, int, str, str, bool]] = []  # (game, seat, played, alternative, is_played)
         answers: list[Answer] = []
         for g, s, answer, legal in deciders:
-            played = d.label(answer, rules)
+            played = d.label(answer, legal, rules)
             listed = d.listed(answer, legal, rules, values)
             if not any(_equal(a, answer) for _, a in listed):
                 listed.append((played, answer))  # the played answer is always replayed: the check needs it
@@ -446,10 +510,14 @@ def _audit_games(
             pos = np.array([at[g] for g, *_ in chunk], dtype=np.int64)
             seat = np.array([s for _, s, *_ in chunk], dtype=np.int64)
             copy = start.fork(pos, planner=planner)
-            ended = _play_from(copy, rnd, Forcing(d.name, seat, answers[lo : lo + BATCH]))
+            if d.name == "plan":
+                searching = np.asarray(copy.seats()[np.arange(pos.size), seat])
+                forcing: Forcing | PlanForcing = PlanForcing(planner, rnd, seat, answers[lo : lo + BATCH], searching)
+            else:
+                forcing = Forcing(d.name, seat, answers[lo : lo + BATCH])
+            ended = _play_from(copy, rnd, forcing)
             outcome.append((ended, seat))
-    frame, same = _rows(rows, outcome, final, start, labels, seats_label, ids, d.name, rnd)
-    return frame, same
+    return _rows(rows, outcome, final, seats_label, ids, d.name, rnd)
 
 
 def _equal(a: Answer, b: Answer) -> bool:
@@ -473,7 +541,7 @@ def _check_run(final: Any, stored: pl.DataFrame, ids: np.ndarray, rnd: int) -> N
         )
 
 
-def _rows(rows, outcome, final, start, labels, seats_label, ids, decision, rnd) -> tuple[pl.DataFrame, int]:
+def _rows(rows, outcome, final, seats_label, ids, decision, rnd) -> tuple[pl.DataFrame, int]:
     """The audit frame of the copies played, and how many played answers reproduced their game exactly."""
     if not rows:
         return pl.DataFrame(), 0

@@ -203,6 +203,14 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("--games", type=int, help="the run's first N games only (default: all)")
     au.set_defaults(func=cmd_audit)
 
+    pa = sub.add_parser(
+        "pair", help="each seat of one arm against the same seat of another arm, game by game", parents=[common]
+    )
+    pa.add_argument("run_dir")
+    pa.add_argument("--arm", required=True, help="the arm whose seats are compared (name or index)")
+    pa.add_argument("--against", required=True, help="the arm they are compared with (name or index)")
+    pa.set_defaults(func=cmd_pair)
+
     x = sub.add_parser("export", help="write a finished run's frames as CSV files (for spreadsheets)", parents=[common])
     x.add_argument("run_dir")
     x.add_argument("--format", choices=["csv"], required=True, help="the files' format")
@@ -616,6 +624,34 @@ def cmd_audit(args: argparse.Namespace) -> int:
         Path(args.run_dir), args.decision, args.round_, args.arm, args.strategy, args.values, args.games, progress
     )
     print_audit(result)
+    return 0
+
+
+def cmd_pair(args: argparse.Namespace) -> int:
+    """Each seat of ``--arm`` against the same seat of ``--against`` on the same games: win rate and VP, paired."""
+    from reports.data import DamagedRun, check_frames
+
+    from .stats import change, seat_pairs
+
+    try:
+        run = Run.open(args.run_dir)
+        check_frames(run)
+        df = seat_pairs(run, args.arm, args.against)
+    except (FileNotFoundError, DamagedRun, ValueError) as err:
+        raise runner.RunError(runner._one_line(err)) from None
+    first = df.row(0, named=True)
+    print(f"{first['arm']} against {first['reference']}: each seat against the same seat of the same game, 95 % CI")
+    for r in df.iter_rows(named=True):
+        if r["strategy"] == "(crash rate)":
+            print(f"crash rate: {100 * r['win']:.1f} % against {100 * r['win_against']:.1f} %: "
+                  f"{change(r['d_win'], r['win_lo'], r['win_hi'])} ({r['n']:,} games)")  # fmt: skip
+            continue
+        vp = f"{r['d_vp']:+.2f} ({r['vp_lo']:+.2f} to {r['vp_hi']:+.2f})".replace("-", "−")
+        print(
+            f"{r['strategy']} (against {r['against']} there, {r['n']:,} seats): wins {100 * r['win']:.1f} % against "
+            f"{100 * r['win_against']:.1f} %: {change(r['d_win'], r['win_lo'], r['win_hi'])}; VP {r['vp']:.2f} "
+            f"against {r['vp_against']:.2f}: {vp}"
+        )
     return 0
 
 

@@ -495,3 +495,62 @@ def precision_of(run: Run, reference: str | None = None) -> Precision:
         table = game_table(run, indices, lo, hi, strategies, vp=False)
         out.add({i: table.filter(pl.col("arm_index") == i) for i in indices})
     return out
+
+
+# ------------------------------------------------------------------------------------- seat against seat
+def seat_pairs(run: Run, arm: str, against: str) -> pl.DataFrame:
+    """Each seat of arm ``arm`` against the same seat of the same game in arm ``against`` (arm names or indices; the
+    arms of one run play the same games and dice). A row per strategy label of ``arm``, from its seats: ``strategy``,
+    ``against`` (the labels seated there in the other arm), ``n`` (seats), ``win`` and ``win_against`` with ``d_win``
+    (``win_lo``, ``win_hi``: Newcombe's paired interval), ``vp`` and ``vp_against`` with ``d_vp`` (``vp_lo``,
+    ``vp_hi``: paired t); then a row ``strategy = "(crash rate)"`` pairing the two arms' crashes game by game.
+    What a deviant does to its own seat: one searching seat among four balanced against balanced in that seat."""
+    names = {a["index"]: a["arm"] for a in run.arms}
+    chosen = []
+    for wanted in (arm, against):
+        name = pick_arm([names[i] for i in sorted(names)], wanted)
+        if name is None:
+            raise ValueError(f"no arm {wanted!r} in {run.path} (arms: {', '.join(names.values())})")
+        chosen.append(name)
+    a, b = chosen
+    seats = (
+        run.scan("seats").filter(pl.col("arm").is_in([a, b])).select("arm", "game", "seat", "strategy", "winner", "vp")
+    )
+    seats = seats.collect()
+    mine = seats.filter(pl.col("arm") == a).drop("arm")
+    theirs = seats.filter(pl.col("arm") == b).drop("arm")
+    joined = mine.join(theirs, on=["game", "seat"], suffix="_b")
+    rows = []
+    for label in mine["strategy"].unique(maintain_order=True).to_list():
+        p = joined.filter(pl.col("strategy") == label)
+        x, y = p["winner"].to_numpy(), p["winner_b"].to_numpy()
+        est, lo, hi = paired_diff_ci((x & y).sum(), (x & ~y).sum(), (~x & y).sum(), (~x & ~y).sum())
+        d = (p["vp"] - p["vp_b"]).to_numpy()
+        mean, vlo, vhi = paired_mean_ci(d.size, d.sum(), (d * d).sum())
+        rows.append(
+            {
+                "strategy": label, "against": "/".join(sorted(set(p["strategy_b"].to_list()))), "n": p.height,
+                "win": x.mean(), "win_against": y.mean(), "d_win": float(est), "win_lo": float(lo),
+                "win_hi": float(hi), "vp": p["vp"].mean(), "vp_against": p["vp_b"].mean(), "d_vp": float(mean),
+                "vp_lo": float(vlo), "vp_hi": float(vhi),
+            }
+        )  # fmt: skip
+    games = run.scan("games").filter(pl.col("arm").is_in([a, b])).select("arm", "game", "crashed").collect()
+    crashed = games.filter(pl.col("arm") == a).join(games.filter(pl.col("arm") == b), on="game", suffix="_b")
+    x, y = crashed["crashed"].to_numpy(), crashed["crashed_b"].to_numpy()
+    est, lo, hi = paired_diff_ci((x & y).sum(), (x & ~y).sum(), (~x & y).sum(), (~x & ~y).sum())
+    rows.append(
+        {
+            "strategy": "(crash rate)",
+            "against": "",
+            "n": crashed.height,
+            "win": x.mean(),
+            "win_against": y.mean(),
+            "d_win": float(est),
+            "win_lo": float(lo),
+            "win_hi": float(hi),
+        }  # fmt: skip
+    )
+    return pl.DataFrame(rows, infer_schema_length=None).with_columns(
+        pl.lit(a).alias("arm"), pl.lit(b).alias("reference")
+    )

@@ -140,40 +140,77 @@ def profile_table(rules: Rules, seats: list, batch: int, seed: int) -> str:
 
 
 def round_plays_per_second(rules: Rules, seats: list, batch: int, seed: int) -> float:
-    """Rounds played per CPU-second by ``batch`` plain games of the table, in one batch."""
+    """Rounds played per CPU-second by ``batch`` plain games of the table in one batch (``play_batch``, frames kept)."""
     ids = np.arange(batch, dtype=np.int64)
     cpu = time.process_time()
     state, _ = play_batch(rules, seats, seed, ids, seating(rules, len(seats), ids))
     return float(state.end_round.sum()) / (time.process_time() - cpu)
 
 
-def lookahead_report(rules: Rules, searcher, seats: list, games: int, seed: int, plain: float) -> str:
-    """``games`` games with ``searcher`` in seat ``game % N`` and ``seats`` (rotated) elsewhere, in one batch: its
-    CPU time a game and the search's work in game-equivalents per CPU-second, against ``plain`` (rounds per
-    CPU-second of plain play)."""
+def _one_seat(rules: Rules, k: int, ids: np.ndarray, first: np.ndarray | int, offset: int = 1) -> np.ndarray:
+    """The seating of ``k`` table strategies rotated (indices after ``offset`` others), seat ``game % N`` taking
+    ``first`` (per game, or one index) instead."""
+    at = seating(rules, k, ids) + offset
+    at[np.arange(ids.size), ids % rules.players] = first
+    return at
+
+
+def copies_rate(rules: Rules, searcher, seats: list, batch: int, seed: int) -> float:
+    """Rounds per CPU-second of plain play of the table the searcher's copies play, with no records (a copy keeps
+    none): in each game one seat plays a candidate of its portfolio (each in turn), the others the table's seats."""
+    search = searcher.lookahead
+    made = [*search.candidates, *seats]
+    ids = np.arange(batch, dtype=np.int64)
+    k = len(search.candidates)
+    at = _one_seat(rules, len(seats), ids, (ids // rules.players) % k, offset=k)
+    table = engine.Table(rules, made, seed, ids, at, record=False)
+    cpu = time.process_time()
+    table.setup()
+    while table.playing:
+        table.play_round()
+    state, _ = table.finish()
+    return float(state.end_round.sum()) / (time.process_time() - cpu)
+
+
+def searched(rules: Rules, searcher, seats: list, games: int, seed: int) -> tuple[float, object]:
+    """(CPU seconds, the planner) of ``games`` games in one batch with ``searcher`` in seat ``game % N``."""
     from .lookahead import Planner
 
     ids = np.arange(games, dtype=np.int64)
-    table = [searcher, *seats]
-    at = seating(rules, len(seats), ids) + 1
-    at[np.arange(games), ids % rules.players] = 0
-    planner = Planner(rules, table, seed)
+    planner = Planner(rules, [searcher, *seats], seed)
     cpu = time.process_time()
-    batch = engine.Table(rules, planner.strategies, seed, ids, at, record=False, planner=planner)
-    batch.setup()
-    while batch.playing:
-        batch.play_round()
-    batch.finish()
-    spent = time.process_time() - cpu
+    table = engine.Table(rules, planner.strategies, seed, ids, _one_seat(rules, len(seats), ids, 0), False, planner)
+    table.setup()
+    while table.playing:
+        table.play_round()
+    table.finish()
+    return time.process_time() - cpu, planner
+
+
+def lookahead_report(rules: Rules, searcher, seats: list, games: int, seed: int, batch: int, repeats: int = 1) -> str:
+    """``games`` games with ``searcher`` in seat ``game % N`` and ``seats`` (rotated) elsewhere, in one batch,
+    ``repeats`` times, interleaved with plain play of the table at batch ``batch`` and of the table its copies play
+    (medians): its CPU time a game and the search's work in game-equivalents (a round a copy plays is 1/rounds of a
+    game) per CPU-second, beside the two plain rates in the same unit."""
+    from .lookahead import BATCH
+
+    plain, copies, runs = [], [], []
+    for i in range(repeats):
+        plain.append(round_plays_per_second(rules, seats, batch, seed + i))
+        copies.append(copies_rate(rules, searcher, seats, BATCH, seed + i))
+        runs.append(searched(rules, searcher, seats, games, seed + i))
+    spent, planner = sorted(runs, key=lambda r: r[0])[len(runs) // 2]
     rounds = rules.game.rounds
-    per_game = planner.round_plays / rounds / games
+    work = planner.round_plays / rounds
     return "\n".join(
         [
-            f"lookahead: {games} games, {searcher.label!r} in one seat: {1000 * spent / games:.1f} CPU ms a game",
-            f"  its copies: {planner.copies:,} played, {planner.round_plays:,} rounds = "
-            f"{planner.round_plays / rounds:,.0f} game-equivalents ({per_game:.0f} a game)",
-            f"  search work: {planner.round_plays / rounds / spent:,.0f} game-equivalents per CPU-second "
-            f"(the whole run's CPU time); plain play at the largest batch: {plain / rounds:,.0f}",
+            f"lookahead: {games} games, {searcher.label!r} in one seat, median of {repeats}: "
+            f"{1000 * spent / games:.1f} CPU ms a game",
+            f"  its copies: {planner.copies:,} played, {planner.round_plays:,} rounds = {work:,.0f} game-equivalents "
+            f"({work / games:.0f} a game)",
+            f"  game-equivalents per CPU-second: the search's work {work / spent:,.0f} (the whole run's CPU time); "
+            f"plain play at batch {batch:,} {statistics.median(plain) / rounds:,.0f}; plain play of the copies' "
+            f"table at batch {BATCH:,}, no frames, {statistics.median(copies) / rounds:,.0f}",
         ]
     )
 
@@ -226,9 +263,9 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(profile_table(rules, seats, max(args.sizes), args.seed))
     if searcher is not None:
-        plain = round_plays_per_second(rules, seats, max(args.sizes), args.seed)
+        table = list(dict.fromkeys(seats))
         print()
-        print(lookahead_report(rules, searcher, list(dict.fromkeys(seats)), args.lookahead_games, args.seed, plain))
+        print(lookahead_report(rules, searcher, table, args.lookahead_games, args.seed, max(args.sizes), args.repeats))
     return 0
 
 

@@ -219,8 +219,8 @@ class Table:
         """A table of its own holding a copy of each game ``rows`` (positions in ``state``; a game may be copied many
         times), at this point of play and with their seating, keeping no records. ``streams``: the copies' random
         streams (over ``len(rows)`` games); None keeps the games' own, drawing on from where they are, so that the
-        copies play exactly what the games would (with this table's ``planner``, when the table has searching seats
-        that must go on searching as they did)."""
+        copies play exactly what the games would. ``planner``: the copies' (None: nobody searches there; this
+        table's, for copies whose searching seats must search on as they did)."""
         rows = np.asarray(rows, dtype=np.int64)
         state, own, agents = self.part
         streams = own.take(rows) if streams is None else streams

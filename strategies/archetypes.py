@@ -6,7 +6,9 @@ the base's competent answer everywhere else: whichever office it ends up holding
 knob is a documented parameter (``PARAMS``); ``bid_low(max_bid=2)`` names a tuned one in the frames.
 
 The defaults of the parameters the best-response study searched (docs/strategies.md, "The archetypes' best
-responses") are its result after four rounds: each archetype's values are its best response to the other three's.
+responses") are its result after four rounds: each archetype's values are its best response to the other three's,
+except buy_shares' ``max_debt``, which an audit of its Chairman's loans (``eastindia audit``, docs/guide.md "Is the
+8-loan opening the best play?") raised from 0 to balanced's 8.
 """
 
 from __future__ import annotations
@@ -127,7 +129,7 @@ class BuyShares(Strategy):
         "doubt_risk": Param(
             0.55, "crash risk from which it stops opposing Deregulation and stops buying shares", low=0, high=1
         ),
-        **responded(max_debt=0, invest_debt=7, bid_scale=1.08, danger_debt=2),
+        **responded(invest_debt=7, bid_scale=1.08, danger_debt=2),  # max_debt: balanced's 8 (eastindia audit)
     }
 
     def bid(self, obs: Observation, legal):

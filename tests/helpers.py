@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Callable
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -190,3 +191,21 @@ class CtrlCAfter:
         self.seen += 1
         if self.seen == self.n:
             raise KeyboardInterrupt
+
+
+def run_folder(tmp: Path, text: str) -> Path:
+    """``tmp/run``: a finished run folder of the experiment ``text`` (TOML, written to ``tmp/exp.toml``), one job."""
+    from experiments import runner, spec
+
+    (tmp / "exp.toml").write_text(text)
+    runner.run(spec.load(tmp / "exp.toml"), tmp / "run", jobs=1)
+    return tmp / "run"
+
+
+def command(capsys, *args) -> tuple[int, str, str]:
+    """``eastindia ARGS`` run in this process: (exit code, stdout, stderr)."""
+    from experiments import cli
+
+    code = cli.main([str(a) for a in args])
+    out = capsys.readouterr()
+    return code, out.out, out.err

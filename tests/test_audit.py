@@ -10,8 +10,9 @@ import polars as pl
 import pytest
 
 from experiments import audit as au
-from experiments import cli, runner, spec
 from reports.audit import audit_tables
+from tests.helpers import command as main
+from tests.helpers import run_folder as _run
 
 ARCHETYPES = (
     'name = "a"\ngames = 40\nseed = 7\nplayers = 5\n'
@@ -27,21 +28,9 @@ SEARCHING = (  # a searching seat among balanced ones: the audit replays its sea
 )
 
 
-def _run(tmp: Path, text: str) -> Path:
-    (tmp / "exp.toml").write_text(text)
-    runner.run(spec.load(tmp / "exp.toml"), tmp / "run", jobs=1)
-    return tmp / "run"
-
-
 @pytest.fixture(scope="module")
 def archetypes(tmp_path_factory) -> Path:
     return _run(tmp_path_factory.mktemp("archetypes"), ARCHETYPES)
-
-
-def main(capsys, *args) -> tuple[int, str, str]:
-    code = cli.main([str(a) for a in args])
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_audit_of_the_chairmans_loans_plays_every_legal_count(archetypes, capsys):
@@ -140,6 +129,21 @@ def test_an_audit_plays_a_searching_seats_games_as_the_run_did(tmp_path, capsys)
     code, out, err = main(capsys, "audit", run, "--decision", "take_loans", "--round", 2)
     assert code == 0, err
     assert out.splitlines()[0].startswith("audit: forcing the answer played reproduced all ")
+    # a searching seat's pick for a round, forced to each candidate of its portfolio
+    code, out, err = main(capsys, "audit", run, "--decision", "plan", "--round", 2)
+    assert code == 0, err
+    rows = pl.read_parquet(run / "audit" / "plan_r2.parquet")
+    plans = pl.read_parquet(run / "seat_rounds.parquet").filter(pl.col("round") == 2)
+    played = rows.filter(pl.col("is_played")).join(plans.select("game", "seat", "plan"), on=["game", "seat"])
+    assert played.height == rows.select("game", "seat").n_unique() == 10  # two searching seats in each of 5 games
+    assert (played["played"] == played["plan"]).all()  # the plan the frames say it played
+    assert set(rows["alternative"]) == {"balanced", "bid_low"} and rows.height == 20
+    assert (rows.filter(~pl.col("is_played"))["vp"] != rows.filter(pl.col("is_played"))["vp"]).any()
+
+
+def test_a_plan_is_audited_only_where_a_seat_searches(archetypes, capsys):
+    code, _, err = main(capsys, "audit", archetypes, "--decision", "plan", "--round", 1)
+    assert code == 2 and "--decision plan: no seat of arm 'a' searches" in err
 
 
 def test_forcing_answers_the_deciding_seats_first_ask_only():

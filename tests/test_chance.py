@@ -55,6 +55,22 @@ def test_streams_depend_on_the_seed_the_game_and_the_stream():
     assert np.array_equal(np.concatenate([c.uniform(0, np.arange(3), 1), c.uniform(0, np.arange(3), 3)], 1), u0)
 
 
+def test_a_forks_streams_are_keyed_by_the_game_and_its_tags_alone():
+    """``Streams.derived``: a copy's streams depend on (seed, game, tags) — never equal to the game's own, the same
+    for a game copied many times or alone, another for another tag."""
+    ids = np.array([4, 4, 9])
+    own = Streams(1, ids, 2).uniform(0, np.arange(3), 3)
+    a = Streams.derived(1, ids, 2, 3, np.array([0, 0, 1])).uniform(0, np.arange(3), 3)
+    assert np.array_equal(a[0], a[1]) and not np.array_equal(a[0], own[0])
+    alone = Streams.derived(1, np.array([9]), 2, 3, 1).uniform(0, np.arange(1), 3)
+    assert np.array_equal(alone[0], a[2])  # whatever else is copied beside it
+    for other in ((2, ids, 2, 3, 0), (1, ids, 2, 4, 0), (1, ids, 2, 3, 1)):  # another seed, another first tag, ...
+        assert not np.array_equal(Streams.derived(*other).uniform(0, np.arange(3), 3)[0], a[0])
+    b = Streams.derived(1, ids, 2, 3, 0)
+    assert not np.array_equal(b.uniform(0, np.arange(3), 3), b.uniform(1, np.arange(3), 3))  # its streams differ
+    assert Streams.derived(1, ids, 2, 3, 0).counters.tolist() == [[0, 0, 0], [0, 0, 0]]  # from their first draw
+
+
 def test_pick_with_takes_the_floor_u_count_th_true_entry():
     mask = np.array([[False, True, True, False, True], [False] * 5, [True] * 5, [True, False, False, False, False]])
     u = np.array([0.5, 0.3, 0.999999, 0.99])

@@ -30,6 +30,7 @@ NOT_RUN = {
 SMALL = {"--games": "20", "--shard-size": "10", "--trials": "2", "--samples": "2"}
 SIZED = {"run": ("--games", "--shard-size"), "tune": ("--games", "--shard-size", "--trials")}
 SIZED |= {"sensitivity": ("--games", "--shard-size", "--samples"), "metagame": ("--games", "--shard-size")}
+SIZED |= {"audit": ("--games",)}  # the games of a run played with SMALL's
 
 
 def commands(page: Path) -> list[str]:
@@ -53,7 +54,8 @@ def smaller(command: str) -> str:
         return command
     if words[1] == "metagame" and "--strategy" not in words:  # 126 tables of 5 strategies: 2 strategies make 6
         words += ["--strategy", "balanced", "--strategy", "random"]
-    if "--no-report" not in words and words[1:] != ["run"]:  # `eastindia report` and the first run write reports
+    reports = words[1] != "audit" and words[1:] != ["run"]  # `eastindia report` and the first run write reports
+    if "--no-report" not in words and reports:
         words.append("--no-report")
     for option in SIZED[words[1]]:
         value = SMALL[option]
@@ -118,6 +120,9 @@ def test_the_sizes_are_cut_and_an_extension_gets_more():
         "eastindia run my.toml --games 30 --resume --no-report --shard-size 10"
     )
     assert smaller("eastindia run") == "eastindia run --games 20 --shard-size 10"
+    assert smaller("eastindia audit runs/x --decision plan --round 1 --games 400") == (
+        "eastindia audit runs/x --decision plan --round 1 --games 20"
+    )
     assert smaller("eastindia capital 50 35 20 0 0") == "eastindia capital 50 35 20 0 0"
     assert smaller("eastindia metagame m.toml") == (
         "eastindia metagame m.toml --strategy balanced --strategy random --no-report --games 20 --shard-size 10"

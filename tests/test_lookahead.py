@@ -139,3 +139,39 @@ def test_sim_play_seats_a_searching_strategy_by_name():
     rules = Rules.default(4)
     res = sim.play(rules, [SMALL, "balanced", "balanced", "balanced"], 4, seed=2)
     assert res.seats.filter(pl.col("seat") == 0)["strategy"].unique().to_list() == [strategies.make(SMALL).label]
+
+
+def test_a_run_with_a_searching_seat_gives_the_same_files_in_any_shards_or_jobs(tmp_path):
+    """The runner's shards and workers: a run's frames are the same bytes with one job and shards of 7 games as with
+    two jobs and one shard."""
+    from experiments import runner, spec
+
+    (tmp_path / "exp.toml").write_text(
+        'name = "s"\ngames = 12\nseed = 4\nplayers = 4\n'
+        'strategies = [{ name = "lookahead", rollouts = 2, portfolio = "balanced go_military" }, "balanced"]\n'
+    )
+    runner.run(spec.load(tmp_path / "exp.toml"), tmp_path / "a", jobs=1, shard_size=7)
+    runner.run(spec.load(tmp_path / "exp.toml"), tmp_path / "b", jobs=2, shard_size=12)
+    for frame in ("games", "seats", "rounds", "seat_rounds"):
+        a, b = (tmp_path / x / f"{frame}.parquet" for x in "ab")
+        assert a.read_bytes() == b.read_bytes(), frame
+    plans = pl.read_parquet(tmp_path / "a" / "seat_rounds.parquet")["plan"].unique().to_list()
+    assert {"balanced", "go_military"} & set(plans) and "lookahead" not in plans
+
+
+def test_a_tune_may_search_the_searching_seats_parameters(tmp_path):
+    from experiments import search, spec
+
+    text = (
+        'name = "t"\nplayers = 4\ngames = 20\nseed = 1\nstrategies = ["lookahead", "balanced"]\n\n'
+        '[tune]\nobjective = "win_rate"\nstrategy = "lookahead"\ntarget = "max"\ntrials = 2\n\n[tune.params]\n'
+        '"lookahead:rollouts" = { low = 1, high = 4, int = true }\n'
+        '"lookahead:base" = { choices = ["balanced", "run_firm"] }\n'
+    )
+    (tmp_path / "t.toml").write_text(text)
+    assert spec.check_file(tmp_path / "t.toml") == []
+    bad = text.replace("high = 4", "high = 5000")
+    (tmp_path / "bad.toml").write_text(bad)
+    problems = spec.check_file(tmp_path / "bad.toml")
+    assert len(problems) == 1 and "lookahead:rollouts" in problems[0] and "4096" in problems[0]
+    assert search.is_strategy_key("lookahead:rollouts")

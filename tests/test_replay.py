@@ -8,9 +8,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from experiments import cli, runner, spec
 from experiments import runfolder as rf
 from sim.agents import Agents
+from tests.helpers import command as main
+from tests.helpers import run_folder as _run
 
 ARCHETYPES = (
     'name = "a"\ngames = 4\nseed = 7\nplayers = 4\nstrategies = ["bid_low", "buy_shares", "run_firm", "go_military"]\n'
@@ -22,12 +23,6 @@ FIRMS = (  # firms forced open from round 1, five players
 RANDOM6 = (
     'name = "r"\ngames = 3\nseed = 3\nplayers = 6\nstrategies = ["random"]\n\n[sweep]\n"company.max_loans" = [8, 6]\n'
 )
-
-
-def _run(tmp: Path, text: str) -> Path:
-    (tmp / "exp.toml").write_text(text)
-    runner.run(spec.load(tmp / "exp.toml"), tmp / "run", jobs=1)
-    return tmp / "run"
 
 
 @pytest.fixture(scope="module")
@@ -43,12 +38,6 @@ def random6(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def firms(tmp_path_factory) -> Path:
     return _run(tmp_path_factory.mktemp("firms"), FIRMS)
-
-
-def main(capsys, *args) -> tuple[int, str, str]:
-    code = cli.main([str(a) for a in args])
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def _check_reproduces(run_dir: Path, game: int, arm: str, events: list[dict]) -> None:

@@ -639,6 +639,19 @@ def test_the_bench_takes_a_mix(tmp_path):
     )
 
 
+def test_the_bench_times_a_searching_seat():
+    cmd = [sys.executable, "-m", "sim.bench", "--sizes", "4", "--repeats", "1", "--min-games", "4",
+           "--lookahead", "lookahead:rollouts=1,portfolio=balanced+bid_low", "--lookahead-games", "3"]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("lookahead: 3 games"))
+    assert "its copies: " in lines[head + 1] and "game-equivalents per CPU-second" in lines[head + 2]
+    copies = int(lines[head + 1].split("its copies: ")[1].split(" played")[0].replace(",", ""))
+    # 2 candidates x 1 rollout at the auction and at each round a game plays (round 1 at least, 7 at most)
+    assert copies % 2 == 0 and 3 * 2 * 2 <= copies <= 3 * 2 * 8
+
+
 # ------------------------------------------------------------------------------------------- the documentation
 DOC = (Path(__file__).resolve().parents[1] / "docs" / "strategies.md").read_text()
 
