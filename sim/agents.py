@@ -78,12 +78,13 @@ HIDDEN = frozenset({"event_stack", "law_rank", "deck"})
 # afresh every round before it is read (phase 3 clears it): a fork made at a round's start holds none.
 SEALED = frozenset({"firm_port", "firm_bid"})
 # Neither a piece of the table nor hidden: the engine's bookkeeping, which nobody decides from (the game's key, its
-# end, the per-round flags of the frames, the money's ledger, the setup's and the final scoring's records), and what
-# everybody knows but strategies read elsewhere (the piles' counters; the Governor-General's half-built ship).
+# end, the per-round flags of the frames, the money's ledger, the families' counts for the seats frame, the setup's
+# and the final scoring's records), and what everybody knows but strategies read elsewhere (the piles' counters; the
+# Governor-General's half-built ship).
 RECORDS = frozenset(
     """game done crashed end_round event_cursor event_block deck_top deposed law_passed card_taken card_played_now
-    gg_half_ship ledger bid_total capital_exact capital_money leftover leftover_case vp influence blame
-    winner""".split()
+    gg_half_ship ledger luxuries_bought firms_opened firms_bankrupt bid_total capital_exact capital_money leftover
+    leftover_case vp influence blame winner""".split()
 )
 
 

@@ -273,6 +273,7 @@ def open_firm(state: State, rules: Rules, rows: np.ndarray, seat: np.ndarray, as
     state.firm_value[rows, slot] = 1
     ledger.firm(state, "firm_investment", rows, slot, np.full(rows.size, rules.firms.start_treasury))
     state.tally[rows, TALLY["firms_opened"]] += 1
+    np.add.at(state.firms_opened, (rows, seat), 1)
     return slot
 
 
@@ -352,6 +353,7 @@ def bankrupt(state: State, rows: np.ndarray, slot: np.ndarray) -> None:
     prison, its ships leave their shipyards (2e: "return to the shipyards"), the money it still holds is lost
     (flow ``firm_bankrupt``), its manager is left without a firm. Invested factories stay invested."""
     state.prisoners[rows] += state.firm_shares[rows, slot]
+    np.add.at(state.firms_bankrupt, (rows, state.firm_manager[rows, slot].astype(np.int64)), 1)
     left = funds(state)[rows, slot]
     state.ledger[rows, FLOW["firm_bankrupt"]] -= left.astype(state.ledger.dtype)
     clear_slot(state, rows, slot)

@@ -203,6 +203,12 @@ class Recorder:
                 "firms_managed": seat_counts(s.firm_manager, n).ravel(),
                 "firm_shares": s.firm_shares.sum(axis=1).ravel(),
                 "prisoners": s.prisoners.ravel(),
+                # the Presidents' offices held at the end; over the game: luxuries bought (phase 2), firms opened,
+                # firms gone bankrupt under the family's management
+                "presidencies": seat_counts(s.office[:, list(L.PRESIDENT)], n).ravel(),
+                "luxuries_bought": s.luxuries_bought.ravel(),
+                "firms_opened": s.firms_opened.ravel(),
+                "firms_bankrupt": s.firms_bankrupt.ravel(),
             }
         )
         return BatchRows(games, seats, self.rounds, self.seat_rounds, dict(asks or {}))

@@ -270,6 +270,10 @@ class State:
     # ------------------------------------------------------------------------------------------- accounting
     ledger: np.ndarray  # int32[G,len(FLOWS)] money in (+) and out (-) of the game by flow
     tally: np.ndarray  # int32[G,len(TALLIES)] this round's counters
+    # per family over the whole game (the seats frame's records; nobody decides from them)
+    luxuries_bought: np.ndarray  # int32[G,N] luxuries bought with the phase 2 action (once or twice a round)
+    firms_opened: np.ndarray  # int32[G,N] firms the family opened (phase 3, R-FIRMS)
+    firms_bankrupt: np.ndarray  # int32[G,N] firms that went bankrupt while the family managed them (phase 7.1)
     # ------------------------------------------------------------------------------------------ setup record
     bid_total: np.ndarray  # int32[G,N] s_i, the family's bid total (D-BIDSUM)
     capital_exact: np.ndarray  # float64[G,N] exact capital from the formula
@@ -436,6 +440,9 @@ def new_state(rules: Rules, game_ids: np.ndarray) -> State:
         invested_factories=z(n),
         ledger=_start_ledger(rules, g),
         tally=z(len(TALLIES)),
+        luxuries_bought=z(n),
+        firms_opened=z(n),
+        firms_bankrupt=z(n),
         bid_total=z(n),
         capital_exact=z(n, dtype=np.float64),
         capital_money=z(n),

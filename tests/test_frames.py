@@ -377,6 +377,10 @@ SCHEMA = {
         "firms_managed": "Int64",
         "firm_shares": "Int64",
         "prisoners": "Int32",
+        "presidencies": "Int64",
+        "luxuries_bought": "Int32",
+        "firms_opened": "Int32",
+        "firms_bankrupt": "Int32",
     },
     "rounds": {
         "game": "Int64",

@@ -145,7 +145,9 @@ def take_actions(
             return
         idx = idx[took] if isinstance(games, np.ndarray) else took
         games, acts, discount = idx, acts[took], discount[took]
+    luxuries = state.luxuries[games].copy()
     act, buy = settle(state, rules, idx, games, acts, action, repeat, where, discount)
+    state.luxuries_bought[games] += state.luxuries[games] - luxuries  # a record for the frames
     if buy.any():  # (buy_shares asks nothing and changes nothing without a buyer)
         buy_shares(state, rules, agents, buy, None if isinstance(games, slice) else idx)
     if not extra_action:
