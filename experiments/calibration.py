@@ -59,7 +59,10 @@ def key(exp: Experiment, arm: Arm, engine: str) -> str | None:
 def quantities(arm: Arm) -> dict[str, cal.Quantity]:
     """The quantities the arm's strategies want, by name."""
     names, _ = arm.seating(np.zeros(1, dtype=np.int64))
-    return {q.name: q for q in cal.wanted(arm.spec(label).make() for label in names)}
+    try:
+        return {q.name: q for q in cal.wanted(arm.spec(label).make() for label in names)}
+    except cal.CalibrationConflict as exc:
+        raise PluginError(f"arm {arm.name!r}: {exc}") from None
 
 
 def games(exp: Experiment) -> int:
@@ -87,8 +90,7 @@ def default_digest(players: int) -> str:
 def round1_belief(coefficients: Any, rules: Rules) -> float:
     """The crash model's probability at the start of round 1 (the rules' starting stability and loans)."""
     co = rules.company
-    x = np.array([[1.0, co.start_stability, co.start_loans, 0.0, rules.game.rounds]])
-    return float(cal.crash_probability(coefficients, x)[0])
+    return float(cal.crash_chance(coefficients, co.start_stability, co.start_loans, 0, 1, rules.game.rounds))
 
 
 def pilot(exp: Experiment, arm: Arm) -> dict[str, Any]:
@@ -153,6 +155,7 @@ def calibrate(
         for name, q in wanted.items()
     }
     if "crash_logit" in record["coefficients"]:
+        record["belief"] = "anchored" if wanted["crash_logit"].anchor else "fitted"
         record["belief_crash"] = round1_belief(record["coefficients"]["crash_logit"], arm.rules())
     return record
 

@@ -6,10 +6,11 @@ played under the arm's rules) into a value (a number or a list of numbers: it is
 ``anchor(fit, reference, default)`` is anchored: the strategies play its default moved by what the arm's rules
 change -- ``fit`` under the arm's rules against ``reference``, the fit of the same table, dice and pilot size under
 the embedded default rules -- so that on the default rules they play exactly the default. Without an anchor the
-strategies play the fit itself. A strategy class
-lists the quantities it wants in ``CALIBRATE``; a ``strategies.Strategy`` that does not set it wants ``BUILTIN``
-(the crash-risk model of ``values.crash_risk`` and the region-loss rate of ``military.holding_cost``, which every
-built-in valuation reads).
+strategies play the fit itself. A strategy class lists the quantities it wants in ``CALIBRATE``; a
+``strategies.Strategy`` that does not set it wants ``BUILTIN``: the crash-risk model of ``values.crash_risk``, played
+as fitted to the arm's own pilot (the players' belief is calibrated: at the start of round 1 it is the pilot's crash
+rate), and the region-loss rate of ``military.holding_cost``, anchored (every built-in valuation reads both).
+``ANCHORED`` is the option of the crash model played anchored (``CALIBRATE = calibration.ANCHORED``).
 
 Before an arm is played the runner fits every quantity its strategies want, once, and plays each of the arm's
 games inside ``applied(strategies, values)``: a strategy with a ``calibrate(values)`` method receives the values
@@ -67,8 +68,9 @@ def playing(strategies: Iterable[Any]) -> Iterator[Any]:
             yield from search.candidates
 
 
-def wanted(strategies: Iterable[Any]) -> list[Quantity]:
-    """The quantities the strategies want, each once, in the order first asked for."""
+def wanted(strategies: Iterable[Any], strict: bool = True) -> list[Quantity]:
+    """The quantities the strategies want, each once, in the order first asked for (``strict``: two different
+    quantities of one name raise ``CalibrationConflict``; else the first is kept)."""
     from .base import Strategy
 
     out: dict[str, Quantity] = {}
@@ -77,6 +79,11 @@ def wanted(strategies: Iterable[Any]) -> list[Quantity]:
         if declared is None:
             declared = BUILTIN if isinstance(strat, Strategy) else ()
         for q in declared:
+            if strict and q.name in out and out[q.name] != q:
+                raise CalibrationConflict(
+                    f"the table's strategies want calibration quantity {q.name!r} played two ways (fitted and "
+                    f"anchored, or two plugins' quantities of that name): a table plays one value per name"
+                )
             out.setdefault(q.name, quantity(q))
     return list(out.values())
 
@@ -86,7 +93,7 @@ def applied(strategies: Iterable[Any], values: dict[str, Any] | None) -> Iterato
     """Play with ``values`` (name -> fitted value; None or empty: the defaults): each strategy's ``calibrate``
     hook receives them, and ``value`` returns them until the block ends."""
     strategies = list(strategies)
-    wanted(strategies)  # registers their quantities: ``value`` knows each one's default
+    wanted(strategies, strict=False)  # registers their quantities: ``value`` knows each one's default
     values = dict(values or {})
     for strat in playing(strategies):
         hook = getattr(type(strat), "calibrate", None)
@@ -108,11 +115,46 @@ REGION_LOSS_RATE = 0.3
 RIDGE = 1.0  # the pull of the fit towards CRASH_LOGIT (a Gaussian prior): it decides only a tiny or separable pilot
 
 
+def crash_features(
+    stability: np.ndarray, loans: np.ndarray, emergency: np.ndarray, round_: np.ndarray, rounds: int
+) -> np.ndarray:
+    """float[K, 5 + rounds]: the crash model's features of K round states: 1, stability, loans, emergency loans so
+    far, rounds left (this one included), then one indicator per round (1..``rounds``, R-END: ``game.rounds``)."""
+    round_ = np.clip(np.asarray(round_, dtype=np.int64), 1, rounds)
+    onehot = np.zeros((round_.size, rounds))
+    onehot[np.arange(round_.size), round_ - 1] = 1.0
+    base = [np.ones(round_.size), stability, loans, emergency, rounds - round_ + 1]
+    return np.column_stack([np.column_stack(base).astype(float), onehot])
+
+
+def crash_chance(coefficients: Any, stability, loans, emergency, round_, rounds: int) -> np.ndarray:
+    """float[K]: the crash model's probability that the Company crashes before the game's end, from a state in round
+    ``round_`` (stability, loans, emergency loans so far). ``coefficients``: intercept, stability, loans, emergency
+    loans, rounds left, then optionally one offset per round (a fit's; the fixed ``CRASH_LOGIT`` has none)."""
+    c = np.asarray(coefficients, dtype=float)
+    b0, b_s, b_l, b_e, b_r = c[:5]
+    round_ = np.asarray(round_, dtype=np.int64)
+    z = b0 + b_s * stability + b_l * loans + b_e * emergency + b_r * (rounds - round_ + 1)
+    if c.size > 5:
+        z = z + c[5:][np.clip(round_ - 1, 0, c.size - 6)]
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def prior(rules: Any) -> np.ndarray:
+    """float[5 + rounds]: the fit's prior, ``CRASH_LOGIT`` with no round offsets."""
+    return np.concatenate([np.asarray(CRASH_LOGIT, dtype=float), np.zeros(rules.game.rounds)])
+
+
+def padded(coefficients: Any, size: int) -> np.ndarray:
+    """``coefficients`` with zero round offsets up to ``size`` (the fixed model against a fit)."""
+    c = np.asarray(coefficients, dtype=float)
+    return np.concatenate([c, np.zeros(size - c.size)]) if c.size < size else c
+
+
 def round_starts(frames: dict[str, pl.DataFrame], rules: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(X float[K, 5], crashed float[K]): the crash model's features (1, stability, loans, emergency loans so far,
-    rounds left) at the start of every round a pilot game played, and whether that game crashed before its end.
-    Round 1 starts from the rules (``company.start_stability``, ``company.start_loans``), a later round from the
-    previous round's end."""
+    """(X float[K, 5 + rounds], crashed float[K]): the crash model's features (``crash_features``) at the start of
+    every round a pilot game played, and whether that game crashed before its end. Round 1 starts from the rules
+    (``company.start_stability``, ``company.start_loans``), a later round from the previous round's end."""
     rounds = frames["rounds"].sort("game", "round")
     games = frames["games"].select("game", "crashed")
     co = rules.company
@@ -132,15 +174,13 @@ def round_starts(frames: dict[str, pl.DataFrame], rules: Any) -> tuple[np.ndarra
     )
     played = rounds.select("game", "round")
     starts = pl.concat([first, prev]).join(played, on=["game", "round"], how="semi").join(games, on="game")
-    x = np.column_stack(
-        [
-            np.ones(starts.height),
-            starts["stability"].to_numpy(),
-            starts["loans"].to_numpy(),
-            starts["emergency"].to_numpy(),
-            rules.game.rounds - starts["round"].to_numpy() + 1,
-        ]
-    ).astype(float)
+    x = crash_features(
+        starts["stability"].to_numpy(),
+        starts["loans"].to_numpy(),
+        starts["emergency"].to_numpy(),
+        starts["round"].to_numpy(),
+        rules.game.rounds,
+    )
     return x, starts["crashed"].to_numpy().astype(float)
 
 
@@ -171,7 +211,7 @@ def logistic(x: np.ndarray, y: np.ndarray, prior: np.ndarray, ridge: float = RID
 
 
 def standard_errors(x: np.ndarray, b: Any, ridge: float = RIDGE) -> np.ndarray:
-    """float[5]: the standard errors of the fitted coefficients ``b`` (the inverse of the fit's Hessian)."""
+    """float[5 + rounds]: the standard errors of the fitted coefficients ``b`` (the inverse of the fit's Hessian)."""
     p = crash_probability(b, x)
     hess = (x * (p * (1.0 - p))[:, None]).T @ x + ridge * np.eye(x.shape[1])
     return np.sqrt(np.diag(np.linalg.inv(hess)))
@@ -179,7 +219,7 @@ def standard_errors(x: np.ndarray, b: Any, ridge: float = RIDGE) -> np.ndarray:
 
 def fit_crash_logit(frames: dict[str, pl.DataFrame], rules: Any) -> list[float]:
     x, y = round_starts(frames, rules)
-    return [float(v) for v in logistic(x, y, np.array(CRASH_LOGIT))]
+    return [float(v) for v in logistic(x, y, prior(rules))]
 
 
 def fit_region_loss_rate(frames: dict[str, pl.DataFrame], rules: Any) -> float:
@@ -196,7 +236,9 @@ def shifted(fit: Any, reference: Any, default: Any) -> list[float]:
     """The crash model's anchor: the fixed coefficients moved by the arm's fit minus the default rules' fit (the
     same table: a sturdier Company lowers the intercept or steepens the stability slope by as much as it does in
     the fits)."""
-    return [float(d + (f - r)) for d, f, r in zip(default, fit, reference, strict=True)]  # f == r: exactly d
+    size = max(len(default), len(fit), len(reference))
+    moved = padded(default, size) + (padded(fit, size) - padded(reference, size))
+    return [float(v) for v in moved]  # f == r: exactly d (and its round offsets 0)
 
 
 def scaled(fit: float, reference: float, default: float) -> float:
@@ -204,19 +246,26 @@ def scaled(fit: float, reference: float, default: float) -> float:
     return float(default) if reference <= 0 else float(min(default * fit / reference, 1.0))
 
 
-# The built-ins are anchored: the strategies' thresholds on the crash risk (``cash_out_risk``, ``doubt_risk``,
-# ``fragile_risk``, ...) were set against the fixed model, and a table whose beliefs are refitted to its own play is
-# not a fixed point: on the archetype table, refitting the crash model to the play of the refitted players raises
-# the crash rate from 0.51 to 0.78, 0.95 and 1.00 (a belief in doom is self-fulfilling: the Chairmen pay out the
-# balance). Anchored, the default rules play the fixed values and other rules move them by what the rules change.
+# The crash belief is played as fitted: the players act on the crash model fitted to their own table's pilot under the
+# arm's rules (``fit_crash_logit``: per-round offsets, so its probability at a round's start is the pilot's crash
+# rate from that round on). ``CRASH_ANCHORED`` is the same fit played anchored: the fixed model moved by what the
+# arm's rules change (``shifted``); a strategy class that sets ``CALIBRATE = calibration.ANCHORED`` plays it. The
+# region-loss rate is anchored in both (``scaled``).
 CRASH = quantity(
     Quantity(
         "crash_logit",
         CRASH_LOGIT,
         fit_crash_logit,
-        "values.crash_risk: logistic coefficients (intercept, stability, loans, emergency loans, rounds left)",
-        shifted,
+        "values.crash_risk: logistic coefficients (intercept, stability, loans, emergency loans, rounds left, then one "
+        "offset per round), fitted to the arm's pilot and played as fitted",
     )
+)
+CRASH_ANCHORED = Quantity(
+    "crash_logit",
+    CRASH_LOGIT,
+    fit_crash_logit,
+    "values.crash_risk: the fixed coefficients moved by the arm's fit minus the same table's fit on the default rules",
+    shifted,
 )
 REGION_LOSS = quantity(
     Quantity(
@@ -227,7 +276,13 @@ REGION_LOSS = quantity(
         scaled,
     )
 )
-BUILTIN = (CRASH, REGION_LOSS)
+BUILTIN = (CRASH, REGION_LOSS)  # what a ``strategies.Strategy`` wants unless it sets ``CALIBRATE``
+ANCHORED = (CRASH_ANCHORED, REGION_LOSS)  # the anchored crash belief (an option: ``CALIBRATE = ANCHORED``)
+
+
+class CalibrationConflict(ValueError):
+    """Two strategies of a table want the same quantity name played two ways (e.g. the crash belief fitted and
+    anchored): the arm plays one value per name."""
 
 
 def crash_probability(coefficients: Any, x: np.ndarray) -> np.ndarray:

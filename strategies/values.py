@@ -186,22 +186,24 @@ def company_stake(obs) -> np.ndarray:
     return 2.0 * chair_shares(obs) * obs.share_vp[:, None] - e.factory_crash_vp * obs.factories
 
 
-# A logistic model of the Company's crash before the end of the game from what the table sees at the start of a
-# round: intercept, stability, loans, emergency loans so far, rounds left. ``CRASH_LOGIT`` was fitted on 12,000
-# simulated games of competent tables under the default rules; a calibrated arm refits it to its own rules
-# (``strategies.calibration``, quantity ``crash_logit``).
+# A logistic model of the Company's crash before the end of the game from what the table sees in a round:
+# intercept, stability, loans, emergency loans so far, rounds left, and in a fit one offset per round.
+# ``CRASH_LOGIT`` (no offsets) was fitted on 12,000 simulated games of competent tables under the default rules and
+# is played outside a calibrated arm; a calibrated arm (the default) plays the model fitted to its own table's pilot
+# under its rules (``strategies.calibration``, quantity ``crash_logit``; ``calibration.ANCHORED``: the fixed model
+# moved by what the rules change).
 CRASH_LOGIT = calibration.CRASH_LOGIT
 
 
 def crash_risk(obs) -> np.ndarray:
     """float[G'] the chance that the Company crashes before the end (the ``crash_logit`` coefficients in play on its
-    stability, debt, emergency loans taken so far and the rounds left). Uncalibrated: about 1/3 at the 1710
-    start, above 0.9 at stability 1 with four rounds to go, near 0 at stability 6 in the last round."""
+    stability, debt, emergency loans taken so far and the round). Calibrated, at the start of round 1 it is the crash
+    rate of the arm's pilot. With the fixed coefficients: about 1/3 at the 1710 start, above 0.9 at stability 1 with
+    four rounds to go, near 0 at stability 6 in the last round."""
 
     def make(o):
-        b0, b_s, b_l, b_e, b_r = calibration.value("crash_logit")
-        z = b0 + b_s * o.stability + b_l * o.loans + b_e * o.emergency_total + b_r * rounds_left(o)
-        return 1.0 / (1.0 + np.exp(-z))
+        b = calibration.value("crash_logit")
+        return calibration.crash_chance(b, o.stability, o.loans, o.emergency_total, o.round, o.rules.game.rounds)
 
     return per_game(obs, "crash_risk", make)
 
