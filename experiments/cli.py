@@ -275,6 +275,26 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--no-report", action="store_true", help="skip report.html")
     m.add_argument("--no-calibrate", action="store_true", help=NO_CALIBRATE)
     m.set_defaults(func=cmd_metagame)
+
+    rs = sub.add_parser(
+        "respond", help="iterate the strategies' best responses until they settle ([respond])", parents=[common]
+    )
+    rs.add_argument("file", help="experiment TOML with a [respond] section")
+    rs.add_argument("--rounds", type=int, help="the round cap (overrides the file)")
+    rs.add_argument("--trials", type=int, help="trials per response (overrides the file)")
+    rs.add_argument("--games", type=int, help="games per trial (overrides the file)")
+    rs.add_argument("--seed", type=int, help="master seed of the games (overrides the file)")
+    rs.add_argument("--jobs", type=int, help="worker processes (default: all cores)")
+    rs.add_argument("--out", help="respond folder (default: runs/<experiment name>)")
+    rs.add_argument("--resume", action="store_true", help="continue an interrupted respond study in --out")
+    rs.add_argument("--fresh", action="store_true", help="move an existing respond folder aside and start afresh")
+    rs.add_argument("--shard-size", type=int, help="games per shard (overrides the file)")
+    rs.add_argument(
+        "--strategy", action="append", metavar="NAME[:k=v,..]", help="strategies (repeat; overrides the file)"
+    )
+    rs.add_argument("--quiet", action="store_true", help="no progress bar")
+    rs.add_argument("--no-calibrate", action="store_true", help=NO_CALIBRATE)
+    rs.set_defaults(func=cmd_respond, no_report=True)  # no report: the summary is printed, rounds.parquet kept
     return p
 
 
@@ -849,6 +869,28 @@ def cmd_metagame(args: argparse.Namespace) -> int:
         mix = ", ".join(f"{r['strategy']} {r['share']:.0%}" for r in part.iter_rows(named=True))
         basin = "" if part["basin"][0] is None else f", basin {part['basin'][0]:.0%}"
         print(f"  {arm}: {mix} ({'stable' if part['stable'][0] else 'unstable'}{basin})")
+    return 0
+
+
+def cmd_respond(args: argparse.Namespace) -> int:
+    import polars as pl
+
+    from . import respond
+
+    rs = respond.load(args.file, rounds=args.rounds, trials=args.trials, **_study_changes(args))
+    out, meta = _run_study(args, respond, rs, "trials")
+    print(f"results: {out}  (respond, {meta['mode']}: {meta['trials']} trials of {meta['games_per_trial']:,} games)")
+    rounds = pl.read_parquet(out / respond.ROUNDS)
+    for result in meta["results"]:
+        n = result["rounds"]
+        print(f"{result['arm']}, {result['players']} players: {result['stopped']} after {n} round{'s' * (n > 1)}")
+        mine = rounds.filter((pl.col("arm") == result["arm"]) & (pl.col("players") == result["players"]))
+        for r in mine.filter(pl.col("round") == n).iter_rows(named=True):
+            gain = respond.tune.format_change("win_rate", r["gain"], r["gain_lo"], r["gain_hi"])
+            print(f"  {r['strategy']}: last gain {gain} per seat")
+        for s in result["strategies"]:
+            print(f"  {s if isinstance(s, str) else s}")
+        print(f"  {result['toml']}")
     return 0
 
 

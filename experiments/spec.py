@@ -128,7 +128,7 @@ OPTIONS = {
     "calibrate": "--no-calibrate",
 }
 # Sections of a study file, read by `eastindia tune` / `eastindia sensitivity` (experiments.search).
-STUDY_SECTIONS = ("tune", "sensitivity", "metagame")
+STUDY_SECTIONS = ("tune", "sensitivity", "metagame", "respond")
 # Keys that change no row of the results (left out of the experiment's digest): how it is cut, what it is compared
 # with.
 NOT_RESULTS = ("shard_size", "reference")
