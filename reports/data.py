@@ -88,6 +88,7 @@ class Aggregates:
     capital_wins: pl.DataFrame | None = None  # arm_index, strategy, by ("bid_total" | "starting_capital"), value,
     #                                            seats, wins
     seat_strategy: pl.DataFrame | None = None  # arm_index, rotation, seat, strategy, games, wins
+    wins_how: pl.DataFrame | None = None  # strategy_wins: arm_index, strategy, scope, seats, <HOW_COLUMNS> (means)
     zero_sources: list[str] = field(default_factory=list)  # VP sources that are 0 in every seat of every game
     comparisons: pl.DataFrame | None = None  # reports.compare.comparisons (set by write_report: it needs the reference)
 
@@ -286,6 +287,7 @@ def aggregate(run: Run | str | Path, sample_games: int = SAMPLE_GAMES) -> Aggreg
     listed = [s for a in arms for s in a.strategies]
     strategies = list(dict.fromkeys([*listed, *sorted(set(vp["strategy"].to_list()) - set(listed))]))
     extra = _issue13(run, games, seats, rounds, [a.index for a in arms], players)
+    extra["wins_how"] = strategy_wins(seats)
     return Aggregates(
         run=run,
         arms=arms,
@@ -302,6 +304,49 @@ def aggregate(run: Run | str | Path, sample_games: int = SAMPLE_GAMES) -> Aggreg
         bids=bids.sort("arm_index"),
         capital=capital,
         **extra,
+    )
+
+
+# how a strategy's seats win: the mean final VP and VP by source, the offices held at the end (the Prime Minister and
+# the chair as the share of seats holding them, the Presidents' offices as a mean count) and, over the game, the
+# luxuries bought (phase 2), the firms opened and the firms gone bankrupt under the family's management
+HOW_COLUMNS = [
+    "vp", *VP_COLUMNS, "prime_minister", "chair", "presidencies", "luxuries_bought", "firms_opened", "firms_bankrupt"
+]  # fmt: skip
+SCOPES = ("all", "won")  # every seat of the strategy; the seats that won their game
+
+
+def strategy_wins(seats: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
+    """Per arm and strategy, for every seat (``scope`` "all") and for the seats that won (``scope`` "won"): ``seats``
+    and the mean of each of ``HOW_COLUMNS`` over them (a bool column's mean is the share of seats where it holds).
+    A column the seats frame lacks (a run written before it existed) is null."""
+    lazy = seats.lazy()
+    names = set(lazy.collect_schema().names())
+    arm = pl.col("arm_index").cast(pl.Int64)
+    sums = [
+        (pl.col(c).cast(pl.Float64).sum() if c in names else pl.lit(None, pl.Float64)).alias(c) for c in HOW_COLUMNS
+    ]
+    parts = lazy.group_by(arm, "strategy", pl.col("winner").alias("won")).agg(
+        pl.len().cast(pl.Int64).alias("seats"), *sums
+    )
+    parts = parts.collect(engine="streaming")
+    both = pl.concat(
+        [
+            parts.group_by("arm_index", "strategy").agg(
+                pl.lit("all").alias("scope"), pl.col("seats", *HOW_COLUMNS).sum()
+            ),
+            parts.filter(pl.col("won")).select(
+                "arm_index", "strategy", pl.lit("won").alias("scope"), "seats", *HOW_COLUMNS
+            ),
+        ]
+    )
+    nulls = [c for c in HOW_COLUMNS if c not in names]
+    both = both.with_columns(pl.lit(None, pl.Float64).alias(c) for c in nulls) if nulls else both
+    return (
+        both.with_columns((pl.col(c) / pl.col("seats")).alias(c) for c in HOW_COLUMNS)
+        .with_columns(pl.col("scope").cast(pl.Enum(SCOPES)))
+        .sort("arm_index", "strategy", "scope")
+        .with_columns(pl.col("scope").cast(pl.Utf8))
     )
 
 

@@ -118,6 +118,8 @@ def render(
     typical: list[tuple[str, str]] | None = None,
     win_table: dict | None = None,
     comparison_chart: dict | None = None,
+    wins_how: Table | None = None,
+    wins_how_note: str = "",
 ) -> str:
     """The whole page as one HTML string: the verdict, the balance smells, then the details (closed sections)."""
     warn = ""
@@ -165,12 +167,18 @@ def render(
         f"<h3>{escape(m[:1].upper() + m[1:])}</h3>{table_html(t, _slug(m), 'comparisons')}" for m, t in comparisons
     )
     explorer = embed("win-table", win_table) if win_table is not None else ""
+    how = ""
+    if wins_how is not None and wins_how.rows:
+        how = (
+            f'<h3 id="wins-how">How each strategy wins</h3><p class="note">{escape(wins_how_note)}</p>'
+            f"{table_html(wins_how, 'wins-how-table')}"
+        )
     forest = embed("comparison-chart", comparison_chart) if comparison_chart is not None else ""
     parts = [
         ("settings", "Settings and arms", f"{table_html(settings, 'settings-table')}<h3>Arms</h3>"
          f"{table_html(arms, 'arms-table')}<h3>experiment.toml</h3>{toml}"),
         ("summary", "Summary per arm", f'<p class="note" id="precision">{escape(precision)}</p>{explorer}'
-         f'{table_html(summary, "summary-table")}<p class="note">{escape(METHODS)}</p>'),
+         f'{table_html(summary, "summary-table")}<p class="note">{escape(METHODS)}</p>{how}'),
         ("comparisons", "Comparisons with the reference arm", f'<p class="note">{escape(comparisons_note)} '
          f"Highlighted rows (red marks): the 95 % interval of the change excludes zero.</p>{forest}{compared}"),
         ("charts", "Charts", "".join(figure_html(c) for c in charts)),

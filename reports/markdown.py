@@ -33,6 +33,8 @@ def render(
     note: str,
     sections: list[tuple[str, list[tuple[str, Table]]]],
     charts: list,
+    wins_how: Table | None = None,
+    wins_how_note: str = "",
 ) -> str:
     """The whole file: the banner, settings, arms, the per-arm summary, the comparisons with the reference arm,
     the issue-13 tables and the list of charts."""
@@ -41,6 +43,8 @@ def render(
         parts += ["**Read this first**", "\n".join(f"- {line}" for line in banner)]
     parts += ["## Settings", table_md(settings), "## Arms", table_md(arms)]
     parts += ["## Summary per arm (95 % intervals)", precision, table_md(summary)]
+    if wins_how is not None and wins_how.rows:
+        parts += ["## How each strategy wins", wins_how_note, table_md(wins_how)]
     parts += ["## Comparisons with the reference arm", note + " Rows in bold: the interval excludes zero."]
     for measure, table in comparisons:
         parts += [f"### {measure[:1].upper() + measure[1:]}", table_md(table)]

@@ -9,12 +9,14 @@ from experiments.runfolder import EXPERIMENT, Run
 from . import html, interactive, markdown
 from .audit import audit_tables
 from .banner import banner
+from .calibration import calibration_table
 from .charts import draw_all
 from .compare import comparisons, plan, precision_of
 from .data import aggregate, check_frames
 from .smells import smells_table, typical_games
 from .summary import arm_summary, several_strategies
 from .tables import (
+    WINS_HOW_NOTE,
     arms_table,
     capital_table,
     comparison_tables,
@@ -29,6 +31,7 @@ from .tables import (
     verdict,
     vp_outcome_table,
     vp_table,
+    wins_how_table,
 )
 
 REPORT = "report.html"
@@ -60,6 +63,7 @@ def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
         "settings": settings_table(agg),
         "arms": arms_table(agg),
         "summary": summary_table(agg, per_arm),
+        "wins_how": wins_how_table(agg),
     }
     wins = interactive.win_rows(agg, per_arm) if several_strategies(agg) else []
     causes = {arm: c["cause"] for arm, c in main_causes(agg).items()}
@@ -79,6 +83,9 @@ def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
             [("Win rate against bids and capital", capital_table(agg)), ("Seat advantage", seat_table(agg))],
         ),
     ]
+    calibrated = calibration_table(run.meta, per_arm)
+    if calibrated is not None:  # the crash belief the players acted on, against what it predicted and produced
+        sections.append(("Calibration of the crash belief", [("Predicted against observed crash rate", calibrated)]))
     audits = audit_tables(run.path)
     if audits:  # eastindia audit: what one decision was worth against its alternatives
         sections.append(("Audits of decisions", audits))
@@ -104,6 +111,7 @@ def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
         experiment_toml=toml_path.read_text(encoding="utf-8") if toml_path.exists() else None,
         smells=smells_table(run),
         typical=typical_games(run),
+        wins_how_note=WINS_HOW_NOTE,
         **tables,
     )
     out = run.path / REPORT
@@ -117,6 +125,7 @@ def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
             note=note,
             sections=sections,
             charts=charts,
+            wins_how_note=WINS_HOW_NOTE,
             **tables,
         ),
         encoding="utf-8",

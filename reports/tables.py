@@ -307,6 +307,55 @@ def vp_outcome_table(agg: Aggregates) -> Table:
     return Table(columns, rows, numeric=[False, False, False] + [True] * (len(columns) - 3))
 
 
+WINS_HOW_NOTE = (
+    "Means over a strategy's seats, first over every game it played, then over the games it won: its final VP in "
+    "total and by source (negative sources cost VP), the share of those seats holding the Prime Minister and the chair "
+    "at the end of the game, the Presidents' offices they held at the end, and over the whole game the luxuries they "
+    "bought (the phase 2 action), the firms they opened and the firms that went bankrupt while they managed them. "
+    "A dash: a run whose frames predate the column."
+)
+
+
+def wins_how_table(agg: Aggregates) -> Table:
+    """How each strategy wins (``data.strategy_wins``): per arm and strategy, its mean VP by source, the offices held
+    at the end, luxuries bought and firms opened and gone bankrupt, over all its seats, then over its winning seats."""
+    from sim.layout import VP_SOURCES
+
+    df = agg.wins_how
+    sources = [s for s in VP_SOURCES if s not in agg.zero_sources]
+    columns = ["arm", "strategy", "which seats", "seats", "mean VP", *[f"{s.replace('_', ' ')} VP" for s in sources]]
+    columns += ["Prime Minister at the end", "Chairman at the end", "Presidencies held at the end"]
+    columns += ["luxuries bought", "firms opened", "firms gone bankrupt"]
+    rows: list[list[str]] = []
+    if df is None or df.is_empty():
+        return Table(columns, rows)
+
+    def num(x: float | None) -> str:
+        return "—" if x is None else f"{x:.2f}".replace("-", "−")
+
+    order = {s: i for i, s in enumerate(agg.strategies)}
+    df = df.filter(pl.col("arm_index").is_in([a.index for a in agg.arms]))
+    df = df.sort("arm_index", pl.col("strategy").replace_strict(order, default=len(order)), "scope")
+    for r in df.iter_rows(named=True):
+        rows.append(
+            [
+                agg.arm(r["arm_index"]).label,
+                r["strategy"],
+                "all" if r["scope"] == "all" else "winners",
+                f"{r['seats']:,}",
+                num(r["vp"]),
+                *[num(r[f"vp_{s}"]) for s in sources],
+                pct(r["prime_minister"]),
+                pct(r["chair"]),
+                num(r["presidencies"]),
+                num(r["luxuries_bought"]),
+                num(r["firms_opened"]),
+                num(r["firms_bankrupt"]),
+            ]
+        )
+    return Table(columns, rows, numeric=[False, False, False] + [True] * (len(columns) - 3))
+
+
 def vp_table(agg: Aggregates) -> Table:
     """Per arm and strategy: the final VP's mean (95 % CI), 10th / 50th / 90th percentiles, the share at 0 or
     less; its wins, their mean margin (95 % CI), median margin and the share won by at most 1 VP."""
