@@ -585,7 +585,8 @@ def converged_toml(it: Iteration, versions: dict[str, dict[str, Any]], stop: str
     ``[metagame]`` or ``[tune]`` file as they are)."""
     rs = it.rs
     how = "converged: no response gained beyond its interval" if stop == "converged" else "stopped at the round cap"
-    data: dict[str, Any] = {"name": _slug(f"{rs.name}-{it.arm.name}", it.players), "players": it.players}
+    name = rs.name if len(rs.exp.arms) == 1 else f"{rs.name}-{it.arm.name}"
+    data: dict[str, Any] = {"name": _slug(name, it.players), "players": it.players}
     base = it.base.data
     if base.get("rotate", True) is not True:
         data["rotate"] = base["rotate"]

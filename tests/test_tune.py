@@ -713,16 +713,6 @@ def test_a_strategy_that_wastes_its_actions_learns_to_waste_none(tmp_path):
     assert trials.filter(pl.col("waster:waste") > 0.75)["value"].max() < meta["best"]["value"] - 0.1
 
 
-def test_the_library_best_response_file():
-    """experiments/library/respond.toml: bid_low's best response to the archetype table, by its parameters."""
-    ts = tune.load(LIBRARY / "respond.toml")
-    assert ts.objective == "win_rate" and ts.strategy == "bid_low" and ts.target == "max"
-    assert list(ts.exp.arms[0].strategies) == ["bid_low", "buy_shares", "run_firm", "go_military"]
-    assert all(p.key.startswith("bid_low:") for p in ts.params) and len(ts.params) >= 3
-    assert ts.default_values() is not None  # trial 0 plays bid_low's own values
-    assert ts.trials * ts.games + 2 * ts.confirm_games <= 700_000
-
-
 def test_a_study_of_no_more_trials_than_startup_is_warned_of_as_a_random_search(tmp_path, capsys, monkeypatch):
     """trials <= startup: TPE never models the results; the command says so on stderr before it plays."""
     few = write(tmp_path, SMALL.format(trials=3, confirm=0))
