@@ -158,7 +158,11 @@ def test_several_player_counts_side_by_side_and_the_equilibrium_field(tmp_path):
 @pytest.mark.parametrize(
     "old, new, message",
     [
-        ("rounds = 4", 'rounds = 4\nmode = "nash"', "respond.mode: expected \"fictitious\" or \"equilibrium\", got 'nash'"),
+        (
+            "rounds = 4",
+            'rounds = 4\nmode = "nash"',
+            'respond.mode: expected "fictitious" or "equilibrium", got \'nash\'',
+        ),
         ("rounds = 4", "rounds = 0", "respond.rounds: must be between 1 and 1,000, got 0"),
         ("trials = 8", "trials = 0", "respond.trials: must be between 1 and 100,000, got 0"),
         ("batch = 4", "batch = 0", "respond.batch: must be between 1 and 1,000, got 0"),
