@@ -39,13 +39,35 @@ def smells_table(run: Run) -> Table | None:
     )
 
 
+def margins(run: Run) -> pl.DataFrame:
+    """Per arm and game: ``crashed``, ``winner_strategy`` and the winning ``margin`` (the winner's VP minus the
+    runner-up's), read lazily from games.parquet and seats.parquet."""
+    games = pl.scan_parquet(run.path / "games.parquet").select("arm", "game", "crashed", "winner_strategy")
+    seats = pl.scan_parquet(run.path / "seats.parquet").select("arm", "game", "vp")
+    margin = seats.group_by("arm", "game").agg(
+        (pl.col("vp").max() - pl.col("vp").sort(descending=True).get(1)).alias("margin")
+    )
+    return games.join(margin, on=["arm", "game"], how="left", maintain_order="left").collect(engine="streaming")
+
+
+def typical_game(rows: pl.DataFrame) -> int:
+    """The game of ``rows`` (columns ``game``, ``margin``) with the median winning margin: the lower median of an even
+    count, so that some game has it; of the games with that margin, the lowest index."""
+    ordered = rows.select("game", "margin").sort("margin", "game", nulls_last=True)
+    median = ordered["margin"][(ordered.height - 1) // 2]
+    return int(ordered.filter(pl.col("margin") == median)["game"].min())
+
+
 def typical_games(run: Run) -> list[tuple[str, str]]:
-    """(headline, how to watch it): per arm, the first crashed game and the first game each strategy won, as the
-    replay file when ``eastindia replay`` wrote it, else the command that writes it."""
-    games = pl.read_parquet(run.path / "games.parquet", columns=["arm", "game", "crashed", "winner_strategy"])
-    several = games["arm"].n_unique() > 1
+    """(headline, how to watch it): per arm, a typical crashed game and a typical game each strategy won (of the
+    games that match, the one with the median winning margin: ``typical_game``), as the replay file when ``eastindia
+    replay`` wrote it, else the command that writes it."""
+    games = margins(run)
+    arms = games["arm"].unique(maintain_order=True)
+    several = arms.len() > 1
     out = []
-    for (arm,), part in games.group_by("arm", maintain_order=True):
+    for arm in arms:
+        part = games.filter(pl.col("arm") == arm)
         picks = [("a crash", part.filter(pl.col("crashed")))]
         picks += [
             (f"a win of {s}", part.filter(pl.col("winner_strategy") == s))
@@ -54,7 +76,7 @@ def typical_games(run: Run) -> list[tuple[str, str]]:
         for headline, rows in picks:
             if rows.height == 0:
                 continue
-            game = int(rows["game"].min())
+            game = typical_game(rows)
             page = Path(REPLAYS) / f"{replay_stem(game, arm if several else None)}.html"
             arm_option = f" --arm '{arm}'" if several else ""
             how = str(page) if (run.path / page).is_file() else f"eastindia replay {run.path} --game {game}{arm_option}"

@@ -494,14 +494,35 @@ def test_balance_smells_come_first_with_a_typical_game_to_watch(tmp_path):
     assert len(table.rows) == universal.height + dead.height > 0
     assert {r[2] for r in table.rows if r[1] == "in nearly every game"} == set(universal["what"])
     games = pl.read_parquet(out / "games.parquet")
-    crash = int(games.filter(pl.col("crashed"))["game"].min()) if games["crashed"].any() else None
+    vps: dict[int, list[float]] = {}
+    for g, vp in pl.read_parquet(out / "seats.parquet").select("game", "vp").iter_rows():
+        vps.setdefault(g, []).append(vp)
+    margin = {g: sorted(v)[-1] - sorted(v)[-2] for g, v in vps.items()}
+
+    def median_game(ids: list[int]) -> int:  # the lower median margin, then the lowest game index
+        m = sorted(margin[g] for g in ids)[(len(ids) - 1) // 2]
+        return min(g for g in ids if margin[g] == m)
+
+    crashed = games.filter(pl.col("crashed"))["game"].to_list()
     typical = dict(typical_games(run))
-    first_win = int(games["game"].min())
-    assert typical[f"a win of balanced (game {first_win})"] == f"eastindia replay {out} --game {first_win}"
-    if crash is not None:
-        assert f"a crash (game {crash})" in typical
-    assert cli.main(["replay", str(out), "--game", str(first_win)]) == 0
-    assert dict(typical_games(run))[f"a win of balanced (game {first_win})"] == f"replays/game-{first_win}.html"
+    win = median_game(games.filter(pl.col("winner_strategy") == "balanced")["game"].to_list())
+    assert typical[f"a win of balanced (game {win})"] == f"eastindia replay {out} --game {win}"
+    if crashed:
+        assert f"a crash (game {median_game(crashed)})" in typical
+    assert cli.main(["replay", str(out), "--game", str(win)]) == 0
+    assert dict(typical_games(run))[f"a win of balanced (game {win})"] == f"replays/game-{win}.html"
     assert cli.main(["report", str(out)]) == 0
     page = (out / "report.html").read_text()
-    assert page.index('id="smells"') < page.index('id="settings"') and f'href="replays/game-{first_win}.html"' in page
+    assert page.index('id="smells"') < page.index('id="settings"') and f'href="replays/game-{win}.html"' in page
+
+
+def test_a_typical_game_has_the_median_winning_margin_not_the_first_match():
+    """Of the matching games, the one with the median winning margin (the lower median of an even count), the
+    lowest game index among equal margins; not the first game that matches."""
+    from reports.smells import typical_game
+
+    rows = pl.DataFrame({"game": [3, 4, 7, 9, 12], "margin": [9.0, 1.0, 4.0, 4.0, 2.0]})
+    assert typical_game(rows) == 7  # margins 1, 2, 4, 4, 9: the median 4, held by games 7 and 9
+    assert typical_game(rows.filter(pl.col("game") != 3)) == 12  # 1, 2, 4, 4: the lower median is 2
+    assert typical_game(rows.reverse()) == 7  # the frame's order does not matter
+    assert typical_game(rows.head(1)) == 3
