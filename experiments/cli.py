@@ -864,11 +864,9 @@ def cmd_metagame(args: argparse.Namespace) -> int:
     ms = metagame.load(args.file, **_study_changes(args))
     out, meta = _run_study(args, metagame, ms, "tables")
     print(f"results: {out}  (metagame: {meta['tables']} tables of {meta['games_per_table']:,} games per rules arm)")
-    eq = pl.read_parquet(out / metagame.EQUILIBRIA).filter(pl.col("share") > 0)
-    for (arm, _), part in eq.group_by("arm", "equilibrium", maintain_order=True):
-        mix = ", ".join(f"{r['strategy']} {r['share']:.0%}" for r in part.iter_rows(named=True))
-        basin = "" if part["basin"][0] is None else f", basin {part['basin'][0]:.0%}"
-        print(f"  {arm}: {mix} ({'stable' if part['stable'][0] else 'unstable'}{basin})")
+    from reports.metagame import terminal_lines
+
+    print("\n".join(terminal_lines(pl.read_parquet(out / metagame.EQUILIBRIA))))
     return 0
 
 
@@ -889,7 +887,7 @@ def cmd_respond(args: argparse.Namespace) -> int:
             gain = respond.tune.format_change("win_rate", r["gain"], r["gain_lo"], r["gain_hi"])
             print(f"  {r['strategy']}: last gain {gain} per seat")
         for s in result["strategies"]:
-            print(f"  {s if isinstance(s, str) else s}")
+            print(f"  {s}")
         print(f"  {result['toml']}")
     return 0
 
