@@ -9,6 +9,7 @@ and ``[sweep]`` / ``[[arms]]`` (rules arms, without strategies of their own) are
     starts = 200           # random starting mixes of the replicator dynamics (a Dirichlet(1, ..., 1) sample)
     seed = 1               # their seed and the bootstrap's (default: the experiment's)
     bootstrap = 200        # resamples of the games for the equilibria's intervals (0: none)
+    degenerate_crash = 0.9 # an equilibrium whose Company crashes at least this often is marked degenerate
 
 Every composition of every rules arm is one arm of one experiment played by the runner into ``RUN_DIR/tables``
 (shards, ``--resume``, ``--jobs``, the lock): its strategies list holds each strategy as often as it sits at the
@@ -21,7 +22,12 @@ composition draws the same dice). The folder then gets:
   ``mean_vp``, ``games``.
 - ``equilibria.parquet``: the symmetric Nash equilibria of each rules arm's empirical game, one row per equilibrium
   x strategy: ``arm``, ``equilibrium``, ``strategy``, ``share``, ``lo``, ``hi``, ``stable``, ``basin``, ``regret``,
-  ``regret_lo``, ``regret_hi``.
+  ``regret_lo``, ``regret_hi``, and the equilibrium's health (the same on each of its rows): ``crash_rate``,
+  ``crash_lo``, ``crash_hi``, ``mean_end_round``, ``end_round_lo``, ``end_round_hi`` and ``degenerate`` (its crash
+  rate is at least ``degenerate_crash``).
+- ``health.parquet``: what each strategy of each equilibrium scores, by VP source: ``arm``, ``equilibrium``,
+  ``strategy``, ``share``, ``source`` (``total`` and each of the engine's VP sources), ``vp`` (a seat's mean), ``lo``,
+  ``hi``.
 - ``alpharank.parquet``: each strategy's alpha-Rank mass per rules arm: ``arm``, ``strategy``, ``mass``, ``alpha``,
   ``population`` (empty with ``compositions = "one_deviant"``).
 - ``report.html``, ``summary.md``, ``charts/flow.png`` (``reports.metagame``).
@@ -40,9 +46,17 @@ table is an equilibrium when no single deviant earns more than its seats, stable
 
 Intervals (``bootstrap``): each resample draws G of the G game indices with replacement, the same at every
 composition (they share their dice), recomputes the payoffs and re-finds the equilibrium nearest to each one (see
-``bootstrap``); ``lo`` / ``hi``: the 2.5 and 97.5 % points of each share, ``regret_lo`` / ``regret_hi``: of what the
-best deviant gains against the found mix in the resamples (its point estimate is about 0: a high ``regret_hi`` says
-the games cannot tell that mix from one a deviant beats).
+``bootstrap``); ``lo`` / ``hi``: the 2.5 and 97.5 % points of each share. The regret's interval is one-sided, as a
+regret is never below 0 and an equilibrium's estimate is about 0: ``regret_lo`` is 0 and ``regret_hi`` the 95 % point
+of what the best deviant gains against the found mix in the resamples (a high ``regret_hi`` says the games cannot tell
+that mix from one a deviant beats).
+
+An equilibrium's health is the game its tables play. Under a mix x a table of N seats has the composition c with the
+multinomial probability P(c | x) = N! / prod(c_i!) prod(x_i^c_i); its crash rate and mean end round are those of the
+compositions' games weighted by P(c | x) (a pure equilibrium: its own table's). A seat playing i meets the other
+seats drawn from x, so its VP weight the compositions by P(c | x) c_i / (N x_i). The intervals resample the games
+(``bootstrap`` times, the same games at every composition) with the mix held at its estimate; a study without
+bootstrap gives a pure equilibrium's crash rate a Wilson interval and the rest none.
 
 alpha-Rank (``alpharank``): single-population alpha-Rank (Omidshafiei et al. 2019) over the pure strategies, a
 population of 50 meeting at tables of N, at the selection intensity where the masses stop moving; at two seats it
@@ -62,6 +76,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from sim.layout import VP_SOURCES
 from sim.rules.schema import shown
 
 from . import runfolder as rf
@@ -69,12 +84,21 @@ from . import runner, search, spec, tomlw
 from .spec import MAX_ARMS, MAX_SEED, Experiment, ExperimentError
 
 SECTION = "metagame"
-KEYS: dict[str, Any] = {"compositions": str, "starts": int, "seed": int, "bootstrap": int}
+KEYS: dict[str, Any] = {
+    "compositions": str,
+    "starts": int,
+    "seed": int,
+    "bootstrap": int,
+    "degenerate_crash": (float, int),
+}
 MODES = ("all", "one_deviant")
 TABLES = "tables"
 PAYOFFS = "payoffs.parquet"
 EQUILIBRIA = "equilibria.parquet"
 ALPHARANK = "alpharank.parquet"
+HEALTH = "health.parquet"
+DEGENERATE_CRASH = 0.9  # the default of ``degenerate_crash``
+HEALTH_SPAWN = 0x4EA1  # the health bootstrap's stream: (seed, rules arm, HEALTH_SPAWN)
 POPULATION = 50  # alpha-Rank's population size m
 MAX_STARTS = 100_000
 MAX_BOOTSTRAP = 10_000
@@ -108,6 +132,7 @@ class MetagameSpec:
     starts: int
     seed: int
     bootstrap: int
+    degenerate_crash: float = DEGENERATE_CRASH
 
     @property
     def name(self) -> str:
@@ -122,7 +147,10 @@ class MetagameSpec:
 
     def section(self) -> dict[str, Any]:
         keys = ("compositions", "starts", "seed", "bootstrap")
-        return {key: getattr(self, key) for key in keys}
+        out = {key: getattr(self, key) for key in keys}
+        if self.degenerate_crash != DEGENERATE_CRASH:  # a study's identity keeps the form it had before the key
+            out["degenerate_crash"] = self.degenerate_crash
+        return out
 
     def resolved_toml(self) -> str:
         return tomlw.dumps({**self.exp.data, SECTION: self.section()})
@@ -176,6 +204,9 @@ def load(path: str | Path, **changes: Any) -> MetagameSpec:
         mode = "all"
     starts, seed = table.get("starts", 200), table.get("seed", exp.seed if exp is not None else 0)
     boot = table.get("bootstrap", 200)
+    degenerate = table.get("degenerate_crash", DEGENERATE_CRASH)
+    if isinstance(degenerate, float | int) and not isinstance(degenerate, bool) and not 0 < degenerate <= 1:
+        problems.append(f"{where}.degenerate_crash: must be above 0 and at most 1, got {shown(degenerate)}")
     for key, v, low, high in (
         ("starts", starts, 1, MAX_STARTS),
         ("seed", seed, 0, MAX_SEED),
@@ -199,7 +230,7 @@ def load(path: str | Path, **changes: Any) -> MetagameSpec:
     if problems:
         raise ExperimentError(problems)
     assert exp is not None
-    return MetagameSpec(exp, mode, starts, seed, boot)
+    return MetagameSpec(exp, mode, starts, seed, boot, float(degenerate))
 
 
 # ------------------------------------------------------------------------------------------------------- run
@@ -236,6 +267,7 @@ def run(
             "starts": ms.starts,
             "starts_seed": ms.seed,
             "bootstrap": ms.bootstrap,
+            "degenerate_crash": ms.degenerate_crash,
             "seed": ms.exp.seed,
             "players": ms.exp.players,
             "games_per_table": ms.exp.games,
@@ -253,7 +285,10 @@ def run(
             payoffs = payoff_frame(ms, run_dir / TABLES)
             search.write_parquet(run_dir / PAYOFFS, payoffs)
             winners = winner_matrix(ms, run_dir / TABLES)
-            search.write_parquet(run_dir / EQUILIBRIA, equilibria_frame(ms, payoffs, winners))
+            found = equilibria_frame(ms, payoffs, winners)
+            eq, health = health_frames(ms, found, table_outcomes(ms, run_dir / TABLES))
+            search.write_parquet(run_dir / EQUILIBRIA, eq)
+            search.write_parquet(run_dir / HEALTH, health)
             search.write_parquet(run_dir / ALPHARANK, alpharank_frame(ms, payoffs))
 
         def stopped() -> Exception:
@@ -265,7 +300,7 @@ def run(
 
 def payoff_frame(ms: MetagameSpec, tables_dir: Path) -> pl.DataFrame:
     """One row per rules arm x composition x strategy present (see the module docstring)."""
-    from .stats import wilson
+    from .stats import wilson  # statsmodels: loaded when a study is analysed, not with the command line
 
     games = pl.scan_parquet(rf.frame_path(tables_dir, "games"))
     wins = games.group_by("arm_index", pl.col("winner_strategy").alias("strategy")).agg(pl.len().alias("won"))
@@ -362,6 +397,144 @@ def equilibria_frame(
         "regret_hi": pl.Float64,
     }
     return pl.DataFrame(rows, schema=schema)
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """What every game of a rules arm's compositions ended with ([C, G] in the order of ``tables``; game g is the
+    same dice at every composition): ``crashed`` (0 / 1), ``end_round``, and ``vp[c, g, k, s]``, the mean VP of
+    source s (``SOURCES``: the total, then the engine's sources) of the seats playing strategy k (NaN: none)."""
+
+    crashed: np.ndarray
+    end_round: np.ndarray
+    vp: np.ndarray
+
+
+SOURCES = ("total", *VP_SOURCES)
+
+
+def table_outcomes(ms: MetagameSpec, tables_dir: Path) -> dict[str, Outcomes]:
+    """Per rules arm, the outcomes of every composition's games (``Outcomes``)."""
+    games = pl.read_parquet(rf.frame_path(tables_dir, "games"), columns=["arm_index", "game", "crashed", "end_round"])
+    columns = ["vp", *[f"vp_{s}" for s in VP_SOURCES]]
+    seats = (
+        pl.scan_parquet(rf.frame_path(tables_dir, "seats"))
+        .group_by("arm_index", "game", "strategy")
+        .agg(pl.col(c).cast(pl.Float64).mean() for c in columns)
+        .collect()
+    )
+    number = np.unique(games["game"].to_numpy())
+    tables, k = len(ms.tables()), len(ms.labels)
+    arms = len(ms.exp.arms) * tables
+    crashed = np.full((arms, len(number)), np.nan)
+    end_round = np.full((arms, len(number)), np.nan)
+    at = games["arm_index"].to_numpy(), np.searchsorted(number, games["game"].to_numpy())
+    crashed[at] = games["crashed"].cast(pl.Float64).to_numpy()
+    end_round[at] = games["end_round"].cast(pl.Float64).to_numpy()
+    vp = np.full((arms, len(number), k, len(columns)), np.nan)
+    order = {s: i for i, s in enumerate(ms.labels)}
+    vp[
+        seats["arm_index"].to_numpy(),
+        np.searchsorted(number, seats["game"].to_numpy()),
+        seats["strategy"].replace_strict(order, return_dtype=pl.Int64).to_numpy(),
+    ] = seats.select(columns).to_numpy()
+    return {
+        arm.name: Outcomes(*(x[a * tables : (a + 1) * tables] for x in (crashed, end_round, vp)))
+        for a, arm in enumerate(ms.exp.arms)
+    }
+
+
+def table_weights(counts: np.ndarray, shares: np.ndarray) -> np.ndarray:
+    """P(c | x): the probability that a table of N seats, each drawn from the mix ``shares``, has the composition
+    ``counts[c]`` (the multinomial; [C])."""
+    counts = np.asarray(counts)
+    players = int(counts[0].sum())
+    coef = np.array([math.factorial(players) / math.prod(math.factorial(int(n)) for n in c) for c in counts])
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0 seats of an absent strategy: left out of the sum
+        return coef * np.exp((counts * np.log(np.asarray(shares, dtype=float))).sum(axis=1, where=counts > 0))
+
+
+def seat_weights(counts: np.ndarray, shares: np.ndarray) -> np.ndarray:
+    """The weight of each composition for a seat playing strategy i whose other seats are drawn from the mix:
+    P(c | x) c_i / (N x_i) ([C, K]; 0 for a strategy the mix does not play)."""
+    counts = np.asarray(counts)
+    shares = np.asarray(shares, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = table_weights(counts, shares)[:, None] * counts / (counts.sum(axis=1, keepdims=True) * shares)
+    return np.where(shares > 0, w, 0.0)
+
+
+def equilibrium_health(
+    counts: np.ndarray, outcomes: Outcomes, shares: np.ndarray, reps: int, seed: int | tuple[int, ...]
+) -> dict[str, Any]:
+    """The game an equilibrium plays (module docstring): crash rate and mean end round with 95 % intervals
+    (``reps`` resamples of the games, the mix held; none without), and per strategy and VP source a seat's mean
+    VP with its interval (``vp``, ``vp_lo``, ``vp_hi``: [K, S])."""
+    table = table_weights(counts, shares)
+    seat = seat_weights(counts, shares)
+    crashed, end_round = np.nan_to_num(outcomes.crashed), np.nan_to_num(outcomes.end_round)
+    vp = np.einsum("ck,cgks->gks", seat, np.nan_to_num(outcomes.vp))  # [G, K, S]: each game's weighted mean
+    per_game = {"crash": table @ crashed, "end": table @ end_round}  # [G]
+    g = crashed.shape[1]
+    out: dict[str, Any] = {
+        "crash_rate": float(per_game["crash"].mean()),
+        "mean_end_round": float(per_game["end"].mean()),
+        "vp": vp.mean(axis=0),
+    }
+    if reps:
+        w = np.random.default_rng(seed).multinomial(g, np.full(g, 1.0 / g), size=reps) / g  # [B, G]
+        for name, values in (("crash", per_game["crash"]), ("end_round", per_game["end"])):
+            out[f"{name}_lo"], out[f"{name}_hi"] = (float(v) for v in np.percentile(w @ values, [2.5, 97.5]))
+        out["vp_lo"], out["vp_hi"] = np.percentile(np.einsum("bg,gks->bks", w, vp), [2.5, 97.5], axis=0)
+        return out
+    if np.isclose(np.max(shares), 1.0):
+        from .stats import wilson
+
+        lo, hi = wilson(round(out["crash_rate"] * g), g)
+        out["crash_lo"], out["crash_hi"] = float(lo), float(hi)
+    return out
+
+
+def health_frames(
+    ms: MetagameSpec, found: pl.DataFrame, outcomes: dict[str, Outcomes]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The equilibria frame with each equilibrium's health, and the health frame (VP by source per strategy)."""
+    counts = np.array(ms.tables())
+    health: dict[tuple[str, int], dict[str, Any]] = {}
+    rows = []
+    for a, arm in enumerate(ms.exp.arms):
+        for (e,), part in found.filter(pl.col("arm") == arm.name).group_by("equilibrium", maintain_order=True):
+            shares = part["share"].to_numpy()
+            h = equilibrium_health(counts, outcomes[arm.name], shares, ms.bootstrap, (ms.seed, a, HEALTH_SPAWN, e))
+            health[(arm.name, e)] = h
+            for i, s in enumerate(ms.labels):
+                if shares[i] <= 0:
+                    continue
+                for j, source in enumerate(SOURCES):
+                    lo, hi = (h[f"vp_{b}"][i, j] if f"vp_{b}" in h else None for b in ("lo", "hi"))
+                    rows.append(
+                        {
+                            "arm": arm.name,
+                            "equilibrium": e,
+                            "strategy": s,
+                            "share": float(shares[i]),
+                            "source": source,
+                            "vp": float(h["vp"][i, j]),
+                            "lo": lo,
+                            "hi": hi,
+                        }  # fmt: skip
+                    )
+    keys = ("crash_rate", "crash_lo", "crash_hi", "mean_end_round", "end_round_lo", "end_round_hi")
+    columns = {
+        key: [health[(arm, e)].get(key) for arm, e in zip(found["arm"], found["equilibrium"], strict=True)]
+        for key in keys
+    }
+    eq = found.with_columns(
+        *(pl.Series(key, values, dtype=pl.Float64) for key, values in columns.items()),
+    ).with_columns((pl.col("crash_rate") >= ms.degenerate_crash).alias("degenerate"))
+    schema = {"arm": pl.String, "equilibrium": pl.Int64, "strategy": pl.String, "share": pl.Float64,
+              "source": pl.String, "vp": pl.Float64, "lo": pl.Float64, "hi": pl.Float64}  # fmt: skip
+    return eq, pl.DataFrame(rows, schema=schema)
 
 
 def _regret_bounds(b: dict[str, Any]) -> dict[str, Any]:
@@ -614,8 +787,8 @@ def _bounds(mix: np.ndarray, regret: np.ndarray) -> dict[str, Any]:
     return {
         "lo": lo,
         "hi": hi,
-        "regret_lo": float(np.percentile(regret, 2.5)),
-        "regret_hi": float(np.percentile(regret, 97.5)),
+        "regret_lo": 0.0,  # one-sided: a regret is never negative (module docstring)
+        "regret_hi": float(np.percentile(regret, 95.0)),
     }
 
 

@@ -1,8 +1,10 @@
 """The report of a metagame folder (``eastindia metagame``): ``report.html``, ``summary.md`` and ``charts/flow.png``.
 
-- Plain words first: per rules arm, the stable tables and their basins, and α-Rank's favourite.
-- The equilibria per rules arm: each mix with 95 % bootstrap intervals of its shares, stable or not, its basin and
-  the regret (what the best deviant gains against it, with its interval).
+- Plain words first: per rules arm, the stable tables and their basins, the game each plays (its crash rate and end
+  round, marked degenerate when the Company crashes at least ``degenerate_crash`` of the time), and α-Rank's favourite.
+- The equilibria per rules arm: each mix with 95 % bootstrap intervals of its shares, its health, stable or not, its
+  basin and the regret (what the best deviant gains against it, with its one-sided interval).
+- How the strategies of each equilibrium score: a seat's VP by source, with intervals.
 - α-Rank: each strategy's mass per rules arm.
 - How each rules arm moves the equilibria against the first one (the reference).
 - The invasion table: each strategy alone at a table of another, its win rate against the fair share 1 / players.
@@ -63,27 +65,71 @@ def mix_name(shares: dict[str, float]) -> str:
     return " + ".join(f"{s} {whole(v)}" for v, s in present)
 
 
+def health(m: dict[str, Any]) -> str:
+    """The game an equilibrium plays, in words: ``the Company crashes in 96.7 % (95.8–97.5) of its games, which end
+    in round 4.6 (4.5–4.7) — degenerate`` (empty for a study written without the health columns)."""
+    if m.get("crash_rate") is None:
+        return ""
+    text = f"the Company crashes in {pct(m['crash_rate'], m.get('crash_lo'), m.get('crash_hi'))} of its games"
+    text += f", which end in round {m['mean_end_round']:.1f}"
+    if m.get("end_round_lo") is not None:
+        text += f" ({m['end_round_lo']:.1f}–{m['end_round_hi']:.1f})"
+    return text + (" — degenerate" if m.get("degenerate") else "")
+
+
+def stability(m: dict[str, Any]) -> str:
+    """Plain words for how an equilibrium holds."""
+    if m["basin"] is None:  # a pure table judged from its one-deviant tables
+        return "stable: every lone deviant earns less" if m["stable"] else "holds: no lone deviant earns more"
+    if not m["stable"]:
+        return "unstable: a small change of the mix moves away"
+    if m["basin"] == 0:
+        return "stable, but no random starting mix reaches it"
+    return f"stable: {whole(m['basin'])} of random starting mixes end here"
+
+
 def headline(arms: list[str], mixes: list[dict[str, Any]], alpha: pl.DataFrame) -> list[str]:
-    """A sentence per rules arm: where experienced tables end (the stable equilibria, by basin) and α-Rank's pick."""
+    """A sentence per rules arm: where experienced tables end (the stable equilibria, by basin), the game each plays,
+    and α-Rank's pick."""
     out = []
     for arm in arms:
         where = f"Under {arm}, experienced" if len(arms) > 1 else "Experienced"
         stable = [m for m in mixes if m["arm"] == arm and m["stable"]]
+
+        def named(m: dict[str, Any], basin: bool) -> str:
+            words = [f"basin {whole(m['basin'])}"] if basin else []
+            words += [health(m)] if health(m) else []
+            return mix_name(m["shares"]) + (f" ({'; '.join(words)})" if words else "")
+
         if not stable:
-            rest = [mix_name(m["shares"]) for m in mixes if m["arm"] == arm]
+            rest = [named(m, False) for m in mixes if m["arm"] == arm]
             text = f"{where} tables settle on no stable table" + (
                 f"; the equilibria ({', '.join(rest)}) are all unstable" if rest else ""
             )
         elif stable[0]["basin"] is None:  # one-deviant tables: no basins
-            names = [mix_name(m["shares"]) for m in stable]
-            text = f"{where} tables can rest at {' or '.join(names)} (no single deviant gains there)"
+            names = [named(m, False) for m in stable]
+            text = f"{where} tables can rest at {' or '.join(names)}, where no single deviant gains"
         else:
-            names = [f"{mix_name(m['shares'])} (basin {whole(m['basin'])})" for m in stable]
+            names = [named(m, True) for m in stable]
             text = f"{where} tables converge on {' or '.join(names)}"
         part = alpha.filter(pl.col("arm") == arm).sort("mass", descending=True)
         if part.height:
             text += f"; α-Rank puts {whole(part['mass'][0])} of its mass on {part['strategy'][0]}"
         out.append(text + ".")
+    return out
+
+
+def terminal_lines(eq: pl.DataFrame) -> list[str]:
+    """The print of a finished metagame: per equilibrium (the stable ones first), its mix with intervals, how it
+    holds and the game it plays."""
+    out = []
+    for m in sorted(_mixes(eq), key=lambda m: not m["stable"]):
+        shares = ", ".join(f"{s} {pct(v, m['lo'][s], m['hi'][s])}" for s, v in m["shares"].items() if v > SHOWN)
+        where = f"{m['arm']}: " if eq["arm"].n_unique() > 1 else ""
+        out.append(f"  {where}{mix_name(m['shares'])} — {stability(m)}")
+        out.append(f"    shares: {shares}")
+        if health(m):
+            out.append(f"    {health(m)}")
     return out
 
 
@@ -97,12 +143,41 @@ def equilibria_table(mixes: list[dict[str, Any]]) -> Table:
         )
         regret = f"{100 * m['regret']:.2f} pp"
         if m.get("regret_hi") is not None:
-            regret += f" ({100 * m['regret_lo']:.2f}–{100 * m['regret_hi']:.2f})"
+            regret = f"{100 * m['regret']:.2f} pp (at most {100 * m['regret_hi']:.2f})"
         basin = "—" if m["basin"] is None else whole(m["basin"])
-        rows.append([m["arm"], mix_name(m["shares"]), shares, "stable" if m["stable"] else "unstable", basin, regret])
+        crash = pct(m.get("crash_rate"), m.get("crash_lo"), m.get("crash_hi")) + (
+            " degenerate" if m.get("degenerate") else ""
+        )
+        end = "—" if m.get("mean_end_round") is None else f"{m['mean_end_round']:.2f}"
+        if m.get("end_round_lo") is not None:
+            end += f" ({m['end_round_lo']:.2f}–{m['end_round_hi']:.2f})"
+        rows.append([m["arm"], mix_name(m["shares"]), shares, crash, end, stability(m), basin, regret])
         flags.append(bool(m["stable"]))
-    columns = ["arm", "equilibrium", "shares (95 % CI)", "stability", "basin", "regret (95 % CI)"]
-    return Table(columns, rows, highlight=flags, numeric=[False, False, False, False, True, True])
+    columns = ["arm", "equilibrium", "shares (95 % CI)", "crash rate (95 % CI)", "end round (95 % CI)", "stability",
+               "basin", "regret (95 % bound)"]  # fmt: skip
+    return Table(columns, rows, highlight=flags, numeric=[False, False, False, True, True, False, True, True])
+
+
+def scores_table(mixes: list[dict[str, Any]], health_frame: pl.DataFrame) -> Table | None:
+    """A row per equilibrium x strategy it plays: a seat's mean VP in all and by source (the sources that score
+    anywhere), each with its 95 % interval."""
+    if not health_frame.height:
+        return None
+    scoring = health_frame.group_by("source", maintain_order=True).agg((pl.col("vp").abs() > 1e-9).any())
+    sources = [s for s, keep in scoring.iter_rows() if keep or s == "total"]
+    cell = {(r["arm"], r["equilibrium"], r["strategy"], r["source"]): r for r in health_frame.iter_rows(named=True)}
+    rows = []
+    for m in mixes:
+        for s, share in m["shares"].items():
+            if (m["arm"], m["equilibrium"], s, "total") not in cell:
+                continue
+            row = [m["arm"], mix_name(m["shares"]), f"{s} ({whole(share)})"]
+            for source in sources:
+                r = cell[(m["arm"], m["equilibrium"], s, source)]
+                row.append(f"{r['vp']:.2f}" + (f" ({r['lo']:.2f}–{r['hi']:.2f})" if r["lo"] is not None else ""))
+            rows.append(row)
+    columns = ["arm", "equilibrium", "strategy (share)", *[s.replace("_", " ") for s in sources]]
+    return Table(columns, rows, numeric=[False, False, False] + [True] * len(sources))
 
 
 def alpharank_table(alpha: pl.DataFrame, arms: list[str], labels: list[str]) -> Table | None:
@@ -288,6 +363,7 @@ def settings_table(meta: dict[str, Any]) -> Table:
         ("rules arms", ", ".join(meta.get("arms") or [])),
         ("replicator starts", meta.get("starts")),
         ("bootstrap resamples", meta.get("bootstrap")),
+        ("degenerate", f"crash rate at or above {pct(meta.get('degenerate_crash', mg.DEGENERATE_CRASH))}"),
         ("seed of the games / of the analysis", f"{meta.get('seed')} / {meta.get('starts_seed')}"),
     ]
     return study_settings(rows, meta)
@@ -328,8 +404,25 @@ def write_metagame_report(run_dir: str | Path) -> Path:
     chart = flow_chart(meta, payoffs, mixes, flow_strategies(mixes, alpha, labels), run_dir / CHARTS_DIR)
     sections: list[tuple[str, str, list[tuple[str, Table]]]] = [
         ("Settings", "", [("", settings_table(meta))]),
-        ("Equilibria per rules arm", "Highlighted: the stable ones.", [("", equilibria_table(mixes))]),
+        (
+            "Equilibria per rules arm",
+            "Highlighted: the stable ones. Crash rate and end round: the game the equilibrium's tables play (each "
+            "table weighted by how often seats drawn from the mix make it up); degenerate: the Company crashes at "
+            f"least {pct(meta.get('degenerate_crash', mg.DEGENERATE_CRASH))} of the time there. Regret: what the best "
+            "lone deviant gains against the mix, with the 95 % point of its resamples (a regret is never negative).",
+            [("", equilibria_table(mixes))],
+        ),
     ]
+    health_path = run_dir / mg.HEALTH
+    if health_path.exists() and (table := scores_table(mixes, pl.read_parquet(health_path))) is not None:
+        sections.append(
+            (
+                "How each equilibrium's strategies score",
+                "A seat's mean VP in all and by source at the equilibrium (its other seats drawn from the mix), "
+                "95 % bootstrap intervals over the games; sources no seat scores from are left out.",
+                [("", table)],
+            )
+        )
     if (table := alpharank_table(alpha, arms, labels)) is not None:
         note = f"Population {alpha['population'][0]}, selection intensity α = {alpha['alpha'][0]:.3g}."
         sections.append(("α-Rank mass per strategy", note, [("", table)]))

@@ -211,13 +211,33 @@ def test_a_metagame_writes_its_report_and_eastindia_report_rewrites_it(played, c
     _, out = played
     page = (out / "report.html").read_text()
     assert "Metagame: what experienced tables converge on" in page
-    assert "Experienced tables converge on all-balanced (basin 100 %)" in page
+    eq = pl.read_parquet(out / metagame.EQUILIBRIA).filter(pl.col("stable")).row(0, named=True)
+    crash = f"{100 * eq['crash_rate']:.1f} % ({100 * eq['crash_lo']:.1f}–{100 * eq['crash_hi']:.1f})"
+    assert (
+        f"Experienced tables converge on all-balanced (basin 100 %; the Company crashes in {crash} of its games, "
+        f"which end in round {eq['mean_end_round']:.1f}" in page
+    )
+    assert "How each equilibrium&#x27;s strategies score" in page and "degenerate: the Company crashes at least" in page
     assert "Invasion: one seat against the rest" in page and 'id="chart-flow"' in page
     assert (out / "charts" / "flow.png").stat().st_size > 1000
     (out / "report.html").unlink()
     assert cli.main(["report", str(out)]) == 0
     assert capsys.readouterr().out.strip() == f"report: {out / 'report.html'}"
     assert "α-Rank mass per strategy" in (out / "report.html").read_text()
+
+
+def test_the_print_leads_with_each_equilibrium_s_health_and_marks_a_degenerate_one(tmp_path, capsys):
+    """With degenerate_crash at 1 % every equilibrium that crashes at all is degenerate: the print says so on its
+    health line, in plain words for its stability and with intervals for its shares."""
+    path = write(tmp_path, FILE.replace("starts = 100", "starts = 100\ndegenerate_crash = 0.01"))
+    assert cli.main(["metagame", str(path), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    eq = pl.read_parquet(tmp_path / "out" / metagame.EQUILIBRIA).filter(pl.col("stable")).row(0, named=True)
+    assert eq["crash_rate"] > 0.01 and eq["degenerate"]
+    assert lines[1] == "  all-balanced — stable: 100 % of random starting mixes end here"
+    assert lines[2].startswith("    shares: balanced 100.0 % (")
+    assert lines[3].startswith(f"    the Company crashes in {100 * eq['crash_rate']:.1f} % (")
+    assert lines[3].endswith(" — degenerate")
 
 
 def test_report_on_a_metagame_folder_without_its_equilibria_is_one_line_exit_2(played, tmp_path, capsys):
@@ -244,6 +264,53 @@ def test_a_composition_agrees_with_a_direct_run_of_that_table(played, tmp_path):
     assert dict(zip(pay["strategy"], pay["mean_vp"], strict=True)) == pytest.approx(dict(vp.iter_rows()))
 
 
+def test_a_pure_equilibrium_s_health_is_its_table_s_direct_run(played, tmp_path):
+    """all-balanced, the stable equilibrium: its crash rate, end round and VP by source are those of `eastindia run`
+    of four balanced on the same seed and games; its intervals hold the estimate; degenerate only at or above the key."""
+    _, out = played
+    path = write(tmp_path, FILE.split("[metagame]")[0].replace('["balanced", "random"]', '["balanced"]'), "pure.toml")
+    runner.run(spec.load(path), tmp_path / "direct", jobs=1, notify=quiet)
+    games = pl.read_parquet(rf.frame_path(tmp_path / "direct", "games"))
+    seats = pl.read_parquet(rf.frame_path(tmp_path / "direct", "seats"))
+    eq = pl.read_parquet(out / metagame.EQUILIBRIA).filter(pl.col("stable"), pl.col("strategy") == "balanced")
+    assert eq["share"][0] == 1.0
+    assert 0 < games["crashed"].mean() < 1  # both kinds of game, so a wrong weighting shows
+    assert eq["crash_rate"][0] == pytest.approx(games["crashed"].mean())
+    assert eq["mean_end_round"][0] == pytest.approx(games["end_round"].mean())
+    assert eq["crash_lo"][0] <= eq["crash_rate"][0] <= eq["crash_hi"][0]
+    assert eq["end_round_lo"][0] <= eq["mean_end_round"][0] <= eq["end_round_hi"][0]
+    assert eq["degenerate"][0] == (eq["crash_rate"][0] >= metagame.DEGENERATE_CRASH)
+    health = pl.read_parquet(out / metagame.HEALTH).filter(pl.col("equilibrium") == eq["equilibrium"][0])
+    assert health["strategy"].unique().to_list() == ["balanced"]
+    vp = dict(zip(health["source"], health["vp"], strict=True))
+    assert vp["total"] == pytest.approx(seats["vp"].mean())
+    for source in ("luxury", "influence", "company_shares"):
+        assert vp[source] == pytest.approx(seats[f"vp_{source}"].mean())
+    assert (health["lo"] <= health["vp"] + 1e-12).all() and (health["vp"] <= health["hi"] + 1e-12).all()
+
+
+def test_a_mixed_equilibrium_s_health_weights_the_tables_by_how_often_the_mix_seats_them():
+    """Two seats, strategies A and B, the mix half and half: the tables AA, AB, BB come up 1/4, 1/2, 1/4 (not a third
+    each); only AA crashes (rate 1/4, not 1/3). A seat of A meets A or B half the time each: its VP is the mean of
+    its VP at AA (10) and at AB (4) = 7, not weighted by the tables (8) nor by A's seats in them (8)."""
+    counts = np.array(metagame.compositions(2, 2))  # [[2, 0], [1, 1], [0, 2]]
+    assert counts.tolist() == [[2, 0], [1, 1], [0, 2]]
+    g = 6
+    crashed = np.array([[1.0] * g, [0.0] * g, [0.0] * g])
+    end_round = np.array([[3.0] * g, [5.0] * g, [7.0] * g])
+    vp = np.full((3, g, 2, len(metagame.SOURCES)), np.nan)
+    vp[0, :, 0], vp[1, :, 0], vp[1, :, 1], vp[2, :, 1] = 10.0, 4.0, 6.0, 2.0
+    outcomes = metagame.Outcomes(crashed, end_round, vp)
+    h = metagame.equilibrium_health(counts, outcomes, np.array([0.5, 0.5]), reps=50, seed=1)
+    assert h["crash_rate"] == pytest.approx(0.25)
+    assert h["mean_end_round"] == pytest.approx(0.25 * 3 + 0.5 * 5 + 0.25 * 7)
+    assert h["vp"][0, 0] == pytest.approx(7.0) and h["vp"][1, 0] == pytest.approx(4.0)
+    assert h["crash_lo"] == pytest.approx(0.25) == h["crash_hi"]  # every game alike: resampling cannot move it
+    pure = metagame.equilibrium_health(counts, outcomes, np.array([1.0, 0.0]), reps=0, seed=1)
+    assert pure["crash_rate"] == 1.0 and pure["vp"][0, 0] == 10.0 and pure["vp"][1, 0] == 0.0
+    assert pure["crash_lo"] < 1.0 == pure["crash_hi"]  # no bootstrap: a Wilson interval over the table's games
+
+
 def test_resume_and_jobs_give_byte_identical_files(played, tmp_path):
     _, whole = played
     ms = metagame.load(write(tmp_path, FILE))
@@ -255,7 +322,7 @@ def test_resume_and_jobs_give_byte_identical_files(played, tmp_path):
     with pytest.raises(runner.RunError, match="pass --resume"):
         metagame.run(ms, tmp_path / "out", jobs=1, notify=quiet)
     metagame.run(ms, tmp_path / "out", jobs=2, resume=True, notify=quiet)
-    for name in (metagame.PAYOFFS, metagame.EQUILIBRIA, metagame.ALPHARANK):
+    for name in (metagame.PAYOFFS, metagame.EQUILIBRIA, metagame.ALPHARANK, metagame.HEALTH):
         assert (tmp_path / "out" / name).read_bytes() == (whole / name).read_bytes()
 
 
@@ -266,6 +333,8 @@ def test_resume_and_jobs_give_byte_identical_files(played, tmp_path):
         (("starts = 100", "starts = 0"), "metagame.starts: must be between 1"),
         (("starts = 100", "bootstrap = -1"), "metagame.bootstrap: must be between 0 and 10,000, got -1"),
         (("starts = 100", "colour = 1"), "metagame.colour: unknown key"),
+        (("starts = 100", "degenerate_crash = 1.5"), "metagame.degenerate_crash: must be above 0 and at most 1"),
+        (("starts = 100", 'degenerate_crash = "high"'), "metagame.degenerate_crash: expected a number or int"),
         (('["balanced", "random"]', '["balanced"]'), "strategies: a metagame needs two strategies or more"),
         (('["balanced", "random"]', '["random", "random"]'), "strategies: each strategy once"),
         (("seed = 3", "seed = 3\nrotate = false"), "rotate: a metagame rotates every table"),
