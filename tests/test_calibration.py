@@ -239,6 +239,15 @@ def test_no_calibrate_plays_the_fixed_coefficients_row_for_row(tmp_path):
     assert fitted["games"] == 20 and set(fitted["coefficients"]) == {"crash_logit", "region_loss_rate"}
     assert (tmp_path / "fitted" / calibration.DIR / f"{fitted['key']}.json").is_file()
     assert (tmp_path / "fitted" / calibration.DIR / f"{fitted['reference']['key']}.json").is_file()
+    # the report shows the arm's predicted against observed crash rate (absent when nothing was calibrated)
+    assert "Calibration of the crash belief" not in (tmp_path / "fixed" / "summary.md").read_text()
+    summary = (tmp_path / "fitted" / "summary.md").read_text()
+    row = next(line for line in summary.splitlines() if line.startswith("| cal | fitted | 20 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[3:5] == [f"{100 * fitted['predicted_crash']:.1f} %", f"{100 * fitted['observed_crash']:.1f} %"]
+    assert cells[6] == f"{100 * fitted['belief_crash']:.1f} %"
+    crashed = pl.read_parquet(rf.frame_path(tmp_path / "fitted", "games"))["crashed"].mean()
+    assert cells[7].startswith(f"{100 * crashed:.1f} %")
 
 
 def test_calibrate_false_in_the_file_is_validated_and_keeps_the_experiments_digest(tmp_path):
