@@ -863,7 +863,10 @@ def cmd_metagame(args: argparse.Namespace) -> int:
 
     ms = metagame.load(args.file, **_study_changes(args))
     out, meta = _run_study(args, metagame, ms, "tables")
-    print(f"results: {out}  (metagame: {meta['tables']} tables of {meta['games_per_table']:,} games per rules arm)")
+    if meta.get("counts"):
+        print(f"results: {out}  (metagame at {', '.join(map(str, meta['counts']))} players)")
+    else:
+        print(f"results: {out}  (metagame: {meta['tables']} tables of {meta['games_per_table']:,} games per rules arm)")
     from reports.metagame import terminal_lines
 
     print("\n".join(terminal_lines(pl.read_parquet(out / metagame.EQUILIBRIA))))

@@ -77,6 +77,7 @@ import numpy as np
 import polars as pl
 
 from sim.layout import VP_SOURCES
+from sim.rules import RulesError, load_toml
 from sim.rules.schema import shown
 
 from . import runfolder as rf
@@ -192,10 +193,57 @@ def _check_table(raw: dict[str, Any], path: Path, problems: list[str]) -> None:
             arm.pop("strategies")
 
 
-def load(path: str | Path, **changes: Any) -> MetagameSpec:
+def load(path: str | Path, **changes: Any) -> MetagameSpec | Counts:
     """Read a metagame file (``changes``: the experiment's top-level keys from the command line); every problem is
-    reported at once (``ExperimentError``)."""
-    exp, table, path, problems = search.load_study_file(path, SECTION, changes, NOT_HERE, _check_table)
+    reported at once (``ExperimentError``). ``players = [4, 5]`` gives one metagame per count (``Counts``)."""
+    path = Path(path)
+    try:
+        raw = load_toml(path)
+    except RulesError as err:
+        raise ExperimentError([str(err)]) from None
+    given = changes.get("players")
+    counts, problems = search.player_counts(given if given is not None else raw.get("players", 5), path)
+    specs = []
+    for n in counts:
+        exp, table, path, trouble = search.load_study_file(
+            path, SECTION, {**changes, "players": n}, NOT_HERE, _check_table
+        )
+        ms = section_spec(exp, table, path, trouble)
+        problems += [p for p in trouble if p not in problems]
+        specs.append(ms)
+    if problems:
+        raise ExperimentError(problems)
+    assert all(ms is not None for ms in specs)
+    return specs[0] if len(specs) == 1 and not isinstance(raw.get("players"), list) else Counts(tuple(specs))
+
+
+@dataclass(frozen=True)
+class Counts:
+    """One metagame per player count of a file's ``players = [...]``: each in ``RUN_DIR/players-N`` (a metagame
+    folder of its own), their equilibria side by side in ``RUN_DIR/equilibria.parquet`` (with ``players``)."""
+
+    specs: tuple[MetagameSpec, ...]
+
+    @property
+    def exp(self) -> Experiment:
+        return self.specs[0].exp
+
+    @property
+    def name(self) -> str:
+        return self.exp.name
+
+    @property
+    def players(self) -> list[int]:
+        return [ms.exp.players for ms in self.specs]
+
+
+def count_folder(run_dir: Path, players: int) -> Path:
+    return Path(run_dir) / f"players-{players}"
+
+
+def section_spec(exp: Experiment | None, table: dict[str, Any], path: Path, problems: list[str]) -> MetagameSpec | None:
+    """The metagame of ``exp`` as its ``[metagame]`` ``table`` sets it (``eastindia metagame``, and ``tune`` with an
+    equilibrium objective); each problem is added to ``problems`` (None: the experiment did not resolve)."""
     where = search.section_where(str(path), SECTION)
     search.check_keys(table, KEYS, where, problems)
     mode = table.get("compositions", "all")
@@ -214,28 +262,29 @@ def load(path: str | Path, **changes: Any) -> MetagameSpec:
     ):
         if isinstance(v, int) and not isinstance(v, bool) and not low <= v <= high:
             problems.append(f"{where}.{key}: must be between {low} and {high:,}, got {shown(v)}")
-    if exp is not None:
-        labels = list(exp.arms[0].strategies)
-        if len(labels) < 2:
-            problems.append(f"{path}: strategies: a metagame needs two strategies or more, got {', '.join(labels)}")
-        elif len(set(labels)) < len(labels):
-            problems.append(f"{path}: strategies: each strategy once (the metagame seats it as often as it needs)")
-        else:
-            arms = len(exp.arms) * len(compositions(len(labels), exp.players, mode))
-            if arms > MAX_ARMS:
-                problems.append(
-                    f"{where}.compositions: {arms:,} tables (rules arms x compositions), more than {MAX_ARMS:,}: use "
-                    'fewer strategies or compositions = "one_deviant"'
-                )
-    if problems:
-        raise ExperimentError(problems)
-    assert exp is not None
+    if exp is None:
+        return None
+    labels = list(exp.arms[0].strategies)
+    if len(labels) < 2:
+        problems.append(f"{path}: strategies: a metagame needs two strategies or more, got {', '.join(labels)}")
+    elif len(set(labels)) < len(labels):
+        problems.append(f"{path}: strategies: each strategy once (the metagame seats it as often as it needs)")
+    else:
+        arms = len(exp.arms) * len(compositions(len(labels), exp.players, mode))
+        if arms > MAX_ARMS:
+            problems.append(
+                f"{where}.compositions: {arms:,} tables (rules arms x compositions), more than {MAX_ARMS:,}: use "
+                'fewer strategies or compositions = "one_deviant"'
+            )
+    ok = all(isinstance(v, int) and not isinstance(v, bool) for v in (starts, seed, boot))
+    if not ok or not isinstance(degenerate, float | int):
+        return None
     return MetagameSpec(exp, mode, starts, seed, boot, float(degenerate))
 
 
 # ------------------------------------------------------------------------------------------------------- run
 def run(
-    ms: MetagameSpec,
+    ms: MetagameSpec | Counts,
     run_dir: str | Path,
     jobs: int | None = None,
     resume: bool = False,
@@ -246,10 +295,34 @@ def run(
     notify: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Play every table into ``run_dir/tables``, then write the payoffs, the equilibria and the alpha-Rank masses
-    (the command line then writes the report, ``reports.metagame``)."""
+    (the command line then writes the report, ``reports.metagame``); ``Counts``: each count's metagame in its own
+    folder, then the equilibria of all side by side."""
     run_dir = Path(run_dir)
     notify = notify or runner._stderr
     runner.check_options(jobs, shard_size, "loky", None, resume, fresh)
+    if isinstance(ms, Counts):
+        play = {"jobs": jobs, "resume": resume, "fresh": fresh, "shard_size": shard_size, "command": command}
+        metas = [run(one, count_folder(run_dir, one.exp.players), progress=progress, notify=notify, **play)
+                 for one in ms.specs]  # fmt: skip
+        frames = [
+            pl.read_parquet(count_folder(run_dir, n) / EQUILIBRIA).select(
+                pl.lit(n, pl.Int64).alias("players"), pl.all()
+            )
+            for n in ms.players
+        ]
+        search.write_parquet(run_dir / EQUILIBRIA, pl.concat(frames, how="diagonal_relaxed"))
+        meta = {
+            "kind": SECTION,
+            "name": ms.name,
+            "counts": ms.players,
+            "command": command,
+            "strategies": ms.specs[0].labels,
+            "arms": metas[0]["arms"],
+            "status": "complete" if all(m.get("status") == "complete" for m in metas) else "running",
+            "folders": [count_folder(run_dir, n).name for n in ms.players],
+        }
+        search.write_meta(run_dir, meta)
+        return meta
     with search.Folder(run_dir, SECTION, command, notify) as folder:
         old = folder.open(ms.study_digest(), resume, fresh)
         if old is not None and old.get("status") == "complete":

@@ -161,7 +161,7 @@ def load(path: str | Path, **changes: Any) -> RespondSpec:
         raw = load_toml(path)
     except RulesError as err:
         raise ExperimentError([str(err)]) from None
-    counts, problems = _player_counts(raw.get("players", spec.DEFAULTS["players"]), path)
+    counts, problems = search.player_counts(raw.get("players", spec.DEFAULTS["players"]), path)
     exps, table = [], {}
     for n in counts:
         exp, table, path, trouble = search.load_study_file(
@@ -220,25 +220,6 @@ def load(path: str | Path, **changes: Any) -> RespondSpec:
     if problems:
         raise ExperimentError(list(dict.fromkeys(problems)))
     return RespondSpec(tuple(exps), data["mode"], params=tuple(params), **values)
-
-
-def _player_counts(value: Any, path: Path) -> tuple[list[int], list[str]]:
-    """``players``: a count or a non-empty list of distinct counts, each 4 to 6."""
-    values = value if isinstance(value, list) else [value]
-    if isinstance(value, list) and not value:
-        return [5], [f"{path}: players: expected a player count or a non-empty list of them, got []"]
-    out, problems = [], []
-    for i, n in enumerate(values):
-        at = f"players[{i}]" if isinstance(value, list) else "players"
-        if not isinstance(n, int) or isinstance(n, bool):
-            problems.append(f"{path}: {at}: expected an integer, got {shown(n)}")
-        elif not 4 <= n <= 6:
-            problems.append(f"{path}: {at}: {n} players is impossible: the game takes 4 to 6")
-        elif n in out:
-            problems.append(f"{path}: {at}: {n} is listed twice")
-        else:
-            out.append(n)
-    return (out or [5]), problems
 
 
 # ------------------------------------------------------------------------------------------------ the tables

@@ -66,7 +66,7 @@ from .runner import Interrupted, RunError, _commands, _one_line
 from .spec import Experiment, ExperimentError, StrategySpec
 
 OBJECTIVES = ("win_spread", "crash_rate", "win_rate", "mean_end_round")
-PROPORTION_METRICS = ("win_spread", "crash_rate", "win_rate")
+PROPORTION_METRICS = ("win_spread", "crash_rate", "win_rate", "equilibrium_crash_rate")
 SECTIONS = ("tune", "sensitivity")
 # Top-level keys a study file cannot use: a study makes its own arms, plays every game of ``games`` per arm and has
 # no reference arm of the user's.
@@ -490,11 +490,13 @@ def load_study_file(
     changes: dict[str, Any] | None = None,
     not_here: dict[str, str] = NOT_IN_STUDIES,
     check: Callable[[dict[str, Any], Path, list[str]], None] | None = None,
+    others: dict[str, Any] | None = None,
 ) -> tuple[Experiment | None, dict[str, Any], Path, list[str]]:
     """Read an experiment file with a study's section (``[tune]``, ``[sensitivity]``, ``[metagame]``): the experiment
     without it (its arms are made by the study), the section's table, and every problem found so far (one line
     each). ``not_here``: the top-level keys the study refuses, with why; ``check(raw, path, problems)``: the study's
-    own checks of the experiment's table before it is resolved."""
+    own checks of the experiment's table before it is resolved; ``others``: the other sections the study reads (their
+    names as keys), filled with their tables (None: absent)."""
     path = Path(path)
     try:
         raw = load_toml(path)
@@ -502,6 +504,8 @@ def load_study_file(
         raise ExperimentError([str(err)]) from None
     problems: list[str] = []
     table = raw.pop(section, None)
+    for other in others or {}:
+        others[other] = raw.pop(other, None)  # type: ignore[index]
     for other in SECTIONS:
         if other != section and other in raw:
             raw.pop(other)
@@ -526,6 +530,26 @@ def load_study_file(
     except ExperimentError as err:
         problems = err.problems + problems
     return exp, table, path, problems
+
+
+def player_counts(value: Any, path: Path) -> tuple[list[int], list[str]]:
+    """A study's ``players``: a count or a non-empty list of distinct counts, each 4 to 6 (the counts, and the
+    problems found)."""
+    values = value if isinstance(value, list) else [value]
+    if isinstance(value, list) and not value:
+        return [5], [f"{path}: players: expected a player count or a non-empty list of them, got []"]
+    out, problems = [], []
+    for i, n in enumerate(values):
+        at = f"players[{i}]" if isinstance(value, list) else "players"
+        if not isinstance(n, int) or isinstance(n, bool):
+            problems.append(f"{path}: {at}: expected an integer, got {shown(n)}")
+        elif not 4 <= n <= 6:
+            problems.append(f"{path}: {at}: {n} players is impossible: the game takes 4 to 6")
+        elif n in out:
+            problems.append(f"{path}: {at}: {n} is listed twice")
+        else:
+            out.append(n)
+    return (out or [5]), problems
 
 
 def check_keys(table: dict[str, Any], known: dict[str, Any], where: str, problems: list[str]) -> None:

@@ -3,7 +3,8 @@
 An experiment file with a ``[tune]`` section::
 
     [tune]
-    objective = "win_spread"   # or "crash_rate", "win_rate" (with strategy = "..."), "mean_end_round"
+    objective = "win_spread"   # or "crash_rate", "win_rate" (with strategy = "..."), "mean_end_round", or one of
+                               # the equilibrium objectives below (with a [metagame] section)
     target = 0.0               # the value to reach (|value - target| is minimised), or "min" / "max"
     trials = 40                # trials in all (a finished study given more and --resume continues)
     batch = 4                  # trials asked at once and played in parallel (results never depend on --jobs)
@@ -39,6 +40,25 @@ trial order. The plan of a batch depends on the trials before it, never on the n
 study was interrupted, so the same file and seed give the same trials and results, and ``--resume`` continues the
 same study: the trials already told stay, an interrupted batch resumes from its finished shards.
 
+**Equilibrium objectives** judge the game experienced players converge on instead of one fixed table: each trial
+plays a metagame (``eastindia metagame``) of the file's strategies under the trial's rules, as the file's
+``[metagame]`` section sets it (``compositions``, ``starts``, ``bootstrap``, ...; its folder is the batch's folder,
+the trials its rules arms), on the same games and dice for every trial. ``equilibrium`` picks the distribution over
+strategies the objective reads: ``"alpharank"`` (each strategy's α-Rank mass; the default with ``compositions =
+"all"``) or ``"nash"`` (the stable equilibria's mixes weighted by their basins; with ``"one_deviant"``, its only
+choice, the pure tables no lone deviant beats, the stable ones if any, weighted equally).
+
+- ``equilibrium_entropy``: the entropy of that distribution over the K strategies divided by log K (1: every strategy
+  equally viable, 0: one strategy only) -- Pendurkar et al.'s meta-balancing objective (AAMAS 2023); ``target =
+  "max"``.
+- ``equilibrium_crash_rate``, ``equilibrium_end_round``: the crash rate and mean end round of the game that
+  distribution plays (``"nash"``: of each equilibrium, weighted; ``"alpharank"``: of each strategy's pure table,
+  weighted by its mass), with the equally weighted bounds of their 95 % intervals.
+
+Only rules keys are searched with them (a strategy parameter changes the strategy set the metagame judges); the
+confirmation plays the default rules and the best trial's as two metagames on fresh dice and gives the objective's
+change without an interval.
+
 The study lives in ``RUN_DIR/study.db`` (SQLite; ``optuna.load_study(study_name="tune", storage="sqlite:///...")``
 opens it); every trial carries its batch, its slot in the batch, its value with the 95 % interval and its games as
 user attributes. At the end the folder gets ``trials.parquet``, ``best.toml``, the confirmation run
@@ -47,6 +67,7 @@ user attributes. At the end the folder gets ``trials.parquet``, ``best.toml``, t
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -62,7 +83,7 @@ import polars as pl
 import strategies as registry
 from sim.rules.schema import shown
 
-from . import calibration, runner, search, tomlw
+from . import calibration, metagame, runner, search, tomlw
 from . import runfolder as rf
 from .runner import Interrupted, RunError
 from .search import Param
@@ -80,7 +101,10 @@ KEYS: dict[str, Any] = {
     "confirm_games": int,
     "confirm_seed": int,
     "default_first": bool,
+    "equilibrium": str,
 }
+EQUILIBRIUM_OBJECTIVES = ("equilibrium_entropy", "equilibrium_crash_rate", "equilibrium_end_round")
+WEIGHTINGS = ("alpharank", "nash")
 DEFAULTS = {"objective": "win_spread", "trials": 40, "batch": 4, "startup": 10, "default_first": True}
 MAX_TRIALS = 100_000
 STUDY = "study.db"
@@ -120,6 +144,8 @@ class TuneSpec:
     confirm_seed: int
     params: tuple[Param, ...]
     default_first: bool = True
+    metagame: Any = None  # the [metagame] section's MetagameSpec, for an equilibrium objective
+    equilibrium: str = ""  # "alpharank" or "nash", for an equilibrium objective
 
     @property
     def name(self) -> str:
@@ -250,7 +276,8 @@ def load(path: str | Path, **changes: Any) -> TuneSpec:
     """Read a tune file (``changes``: ``trials`` and the experiment's top-level keys from the command line); every
     problem is reported at once (``ExperimentError``)."""
     trials_option = changes.pop("trials", None)
-    exp, table, path, problems = search.load_study_file(path, SECTION, changes)
+    others: dict[str, Any] = {metagame.SECTION: None}
+    exp, table, path, problems = search.load_study_file(path, SECTION, changes, others=others)
     where = f"{path}: {SECTION}"
     search.check_keys(table, KEYS, where, problems)
     data = {**DEFAULTS, **{k: v for k, v in table.items() if k in KEYS}}
@@ -263,8 +290,10 @@ def load(path: str | Path, **changes: Any) -> TuneSpec:
         )
 
     objective = data["objective"]
-    if objective not in search.OBJECTIVES:
-        bad("objective", f"unknown objective {shown(objective)} (known: {', '.join(search.OBJECTIVES)})")
+    known = (*search.OBJECTIVES, *EQUILIBRIUM_OBJECTIVES)
+    if objective not in known:
+        bad("objective", f"unknown objective {shown(objective)} (known: {', '.join(known)})")
+    ms, weighting = _equilibrium_section(objective, exp, data, others[metagame.SECTION], path, problems)
     labels = list(dict.fromkeys(exp.arms[0].strategies)) if exp is not None else []
     strategy = data.get("strategy")
     if objective == "win_rate" and exp is not None:
@@ -286,7 +315,7 @@ def load(path: str | Path, **changes: Any) -> TuneSpec:
             bad("target", f'expected a number, "min" or "max", got {shown(target)}')
     elif isinstance(target, bool) or not math.isfinite(target):
         bad("target", f"expected a finite number, got {shown(target)}")
-    elif objective in search.PROPORTION_METRICS and not 0 <= target <= 1:
+    elif (objective in search.PROPORTION_METRICS or objective == "equilibrium_entropy") and not 0 <= target <= 1:
         bad("target", f"{objective} is a share of games: the target must be between 0 and 1, got {shown(target)}")
     else:
         target = float(target)
@@ -312,6 +341,8 @@ def load(path: str | Path, **changes: Any) -> TuneSpec:
         specs = exp.arms[0].specs if exp is not None else None
         params, trouble = search.parse_params(table["params"], f"{where}.params", rules, conditional=True, specs=specs)
         problems += trouble
+        if ms is not None and any(search.is_strategy_key(p.key) for p in params):
+            bad("params", f"{objective} searches rules keys only (a strategy parameter changes the strategies judged)")
     if problems:
         raise ExperimentError(problems)
     assert exp is not None
@@ -328,7 +359,36 @@ def load(path: str | Path, **changes: Any) -> TuneSpec:
         confirm_seed,
         tuple(params),
         data["default_first"],
+        ms,
+        weighting,
     )
+
+
+def _equilibrium_section(
+    objective: str, exp: Experiment | None, data: dict[str, Any], section: Any, path: Path, problems: list[str]
+) -> tuple[Any, str]:
+    """The metagame an equilibrium objective plays each trial as (its [metagame] section), and the weighting."""
+    where = f"{path}: {SECTION}"
+    if objective not in EQUILIBRIUM_OBJECTIVES:
+        if section is not None:
+            problems.append(f"{path}: {metagame.SECTION}: only an equilibrium objective plays a metagame per trial")
+        if "equilibrium" in data:
+            problems.append(f"{where}.equilibrium: only an equilibrium objective reads it, not {objective}")
+        return None, ""
+    if section is None:
+        problems.append(f"{path}: {metagame.SECTION}: missing: objective {objective} plays a [metagame] per trial")
+        return None, ""
+    if not isinstance(section, dict):
+        problems.append(f"{path}: {metagame.SECTION}: expected a table, got {shown(section)}")
+        return None, ""
+    ms = metagame.section_spec(exp, section, path, problems)
+    mode = section.get("compositions", "all")
+    weighting = data.get("equilibrium", "alpharank" if mode == "all" else "nash")
+    if weighting not in WEIGHTINGS:
+        problems.append(f'{where}.equilibrium: expected "alpharank" or "nash", got {shown(weighting)}')
+    elif weighting == "alpharank" and mode != "all":
+        problems.append(f'{where}.equilibrium: "alpharank" needs compositions = "all" in [metagame]')
+    return ms, weighting
 
 
 # ----------------------------------------------------------------------------------------------------- Optuna
@@ -534,8 +594,14 @@ def _play(
                     continue
                 source[j] = first_slot.setdefault(key, j)
             arms = sorted(set(source.values()))
-            results: dict[int, search.ArmStats] = {}
-            if any(j >= k for j in source):
+            results: dict[int, Any] = {}
+            if any(j >= k for j in source) and ts.metagame is not None:
+                exp = ts.experiment(f"{ts.name} trials {b}", [(f"trial {numbers[j]}", plan[j]) for j in arms])
+                folder = run_dir / BATCHES / f"batch-{b:04d}-n{n}"
+                ms = play_metagame(ts, exp, folder, jobs, shard_size, command, progress, notify)
+                for arm, j in zip(exp.arms, arms, strict=True):
+                    results[j] = equilibrium_value(ts, ms, folder, arm.name)
+            elif any(j >= k for j in source):
                 exp = ts.experiment(f"{ts.name} trials {b}", [(f"trial {numbers[j]}", plan[j]) for j in arms])
                 folder = run_dir / BATCHES / f"batch-{b:04d}-n{n}"
                 if progress:
@@ -575,9 +641,13 @@ def _play(
                         distance = same.value
                     else:
                         s = results[source[j]]
-                        value, lo, hi = search.measure(s, ts.objective, ts.strategy)
-                        attrs.update({"value": value, "lo": lo, "hi": hi, "games": s.games})
-                        attrs.update(_headline(s))
+                        if isinstance(s, dict):  # an equilibrium objective's metagame
+                            value = s["value"]
+                            attrs.update(s)
+                        else:
+                            value, lo, hi = search.measure(s, ts.objective, ts.strategy)
+                            attrs.update({"value": value, "lo": lo, "hi": hi, "games": s.games})
+                            attrs.update(_headline(s))
                         if source[j] != j:
                             attrs["same_as"] = numbers[source[j]]
                         distance = ts.distance(value)
@@ -593,6 +663,81 @@ def _play(
                 progress.told(len(told), ts.trials, best_text(ts, told))
     finally:
         close_study(study)
+
+
+def play_metagame(
+    ts: TuneSpec,
+    exp: Experiment,
+    folder: Path,
+    jobs: int | None,
+    shard_size: int | None,
+    command: str,
+    progress: Any,
+    notify: Callable[[str], None],
+) -> Any:
+    """Play the metagame of the file's strategies whose rules arms are the arms of ``exp`` into ``folder`` (resumed
+    when it is there); returns its MetagameSpec."""
+    ms = dataclasses.replace(ts.metagame, exp=exp)
+    metagame.run(ms, folder, jobs=jobs, resume=True, shard_size=shard_size, command=command, progress=progress,
+                 notify=notify)  # fmt: skip
+    return ms
+
+
+def normalised_entropy(dist: np.ndarray) -> float:
+    """The entropy of a distribution over K strategies divided by log K: 1 when all are equally likely, 0 for one."""
+    dist = np.asarray(dist, dtype=float)
+    present = dist[dist > 0]
+    return float(-(present * np.log(present)).sum() / np.log(len(dist)))
+
+
+def equilibrium_value(ts: TuneSpec, ms: Any, folder: Path, arm: str) -> dict[str, Any]:
+    """An equilibrium objective's value for the rules arm ``arm`` of a played metagame (module docstring):
+    ``value``, ``lo``, ``hi`` (None for the entropy), ``games`` and the distribution over strategies
+    (``distribution``) with the crash rate and end round it plays."""
+    labels = ms.labels
+    eq = pl.read_parquet(folder / metagame.EQUILIBRIA).filter(pl.col("arm") == arm)
+    keys = ("crash_rate", "crash_lo", "crash_hi", "mean_end_round", "end_round_lo", "end_round_hi")
+    if ts.equilibrium == "alpharank":
+        alpha = pl.read_parquet(folder / metagame.ALPHARANK).filter(pl.col("arm") == arm)
+        mass = dict(zip(alpha["strategy"], alpha["mass"], strict=True))
+        weights = np.array([mass[s] for s in labels])
+        outcomes = metagame.table_outcomes(ms, folder / metagame.TABLES)[arm]
+        counts = np.array(ms.tables())
+        parts = [
+            metagame.equilibrium_health(counts, outcomes, np.eye(len(labels))[i], ms.bootstrap, (ms.seed, i))
+            for i in range(len(labels))
+        ]
+        dist = weights
+    else:
+        mixes = [part for _, part in eq.group_by("equilibrium", maintain_order=True)]
+        chosen = [m for m in mixes if m["stable"][0]] or mixes
+        weights = np.array([1.0 if m["basin"][0] is None else m["basin"][0] for m in chosen])
+        weights = weights if weights.sum() > 0 else np.ones(len(chosen))
+        parts = [m.row(0, named=True) for m in chosen]
+        dist = sum(w * m["share"].to_numpy() for w, m in zip(weights, chosen, strict=True))
+    weights = weights / weights.sum()
+    dist = np.asarray(dist, dtype=float) / np.sum(dist)
+
+    def weighted(key: str) -> float | None:
+        values = [part.get(key) for part in parts]
+        return None if any(v is None for v in values) else float(np.dot(weights, values))
+
+    health = {key: weighted(key) for key in keys}
+    entropy = normalised_entropy(dist)
+    value = {
+        "equilibrium_entropy": (entropy, None, None),
+        "equilibrium_crash_rate": (health["crash_rate"], health["crash_lo"], health["crash_hi"]),
+        "equilibrium_end_round": (health["mean_end_round"], health["end_round_lo"], health["end_round_hi"]),
+    }[ts.objective]
+    return {
+        "value": value[0],
+        "lo": value[1],
+        "hi": value[2],
+        "games": ms.exp.games * len(ms.tables()),
+        "distribution": {s: float(v) for s, v in zip(labels, dist, strict=True)},
+        "entropy": entropy,
+        **health,
+    }
 
 
 def _params_key(params: dict[str, Any]) -> str:
@@ -639,10 +784,12 @@ def format_value(objective: str, value: float, lo: float | None = None, hi: floa
     return f"{value:.3f}" + (f" ({lo:.3f}–{hi:.3f})" if lo is not None else "")
 
 
-def format_change(objective: str, est: float, lo: float, hi: float) -> str:
+def format_change(objective: str, est: float, lo: float | None, hi: float | None) -> str:
     """A change with its interval: percentage points for shares of games, plain numbers for means."""
     if est is None or est != est:
         return "—"
+    if lo is None or hi is None:
+        return f"{100 * est:+.1f} pp" if objective in search.PROPORTION_METRICS else f"{est:+.3f}".replace("-", "−")
     if objective in search.PROPORTION_METRICS:
         from .stats import change
 
@@ -830,6 +977,33 @@ def confirmation(
         f"{ts.name} confirmation", [("default", {}), ("best", best)], games=ts.confirm_games, seed=ts.confirm_seed
     )
     folder = run_dir / CONFIRM
+    if ts.metagame is not None:
+        if progress:
+            progress.confirming(ts.confirm_games * 2 * len(ts.metagame.tables()))
+        ms = play_metagame(ts, exp, folder, jobs, shard_size, command, progress, notify)
+        default, chosen = (equilibrium_value(ts, ms, folder, arm) for arm in ("default", "best"))
+        return {
+            "games": ts.confirm_games,
+            "seed": ts.confirm_seed,
+            "params": best,
+            "objective": {
+                "what": ts.what,
+                **{f"default{k}": default[v] for k, v in (("", "value"), ("_lo", "lo"), ("_hi", "hi"))},
+                **{f"best{k}": chosen[v] for k, v in (("", "value"), ("_lo", "lo"), ("_hi", "hi"))},
+                "change": chosen["value"] - default["value"],
+                "change_lo": None,
+                "change_hi": None,
+                "distance_default": ts.distance(default["value"]),
+                "distance_best": ts.distance(chosen["value"]),
+                "distance_change": ts.distance(chosen["value"]) - ts.distance(default["value"]),
+                "distance_change_lo": None,
+                "distance_change_hi": None,
+                "method": "two metagames on the confirmation's games (no interval for the change)",
+                "distribution_default": default["distribution"],
+                "distribution_best": chosen["distribution"],
+            },
+            "comparisons": [],
+        }
     if folder.exists() and (folder / rf.META).exists() and search.sub_run(folder, exp):
         search.move_run_aside(folder)
     if progress:

@@ -120,8 +120,13 @@ def headline(arms: list[str], mixes: list[dict[str, Any]], alpha: pl.DataFrame) 
 
 
 def terminal_lines(eq: pl.DataFrame) -> list[str]:
-    """The print of a finished metagame: per equilibrium (the stable ones first), its mix with intervals, how it
-    holds and the game it plays."""
+    """The print of a finished metagame: per equilibrium (the stable ones first; several player counts side by side,
+    a count after another), its mix with intervals, how it holds and the game it plays."""
+    if "players" in eq.columns:
+        out = []
+        for (n,), part in eq.group_by("players", maintain_order=True):
+            out += [f"  {n} players:"] + ["  " + line for line in terminal_lines(part.drop("players"))]
+        return out
     out = []
     for m in sorted(_mixes(eq), key=lambda m: not m["stable"]):
         shares = ", ".join(f"{s} {pct(v, m['lo'][s], m['hi'][s])}" for s, v in m["shares"].items() if v > SHOWN)
@@ -391,10 +396,51 @@ def is_metagame(run_dir: str | Path) -> bool:
     return kind == mg.SECTION or (run_dir / mg.PAYOFFS).is_file()
 
 
+def counts_table(eq: pl.DataFrame) -> Table:
+    """The equilibria of every player count side by side: a row per rules arm x count x equilibrium."""
+    rows, flags = [], []
+    mixes = [m for _, part in eq.group_by("players", maintain_order=True) for m in _mixes(part)]
+    for m in sorted(mixes, key=lambda m: (m["arm"], m["players"])):
+        rows.append([m["arm"], str(m["players"]), mix_name(m["shares"]), stability(m), health(m) or "—"])
+        flags.append(bool(m["stable"]))
+    columns = ["arm", "players", "equilibrium", "stability", "the game it plays"]
+    return Table(columns, rows, highlight=flags)
+
+
+def write_counts_report(run_dir: Path, meta: dict[str, Any]) -> Path:
+    """A metagame of several player counts: each count's own report, then RUN_DIR/report.html and summary.md with
+    their equilibria side by side and a link to each."""
+    for folder in meta["folders"]:
+        write_metagame_report(run_dir / folder)
+    table = counts_table(pl.read_parquet(run_dir / mg.EQUILIBRIA))
+    title = f"{meta.get('name')}: metagame at {', '.join(map(str, meta['counts']))} players"
+    links = "".join(f'<li><a href="{f}/report.html">{escape(f)}</a></li>' for f in meta["folders"])
+    page = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{escape(title)} — Corruption &amp; East India report</title><style>{CSS}</style></head>
+<body>
+<h1>{escape(title)}</h1>
+<p class="sub">Corruption &amp; East India balance simulator — metagame report</p>
+<h2 id="metagame">Equilibria per player count</h2>
+<p class="note">{escape(NOTE)}</p>
+{table_html(table, "metagame-counts")}
+<h3>Each count's report</h3><ul>{links}</ul>
+</body></html>
+"""
+    out = run_dir / REPORT
+    out.write_text(page, encoding="utf-8")
+    parts = [f"# {title}", "## Equilibria per player count", NOTE, table_md(table)]
+    parts += [f"- `{f}/report.html`" for f in meta["folders"]]
+    (run_dir / SUMMARY).write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    return out
+
+
 def write_metagame_report(run_dir: str | Path) -> Path:
     """Write RUN_DIR/charts/flow.png, RUN_DIR/report.html and RUN_DIR/summary.md of a finished metagame."""
     run_dir = Path(run_dir)
     meta = search.read_meta(run_dir) or {}
+    if meta.get("counts"):
+        return write_counts_report(run_dir, meta)
     labels, arms = meta["strategies"], meta["arms"]
     payoffs = pl.read_parquet(run_dir / mg.PAYOFFS)
     eq = pl.read_parquet(run_dir / mg.EQUILIBRIA)

@@ -266,7 +266,8 @@ def test_a_composition_agrees_with_a_direct_run_of_that_table(played, tmp_path):
 
 def test_a_pure_equilibrium_s_health_is_its_table_s_direct_run(played, tmp_path):
     """all-balanced, the stable equilibrium: its crash rate, end round and VP by source are those of `eastindia run`
-    of four balanced on the same seed and games; its intervals hold the estimate; degenerate only at or above the key."""
+    of four balanced on the same seed and games; its intervals hold the estimate; degenerate only at or above the
+    key."""
     _, out = played
     path = write(tmp_path, FILE.split("[metagame]")[0].replace('["balanced", "random"]', '["balanced"]'), "pure.toml")
     runner.run(spec.load(path), tmp_path / "direct", jobs=1, notify=quiet)
@@ -311,6 +312,27 @@ def test_a_mixed_equilibrium_s_health_weights_the_tables_by_how_often_the_mix_se
     assert pure["crash_lo"] < 1.0 == pure["crash_hi"]  # no bootstrap: a Wilson interval over the table's games
 
 
+def test_player_counts_side_by_side_are_each_count_s_own_metagame(played, tmp_path, capsys):
+    """players = [4, 5]: the 4-player folder is byte for byte the 4-player metagame alone, and the top folder's
+    equilibria, print and report hold both counts."""
+    _, alone = played
+    path = write(tmp_path, FILE.replace("players = 4", "players = [4, 5]"))
+    assert cli.main(["metagame", str(path), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith("(metagame at 4, 5 players)") and "  4 players:" in lines and "  5 players:" in lines
+    four = metagame.count_folder(tmp_path / "out", 4)
+    for name in (metagame.PAYOFFS, metagame.EQUILIBRIA, metagame.ALPHARANK, metagame.HEALTH):
+        assert (four / name).read_bytes() == (alone / name).read_bytes()
+    eq = pl.read_parquet(tmp_path / "out" / metagame.EQUILIBRIA)
+    assert eq["players"].unique().sort().to_list() == [4, 5]
+    five = pl.read_parquet(metagame.count_folder(tmp_path / "out", 5) / metagame.EQUILIBRIA)
+    assert eq.filter(pl.col("players") == 5).drop("players").equals(five)
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    assert summary.count("| mg | 4 |") + summary.count("| **mg** | **4** |") >= 1
+    assert summary.count("| mg | 5 |") + summary.count("| **mg** | **5** |") >= 1
+    assert (metagame.count_folder(tmp_path / "out", 5) / "report.html").is_file()
+
+
 def test_resume_and_jobs_give_byte_identical_files(played, tmp_path):
     _, whole = played
     ms = metagame.load(write(tmp_path, FILE))
@@ -333,6 +355,9 @@ def test_resume_and_jobs_give_byte_identical_files(played, tmp_path):
         (("starts = 100", "starts = 0"), "metagame.starts: must be between 1"),
         (("starts = 100", "bootstrap = -1"), "metagame.bootstrap: must be between 0 and 10,000, got -1"),
         (("starts = 100", "colour = 1"), "metagame.colour: unknown key"),
+        (("players = 4", "players = [4, 4]"), "players[1]: 4 is listed twice"),
+        (("players = 4", "players = [4, 3]"), "players[1]: 3 players is impossible: the game takes 4 to 6"),
+        (("players = 4", "players = []"), "players: expected a player count or a non-empty list of them"),
         (("starts = 100", "degenerate_crash = 1.5"), "metagame.degenerate_crash: must be above 0 and at most 1"),
         (("starts = 100", 'degenerate_crash = "high"'), "metagame.degenerate_crash: expected a number or int"),
         (('["balanced", "random"]', '["balanced"]'), "strategies: a metagame needs two strategies or more"),
