@@ -869,7 +869,8 @@ def cmd_metagame(args: argparse.Namespace) -> int:
         print(f"results: {out}  (metagame: {meta['tables']} tables of {meta['games_per_table']:,} games per rules arm)")
     from reports.metagame import terminal_lines
 
-    print("\n".join(terminal_lines(pl.read_parquet(out / metagame.EQUILIBRIA))))
+    eq = pl.read_parquet(out / metagame.EQUILIBRIA)
+    print("\n".join(terminal_lines(eq, meta.get("arms"), meta.get("counts"))))
     return 0
 
 

@@ -119,18 +119,24 @@ def headline(arms: list[str], mixes: list[dict[str, Any]], alpha: pl.DataFrame) 
     return out
 
 
-def terminal_lines(eq: pl.DataFrame) -> list[str]:
-    """The print of a finished metagame: per equilibrium (the stable ones first; several player counts side by side,
-    a count after another), its mix with intervals, how it holds and the game it plays."""
-    if "players" in eq.columns:
+def terminal_lines(eq: pl.DataFrame, arms: list[str] | None = None, counts: list[int] | None = None) -> list[str]:
+    """The print of a finished metagame: per equilibrium (the stable ones first; several player ``counts`` side by
+    side, a count after another), its mix with intervals, how it holds and the game it plays; a rules arm of ``arms``
+    without an equilibrium says so."""
+    if counts:
         out = []
-        for (n,), part in eq.group_by("players", maintain_order=True):
-            out += [f"  {n} players:"] + ["  " + line for line in terminal_lines(part.drop("players"))]
+        for n in counts:
+            part = eq.filter(pl.col("players") == n).drop("players") if "players" in eq.columns else eq.clear()
+            out += [f"  {n} players:"] + ["  " + line for line in terminal_lines(part, arms)]
         return out
     out = []
+    for arm in arms or []:
+        if arm not in eq["arm"]:
+            where = f"{arm}: " if len(arms or []) > 1 else ""
+            out.append(f"  {where}no equilibrium found: at every table the games judged, some lone deviant gains")
     for m in sorted(_mixes(eq), key=lambda m: not m["stable"]):
         shares = ", ".join(f"{s} {pct(v, m['lo'][s], m['hi'][s])}" for s, v in m["shares"].items() if v > SHOWN)
-        where = f"{m['arm']}: " if eq["arm"].n_unique() > 1 else ""
+        where = f"{m['arm']}: " if len(arms or []) > 1 or eq["arm"].n_unique() > 1 else ""
         out.append(f"  {where}{mix_name(m['shares'])} — {stability(m)}")
         out.append(f"    shares: {shares}")
         if health(m):

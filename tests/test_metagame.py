@@ -240,6 +240,18 @@ def test_the_print_leads_with_each_equilibrium_s_health_and_marks_a_degenerate_o
     assert lines[3].endswith(" — degenerate")
 
 
+def test_the_print_names_a_rules_arm_without_any_equilibrium(played):
+    """One-deviant tables where a lone deviant gains at every pure table leave an arm with no equilibrium: the print
+    says so for that arm instead of leaving it out."""
+    from reports.metagame import terminal_lines
+
+    _, out = played
+    eq = pl.read_parquet(out / metagame.EQUILIBRIA)
+    lines = terminal_lines(eq, ["mg", "harsher rules"])
+    assert lines[0] == "  harsher rules: no equilibrium found: at every table the games judged, some lone deviant gains"
+    assert lines[1].startswith("  mg: all-balanced — stable")
+
+
 def test_report_on_a_metagame_folder_without_its_equilibria_is_one_line_exit_2(played, tmp_path, capsys):
     _, out = played
     damaged = tmp_path / "damaged"
