@@ -226,6 +226,11 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument(
         "--unpaired", action="store_true", help="compare as independent samples (needed for other player counts)"
     )
+    cmp_.add_argument(
+        "--arm",
+        metavar="NAME_OR_INDEX",
+        help="pair this arm of the run with several arms with the other run's arm (needed when no name matches)",
+    )
     cmp_.set_defaults(func=cmd_compare)
 
     # tune and sensitivity
@@ -704,7 +709,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    """Each arm of run B against its counterpart in run A: a table of changes with 95 % intervals."""
+    """Each arm of run B against its counterpart in run A (with ``--arm``: that arm of the run with several arms
+    against the other run's arm): a table of changes with 95 % intervals."""
     import polars as pl
 
     from reports.compare import compare_runs, shared_games
@@ -725,7 +731,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise runner.RunError(f"{folder}: no frames yet (run status: {run.meta.get('status', 'unknown')})")
         runs.append(run)
     try:
-        df = compare_runs(*runs, unpaired=args.unpaired)
+        df = compare_runs(*runs, unpaired=args.unpaired, arm=args.arm)
     except (DamagedRun, ValueError) as err:
         raise runner.RunError(runner._one_line(err)) from None
     except Exception as err:
@@ -738,6 +744,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         else "independent samples (other seeds)"
     )
     print(f"A = {runs[0].path}, B = {runs[1].path}: B − A, 95 % intervals, {how}")
+    if args.arm is not None and not df.is_empty():
+        print(f"arm {df['reference'][0][3:]!r} of A against arm {df['arm'][0][3:]!r} of B (--arm {args.arm})")
     rows = [
         {
             "arm": r["arm"][3:],

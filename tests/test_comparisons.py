@@ -155,6 +155,56 @@ def test_unpaired_compares_runs_that_share_their_games_as_independent_samples(ru
     assert (crash["lo"], crash["hi"]) == pytest.approx(newcombe_direct(k_a, 150, k_b, 150), abs=1e-10)
 
 
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory):
+    """A one-arm run on the default rules, named "arm 0": no arm name in common with the sweep's."""
+    return make_run(tmp_path_factory.mktemp("plain") / "plain", [{}], games=150, seed=7, rotations=2)
+
+
+def test_compare_arm_pairs_a_one_arm_run_with_the_named_arm_of_a_sweep(runs, plain):
+    """``--arm`` picks the sweep's arm by name or index; the one-arm run's only arm is paired with it, on the games
+    both play, exactly as against a run of that arm alone."""
+    both, _, b, _ = runs
+    alone = compare_runs(plain, b)  # b: the flat arm alone
+    for arm in ("capital.formula=flat", "1", 1):
+        df = compare_runs(plain, both, arm=arm)
+        assert df["arm"].to_list() == ["B: capital.formula=flat"] * 5 and df["reference"][0] == "A: arm 0"
+        for col in ("estimate", "lo", "hi", "arm_value", "reference_value", "n"):
+            assert df[col].to_list() == alone[col].to_list(), (arm, col)
+    other = compare_runs(plain, both, arm=0)  # the other arm: other values
+    assert (
+        other["arm"][0] == "B: capital.formula=inverse_share"
+        and other["arm_value"].to_list() != alone["arm_value"].to_list()
+    )
+    flipped = compare_runs(both, plain, arm="capital.formula=flat")  # the sweep as A
+    assert flipped["reference"][0] == "A: capital.formula=flat" and flipped["arm"][0] == "B: arm 0"
+    crash = flipped.filter(pl.col("metric") == "crash rate").row(0, named=True)
+    mine = alone.filter(pl.col("metric") == "crash rate").row(0, named=True)
+    assert crash["estimate"] == pytest.approx(-mine["estimate"], abs=1e-12)
+
+
+def test_eastindia_compare_arm(runs, plain, capsys):
+    both = runs[0]
+    assert cli.main(["compare", str(plain), str(both), "--arm", "capital.formula=flat"]) == 0
+    out = capsys.readouterr().out
+    assert "arm 'arm 0' of A against arm 'capital.formula=flat' of B (--arm capital.formula=flat)" in out
+    assert "paired on the games both play" in out
+    for argv, words in (
+        ([], ["no arm of", "--arm NAME_OR_INDEX", "0: 'capital.formula=inverse_share', 1: 'capital.formula=flat'"]),
+        (["--arm", "capital.formula=square"], ["--arm 'capital.formula=square': no such arm in", str(both)]),
+        (["--arm", "2"], ["--arm '2': no such arm in", "1: 'capital.formula=flat'"]),
+    ):
+        assert cli.main(["compare", str(plain), str(both), *argv]) == 2, argv
+        got = capsys.readouterr()
+        assert got.out == "" and got.err.count("\n") == 1, got.err
+        assert all(w in got.err for w in words), (argv, got.err)
+    a, b = runs[1], runs[2]  # two one-arm runs: --arm must name one of their arms
+    assert cli.main(["compare", str(a), str(b), "--arm", "capital.formula=flat"]) == 0
+    capsys.readouterr()
+    assert cli.main(["compare", str(a), str(b), "--arm", "nothing"]) == 2
+    assert "neither" in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------------------------- seat advantage
 def test_rotation_cannot_pass_for_seat_advantage(tmp_path):
     """Two strategies rotated over five seats: seats 0, 2, 4 hold 'balanced' only in tables of three 'balanced',
