@@ -5,9 +5,8 @@ games (at most the arm's ``games``) with the uncalibrated values, from a seed of
 spawned with the key ``PILOT_SPAWN``, a stream no game of a run uses; the same for every arm: common dice).
 Every quantity the strategies want (``strategies.calibration``) is fitted on the pilot's frames, once (the runner
 plays it in a worker process); every shard of the arm receives the same values, so the games do not depend on
-the shards, the jobs or the batch. The built-ins' crash model is played as fitted (the players' belief is
-calibrated to the pilot); an anchored quantity (the built-ins' region-loss rate; the crash model with
-``calibration.ANCHORED``) also needs the reference pilot: the same table, seed and size under the embedded default
+the shards, the jobs or the batch. An anchored quantity (the built-ins' crash model and region-loss rate,
+``calibration.ANCHORED``; ``calibration.FITTED`` plays the crash model as fitted to the pilot) also needs the reference pilot: the same table, seed and size under the embedded default
 rules (none when the arm plays them: its anchored values are then the defaults, and when every quantity is
 anchored no pilot is played). Each pilot's fit is kept in ``calibration/<key>.json`` of the run folder (or the
 study's); the key is the rules digest, the table and its parameters, the engine and plugin code, the seed and the

@@ -189,16 +189,16 @@ def company_stake(obs) -> np.ndarray:
 # A logistic model of the Company's crash before the end of the game from what the table sees in a round:
 # intercept, stability, loans, emergency loans so far, rounds left, and in a fit one offset per round.
 # ``CRASH_LOGIT`` (no offsets) was fitted on 12,000 simulated games of competent tables under the default rules and
-# is played outside a calibrated arm; a calibrated arm (the default) plays the model fitted to its own table's pilot
-# under its rules (``strategies.calibration``, quantity ``crash_logit``; ``calibration.ANCHORED``: the fixed model
-# moved by what the rules change).
+# is played outside a calibrated arm; a calibrated arm (the default) plays it moved by what the arm's rules change
+# (``strategies.calibration``, quantity ``crash_logit``, ``calibration.ANCHORED``; ``calibration.FITTED``: the model
+# fitted to the table's own pilot under its rules).
 CRASH_LOGIT = calibration.CRASH_LOGIT
 
 
 def crash_risk(obs) -> np.ndarray:
     """float[G'] the chance that the Company crashes before the end (the ``crash_logit`` coefficients in play on its
-    stability, debt, emergency loans taken so far and the round). Calibrated, at the start of round 1 it is the crash
-    rate of the arm's pilot. With the fixed coefficients: about 1/3 at the 1710 start, above 0.9 at stability 1 with
+    stability, debt, emergency loans taken so far and the round). Calibrated as fitted (``calibration.FITTED``), at the
+    start of round 1 it is the crash rate of the arm's pilot. With the fixed coefficients: about 1/3 at the 1710 start, above 0.9 at stability 1 with
     four rounds to go, near 0 at stability 6 in the last round."""
 
     def make(o):

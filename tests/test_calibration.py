@@ -113,14 +113,14 @@ def test_on_the_default_rules_the_fit_keeps_the_signs_and_predicts_the_start_bet
     assert abs(record["fitted"]["region_loss_rate"] - 0.3) < 0.15, record
 
 
-def test_the_players_believe_the_fit_by_default(tmp_path):
-    """By default the built-ins play the crash model as fitted to the arm's own pilot (not anchored): the values
-    played are the pilot's fit, and a player of the arm believes at the start of round 1 the pilot's crash rate
-    (within 0.01), on the default rules as on others. The region-loss rate stays anchored (the fixed 0.3 times the
-    arm's fit over the default rules' fit)."""
-    assert cal.CRASH.anchor is None and cal.BUILTIN[0] is cal.CRASH
+def test_the_fitted_belief_is_an_option(tmp_path):
+    """A strategy class with ``CALIBRATE = calibration.FITTED`` plays the crash model as fitted to the arm's own pilot
+    (not anchored): the values played are the pilot's fit, and a player of the arm believes at the start of round 1
+    the pilot's crash rate (within 0.01), on the default rules as on others. The region-loss rate stays anchored (the
+    fixed 0.3 times the arm's fit over the default rules' fit)."""
+    assert cal.CRASH.anchor is None and cal.FITTED[0] is cal.CRASH
     for name, text in (("default.toml", ""), ("sturdy.toml", STURDY)):
-        exp = experiment(tmp_path, text, name=name)
+        exp = table_file(tmp_path, text, name, '["fit"]')
         arm = exp.arms[0]
         record = calibration.calibrate(exp, arm, tmp_path / "cache", "engine")
         assert record["belief"] == "fitted" and record["games"] == 300
@@ -140,31 +140,33 @@ def test_the_players_believe_the_fit_by_default(tmp_path):
             assert abs(V.crash_risk(obs)[0] - record["observed_crash"]) < 0.01
 
 
-ANCHOR = """from strategies import Strategy, calibration
+FIT = """from strategies import Strategy, calibration
 
 
-class Anchor(Strategy):
-    name = "anchor"
-    CALIBRATE = calibration.ANCHORED
+class Fit(Strategy):
+    name = "fit"
+    CALIBRATE = calibration.FITTED
 """
 
 
-def anchored(tmp_path: Path, text: str, name: str, table: str = '["anchor"]') -> spec.Experiment:
-    (tmp_path / "anchor.py").write_text(ANCHOR)
+def table_file(tmp_path: Path, text: str, name: str, table: str = '["balanced"]') -> spec.Experiment:
+    """A 300-game experiment of ``table`` (``fit``: a plugin that plays the fitted belief)."""
+    (tmp_path / "fit.py").write_text(FIT)
     path = tmp_path / name
-    plugin = f'plugins = ["{tmp_path / "anchor.py"}:Anchor"]\n'
+    plugin = f'plugins = ["{tmp_path / "fit.py"}:Fit"]\n'
     path.write_text(f'name = "cal"\nplayers = 5\ngames = 300\nseed = 4\nstrategies = {table}\n{plugin}{text}')
     return spec.load(path)
 
 
-def test_the_anchored_belief_is_an_option(tmp_path):
-    """A strategy class with ``CALIBRATE = calibration.ANCHORED`` plays the anchored crash model: the fixed one plus
-    the arm's fit minus the same table's fit under the default rules (the reference pilot, recorded); a sturdier
+def test_the_players_play_the_anchored_belief_by_default(tmp_path):
+    """The built-ins (``BUILTIN``) play the anchored crash model: the fixed one plus the arm's fit minus the same
+    table's fit under the default rules (the reference pilot, recorded); a sturdier
     Company (stability 6 against 2) is believed to crash less at round 1 by more than 0.2. On the default rules it
     plays the fixed values exactly, without a pilot. A table mixing the fitted and the anchored belief is refused."""
+    assert cal.BUILTIN is cal.ANCHORED and cal.BUILTIN[0].anchor is not None
     played = {}
     for s in (2, 6):
-        exp = anchored(tmp_path, f'[overrides]\n"company.start_stability" = {s}\n', f"s{s}.toml")
+        exp = table_file(tmp_path, f'[overrides]\n"company.start_stability" = {s}\n', f"s{s}.toml")
         record = calibration.calibrate(exp, exp.arms[0], tmp_path / "cache", "engine")
         fit, ref = record["fitted"], record["reference"]["fitted"]
         assert record["belief"] == "anchored" and record["games"] == record["reference"]["games"] == 300
@@ -172,7 +174,7 @@ def test_the_anchored_belief_is_an_option(tmp_path):
         assert np.allclose(record["coefficients"]["crash_logit"], moved)
         played[s] = record["belief_crash"]
     assert played[6] < played[2] - 0.2, played
-    exp = anchored(tmp_path, "", "plain.toml")
+    exp = table_file(tmp_path, "", "plain.toml")
 
     def play(*_):
         raise AssertionError("a pilot was played")
@@ -180,7 +182,7 @@ def test_the_anchored_belief_is_an_option(tmp_path):
     record = calibration.calibrate(exp, exp.arms[0], tmp_path / "cache", "engine", play)
     assert record["games"] == 0 and "reference" not in record
     assert record["coefficients"] == {"crash_logit": list(cal.CRASH_LOGIT), "region_loss_rate": cal.REGION_LOSS_RATE}
-    mixed = anchored(tmp_path, "", "mixed.toml", '["anchor", "balanced"]')
+    mixed = table_file(tmp_path, "", "mixed.toml", '["fit", "balanced"]')
     with pytest.raises(spec.PluginError, match=r"calibration quantity 'crash_logit' played two ways"):
         calibration.calibrate(mixed, mixed.arms[0], tmp_path / "cache", "engine")
 
@@ -219,10 +221,11 @@ def merged(folder: Path) -> dict[str, bytes]:
 def test_no_calibrate_plays_the_fixed_coefficients_row_for_row(tmp_path):
     """``--no-calibrate`` plays exactly the games of the fixed coefficients (the rows the engine gives with no
     calibration in force, so the merged files are today's byte for byte), records no calibration and writes no
-    cache; calibrated, the same games play differently."""
+    cache; calibrated (the anchored belief: the arm's rules are not the defaults, so the anchor moves), the same games
+    play differently."""
     exp = experiment(tmp_path, STURDY, games=20)
     path = tmp_path / "exp.toml"
-    for out, extra in (("fixed", ["--no-calibrate"]), ("fitted", [])):
+    for out, extra in (("fixed", ["--no-calibrate"]), ("calibrated", [])):
         done = eastindia("run", str(path), "--jobs", "1", "--quiet", "--out", str(tmp_path / out), *extra)
         assert done.returncode == 0, done.stderr
     arm = exp.arms[0]
@@ -230,23 +233,23 @@ def test_no_calibrate_plays_the_fixed_coefficients_row_for_row(tmp_path):
     names, seating = arm.seating(ids)
     _, rows = play_batch(arm.rules(), [arm.spec(x).make() for x in names], exp.seed, ids, seating)
     plain = Results.from_batches([rows], {}).games
-    for out, same in (("fixed", True), ("fitted", False)):
+    for out, same in (("fixed", True), ("calibrated", False)):
         games = pl.read_parquet(rf.frame_path(tmp_path / out, "games")).select(plain.columns)
         assert games.equals(plain) == same, out
     fixed = json.loads((tmp_path / "fixed" / rf.META).read_text())
     assert "calibration" not in fixed["arms"][0] and not (tmp_path / "fixed" / calibration.DIR).exists()
-    fitted = json.loads((tmp_path / "fitted" / rf.META).read_text())["arms"][0]["calibration"]
-    assert fitted["games"] == 20 and set(fitted["coefficients"]) == {"crash_logit", "region_loss_rate"}
-    assert (tmp_path / "fitted" / calibration.DIR / f"{fitted['key']}.json").is_file()
-    assert (tmp_path / "fitted" / calibration.DIR / f"{fitted['reference']['key']}.json").is_file()
+    played = json.loads((tmp_path / "calibrated" / rf.META).read_text())["arms"][0]["calibration"]
+    assert played["games"] == 20 and set(played["coefficients"]) == {"crash_logit", "region_loss_rate"}
+    assert (tmp_path / "calibrated" / calibration.DIR / f"{played['key']}.json").is_file()
+    assert (tmp_path / "calibrated" / calibration.DIR / f"{played['reference']['key']}.json").is_file()
     # the report shows the arm's predicted against observed crash rate (absent when nothing was calibrated)
     assert "Calibration of the crash belief" not in (tmp_path / "fixed" / "summary.md").read_text()
-    summary = (tmp_path / "fitted" / "summary.md").read_text()
-    row = next(line for line in summary.splitlines() if line.startswith("| cal | fitted | 20 |"))
+    summary = (tmp_path / "calibrated" / "summary.md").read_text()
+    row = next(line for line in summary.splitlines() if line.startswith("| cal | anchored | 20 |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[3:5] == [f"{100 * fitted['predicted_crash']:.1f} %", f"{100 * fitted['observed_crash']:.1f} %"]
-    assert cells[6] == f"{100 * fitted['belief_crash']:.1f} %"
-    crashed = pl.read_parquet(rf.frame_path(tmp_path / "fitted", "games"))["crashed"].mean()
+    assert cells[3:5] == [f"{100 * played['predicted_crash']:.1f} %", f"{100 * played['observed_crash']:.1f} %"]
+    assert cells[6] == f"{100 * played['belief_crash']:.1f} %"
+    crashed = pl.read_parquet(rf.frame_path(tmp_path / "calibrated", "games"))["crashed"].mean()
     assert cells[7].startswith(f"{100 * crashed:.1f} %")
 
 

@@ -416,15 +416,14 @@ def test_a_finished_run_is_extended_to_more_games_as_if_played_at_once(tmp_path,
 
 def test_a_run_whose_calibration_pilot_would_change_is_not_extended(tmp_path):
     """A pilot of min(calibration_games, games) games: a run of 25 games fitted on 25; at 40 the fit would be another,
-    so the games of the two fits are not mixed (one line naming the fix). A pilot of 20 games (``calibration_games``
-    below both counts) is the same fit at 25 and 40 games: that run extends, on its recorded pilot."""
+    so the games of the two fits are not mixed (one line naming the fix). On the default rules no pilot is played
+    (the anchored values are the defaults) and the run extends."""
     small(tmp_path, games=25, extra='[overrides]\n"company.start_stability" = 6')
     path = str(tmp_path / "exp.toml")
     runner.run(spec.load(path), tmp_path / "r", jobs=1)
     with pytest.raises(runner.RunError, match=r"its calibration pilot played 25 games .* set calibration_games = 25"):
         runner.run(spec.load(path, games=40), tmp_path / "r", jobs=1, resume=True, notify=lambda m: None)
-    text = 'name = "plain"\ngames = 25\nshard_size = 10\nseed = 3\nstrategies = ["balanced"]\ncalibration_games = 20\n'
-    path = write(tmp_path, text)
+    path = write(tmp_path, 'name = "plain"\ngames = 25\nshard_size = 10\nseed = 3\nstrategies = ["balanced"]\n')
     runner.run(spec.load(path), tmp_path / "default", jobs=1)
     meta = runner.run(spec.load(path, games=40), tmp_path / "default", jobs=1, resume=True, notify=lambda m: None)
-    assert meta["games_per_arm"] == 40 and meta["arms"][0]["calibration"]["games"] == 20
+    assert meta["games_per_arm"] == 40 and meta["arms"][0]["calibration"]["games"] == 0
