@@ -1,17 +1,17 @@
 """The calibration pilot: the quantities an arm's strategies learned from simulation, fitted to the arm's rules.
 
 Before an arm is played, its table (the arm's rules, strategies and seating) plays a pilot of ``calibration_games``
-games (at most the arm's ``games``) with the uncalibrated values, from a seed of its own (the experiment's seed
-spawned with the key ``PILOT_SPAWN``, a stream no game of a run uses; the same for every arm: common dice).
-Every quantity the strategies want (``strategies.calibration``) is fitted on the pilot's frames, once (the runner
-plays it in a worker process); every shard of the arm receives the same values, so the games do not depend on
-the shards, the jobs or the batch. An anchored quantity (the built-ins' crash model and region-loss rate,
-``calibration.ANCHORED``; ``calibration.FITTED`` plays the crash model as fitted to the pilot) also needs the reference pilot: the same table, seed and size under the embedded default
-rules (none when the arm plays them: its anchored values are then the defaults, and when every quantity is
-anchored no pilot is played). Each pilot's fit is kept in ``calibration/<key>.json`` of the run folder (or the
-study's); the key is the rules digest, the table and its parameters, the engine and plugin code, the seed and the
-pilot's size, so a ``--resume``, a tune trial, a sensitivity point or another arm of the same table reads it instead
-of playing the pilot again.
+games (at most the arm's ``games``) with the uncalibrated values, from a seed of its own (the experiment's seed spawned
+with the key ``PILOT_SPAWN``, a stream no game of a run uses; the same for every arm: common dice). Every quantity the
+strategies want (``strategies.calibration``) is fitted on the pilot's frames, once (the runner plays it in a worker
+process); every shard of the arm receives the same values, so the games do not depend on the shards, the jobs or the
+batch. An anchored quantity (the built-ins' crash model and region-loss rate, ``calibration.ANCHORED``;
+``calibration.FITTED`` plays the crash model as fitted to the pilot) also needs the reference pilot: the same table,
+seed and size under the embedded default rules (none when the arm plays them: its anchored values are then the defaults,
+and when every quantity is anchored no pilot is played). Each pilot's fit is kept in ``calibration/<key>.json`` of the
+run folder (or the study's); the key is the rules digest, the table and its parameters, the engine and plugin code, the
+seed and the pilot's size, so a ``--resume``, a tune trial, a sensitivity point or another arm of the same table reads
+it instead of playing the pilot again.
 """
 
 from __future__ import annotations

@@ -834,10 +834,15 @@ def _write_study_report(out: Path, kind: str | None) -> Path:
             raise runner.RunError(f"{out}: the metagame's results are unreadable: {runner._one_line(err)}") from None
     if kind == "tune":
         from reports import write_report
-        from reports.tune import write_tune_report
+        from reports.tune import write_counts_report, write_tune_report
 
         from .tune import CONFIRM
 
+        meta = search.read_meta(out) or {}
+        if meta.get("counts"):
+            for folder in meta["folders"]:
+                _write_study_report(out / folder, kind)
+            return write_counts_report(out, meta)
         if (out / CONFIRM / rf.META).is_file():
             write_report(out / CONFIRM, reference="default")
         return write_tune_report(out)
@@ -850,9 +855,15 @@ def cmd_tune(args: argparse.Namespace) -> int:
     from . import tune
 
     ts = tune.load(args.file, trials=args.trials, **_study_changes(args))
-    if warning := tune.startup_warning(ts):
+    first = ts.specs[0] if isinstance(ts, tune.Counts) else ts
+    if warning := tune.startup_warning(first):
         print(f"eastindia: warning: {warning}", file=sys.stderr)
-    print_tune(*_run_study(args, tune, ts, "trials"))
+    out, meta = _run_study(args, tune, ts, "trials")
+    if not meta.get("counts"):
+        print_tune(out, meta)
+    for n, folder in zip(meta.get("counts", []), meta.get("folders", []), strict=True):
+        print(f"{n} players:")
+        print_tune(out / folder, search.read_meta(out / folder) or {})
     return 0
 
 

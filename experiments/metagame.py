@@ -237,8 +237,7 @@ class Counts:
         return [ms.exp.players for ms in self.specs]
 
 
-def count_folder(run_dir: Path, players: int) -> Path:
-    return Path(run_dir) / f"players-{players}"
+count_folder = search.count_folder
 
 
 def section_spec(exp: Experiment | None, table: dict[str, Any], path: Path, problems: list[str]) -> MetagameSpec | None:
@@ -302,25 +301,11 @@ def run(
     runner.check_options(jobs, shard_size, "loky", None, resume, fresh)
     if isinstance(ms, Counts):
         play = {"jobs": jobs, "resume": resume, "fresh": fresh, "shard_size": shard_size, "command": command}
-        metas = [run(one, count_folder(run_dir, one.exp.players), progress=progress, notify=notify, **play)
-                 for one in ms.specs]  # fmt: skip
-        frames = [
-            pl.read_parquet(count_folder(run_dir, n) / EQUILIBRIA).select(
-                pl.lit(n, pl.Int64).alias("players"), pl.all()
-            )
-            for n in ms.players
-        ]
-        search.write_parquet(run_dir / EQUILIBRIA, pl.concat(frames, how="diagonal_relaxed"))
-        meta = {
-            "kind": SECTION,
-            "name": ms.name,
-            "counts": ms.players,
-            "command": command,
-            "strategies": ms.specs[0].labels,
-            "arms": metas[0]["arms"],
-            "status": "complete" if all(m.get("status") == "complete" for m in metas) else "running",
-            "folders": [count_folder(run_dir, n).name for n in ms.players],
-        }
+        top = {"kind": SECTION, "name": ms.name, "command": command, "strategies": ms.specs[0].labels}
+        metas, meta = search.run_counts(
+            run, ms.specs, run_dir, EQUILIBRIA, top, progress=progress, notify=notify, **play
+        )
+        meta["arms"] = metas[0]["arms"]
         search.write_meta(run_dir, meta)
         return meta
     with search.Folder(run_dir, SECTION, command, notify) as folder:

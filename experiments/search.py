@@ -552,6 +552,34 @@ def player_counts(value: Any, path: Path) -> tuple[list[int], list[str]]:
     return (out or [5]), problems
 
 
+def count_folder(run_dir: Path, players: int) -> Path:
+    """Where a study of several player counts keeps the study of one count."""
+    return Path(run_dir) / f"players-{players}"
+
+
+def run_counts(run: Callable[..., dict[str, Any]], specs: Sequence[Any], run_dir: Path, frame: str,
+               meta: dict[str, Any], **play: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:  # fmt: skip
+    """Play one study per player count (``specs``, each with ``exp.players``; ``run(spec, folder, **play)``) into
+    ``RUN_DIR/players-N``, then write their ``frame`` side by side in ``RUN_DIR/frame`` (with ``players``) and
+    ``RUN_DIR/study.json``: ``meta`` with the counts, their folders and the status (complete when every count's is).
+    Returns the list of each count's metadata and the top one."""
+    counts = [one.exp.players for one in specs]
+    metas = [run(one, count_folder(run_dir, n), **play) for one, n in zip(specs, counts, strict=True)]
+    frames = [
+        pl.read_parquet(count_folder(run_dir, n) / frame).select(pl.lit(n, pl.Int64).alias("players"), pl.all())
+        for n in counts
+    ]
+    write_parquet(Path(run_dir) / frame, pl.concat(frames, how="diagonal_relaxed"))
+    top = {
+        **meta,
+        "counts": counts,
+        "folders": [count_folder(run_dir, n).name for n in counts],
+        "status": "complete" if all(m.get("status") == "complete" for m in metas) else "running",
+    }
+    write_meta(Path(run_dir), top)
+    return metas, top
+
+
 def check_keys(table: dict[str, Any], known: dict[str, Any], where: str, problems: list[str]) -> None:
     """Unknown keys and wrong types of a section's scalars (``known``: key -> type or tuple of types)."""
     for key in sorted(set(table) - set(known) - {"params"}):

@@ -81,6 +81,7 @@ import numpy as np
 import polars as pl
 
 import strategies as registry
+from sim.rules import RulesError, load_toml
 from sim.rules.schema import shown
 
 from . import calibration, metagame, runner, search, tomlw
@@ -272,9 +273,54 @@ def startup_warning(ts: TuneSpec) -> str | None:
     )
 
 
-def load(path: str | Path, **changes: Any) -> TuneSpec:
+def load(path: str | Path, **changes: Any) -> TuneSpec | Counts:
     """Read a tune file (``changes``: ``trials`` and the experiment's top-level keys from the command line); every
-    problem is reported at once (``ExperimentError``)."""
+    problem is reported at once (``ExperimentError``). ``players = [4, 5]`` gives one study per count (``Counts``)."""
+    path = Path(path)
+    try:
+        raw = load_toml(path)
+    except RulesError as err:
+        raise ExperimentError([str(err)]) from None
+    given = changes.get("players")
+    counts, problems = search.player_counts(given if given is not None else raw.get("players", 5), path)
+    if problems:
+        raise ExperimentError(problems)
+    if len(counts) == 1 and not isinstance(raw.get("players"), list):
+        return _load(path, **changes)
+    specs, problems = [], []
+    for n in counts:
+        try:
+            specs.append(_load(path, **{**changes, "players": n}))
+        except ExperimentError as err:
+            problems += [p for p in err.problems if p not in problems]
+    if problems:
+        raise ExperimentError(problems)
+    return Counts(tuple(specs))
+
+
+@dataclass(frozen=True)
+class Counts:
+    """One tune per player count of a file's ``players = [...]``: each in ``RUN_DIR/players-N`` (a tune folder of
+    its own, the same trials planned for each), their trials side by side in ``RUN_DIR/trials.parquet`` (with
+    ``players``)."""
+
+    specs: tuple[TuneSpec, ...]
+
+    @property
+    def exp(self) -> Experiment:
+        return self.specs[0].exp
+
+    @property
+    def name(self) -> str:
+        return self.exp.name
+
+    @property
+    def players(self) -> list[int]:
+        return [ts.exp.players for ts in self.specs]
+
+
+def _load(path: str | Path, **changes: Any) -> TuneSpec:
+    """One player count's study (``load``)."""
     trials_option = changes.pop("trials", None)
     others: dict[str, Any] = {metagame.SECTION: None}
     exp, table, path, problems = search.load_study_file(path, SECTION, changes, others=others)
@@ -458,7 +504,7 @@ def finished(study: Any) -> list[Any]:
 
 # ------------------------------------------------------------------------------------------------------- run
 def run(
-    ts: TuneSpec,
+    ts: TuneSpec | Counts,
     run_dir: str | Path,
     jobs: int | None = None,
     resume: bool = False,
@@ -469,10 +515,15 @@ def run(
     notify: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Play the study into ``run_dir`` (see the module docstring) and return its metadata (``study.json``); the
-    command line writes its report (``reports.tune``)."""
+    command line writes its report (``reports.tune``). ``Counts``: each count's study in its own folder, then their
+    trials side by side."""
     run_dir = Path(run_dir)
     notify = notify or runner._stderr
     runner.check_options(jobs, shard_size, "loky", None, resume, fresh)
+    if isinstance(ts, Counts):
+        play = {"jobs": jobs, "resume": resume, "fresh": fresh, "shard_size": shard_size, "command": command}
+        top = {"kind": SECTION, "name": ts.name, "command": command}
+        return search.run_counts(run, ts.specs, run_dir, TRIALS, top, progress=progress, notify=notify, **play)[1]
     with search.Folder(run_dir, "tune", command, notify) as folder:
         old = folder.open(ts.study_digest(), resume, fresh)
         meta = _meta(ts, command, old)

@@ -14,6 +14,7 @@ from PIL import Image
 
 from .charts import Chart
 from .interactive import embed, script
+from .markdown import table_md
 from .tables import Table, Verdict
 
 CSS = """
@@ -202,3 +203,30 @@ def render(
 {"".join(details(*part) for part in parts)}
 </body></html>
 """
+
+
+def write_counts_page(run_dir: Path, meta: dict, kind: str, heading: str, table: Table, note: str = "") -> Path:
+    """RUN_DIR/report.html and summary.md of a study played at several player counts (``meta``: its ``name``,
+    ``counts`` and ``folders``): ``table`` (one row per count) under ``heading``, then a link to each count's own
+    report."""
+    title = f"{meta.get('name')}: {kind} at {', '.join(map(str, meta['counts']))} players"
+    links = "".join(f'<li><a href="{f}/report.html">{escape(f)}</a></li>' for f in meta["folders"])
+    note_html = f'<p class="note">{escape(note)}</p>' if note else ""
+    page = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{escape(title)} — Corruption &amp; East India report</title><style>{CSS}</style></head>
+<body>
+<h1>{escape(title)}</h1>
+<p class="sub">Corruption &amp; East India balance simulator — {escape(kind)} report</p>
+<h2 id="counts">{escape(heading)}</h2>
+{note_html}
+{table_html(table, f"{kind}-counts")}
+<h3>Each count's report</h3><ul>{links}</ul>
+</body></html>
+"""
+    out = run_dir / "report.html"
+    out.write_text(page, encoding="utf-8")
+    parts = [f"# {title}", f"## {heading}", *([note] if note else []), table_md(table)]
+    parts += [f"- `{f}/report.html`" for f in meta["folders"]]
+    (run_dir / "summary.md").write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    return out

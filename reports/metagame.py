@@ -26,7 +26,7 @@ from experiments import search
 from experiments.runfolder import EXPERIMENT
 
 from . import charts as ch
-from .html import CSS, figure_html, table_html
+from .html import CSS, figure_html, table_html, write_counts_page
 from .markdown import table_md
 from .tables import Table, pct, points, study_settings
 
@@ -419,26 +419,7 @@ def write_counts_report(run_dir: Path, meta: dict[str, Any]) -> Path:
     for folder in meta["folders"]:
         write_metagame_report(run_dir / folder)
     table = counts_table(pl.read_parquet(run_dir / mg.EQUILIBRIA))
-    title = f"{meta.get('name')}: metagame at {', '.join(map(str, meta['counts']))} players"
-    links = "".join(f'<li><a href="{f}/report.html">{escape(f)}</a></li>' for f in meta["folders"])
-    page = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)} — Corruption &amp; East India report</title><style>{CSS}</style></head>
-<body>
-<h1>{escape(title)}</h1>
-<p class="sub">Corruption &amp; East India balance simulator — metagame report</p>
-<h2 id="metagame">Equilibria per player count</h2>
-<p class="note">{escape(NOTE)}</p>
-{table_html(table, "metagame-counts")}
-<h3>Each count's report</h3><ul>{links}</ul>
-</body></html>
-"""
-    out = run_dir / REPORT
-    out.write_text(page, encoding="utf-8")
-    parts = [f"# {title}", "## Equilibria per player count", NOTE, table_md(table)]
-    parts += [f"- `{f}/report.html`" for f in meta["folders"]]
-    (run_dir / SUMMARY).write_text("\n\n".join(parts) + "\n", encoding="utf-8")
-    return out
+    return write_counts_page(run_dir, meta, "metagame", "Equilibria per player count", table, NOTE)
 
 
 def write_metagame_report(run_dir: str | Path) -> Path:

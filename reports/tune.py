@@ -28,7 +28,7 @@ from experiments import tune as tn
 from experiments.runfolder import EXPERIMENT
 
 from . import charts as ch
-from .html import CSS, figure_html, table_html
+from .html import CSS, figure_html, table_html, write_counts_page
 from .markdown import table_md
 from .tables import Table, change_cell, study_settings, value_cell
 
@@ -361,3 +361,26 @@ played reads that trial's games (the same rules on the same dice give the same g
         parts += ["### Charts", "\n".join(f"- `charts/{c.path.name}`: {c.caption}" for c in charts)]
     (run_dir / SUMMARY).write_text("\n\n".join(parts) + "\n", encoding="utf-8")
     return out
+
+
+def write_counts_report(run_dir: Path, meta: dict[str, Any]) -> Path:
+    """A tune of several player counts (each count's report written first): RUN_DIR/report.html and summary.md with
+    each count's best trial and confirmation side by side, and a link to each count's report."""
+    rows, what = [], ""
+    for folder, n in zip(meta["folders"], meta["counts"], strict=True):
+        m = search.read_meta(run_dir / folder) or {}
+        best, c, objective, what = (
+            m.get("best") or {},
+            (m.get("confirm") or {}).get("objective"),
+            m["objective"],
+            _what(m),
+        )
+        params = ", ".join(f"{k} = {v!r}" for k, v in (best.get("params") or {}).items())
+        confirm = "—"
+        if c:
+            default = _fmt(objective, c["default"], c["default_lo"], c["default_hi"])
+            confirm = f"{default} → {_fmt(objective, c['best'], c['best_lo'], c['best_hi'])}"
+        value = _fmt(objective, best.get("value"), best.get("lo"), best.get("hi"))
+        rows.append([str(n), f"trial {best.get('trial')}", value, params, confirm])
+    table = Table(["players", "best", f"{what} (tuning games)", "values", "confirmation: default → best"], rows)
+    return write_counts_page(run_dir, meta, "tune", "The best values per player count", table)

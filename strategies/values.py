@@ -198,8 +198,8 @@ CRASH_LOGIT = calibration.CRASH_LOGIT
 def crash_risk(obs) -> np.ndarray:
     """float[G'] the chance that the Company crashes before the end (the ``crash_logit`` coefficients in play on its
     stability, debt, emergency loans taken so far and the round). Calibrated as fitted (``calibration.FITTED``), at the
-    start of round 1 it is the crash rate of the arm's pilot. With the fixed coefficients: about 1/3 at the 1710 start, above 0.9 at stability 1 with
-    four rounds to go, near 0 at stability 6 in the last round."""
+    start of round 1 it is the crash rate of the arm's pilot. With the fixed coefficients: about 1/3 at the 1710 start,
+    above 0.9 at stability 1 with four rounds to go, near 0 at stability 6 in the last round."""
 
     def make(o):
         b = calibration.value("crash_logit")

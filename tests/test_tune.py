@@ -824,3 +824,38 @@ def test_bad_equilibrium_objective_input_is_one_line_exit_2(tmp_path, capsys, ch
         text = text.replace('target = "max"', 'target = "max"\nequilibrium = "alpharank"')
         message = '"alpharank" needs compositions = "all"'
     refused(tmp_path, capsys, write(tmp_path, text), message)
+
+
+# ------------------------------------------------------------------------------------------- player counts
+def test_player_counts_side_by_side_are_each_count_s_own_tune(tmp_path, capsys):
+    """players = [4, 5]: the 4-player folder is the 4-player tune alone (the same trials, the same values), the top
+    folder's trials.parquet holds both counts' trials with ``players``, the print and the report give each count's
+    best; a count the game does not take is one line, exit 2."""
+    text = SMALL.format(trials=4, confirm=0)
+    alone = tmp_path / "alone"
+    tune.run(tune.load(write(tmp_path, text, "alone.toml")), alone, jobs=1, notify=quiet)
+    path = write(tmp_path, text.replace("players = 4", "players = [4, 5]"))
+    assert isinstance(tune.load(path), tune.Counts)
+    out = tmp_path / "out"
+    assert cli.main(["tune", str(path), "--out", str(out), "--jobs", "1", "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "4 players:" in lines and "5 players:" in lines
+    four = search.count_folder(out, 4)
+    assert (four / tune.TRIALS).read_bytes() == (alone / tune.TRIALS).read_bytes()
+    trials = pl.read_parquet(out / tune.TRIALS)
+    assert trials["players"].to_list() == [4] * 4 + [5] * 4
+    five = pl.read_parquet(search.count_folder(out, 5) / tune.TRIALS)
+    assert trials.filter(pl.col("players") == 5).drop("players").equals(five)
+    assert not trials.filter(pl.col("players") == 4)["value"].equals(five["value"])  # 5 players play other games
+    meta = search.read_meta(out)
+    assert meta["counts"] == [4, 5] and meta["status"] == "complete"
+    summary = (out / "summary.md").read_text()
+    for n in (4, 5):
+        best = search.read_meta(search.count_folder(out, n))["best"]
+        assert f"| {n} | trial {best['trial']} |" in summary
+        assert (search.count_folder(out, n) / "report.html").is_file() and f"players-{n}/report.html" in summary
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    refused(
+        bad, capsys, write(bad, text.replace("players = 4", "players = [4, 7]")), "players[1]: 7 players is impossible"
+    )
