@@ -44,9 +44,12 @@ same study: the trials already told stay, an interrupted batch resumes from its 
 plays a metagame (``eastindia metagame``) of the file's strategies under the trial's rules, as the file's
 ``[metagame]`` section sets it (``compositions``, ``starts``, ``bootstrap``, ...; its folder is the batch's folder,
 the trials its rules arms), on the same games and dice for every trial. ``equilibrium`` picks the distribution over
-strategies the objective reads: ``"alpharank"`` (each strategy's α-Rank mass; the default with ``compositions =
-"all"``) or ``"nash"`` (the stable equilibria's mixes weighted by their basins; with ``"one_deviant"``, its only
-choice, the pure tables no lone deviant beats, the stable ones if any, weighted equally).
+strategies the objective reads: ``"nash"`` (the default: the stable equilibria's mixes weighted by their basins;
+with ``"one_deviant"``, its only choice, the pure tables no lone deviant beats, the stable ones if any, weighted
+equally) or ``"alpharank"`` (each strategy's α-Rank mass; ``compositions = "all"`` only). At the selection intensity
+where its masses stop moving α-Rank puts nearly all its mass on one strategy unless the strategies beat each other in
+a cycle, so its entropy is about 0 wherever the best responses settle (masses below ``ENTROPY_FLOOR`` count as 0, so
+that rounding noise picks no best trial).
 
 - ``equilibrium_entropy``: the entropy of that distribution over the K strategies divided by log K (1: every strategy
   equally viable, 0: one strategy only) -- Pendurkar et al.'s meta-balancing objective (AAMAS 2023); ``target =
@@ -106,6 +109,7 @@ KEYS: dict[str, Any] = {
 }
 EQUILIBRIUM_OBJECTIVES = ("equilibrium_entropy", "equilibrium_crash_rate", "equilibrium_end_round")
 WEIGHTINGS = ("alpharank", "nash")
+ENTROPY_FLOOR = 1e-9  # a strategy's share below this is rounding, not a viable strategy
 DEFAULTS = {"objective": "win_spread", "trials": 40, "batch": 4, "startup": 10, "default_first": True}
 MAX_TRIALS = 100_000
 STUDY = "study.db"
@@ -429,7 +433,7 @@ def _equilibrium_section(
         return None, ""
     ms = metagame.section_spec(exp, section, path, problems)
     mode = section.get("compositions", "all")
-    weighting = data.get("equilibrium", "alpharank" if mode == "all" else "nash")
+    weighting = data.get("equilibrium", "nash")
     if weighting not in WEIGHTINGS:
         problems.append(f'{where}.equilibrium: expected "alpharank" or "nash", got {shown(weighting)}')
     elif weighting == "alpharank" and mode != "all":
@@ -735,9 +739,10 @@ def play_metagame(
 
 
 def normalised_entropy(dist: np.ndarray) -> float:
-    """The entropy of a distribution over K strategies divided by log K: 1 when all are equally likely, 0 for one."""
+    """The entropy of a distribution over K strategies divided by log K: 1 when all are equally likely, 0 for one
+    (shares below ``ENTROPY_FLOOR`` count as 0)."""
     dist = np.asarray(dist, dtype=float)
-    present = dist[dist > 0]
+    present = dist[dist >= ENTROPY_FLOOR]
     return float(-(present * np.log(present)).sum() / np.log(len(dist)))
 
 

@@ -2,6 +2,7 @@
 trials, no repeats), more trials extend a study, the same seed gives the same trials whatever --jobs, the folder's
 files (trials.parquet, best.toml, the paired confirmation, the report) and bad [tune] input (one line, exit 2)."""
 
+import dataclasses
 import json
 import tomllib
 from pathlib import Path
@@ -784,8 +785,9 @@ def test_the_entropy_objective_on_hand_made_payoff_tables():
 
 def test_an_equilibrium_objective_plays_a_metagame_per_trial(tmp_path):
     """Each trial's value is the entropy of the α-Rank masses of its own rules arm in the batch's metagame; the crash
-    rate it carries is the mass-weighted crash rate of the pure tables, the same games as the tables' frames."""
-    path = write(tmp_path, EQUILIBRIUM)
+    rate it carries is the mass-weighted crash rate of the pure tables, the same games as the tables' frames. The
+    default weighting (``nash``) reads the same metagame's stable equilibria, weighted by their basins."""
+    path = write(tmp_path, EQUILIBRIUM.replace('target = "max"', 'target = "max"\nequilibrium = "alpharank"'))
     ts = tune.load(path)
     tune.run(ts, tmp_path / "out", jobs=1, notify=quiet)
     trials = pl.read_parquet(tmp_path / "out" / tune.TRIALS)
@@ -798,6 +800,20 @@ def test_an_equilibrium_objective_plays_a_metagame_per_trial(tmp_path):
         assert r["value"] == pytest.approx(tune.normalised_entropy(mass)) and 0 <= r["value"] <= 1
         pure = {s: games.filter(pl.col("arm") == f"{arm} | {s}×4")["crashed"].mean() for s in ("balanced", "run_firm")}
         assert r["crash_rate"] == pytest.approx(mass[0] * pure["balanced"] + mass[1] * pure["run_firm"])
+    nash = tune.load(write(tmp_path, EQUILIBRIUM, "nash.toml"))
+    assert nash.equilibrium == "nash"
+    ms = dataclasses.replace(nash.metagame, exp=nash.exp)
+    eq = pl.read_parquet(batch / metagame.EQUILIBRIA)
+    for r in trials.iter_rows(named=True):
+        arm = f"trial {r['trial']}"
+        stable = eq.filter((pl.col("arm") == arm) & pl.col("stable"))
+        assert stable.height > 0
+        weights = stable.group_by("equilibrium", maintain_order=True).agg(pl.col("basin").first(), pl.col("share"))
+        w = weights["basin"].to_numpy() / weights["basin"].sum()
+        dist = sum(wi * np.array(share) for wi, share in zip(w, weights["share"].to_list(), strict=True))
+        got = tune.equilibrium_value(nash, ms, batch, arm)
+        assert got["value"] == pytest.approx(tune.normalised_entropy(dist / dist.sum()))
+        assert got["distribution"] == pytest.approx(dict(zip(["balanced", "run_firm"], dist / dist.sum(), strict=True)))
 
 
 @pytest.mark.parametrize(
