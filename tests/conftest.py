@@ -18,3 +18,29 @@ def _restore_strategy_registry():
     yield
     REGISTRY.clear()
     REGISTRY.update(saved)
+
+
+# The engine path a test plays (sim/kernels.py): ``kernels.use`` runs the compiled kernels in a batch of at least
+# ``MIN_GAMES`` games, and in any batch once a kernel has loaded in the process, so under xdist a small hand-built
+# position's path would depend on which tests its worker ran before. Every test starts with no kernel loaded: its path
+# follows from its batch sizes alone (the numpy reference below ``MIN_GAMES``), or from ``engine_path``.
+@pytest.fixture(autouse=True)
+def _engine_path_from_batch_size(monkeypatch):
+    from sim import kernels
+
+    monkeypatch.setattr(kernels, "_loaded", False)
+
+
+@pytest.fixture(params=["numpy", "kernels"])
+def engine_path(request, monkeypatch):
+    """Play the test on each engine path: the numpy reference (``kernels.ENABLED`` off) and the compiled kernels at
+    any batch size (``MIN_GAMES`` 0). Rule files use it as ``pytestmark = pytest.mark.usefixtures("engine_path")``."""
+    from sim import kernels
+
+    if request.param == "kernels":
+        if not kernels.ENABLED:
+            pytest.skip("the kernels are off here (EASTINDIA_KERNELS=0 or numba missing)")
+        monkeypatch.setattr(kernels, "MIN_GAMES", 0)
+    else:
+        monkeypatch.setattr(kernels, "ENABLED", False)
+    return request.param
