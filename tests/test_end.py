@@ -12,6 +12,9 @@ from sim.phases.london import retirement_roll
 from sim.rules import Rules
 from sim.state import TALLY
 
+# each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_path")
+
 
 def finished(s, crashed, end_round=7, blame=-1):
     s.done[:] = True
@@ -69,6 +72,20 @@ def test_blame_situations(blame, expected):
     assert s.vp[0, :, V["blame"]].tolist() == expected
     factories = s.vp[0, 0, V["factories"]]
     assert factories == (0 if blame == 5 else 2)  # a crash scores 1 VP per factory, except under blame 6
+
+
+@pytest.mark.parametrize("invested_votes", [True, False])
+def test_an_invested_factory_scores_no_crash_vp(invested_votes):
+    """R-END, L79 and D-INVESTED-FACTORY: an invested factory (a firm's) stops giving its 1 VP on a crash, whether or
+    not it still votes (``firms.invested_factory_votes``). Seat 1 holds 2 uninvested and 3 invested factories: 2 VP,
+    not 5; seat 2 holds only invested ones: 0 VP."""
+    r, s = blank(1, 4, **{"firms.invested_factory_votes": invested_votes})
+    s.factories[0, 1] = 2
+    s.invested_factories[0, 1] = 3
+    s.invested_factories[0, 2] = 1
+    finished(s, crashed=True, end_round=5, blame=0)
+    score(s, r)
+    assert s.vp[0, :, V["factories"]].tolist() == [0, 2, 0, 0]
 
 
 def test_influence_and_ranking_vp_by_end_round():
