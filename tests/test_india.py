@@ -45,6 +45,7 @@ from sim.phases.india import (
     peace,
     resolve,
     restack,
+    revolt_wave,
     shuffle,
     turmoil,
     windfall,
@@ -52,6 +53,9 @@ from sim.phases.india import (
 from sim.phases.military import deploy
 from sim.rules import Rules, RulesError
 from sim.state import FLOW, TALLY
+
+# each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_path")
 
 PUNJAB, DELHI, BENGAL, BOMBAY, MARATHA, HYDERABAD, MYSORE, MADRAS = range(8)
 CRISIS_DELHI, CRISIS_MARATHA, CRISIS_BENGAL = 0, 2, 4
@@ -579,6 +583,28 @@ def test_one_attack_sets_off_revolts_bombays_army_first():
     assert tally(s, "attacks") == 1 and tally(s, "revolts") == 2 and tally(s, "regions_held") == 3
     assert s.used_regiments[0].tolist() == [4, 2, 0]  # Bombay's: 3 (Delhi's empire 3 + 0) + 1; Madras' 2
     assert s.trophies[0, 1] == 2 and s.trophies[0, 2] == 1
+
+
+def test_the_attacked_region_does_not_join_its_own_revolt_wave():
+    """R-ATTACK (L211): the wave an attack sets off is a revolt in every *other* Company region with unrest. Company
+    Bombay (army 0, unrest 1, 6 regiments) is attacked at 2 + 1 = 3 and holds; no other Company region has unrest, so
+    the wave is empty: Bombay is not attacked again by its own unrest (that revolt would be asked, counted and use a
+    fourth regiment)."""
+    r, s = blank(1, 4)
+    company(s, BOMBAY, 0)
+    company(s, MADRAS, 1)
+    s.unrest[0, BOMBAY] = 1
+    s.regiments[0] = [6, 6, 0]
+    give(s, "officers", 1, 1, col=0)
+    s.commander[0, 0] = 1
+    strat = Scripted()
+    a = agents(r, s, strat)
+    ev = Event.of(s, r, [0], CRISIS_DELHI, BOMBAY)
+    attack_company(s, r, dice(), a, ev, np.array([BOMBAY]), np.array([2]), attacker=np.array([DELHI]))
+    revolt_wave(s, r, dice(), a, ev)
+    assert strat.asked("defend") == [([0], [1])]  # the attack only
+    assert tally(s, "attacks") == 1 and tally(s, "revolts") == 0 and tally(s, "regions_held") == 1
+    assert s.owner[0, BOMBAY] == 0 and s.used_regiments[0].tolist() == [3, 0, 0]
 
 
 # ---------------------------------------------------------------------------------------- the crisis marker
