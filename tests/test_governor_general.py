@@ -12,6 +12,9 @@ from sim.governor_general import governor_general
 from sim.phases.appointments import appoint_office, appointments, candidates
 from sim.state import FLOW
 
+# each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_path")
+
 
 def in_force(s, r, games=slice(None)):
     s.law_pile[games, r.d.law_names.index("Governor General")] = laws.IN_FORCE
@@ -102,6 +105,33 @@ def test_governor_general_failure_and_mishap_raise_unrest_everywhere():
     assert s.unrest[:, [bombay, bengal]].tolist() == [[1, 1], [1, 1]]
     assert s.office[:, L.GOVERNOR_GENERAL].tolist() == [3, -1] and s.supply[1, 3] == 12
     assert s.money[:, 3].tolist() == [0, 0]
+
+
+def test_a_failed_governing_roll_raises_unrest_in_company_regions_only():
+    """L126-L127 (2e powers): a failed roll (lowest 3) adds ``fail_unrest`` to every *Company* region; the sovereign
+    regions (Delhi's empire and the rest) keep no unrest."""
+    r, s = blank(1, 4)
+    bombay, bengal = company_regions(r, s, ["Bombay", "Bengal"])
+    governor_general(s, r, dice({0: [3, 4, 6]}), agents(r, s, Scripted(general_govern=const(True))))
+    expected = [1 if i in (bombay, bengal) else 0 for i in range(len(r.d.regions))]
+    assert s.unrest[0].tolist() == expected
+
+
+def test_a_governor_general_whose_law_has_lapsed_does_not_act():
+    """L126-L127: the office exists only while the law "Governor General" is in force. Both games seat a
+    Governor-General over Bombay and Bengal (``company_income`` 3 £ per region); in game 1 the law has gone to the
+    discard pile: he is not asked to govern, rolls nothing and brings the Company nothing there."""
+    r, s = blank(2, 4, **{"governor_general.company_income": 3})
+    company_regions(r, s, ["Bombay", "Bengal"])
+    s.law_pile[1, r.d.law_names.index("Governor General")] = laws.DISCARD
+    regiments = np.full(len(r.d.regions), L.G_REGIMENT)  # his effects: no £ for anyone
+    strat = Scripted(general_govern=const(True), general_effects=const(regiments))
+    d = dice({0: [5, 2, 6]})
+    governor_general(s, r, d, agents(r, s, strat))
+    assert strat.asked("general_govern") == [([0], [3])]
+    assert d.rolls("lowest") == [3]
+    d.assert_spent()
+    assert s.balance.tolist() == [6, 0] and s.money[:, 3].tolist() == [2, 0]
 
 
 def test_zamindar_taxes_add_to_his_bonus_and_failure_unrest():
