@@ -16,6 +16,9 @@ from sim.agents import IllegalDecision
 from sim.phases.parliament import ask_table, hold_vote, opposition_leader, parliament, property_votes
 from sim.state import FLOW, TALLY
 
+# each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_path")
+
 LUX, SHARES, YARDS, FACT = laws.LUXURIES, laws.SHARES, laws.SHIPYARDS, laws.FACTORIES
 
 
@@ -261,6 +264,29 @@ def test_votes_cannot_be_bought_beyond_money_at_the_vote_cost():
     with pytest.raises(IllegalDecision, match="'vote'"):
         hold_vote(s, r, agents(r, s, two), np.ones(1, bool), np.zeros(1, int), np.full(1, -1), np.full(1, -1),
                   np.ones(1, bool))  # fmt: skip
+
+
+@pytest.mark.parametrize("franchise, legal", [(False, True), (True, False)])
+def test_the_vote_refuses_votes_bought_beyond_money_at_the_franchise_price(franchise, legal):
+    """L239 and Masses Demand Franchise! (``vote_cost`` +1): seat 1 holds 3 £ and buys 2 votes. At 1 £ a vote that
+    is 2 £ (legal); under Franchise it is 4 £, more than he holds: refused, though 2 votes are fewer than his 3 £."""
+    r, s = blank(1, 4)
+    if franchise:
+        s.law_pile[0, law(r, "Masses Demand Franchise!")] = laws.IN_FORCE
+    fund(s, 1, 3)
+    s.prime_minister[:] = 0
+    strat = Scripted(vote=votes({0: (1, 0), 1: (-1, 2)}))
+
+    def vote():
+        return hold_vote(s, r, agents(r, s, strat), np.ones(1, bool), np.zeros(1, int), np.full(1, -1),
+                         np.full(1, -1), np.ones(1, bool))  # fmt: skip
+
+    if legal:
+        assert vote().against[0, 1] == 2 and s.money[0, 1] == 1
+    else:
+        with pytest.raises(IllegalDecision, match="'vote'"):
+            vote()
+        assert s.money[0, 1] == 3
 
 
 # ---------------------------------------------------------------------------------------- passing and failing
