@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import polars as pl
 import pytest
-from helpers import agents, blank, dice, give, seat_office
+from helpers import agents, blank, dice, fund, give, seat_office
 from statsmodels.stats.proportion import proportion_confint
 
 import sim
@@ -22,8 +22,9 @@ from sim.agents import Observation
 from sim.dice import Streams
 from sim.engine import play_batch
 from sim.phases.operations import chairman, presidents, shipping_manager
+from sim.phases.parliament import property_votes as parliament_votes
 from sim.results import Results
-from strategies import BidLow, BuyShares, GoMilitary, RunFirm, Strategy, family
+from strategies import BidLow, BuyShares, GoMilitary, RunFirm, Strategy, family, politics
 from strategies import firms as firm_play
 from strategies import values as V
 
@@ -397,6 +398,33 @@ def test_buy_shares_opposes_deregulation_while_the_company_looks_like_surviving(
     s.stability[:], s.loans[:], s.emergency_total[:] = 1, 8, 4
     assert BuyShares().vote(observe(s, r, 0), legal)[0].tolist() == [1]
     assert RunFirm().vote(observe(s, r, 0), legal)[0].tolist() == [1]
+
+
+@pytest.mark.usefixtures("engine_path")  # the base vote values the law by kernels at any batch size there
+@pytest.mark.parametrize("invested_votes, bought", [(True, 10), (False, 7)])
+def test_a_strategy_counts_the_votes_of_invested_factories_as_the_engine_does(invested_votes, bought):
+    """L79, D-INVESTED-FACTORY: with ``firms.invested_factory_votes`` an invested factory keeps its 3 votes, and the
+    strategies' count (``politics.property_votes``, behind every expected vote) is the engine's
+    (``phases.parliament.property_votes``). Seat 1 holds a factory and an invested one: 6 votes (3 without the key);
+    seat 2 a shipyard: 1 vote. On Deregulation ``buy_shares`` (seat 0, against, 20 £, all of it for votes) expects
+    support 2 + the votes of seats 1 and 2 for (no shares: Deregulation suits them) and buys one more:
+    10 votes, or 7."""
+    r, s = blank(1, 5, **{"firms.invested_factory_votes": invested_votes})
+    fund(s, 0, 20)
+    s.factories[0, 1] = 1
+    s.invested_factories[0, 1] = 1
+    s.shipyards[0, 2] = 1
+    engine = parliament_votes(s, r)
+    assert engine[0].tolist() == [0, 6 if invested_votes else 3, 1, 0, 0]
+    assert politics.property_votes(observe(s, r, 0)).tolist() == engine.tolist()
+    s.stability[:] = 5
+    legal = SimpleNamespace(
+        law=np.array([-1]), policy=np.array([-1]), support=np.array([2]), deregulation=np.array([True]),
+        property=engine, vote_cost=np.array([1]), prime_minister=np.array([-1]),
+        notes=np.zeros((1, 5), dtype=bool), must_for=np.array([False]),
+    )  # fmt: skip
+    side, n_bought, _ = BuyShares(vote_spend=1.0).vote(observe(s, r, 0), legal)
+    assert side.tolist() == [-1] and n_bought.tolist() == [bought]
 
 
 def test_run_firm_opens_a_firm_as_soon_as_it_may():
