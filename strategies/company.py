@@ -600,13 +600,16 @@ def _director_moves_kernel(gap, company, yard, moves, kind, fam, src, dst, cnt):
 # ---------------------------------------------------------------------------------------- Shipping Manager
 def buy_ships(strategy, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Ships one at a time for the sea whose next unserved order is worth most (at least ``min_order``): at a free
-    family yard (own first, then the others clockwise); else a Company ship while the rounds left pay for it
-    and the money still leases a ship for every other order wanted, else a leased ship. Then, as the rules oblige
-    (R-SHIPPING), the cheapest ships while 3 £ or more remain, to the sea whose next order is worth most."""
+    family yard (own first, then the others clockwise); else a Company ship while the rounds left pay for it, the
+    money still leases a ship for every other order wanted and the rules allow one (D-COMPANY-SHIPS: no family yard
+    free, or under "no_yard_ship" none holding a ship, ``legal.yard_held``), else a leased ship. Then, as the rules
+    oblige (R-SHIPPING), the cheapest ships while 3 £ or more remain, to the sea whose next order is worth most."""
     sh = obs.rules.shipping
     rows = np.arange(obs.n)
     money = legal.money.astype(np.int64).copy()
     free = legal.free_yards.astype(np.int64).copy()
+    literal = sh.company_ships == "no_yard_ship"
+    held = legal.yard_held.astype(np.int64).copy() if literal else np.zeros(obs.n, dtype=np.int64)
     yard_cost = np.maximum(legal.yard_cost.astype(np.int64), 0)
     d = obs.rules.d
     if kernels.use(obs.n) and reach_table(obs.rules) is not None:
@@ -626,9 +629,10 @@ def buy_ships(strategy, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray
     wanted_by_sea = sum_last(sea_value >= strategy.min_order)
     last_slot = sea_value.shape[2] - 1
     if kernels.use(obs.n) and sh.leased_cost > 0:
-        costs = np.array([sh.must_buy_from, sh.leased_cost, sh.company_cost], dtype=np.int64)
+        costs = np.array([sh.must_buy_from, sh.leased_cost, sh.company_cost, literal], dtype=np.int64)
         reserve = strategy.lease_reserve * sh.leased_cost  # (as the numpy loop groups it)
-        args = (sea_value, ships, money, free, yard_cost, order, lasting, wanted_by_sea, float(strategy.min_order))
+        args = (sea_value, ships, money, free, held, yard_cost, order, lasting, wanted_by_sea)
+        args += (float(strategy.min_order),)
         _buy_ships_kernel(*args, costs, reserve, leased, company, yard)
         return leased, company, yard
     while True:  # each pass buys a ship in some game or stops; money falls, so it ends
@@ -641,13 +645,14 @@ def buy_ships(strategy, obs: Observation, legal) -> tuple[np.ndarray, np.ndarray
         to_yard = (wanted | forced) & has_free & (money >= yard_cost)
         to_yard &= ~forced | (yard_cost <= sh.leased_cost)
         rich = money >= sh.company_cost + strategy.lease_reserve * sh.leased_cost * np.maximum(others, 0)
-        to_company = wanted & ~has_free & lasting & rich & (money >= sh.company_cost)
+        to_company = wanted & ~has_free & (held == 0) & lasting & rich & (money >= sh.company_cost)
         to_lease = (wanted | forced) & ~to_yard & ~to_company & (money >= sh.leased_cost)
         if not (to_yard | to_company | to_lease).any():
             break
         owner = np.take_along_axis(order, (np.take_along_axis(free, order, 1) > 0).argmax(axis=1)[:, None], 1)[:, 0]
         yard[rows[to_yard], owner[to_yard], d[to_yard]] += 1
         free[rows[to_yard], owner[to_yard]] -= 1
+        held += to_yard & literal
         company[rows[to_company], d[to_company]] += 1
         # past the last order of every sea only the obligation is left: its leased ships in one step, not one a pass
         bulk = to_lease & (nxt[rows, d] <= 0)
@@ -681,11 +686,12 @@ def _sea_values_kernel(order_open, order_filled, office, presidents, table, orde
 
 
 @kernels.kernel
-def _buy_ships_kernel(sea_value, ships, money, free, yard_cost, order, lasting, wanted_by_sea, min_order, costs,
-                      reserve, leased, company, yard):  # fmt: skip
+def _buy_ships_kernel(sea_value, ships, money, free, held, yard_cost, order, lasting, wanted_by_sea, min_order,
+                      costs, reserve, leased, company, yard):  # fmt: skip
     """``buy_ships``' passes game by game (a game that buys nothing in a pass buys nothing later): ``costs`` are
-    the rules' must-buy threshold, leased and Company ship prices; ``reserve`` the strategy's lease reserve in £."""
-    must_buy_from, leased_cost, company_cost = costs[0], costs[1], costs[2]
+    the rules' must-buy threshold, leased and Company ship prices and 1 under D-COMPANY-SHIPS "no_yard_ship"
+    (``held``: ships standing on family yards); ``reserve`` the strategy's lease reserve in £."""
+    must_buy_from, leased_cost, company_cost, literal = costs[0], costs[1], costs[2], costs[3]
     n_seas, last_slot = ships.shape[1], sea_value.shape[2] - 1
     for g in range(ships.shape[0]):
         while True:
@@ -703,7 +709,7 @@ def _buy_ships_kernel(sea_value, ships, money, free, yard_cost, order, lasting, 
             to_yard = (wanted or forced) and has_free and money[g] >= yard_cost[g]
             to_yard = to_yard and (not forced or yard_cost[g] <= leased_cost)
             rich = money[g] >= company_cost + reserve * max(others, 0)
-            to_company = wanted and not has_free and lasting[g] and rich and money[g] >= company_cost
+            to_company = wanted and not has_free and held[g] == 0 and lasting[g] and rich and money[g] >= company_cost
             to_lease = (wanted or forced) and not to_yard and not to_company and money[g] >= leased_cost
             if not (to_yard or to_company or to_lease):
                 break
@@ -715,6 +721,7 @@ def _buy_ships_kernel(sea_value, ships, money, free, yard_cost, order, lasting, 
                         break
                 yard[g, owner, d] += 1
                 free[g, owner] -= 1
+                held[g] += literal
                 money[g] -= yard_cost[g]
             if to_company:
                 company[g, d] += 1

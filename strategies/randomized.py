@@ -141,12 +141,16 @@ class RandomStrategy(Strategy):
         most = np.minimum(total_free, money // np.maximum(yard_cost, 1))
         n_yard = obs.rng.integers(np.zeros(obs.n, dtype=np.int64), most)
         rest = money - yard_cost * n_yard
-        max_company = np.where(n_yard == total_free, rest // sh.company_cost, 0)
+        literal = sh.company_ships == "no_yard_ship"  # D-COMPANY-SHIPS: no ship may stand on a family yard
+        company_ok = legal.yard_held + n_yard == 0 if literal else n_yard == total_free
+        max_company = np.where(company_ok, rest // sh.company_cost, 0)
         n_company = obs.rng.integers(np.zeros(obs.n, dtype=np.int64), max_company)
         rest -= sh.company_cost * n_company
         # what is left must fall below must_buy_from (or below the cheapest ship): leased ships make it so
         yards_left = total_free - n_yard
-        cheapest = np.minimum(sh.leased_cost, np.where(yards_left > 0, yard_cost, sh.company_cost))
+        yard_ok = (yards_left > 0) & ((n_company == 0) | (not literal))
+        cheapest = np.where(yard_ok, np.minimum(sh.leased_cost, yard_cost), sh.leased_cost)
+        cheapest = np.where(company_ok, np.minimum(cheapest, sh.company_cost), cheapest)
         n_leased = np.where(
             (rest >= sh.must_buy_from) & (rest >= cheapest),
             -(-(rest - (sh.must_buy_from - 1)) // sh.leased_cost),

@@ -17,7 +17,7 @@ from sim.phases.operations import (
     presidents,
     shipping_manager,
 )
-from sim.rules import Rules
+from sim.rules import Rules, RulesError
 from sim.state import FLOW, TALLY
 
 
@@ -182,6 +182,69 @@ def test_two_pounds_may_stay():
     strat = Scripted()
     shipping_manager(s, r, dice(), agents(r, s, strat))
     assert strat.asked("buy_ships") == [] and s.treasury[0, L.T_SHIPPING] == 2
+
+
+def yards_position(reading, money, held, **overrides):
+    """D-COMPANY-SHIPS: a Shipping Manager (seat 0) with ``money`` £ and one family shipyard (seat 2's) holding
+    ``held`` ships; ``shipping.company_ships`` = ``reading``."""
+    r, s = blank(1, 4, **{"shipping.company_ships": reading, **overrides})
+    seat_office(s, L.SHIPPING, 0)
+    s.treasury[0, L.T_SHIPPING] = money
+    s.shipyards[0, 2] = 1
+    s.yard_ships[0, 2, 0] = held  # the ship on the yard sails in Bombay's sea
+    return r, s
+
+
+@pytest.mark.parametrize(
+    "reading, money, held, build, legal",
+    [
+        pytest.param("no_free_yard", 7, 1, 0, True, id="yard-full-default-buys"),
+        pytest.param("no_yard_ship", 7, 1, 0, False, id="yard-full-literal-refuses"),
+        pytest.param("no_free_yard", 7, 0, 0, False, id="yard-empty-default-refuses"),
+        pytest.param("no_yard_ship", 7, 0, 0, True, id="yard-empty-literal-buys"),
+        pytest.param("no_free_yard", 8, 0, 1, True, id="own-yard-ship-default-buys"),
+        pytest.param("no_yard_ship", 8, 0, 1, False, id="own-yard-ship-literal-refuses"),
+    ],
+)
+def test_company_ships_follow_the_reading_of_the_family_yards(reading, money, held, build, legal):
+    """D-COMPANY-SHIPS (seed 000 L148: Company ships only "when no ship stands on the families' yards"). One family
+    yard; the manager buys a Company ship (5 £) with a leased one (2 £) or, with 8 £, a yard ship there (3 £).
+    "no_free_yard" (default) allows it when the yard holds a ship, his own included, and refuses it while the yard is
+    free; "no_yard_ship" (the seed's words) the other way round: a ship on the yard, his own new one included,
+    forbids it, an empty yard allows it. Every purchase spends the budget exactly, so only the Company ship can make
+    it illegal."""
+    r, s = yards_position(reading, money, held)
+    yard = np.zeros((4, L.PRESIDENCIES), dtype=int)
+    yard[2, 1] = build
+    strat = Scripted(buy_ships=buy([1 - build, 0, 0], [0, 0, 1], yard))
+    if not legal:
+        with pytest.raises(IllegalDecision, match="Company ships while a (family yard is free|ship stands on)"):
+            shipping_manager(s, r, dice(), agents(r, s, strat))
+        return
+    shipping_manager(s, r, dice(), agents(r, s, strat))
+    assert s.ships[0, 2, L.COMPANY_SHIP] == 1 and s.treasury[0, L.T_SHIPPING] == 0
+    assert s.yard_ships[0, 2, : L.PRESIDENCIES].tolist() == [held, build, 0]
+
+
+def test_under_the_literal_reading_a_company_ship_is_not_the_cheapest_ship_while_a_yard_holds_one():
+    """D-COMPANY-SHIPS with R-SHIPPING's obligation to spend 3 £ or more while the cheapest ship he may buy is
+    affordable: leased ships cost 6 £, the only family yard holds a ship, 5 £ in the treasury. "no_free_yard": a
+    Company ship (5 £) is one he may buy, so buying nothing is illegal; "no_yard_ship": it is not, nothing else is
+    affordable, and the 5 £ stay."""
+    r, s = yards_position("no_free_yard", 5, 1, **{"shipping.leased_cost": 6})
+    with pytest.raises(IllegalDecision, match="'buy_ships' in game 0: purchase over budget"):
+        shipping_manager(s, r, dice(), agents(r, s, Scripted(buy_ships=NO_SHIPS)))
+    r, s = yards_position("no_yard_ship", 5, 1, **{"shipping.leased_cost": 6})
+    shipping_manager(s, r, dice(), agents(r, s, Scripted(buy_ships=NO_SHIPS)))
+    assert s.treasury[0, L.T_SHIPPING] == 5 and s.ships[0, :, L.COMPANY_SHIP].sum() == 0
+
+
+def test_company_ships_reading_is_checked_on_load():
+    """D-COMPANY-SHIPS: ``shipping.company_ships`` takes one of its two readings; anything else fails on load with
+    one line naming the key."""
+    with pytest.raises(RulesError, match="shipping.company_ships") as err:
+        Rules.default(4).with_overrides({"shipping.company_ships": "never"})
+    assert "\n" not in str(err.value)
 
 
 # ------------------------------------------------------------------------------------------------- governors

@@ -288,9 +288,9 @@ def _apply_moves_kernel(clerks, ships, yard, china_open, kind, family, src, dst,
 
 # ------------------------------------------------------------------------------------------ Shipping Manager
 def shipping_manager(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    """R-SHIPPING (L141-L149): with >= must_buy_from £ he must buy ships until less remains or nothing is
-    affordable: leased, built at a
-    free family shipyard, or Company ships (only when no family shipyard is free); he places them in the seas."""
+    """R-SHIPPING (seed 000 L141-L149): with >= must_buy_from £ he must buy ships until less remains or nothing is
+    affordable: leased, built at a free family shipyard, or Company ships (only as ``shipping.company_ships`` allows,
+    D-COMPANY-SHIPS); he places them in the seas."""
     g, n = state.n_games, state.n_players
     sh = rules.shipping
     t = L.T_SHIPPING
@@ -299,6 +299,7 @@ def shipping_manager(state: State, rules: Rules, dice: Chance, agents: Agents) -
     if not (manager >= 0).any():
         return
     free_yards = firm_rules.free_yards(state)  # firm ships hold yards too
+    yard_held = sum_last(firm_rules.yard_use(state))  # int[G]: ships standing on family yards, the firms' included
     yard_cost = laws.yard_cost(state, rules)  # int[G] (Ship Subsidy)
     leased = np.zeros((g, L.PRESIDENCIES), dtype=np.int64)
     company = np.zeros_like(leased)
@@ -309,16 +310,21 @@ def shipping_manager(state: State, rules: Rules, dice: Chance, agents: Agents) -
         per_owner = sum_last(ys)
         built = sum_last(per_owner)
         yards_left = sum_last(legal.free_yards) - built
-        cost = sh.leased_cost * sum_last(ls) + legal.yard_cost * built + sh.company_cost * sum_last(cs)
+        n_company = sum_last(cs)
+        cost = sh.leased_cost * sum_last(ls) + legal.yard_cost * built + sh.company_cost * n_company
         rest = legal.money - cost
-        cheapest = np.minimum(sh.leased_cost, np.where(yards_left > 0, legal.yard_cost, sh.company_cost))
+        company_ok = company_ships_allowed(sh.company_ships, yards_left, legal.yard_held + built)
+        yard_ok = (yards_left > 0) & ((n_company == 0) | (sh.company_ships == "no_free_yard"))
+        cheapest = np.where(yard_ok, np.minimum(sh.leased_cost, legal.yard_cost), sh.leased_cost)
+        cheapest = np.where(company_ok, np.minimum(cheapest, sh.company_cost), cheapest)
         bad = any_last(ls < 0) | any_last(cs < 0) | any_last((ys < 0).reshape(len(ys), -1))
         bad |= any_last(per_owner > legal.free_yards) | (rest < 0)
-        bad |= (sum_last(cs) > 0) & (yards_left > 0)
+        bad |= (n_company > 0) & ~company_ok
         bad |= (rest >= sh.must_buy_from) & (rest >= cheapest)
-        return bad, "purchase over budget, Company ships while a family yard is free, or >= 3 £ left unspent"
+        why = "a family yard is free" if sh.company_ships == "no_free_yard" else "a ship stands on a family yard"
+        return bad, f"purchase over budget, Company ships while {why}, or >= 3 £ left unspent"
 
-    legal = {"money": money, "free_yards": free_yards, "yard_cost": yard_cost}
+    legal = {"money": money, "free_yards": free_yards, "yard_held": yard_held, "yard_cost": yard_cost}
     agents.ask("buy_ships", state, manager, legal, (leased, company, yard), check)
     asked = (manager >= 0)[:, None]
     leased, company = np.where(asked, leased, 0), np.where(asked, company, 0)
@@ -330,6 +336,17 @@ def shipping_manager(state: State, rules: Rules, dice: Chance, agents: Agents) -
     state.ships[:, : L.PRESIDENCIES, L.COMPANY_SHIP] += company.astype(np.int32)
     state.yard_ships[:, :, : L.PRESIDENCIES] += yard.astype(np.int32)
     state.tally[:, TALLY["ships_bought"]] += (n_leased + n_company + n_yard).astype(np.int32)
+
+
+def company_ships_allowed(reading: str, yards_left: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """bool[...]: whether the Shipping Manager may buy Company ships, judged on the family shipyards as his purchase
+    leaves them (D-COMPANY-SHIPS, seed 000 L148 "Корабли Компании менеджер имеет право приобрести только при условии,
+    что на верфях семей нет ни одного корабля"). ``yards_left``: free family yards after his yard ships; ``held``:
+    ships standing on family yards after them (the firms' included). "no_free_yard": no family yard is left free;
+    "no_yard_ship" (the seed's words): no family yard holds a ship."""
+    if reading == "no_yard_ship":
+        return np.asarray(held) <= 0
+    return np.asarray(yards_left) <= 0
 
 
 # ------------------------------------------------------------------------------------------------- governors

@@ -210,6 +210,7 @@ class ShippingRules:
     yard_cost: int
     company_cost: int
     must_buy_from: int
+    company_ships: Literal["no_free_yard", "no_yard_ship"]  # D-COMPANY-SHIPS, seed 000 L148
 
 
 @dataclass(frozen=True)
