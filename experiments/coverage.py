@@ -5,19 +5,23 @@ and returns one row per arm and item: ``arm``, ``rule`` (an id of ``docs/rules.m
 decision point), ``what``, ``games`` (the arm's games in which it happened at least once), ``share`` (``games`` over
 the arm's games) and ``per_game`` (its mean count per game). Items that never happen keep a row with 0: a rule no
 game reaches and a choice no strategy is offered are what the table is for, as are those that happen in every game.
-``names`` gives per arm the names of its rules' laws and position cards: a row for each law passed and each card
-taken from the display or played (the rounds frame's ``laws_passed_by_law``, ``positions_taken_by_card`` and
-``positions_played_by_card``).
+An item the arm's rules make impossible has no row, so that it is not taken for a dead rule: a permanent position
+card is never played (D-POSITIONS: only a closed card is), and Deregulation is tabled by the rules only in an arm
+with a forced round (D-FORCED-ROUND). ``names`` gives per arm what of its rules the table needs (``ArmRules``): a
+row for each law passed, each card taken from the display and each closed card played (the rounds frame's
+``laws_passed_by_law``, ``positions_taken_by_card`` and ``positions_played_by_card``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import polars as pl
 
 import strategies
+from sim.rules import Rules
 
 from . import runfolder as rf
 from . import spec
@@ -78,12 +82,30 @@ TALLIES = (
     ("R-FIRMS", "firm bankruptcies", "bankruptcies"),
 )
 DEREGULATION = "Deregulation passes"
+FORCED = "Deregulation tabled by the rules (forced round)"
+
+
+class ArmRules(NamedTuple):
+    """What of an arm's rules the coverage table names or leaves out."""
+
+    laws: Sequence[str]  # the law deck's names
+    cards: Sequence[str]  # the position-card deck's names
+    closed: Sequence[bool]  # per card: a closed card, played once; a permanent one is never played (D-POSITIONS)
+    forced_round: bool = False  # Deregulation passes in a round the rules name (D-FORCED-ROUND)
+
+    @classmethod
+    def of(cls, rules: Rules) -> ArmRules:
+        d = rules.d
+        closed = tuple(not p for p in d.card_permanent.tolist())
+        return cls(d.law_names, d.card_names, closed, rules.deregulation.forced_round > 0)
+
+
 # (rule id, what happened to the k-th entry of the arm's list, the rounds frame's flags: one per entry of the list,
-# the list: 0 the laws, 1 the position cards)
+# the list (``ArmRules`` field), the field saying per entry whether it can happen at all (None: every entry can))
 FLAGS = (
-    ("R-PARLIAMENT", "law {} passed", "laws_passed_by_law", 0),
-    ("D-POSITIONS", "position card {} taken", "positions_taken_by_card", 1),
-    ("D-POSITIONS", "position card {} played", "positions_played_by_card", 1),
+    ("R-PARLIAMENT", "law {} passed", "laws_passed_by_law", "laws", None),
+    ("D-POSITIONS", "position card {} taken", "positions_taken_by_card", "cards", None),
+    ("D-POSITIONS", "position card {} played", "positions_played_by_card", "cards", "closed"),
 )
 
 
@@ -96,11 +118,9 @@ def decision_names() -> list[str]:
     return sorted(k for k, v in methods if callable(v) and not k.startswith("_") and k not in HELPERS)
 
 
-def coverage(
-    games: pl.LazyFrame, rounds: pl.LazyFrame, names: Mapping[str, tuple[Sequence[str], Sequence[str]]]
-) -> pl.DataFrame:
-    """The coverage table of a run's merged ``games`` and ``rounds`` frames; ``names``: per arm, the names of its
-    rules' laws and position cards, in the order of the flags (see the module's docstring)."""
+def coverage(games: pl.LazyFrame, rounds: pl.LazyFrame, names: Mapping[str, ArmRules]) -> pl.DataFrame:
+    """The coverage table of a run's merged ``games`` and ``rounds`` frames; ``names``: per arm, what of its rules
+    the table needs (``ArmRules.of(rules)``; see the module's docstring)."""
     r1_loans = int(rounds.filter(pl.col("round") == 1).select(pl.col("loans_taken").max()).collect().item() or 0)
     last = int(rounds.select(pl.col("round").max()).collect().item() or 0)
     dereg = pl.col("deregulation") == "passed"
@@ -113,9 +133,9 @@ def coverage(
             for rule, who, by in (
                 ("R-DEREGULATION", "the Prime Minister", "pm"),
                 ("D-DEREG", "the public", "public"),
-                ("D-FORCED-ROUND", "the rules (forced round)", "forced_round"),
             )
         ),
+        ("D-FORCED-ROUND", FORCED, (pl.col("deregulation_by") == "forced_round").sum()),
         *(
             ("R-DEREGULATION", f"{DEREGULATION} in round {r}", (dereg & (pl.col("round") == r)).sum())
             for r in range(1, last + 1)
@@ -126,12 +146,18 @@ def coverage(
         ),
         ("R-INDIA", "no order open at a round's end", (pl.col("open_orders") == 0).sum()),
     ]
-    named: list[tuple[str, str, str]] = []  # (arm, item, what) of the flags' items, named by each arm's rules
-    for rule, what, column, j in FLAGS:
-        for k in range(max((len(lists[j]) for lists in names.values()), default=0)):
+    # (arm, item, what) of the flags' items, named by each arm's rules; an entry that cannot happen is not named
+    named: list[tuple[str, str, str]] = []
+    for rule, what, column, field, can in FLAGS:
+        for k in range(max((len(getattr(a, field)) for a in names.values()), default=0)):
             item = str(len(items))
-            named += [(arm, item, what.format(lists[j][k])) for arm, lists in names.items() if k < len(lists[j])]
+            named += [
+                (arm, item, what.format(getattr(a, field)[k]))
+                for arm, a in names.items()
+                if k < len(getattr(a, field)) and (can is None or getattr(a, can)[k])
+            ]
             items.append((rule, None, pl.col(column).list.get(k, null_on_oob=True).sum()))
+    impossible = [(arm, FORCED) for arm, a in names.items() if not a.forced_round]  # (arm, what) left out
     per_round = rounds.group_by(KEYS).agg(expr.cast(pl.Int64).alias(str(i)) for i, (_, _, expr) in enumerate(items))
     per_game = games.select(*KEYS, pl.col("crashed").cast(pl.Int64).alias("crash"))
     per_game = per_game.join(per_round, on=KEYS, how="left").fill_null(0)
@@ -160,6 +186,11 @@ def coverage(
         )
         .filter(pl.col("what").is_not_null() | pl.col("named").is_not_null())  # an arm's own laws and cards
         .with_columns(pl.coalesce("what", "named").alias("what"))
+        .join(
+            pl.LazyFrame(impossible, schema=dict.fromkeys(("arm", "what"), pl.Utf8), orient="row"),
+            on=["arm", "what"],
+            how="anti",
+        )
         .join(totals, on=["arm_index", "item"], how="left")
         .fill_null(0)
         .sort("arm_index", "order")
@@ -177,5 +208,5 @@ def write_coverage(run_dir: Path, target: Path) -> None:
     games = pl.scan_parquet(Path(run_dir) / "games.parquet")
     rounds = pl.scan_parquet(Path(run_dir) / "rounds.parquet")
     arms = spec.load_written(Path(run_dir) / rf.EXPERIMENT).arms
-    names = {arm.name: (arm.rules().d.law_names, arm.rules().d.card_names) for arm in arms}
+    names = {arm.name: ArmRules.of(arm.rules()) for arm in arms}
     coverage(games, rounds, names).write_parquet(target, compression="zstd", statistics=True)

@@ -10,7 +10,7 @@ import pytest
 
 from experiments import runfolder as rf
 from experiments import runner, spec
-from experiments.coverage import DEREGULATION, coverage, decision_names
+from experiments.coverage import DEREGULATION, FORCED, ArmRules, coverage, decision_names
 from sim.rules import Rules
 
 EXP = """name = "cov"
@@ -101,22 +101,24 @@ def test_coverage_rows_recomputed_from_the_frames(run_dir):
 
 
 def test_coverage_has_a_row_per_law_passed_and_per_position_card_taken_and_played(run_dir):
-    """A row per law of the arm's rules ("law <name> passed") and per position card ("position card <name> taken",
-    "... played"),
-    recomputed from the rounds frame's flags; a law or card no game saw keeps its row with 0 games."""
+    """A row per law of the arm's rules ("law <name> passed"), per position card ("position card <name> taken") and
+    per closed card ("... played"), recomputed from the rounds frame's flags; a law or card no game saw keeps its row
+    with 0 games."""
     cov = pl.read_parquet(run_dir / "coverage.parquet")
     games = pl.read_parquet(run_dir / "games.parquet")
     rounds = pl.read_parquet(run_dir / "rounds.parquet")
     d = Rules.default(4).d
+    closed = np.flatnonzero(~d.card_permanent)  # only a closed card is played
     for arm in games["arm"].unique().to_list():
         n = games.filter(pl.col("arm") == arm).height
         r = rounds.filter(pl.col("arm") == arm)
-        for rule, what, column, names in (
-            ("R-PARLIAMENT", "law {} passed", "laws_passed_by_law", d.law_names),
-            ("D-POSITIONS", "position card {} taken", "positions_taken_by_card", d.card_names),
-            ("D-POSITIONS", "position card {} played", "positions_played_by_card", d.card_names),
-        ):
-            flags = np.array(r[column].to_list(), dtype=np.int64)
+        for rule, what, column, names, entries in (
+            ("R-PARLIAMENT", "law {} passed", "laws_passed_by_law", d.law_names, slice(None)),
+            ("D-POSITIONS", "position card {} taken", "positions_taken_by_card", d.card_names, slice(None)),
+            ("D-POSITIONS", "position card {} played", "positions_played_by_card", [d.card_names[k] for k in closed],
+             closed),
+        ):  # fmt: skip
+            flags = np.array(r[column].to_list(), dtype=np.int64)[:, entries]
             per_game = np.stack([np.bincount(np.unique(r["game"], return_inverse=True)[1], weights=f) for f in flags.T])
             rows = [_row(cov, arm, rule, what.format(name)) for name in names]
             assert [x["games"] for x in rows] == (per_game > 0).sum(axis=1).tolist()
@@ -133,7 +135,9 @@ def test_coverage_names_the_laws_and_cards_of_each_arms_own_rules(run_dir):
     d = Rules.default(4).d
     first, second = sorted(games.select("arm").unique().collect()["arm"].to_list())
     renamed = tuple(f"Act {k}" for k in range(len(d.law_names) - 1))  # one law fewer, other names
-    cov = coverage(games, rounds, {first: (d.law_names, d.card_names), second: (renamed, d.card_names)})
+    closed = [not p for p in d.card_permanent]
+    arms = {first: ArmRules(d.law_names, d.card_names, closed), second: ArmRules(renamed, d.card_names, closed)}
+    cov = coverage(games, rounds, arms)
     laws = cov.filter(pl.col("rule") == "R-PARLIAMENT", pl.col("what").str.starts_with("law "))
     assert laws.filter(pl.col("arm") == first)["what"].to_list() == [f"law {x} passed" for x in d.law_names]
     assert laws.filter(pl.col("arm") == second)["what"].to_list() == [f"law {x} passed" for x in renamed]
@@ -147,3 +151,26 @@ def test_coverage_names_the_laws_and_cards_of_each_arms_own_rules(run_dir):
 def test_coverage_does_not_depend_on_the_shard_size(run_dir, tmp_path):
     other = _run(tmp_path, "whole", 12)
     assert pl.read_parquet(other / "coverage.parquet").equals(pl.read_parquet(run_dir / "coverage.parquet"))
+
+
+def test_coverage_leaves_out_what_the_arms_rules_make_impossible(run_dir):
+    """A permanent position card is never played (D-POSITIONS: only a closed card is), and without a forced round the
+    rules never table Deregulation (D-FORCED-ROUND): neither has a row, so the table lists no false dead rule. The
+    default deck holds 8 permanent and 10 closed cards: "played" rows for the 10 closed ones only, every one of the
+    18 "taken". An arm whose rules force a round keeps the forced-round row (0 games in this run)."""
+    d = Rules.default(4).d
+    permanent = [name for name, p in zip(d.card_names, d.card_permanent, strict=True) if p]
+    closed = [name for name in d.card_names if name not in permanent]
+    assert (len(permanent), len(closed)) == (8, 10)
+    cov = pl.read_parquet(run_dir / "coverage.parquet")
+    for arm in cov["arm"].unique().to_list():
+        mine = cov.filter(pl.col("arm") == arm)["what"].to_list()
+        assert [w for w in mine if w.endswith(" played")] == [f"position card {x} played" for x in closed]
+        assert sum(w.endswith(" taken") and w.startswith("position card ") for w in mine) == 18
+        assert FORCED not in mine
+    games, rounds = pl.scan_parquet(run_dir / "games.parquet"), pl.scan_parquet(run_dir / "rounds.parquet")
+    first, second = sorted(games.select("arm").unique().collect()["arm"].to_list())
+    forced = Rules.default(4).with_overrides({"deregulation.forced_round": 3})
+    cov = coverage(games, rounds, {first: ArmRules.of(Rules.default(4)), second: ArmRules.of(forced)})
+    assert _row(cov, second, "D-FORCED-ROUND", FORCED)["games"] == 0
+    assert cov.filter((pl.col("arm") == first) & (pl.col("what") == FORCED)).height == 0
