@@ -99,6 +99,41 @@ def test_bootstrap_intervals_contain_the_estimate_and_shrink_with_more_games():
     assert [b["lo"].tolist() for b in again] == [b["lo"].tolist() for b in bounds]  # a fixed seed, fixed intervals
 
 
+def test_the_bootstrap_intervals_are_95_percent_intervals():
+    """The module docstring's intervals: ``lo`` / ``hi`` the 2.5 and 97.5 % points of the resampled shares, and the
+    regret's one-sided ``regret_hi`` the 95 % point. On a known sample, 1,001 evenly spaced values of 0..1, these
+    are 0.025, 0.975 and 0.95 exactly (a 90 % interval would give 0.05 and 0.95, 0.9)."""
+    x = np.linspace(0.0, 1.0, 1001)
+    b = metagame._bounds(np.stack([x, 1.0 - x], axis=1), regret=x)
+    assert b["lo"].tolist() == pytest.approx([0.025, 0.025]) and b["hi"].tolist() == pytest.approx([0.975, 0.975])
+    assert b["regret_lo"] == 0.0 and b["regret_hi"] == pytest.approx(0.95)
+
+
+def test_an_equilibrium_s_health_intervals_are_95_percent_intervals():
+    """A known distribution: the pure table of A plays 400 games, half of them crash at round 3 with 10 VP for an A
+    seat, half end at round 7 with 0. Resampling the games, each mean is about normal with the standard error
+    sd / sqrt(400): the 95 % interval is the mean -+ 1.96 standard errors (crash 0.5 -+ 0.049, end round 5 -+ 0.196,
+    VP 5 -+ 0.49), within 0.15 standard errors (a 90 % interval, 1.645, misses by 0.31 of them)."""
+    counts = np.array(metagame.compositions(2, 2))
+    g = 400
+    half = np.arange(g) < g // 2
+    crashed = np.zeros((3, g))
+    crashed[0] = half
+    end_round = np.full((3, g), 7.0)
+    end_round[0, half] = 3.0
+    vp = np.full((3, g, 2, len(metagame.SOURCES)), np.nan)
+    vp[0, :, 0] = np.where(half, 10.0, 0.0)[:, None]
+    h = metagame.equilibrium_health(counts, metagame.Outcomes(crashed, end_round, vp), np.array([1.0, 0.0]), 4000, 1)
+    for lo, hi, mean, sd in (
+        (h["crash_lo"], h["crash_hi"], 0.5, 0.5),
+        (h["end_round_lo"], h["end_round_hi"], 5.0, 2.0),
+        (h["vp_lo"][0, 0], h["vp_hi"][0, 0], 5.0, 5.0),
+    ):
+        se = sd / np.sqrt(g)
+        assert lo == pytest.approx(mean - 1.959964 * se, abs=0.15 * se)
+        assert hi == pytest.approx(mean + 1.959964 * se, abs=0.15 * se)
+
+
 def two_player(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The compositions and per-seat payoffs of the symmetric two-player game whose row player earns ``matrix``."""
     k = len(matrix)
@@ -168,6 +203,20 @@ def test_only_pure_tables_are_judged_from_one_deviant_tables():
     assert sorted(metagame.compositions(3, 4, "one_deviant")) == sorted(
         [(4, 0, 0), (3, 1, 0), (3, 0, 1), (1, 3, 0), (0, 4, 0), (0, 3, 1), (1, 0, 3), (0, 1, 3), (0, 0, 4)]
     )
+
+
+@pytest.mark.parametrize("lone_b, stable", [(1 / 3, False), (0.3, True)])
+def test_a_pure_table_is_stable_only_when_every_deviant_earns_less(lone_b, stable):
+    """The module docstring (one-deviant tables): a pure table is an equilibrium when no single deviant earns more
+    than its seats, stable when every deviant earns *less*. At all-A (each seat 1/3) a lone B earning exactly 1/3
+    gains nothing: all-A is an equilibrium (regret 0) but not stable; a lone B earning 0.3 makes it stable. All-B is
+    no equilibrium: a lone A there earns 1/2."""
+    counts = np.array(metagame.compositions(2, 3))
+    table = {(3, 0): [1 / 3, np.nan], (2, 1): [(1 - lone_b) / 2, lone_b], (1, 2): [0.5, 0.25], (0, 3): [np.nan, 1 / 3]}
+    payoff = np.array([table[tuple(c)] for c in counts])
+    (a,) = metagame.pure_equilibria(counts, payoff, 3)
+    assert a["shares"].tolist() == [1.0, 0.0]
+    assert a["rest"]["stable"] is stable and a["rest"]["regret"] == 0.0
 
 
 def test_win_rates_of_a_composition_add_up_to_one(played):
