@@ -187,6 +187,23 @@ def test_the_players_play_the_anchored_belief_by_default(tmp_path):
         calibration.calibrate(mixed, mixed.arms[0], tmp_path / "cache", "engine")
 
 
+def test_the_region_loss_rate_counts_each_game_from_its_own_first_round():
+    """``fit_region_loss_rate``: regions lost over the regions exposed, those held at a round's start (the previous
+    round's end, in the same game) or conquered in it. Game 0 conquers 4 in round 1 and holds them through round 2
+    (exposed 4 + 4); game 1 conquers 2 in its round 1 and loses 1 (exposed 2): 1 / 10. Game 1's first round starts
+    with nothing held, not with game 0's last 4 (1 / 14). The rows come unsorted, game 1 first."""
+    rounds = pl.DataFrame(
+        {
+            "game": [1, 0, 0],
+            "round": [1, 2, 1],
+            "company_regions": [1, 4, 4],
+            "conquests": [2, 0, 4],
+            "regions_lost": [1, 0, 0],
+        }
+    )
+    assert cal.fit_region_loss_rate({"rounds": rounds}, None) == pytest.approx(1 / 10)
+
+
 def test_calibrated_values_reach_the_valuations_only_inside_the_arm():
     """``values.crash_risk`` reads the arm's fitted coefficients while it plays, the fixed ones elsewhere; a plugin's
     ``calibrate`` hook receives the values."""
