@@ -5,11 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
 from experiments import runfolder as rf
+from experiments.replay import Trace
+from sim import trace as tracing
 from sim.agents import Agents
+from sim.phases.parliament import hold_vote
+from tests.helpers import L, Scripted, agents, blank, seat_office
 from tests.helpers import command as main
 from tests.helpers import run_folder as _run
 
@@ -146,6 +151,42 @@ def test_replay_traces_rolls_flows_stability_offices_and_events(archetypes, caps
     assert storms == [s for s in rounds["storm"].to_list() if s]
     offices = [e for e in events if e["kind"] == "office"]
     assert offices[0]["round"] == 0 and "chairman" in offices[0]["offices"]
+
+
+def test_the_replay_logs_a_tied_vote_as_passed_as_the_engine_does(monkeypatch):
+    """R-PARLIAMENT, L240: a vote whose net (support + for - against) is 0 passes. Public support -1 against; the PM
+    (seat 0, no property) and seat 1 (a shipyard: 1 vote) vote for: 1 for, 1 against. The engine passes it, and the
+    replay's vote event says so."""
+    r, s = blank(1, 4)
+    s.shipyards[0, 1] = 1
+    s.prime_minister[:] = 0
+    trace = Trace(["scripted"] * 4)
+    trace.start(s, r)
+    monkeypatch.setattr(tracing, "recorder", trace)
+
+    def vote(obs, legal):
+        return (obs.seat <= 1).astype(int), np.zeros(obs.n, dtype=int), np.zeros((obs.n, obs.players), dtype=bool)
+
+    none = np.full(1, -1)
+    out = hold_vote(s, r, agents(r, s, Scripted(vote=vote)), np.ones(1, bool), none, none, none, np.ones(1, bool))
+    (logged,) = [e for e in trace.events if e["kind"] == "event" and e["what"] == "vote"]
+    assert out.net.tolist() == [0] and out.passed.tolist() == [True]
+    assert (logged["total_for"], logged["total_against"], logged["passed"]) == (1, 1, True)
+
+
+def test_the_replay_logs_the_offices_when_only_an_office_changed():
+    """The replay's ``office`` event follows every phase that changed an office, a governor, a commander or the Prime
+    Minister. A phase that changed nothing logs none; one that only seats a Chairman (seat 2) logs the offices, the
+    Chairman among the changed."""
+    r, s = blank(1, 4)
+    trace = Trace(["scripted"] * 4)
+    trace.start(s, r)
+    trace.phase(s, "appointments")
+    assert [e for e in trace.events if e["kind"] == "office"] == []
+    seat_office(s, L.CHAIRMAN, 2)
+    trace.phase(s, "appointments")
+    (office,) = [e for e in trace.events if e["kind"] == "office"]
+    assert (office["phase"], office["offices"], office["changed"]) == ("appointments", {"chairman": 2}, ["chairman"])
 
 
 def test_replay_of_a_game_not_in_the_run_is_one_line_exit_2(archetypes, random6, capsys):
