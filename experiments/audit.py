@@ -402,6 +402,10 @@ def audit(
             f"--strategy {strategy!r}: no seat of arm {arm.name!r} plays it (it seats {', '.join(labels)})"
         )
     n_games = total if games is None else games
+    stem = f"{decision}_r{rnd}" + (f"-{_safe(arm.name)}" if arm_name is not None else "")
+    stem += f"-{_safe(strategy)}" if strategy is not None else ""
+    target = f"{AUDIT}/{stem}.parquet"
+    rf.check_targets(run_dir, [target])  # a link in the way is refused before the games are played
     stored = _stored(run, arm.index, n_games)
     parts, reproduced = [], 0
     for lo in range(0, n_games, BATCH):
@@ -416,18 +420,9 @@ def audit(
         who = f"no seat of {strategy!r}" if strategy else "no seat"
         raise AuditError(f"{who} makes {decision} in {_step(rnd)} of the run's first {n_games:,} games")
     rows = rows.with_columns(pl.lit(arm.name).alias("arm")).sort("game", "seat", "alternative")
-    out = run_dir / AUDIT
-    out.mkdir(exist_ok=True)
-    stem = f"{decision}_r{rnd}" + (f"-{_safe(arm.name)}" if arm_name is not None else "")
-    stem += f"-{_safe(strategy)}" if strategy is not None else ""
-    path = out / f"{stem}.parquet"
-    tmp = rf.temp_name(path)
-    try:
-        rows.write_parquet(tmp)
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return Audit(rows, path, reproduced, decision, rnd)
+    with rf.open_write(run_dir, target) as fh:  # neither the folder nor the file a link followed
+        rows.write_parquet(fh)
+    return Audit(rows, Path(run_dir) / target, reproduced, decision, rnd)
 
 
 def _step(rnd: int) -> str:

@@ -39,6 +39,7 @@ USER_ERRORS = (
     spec.ExperimentError,
     spec.PluginError,
     runner.RunError,
+    rf.LinkRefused,
     registry.UnknownStrategy,
     PlayError,
     IllegalDecision,

@@ -316,13 +316,12 @@ def replay(run_dir: Path, game: int, arm_name: str | None = None) -> tuple[Path,
             )
     events = _events(trace.events, mine, labels=trace.labels)
     stem = rf.replay_stem(game, None if arm_name is None else arm.name)
-    out = run_dir / rf.REPLAYS
-    out.mkdir(exist_ok=True)
-    jsonl, page = out / f"{stem}.jsonl", out / f"{stem}.html"
-    rf.write_atomic(jsonl, "".join(json.dumps(e, default=str) + "\n" for e in events).encode())
+    names = [f"{rf.REPLAYS}/{stem}.jsonl", f"{rf.REPLAYS}/{stem}.html"]
+    rf.check_targets(run_dir, names)  # replays/ or a file in it a link: refused before either file is written
     co = rules.company
     start = {"loans": co.start_loans, "stability": co.start_stability}
-    rf.write_atomic(page, _html(events, game, arm.name, start).encode())
+    jsonl = rf.write_file(run_dir, names[0], "".join(json.dumps(e, default=str) + "\n" for e in events))
+    page = rf.write_file(run_dir, names[1], _html(events, game, arm.name, start))
     return jsonl, page
 
 

@@ -12,10 +12,13 @@
       shards/              finished shards (one folder each: the four frames, then manifest.json with each file's
                            rows, size and SHA-256, written last) until the merge; kept for --resume
       .lock                held (an OS file lock) by the one run writing the folder; holds its pid
-
-None of these entries may be a symbolic link: a run refuses the folder (``refuse_links``) rather than follow one.
       charts/*.png, report.html, summary.md, comparisons.parquet   written by reports/
       csv/*.csv            written by ``eastindia export RUN_DIR --format csv`` (``export_csv``)
+      replays/             written by ``eastindia replay`` (``replay_stem``)
+
+None of the entries a run manages may be a symbolic link: a run refuses the folder (``refuse_links``) rather than
+follow one. Whatever a command writes in the folder goes through ``make_dir`` and ``open_write``: never through a
+symbolic link (at the file or at any folder between the run folder and it) nor into a file with other hard links.
 
 ``run.json`` keys: name, command, seed, players, games_per_arm, shard_size, status ("running" | "failed" |
 "interrupted" | "complete"), error (why it stopped), frames{frame: {rows, bytes, sha256}} (when complete), started,
@@ -35,12 +38,15 @@ import hashlib
 import json
 import os
 import socket
+import stat
 import time
 import uuid
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePath
+from typing import Any, BinaryIO
 
 import polars as pl
 
@@ -70,16 +76,10 @@ def temp_name(path: Path) -> Path:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``path`` through a unique temporary file renamed into place, flushed to disk first."""
-    tmp = temp_name(path)
-    try:
-        with open(tmp, "xb") as fh:  # exclusive: never through a link planted under the temporary name
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    """Write ``path`` through a unique temporary file renamed into place, flushed to disk first; never through a
+    link at ``path`` (``open_write``: its folder is followed)."""
+    path = Path(path)
+    write_file(path.parent, path.name, data)
 
 
 def pick_arm(names: list[str], wanted: str | int) -> str | None:
@@ -147,10 +147,131 @@ MANAGED = (LOCK, META, EXPERIMENT, SHARDS, "calibration", *(f"{frame}.parquet" f
 
 
 class LinkRefused(Exception):
-    """An entry of the run folder that the run writes, reads or deletes is a symbolic link."""
+    """An entry of the run folder that the run writes, reads or deletes is a symbolic link, or a file it writes has
+    other hard links (``hard_links``: how many names the file has)."""
 
-    def __init__(self, run_dir: Path, name: str):
-        super().__init__(f"{run_dir}: {name} is a symbolic link; refusing to follow it")
+    def __init__(self, run_dir: Path, name: str | PurePath, hard_links: int = 0):
+        if hard_links > 1:
+            what = f"is a hard link (one of {hard_links} names of the same file); refusing to write through it"
+        else:
+            what = "is a symbolic link; refusing to follow it"
+        super().__init__(f"{run_dir}: {PurePath(name).as_posix()} {what}")
+
+
+def _parts(rel: str | PurePath) -> tuple[str, ...]:
+    """The components of a path inside a run folder (relative, no ``..``)."""
+    parts = PurePath(rel).parts
+    if not parts or PurePath(rel).is_absolute() or ".." in parts:
+        raise ValueError(f"{rel}: not a path inside the run folder")
+    return parts
+
+
+def _refuse_entry(dir_fd: int, name: str, run_dir: Path, rel: PurePath) -> os.stat_result | None:
+    """The entry ``name`` of the open folder (None: there is none); ``LinkRefused`` if it is a symbolic link or a
+    file with other hard links."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        raise LinkRefused(run_dir, rel)
+    if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        raise LinkRefused(run_dir, rel, st.st_nlink)
+    return st
+
+
+def _open_dir(run_dir: Path, parts: tuple[str, ...], create: bool) -> int:
+    """A descriptor of the folder ``run_dir/parts…``, each step below ``run_dir`` opened without following a
+    symbolic link (``LinkRefused``) and, ``create``, made when missing. ``run_dir`` itself is followed."""
+    fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    rel = PurePath()
+    try:
+        for part in parts:
+            rel /= part
+            if create:
+                with suppress(FileExistsError):
+                    os.mkdir(part, 0o777, dir_fd=fd)
+            _refuse_entry(fd, part, run_dir, rel)
+            sub = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            os.close(fd)
+            fd = sub
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno == errno.ELOOP:  # a link put there between the check and the open
+            raise LinkRefused(run_dir, rel) from None
+        raise
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def make_dir(run_dir: Path, rel: str | PurePath) -> Path:
+    """Make the folder ``run_dir/rel`` (and the missing folders above it, up to ``run_dir``) unless it exists;
+    ``LinkRefused`` if it or a folder between ``run_dir`` and it is a symbolic link. Returns its path."""
+    os.close(_open_dir(Path(run_dir), _parts(rel), create=True))
+    return Path(run_dir, rel)
+
+
+def check_targets(run_dir: Path, names: Iterable[str | PurePath]) -> None:
+    """``LinkRefused`` if a command would write any of ``names`` (paths inside ``run_dir``) through a link: a
+    symbolic link at it or at a folder between ``run_dir`` and it, or a file with other hard links; a name that is
+    a folder has each of its entries checked too. Called before the first write, so a refusal writes nothing."""
+    run_dir = Path(run_dir)
+    for name in names:
+        parts = _parts(name)
+        for i in range(len(parts)):
+            rel = PurePath(*parts[: i + 1])
+            try:
+                st = os.lstat(run_dir / rel)
+            except FileNotFoundError:
+                break
+            if stat.S_ISLNK(st.st_mode):
+                raise LinkRefused(run_dir, rel)
+            if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                raise LinkRefused(run_dir, rel, st.st_nlink)
+        else:
+            if (run_dir / PurePath(*parts)).is_dir():
+                fd = _open_dir(run_dir, parts, create=False)
+                try:
+                    for entry in os.listdir(fd):
+                        _refuse_entry(fd, entry, run_dir, PurePath(*parts, entry))
+                finally:
+                    os.close(fd)
+
+
+@contextmanager
+def open_write(run_dir: Path, rel: str | PurePath) -> Iterator[BinaryIO]:
+    """A binary file to write ``run_dir/rel`` whole or not at all: a unique temporary file in the same folder
+    (created exclusively, never through a link), flushed to disk and renamed into place when the block ends
+    without an error. The folders between ``run_dir`` and the file are made as ``make_dir`` makes them;
+    ``LinkRefused`` (before anything is written) if the file is a symbolic link or has other hard links."""
+    run_dir, parts = Path(run_dir), _parts(rel)
+    name, rel = parts[-1], PurePath(*parts)
+    dir_fd = _open_dir(run_dir, parts[:-1], create=True)
+    try:
+        _refuse_entry(dir_fd, name, run_dir, rel)
+        tmp = temp_name(Path(name)).name
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dir_fd)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                yield fh
+                fh.flush()
+                os.fsync(fh.fileno())
+            _refuse_entry(dir_fd, name, run_dir, rel)
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)  # replaces the entry, never follows it
+        finally:
+            with suppress(FileNotFoundError):
+                os.unlink(tmp, dir_fd=dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def write_file(run_dir: Path, rel: str | PurePath, data: bytes | str) -> Path:
+    """Write ``data`` (text as UTF-8) to ``run_dir/rel`` through ``open_write``; returns its path."""
+    with open_write(run_dir, rel) as fh:
+        fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+    return Path(run_dir, rel)
 
 
 def refuse_links(run_dir: Path, deep: bool = True) -> None:
@@ -187,8 +308,9 @@ class RunLock:
     The kernel releases it when the holder exits, however it dies, so a crashed run never leaves the folder
     locked. The holder writes its pid, host and start time into the file for the message other runs print; the
     file is removed on release (a run that finds the file it locked unlinked or replaced retries). A ``.lock`` that
-    is a symbolic link is never followed (``LinkRefused``). Not ``filelock``: its lock opens the file with
-    ``O_TRUNC`` and follows a symbolic link (truncating whatever it points to), and records no holder to name."""
+    is a symbolic link is never followed, nor one with other hard links written (``LinkRefused``). Not ``filelock``:
+    its lock opens the file with ``O_TRUNC`` and follows a symbolic link (truncating whatever it points to), and
+    records no holder to name."""
 
     def __init__(self, run_dir: Path):
         self.path = Path(run_dir) / LOCK
@@ -204,6 +326,10 @@ class RunLock:
                 if exc.errno == errno.ELOOP:
                     raise LinkRefused(self.path.parent, LOCK) from None
                 raise
+            links = os.fstat(fd).st_nlink
+            if links > 1:  # another name of some file: truncating the lock would truncate that file
+                os.close(fd)
+                raise LinkRefused(self.path.parent, LOCK, links)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as exc:
@@ -319,18 +445,19 @@ def export_csv(run_dir: Path, out_dir: Path) -> list[Path]:
     """Write each merged frame of a finished run (games, seats, rounds, seat_rounds, and any other frame run.json
     records) as ``out_dir/<frame>.csv``, streamed; nested columns become JSON text. Returns the files written."""
     meta = read_meta(run_dir)
+    # inside the run folder (the default RUN_DIR/csv): no link between the run folder and a file is followed; an
+    # --out elsewhere is the user's folder, followed, and only its files are never written through a link
+    inside, absolute = Path(os.path.abspath(run_dir)), Path(os.path.abspath(out_dir))
+    base, folder = (Path(run_dir), absolute.relative_to(inside)) if absolute.is_relative_to(inside) else (absolute, "")
+    names = [Path(folder, f"{frame}.csv") for frame in meta.get("frames") or FRAMES]
+    check_targets(base, names)
     written = []
-    for frame in meta.get("frames") or FRAMES:
-        lf = pl.scan_parquet(frame_path(run_dir, frame))
+    for name in names:
+        lf = pl.scan_parquet(frame_path(run_dir, name.stem))
         lf = lf.select([_csv_column(n, t) for n, t in lf.collect_schema().items()])
-        target = out_dir / f"{frame}.csv"
-        tmp = temp_name(target)
-        try:
-            lf.sink_csv(tmp)
-            tmp.replace(target)
-        finally:
-            tmp.unlink(missing_ok=True)
-        written.append(target)
+        with open_write(base, name) as fh:
+            lf.sink_csv(fh)
+        written.append(Path(out_dir, name.name))
     return written
 
 

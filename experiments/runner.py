@@ -292,7 +292,7 @@ def write_shard(shards_dir: Path, shard: Shard, frames: dict[str, pl.DataFrame],
     manifest: dict[str, Any] = {"shard": shard.name, "arm": shard.arm, "first": shard.first, "last": shard.last}
     manifest.update({"key": key, "files": {}})
     try:
-        tmp.mkdir(parents=True)
+        rf.make_dir(shards_dir.parent, f"{shards_dir.name}/{tmp.name}")  # no link followed below the run folder
         for name, df in frames.items():
             buf = io.BytesIO()
             df.write_parquet(buf, compression="zstd", statistics=True)
@@ -310,6 +310,8 @@ def write_shard(shards_dir: Path, shard: Shard, frames: dict[str, pl.DataFrame],
                 return  # another writer finished the same shard first: its copy stays, ours is dropped
             shutil.rmtree(final, ignore_errors=True)  # a damaged copy: ours replaces it
             tmp.rename(final)
+    except rf.LinkRefused as link:
+        raise RunError(str(link)) from None
     except OSError as exc:
         raise RunError(
             f"cannot write shard {shard.name} in {shards_dir}: {exc.strerror or exc}; "
@@ -655,7 +657,7 @@ def _run_locked(
     if old and old.get("wall_time_s"):
         meta["wall_time_s"] = old["wall_time_s"]
     try:
-        shards_dir.mkdir(parents=True, exist_ok=True)
+        rf.make_dir(run_dir, SHARDS)
         for stale in [*shards_dir.glob(".*.tmp-*"), *run_dir.glob(".*.tmp-*")]:  # left by a killed writer
             shutil.rmtree(stale, ignore_errors=True) if stale.is_dir() else stale.unlink(missing_ok=True)
         rf.write_atomic(run_dir / rf.EXPERIMENT, exp.resolved_toml().encode())
@@ -1033,7 +1035,7 @@ def _extend(
     shards_dir = run_dir / SHARDS
     done: dict[str, tuple[int, int]] = {}
     try:
-        shards_dir.mkdir(exist_ok=True)
+        rf.make_dir(run_dir, SHARDS)
         for arm in exp.arms:
             key = shard_key(exp, arm, types)
             for first in range(0, had - had % size, size):

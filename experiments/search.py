@@ -831,14 +831,12 @@ def read_meta(run_dir: Path) -> dict[str, Any] | None:
 
 def write_parquet(path: Path, frame: pl.DataFrame) -> None:
     """A study's table written whole or not at all (a temporary file renamed into place); a failure is one line."""
-    tmp = rf.temp_name(path)
+    path = Path(path)
     try:
-        frame.write_parquet(tmp)
-        tmp.replace(path)
+        with rf.open_write(path.parent, path.name) as fh:  # never through a link at ``path``
+            frame.write_parquet(fh)
     except OSError as exc:
         raise RunError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def write_meta(run_dir: Path, meta: dict[str, Any]) -> None:

@@ -20,6 +20,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
+from experiments import runfolder as rf
 from sim.capital import exact_capital
 from sim.layout import VP_SOURCES
 
@@ -75,11 +76,12 @@ def _figure(width: float, height: float) -> Figure:
 
 
 def _save(fig: Figure, out_dir: Path, name: str, title: str, caption: str) -> Chart:
+    """Save ``out_dir/<name>.png``; ``out_dir`` (RUN_DIR/charts) and the file are never a link followed
+    (``runfolder.open_write``, the folder above ``out_dir`` taken as the run folder)."""
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{name}.png"
-    fig.savefig(path, dpi=DPI)
-    return Chart(name, title, caption, path)
+    with rf.open_write(out_dir.parent, f"{out_dir.name}/{name}.png") as fh:
+        fig.savefig(fh, dpi=DPI, format="png")
+    return Chart(name, title, caption, out_dir / f"{name}.png")
 
 
 def _colors(palette: str, n: int) -> list:

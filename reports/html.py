@@ -12,6 +12,8 @@ from pathlib import Path
 
 from PIL import Image
 
+from experiments import runfolder as rf
+
 from .charts import Chart
 from .interactive import embed, script
 from .markdown import table_md
@@ -224,9 +226,9 @@ def write_counts_page(run_dir: Path, meta: dict, kind: str, heading: str, table:
 <h3>Each count's report</h3><ul>{links}</ul>
 </body></html>
 """
-    out = run_dir / "report.html"
-    out.write_text(page, encoding="utf-8")
+    rf.check_targets(run_dir, ["report.html", "summary.md"])  # a link refused before any write
+    out = rf.write_file(run_dir, "report.html", page)
     parts = [f"# {title}", f"## {heading}", *([note] if note else []), table_md(table)]
     parts += [f"- `{f}/report.html`" for f in meta["folders"]]
-    (run_dir / "summary.md").write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    rf.write_file(run_dir, "summary.md", "\n\n".join(parts) + "\n")
     return out

@@ -22,6 +22,7 @@ import numpy as np
 import polars as pl
 
 from experiments import metagame as mg
+from experiments import runfolder as rf
 from experiments import search
 from experiments.runfolder import EXPERIMENT
 
@@ -432,6 +433,7 @@ def write_metagame_report(run_dir: str | Path) -> Path:
     payoffs = pl.read_parquet(run_dir / mg.PAYOFFS)
     eq = pl.read_parquet(run_dir / mg.EQUILIBRIA)
     alpha = pl.read_parquet(run_dir / mg.ALPHARANK)
+    rf.check_targets(run_dir, [CHARTS_DIR, REPORT, SUMMARY])  # a link refused before any write
     mixes = _mixes(eq)
     words = headline(arms, mixes, alpha)
     chart = flow_chart(meta, payoffs, mixes, flow_strategies(mixes, alpha, labels), run_dir / CHARTS_DIR)
@@ -494,8 +496,7 @@ def write_metagame_report(run_dir: str | Path) -> Path:
 <pre>{escape(toml)}</pre>
 </body></html>
 """
-    out = run_dir / REPORT
-    out.write_text(page, encoding="utf-8")
+    out = rf.write_file(run_dir, REPORT, page)
     parts = [f"# {title}", "## Metagame: what experienced tables converge on", *words, NOTE]
     for name, note, tables in sections:
         parts += [f"### {name}"] + ([note] if note else [])
@@ -503,5 +504,5 @@ def write_metagame_report(run_dir: str | Path) -> Path:
             parts += ([f"#### {sub}"] if sub else []) + [table_md(t)]
     if chart:
         parts += [f"- `charts/{chart.path.name}`: {chart.caption}"]
-    (run_dir / SUMMARY).write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    rf.write_file(run_dir, SUMMARY, "\n\n".join(parts) + "\n")
     return out

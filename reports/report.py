@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from experiments import runfolder as rf
 from experiments.runfolder import EXPERIMENT, Run
 
 from . import html, interactive, markdown
@@ -52,10 +53,12 @@ def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
     check_frames(run)
     if reference is not None and run.arms:
         plan(run, reference)  # a reference that names no arm fails here, before any work
+    rf.check_targets(run.path, [COMPARISONS, CHARTS_DIR, REPORT, SUMMARY])  # a link refused before any write
     agg = aggregate(run)
     comp = comparisons(run, reference, arms=[a.index for a in agg.arms])
     agg.comparisons = comp
-    comp.write_parquet(run.path / COMPARISONS)
+    with rf.open_write(run.path, COMPARISONS) as fh:
+        comp.write_parquet(fh)
     precision = precision_of(run, reference)
     charts = draw_all(agg, run.path / CHARTS_DIR)
     per_arm = arm_summary(agg)
@@ -114,9 +117,10 @@ def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
         wins_how_note=WINS_HOW_NOTE,
         **tables,
     )
-    out = run.path / REPORT
-    out.write_text(page, encoding="utf-8")
-    (run.path / SUMMARY).write_text(
+    out = rf.write_file(run.path, REPORT, page)
+    rf.write_file(
+        run.path,
+        SUMMARY,
         markdown.render(
             title=title,
             banner=warnings,
@@ -128,6 +132,5 @@ def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
             wins_how_note=WINS_HOW_NOTE,
             **tables,
         ),
-        encoding="utf-8",
     )
     return out

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from experiments import runfolder as rf
 from experiments import search
 from experiments import sensitivity as sn
 from experiments.runfolder import EXPERIMENT
@@ -158,6 +159,7 @@ def write_sensitivity_report(run_dir: str | Path) -> Path:
     run_dir = Path(run_dir)
     meta = search.read_meta(run_dir) or {}
     indices = pl.read_parquet(run_dir / sn.INDICES)
+    rf.check_targets(run_dir, [CHARTS_DIR, REPORT, SUMMARY])  # a link refused before any write
     chart = ranking_chart(meta, indices, run_dir / CHARTS_DIR)
     settings = settings_table(meta)
     tables = ranking_tables(meta, indices)
@@ -201,13 +203,12 @@ def write_sensitivity_report(run_dir: str | Path) -> Path:
 <pre>{escape(toml)}</pre>
 </body></html>
 """
-    out = run_dir / REPORT
-    out.write_text(html, encoding="utf-8")
+    out = rf.write_file(run_dir, REPORT, html)
     parts = [f"# {title}", "## Sensitivity: which rules keys matter", "### Settings", table_md(settings), note]
     parts.append(f"### Ranking per output: {index_name(meta)}")
     for name, t in tables:
         parts += [f"#### {name}", table_md(t)]
     if chart:
         parts += [f"- `charts/{chart.path.name}`: {chart.caption}"]
-    (run_dir / SUMMARY).write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    rf.write_file(run_dir, SUMMARY, "\n\n".join(parts) + "\n")
     return out

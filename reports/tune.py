@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 from matplotlib.lines import Line2D
 
+from experiments import runfolder as rf
 from experiments import search
 from experiments import tune as tn
 from experiments.runfolder import EXPERIMENT
@@ -292,6 +293,7 @@ def write_tune_report(run_dir: str | Path) -> Path:
     run_dir = Path(run_dir)
     meta = search.read_meta(run_dir) or {}
     trials = pl.read_parquet(run_dir / tn.TRIALS)
+    rf.check_targets(run_dir, [CHARTS_DIR, REPORT, SUMMARY])  # a link refused before any write
     charts = [
         c
         for c in (params_chart(meta, trials, run_dir / CHARTS_DIR), history_chart(meta, trials, run_dir / CHARTS_DIR))
@@ -351,15 +353,14 @@ played reads that trial's games (the same rules on the same dice give the same g
 <pre>{escape(toml)}</pre>
 </body></html>
 """
-    out = run_dir / REPORT
-    out.write_text(html, encoding="utf-8")
+    out = rf.write_file(run_dir, REPORT, html)
     parts = [f"# {title}", "## Tuning", "### Settings", table_md(settings), "### Best trial", table_md(best)]
     parts += ["best.toml:", f"```toml\n{best_text}```", "### Confirmation", confirm_note]
     parts += [table_md(confirm) if confirm else "No confirmation run (confirm_games = 0)."]
     parts += ["### Trials", table_md(table)]
     if charts:
         parts += ["### Charts", "\n".join(f"- `charts/{c.path.name}`: {c.caption}" for c in charts)]
-    (run_dir / SUMMARY).write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    rf.write_file(run_dir, SUMMARY, "\n\n".join(parts) + "\n")
     return out
 
 
