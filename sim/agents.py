@@ -9,12 +9,14 @@ strategy, the decision and the global game index; an exception raised by the str
 ``Agents.ask_seats`` asks the seats of a decision all families make at once in one call per built-in strategy
 (a row per game and seat asked); plugins are asked seat by seat.
 
-Everything a strategy is handed is its own: the observation's fields and the legal options are new arrays, the
-rules' arrays cannot be made writeable, and the observation holds no reference to the engine's state as an
-attribute. The answer is checked against the engine's own legal options and observation, made apart from the
-strategy's, so a strategy that writes into what it was handed changes nothing but its copy. Both are gathered
-field by field when first read (``Observation``, ``Legal``): a field nobody reads costs nothing, and a legal
-option read by the strategy and the check is gathered once (the strategy's is a copy of the engine's rows).
+Everything a strategy is handed is its own: the observation's fields and the legal options are new arrays, its
+rules are a copy of the engine's (``_sealed``) whose arrays cannot be made writeable, and nothing it is handed
+leads to the engine's state, streams or arrays through an attribute, a closure or a bound method (``Observation``
+says what that covers and what it does not). The answer is checked against the engine's own legal options and
+observation, made apart from the strategy's, so a strategy that writes into what it was handed changes nothing but
+its copy. Both are gathered field by field when first read (``Observation``, ``Legal``): a field nobody reads costs
+nothing, and a legal option read by the strategy and the check is gathered once (the strategy's is a copy of the
+engine's rows).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import copy
 import dataclasses
 import functools
 import traceback
+import weakref
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -150,19 +153,53 @@ class _Reading:
 MERGE = True
 
 
+class _Key:
+    """An opaque key, compared by identity, with no attributes: what the objects handed to a strategy hold in place
+    of the engine's state, streams and legal options, which ``_SOURCES`` keeps under it."""
+
+    __slots__ = ("__weakref__",)
+
+    def __copy__(self) -> _Key:  # a copy of an observation reads the same game
+        return self
+
+    def __deepcopy__(self, memo: dict) -> _Key:
+        return self
+
+
+# What each key stands for (the engine's objects a strategy's observation, random stream or legal options read),
+# kept while the key lives: the object holding the key (``Observation``, ``StrategyRandom``, ``Legal``) reads
+# through the functions below, never holding the engine's objects itself.
+_SOURCES: weakref.WeakKeyDictionary[_Key, Any] = weakref.WeakKeyDictionary()
+
+
+def _keyed(value: Any) -> _Key:
+    """A new key standing for ``value``."""
+    key = _Key()
+    _SOURCES[key] = value
+    return key
+
+
+def _source(key: _Key) -> Any:
+    """What ``key`` stands for."""
+    try:
+        return _SOURCES[key]
+    except (KeyError, TypeError):
+        raise AttributeError("this object no longer reads the game (it was not made by the engine)") from None
+
+
 class StrategyRandom:
-    """Random numbers for a strategy: each game draws from the stream of the seat deciding there. ``idx`` and
-    ``seat`` are kept as they are (the engine's arrays, which it does not change while the strategy decides)."""
+    """Random numbers for a strategy: each game draws from the stream of the seat deciding there. It holds a key
+    (``_Key``) only: the engine's streams and the games and seats it draws for stay out of the strategy's reach."""
+
+    __slots__ = ("_key",)
 
     def __init__(self, streams: Streams, idx: np.ndarray, seat: np.ndarray):
-        def uniform(n: int) -> np.ndarray:  # the streams, games and seats (the engine's) stay out of its reach
-            return streams.uniform(np.add(seat, 1, dtype=np.int64), idx, n)
-
-        self._uniform = uniform
+        self._key = _keyed((streams, np.add(seat, 1, dtype=np.int64), idx))
 
     def uniform(self, n: int = 1) -> np.ndarray:
         """float[G', n] in [0, 1)."""
-        return self._uniform(n)
+        streams, stream, idx = _source(self._key)
+        return streams.uniform(stream, idx, n)
 
     def choice(self, mask: np.ndarray) -> np.ndarray:
         """A uniformly random True column per row of a bool[G', K] mask (-1 where none)."""
@@ -192,6 +229,20 @@ class Observation:
     deciding seat's column of a [G', N, ...] field. ``obs.batch_rows`` int[G'] tells the rows of one game apart from
     another's (the game's place in the batch: copies of one game made for a search share its index ``games``, not
     this); it says nothing of the game and is never a reason to decide.
+
+    What a strategy can reach from its observation is its own. The observation, its random stream
+    (``StrategyRandom``) and the legal options (``Legal``) hold an opaque key (``_Key``) in place of the engine's
+    state, streams and arrays; the module's functions read what the key stands for (``_gather``), so a field is
+    still gathered only when first read. Its fields are new arrays owning their memory (read-only, ``own``'s
+    excepted; no ``.base`` leads to the engine's), and so are the legal options and the random numbers; the seats
+    and rows are copies; the rules it is handed (``Agents.rules_for``) are a copy whose arrays live in immutable
+    bytes, the package's strategies sharing one and any other strategy object having its own, so a plugin that
+    changes its rules changes what it alone sees. No attribute, ``__dict__``, slot, closure, ``__self__``,
+    ``__func__``, ``__wrapped__`` or ``.base`` of these objects leads to the state or to an array the engine
+    writes. Out of scope (Python hides nothing from code running in the same process): a strategy that imports
+    this module's private names (``_SOURCES``) or patches the engine's modules and classes, walks the
+    interpreter's frames (``sys._getframe``, a traceback's frames), or reaches objects through ``gc``
+    (``gc.get_referents``) or ``ctypes``.
     """
 
     def __init__(
@@ -210,31 +261,17 @@ class Observation:
         self.batch_rows = np.array(idx, dtype=np.int64)  # each row's game's place in the batch being played
         self.players = state.n_players
         self.rng = StrategyRandom(streams, idx, seat) if streams is not None else None
-
-        def rows(name: str, at: np.ndarray | None = None, own: bool = False) -> np.ndarray:  # the state: out of reach
-            field = getattr(state, name)
-            if own:  # each row's deciding seat's entries, (game, seat) as game * N + seat
-                if field.ndim < 2 or field.shape[1] != state.n_players:
-                    raise AttributeError(f"observation field {name!r} has no seat axis")
-                return field.reshape(-1, *field.shape[2:]).take(idx * field.shape[1] + seat, axis=0)
-            if at is not None:  # the rows ``at`` only
-                value = field.take(idx.take(at), axis=0)
-            else:
-                value = field.copy() if full else field.take(idx, axis=0)  # new arrays; take beats [idx]
-            value.setflags(write=False)
-            return value
-
-        self._rows = rows
+        self._key = _keyed((state, idx, seat, full))  # the state: out of reach (``_gather`` reads it)
 
     @functools.cached_property
     def games(self) -> np.ndarray:
         """int[G']: the global index of each game."""
-        return self._rows("game")
+        return _gather(self._key, "game")
 
     def __getattr__(self, name: str) -> np.ndarray:
         if name.startswith("_") or name not in PUBLIC:
             raise AttributeError(f"observation has no field {name!r}")
-        value = self._rows(name)
+        value = _gather(self.__dict__.get("_key"), name)
         self.__dict__[name] = value  # later reads find it without calling __getattr__
         return value
 
@@ -244,7 +281,7 @@ class Observation:
             return self.__dict__[name].take(at, axis=0)
         if name.startswith("_") or name not in PUBLIC:
             raise AttributeError(f"observation has no field {name!r}")
-        return self._rows(name, at)
+        return _gather(self._key, name, at)
 
     def mine(self, field: np.ndarray) -> np.ndarray:
         """The deciding seat's entries of a [G', N, ...] array."""
@@ -257,12 +294,29 @@ class Observation:
             return self.mine(self.__dict__[name])
         if name.startswith("_") or name not in PUBLIC:
             raise AttributeError(f"observation has no field {name!r}")
-        return self._rows(name, own=True)
+        return _gather(self._key, name, own=True)
 
     def is_me(self, holder: np.ndarray) -> np.ndarray:
         """bool mask of entries of an int seat array (e.g. ``obs.office``) held by the deciding seat."""
         seat = self.seat.reshape((-1,) + (1,) * (holder.ndim - 1))
         return holder == seat
+
+
+def _gather(key: _Key, name: str, at: np.ndarray | None = None, own: bool = False) -> np.ndarray:
+    """The observation's field ``name`` (the observation of ``key``): a new read-only array of the state's rows
+    (all of them; ``at``: the rows ``at`` only; ``own``: each row's deciding seat's entries, writeable)."""
+    state, idx, seat, full = _source(key)
+    field = getattr(state, name)
+    if own:  # each row's deciding seat's entries, (game, seat) as game * N + seat
+        if field.ndim < 2 or field.shape[1] != state.n_players:
+            raise AttributeError(f"observation field {name!r} has no seat axis")
+        return field.reshape(-1, *field.shape[2:]).take(idx * field.shape[1] + seat, axis=0)
+    if at is not None:  # the rows ``at`` only
+        value = field.take(idx.take(at), axis=0)
+    else:
+        value = field.copy() if full else field.take(idx, axis=0)  # new arrays; take beats [idx]
+    value.setflags(write=False)
+    return value
 
 
 _NAMESPACE_DICT = SimpleNamespace.__dict__["__dict__"]  # a namespace's own attribute dict
@@ -272,27 +326,30 @@ class Legal(SimpleNamespace):
     """The legal options of the rows asked: ``legal.<name>``, a namespace of arrays over the rows (or constants).
     A field is gathered from the engine's arrays the first time it is read, so a field nobody reads costs nothing;
     ``vars(legal)`` gathers every field (as a namespace built whole would hold them), and a copy is a plain
-    ``SimpleNamespace``."""
+    ``SimpleNamespace``. It holds the field names and a key (``_Key``) to the function gathering a field, never
+    that function nor the engine's arrays (``Observation``)."""
 
-    __slots__ = ("_names", "_field")  # out of vars(legal): a namespace's attributes are its fields
+    __slots__ = ("_names", "_key")  # out of vars(legal): a namespace's attributes are its fields
 
     def __init__(self, names: tuple[str, ...], field: Callable[[str], Any]):
         self._names = names
-        self._field = field
+        self._key = _keyed(field)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name not in self._names:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        value = self._field(name)
+        value = _source(self._key)(name)
         setattr(self, name, value)  # later reads find it without calling __getattr__
         return value
 
     @property
     def __dict__(self) -> dict[str, Any]:
         fields = _NAMESPACE_DICT.__get__(self)
-        for name in self._names:
-            if name not in fields:
-                fields[name] = self._field(name)
+        missing = [name for name in self._names if name not in fields]
+        if missing:
+            field = _source(self._key)
+            for name in missing:
+                fields[name] = field(name)
         return fields
 
     def __repr__(self) -> str:
@@ -328,7 +385,9 @@ class Agents:
         (default: seat s plays strategies[s] in every game)."""
         self.strategies = list(strategies)
         self.rules = rules
-        self.shown_rules = _sealed(rules)  # what the strategies see: their writes cannot reach the engine's rules
+        self.shown_rules = _package_rules(rules)  # what this package's strategies see (``rules_for``)
+        self._own_rules: dict[int, Rules] = {}  # per other strategy object: its own copy of the rules
+        self._trusted: dict[tuple[int, str], bool] = {}  # per (strategy object, decision): see ``rules_for``
         self.streams = streams
         if seating is None:
             seating = np.arange(len(self.strategies))[None, :]
@@ -374,6 +433,27 @@ class Agents:
             self._group = np.broadcast_to(self._group, (n_games, self._group.shape[1])).copy()
             self._own = True
         return self._group
+
+    def rules_for(self, strat: Strategy, decision: str) -> Rules:
+        """The rules handed to ``strat`` for ``decision``: ``shown_rules``, shared, when only this package's code
+        answers (its class's method, or a ``shared`` method and the methods it names, all the package's); else a
+        copy of its own (made on first use), so that a strategy that changes its rules (they are Python objects)
+        changes what it alone sees, never what another strategy decides from, nor the engine's."""
+        found = self._trusted.get((id(strat), decision))
+        if found is None:
+            reads = _reads(strat, decision)
+            if reads is not None:
+                named = (_method(strat, decision), *(_method(strat, name) for name in reads))
+                found = all(_ours(value) for value in named if callable(value))
+            else:
+                found = _ours(type(strat)) and _ours(_method(strat, decision))
+            self._trusted[(id(strat), decision)] = found
+        if found:
+            return self.shown_rules
+        own = self._own_rules.get(id(strat))
+        if own is None:
+            own = self._own_rules[id(strat)] = _sealed(self.rules)
+        return own
 
     def labels(self, n_games: int) -> np.ndarray:
         """str[G, N]: the label of the strategy playing each seat now (a searching seat: the plan it plays)."""
@@ -599,7 +679,7 @@ class Agents:
     ) -> Any:
         """Ask ``strat`` about rows (games ``idx``, seats ``seat``; ``full``: every game in order; ``gathered``: the
         engine's rows of the legal options, as read so far); an exception it raises becomes a ``StrategyError``."""
-        obs, sub = self._view(state, idx, seat, legal, seat_legal, full, gathered)
+        obs, sub = self._view(strat, decision, state, idx, seat, legal, seat_legal, full, gathered)
         try:
             return _answering(strat, decision)(obs, sub)
         except (Exception, SystemExit) as exc:
@@ -608,6 +688,8 @@ class Agents:
 
     def _view(
         self,
+        strat: Strategy,
+        decision: str,
         state: State,
         idx: np.ndarray,
         seat: np.ndarray,
@@ -616,9 +698,9 @@ class Agents:
         full: bool = False,
         gathered: dict[str, Any] | None = None,
     ) -> tuple[Observation, Legal]:
-        """What the strategy is handed about rows (games ``idx``, seats ``seat``; ``full``: every game in order):
-        its observation and its copy of the legal options (gathered into ``gathered``)."""
-        obs = Observation(state, self.shown_rules, idx, seat, self.streams, full)
+        """What ``strat`` is handed for ``decision`` about rows (games ``idx``, seats ``seat``; ``full``: every game in
+        order): its observation and its copy of the legal options (gathered into ``gathered``)."""
+        obs = Observation(state, self.rules_for(strat, decision), idx, seat, self.streams, full)
         gathered = {} if gathered is None else gathered
         return obs, _legal(legal, seat_legal, idx, seat, state.n_games, full, gathered, True)
 
@@ -642,7 +724,7 @@ class Agents:
         row = 0
         for r in range(idx.size):
             try:
-                obs, sub = self._view(state, idx[r : r + 1], seat[r : r + 1], legal, seat_legal)
+                obs, sub = self._view(strat, decision, state, idx[r : r + 1], seat[r : r + 1], legal, seat_legal)
                 _answering(strat, decision)(obs, sub)
             except (Exception, SystemExit) as single:
                 row, exc = r, single
@@ -698,7 +780,7 @@ def _legal(
     of ``legal`` at games ``idx`` (the array itself when ``full``, the rows being every game in order), a constant
     as it is, each row's own entries of the [G, N, ...] arrays of ``seat_legal``. ``gathered`` keeps the engine's
     rows of each field read (shared by the strategy's options and the check's: a field is gathered once).
-    ``copy_all``: each array is a new copy of those (what a strategy is handed must not be the engine's)."""
+    ``copy_all``: each field is a new copy of those (what a strategy is handed must not be the engine's)."""
 
     def rows(name: str) -> Any:
         value = gathered.get(name, gathered)
@@ -719,14 +801,34 @@ def _legal(
 
     def copied(name: str) -> Any:
         value = rows(name)
-        return value.copy() if isinstance(value, np.ndarray) else value
+        return value.copy() if isinstance(value, np.ndarray) else copy.deepcopy(value)
 
     return Legal((*legal, *seat_legal), copied if copy_all else rows)
 
 
+def _ours(obj: Any) -> bool:
+    """Whether ``obj`` (a class or a function) is code of this package's strategies."""
+    return str(getattr(obj, "__module__", "")).partition(".")[0] == "strategies"
+
+
+# Per rules object (by id, while it lives): the copy this package's strategies are handed (``Agents.rules_for``).
+_PACKAGE_RULES: dict[int, Rules] = {}
+
+
+def _package_rules(rules: Rules) -> Rules:
+    """The copy of ``rules`` (``_sealed``) handed to this package's strategies, made once per rules object."""
+    shown = _PACKAGE_RULES.get(id(rules))
+    if shown is None:
+        shown = _PACKAGE_RULES[id(rules)] = _sealed(rules)
+        weakref.finalize(rules, _PACKAGE_RULES.pop, id(rules), None)
+    return shown
+
+
 def _sealed(rules: Rules) -> Rules:
-    """A copy of ``rules`` whose sections are copies and whose derived arrays live in immutable bytes (no
-    ``setflags(write=True)`` makes them writeable): what strategies see, so none can change the engine's rules."""
+    """A copy of ``rules`` that shares no object with them but immutable ones: the sections (frozen dataclasses,
+    with their dicts and nested sections) and the raw table are deep copies, the derived arrays live in immutable
+    bytes (no ``setflags(write=True)`` makes them writeable, and their ``.base`` is those bytes). What strategies
+    see, so none can change the engine's rules."""
 
     def seal(a: Any) -> Any:
         if not isinstance(a, np.ndarray):
@@ -735,7 +837,8 @@ def _sealed(rules: Rules) -> Rules:
 
     shown = object.__new__(type(rules))  # not copy.copy: Rules pickles (and copies) by rebuilding from the raw dict
     for name, value in vars(rules).items():
-        object.__setattr__(shown, name, copy.copy(value) if dataclasses.is_dataclass(value) else value)
+        section = dataclasses.is_dataclass(value) and name != "_derived"  # the derived arrays: sealed below
+        object.__setattr__(shown, name, copy.deepcopy(value) if section else value)
     object.__setattr__(shown, "raw", copy.deepcopy(rules.raw))
     derived = copy.copy(rules.d)
     for name, value in vars(derived).items():

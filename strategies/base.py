@@ -4,6 +4,8 @@ A strategy answers every decision the rules give a family or an office holder. E
 receives an ``Observation`` for the deciding seat in G' games (``obs.money`` is int[G', N], ``obs.seat`` int[G'],
 ...) and the legal options as arrays over those games, and returns arrays over those games. A method must decide
 each game from that game's own rows only (never from batch statistics), so a game plays the same in any batch.
+What a method is handed (the observation, its rules and random stream, the legal options) is its own: nothing in it
+leads to the engine's state, and writing into it changes no game (``sim.agents.Observation``).
 
 Subclass ``Strategy``, override what you want to play differently, and register it with ``@register("name")``;
 ``docs/strategies.md`` documents every decision point.

@@ -1,19 +1,30 @@
 """``Agents.ask_seats``: the seats of a simultaneous decision asked in one call per strategy object. A built-in
 strategy sees a game once per seat asked in one call; a plugin is asked seat by seat and never sees a game twice;
 an illegal answer or a raise from one seat of a merged call is still one line naming the strategy, seat and game.
-The legal options a strategy is handed (``Agents.ask`` and ``ask_seats``) are its own copies."""
+The legal options a strategy is handed (``Agents.ask`` and ``ask_seats``) are its own copies, and nothing it is handed
+(observation, random stream, rules, legal options) leads to the engine's state, streams, rules or arrays: a plugin
+that changes all it can reach plays the same games as one that does not."""
 
+import contextlib
 import copy
+import dataclasses
+import functools
+import types
+import weakref
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from helpers import L, Scripted, agents, blank
+from helpers import DECISIONS, L, Scripted, agents, blank
 
 import strategies
-from sim.agents import IllegalDecision, Observation, StrategyError
+from sim.agents import Agents, IllegalDecision, Observation, StrategyError
+from sim.dice import Streams
+from sim.engine import play_batch, resolve_strategies
 from sim.phases.family import take_actions
-from sim.state import new_state
+from sim.rules import Rules
+from sim.state import State, new_state
+from strategies import Strategy
 
 GAMES = np.arange(100, 106)  # global game ids, not the batch positions
 
@@ -154,3 +165,201 @@ def test_an_observation_gives_the_deciding_seats_entries_of_a_field_as_read_whol
     assert np.array_equal(whole.mine(whole.clerks), whole.own("clerks"))
     with pytest.raises(AttributeError, match="seat axis"):
         obs.own("stability")
+
+
+# ------------------------------------------------------------------------------ what a strategy can reach
+_ATOMS = (type, types.ModuleType, str, bytes, int, float, complex, type(None), np.generic)
+
+
+def _edges(x):
+    """The objects ``x`` leads to: its attributes (instance dict, slots, what ``dir`` names), a function's closure,
+    defaults and ``__wrapped__``, a bound method's ``__self__`` and ``__func__``, a partial's parts, a container's
+    items, an array's ``.base``, a memoryview's ``.obj``. Not a function's ``__globals__`` (the modules, which any
+    code can import) nor classes."""
+    if isinstance(x, np.ndarray):
+        return [x.base]
+    if isinstance(x, memoryview):
+        return [x.obj]
+    if isinstance(x, dict):
+        return [*x.keys(), *x.values()]
+    if isinstance(x, list | tuple | set | frozenset):
+        return list(x)
+    if isinstance(x, types.CellType):
+        try:
+            return [x.cell_contents]
+        except ValueError:
+            return []
+    if isinstance(x, weakref.ref):
+        return [x()]
+    out = []
+    if isinstance(x, types.FunctionType):
+        out += [*(x.__closure__ or ()), x.__defaults__, x.__kwdefaults__, x.__dict__]
+    if isinstance(x, functools.partial):
+        out += [x.func, x.args, x.keywords]
+    names = ["__self__", "__func__", "__wrapped__", "__closure__", "__dict__"]
+    if not dataclasses.is_dataclass(x):  # a dataclass's fields are in its __dict__ (the rules' many sections)
+        names += [name for name in dir(x) if not name.startswith("__")]
+    for name in names:
+        with contextlib.suppress(Exception):  # a field the object refuses is no route
+            out.append(getattr(x, name))
+    for cls in type(x).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            out.append(getattr(x, name, None))
+    return out
+
+
+def _reach(*roots):
+    """{id: (object, path)} of everything reachable from ``roots`` along ``_edges``."""
+    seen = {}
+    stack = [(root, f"root{i}") for i, root in enumerate(roots)]
+    while stack:
+        x, path = stack.pop()
+        if id(x) in seen or isinstance(x, _ATOMS):
+            continue
+        seen[id(x)] = (x, path)
+        stack.extend((y, f"{path}>{type(y).__name__}") for y in _edges(x))
+    return seen
+
+
+def _engines(agents, state, *arrays):
+    """{id: object} of the engine's writeable objects: the state and its arrays, the streams and theirs, the
+    rules' mutable parts (sections, dicts, arrays), the table and ``arrays``."""
+    rules, stack = {}, [agents.rules]
+    while stack:  # the rules' own parts: attributes and items, no methods
+        x = stack.pop()
+        if id(x) in rules or isinstance(x, _ATOMS):
+            continue
+        if not isinstance(x, tuple | frozenset):
+            rules[id(x)] = x
+        if isinstance(x, dict):
+            stack += [*x.keys(), *x.values()]
+        elif isinstance(x, list | tuple | set | frozenset):
+            stack += list(x)
+        elif hasattr(x, "__dict__") and not isinstance(x, np.ndarray):
+            stack.append(vars(x))
+    objects = [state, *vars(state).values(), agents, agents.streams, *vars(agents.streams).values(), *arrays]
+    return {**rules, **{id(x): x for x in objects}}
+
+
+def _routes(reached, engine):
+    """The paths by which ``reached`` (``_reach``) leads to the engine's objects or into their memory."""
+    arrays = [x for x in engine.values() if isinstance(x, np.ndarray)]
+    bad = []
+    for i, (x, path) in reached.items():
+        shares = isinstance(x, np.ndarray) and any(np.may_share_memory(x, a) for a in arrays)
+        if i in engine or isinstance(x, State | Streams | Agents) or shares:
+            bad.append(path)
+    return bad
+
+
+def test_nothing_a_strategy_is_handed_leads_to_the_engines_state_streams_rules_or_arrays():
+    """Inside a call, everything reachable from the observation, its random stream, its rules and the legal options
+    (attributes, ``__dict__``, slots, closures, bound methods, ``.base``) is the strategy's own: not the state, the
+    streams or the table, no array sharing memory with the engine's (state, streams, rules, legal options, answer),
+    no section or dict of the engine's rules. The routes a plugin used: ``obs._rows.__closure__`` (the state),
+    ``obs.rng``'s closure (the streams), ``legal._field``'s closure (the engine's options)."""
+    r, s = blank(4, 4)
+    s.money[:] = np.arange(16).reshape(4, 4)
+    limit, held = np.arange(4) * 10, np.arange(32).reshape(4, 4, 2)
+    out = (np.zeros(4, dtype=np.int64),)
+    found, handed = [], []
+
+    def look(obs, legal):
+        obs.money, obs.own("clerks"), legal.limit, obs.rng.uniform(2)  # noqa: B018 - read: cached on the objects
+        found.append(_routes(_reach(obs, legal, obs.rng, obs.rules), _engines(table, s, limit, held, *out)))
+        handed.append(obs.rules)
+        return np.zeros(obs.n, dtype=np.int64)
+
+    table = agents(r, s, Scripted(take_loans=look, vote=look))
+    table.ask("take_loans", s, np.array([0, -1, 2, 1]), {"limit": limit, "word": "x"}, out)
+    votes = (np.zeros((4, 4), dtype=np.int64),)
+    asked = np.array([[1, 0, 1, 0], [0, 0, 0, 0], [1, 1, 1, 1], [0, 1, 0, 0]], dtype=bool)
+    out += votes
+    table.ask_seats("vote", s, asked, {"limit": limit}, {"held": held}, votes)
+    assert len(found) == 1 + 4 and found == [[]] * 5  # one call, then a plugin's seats one by one: none leads out
+    # the plugin's rules: its own copy (not the engine's, nor the one this package's strategies share), whose arrays
+    # cannot be made writeable (their memory is immutable bytes)
+    assert all(rules is handed[0] for rules in handed)
+    assert handed[0] is not table.rules and handed[0] is not table.shown_rules and handed[0] == table.rules
+    with pytest.raises(ValueError):
+        handed[0].d.adjacent.setflags(write=True)
+
+
+def _vandalise(*roots):
+    """Change everything reachable from ``roots`` (``_reach``) that will change: every array that can be made
+    writeable (+1, a bool inverted), every number of a dataclass (the rules' sections) and of a dict (+1)."""
+    for x, _ in list(_reach(*roots).values()):
+        if isinstance(x, np.ndarray) and x.dtype.kind in "biuf":
+            try:
+                x.setflags(write=True)
+            except ValueError:  # memory that cannot be written
+                continue
+            if x.dtype == bool:
+                np.logical_not(x, out=x)
+            else:
+                x += x.dtype.type(1)
+        elif dataclasses.is_dataclass(x) and not isinstance(x, type):
+            for f in dataclasses.fields(x):
+                value = getattr(x, f.name)
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    object.__setattr__(x, f.name, value + 1)
+        elif isinstance(x, dict):
+            for k, value in list(x.items()):
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    x[k] = value + 1
+
+
+class _Plugin(Strategy):
+    """The base strategy as a plugin, deciding from rules of its own (``Rules.default``, which nobody else holds)
+    and answering with arrays of its own; ``vandal``: after answering, it changes everything it can reach from what
+    it was handed (``_vandalise``)."""
+
+    name = "plugin"
+
+    def __init__(self, vandal: bool, rules):
+        self.depth = 0  # a decision method may call another: only the engine's call answers
+        for decision in DECISIONS:
+            setattr(self, decision, self._decides(getattr(Strategy, decision).__get__(self), vandal, rules))
+
+    def _decides(self, method, vandal, rules):
+        def decide(obs, legal):
+            if self.depth:
+                return method(obs, legal)
+            handed = obs.rules
+            obs.rules, self.depth = rules, 1
+            try:
+                answer = method(obs, legal)
+            finally:
+                self.depth = 0
+            answer = tuple(np.array(a) for a in answer) if isinstance(answer, tuple) else np.array(answer)
+            obs.rules = handed  # and what it made of its own rules, it keeps out of harm's way:
+            obs.__dict__.pop("_values", None)
+            if vandal:
+                _vandalise(obs, legal, obs.rng)
+            return answer
+
+        return decide
+
+
+def test_a_plugin_that_changes_all_it_can_reach_plays_the_same_games_as_one_that_does_not():
+    """Twenty 5-player games, the plugin in seat 0 (``_Plugin``) and the base strategy elsewhere: the plugin that
+    changes every array, section and dict it can reach from what it is handed (the routes of
+    ``test_nothing_a_strategy_is_handed_leads_to_the_engines_state_streams_rules_or_arrays``) plays exactly the
+    games of the plugin that does not."""
+    rules = Rules.default(5)
+    ids = np.arange(20)
+    results = []
+    for vandal in (False, True):
+        seats = resolve_strategies(rules, [_Plugin(vandal, Rules.default(5)), *["balanced"] * 4])
+        state, rows = play_batch(rules, seats, 7, ids)
+        results.append((state, rows))
+    (calm, calm_rows), (vandal, vandal_rows) = results
+    assert calm.winner.tolist() != [-1] * 20 and calm.round.max() > 1  # games were played
+    for name, value in vars(calm).items():
+        if isinstance(value, np.ndarray):
+            assert np.array_equal(value, getattr(vandal, name)), name
+    for frame in ("games", "seats"):
+        mine, theirs = getattr(calm_rows, frame), getattr(vandal_rows, frame)
+        assert mine.keys() == theirs.keys()
+        assert all(np.array_equal(mine[k], theirs[k]) for k in mine), frame
