@@ -374,9 +374,11 @@ def audit(
     values_text: str | None = None,
     games: int | None = None,
     progress: Callable[[str], None] | None = None,
+    allow_plugins: bool = False,
 ) -> Audit:
     """Audit ``decision`` in round ``rnd`` of the run in ``run_dir`` (its first ``games`` games; the seats of
-    ``strategy`` only); write the rows and return them."""
+    ``strategy`` only); write the rows and return them. ``allow_plugins``: import the run's plugins
+    (``replay.open_arm``)."""
     run_dir = Path(run_dir)
     if decision not in DECISIONS:
         raise AuditError(
@@ -384,7 +386,7 @@ def audit(
         )
     d = DECISIONS[decision]
     values = parse_values(d, values_text)
-    meta, exp, arm, run = open_arm(run_dir, arm_name, AuditError, "audit")
+    meta, exp, arm, run = open_arm(run_dir, arm_name, AuditError, "audit", allow_plugins)
     rules = arm.rules()
     rounds = rules.game.rounds
     if d.setup and rnd != 0:

@@ -1,8 +1,10 @@
 """The ``eastindia`` command: run experiments, compute starting capital, list strategies, validate files.
 
 Every error is one line on stderr: exit code 2 for the user's errors (a malformed or unreadable file,
-an unknown key or strategy, a bad option, a plugin that cannot load, an output folder in use or holding something
-else, a strategy's illegal answer or exception, a disk that cannot take the results), 3 when a worker process
+an unknown key or strategy, a bad option, a plugin that cannot load (whatever it raises, ``KeyboardInterrupt``
+included, or an import longer than ``--plugin-timeout``), a run folder's plugin without ``--allow-plugins`` or changed
+since the run, a malformed run.json, an output folder in use or holding something else, a strategy's illegal answer
+or exception, a disk that cannot take the results), 3 when a worker process
 died or exited by itself or a shard exceeded ``--timeout``, 130 on Ctrl-C (SIGINT), 143 on SIGTERM, 1 for a failure
 of the simulator itself. ``--debug`` adds the full traceback.
 """
@@ -29,7 +31,7 @@ from sim.rules import DEFAULT_PATH, Rules, RulesError
 from sim.rules.schema import NUMBER_MAX
 
 from . import runfolder as rf
-from . import runner, search, spec
+from . import runmeta, runner, search, spec
 from .audit import DECISIONS as AUDITABLE
 from .runfolder import Run
 from .runner import one_line
@@ -66,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"eastindia: error: {one_line(str(err))}", file=sys.stderr)
         return EXIT_USER
     args.argv = argv
+    spec.plugin_timeout = plugin_timeout(args)
     try:
         with runner.catch_signals(), runner.exits_refused():
             return args.func(args)
@@ -107,14 +110,49 @@ def _version() -> str:
 NO_CALIBRATE = "play the strategies' fixed learned values (crash model, ...), not values fitted to each arm's rules"
 
 
+def seconds(text: str) -> float:
+    """A positive, finite number of seconds (argparse's type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
+
+
+def plugin_timeout(args: argparse.Namespace) -> float:
+    """The seconds a plugin may take to import: --plugin-timeout, else run's --timeout, else the default."""
+    given = getattr(args, "plugin_timeout", None)
+    timeout = getattr(args, "timeout", None)
+    if given is None and isinstance(timeout, int | float) and 0 < timeout < float("inf"):
+        given = timeout
+    return spec.PLUGIN_TIMEOUT_S if given is None else given
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show the full traceback of an error")
+    # every command that imports plugins (strategy classes from .py files)
+    loads = argparse.ArgumentParser(add_help=False, parents=[common])
+    loads.add_argument(
+        "--plugin-timeout",
+        type=seconds,
+        metavar="SECONDS",
+        help=f"fail when a plugin takes longer to import (default: run's --timeout, else {spec.PLUGIN_TIMEOUT_S:g})",
+    )
+    trust = argparse.ArgumentParser(add_help=False)
+    trust.add_argument(
+        "--allow-plugins",
+        action="store_true",
+        help="import the plugins the run folder names (code: only for a folder you trust), if their files are "
+        "unchanged since the run (SHA-256 in run.json)",
+    )
     p = Parser(prog="eastindia", description="Corruption & East India balance simulator.")
     p.add_argument("--version", action="version", version=f"eastindia {_version()}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
 
-    r = sub.add_parser("run", help="run an experiment file (default: the baseline)", parents=[common])
+    r = sub.add_parser("run", help="run an experiment file (default: the baseline)", parents=[loads])
     r.add_argument("file", nargs="?", help="experiment TOML (default: experiments/library/baseline.toml)")
     r.add_argument("--games", type=int, help="games per arm (overrides the file)")
     r.add_argument("--seed", type=int, help="master seed (overrides the file)")
@@ -127,7 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout",
         type=float,
         metavar="SECONDS",
-        help="fail the run when a shard takes longer (a strategy may hang; default: no limit)",
+        help="fail the run when a shard, or a plugin's import, takes longer (a strategy may hang; default: no limit "
+        f"for a shard, {spec.PLUGIN_TIMEOUT_S:g} s for an import)",
     )
     r.add_argument(
         "--strategy",
@@ -165,11 +204,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.set_defaults(func=cmd_capital)
 
-    s = sub.add_parser("strategies", help="registered strategies and their parameters", parents=[common])
+    s = sub.add_parser("strategies", help="registered strategies and their parameters", parents=[loads])
     s.add_argument("--strategy", action="append", metavar="path.py:Class", help="also load a plugin (repeat)")
     s.set_defaults(func=cmd_strategies)
 
-    v = sub.add_parser("validate", help="check an experiment or rules file and report every problem", parents=[common])
+    v = sub.add_parser("validate", help="check an experiment or rules file and report every problem", parents=[loads])
     v.add_argument("file")
     v.set_defaults(func=cmd_validate)
 
@@ -184,7 +223,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rep.set_defaults(func=cmd_report)
 
-    rp = sub.add_parser("replay", help="replay one game of a run with a trace (.jsonl and .html)", parents=[common])
+    rp = sub.add_parser(
+        "replay", help="replay one game of a run with a trace (.jsonl and .html)", parents=[loads, trust]
+    )
     rp.add_argument("run_dir")
     rp.add_argument("--game", type=int, required=True, help="the game's index in the run")
     rp.add_argument("--arm", help="the arm (required when the run has several)")
@@ -193,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     au = sub.add_parser(
         "audit",
         help="play a run's games again with one decision forced to each alternative (common random numbers)",
-        parents=[common],
+        parents=[loads, trust],
     )
     au.add_argument("run_dir")
     au.add_argument("--decision", required=True, help="the decision to force: " + ", ".join(AUDITABLE))
@@ -239,7 +280,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("tune", "tune rules values to a target with Optuna (the file's [tune] section)"),
         ("sensitivity", "rank which rules values move the results (the file's [sensitivity] section, SALib)"),
     ):
-        t = sub.add_parser(name, help=helptext, parents=[common])
+        t = sub.add_parser(name, help=helptext, parents=[loads])
         t.add_argument("file", help=f"experiment TOML with a [{name}] section")
         if name == "tune":
             t.add_argument("--trials", type=int, help="trials in all (overrides the file; more continue a study)")
@@ -264,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
         t.set_defaults(func=cmd_tune if name == "tune" else cmd_sensitivity)
 
     m = sub.add_parser(
-        "metagame", help="every seating of the strategies and its equilibria ([metagame])", parents=[common]
+        "metagame", help="every seating of the strategies and its equilibria ([metagame])", parents=[loads]
     )
     m.add_argument("file", help="experiment TOML with a [metagame] section")
     m.add_argument("--games", type=int, help="games per table (overrides the file)")
@@ -283,7 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.set_defaults(func=cmd_metagame)
 
     rs = sub.add_parser(
-        "respond", help="iterate the strategies' best responses until they settle ([respond])", parents=[common]
+        "respond", help="iterate the strategies' best responses until they settle ([respond])", parents=[loads]
     )
     rs.add_argument("file", help="experiment TOML with a [respond] section")
     rs.add_argument("--rounds", type=int, help="the round cap (overrides the file)")
@@ -559,8 +600,11 @@ def cmd_capital(args: argparse.Namespace) -> int:
 def cmd_strategies(args: argparse.Namespace) -> int:
     """Each registered strategy, one line, then one line per parameter: its default (whose type it fixes) and
     what it does."""
+    together: spec.Together = {}  # two plugins of one name are refused
     for plugin in args.strategy or []:
-        spec.load_plugin(spec.split_plugin(plugin)[0] if spec.is_plugin(plugin) else plugin, Path.cwd())
+        spec.load_plugin(
+            spec.split_plugin(plugin)[0] if spec.is_plugin(plugin) else plugin, Path.cwd(), together=together
+        )
     for name, doc in registry.describe().items():
         print(f"{name:<16} {doc}")
         for key, param in (getattr(registry.get(name), "PARAMS", None) or {}).items():
@@ -606,6 +650,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise runner.RunError(f"{args.run_dir}: {runner._one_line(err)}") from None
     if not isinstance(meta, dict):
         raise runner.RunError(f"{args.run_dir}: run.json is not a table")
+    has_frames = rf.frame_path(Path(args.run_dir), "games").is_file()  # none yet: the report says so in one line
+    if has_frames and (why := runmeta.problem(meta)):
+        raise runner.RunError(f"{args.run_dir}: {rf.META}: {why}")
     reference = None
     if args.reference is not None:
         names = [a["arm"] for a in meta.get("arms") or [] if isinstance(a, dict) and "arm" in a]  # in index order
@@ -635,7 +682,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     from .replay import replay
 
-    jsonl, page = replay(Path(args.run_dir), args.game, args.arm)
+    jsonl, page = replay(Path(args.run_dir), args.game, args.arm, args.allow_plugins)
     print(f"replay: {jsonl}\nreplay: {page}")
     return 0
 
@@ -647,7 +694,15 @@ def cmd_audit(args: argparse.Namespace) -> int:
         print(message, file=sys.stderr, flush=True)
 
     result = audit(
-        Path(args.run_dir), args.decision, args.round_, args.arm, args.strategy, args.values, args.games, progress
+        Path(args.run_dir),
+        args.decision,
+        args.round_,
+        args.arm,
+        args.strategy,
+        args.values,
+        args.games,
+        progress,
+        args.allow_plugins,
     )
     print_audit(result)
     return 0
@@ -661,10 +716,14 @@ def cmd_pair(args: argparse.Namespace) -> int:
 
     try:
         run = Run.open(args.run_dir)
+        if why := runmeta.problem(run.meta):
+            raise runner.RunError(f"{args.run_dir}: {rf.META}: {why}")
         check_frames(run)
         df = seat_pairs(run, args.arm, args.against)
     except (FileNotFoundError, DamagedRun, ValueError) as err:
         raise runner.RunError(runner._one_line(err)) from None
+    except RecursionError as err:  # a run.json nested too deeply
+        raise runner.RunError(f"{args.run_dir}: {rf.META}: {runner._one_line(err)}") from None
     first = df.row(0, named=True)
     print(f"{first['arm']} against {first['reference']}: each seat against the same seat of the same game, 95 % CI")
     for r in df.iter_rows(named=True):
@@ -690,8 +749,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise runner.RunError(f"{run_dir}: not a run folder (no {rf.META})") from None
     except (OSError, ValueError, RecursionError) as err:
         raise runner.RunError(f"{run_dir}: {rf.META}: {runner._one_line(err)}") from None
-    if not isinstance(meta, dict) or meta.get("status") != "complete":
-        status = meta.get("status") if isinstance(meta, dict) else "unknown"
+    if why := runmeta.problem(meta):
+        raise runner.RunError(f"{run_dir}: {rf.META}: {why}")
+    if meta.get("status") != "complete":
+        status = meta.get("status")
         raise runner.RunError(f"{run_dir}: the run has not finished (status: {status}); finish it with --resume first")
     reason = rf.verify_frames(run_dir, meta)
     if reason:
@@ -726,8 +787,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise runner.RunError(str(err)) from None
         except (OSError, ValueError, RecursionError) as err:
             raise runner.RunError(f"{folder}: {runner._one_line(err)}") from None
-        if not isinstance(run.meta, dict):
-            raise runner.RunError(f"{folder}: run.json is not a table")
+        if why := runmeta.problem(run.meta):
+            raise runner.RunError(f"{folder}: {rf.META}: {why}")
         if not rf.frame_path(run.path, "games").is_file():
             raise runner.RunError(f"{folder}: no frames yet (run status: {run.meta.get('status', 'unknown')})")
         runs.append(run)

@@ -30,7 +30,7 @@ from sim.state import STABILITY_CAUSES, TALLY
 from strategies import calibration as calibrated
 
 from . import runfolder as rf
-from . import spec
+from . import runmeta, spec
 from .runner import RunError, _make
 
 BRIEF = 12  # values shown of an array option or answer; more are summarised
@@ -253,26 +253,46 @@ class Trace:
 SNAPSHOT = ("stability", "owner", "card_played", "office", "governor", "commander", "prime_minister")
 
 
-def open_arm(run_dir: Path, arm_name: str | None, error: type[RunError], verb: str) -> tuple[dict, Any, Any, rf.Run]:
-    """(run.json, the experiment, the arm, the run) of a finished, verified run folder, its plugins loaded, for a
-    command that plays its games again (``verb``: "replay", "audit"); ``error`` says why not, in one line."""
+def open_arm(
+    run_dir: Path, arm_name: str | None, error: type[RunError], verb: str, allow_plugins: bool = False
+) -> tuple[dict, Any, Any, rf.Run]:
+    """(run.json, the experiment, the arm, the run) of a finished, verified run folder, for a command that plays
+    its games again (``verb``: "replay", "audit"); ``error`` says why not, in one line.
+
+    The plugins its experiment.toml names are code from the folder: imported only with ``allow_plugins``
+    (``--allow-plugins``), and then only files whose SHA-256 is the one run.json recorded (``PluginRefused``)."""
     try:
         meta = rf.read_meta(run_dir)
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, RecursionError) as err:
         raise error(f"{run_dir}: not a finished run folder ({type(err).__name__}: {err})") from None
+    if why := runmeta.problem(meta):
+        raise error(f"{run_dir}: {rf.META}: {why}")
     damaged = rf.verify_frames(run_dir, meta) if meta.get("status") == "complete" else "the run has not finished"
     if damaged:
         raise error(f"{run_dir}: cannot {verb}: {damaged}")
-    exp = spec.load_written(run_dir / rf.EXPERIMENT)
+    exp = spec.load_written(run_dir / rf.EXPERIMENT, loader=_plugins(run_dir, meta, verb, allow_plugins))
     names = [a.name for a in exp.arms]
     if arm_name is None and len(exp.arms) > 1:
         raise error(f"{run_dir}: the run has {len(names)} arms; name one with --arm ({', '.join(names)})")
     arm = exp.arms[0] if arm_name is None else next((a for a in exp.arms if a.name == arm_name), None)
     if arm is None:
         raise error(f"--arm {arm_name!r}: no such arm in {run_dir} ({', '.join(names)})")
-    for plugin in exp.plugins:
-        spec.load_plugin(plugin)
     return meta, exp, arm, rf.Run(run_dir, meta)
+
+
+def _plugins(run_dir: Path, meta: dict, verb: str, allowed: bool) -> spec.Loader:
+    """What imports the run folder's plugins: the files run.json recorded, unchanged, when ``allowed``; else
+    nothing (a one-line ``PluginRefused`` naming the plugin and the option)."""
+    if allowed:
+        return spec.recorded(meta.get("plugins"), str(run_dir))
+
+    def refuse(plugin: str, base: Path | None = None, together: Any = None) -> type:
+        raise spec.PluginRefused(
+            f"{run_dir}: the run plays plugin {plugin!r}, code named by the run folder: {verb} imports it only with "
+            "--allow-plugins (for a run folder you trust)"
+        )
+
+    return refuse
 
 
 def calibration_values(meta: dict, arm: Any) -> dict | None:
@@ -281,10 +301,11 @@ def calibration_values(meta: dict, arm: Any) -> dict | None:
     return (recorded.get("calibration") or {}).get("coefficients")
 
 
-def replay(run_dir: Path, game: int, arm_name: str | None = None) -> tuple[Path, Path]:
-    """Replay game ``game`` of ``arm_name`` (default: the run's only arm); write the .jsonl and .html, return them."""
+def replay(run_dir: Path, game: int, arm_name: str | None = None, allow_plugins: bool = False) -> tuple[Path, Path]:
+    """Replay game ``game`` of ``arm_name`` (default: the run's only arm); write the .jsonl and .html, return them.
+    ``allow_plugins``: import the run's plugins (``open_arm``)."""
     run_dir = Path(run_dir)
-    meta, exp, arm, run = open_arm(run_dir, arm_name, ReplayError, "replay")
+    meta, exp, arm, run = open_arm(run_dir, arm_name, ReplayError, "replay", allow_plugins)
 
     def rows(frame: str) -> pl.DataFrame:
         return run.scan(frame).filter((pl.col("arm_index") == arm.index) & (pl.col("game") == game)).collect()

@@ -654,6 +654,8 @@ def _run_locked(
         "started": (old or {}).get("started") or datetime.now(UTC).isoformat(timespec="seconds"),
         "status": "running",
     }
+    if exp.plugin_files:  # each plugin file's SHA-256 as imported: replay and audit import only that file again
+        meta["plugins"] = dict(exp.plugin_files)
     if old and old.get("wall_time_s"):
         meta["wall_time_s"] = old["wall_time_s"]
     try:

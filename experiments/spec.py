@@ -52,7 +52,12 @@ import inspect
 import itertools
 import json
 import math
+import signal
 import sys
+import threading
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +68,7 @@ import strategies as registry
 from sim.rules import DEFAULT_PATH, WRITTEN_TOML_BYTES, Rules, RulesError, load_toml, merge
 from sim.rules.schema import shown
 from strategies.base import StrategyParameterError
+from strategies.registry import name_key, name_problem
 from strategies.registry import parse as parse_strategy
 
 from . import tomlw
@@ -146,39 +152,136 @@ class PluginError(ValueError):
     """A strategy plugin that cannot be loaded."""
 
 
+class PluginRefused(PluginError):
+    """A plugin named by a run folder that is not imported: plugins were not allowed, or its file is missing or
+    not the file the run recorded."""
+
+
 # ------------------------------------------------------------------------------------------------- plugins
-def load_plugin(spec: str, base: Path | None = None) -> type:
-    """Load and register a Strategy class from ``path.py:Class``; returns the class."""
+# The seconds a plugin's file may take to import (the command line's --plugin-timeout, or run's --timeout) in the
+# main thread of a POSIX process; None: no limit.
+PLUGIN_TIMEOUT_S = 60.0
+plugin_timeout: float | None = PLUGIN_TIMEOUT_S
+# The plugins loaded together (one experiment's): name key -> (the plugin, its class).
+Together = dict[str, tuple[str, type]]
+# SHA-256 of the bytes each plugin file imported in this process ran: the file's resolved path -> its hex digest.
+LOADED: dict[str, str] = {}
+
+
+class _ImportTimeout(BaseException):
+    """Raised by the alarm in a plugin's import that outlasts ``plugin_timeout`` (a BaseException: a plugin's
+    ``except Exception`` does not swallow it)."""
+
+
+@contextmanager
+def _time_limit(seconds: float | None):
+    """Raise ``_ImportTimeout`` in the main thread after ``seconds`` (SIGALRM; no limit where it is unavailable,
+    nor under an alarm of the caller's that rings first, which is put back afterwards)."""
+    main = threading.current_thread() is threading.main_thread()
+    outer = signal.getitimer(signal.ITIMER_REAL)[0] if hasattr(signal, "setitimer") and main else 0.0
+    if seconds is None or not main or not hasattr(signal, "setitimer") or 0 < outer <= seconds:
+        yield
+        return
+
+    def ring(signum: int, frame: Any) -> None:
+        raise _ImportTimeout
+
+    start = time.monotonic()
+    old = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+        if outer > 0:
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-3))
+
+
+def plugin_path(spec: str, base: Path | None = None) -> Path:
+    """The resolved file of ``path.py:Class`` (a relative path is relative to ``base``)."""
+    path = Path(spec.rpartition(":")[0])
+    if not path.is_absolute() and base is not None:
+        path = base / path
+    return path.resolve()
+
+
+def load_plugin(
+    spec: str, base: Path | None = None, sha256: str | None = None, together: Together | None = None
+) -> type:
+    """Load and register a Strategy class from ``path.py:Class``; returns the class.
+
+    The file is read once and those bytes run (``LOADED`` records their SHA-256); with ``sha256`` they must have
+    that digest, else ``PluginRefused`` and nothing runs. The import is bounded by ``plugin_timeout``; whatever it
+    raises (``KeyboardInterrupt`` and ``SystemExit`` included, but a signal the process received) is a
+    ``PluginError``. The strategy's name must match ``registry.NAME_PATTERN``, may not read as a built-in's, nor
+    as the name of another class in ``together`` (the plugins loaded with it, by name key; this one is added)."""
     path_text, sep, cls_name = spec.rpartition(":")
     if not sep or not path_text or not cls_name:
         raise PluginError(f"plugin {spec!r}: expected path.py:ClassName")
-    path = Path(path_text)
-    if not path.is_absolute() and base is not None:
-        path = base / path
-    path = path.resolve()
+    path = plugin_path(spec, base)
     if not path.is_file():
-        raise PluginError(f"plugin {spec!r}: no such file {path}")
+        raise (PluginRefused if sha256 else PluginError)(f"plugin {spec!r}: no such file {path}")
     module_name = "eastindia_plugin_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
     module = sys.modules.get(module_name)
     if module is None:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise (PluginRefused if sha256 else PluginError)(f"plugin {spec!r}: {exc.strerror or exc}") from None
+        digest = hashlib.sha256(data).hexdigest()
+        _check_digest(spec, path, digest, sha256)
         loader = importlib.util.spec_from_file_location(module_name, path)
         module = importlib.util.module_from_spec(loader)
         sys.modules[module_name] = module
         try:
-            loader.loader.exec_module(module)
-        except (Exception, SystemExit) as exc:  # a user's file: report it, do not crash with its traceback
+            with _time_limit(plugin_timeout):
+                exec(compile(data, str(path), "exec"), module.__dict__)
+        except BaseException as exc:  # a user's file: report it, do not crash with its traceback
             del sys.modules[module_name]
+            if isinstance(exc, KeyboardInterrupt) and getattr(exc, "signum", None) is not None:
+                raise  # SIGINT or SIGTERM reached the process (runner.Signalled): the user stops the command
+            if isinstance(exc, _ImportTimeout):
+                raise PluginError(
+                    f"plugin {spec!r}: still importing after {plugin_timeout:g} s "
+                    "(the limit: --plugin-timeout, or run's --timeout)"
+                ) from None
             raise PluginError(f"plugin {spec!r}: {type(exc).__name__}: {exc}") from None
+        LOADED[str(path)] = digest
+    else:
+        _check_digest(spec, path, LOADED.get(str(path), ""), sha256)
     cls = getattr(module, cls_name, None)
     if cls is None:
         raise PluginError(f"plugin {spec!r}: {path.name} has no class {cls_name}")
     if not (inspect.isclass(cls) and issubclass(cls, registry.Strategy)):
         raise PluginError(f"plugin {spec!r}: {cls_name} is not a subclass of strategies.Strategy")
     name = cls.__dict__.get("name") or cls_name.lower()
-    if registry.REGISTRY.get(name) is not cls and registry.builtin(name):
-        raise PluginError(f"plugin {spec!r}: strategy {name!r} takes the name of a built-in strategy; rename it")
+    if problem := name_problem(name):
+        raise PluginError(f"plugin {spec!r}: {problem}")
+    built_in = next((n for n in registry.REGISTRY if registry.builtin(n) and name_key(n) == name_key(name)), None)
+    if built_in is not None and registry.REGISTRY[built_in] is not cls:
+        alike = "takes the name of" if built_in == name else f"reads as {built_in!r},"
+        raise PluginError(f"plugin {spec!r}: strategy {name!r} {alike} a built-in strategy; rename it")
+    if together is not None:  # two classes under one name: the second would silently replace the first
+        first_spec, first = together.setdefault(name_key(name), (spec, cls))
+        if first is not cls:
+            alike = "already the name" if first.name == name else f"read as {first.name!r}, the name"
+            raise PluginError(f"plugin {spec!r}: strategy {name!r} is {alike} of plugin {first_spec!r}; rename one")
     registry.register(name)(cls)
     return cls
+
+
+def _check_digest(spec: str, path: Path, digest: str, sha256: str | None) -> None:
+    if sha256 is not None and digest != sha256:
+        raise PluginRefused(
+            f"plugin {spec!r}: {path} is not the file the run imported (SHA-256 {digest[:12] or 'unknown'}…, the run "
+            f"recorded {sha256[:12]}…); not imported"
+        )
+
+
+# Imports a plugin ``path.py:Class`` (relative to a folder; with the plugins loaded together) and returns its
+# class: ``load_plugin`` or a guard of it.
+Loader = Callable[..., type]
 
 
 # ---------------------------------------------------------------------------------- strategy specs
@@ -218,12 +321,13 @@ class StrategyEntryError(ValueError):
     """A strategy entry that cannot be played (the message names the strategy, not the file)."""
 
 
-def strategy_spec(entry: Any, base: Path | None) -> tuple[StrategySpec, str | None]:
+def strategy_spec(entry: Any, base: Path | None, loader: Loader | None = None) -> tuple[StrategySpec, str | None]:
     """The spec of one entry of a ``strategies`` list and the absolute plugin it needs (None: a registered one).
 
     Entries: ``"name"``, ``"name:key=value,..."``, ``"path.py:Class"``, ``"path.py:Class:key=value,..."``,
     ``{ name = "...", key = value, ... }`` or ``{ plugin = "path.py:Class", key = value, ... }``; a relative plugin
-    path is relative to ``base``."""
+    path is relative to ``base``. ``loader`` imports a plugin (default ``load_plugin``); a ``PluginRefused`` it
+    raises is raised as it is."""
     plugin = None
     if isinstance(entry, str):
         try:
@@ -254,7 +358,9 @@ def strategy_spec(entry: Any, base: Path | None) -> tuple[StrategySpec, str | No
         raise StrategyEntryError(f"expected a strategy name or table, got {shown(entry)}")
     if plugin is not None:
         try:
-            name = load_plugin(plugin, base).name
+            name = (loader or load_plugin)(plugin, base).name
+        except PluginRefused:
+            raise
         except PluginError as err:
             raise StrategyEntryError(str(err)) from None
         plugin = _absolute_plugin(plugin, base)
@@ -360,6 +466,8 @@ class Experiment:
     param_keys: tuple[str, ...]
     plugins: tuple[str, ...] = field(default=())  # absolute plugin specs, loaded by every worker
     plugin_code: str = ""  # hash of the plugins' source files when the experiment was loaded
+    # each plugin file and the SHA-256 of the bytes this process imported from it (run.json's ``plugins``)
+    plugin_files: tuple[tuple[str, str], ...] = field(default=())
 
     @property
     def games(self) -> int:
@@ -417,13 +525,43 @@ def load(path: str | Path | None = None, **changes: Any) -> Experiment:
     return _load(path, None, changes)
 
 
-def load_written(path: str | Path) -> Experiment:
+def load_written(path: str | Path, loader: Loader | None = None) -> Experiment:
     """Load the resolved ``experiment.toml`` the runner wrote in a run folder: every arm with every strategy
-    parameter spelled out, so a study of many arms may pass the size limit of a user's file (it has its own)."""
-    return _load(path, WRITTEN_TOML_BYTES, {})
+    parameter spelled out, so a study of many arms may pass the size limit of a user's file (it has its own).
+
+    A run folder may come from anyone, and its plugins are code: ``loader`` decides which it imports (default
+    ``loaded_only``: those this process already imported, as the run that wrote the folder did; any other is
+    ``PluginRefused``)."""
+    return _load(path, WRITTEN_TOML_BYTES, {}, loader or loaded_only)
 
 
-def _load(path: str | Path | None, limit: int | None, changes: dict[str, Any]) -> Experiment:
+def loaded_only(spec: str, base: Path | None = None, together: Together | None = None) -> type:
+    """The class of a plugin whose file this process has already imported; any other is ``PluginRefused``."""
+    if str(plugin_path(spec, base)) not in LOADED:
+        raise PluginRefused(f"plugin {spec!r}: a run folder's plugins are not imported unless allowed")
+    return load_plugin(spec, base, together=together)
+
+
+def recorded(records: Any, where: str) -> Loader:
+    """A loader of a run folder's plugins whose files still have the SHA-256 its run recorded (``records``: the
+    ``plugins`` of run.json, file -> digest; ``where`` names the folder); any other is ``PluginRefused``."""
+
+    def load(spec: str, base: Path | None = None, together: Together | None = None) -> type:
+        path = str(plugin_path(spec, base))
+        digest = records.get(path) if isinstance(records, dict) else None
+        if not isinstance(digest, str):
+            raise PluginRefused(f"{where}: plugin {spec!r}: run.json records no checksum of {path}; not imported")
+        try:
+            return load_plugin(spec, base, sha256=digest, together=together)
+        except PluginRefused as err:
+            raise PluginRefused(f"{where}: {err}") from None
+
+    return load
+
+
+def _load(
+    path: str | Path | None, limit: int | None, changes: dict[str, Any], loader: Loader | None = None
+) -> Experiment:
     path = Path(path) if path else Path(__file__).with_name("library") / "baseline.toml"
     try:
         raw = load_toml(path, limit)
@@ -431,12 +569,24 @@ def _load(path: str | Path | None, limit: int | None, changes: dict[str, Any]) -
         raise ExperimentError([str(err)]) from None
     given = {k: v for k, v in changes.items() if v is not None}
     raw.update(given)
-    return resolve(raw, str(path), path.parent, from_command_line=set(given))
+    return resolve(raw, str(path), path.parent, from_command_line=set(given), loader=loader)
 
 
 def resolve(
-    raw: dict[str, Any], source: str, base: Path | None, from_command_line: set[str] | frozenset = frozenset()
+    raw: dict[str, Any],
+    source: str,
+    base: Path | None,
+    from_command_line: set[str] | frozenset = frozenset(),
+    loader: Loader | None = None,
 ) -> Experiment:
+    """The experiment of ``raw`` (a file's table, ``source`` its name, ``base`` its folder); every problem found is
+    an ``ExperimentError``. ``loader`` imports each plugin (default ``load_plugin``); a plugin it refuses
+    (``PluginRefused``) stops the load at once."""
+    together: Together = {}
+
+    def load(spec: str, base: Path | None) -> type:
+        return (loader or load_plugin)(spec, base, together=together)
+
     problems: list[str] = []
     where = source or "experiment"
 
@@ -489,8 +639,10 @@ def resolve(
             bad(f"plugins[{i}]", f"expected a 'path.py:Class' string, got {shown(spec)}")
             continue
         try:
-            load_plugin(spec, base)
+            load(spec, base)
             plugins.append(_absolute_plugin(spec, base))
+        except PluginRefused:
+            raise
         except PluginError as err:
             bad(f"plugins[{i}]", str(err))
 
@@ -550,7 +702,7 @@ def resolve(
         specs = []
         for i, entry in enumerate(entries):
             try:
-                spec, plugin = strategy_spec(entry, where_from)
+                spec, plugin = strategy_spec(entry, where_from, load)
             except (StrategyEntryError, registry.UnknownStrategy) as err:
                 bad(f"{key}[{i}]", str(err))
                 continue
@@ -663,7 +815,10 @@ def resolve(
         pick_arm(names, data["reference"]) if data["reference"] else own_rules_arm(arms, rules_file, data)
     )
     code = hashlib.sha256(b"".join(Path(p.rpartition(":")[0]).read_bytes() for p in plugins)).hexdigest()
-    return Experiment(data["name"], source, data, tuple(arms), tuple(keys), tuple(plugins), code if plugins else "")
+    files = tuple((f, LOADED.get(f, "")) for f in dict.fromkeys(p.rpartition(":")[0] for p in plugins))
+    return Experiment(
+        data["name"], source, data, tuple(arms), tuple(keys), tuple(plugins), code if plugins else "", files
+    )
 
 
 @functools.lru_cache(maxsize=64)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from typing import Any
 
 REGISTRY: dict[str, type] = {}
+# A strategy's name (built-in or plugin): a lowercase letter, then lowercase letters, digits, "_" or "-".
+NAME_PATTERN = re.compile(r"[a-z][a-z0-9_-]{0,63}")
+NAME_RULE = "a lowercase letter, then lowercase letters, digits, '_' or '-' (at most 64 characters)"
 
 
 class UnknownStrategy(ValueError):
@@ -14,6 +18,8 @@ class UnknownStrategy(ValueError):
 
 def register(name: str):
     """Class decorator: register a Strategy subclass under ``name`` (its ``name`` attribute is set to it)."""
+    if problem := name_problem(name):
+        raise ValueError(problem)
 
     def deco(cls: type) -> type:
         cls.name = name
@@ -21,6 +27,18 @@ def register(name: str):
         return cls
 
     return deco
+
+
+def name_problem(name: Any) -> str | None:
+    """Why ``name`` cannot name a strategy (None: it can): it must match ``NAME_PATTERN``."""
+    if isinstance(name, str) and NAME_PATTERN.fullmatch(name):
+        return None
+    return f"strategy name {name!r}: a name is {NAME_RULE}"
+
+
+def name_key(name: str) -> str:
+    """What two names that read alike share: case, surrounding spaces and "-" against "_" set aside."""
+    return name.strip().casefold().replace("-", "_")
 
 
 def builtin(name: str) -> bool:
