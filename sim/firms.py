@@ -185,7 +185,8 @@ def voting_factories(state: State, rules: Rules) -> np.ndarray:
 
 def dividend_cap(state: State) -> np.ndarray:
     """int[G, N]: the highest dividend level among the firms where the family holds at least one share: what its
-    special retirement may cost at most (L197; 2e: a firm whose dividend marker is at 0 allows none)."""
+    special retirement may cost at most (L197; the level is the £ the firm paid out, D-DIVIDEND-LEVEL; 2e: a firm whose
+    dividend marker is at 0 allows none)."""
     out = np.zeros((state.n_games, state.n_players), dtype=state.firm_dividend.dtype)
     rows = np.flatnonzero(any_last(state.firm_dividend != 0))  # elsewhere every level is 0
     if rows.size:
@@ -261,8 +262,8 @@ def _take_assets(
 
 
 def open_firm(state: State, rules: Rules, rows: np.ndarray, seat: np.ndarray, asset: np.ndarray) -> np.ndarray:
-    """R-FIRMS (L88-L89; 2e "成立商行"): family ``seat[m]`` opens a firm with ``asset[m]`` (FACTORY or SHARE) in the
-    lowest free slot: ``start_treasury`` £ from the bank, one shareholder of the family, value 1, the family its
+    """R-FIRMS (seed 000 L88-L89; 2e "成立商行"): family ``seat[m]`` opens a firm with ``asset[m]`` (FACTORY or SHARE)
+    in the lowest free slot: ``start_treasury`` £ from the bank, one shareholder of the family, value 1, the family its
     manager. Returns int[m] the slots."""
     slot = (state.firm_manager[rows] < 0).argmax(axis=1)
     clear_slot(state, rows, slot)
@@ -287,10 +288,10 @@ def invest(
     shares: np.ndarray,
     emergency: bool = False,
 ) -> np.ndarray:
-    """R-FIRMS (L102; 2e "股份及工廠投資"): family ``seat[m]`` invests ``factories[m]`` factories and ``shares[m]``
-    Company shares in firm ``slot[m]``: one more shareholder of the family per investment while the firm holds fewer
-    than ``max_shareholders``, and ``investment`` £ per investment from the bank into its (London) treasury. An
-    ``emergency`` investment (L194, phase 7.1) also costs the firm 1 value each (never below 1). Returns int[m]
+    """R-FIRMS (seed 000 L102; 2e "股份及工廠投資"): family ``seat[m]`` invests ``factories[m]`` factories and
+    ``shares[m]`` Company shares in firm ``slot[m]``: one more shareholder of the family per investment while the firm
+    holds fewer than ``max_shareholders``, and ``investment`` £ per investment from the bank into its (London) treasury.
+    An ``emergency`` investment (L194, phase 7.1) also costs the firm 1 value each (never below 1). Returns int[m]
     shareholders created."""
     fi = rules.firms
     k = (factories + shares).astype(np.int64)
@@ -314,7 +315,7 @@ def change_manager(state: State, rows: np.ndarray, slot: np.ndarray, seat: np.nd
 
 
 def merge_plan(state: State, rules: Rules, rows: np.ndarray, a: np.ndarray, b: np.ndarray):
-    """A merger of firms ``a[m]`` (the proposer's) and ``b[m]`` (L104; 2e "合併"): the firm of the higher value
+    """A merger of firms ``a[m]`` (the proposer's) and ``b[m]`` (seed 000 L104; 2e "合併"): the firm of the higher value
     survives (a tie: the proposer's, whose proposal every shareholder then accepts unanimously). Shares above
     ``max_shareholders`` go home, taken from the families holding the most shares in the merged firm (ties: the lower
     seat), a rule every shareholder sees before consenting. Returns (survivor int[m], absorbed int[m],
@@ -335,7 +336,7 @@ def merge_plan(state: State, rules: Rules, rows: np.ndarray, a: np.ndarray, b: n
 def merge(state: State, rows: np.ndarray, keep: np.ndarray, gone: np.ndarray, lose: np.ndarray) -> None:
     """Firm ``gone[m]`` merges into ``keep[m]``: treasuries, ships and shareholders join it (``lose[m, N]``
     shareholders go home); the survivor keeps its manager, value and dividend level, the absorbed firm's manager
-    is left without a firm (L104; 2e "合併")."""
+    is left without a firm (seed 000 L104; 2e "合併")."""
     state.firm_shares[rows, keep] += state.firm_shares[rows, gone] - lose.astype(state.firm_shares.dtype)
     state.supply[rows] += lose.astype(state.supply.dtype)
     for arr in (state.firm_cash, state.firm_india, state.firm_carry):
@@ -349,8 +350,8 @@ def merge(state: State, rows: np.ndarray, keep: np.ndarray, gone: np.ndarray, lo
 
 
 def bankrupt(state: State, rows: np.ndarray, slot: np.ndarray) -> None:
-    """L195 (2e "商行的開支與解散"): a firm that cannot pay its costs closes: every shareholder goes to debtors'
-    prison, its ships leave their shipyards (2e: "return to the shipyards"), the money it still holds is lost
+    """Seed 000 L195 (2e "商行的開支與解散"): a firm that cannot pay its costs closes: every shareholder goes to
+    debtors' prison, its ships leave their shipyards (2e: "return to the shipyards"), the money it still holds is lost
     (flow ``firm_bankrupt``), its manager is left without a firm. Invested factories stay invested."""
     state.prisoners[rows] += state.firm_shares[rows, slot]
     np.add.at(state.firms_bankrupt, (rows, state.firm_manager[rows, slot].astype(np.int64)), 1)
@@ -361,8 +362,8 @@ def bankrupt(state: State, rows: np.ndarray, slot: np.ndarray) -> None:
 
 
 def build_ships(state: State, rules: Rules, rows: np.ndarray, slot: np.ndarray, per_owner: np.ndarray) -> None:
-    """L105 (2e "以商行身份獲取船隻"): firm ``slot[m]`` builds ``per_owner[m, N]`` ships at those families' free
-    shipyards (consent is the caller's), paying ``ship_cost`` £ each to the bank from its (London) treasury."""
+    """Seed 000 L105 (2e "以商行身份獲取船隻"): firm ``slot[m]`` builds ``per_owner[m, N]`` ships at those families'
+    free shipyards (consent is the caller's), paying ``ship_cost`` £ each to the bank from its (London) treasury."""
     count = per_owner.sum(axis=1)
     ledger.firm(state, "firm_ships", rows, slot, -count * ship_cost(state, rules)[rows])
     state.firm_ships[rows, slot] += per_owner.astype(state.firm_ships.dtype)
@@ -393,8 +394,9 @@ def buy_back(
 
 
 def raise_value(state: State, rules: Rules, rows: np.ndarray, slot: np.ndarray, revenue: np.ndarray) -> None:
-    """L100, L182 (2e: "每增加6塊錢的收益...推進...價值標記一格"): value +1 per ``revenue_per_value`` £ of trade
-    revenue this round, up to ``max_value``; with ``value_steps = "game"`` the remainder carries to later rounds."""
+    """Seed 000 L100, L182 (2e: "每增加6塊錢的收益...推進...價值標記一格"): value +1 per ``revenue_per_value`` £ of
+    trade revenue this round, up to ``max_value``; with ``value_steps = "game"`` the remainder carries to later
+    rounds."""
     fi = rules.firms
     total = revenue.astype(np.int64)
     if fi.value_steps == "game":
@@ -406,8 +408,8 @@ def raise_value(state: State, rules: Rules, rows: np.ndarray, slot: np.ndarray, 
 
 
 def fill_orders(state: State, rules: Rules, rows: np.ndarray, slot: np.ndarray, orders: np.ndarray) -> np.ndarray:
-    """L181-L182 (2e "以商行身份滿足需求"): firm ``slot[m]`` fills ``orders[m, O]``: the order's value, or its half
-    value (rounded down, printed on the map) when a firm or the Company filled it earlier this round, into its
+    """Seed 000 L181-L182 (2e "以商行身份滿足需求"): firm ``slot[m]`` fills ``orders[m, O]``: the order's value, or its
+    half value (rounded down, printed on the map) when a firm or the Company filled it earlier this round, into its
     treasury (jc2e: India treasury); then its value rises (``raise_value``). Returns int[m] revenue."""
     d = rules.d
     before = state.order_filled[rows] | state.firm_filled[rows]
@@ -449,7 +451,7 @@ def pay_dividends(
     waived: np.ndarray,
     manager_waived: np.ndarray,
 ) -> np.ndarray:
-    """L196 (2e "商行股利"): ``payouts[m]`` payouts of firm ``slot[m]``: each pays 1 £ per share not waived
+    """Seed 000 L196 (2e "商行股利"): ``payouts[m]`` payouts of firm ``slot[m]``: each pays 1 £ per share not waived
     (``waived[m, N]`` shares per family) to its holder and 1 £ to the manager's family unless ``manager_waived``;
     from the treasury (jc2e: the India treasury only). Returns int[m] £ paid."""
     per_share = np.maximum(state.firm_shares[rows, slot] - waived, 0).astype(np.int64)  # [m, N]

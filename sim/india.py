@@ -1,4 +1,4 @@
-"""India's map mechanics for phase 8 (R-INDIA, D-EVENTS; seed L210-L220; MAP.md, John Company 2e's India).
+"""India's map mechanics for phase 8 (R-INDIA, D-EVENTS; seed 000 L210-L220; MAP.md, John Company 2e's India).
 
 Small vectorised functions over a subset of games ``rows`` (int[m], positions in the batch) with one region per
 row, so the event handlers of ``phases/india.py`` and the tests can call them on hand-built positions:

@@ -1,4 +1,4 @@
-"""Laws and policies of phase 9 (R-PARLIAMENT, D-POLICY, D-LAWS; seed L222-L241; MAP.md's John Company 2e laws).
+"""Laws and policies of phase 9 (R-PARLIAMENT, D-POLICY, D-LAWS; seed 000 L222-L241; MAP.md's John Company 2e laws).
 
 Everything here is table-driven from the rules data (``rules.parliament``, ``rules.d.law_*``, ``rules.d.policy_*``):
 

@@ -1,8 +1,8 @@
 """Promissory notes and deals (R-NOTE, D-DEALS; seed 000 L47-L56, the deal protocol of seed 001).
 
 Every family holds one note of each kind, issued in its own name (``state.note_holder[G, issuer, kind]`` is the
-seat holding it; the issuer itself while the note is not out). A holder may use a note at any time (L53) and pass
-it on freely, to a third family too (L54):
+seat holding it; the issuer itself while the note is not out). A holder may use a note at any time (seed 000 L53)
+and pass it on freely, to a third family too (seed 000 L54):
 
 1. ``MONEY``: take up to ``notes.money_max`` £ from the issuer (what he has, if less) — ``use_money_notes``;
 2. ``NEPOTISM``: the issuer's consent to nepotism in phase 5 — ``consent_by_note`` (called by ``choose``);
@@ -12,12 +12,13 @@ it on freely, to a third family too (L54):
 
 A used note goes back to its issuer (``notes.after_use = "return"``) or is gone (``"spent"``: holder -1).
 
-Deals (D-DEALS) follow the Here I Stand diplomacy segment of seed 001 (L81-L87): at fixed moments
+Deals (D-DEALS) follow the Here I Stand diplomacy segment, seed 001 L81-L87: at fixed moments
 (``notes.deal_moments``) every family makes sealed offers at once — each note it holds offered to one family for a
 price — then every family offered something accepts or refuses each offer (again sealed, at once); every accepted
-deal is executed together, notes against money, and is never revoked. An offer is unconditional (L87: no deal may
-depend on what others do later) and each must be possible on its own when made (L85): a family accepts no more
-than it can pay from the money it had before the exchange. Other promises are not binding (L55) and are not
+deal is executed together, notes against money, and is never revoked. An offer is unconditional (seed 001 L87: no
+deal may depend on what others do later). Seed 001 L85 asks each deal to be possible on its own when made; the
+engine is stricter (D-OFFER-LIMIT): a family's offers together must fit what it holds, and it accepts no more than
+it can pay from the money it had before the exchange. Other promises are not binding (seed 000 L55) and are not
 modelled. Selling a note and its money are transfers inside the game (no ledger flow).
 """
 
@@ -250,24 +251,24 @@ def _deals_done(holder, buyer, price, answer, accepted, net):
                     net[j, b] -= price[j, i, kind]
 
 
-# -------------------------------------------------------------------------------- money and property (L56)
+# ----------------------------------------------------------------------- money and property (seed 000 L56)
 GOODS = ("money", "luxuries", "shipyards", "factories")
 
 
 def goods(state: State) -> np.ndarray:
-    """int[G, N, 4]: what each family may hand over (L56, ``GOODS`` order): its money, luxuries, shipyards holding
-    no ship and uninvested factories."""
+    """int[G, N, 4]: what each family may hand over (seed 000 L56, ``GOODS`` order): its money, luxuries, shipyards
+    holding no ship and uninvested factories. Position cards are not goods (D-CARDS-KEPT)."""
     return np.stack([state.money, state.luxuries, free_yards(state), state.factories], axis=2).astype(np.int64)
 
 
 def exchange(state: State, rules: Rules, agents: Agents, live: np.ndarray, about: dict) -> None:
-    """L56, D-GIFTS: money and property handed over freely, as a deal (seed 001's protocol, as for the notes):
+    """Seed 000 L56, D-GIFTS: money and property handed over freely, as a deal (seed 001's protocol, as for notes):
     every family makes sealed offers at once (decision ``offer_exchange``: to each other family, goods it hands
     over and goods it asks in return; asking nothing makes a gift), then every family offered something accepts or
-    refuses each offer at once (``accept_exchange``); the accepted ones are carried out together. Each must be
-    possible on its own when made (L85): a family offers in all no more than it has, and accepts asks that, with
-    everything it offered itself, it can still hand over. A luxury carries its conspicuous wealth with it; a shipyard
-    moves only without a ship. A transfer inside the game (no ledger flow)."""
+    refuses each offer at once (``accept_exchange``); the accepted ones are carried out together. Stricter than
+    seed 001 L85's "each possible on its own" (D-OFFER-LIMIT): a family offers in all no more than it has, and
+    accepts asks that, with everything it offered itself, it can still hand over. A luxury carries its conspicuous
+    wealth with it; a shipyard moves only without a ship. A transfer inside the game (no ledger flow)."""
     g, n = state.n_games, state.n_players
     if agents.all_pass("offer_exchange", live * np.int32(n)):  # nobody would offer: each live seat's ask counted
         return
@@ -328,8 +329,8 @@ def exchange(state: State, rules: Rules, agents: Agents, live: np.ndarray, about
 
 # ------------------------------------------------------------------------------------------------ note effects
 def use_money_notes(state: State, rules: Rules, agents: Agents, rows: np.ndarray) -> None:
-    """Kind 1 (L48): each holder of other families' money notes may take up to ``money_max`` £ from each issuer
-    (decision ``use_money_notes``: int[G', N] £ per issuer, 0 keeps the note). A transfer inside the game."""
+    """Kind 1 (seed 000 L48): each holder of other families' money notes may take up to ``money_max`` £ from each
+    issuer (decision ``use_money_notes``: int[G', N] £ per issuer, 0 keeps the note). A transfer inside the game."""
     g, n = state.n_games, state.n_players
     cap_max = rules.notes.money_max
     holder = np.where(rows[:, None], out_with(state, MONEY), -1)  # a seat's use moves only the notes it held
@@ -359,7 +360,7 @@ def use_money_notes(state: State, rules: Rules, agents: Agents, rows: np.ndarray
 
 
 def consent_by_note(state: State, rules: Rules, appointer: np.ndarray, seat: int, need: np.ndarray) -> np.ndarray:
-    """Kind 2 (L49, L114): where the appointer holds ``seat``'s nepotism note, that family's consent is given
+    """Kind 2 (seed 000 L49, L114): where the appointer holds ``seat``'s nepotism note, that family's consent is given
     (the note is used). Returns bool[G]."""
     holder = state.note_holder[:, seat, NEPOTISM]
     by_note = need & (appointer >= 0) & (appointer != seat) & (holder == appointer)
@@ -372,8 +373,8 @@ def consent_by_note(state: State, rules: Rules, appointer: np.ndarray, seat: int
 
 
 def redeem_position_pick(state: State, rules: Rules, agents: Agents, picker: np.ndarray) -> np.ndarray:
-    """Kind 3 (L50), for the London season (phase 1): where ``picker[G]`` is about to take a position and another
-    family holds his position note, that holder may take the pick instead (decision ``use_position_note``); the
+    """Kind 3 (seed 000 L50), for the London season (phase 1): where ``picker[G]`` is about to take a position and
+    another family holds his position note, that holder may take the pick instead (decision ``use_position_note``); the
     note is then used. Returns int[G]: the seat that picks (``picker`` where nobody redeems; -1 stays -1)."""
     g = state.n_games
     picker = np.asarray(picker, dtype=np.int64)
@@ -393,7 +394,7 @@ def pay_bonus(
     state: State, rules: Rules, agents: Agents, flow: str, seat: np.ndarray, amount: np.ndarray, where: np.ndarray
 ) -> None:
     """Pay a committee head's bonus ``amount[G]`` (ledger flow ``flow``) to the family at ``seat[G]`` in games
-    ``where``. Kind 5 (L52): if ``flow`` is one of ``notes.bonus_flows`` and another family holds the issuer's
+    ``where``. Kind 5 (seed 000 L52): if ``flow`` is one of ``notes.bonus_flows`` and another family holds the issuer's
     bonus note, that holder may take this bonus instead (decision ``use_bonus_note``); the note is then used."""
     seat = np.asarray(seat, dtype=np.int64)
     amount = np.broadcast_to(np.asarray(amount), seat.shape)

@@ -1,4 +1,4 @@
-"""Position cards (D-POSITIONS, seed L58-L74): the deck, the display, the cards families hold, and the
+"""Position cards (D-POSITIONS, seed 000 L58-L74): the deck, the display, the cards families hold, and the
 small functions the phases call to use them.
 
 The deck is data (``[positions]`` in the rules file; ``rules.d.card_*`` arrays, one entry per physical card). Per
@@ -61,7 +61,8 @@ def draw(state: State, rows: np.ndarray) -> np.ndarray:
 
 def give(state: State, rules: Rules, rows: np.ndarray, seat: np.ndarray, card: np.ndarray) -> None:
     """Card ``card[i]`` goes to family ``seat[i]`` in game ``rows[i]`` (entries with card < 0 are skipped); a
-    permanent card's conspicuous wealth counts from now on."""
+    permanent card's conspicuous wealth counts from now on. The only place a card changes hands: dealt with a
+    starting lot or taken from the display; no family hands one over (D-CARDS-KEPT)."""
     ok = card >= 0
     rows, seat, card = rows[ok], seat[ok].astype(np.int64), card[ok]
     state.card_owner[rows, card] = seat

@@ -1,4 +1,4 @@
-"""Phase 11, Deregulation (R-DEREGULATION; seed L244-L246).
+"""Phase 11, Deregulation (R-DEREGULATION; seed 000 L244-L246).
 
 While the Company is shaky — stability <= ``table_stability_max`` (3) or debt >= ``table_debt_min`` (5) — the
 Prime Minister may table the special law Deregulation (decision ``table_deregulation``); at stability <=

@@ -46,11 +46,11 @@ def end_game(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
 
 
 def firm_final_retirements(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
-    """R-FIRMS, L257 (2e "最後計分時的商行"): firms that paid a dividend or held their level allow a final retirement
-    whether the Company crashed or survived. ``firms.final_retirement = "special"`` (default, 2e): each family with
-    a share in such a firm retires one relative from home into a tier costing at most the firm's dividend level (a
-    special retirement, ``london.special_retirements``, without a position). ``"roll"``: in a crashed game those
-    families' office holders make the final retirement roll that a successful game gives everybody (L256)."""
+    """R-FIRMS, seed 000 L257 (2e "最後計分時的商行"): firms that paid a dividend or held their level allow a final
+    retirement whether the Company crashed or survived. ``firms.final_retirement = "special"`` (default, 2e): each
+    family with a share in such a firm retires one relative from home into a tier costing at most the firm's dividend
+    level (a special retirement, ``london.special_retirements``, without a position). ``"roll"``: in a crashed game
+    those families' office holders make the final retirement roll that a successful game gives everybody (L256)."""
     cap = firm_rules.dividend_cap(state)  # [G, N]
     eligible = cap >= int(rules.d.tier_cost.min())
     if not eligible.any():

@@ -1,6 +1,7 @@
-"""Private firms after Deregulation (R-FIRMS, D-FIRM-VARIANT, D-INITIATIVE): phase 3 (L86-L106; seed 002 "商行階段"),
-the firms' trade in phase 6 (L154, L175-L182; 2e "以商行身份滿足需求") and their accounts in phase 7.1 (L191-L199;
-2e "商行的開支與股息"). The rules themselves are small functions in ``sim/firms.py``; here the families decide.
+"""Private firms after Deregulation (R-FIRMS, D-FIRM-VARIANT, D-INITIATIVE): phase 3 (seed 000 L86-L106; seed 002
+"商行階段"), the firms' trade in phase 6 (seed 000 L154, L175-L182; 2e "以商行身份滿足需求") and their accounts in
+phase 7.1 (seed 000 L191-L199; 2e "商行的開支與股息"). The rules themselves are small functions in ``sim/firms.py``;
+here the families decide.
 
 Phase 3, in games where Deregulation passed in an earlier round (``firms.active``), in this order (2e's first step
 has no order: "players may act at any time"; the house rules say "at any time" for manager changes and mergers; the
@@ -227,8 +228,8 @@ def manager_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> 
 
 
 def merger_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
-    """Mergers by unanimity (L104; 2e "合併"): each manager may propose merging with one other firm; proposals are
-    taken clockwise from the Prime Minister, a firm merges at most once per phase."""
+    """Mergers by unanimity (seed 000 L104; 2e "合併"): each manager may propose merging with one other firm; proposals
+    are taken clockwise from the Prime Minister, a firm merges at most once per phase."""
     g, n = state.n_games, state.n_players
     open_ = on[:, None] & fr.is_open(state)
     many = open_.sum(axis=1) >= 2
@@ -319,7 +320,7 @@ def dissolve_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) ->
 
 
 def ships_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
-    """Ships for firms (L105; 2e "以商行身份獲取船隻", "購回玩家所有的船隻"): each manager asks for ships at
+    """Ships for firms (seed 000 L105; 2e "以商行身份獲取船隻", "購回玩家所有的船隻"): each manager asks for ships at
     family shipyards (and, jc2e, Company yard ships to buy back); each yard owner consents per firm (his own
     family's firm needs no consent); applied clockwise from the Prime Minister while the yards and ships last."""
     g, n = state.n_games, state.n_players
@@ -421,10 +422,10 @@ def ships_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> No
 
 
 def strategy_step(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
-    """The sealed trade strategy (L106; 2e "商行策略"): every manager picks a home port (-1: no trade this round,
-    jc2e's Hobnob) and a £ bid (its dice), at least 1 £ and at most its (London) treasury, with at least one ship
-    (a firm without a ship or money is not asked: it cannot trade). Written to the hidden ``firm_port`` /
-    ``firm_bid`` once every manager has chosen."""
+    """The sealed trade strategy (seed 000 L106; 2e "商行策略"): every manager picks a home port (-1: no trade this
+    round, jc2e's Hobnob) and a £ bid (its dice), at least 1 £ and at most its (London) treasury, with at least one ship
+    (a firm without a ship or money is not asked: it cannot trade). Written to the hidden ``firm_port`` / ``firm_bid``
+    once every manager has chosen."""
     g, n = state.n_games, state.n_players
     slot = fr.slot_of(state)
     ports = np.full((g, n), -1, dtype=np.int64)
@@ -681,10 +682,10 @@ def settle(
 def emergency(
     state: State, rules: Rules, agents: Agents, rows: np.ndarray, slot: np.ndarray, short: np.ndarray
 ) -> np.ndarray:
-    """Emergency investments (L194; 2e "緊急投資"): while the firm is short, any family may invest one factory or
-    Company share at a time (clockwise from the manager, round after round while someone does; decision
-    ``emergency_invest``) with the manager's consent (``consent_investment``): 5 £ each, -1 value each; what
-    they raise pays the costs, the rest burns. Returns int[m] still unpaid."""
+    """Emergency investments (seed 000 L194; 2e "緊急投資"): while the firm is short, any family may invest one factory
+    or Company share at a time (clockwise from the manager, round after round while someone does; decision
+    ``emergency_invest``) with the manager's consent (``consent_investment``): 5 £ each, -1 value each; what they raise
+    pays the costs, the rest burns. Returns int[m] still unpaid."""
     g, n = state.n_games, state.n_players
     m = rows.size  # worked out at these games; the decisions see full-batch options
     need = short.astype(np.int64)
@@ -802,9 +803,9 @@ def rescue(
 
 
 def dividends(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> None:
-    """Dividends (L196-L198; 2e "商行股利", "選擇性股利"): waivers, then the manager's payouts of (shares not waived
-    + 1 unless the manager waives) £; the dividend level; jc2e: India's rest to London. Worked out on the games with
-    a firm (``games``, [m] arrays); the decisions see full-batch options, asked there."""
+    """Dividends (seed 000 L196-L198; 2e "商行股利", "選擇性股利"): waivers, then the manager's payouts of (shares not
+    waived + 1 unless the manager waives) £; the dividend level; jc2e: India's rest to London. Worked out on the games
+    with a firm (``games``, [m] arrays); the decisions see full-batch options, asked there."""
     g, n = state.n_games, state.n_players
     jc = fr.jc2e(rules)
     games = np.flatnonzero(on & any_last(fr.is_open(state)))
@@ -901,7 +902,7 @@ def dividends(state: State, rules: Rules, agents: Agents, on: np.ndarray) -> Non
     traded = state.firm_successes[games] >= 0
     level = state.firm_dividend[games]
     keep_level = ~traded & (total == 0) if not jc else hobnob
-    level = np.where(open_ & ~keep_level, total, level)
+    level = np.where(open_ & ~keep_level, total, level)  # the £ paid out in all, not per share (D-DIVIDEND-LEVEL)
     state.firm_dividend[games] = level.astype(state.firm_dividend.dtype)
     if jc:
         move = np.where(open_, state.firm_india[games], 0)

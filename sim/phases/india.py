@@ -1,4 +1,4 @@
-"""Phase 8, India lives its own life (R-INDIA, D-EVENTS; seed L210-L220; MAP.md, John Company 2e's India).
+"""Phase 8, India lives its own life (R-INDIA, D-EVENTS; seed 000 L210-L220; MAP.md, John Company 2e's India).
 
 First the storm die (L214-L220, ``india.storm_table``): its face names the seas whose family-yard ships roll for
 damage and the number of events. Then that many event tiles are drawn from the game's own shuffled stack

@@ -1,4 +1,4 @@
-"""Phase 1, the London season (R-RETIRE, D-POSITIONS, seed L58-L74), and the retirement roll it shares with the
+"""Phase 1, the London season (R-RETIRE, D-POSITIONS, seed 000 L58-L74), and the retirement roll it shares with the
 final retirement at the end of a successful game (R-END, L256).
 
 Round 1 only reveals the position cards on display (L58). From round 2 (L61-L74):
@@ -246,11 +246,11 @@ def special_retirements(
     honoured_by: np.ndarray,
     final: bool,
 ) -> np.ndarray:
-    """R-FIRMS special retirement (L197; 2e "特殊退休"): in games ``rows`` every family holding at least one share of
-    a firm whose dividend level is above 0 may retire one relative from home into an honourable-retirement tier
-    costing at most the highest such level (``firms.dividend_cap``), once whatever the number of firms. It is
-    the retirement above in every other way (``honour``): it counts for the position pick of this London season
-    (L72; not at the end, ``final``). Families in seat order. Returns int[G, N]: special retirements taken."""
+    """R-FIRMS special retirement (seed 000 L197; 2e "特殊退休"): in games ``rows`` every family holding at least one
+    share of a firm whose dividend level is above 0 may retire one relative from home into an honourable-retirement tier
+    costing at most the highest such level (``firms.dividend_cap``), once whatever the number of firms. It is the
+    retirement above in every other way (``honour``): it counts for the position pick of this London season (L72; not at
+    the end, ``final``). Families in seat order. Returns int[G, N]: special retirements taken."""
     g, n = state.n_games, state.n_players
     cap = firm_rules.dividend_cap(state)[rows]  # [G', N], the work on the rows of games ``rows`` only
     cheapest = int(rules.d.tier_cost.min())

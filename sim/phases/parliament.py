@@ -1,4 +1,4 @@
-"""Phase 9, Parliament (R-PARLIAMENT, D-POLICY, D-LAWS; seed L222-L241).
+"""Phase 9, Parliament (R-PARLIAMENT, D-POLICY, D-LAWS; seed 000 L222-L241).
 
 The family holding the Prime Minister draws laws one at a time, up to ``parliament.max_laws``; after each draw
 (the first included) it may stop and table one of the laws drawn, and after the last it must (L222). A dilemma

@@ -1,4 +1,4 @@
-"""Phase 10, upkeep of honourable retirements (R-UPKEEP, seed L242-L243).
+"""Phase 10, upkeep of honourable retirements (R-UPKEEP, seed 000 L242-L243).
 
 Every retiree in a tier with upkeep costs his family that many £ this round (flow ``upkeep``). A family chooses which
 of them it keeps (decision ``keep_retirees``): no more than its money pays for, and no fewer: a retiree refuses
