@@ -106,8 +106,10 @@ class Vandal(strategies.Strategy):
     def take_loans(self, obs, legal):
         answer = super().take_loans(obs, legal)
         handed = [obs.money, obs.loans, obs.stability, obs.games, *vars(obs.rules.d).values()]
-        for holder in (obs, obs.rng, legal):
-            handed += vars(holder).values()
+        for holder in (obs, obs.rng, legal):  # attributes, or a slotted holder's slots
+            fields = vars(holder) if hasattr(holder, "__dict__") else {}
+            slots = [getattr(holder, slot, None) for slot in getattr(type(holder), "__slots__", ())]
+            handed += [*fields.values(), *slots]
         for value in handed:
             if isinstance(value, np.ndarray):
                 try:
