@@ -50,18 +50,18 @@ def key(exp: Experiment, arm: Arm, engine: str) -> str | None:
     """The cache key of the arm's calibration (None: not calibrated, or no strategy of it wants a quantity)."""
     if not exp.calibrate:
         return None
-    wanted = list(quantities(arm))
+    wanted = list(quantities(arm, exp.belief))
     if not wanted:
         return None
     data = {**table(exp, arm), "engine": engine, "seed": exp.seed, "games": games(exp), "quantities": wanted}
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def quantities(arm: Arm) -> dict[str, cal.Quantity]:
-    """The quantities the arm's strategies want, by name."""
+def quantities(arm: Arm, belief: str = "anchored") -> dict[str, cal.Quantity]:
+    """The quantities the arm's strategies want, by name (``belief``: the experiment's, ``cal.wanted``)."""
     names, _ = arm.seating(np.zeros(1, dtype=np.int64))
     try:
-        return {q.name: q for q in cal.wanted(arm.spec(label).make() for label in names)}
+        return {q.name: q for q in cal.wanted((arm.spec(label).make() for label in names), belief=belief)}
     except cal.CalibrationConflict as exc:
         raise PluginError(f"arm {arm.name!r}: {exc}") from None
 
@@ -105,7 +105,7 @@ def pilot(exp: Experiment, arm: Arm) -> dict[str, Any]:
     with cal.applied(made, None):
         _, rows = play_batch(rules, made, seed(exp), ids, seating)
     frames = Results.from_batches([rows], {}).frames()
-    values = {q.name: fitted(q, frames, rules) for q in cal.wanted(made)}
+    values = {q.name: fitted(q, frames, rules) for q in cal.wanted(made, belief=exp.belief)}
     record: dict[str, Any] = {"games": n, "observed_crash": float(frames["games"]["crashed"].mean())}
     if "crash_logit" in values:
         x, _ = cal.round_starts(frames, rules)
@@ -138,7 +138,7 @@ def calibrate(
     k = key(exp, arm, engine)
     if k is None:
         return None
-    wanted, played = quantities(arm), dict(needed(exp, arm, engine))
+    wanted, played = quantities(arm, exp.belief), dict(needed(exp, arm, engine))
     if k in played:
         record = fitted_pilot(exp, arm, k, cache, play)
         fits = ref = record["fitted"]
@@ -168,7 +168,7 @@ def needed(exp: Experiment, arm: Arm, engine: str) -> list[tuple[str, Arm]]:
     k = key(exp, arm, engine)
     if k is None:
         return []
-    anchors = [q.anchor is not None for q in quantities(arm).values()]
+    anchors = [q.anchor is not None for q in quantities(arm, exp.belief).values()]
     default = default_rules(exp, arm)
     out = [] if all(anchors) and default else [(k, arm)]
     if any(anchors) and not default:

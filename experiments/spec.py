@@ -18,6 +18,7 @@ An experiment is a TOML file::
     target_ci = 0.01               # play shards until every headline 95 % interval is within +-0.01 (0: off)
     calibrate = true               # fit the strategies' learned values to each arm's rules first (false: fixed)
     calibration_games = 2000       # games of that pilot (at most ``games``)
+    belief = "anchored"            # the players' crash belief: anchored to the default rules' model, or "fitted"
 
     [overrides]                    # rules keys set for every arm
     "company.start_stability" = 4
@@ -89,6 +90,7 @@ TOP_KEYS = {
     "target_ci": float,
     "calibrate": bool,
     "calibration_games": int,
+    "belief": str,
     "overrides": dict,
     "sweep": dict,
     "arms": list,
@@ -107,6 +109,7 @@ DEFAULTS = {
     "target_ci": 0.0,
     "calibrate": True,
     "calibration_games": 2000,
+    "belief": "anchored",
     "overrides": {},
     "sweep": {},
     "arms": [],
@@ -133,6 +136,8 @@ OPTIONS = {
     "reference": "--reference",
     "calibrate": "--no-calibrate",
 }
+# The crash belief the built-in strategies act on (strategies.calibration: ANCHORED or FITTED).
+BELIEFS = ("anchored", "fitted")
 # Sections of a study file, read by `eastindia tune` / `eastindia sensitivity` (experiments.search).
 STUDY_SECTIONS = ("tune", "sensitivity", "metagame", "respond")
 # Keys that change no row of the results (left out of the experiment's digest): how it is cut, what it is compared
@@ -504,6 +509,11 @@ class Experiment:
     def calibration_games(self) -> int:
         return self.data["calibration_games"]
 
+    @property
+    def belief(self) -> str:
+        """The crash belief the built-ins act on: "anchored" (``calibration.ANCHORED``) or "fitted" (``FITTED``)."""
+        return self.data["belief"]
+
     def resolved_toml(self) -> str:
         return tomlw.dumps(self.data)
 
@@ -513,9 +523,12 @@ class Experiment:
         data = {k: v for k, v in self.data.items() if k not in NOT_RESULTS}
         if not data.get("target_ci"):  # off: the digest of a run folder written before the key existed
             data.pop("target_ci", None)
+        if data.get("belief") == "anchored":  # the default: the digest of a run folder written before the key
+            data.pop("belief", None)
         if not data.get("calibrate", True):  # the fixed values: the digest of a run folder written before them
             data.pop("calibrate", None)
             data.pop("calibration_games", None)
+            data.pop("belief", None)
         return hashlib.sha256((tomlw.dumps(data) + self.plugin_code).encode()).hexdigest()[:16]
 
 
@@ -618,6 +631,8 @@ def resolve(
                 data[key] = value
     if not (0.0 <= data["target_ci"] < 0.5):  # also refuses NaN
         bad("target_ci", f"must be 0 (off) or a half-width between 0 and 0.5, got {shown(data['target_ci'])}")
+    if data["belief"] not in BELIEFS:
+        bad("belief", f"expected one of {', '.join(map(repr, BELIEFS))}, got {shown(data['belief'])}")
     if not 4 <= data["players"] <= 6:
         bad("players", f"{shown(data['players'])} players is impossible: the game takes 4 to 6")
     for key, (low, high) in LIMITS.items():

@@ -70,9 +70,10 @@ def playing(strategies: Iterable[Any]) -> Iterator[Any]:
             yield from search.candidates
 
 
-def wanted(strategies: Iterable[Any], strict: bool = True) -> list[Quantity]:
+def wanted(strategies: Iterable[Any], strict: bool = True, belief: str = "anchored") -> list[Quantity]:
     """The quantities the strategies want, each once, in the order first asked for (``strict``: two different
-    quantities of one name raise ``CalibrationConflict``; else the first is kept)."""
+    quantities of one name raise ``CalibrationConflict``; else the first is kept). ``belief = "fitted"`` (the
+    experiment key ``belief``) puts the crash model as fitted (``CRASH``) in place of the anchored one."""
     from .base import Strategy
 
     out: dict[str, Quantity] = {}
@@ -81,6 +82,7 @@ def wanted(strategies: Iterable[Any], strict: bool = True) -> list[Quantity]:
         if declared is None:
             declared = BUILTIN if isinstance(strat, Strategy) else ()
         for q in declared:
+            q = CRASH if belief == "fitted" and q is CRASH_ANCHORED else q
             if strict and q.name in out and out[q.name] != q:
                 raise CalibrationConflict(
                     f"the table's strategies want calibration quantity {q.name!r} played two ways (fitted and "
@@ -282,7 +284,8 @@ FITTED = (CRASH, REGION_LOSS)  # the crash belief as fitted to the arm's own pil
 # What a ``strategies.Strategy`` wants unless it sets ``CALIBRATE``: the anchored belief. The built-ins' reactions to
 # the crash risk (cash-out, doubt, fragility, the votes' danger thresholds) were set against the fixed model; acting
 # on the fitted belief instead, the archetype table crashes in 94 % of games on the default rules (60 % anchored), and
-# refitting the belief to that play believes 0.59, 0.92, 0.995 in turn: a belief in doom fulfils itself.
+# refitting the belief to that play believes 0.59, 0.92, 0.995 in turn: a belief in doom fulfils itself. An
+# experiment's ``belief = "fitted"`` plays every table's built-ins on the fitted belief instead (``wanted``).
 BUILTIN = ANCHORED
 
 

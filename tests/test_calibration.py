@@ -187,6 +187,27 @@ def test_the_players_play_the_anchored_belief_by_default(tmp_path):
         calibration.calibrate(mixed, mixed.arms[0], tmp_path / "cache", "engine")
 
 
+def test_belief_fitted_in_the_experiment_puts_the_built_ins_on_the_fitted_belief(tmp_path):
+    """``belief = "fitted"`` (an experiment key, default "anchored") plays the built-ins' crash model as fitted to the
+    arm's own pilot, on the default rules too (a pilot is played there, where the anchored belief needs none): the
+    values played are the fit, and the belief at round 1 is the pilot's crash rate. A table mixing a FITTED plugin
+    with built-ins is one belief then, not a conflict. "anchored" keeps the digest of a file without the key; a
+    value outside the two is one line naming the key."""
+    exp = table_file(tmp_path, 'belief = "fitted"\n', "fitted.toml")
+    assert exp.belief == "fitted"
+    record = calibration.calibrate(exp, exp.arms[0], tmp_path / "cache", "engine")
+    assert record["belief"] == "fitted" and record["games"] == 300 and "reference" not in record
+    assert record["coefficients"]["crash_logit"] == record["fitted"]["crash_logit"]
+    assert record["coefficients"]["crash_logit"] != list(cal.CRASH_LOGIT)
+    assert abs(record["belief_crash"] - record["observed_crash"]) < 0.01, record
+    mixed = table_file(tmp_path, 'belief = "fitted"\n', "mixed.toml", '["fit", "balanced"]')
+    assert calibration.calibrate(mixed, mixed.arms[0], tmp_path / "cache", "engine")["belief"] == "fitted"
+    plain, anchored = table_file(tmp_path, "", "plain.toml"), table_file(tmp_path, 'belief = "anchored"\n', "a.toml")
+    assert plain.belief == "anchored" and plain.digest() == anchored.digest() != exp.digest()
+    with pytest.raises(spec.ExperimentError, match=r"belief: expected one of 'anchored', 'fitted', got 'doom'"):
+        table_file(tmp_path, 'belief = "doom"\n', "bad.toml")
+
+
 def test_the_region_loss_rate_counts_each_game_from_its_own_first_round():
     """``fit_region_loss_rate``: regions lost over the regions exposed, those held at a round's start (the previous
     round's end, in the same game) or conquered in it. Game 0 conquers 4 in round 1 and holds them through round 2
