@@ -58,9 +58,14 @@ that rounding noise picks no best trial).
   distribution plays (``"nash"``: of each equilibrium, weighted; ``"alpharank"``: of each strategy's pure table,
   weighted by its mass), with the equally weighted bounds of their 95 % intervals.
 
-Only rules keys are searched with them (a strategy parameter changes the strategy set the metagame judges); the
-confirmation plays the default rules and the best trial's as two metagames on fresh dice and gives the objective's
-change without an interval.
+Only rules keys are searched with them (a strategy parameter changes the strategy set the metagame judges). The
+confirmation plays the default rules and the best trial's as two rules arms of one metagame on fresh dice (the same
+games at every table of both) and gives each arm's objective and their difference a 95 % interval by a paired
+bootstrap over those games (``equilibrium_intervals``: ``CONFIRM_RESAMPLES`` resamples; each draws G of the G game
+indices with replacement, the same ones at every table of both arms, recomputes the payoff tables and from them the
+distribution and the objective: α-Rank's masses afresh; with ``"one_deviant"`` which pure tables no lone deviant
+beats afresh; with every composition each equilibrium of the point estimate re-found near itself as
+``metagame.bootstrap`` does, its basin held; then the crash rate and end round of the resampled games).
 
 The study lives in ``RUN_DIR/study.db`` (SQLite; ``optuna.load_study(study_name="tune", storage="sqlite:///...")``
 opens it); every trial carries its batch, its slot in the batch, its value with the 95 % interval and its games as
@@ -110,6 +115,8 @@ KEYS: dict[str, Any] = {
 EQUILIBRIUM_OBJECTIVES = ("equilibrium_entropy", "equilibrium_crash_rate", "equilibrium_end_round")
 WEIGHTINGS = ("alpharank", "nash")
 ENTROPY_FLOOR = 1e-9  # a strategy's share below this is rounding, not a viable strategy
+CONFIRM_RESAMPLES = 200  # resamples of the games for an equilibrium objective's confirmation intervals
+CONFIRM_SPAWN = 0xC0F1  # their stream: (the [metagame] seed, CONFIRM_SPAWN)
 DEFAULTS = {"objective": "win_spread", "trials": 40, "batch": 4, "startup": 10, "default_first": True}
 MAX_TRIALS = 100_000
 STUDY = "study.db"
@@ -743,7 +750,7 @@ def normalised_entropy(dist: np.ndarray) -> float:
     (shares below ``ENTROPY_FLOOR`` count as 0)."""
     dist = np.asarray(dist, dtype=float)
     present = dist[dist >= ENTROPY_FLOOR]
-    return float(-(present * np.log(present)).sum() / np.log(len(dist)))
+    return float(-(present * np.log(present)).sum() / np.log(len(dist))) + 0.0  # + 0.0: never -0.0
 
 
 def equilibrium_value(ts: TuneSpec, ms: Any, folder: Path, arm: str) -> dict[str, Any]:
@@ -794,6 +801,125 @@ def equilibrium_value(ts: TuneSpec, ms: Any, folder: Path, arm: str) -> dict[str
         "entropy": entropy,
         **health,
     }
+
+
+def equilibrium_intervals(
+    ts: TuneSpec, ms: Any, folder: Path, rng: np.random.Generator, reps: int = CONFIRM_RESAMPLES
+) -> dict[str, Any]:
+    """95 % intervals of an equilibrium objective in the confirmation's metagame (``folder``, rules arms ``default``
+    and ``best``): ``paired_intervals`` of its tables' games."""
+    tables = folder / metagame.TABLES
+    winners = metagame.winner_matrix(ms, tables)
+    outcomes = metagame.table_outcomes(ms, tables)
+    eq = pl.read_parquet(folder / metagame.EQUILIBRIA)
+    arms = {}
+    for arm in ("default", "best"):
+        found = [
+            {"shares": part["share"].to_numpy(), "stable": bool(part["stable"][0]), "basin": part["basin"][0]}
+            for _, part in eq.filter(pl.col("arm") == arm).group_by("equilibrium", maintain_order=True)
+        ]
+        arms[arm] = (winners[arm], outcomes[arm], found)
+    return paired_intervals(
+        ts.objective, ts.equilibrium, np.array(ms.tables()), ms.exp.players, arms, ts.distance, rng, reps,
+        pure_only=ms.compositions != "all",
+    )  # fmt: skip
+
+
+def paired_intervals(
+    objective: str,
+    weighting: str,
+    counts: np.ndarray,
+    players: int,
+    arms: dict[str, tuple[np.ndarray, metagame.Outcomes, list[dict[str, Any]]]],
+    distance: Callable[[float], float],
+    rng: np.random.Generator,
+    reps: int = CONFIRM_RESAMPLES,
+    pure_only: bool = False,
+) -> dict[str, Any]:
+    """The objective of the rules arms ``default`` and ``best`` (each: winners, outcomes and found equilibria, as
+    ``objective_resamples`` takes them) in ``reps`` resamples of the games, each the same game indices at every table
+    of both arms (paired: they play the same dice). Returns ``bounds`` (the 2.5 and 97.5 % points: ``default_lo`` /
+    ``_hi``, ``best_lo`` / ``_hi``, ``change_lo`` / ``_hi`` of best - default, ``distance_change_lo`` / ``_hi``),
+    ``resamples`` (those where both arms have a value) and the resampled ``values``."""
+    g = arms["default"][0].shape[1]
+    weights = rng.multinomial(g, np.full(g, 1.0 / g), size=reps).astype(float)  # [B, G]: one draw for both arms
+    values = {
+        arm: objective_resamples(objective, weighting, counts, players, *arms[arm], weights, pure_only=pure_only)
+        for arm in ("default", "best")
+    }
+    d, b = values["default"], values["best"]
+    ok = np.isfinite(d) & np.isfinite(b)
+    far = np.vectorize(distance, otypes=[float])
+    bounds: dict[str, Any] = {}
+    for name, x in (("default", d), ("best", b), ("change", b - d), ("distance_change", far(b) - far(d))):
+        lo, hi = np.percentile(x[ok], [2.5, 97.5]) if ok.any() else (None, None)
+        bounds[f"{name}_lo"], bounds[f"{name}_hi"] = (None if v is None else float(v) for v in (lo, hi))
+    return {"bounds": bounds, "resamples": int(ok.sum()), "values": values}
+
+
+def objective_resamples(
+    objective: str,
+    weighting: str,
+    counts: np.ndarray,
+    players: int,
+    winners: np.ndarray,
+    outcomes: metagame.Outcomes,
+    found: list[dict[str, Any]],
+    weights: np.ndarray,
+    pure_only: bool = False,
+) -> np.ndarray:
+    """An equilibrium objective in each resample of the games ([B]; NaN where no equilibrium is left): ``weights``
+    ([B, G]) says how often each game is drawn at every table (``winners``, ``outcomes``: [C, G] per composition
+    ``counts``). The distribution over strategies is recomputed from the resampled payoffs as ``equilibrium_value``
+    reads it: ``"alpharank"``: the α-Rank masses; ``"nash"`` with ``pure_only`` (one_deviant): the pure tables no
+    lone deviant beats (the stable ones if any), equally weighted; ``"nash"`` with every composition: each
+    equilibrium of ``found`` (``shares``, ``stable``, ``basin``: the point estimate's) re-found near itself
+    (``metagame.bootstrap``: a stable one by the replicator dynamics, an unstable one by Newton's method on its
+    support; absent where that fails), weighted by its basin (the stable ones if any). The crash rate and end
+    round are those of the resampled games, each table weighted by P(c | mix)."""
+    b, k = len(weights), counts.shape[1]
+    payoff = metagame.seat_payoffs(counts, winners, weights)  # [B, C, K]
+    if weighting == "alpharank" or pure_only:
+        mixes = np.broadcast_to(np.eye(k), (b, k, k))  # [B, E, K]: each strategy's pure table
+        if weighting == "alpharank":
+            share = np.array([metagame.alpharank(counts, p, players)[0] for p in payoff])
+        else:
+            gains = np.stack(
+                [metagame._deviant_gains(counts, payoff, players, i).max(axis=-1) for i in range(k)], axis=1
+            )  # [B, K]: what the best lone deviant gains at each pure table
+            chosen = np.where((gains < -metagame.TOL).any(axis=1, keepdims=True), gains < -metagame.TOL,
+                              gains < metagame.TOL)  # fmt: skip
+            share = chosen.astype(float)
+    else:
+        chosen = [e for e in found if e["stable"]] or found
+        game = metagame.Game(counts, payoff, players)
+        refound = []
+        for e in chosen:
+            x = np.tile(e["shares"], (b, 1))
+            refound.append(metagame._snap(game.replicate(0.99 * x + 0.01 / k)) if e["stable"]
+                           else metagame._support_solve(game, x))  # fmt: skip
+        mixes = np.stack(refound, axis=1) if refound else np.full((b, 0, k), np.nan)
+        basin = np.array([1.0 if e["basin"] is None else e["basin"] for e in chosen])
+        basin = basin if basin.sum() > 0 else np.ones(len(chosen))
+        share = np.where(np.isfinite(mixes).all(axis=2), basin, 0.0)
+    total = share.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = share / total[:, None]
+    crashed, end_round = np.nan_to_num(outcomes.crashed), np.nan_to_num(outcomes.end_round)
+    g = weights.sum(axis=1)
+    out = np.full(b, np.nan)
+    for r in range(b):
+        if not total[r] > 0:
+            continue
+        used = [e for e in range(mixes.shape[1]) if share[r, e] > 0]
+        if objective == "equilibrium_entropy":
+            dist = sum(share[r, e] * mixes[r, e] for e in used)
+            out[r] = normalised_entropy(dist / dist.sum())
+            continue
+        values = crashed if objective == "equilibrium_crash_rate" else end_round
+        per_game = sum(share[r, e] * (metagame.table_weights(counts, mixes[r, e]) @ values) for e in used)
+        out[r] = float(weights[r] @ per_game / g[r])
+    return out
 
 
 def _params_key(params: dict[str, Any]) -> str:
@@ -1038,23 +1164,22 @@ def confirmation(
             progress.confirming(ts.confirm_games * 2 * len(ts.metagame.tables()))
         ms = play_metagame(ts, exp, folder, jobs, shard_size, command, progress, notify)
         default, chosen = (equilibrium_value(ts, ms, folder, arm) for arm in ("default", "best"))
+        boot = equilibrium_intervals(ts, ms, folder, np.random.default_rng([ms.seed, CONFIRM_SPAWN]))
         return {
             "games": ts.confirm_games,
             "seed": ts.confirm_seed,
             "params": best,
             "objective": {
                 "what": ts.what,
-                **{f"default{k}": default[v] for k, v in (("", "value"), ("_lo", "lo"), ("_hi", "hi"))},
-                **{f"best{k}": chosen[v] for k, v in (("", "value"), ("_lo", "lo"), ("_hi", "hi"))},
+                "default": default["value"],
+                "best": chosen["value"],
                 "change": chosen["value"] - default["value"],
-                "change_lo": None,
-                "change_hi": None,
                 "distance_default": ts.distance(default["value"]),
                 "distance_best": ts.distance(chosen["value"]),
                 "distance_change": ts.distance(chosen["value"]) - ts.distance(default["value"]),
-                "distance_change_lo": None,
-                "distance_change_hi": None,
-                "method": "two metagames on the confirmation's games (no interval for the change)",
+                **boot["bounds"],
+                "resamples": boot["resamples"],
+                "method": f"paired bootstrap over the games, the equilibria recomputed ({boot['resamples']} resamples)",
                 "distribution_default": default["distribution"],
                 "distribution_best": chosen["distribution"],
             },

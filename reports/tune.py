@@ -6,7 +6,9 @@
 - The confirmation table: the default rules against the best trial's at ``confirm_games`` games on fresh dice,
   paired on the games: the objective and its distance to the target (paired bootstrap), then every comparison of
   ``reports.compare`` (crash rate, win rates, mean end round, mean VP; Newcombe's paired interval / paired t). The
-  confirmation's own full report is ``confirm/report.html``.
+  confirmation's own full report is ``confirm/report.html``. An equilibrium objective's confirmation is a metagame:
+  its rows are the objective and its distance, their intervals a paired bootstrap of the games that recomputes the
+  equilibria (``tune.equilibrium_intervals``).
 - Charts: ``tune_params.png`` (the objective against each searched key, one point per trial with its 95 %
   interval, the best ringed, the target dashed) and ``tune_history.png`` (the trials over time: each trial's value
   and interval in trial order, and the best so far).
@@ -319,6 +321,17 @@ def write_tune_report(run_dir: str | Path) -> Path:
         "paired bootstrap; the other rows are the confirmation run's comparisons (Newcombe's paired interval for a "
         "share of games, the paired t interval for a mean)."
     )
+    if meta.get("objective") in tn.EQUILIBRIUM_OBJECTIVES:
+        confirm_note = (
+            "The default rules (the experiment's rules and [overrides], the searched keys at their values there) and "
+            f"the best trial's, played as two rules arms of one metagame, every table on {c.get('games', 0):,} games "
+            f"with fresh dice (seed {c.get('seed')}: games the trials never saw), the same games at every table of "
+            "both arms. Intervals: a paired bootstrap over those games "
+            f"({(c.get('objective') or {}).get('resamples', tn.CONFIRM_RESAMPLES)} resamples), each drawing the same "
+            "game indices at every table of both arms and recomputing the payoff tables, the distribution over "
+            "strategies the objective reads (α-Rank's masses, or the equilibria: each re-found near itself, its basin "
+            "held) and the objective; the change is best − default within each resample."
+        )
     confirm_link = (
         '<p class="note">The confirmation\'s full report: <a href="confirm/report.html">confirm/report.html</a>.</p>'
         if (run_dir / tn.CONFIRM / "report.html").exists()

@@ -842,6 +842,91 @@ def test_bad_equilibrium_objective_input_is_one_line_exit_2(tmp_path, capsys, ch
     refused(tmp_path, capsys, write(tmp_path, text), message)
 
 
+def test_an_equilibrium_objective_s_confirmation_has_paired_bootstrap_intervals(tmp_path, capsys):
+    """The confirmation of an equilibrium objective gives the default rules, the best trial and their difference a
+    95 % interval (a paired bootstrap of the confirmation's games, the equilibria recomputed): each contains its
+    estimate, the same seed gives the same interval and another seed another one; it is printed and on the page."""
+    text = EQUILIBRIUM.replace('"equilibrium_entropy"', '"equilibrium_crash_rate"')
+    text = text.replace("confirm_games = 0", "confirm_games = 40").replace('target = "max"', 'target = "min"')
+    path = write(tmp_path, text)
+    out = tmp_path / "out"
+    assert cli.main(["tune", str(path), "--out", str(out), "--jobs", "1", "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    c = search.read_meta(out)["confirm"]["objective"]
+    assert c["resamples"] == tune.CONFIRM_RESAMPLES and "bootstrap" in c["method"]
+    for name in ("default", "best", "change"):
+        estimate = c["change"] if name == "change" else c[name]
+        assert c[f"{name}_lo"] <= estimate <= c[f"{name}_hi"], name
+    assert c["change"] == pytest.approx(c["best"] - c["default"])
+    assert c["default_lo"] < c["default_hi"]  # 40 games of a crash rate between 0 and 1: not a point
+    assert c["distance_change_lo"] == pytest.approx(c["change_lo"])  # target "min": the distance is the value
+    change = tune.format_change("equilibrium_crash_rate", c["change"], c["change_lo"], c["change_hi"])
+    assert f"change {change}" in printed and "(" in change
+    assert change in (out / "report.html").read_text()  # the Confirmation section
+    ts = tune.load(path)
+    exp = ts.experiment("eq confirmation", [("default", {}), ("best", search.read_meta(out)["best"]["params"])])
+    ms = dataclasses.replace(ts.metagame, exp=exp)
+    folder = out / tune.CONFIRM
+    once, again, other = (tune.equilibrium_intervals(ts, ms, folder, np.random.default_rng(s)) for s in (7, 7, 8))
+    assert once["bounds"] == again["bounds"] and once["bounds"] != other["bounds"]
+    seeded = tune.equilibrium_intervals(ts, ms, folder, np.random.default_rng([ms.seed, tune.CONFIRM_SPAWN]))
+    assert seeded["bounds"] == {k: c[k] for k in seeded["bounds"]}  # the study's own seed gives the study's interval
+
+
+# At a table of 4 with c seats of strategy 0, a strategy-0 seat wins with probability WINS_0[c] (strategy 1's seats
+# otherwise): each strategy earns more when it is rare, so the one equilibrium is an interior mix, stable; the
+# Company crashes with probability CRASH[c].
+WINS_0 = {4: 1.0, 3: 0.7, 2: 0.6, 1: 0.45, 0: 0.0}
+CRASH = {4: 0.1, 3: 0.3, 2: 0.5, 1: 0.7, 0: 0.9}
+
+
+def hand_made_tables(games: int, rng: np.random.Generator):
+    counts = np.array(metagame.compositions(2, 4))
+    zero = np.array([WINS_0[int(c[0])] for c in counts])
+    crash = np.array([CRASH[int(c[0])] for c in counts])
+    winners = (rng.random((len(counts), games)) >= zero[:, None]).astype(np.int64)  # 0 or 1
+    crashed = (rng.random((len(counts), games)) < crash[:, None]).astype(float)
+    outcomes = metagame.Outcomes(crashed, np.full_like(crashed, 5.0), np.zeros((len(counts), games, 2, 1)))
+    payoff = np.column_stack([zero, 1 - zero]) / np.where(counts > 0, counts, np.nan)  # the exact per-seat payoffs
+    return counts, winners, outcomes, payoff, crash
+
+
+@pytest.mark.parametrize("objective", ["equilibrium_crash_rate", "equilibrium_entropy"])
+def test_the_equilibrium_bootstrap_finds_the_known_answer_and_narrows_with_more_games(objective):
+    """Hand-made payoff tables with a known interior equilibrium: the bootstrap interval of the objective (the
+    equilibrium re-found in every resample) contains the exact answer and the estimate, 16 times the games make it
+    about 4 times narrower, and two arms are resampled on the same games (equal arms: a change of exactly 0)."""
+    rng = np.random.default_rng(11)
+    counts, _, _, exact_payoff, crash = hand_made_tables(1, rng)
+    [exact] = [e for e in metagame.equilibria(counts, exact_payoff, 4, 50, 1) if e["rest"]["stable"]]
+    assert 0.7 < exact["shares"][0] < 0.9  # interior: both strategies viable
+    answer = {
+        "equilibrium_crash_rate": float(metagame.table_weights(counts, exact["shares"]) @ crash),
+        "equilibrium_entropy": tune.normalised_entropy(exact["shares"]),
+    }[objective]
+    widths = []
+    for games in (200, 3200):
+        counts, winners, outcomes, _, _ = hand_made_tables(games, rng)
+        found = [
+            {"shares": e["shares"], "stable": e["rest"]["stable"], "basin": e["rest"]["basin"]}
+            for e in metagame.equilibria(counts, metagame.seat_payoffs(counts, winners), 4, 50, 1)
+        ]
+        point = np.ones((1, games))
+        [estimate] = tune.objective_resamples(objective, "nash", counts, 4, winners, outcomes, found, point)
+        weights = rng.multinomial(games, np.full(games, 1 / games), size=200).astype(float)
+        values = tune.objective_resamples(objective, "nash", counts, 4, winners, outcomes, found, weights)
+        assert np.isfinite(values).all()
+        lo, hi = np.percentile(values, [2.5, 97.5])
+        assert lo <= estimate <= hi and lo <= answer <= hi, (games, lo, estimate, answer, hi)
+        widths.append(hi - lo)
+        # paired: the same games in both arms resample together, so equal arms differ by exactly 0 in every resample
+        same = {"default": (winners, outcomes, found), "best": (winners, outcomes, found)}
+        paired = tune.paired_intervals(objective, "nash", counts, 4, same, abs, np.random.default_rng(3), 200)
+        assert paired["bounds"]["change_lo"] == paired["bounds"]["change_hi"] == 0.0 and paired["resamples"] == 200
+        assert paired["bounds"]["default_lo"] < paired["bounds"]["default_hi"]
+    assert widths[1] < widths[0] / 2.5
+
+
 # ------------------------------------------------------------------------------------------- player counts
 def test_player_counts_side_by_side_are_each_count_s_own_tune(tmp_path, capsys):
     """players = [4, 5]: the 4-player folder is the 4-player tune alone (the same trials, the same values), the top
