@@ -341,7 +341,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rs.add_argument("--quiet", action="store_true", help="no progress bar")
     rs.add_argument("--no-calibrate", action="store_true", help=NO_CALIBRATE)
-    rs.set_defaults(func=cmd_respond, no_report=True)  # no report: the summary is printed, rounds.parquet kept
+    rs.add_argument("--no-report", action="store_true", help="skip report.html")
+    rs.set_defaults(func=cmd_respond)
     return p
 
 
@@ -884,7 +885,15 @@ def _run_study(args: argparse.Namespace, module: Any, study: Any, unit: str) -> 
 
 
 def _write_study_report(out: Path, kind: str | None) -> Path:
-    """The report of a finished tune (its confirmation run's first), sensitivity or metagame study."""
+    """The report of a finished tune (its confirmation run's first), sensitivity, metagame or respond study."""
+    if kind == "respond":
+        import polars as pl
+        from reports.respond import write_respond_report
+
+        try:
+            return write_respond_report(out)
+        except (OSError, pl.exceptions.PolarsError) as err:
+            raise runner.RunError(f"{out}: the respond results are unreadable: {runner._one_line(err)}") from None
     if kind == "metagame":
         import polars as pl
 
