@@ -9,6 +9,7 @@ import json
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -153,6 +154,70 @@ def test_several_player_counts_side_by_side_and_the_equilibrium_field(tmp_path):
         eq = pl.read_parquet(tmp_path / "out" / "arms" / f"waste-{n}p" / "round-01" / "metagame" / "equilibria.parquet")
         assert eq.filter(pl.col("equilibrium") == 0)["share"].sum() == pytest.approx(1.0)
         assert tomllib.loads((tmp_path / "out" / respond.CONVERGED / f"waste-{n}p.toml").read_text())["players"] == n
+
+
+def test_the_respond_report_answers_per_arm_and_count_and_shows_the_converged_values(waste, capsys):
+    """report.html (written at the end of `eastindia respond`, again by `eastindia report DIR`): the answer per rules
+    arm and count in plain words, a chart per arm and count whose marks are drawn, the rounds table, and the
+    converged values: the same as rounds.parquet's last round and converged/*.toml's."""
+    from PIL import Image
+
+    from reports import respond as respond_report
+    from reports.tune import _param_text
+
+    out = waste["out"]
+    page = (out / "report.html").read_text()
+    rounds = pl.read_parquet(out / respond.ROUNDS).sort("round")
+    [result] = waste["meta"]["results"]
+    n = result["rounds"]
+    assert f"waste, 4 players: converged after {n} rounds" in page and "<h2>Answer</h2>" in page
+    last = rounds.row(-1, named=True)["waster:waste"]
+    assert f"waster changed waste 1 → {_param_text(last)}" in page  # version 0 is the file's waste=1.0
+    chart = out / "charts" / "respond-waste-4p.png"
+    with Image.open(chart) as image:
+        pixels = np.asarray(image.convert("RGB"), dtype=float)
+    assert pixels.std() > 20  # not blank
+    panels = pixels[: int(0.75 * len(pixels))]  # above the legend (which draws a mark of each kind too)
+    best = np.all(np.abs(panels - [0x2C, 0x7F, 0xB8]) < 30, axis=2).sum()  # the best trials' blue marks
+    gain = np.all(np.abs(panels - [0xC0, 0x39, 0x2B]) < 30, axis=2).sum()  # the gains' red marks
+    assert best > 200 and gain > 200
+    assert page.count('id="chart-respond-waste-4p"') == 1 and page.count('src="data:image/png;base64,') == 1
+    # the rounds table: a row per round, the adopted ones highlighted
+    table = page.split('id="respond-rounds-waste-4p"')[1].split("</table>")[0]
+    assert table.count("<tr") == 1 + n and table.count('class="flag"') == n - 1
+    # what a responder plays at the end is its last round's version, not an earlier one
+    moved = pl.DataFrame({"round": [2, 1, 3], "strategy": ["waster"] * 3, "waster:waste": [0.5, 1.0, 0.2]})
+    assert respond_report.converged_values(moved, ["waster:waste"]) == {"waster": {"waster:waste": 0.2}}
+    # the converged values: version 0, then rounds.parquet's last value; the converged toml's strategies as they are
+    conv = page.split('id="respond-converged-waste-4p"')[1].split("</table>")[0]
+    assert f'<td>waster</td><td>waste</td><td class="num">1</td><td class="num">{_param_text(last)}</td>' in conv
+    written = tomllib.loads((out / respond.CONVERGED / "waste-4p.toml").read_text())["strategies"]
+    assert written == [f"waster:waste={last!r}", "balanced"] and json.dumps(written) in page.replace("&quot;", '"')
+    # eastindia report DIR writes the same page again
+    (out / "report.html").unlink()
+    code, printed = main("report", out)
+    assert code == 0 and "report.html" in printed and (out / "report.html").read_text() == page
+
+
+def test_several_counts_side_by_side_on_the_respond_page_and_no_report(tmp_path):
+    text = STUDY.replace("players = 4", "players = [4, 5]").replace("games = 200", "games = 20")
+    text = text.replace("trials = 8", "trials = 2").replace("confirm_games = 600", "confirm_games = 20")
+    text = text.replace("rounds = 4", "rounds = 1")
+    path = write(tmp_path, text)
+    code, _ = main("respond", path, "--out", tmp_path / "quiet", "--jobs", "1", "--quiet", "--no-report")
+    assert code == 0 and not (tmp_path / "quiet" / "report.html").exists()
+    code, _ = main("respond", path, "--out", tmp_path / "out", "--jobs", "1", "--quiet")
+    assert code == 0
+    page = (tmp_path / "out" / "report.html").read_text()
+    for n in (4, 5):
+        assert f"waste, {n} players: " in page and (tmp_path / "out" / "charts" / f"respond-waste-{n}p.png").is_file()
+    side = page.split('id="respond-side-by-side"')[1].split("</table>")[0]
+    assert "<th>version 0</th><th>4 players</th><th>5 players</th>" in side
+    rounds = pl.read_parquet(tmp_path / "out" / respond.ROUNDS)
+    from reports.tune import _param_text
+
+    cells = [_param_text(rounds.filter(pl.col("players") == n)["waster:waste"][-1]) for n in (4, 5)]
+    assert f'<td class="num">1</td><td class="num">{cells[0]}</td><td class="num">{cells[1]}</td>' in side
 
 
 @pytest.mark.parametrize(
