@@ -86,6 +86,8 @@ def _rounds(n: int) -> str:
 
 
 def _gain(r: dict[str, Any]) -> str:
+    if not r.get("confirm_games"):
+        return "none (its current version was its best trial: nothing to confirm)"
     return tn.format_change("win_rate", r["gain"], r["gain_lo"], r["gain_hi"])
 
 

@@ -224,3 +224,43 @@ def test_replay_page_renders_in_chromium(tmp_path):
     assert (hidden_before, shown_after) == (False, True) and options.strip().startswith("{")
     assert curves >= 1 + 4  # stability and one money curve per seat
     assert outside == []
+
+
+def test_the_respond_page_renders_in_chromium(tmp_path):
+    """A respond folder's report.html (two player counts, one round): every chart loads and has a size, no console
+    error, nothing fetched, and the page fits 1,400 px (its tables scroll inside their box if at all)."""
+    assert CHROMIUM.exists(), f"Chromium is required here but missing at {CHROMIUM}"
+    from playwright import sync_api
+
+    from experiments import cli
+    from tests.test_respond import STUDY, write
+
+    text = STUDY.replace("players = 4", "players = [4, 5]").replace("games = 200", "games = 20")
+    text = text.replace("trials = 8", "trials = 2").replace("confirm_games = 600", "confirm_games = 20")
+    path = write(tmp_path, text.replace("rounds = 4", "rounds = 1"))
+    assert cli.main(["respond", str(path), "--out", str(tmp_path / "out"), "--jobs", "1", "--quiet"]) == 0
+    report = tmp_path / "out" / "report.html"
+    outside: list[str] = []
+    errors: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = offline_page(browser, outside)
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(report.as_uri(), wait_until="load")
+            images = page.evaluate(
+                "Array.from(document.images).map(i => ({complete: i.complete, width: i.naturalWidth, shown: i.width}))"
+            )
+            figures = page.evaluate("Array.from(document.querySelectorAll('figure')).map(f => f.id)")
+            answers = page.locator("#verdict li").all_inner_texts()
+            width = page.evaluate("document.documentElement.scrollWidth")
+            page.screenshot(path=str(tmp_path / "report-respond.png"), full_page=True)
+        finally:
+            browser.close()
+    assert figures == ["chart-respond-waste-4p", "chart-respond-waste-5p"]
+    assert all(i["complete"] and i["width"] > 0 and i["shown"] > 0 for i in images) and len(images) == 2, images
+    assert [a.split(":")[0] for a in answers] == ["waste, 4 players", "waste, 5 players"]
+    assert errors == [] and outside == [] and width <= WIDTH
+    ARTIFACTS.mkdir(exist_ok=True)
+    shutil.copy(tmp_path / "report-respond.png", ARTIFACTS / "report-respond.png")
