@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 import polars as pl
 
@@ -202,11 +202,14 @@ def coverage(games: pl.LazyFrame, rounds: pl.LazyFrame, names: Mapping[str, ArmR
     ).cast(COLUMNS)  # fmt: skip
 
 
-def write_coverage(run_dir: Path, target: Path) -> None:
-    """Compute the coverage of the merged frames in ``run_dir`` and write it to ``target`` (Parquet); the laws' and
-    cards' names are those of each arm's rules in the run's resolved experiment."""
+def write_coverage(run_dir: Path, target: Path | BinaryIO) -> int:
+    """Compute the coverage of the merged frames in ``run_dir`` and write it to ``target`` (Parquet: a path or an
+    open file); the laws' and cards' names are those of each arm's rules in the run's resolved experiment. Returns
+    its rows."""
     games = pl.scan_parquet(Path(run_dir) / "games.parquet")
     rounds = pl.scan_parquet(Path(run_dir) / "rounds.parquet")
     arms = spec.load_written(Path(run_dir) / rf.EXPERIMENT).arms
     names = {arm.name: ArmRules.of(arm.rules()) for arm in arms}
-    coverage(games, rounds, names).write_parquet(target, compression="zstd", statistics=True)
+    table = coverage(games, rounds, names)
+    table.write_parquet(target, compression="zstd", statistics=True)
+    return table.height

@@ -123,6 +123,17 @@ def file_sha256(path: Path) -> tuple[int, str]:
     return size, digest.hexdigest()
 
 
+def written_sha256(fh: BinaryIO) -> tuple[int, str]:
+    """Size and SHA-256 of what was written so far to ``fh`` (a file of ``open_write``), read back from its start."""
+    fh.flush()
+    fh.seek(0)
+    digest, size = hashlib.sha256(), 0
+    while block := fh.read(1 << 22):
+        digest.update(block)
+        size += len(block)
+    return size, digest.hexdigest()
+
+
 def verify_frames(run_dir: Path, meta: dict[str, Any]) -> str | None:
     """Why a finished run's merged frames cannot be trusted (None: they match run.json's checksums)."""
     records = meta.get("frames") or {}
@@ -245,16 +256,17 @@ def open_write(run_dir: Path, rel: str | PurePath) -> Iterator[BinaryIO]:
     """A binary file to write ``run_dir/rel`` whole or not at all: a unique temporary file in the same folder
     (created exclusively, never through a link), flushed to disk and renamed into place when the block ends
     without an error. The folders between ``run_dir`` and the file are made as ``make_dir`` makes them;
-    ``LinkRefused`` (before anything is written) if the file is a symbolic link or has other hard links."""
+    ``LinkRefused`` (before anything is written) if the file is a symbolic link or has other hard links. The file
+    can be read back too (``written_sha256``)."""
     run_dir, parts = Path(run_dir), _parts(rel)
     name, rel = parts[-1], PurePath(*parts)
     dir_fd = _open_dir(run_dir, parts[:-1], create=True)
     try:
         _refuse_entry(dir_fd, name, run_dir, rel)
         tmp = temp_name(Path(name)).name
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dir_fd)
+        fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dir_fd)
         try:
-            with os.fdopen(fd, "wb") as fh:
+            with os.fdopen(fd, "w+b") as fh:
                 yield fh
                 fh.flush()
                 os.fsync(fh.fileno())

@@ -371,45 +371,44 @@ def merge(run_dir: Path, shards: Callable[[], Iterable[Shard]] | list[Shard]) ->
     each merged frame's rows, size and SHA-256 (kept in run.json, verified when the folder is used again)."""
     listed = shards if callable(shards) else (lambda: shards)
     shards_dir = run_dir / SHARDS
+    check_writes(run_dir)  # a link in the way is refused before any frame is written
     records: dict[str, dict[str, Any]] = {}
     for frame in rf.FRAMES:
         target = rf.frame_path(run_dir, frame)
-        tmp = rf.temp_name(target)
-        writer: pq.ParquetWriter | None = None
-        pending: list[pa.Table] = []
-        rows = total = 0
+        if next(iter(listed()), None) is None:
+            continue
         try:
-            for shard in listed():
-                table = _read_verified(shards_dir / shard.name, f"{frame}.parquet")
-                if writer is None:
-                    writer = pq.ParquetWriter(tmp, table.schema, compression="zstd", write_statistics=True)
-                pending.append(table)
-                rows += table.num_rows
-                total += table.num_rows
-                while rows >= ROW_GROUP:
-                    joined = pa.concat_tables(pending)
-                    writer.write_table(joined.slice(0, ROW_GROUP).combine_chunks(), row_group_size=ROW_GROUP)
-                    rest = joined.slice(ROW_GROUP)
-                    pending, rows = [rest], rest.num_rows
-            if writer is not None:
-                if rows:
-                    writer.write_table(pa.concat_tables(pending).combine_chunks(), row_group_size=ROW_GROUP)
-                writer.close()
-                writer = None
-                size, digest = rf.file_sha256(tmp)
-                with open(tmp, "rb+") as fh:
-                    os.fsync(fh.fileno())
-                tmp.replace(target)
-                records[frame] = {"rows": total, "bytes": size, "sha256": digest}
+            with rf.open_write(run_dir, target.name) as fh:  # never through a link at the file (rf.open_write)
+                writer: pq.ParquetWriter | None = None
+                pending: list[pa.Table] = []
+                rows = total = 0
+                try:
+                    for shard in listed():
+                        table = _read_verified(shards_dir / shard.name, f"{frame}.parquet")
+                        if writer is None:
+                            writer = pq.ParquetWriter(fh, table.schema, compression="zstd", write_statistics=True)
+                        pending.append(table)
+                        rows += table.num_rows
+                        total += table.num_rows
+                        while rows >= ROW_GROUP:
+                            joined = pa.concat_tables(pending)
+                            writer.write_table(joined.slice(0, ROW_GROUP).combine_chunks(), row_group_size=ROW_GROUP)
+                            rest = joined.slice(ROW_GROUP)
+                            pending, rows = [rest], rest.num_rows
+                    if writer is not None and rows:
+                        writer.write_table(pa.concat_tables(pending).combine_chunks(), row_group_size=ROW_GROUP)
+                finally:
+                    if writer is not None:
+                        writer.close()
+                size, digest = rf.written_sha256(fh)
+            records[frame] = {"rows": total, "bytes": size, "sha256": digest}
+        except rf.LinkRefused as link:
+            raise RunError(str(link)) from None
         except OSError as exc:
             raise RunError(
                 f"cannot write {target}: {exc.strerror or exc}; make room and run again with --resume: "
                 "the shards are kept"
             ) from None
-        finally:
-            if writer is not None:
-                writer.close()
-            tmp.unlink(missing_ok=True)
     if "games" in records:
         records[COVERAGE] = _write_coverage(run_dir)
     return records
@@ -418,21 +417,31 @@ def merge(run_dir: Path, shards: Callable[[], Iterable[Shard]] | list[Shard]) ->
 def _write_coverage(run_dir: Path) -> dict[str, Any]:
     """Write ``coverage.parquet`` from the merged frames (so it depends on the rows alone); its rows, size, SHA-256."""
     target = rf.frame_path(run_dir, COVERAGE)
-    tmp = rf.temp_name(target)
     try:
-        write_coverage(run_dir, tmp)
-        rows = pq.ParquetFile(tmp).metadata.num_rows
-        size, digest = rf.file_sha256(tmp)
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
-        tmp.replace(target)
+        with rf.open_write(run_dir, target.name) as fh:  # never through a link at the file (rf.open_write)
+            rows = write_coverage(run_dir, fh)
+            size, digest = rf.written_sha256(fh)
+    except rf.LinkRefused as link:
+        raise RunError(str(link)) from None
     except OSError as exc:
         raise RunError(
             f"cannot write {target}: {exc.strerror or exc}; make room and run again with --resume: the shards are kept"
         ) from None
-    finally:
-        tmp.unlink(missing_ok=True)
     return {"rows": rows, "bytes": size, "sha256": digest}
+
+
+def written(run_dir: Path) -> list[str]:
+    """What a run writes at the top of its folder, besides its shards and calibration/ (checked as they are made)."""
+    return [rf.EXPERIMENT, rf.META, *(rf.frame_path(run_dir, f).name for f in (*rf.FRAMES, COVERAGE))]
+
+
+def check_writes(run_dir: Path) -> None:
+    """A ``RunError`` (one line) if a file the run writes at the top of its folder is a symbolic link or has other
+    hard links (``runfolder.check_targets``): refused before the run writes anything, and again before the merge."""
+    try:
+        rf.check_targets(run_dir, written(run_dir))
+    except rf.LinkRefused as link:
+        raise RunError(str(link)) from None
 
 
 def _read_verified(path: Path, name: str) -> pa.Table:
@@ -658,6 +667,7 @@ def _run_locked(
         meta["plugins"] = dict(exp.plugin_files)
     if old and old.get("wall_time_s"):
         meta["wall_time_s"] = old["wall_time_s"]
+    check_writes(run_dir)  # before the first write: a link in the way leaves the folder as it was
     try:
         rf.make_dir(run_dir, SHARDS)
         for stale in [*shards_dir.glob(".*.tmp-*"), *run_dir.glob(".*.tmp-*")]:  # left by a killed writer
@@ -1033,6 +1043,7 @@ def _extend(
             f"games cannot be mixed with new ones: set calibration_games = {min(pilot, had)} in the experiment, or "
             f"{afresh}"
         )
+    check_writes(run_dir)  # before its shards are written back
     types = param_types(exp)
     shards_dir = run_dir / SHARDS
     done: dict[str, tuple[int, int]] = {}

@@ -564,6 +564,7 @@ def run_counts(run: Callable[..., dict[str, Any]], specs: Sequence[Any], run_dir
     ``RUN_DIR/study.json``: ``meta`` with the counts, their folders and the status (complete when every count's is).
     Returns the list of each count's metadata and the top one."""
     counts = [one.exp.players for one in specs]
+    rf.check_targets(run_dir, [frame])  # a link at the table is refused before any count is played
     metas = [run(one, count_folder(run_dir, n), **play) for one, n in zip(specs, counts, strict=True)]
     frames = [
         pl.read_parquet(count_folder(run_dir, n) / frame).select(pl.lit(n, pl.Int64).alias("players"), pl.all())

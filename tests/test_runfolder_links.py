@@ -115,3 +115,94 @@ def test_a_folder_is_made_and_a_file_written_only_below_folders_that_are_not_lin
     assert list(elsewhere.iterdir()) == []
     assert rf.write_file(run_dir, "charts/a/x.txt", "data") == run_dir / "charts/a/x.txt"
     assert (run_dir / "charts/a/x.txt").read_text() == "data" and entries(run_dir / "charts/a") == {"x.txt"}
+
+
+# ------------------------------------------------------------------ a run's own files: merged frames, coverage
+def unfinished(run_dir: Path) -> bytes:
+    """Mark the copied run failed (no shard kept: it starts again in place) and return its run.json's bytes."""
+    meta = rf.read_meta(run_dir)
+    rf.write_json_atomic(run_dir / rf.META, {**meta, "status": "failed", "error": "test"})
+    return (run_dir / rf.META).read_bytes()
+
+
+@pytest.mark.parametrize("name", ["games.parquet", "seat_rounds.parquet", "coverage.parquet", rf.EXPERIMENT])
+def test_a_run_whose_frame_is_a_hard_link_is_refused_before_it_writes_anything(capsys, run_dir, tmp_path, name):
+    (tmp_path / "exp.toml").write_text(TINY)
+    meta = unfinished(run_dir)
+    victim = tmp_path / "precious.bin"
+    victim.write_text("keep me")
+    (run_dir / name).unlink()
+    os.link(victim, run_dir / name)
+    before = entries(run_dir)
+    code, line = eastindia(capsys, "run", tmp_path / "exp.toml", "--out", run_dir, "--quiet", "--jobs", "1")
+    assert code == 2
+    why = "is a hard link (one of 2 names of the same file); refusing to write through it"
+    assert line == f"eastindia: error: {run_dir}: {name} {why}"
+    assert victim.read_text() == "keep me" and os.stat(victim).st_nlink == 2
+    assert entries(run_dir) == before  # no shards/ played, no run.json rewritten
+    assert (run_dir / rf.META).read_bytes() == meta
+
+
+@pytest.mark.parametrize("link", ["symbolic", "hard"])
+def test_a_frame_linked_while_the_games_are_played_is_refused_at_the_merge_and_the_shards_are_kept(
+    capsys, monkeypatch, run_dir, tmp_path, link
+):
+    from experiments import runner
+
+    (tmp_path / "exp.toml").write_text(TINY)
+    unfinished(run_dir)
+    victim = tmp_path / "precious.bin"
+    victim.write_text("keep me")
+    merge = runner.merge
+
+    def link_then_merge(folder, shards):  # someone puts a link at rounds.parquet after the run's first check
+        (folder / "rounds.parquet").unlink()
+        if link == "symbolic":
+            (folder / "rounds.parquet").symlink_to(victim)
+        else:
+            os.link(victim, folder / "rounds.parquet")
+        return merge(folder, shards)
+
+    monkeypatch.setattr(runner, "merge", link_then_merge)
+    code, line = eastindia(capsys, "run", tmp_path / "exp.toml", "--out", run_dir, "--quiet", "--jobs", "1")
+    assert code == 2
+    assert line.startswith(f"eastindia: error: {run_dir}: rounds.parquet is a ")
+    assert victim.read_text() == "keep me"
+    assert len(list((run_dir / rf.SHARDS).iterdir())) == 1  # the played shard is kept for --resume
+    assert not list(run_dir.glob(".*tmp*"))
+    assert rf.read_meta(run_dir)["status"] == "failed"
+
+
+def test_merge_writes_no_frame_through_a_link_even_past_the_runs_check(monkeypatch, run_dir, tmp_path):
+    from experiments import runner
+
+    victim = tmp_path / "precious.bin"
+    victim.write_text("keep me")
+    monkeypatch.setattr(runner, "check_writes", lambda run_dir: None)  # the link comes after the check
+    import polars as pl
+
+    shard = runner.Shard(0, 0, 4)  # the run's 4 games written back as its one shard
+    frames = {f: pl.read_parquet(rf.frame_path(run_dir, f)) for f in rf.FRAMES}
+    runner.write_shard(rf.make_dir(run_dir, rf.SHARDS), shard, frames, "key")
+    (run_dir / "seats.parquet").unlink()
+    (run_dir / "seats.parquet").symlink_to(victim)
+    with pytest.raises(runner.RunError, match="seats.parquet is a symbolic link; refusing to follow it"):
+        runner.merge(run_dir, [shard])
+    assert victim.read_text() == "keep me" and (run_dir / "seats.parquet").is_symlink()
+
+
+def test_a_study_table_that_is_a_hard_link_is_refused_before_any_count_is_played(tmp_path):
+    from types import SimpleNamespace
+
+    from experiments import search
+
+    victim = tmp_path / "precious.bin"
+    victim.write_text("keep me")
+    study = tmp_path / "study"
+    study.mkdir()
+    os.link(victim, study / "trials.parquet")
+    played = []
+    specs = [SimpleNamespace(exp=SimpleNamespace(players=4))]
+    with pytest.raises(rf.LinkRefused, match="trials.parquet is a hard link"):
+        search.run_counts(lambda *a, **kw: played.append(a), specs, study, "trials.parquet", {})
+    assert played == [] and victim.read_text() == "keep me" and entries(study) == {"trials.parquet"}
