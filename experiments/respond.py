@@ -372,7 +372,7 @@ def respond_once(
     ts = tune.TuneSpec(it.current(versions), "win_rate", label, "max", rs.trials, rs.batch, rs.startup,
                        sampler_seed, rs.confirm_games, rs.confirm_seed, params, True)  # fmt: skip
     current = ts.default_values()  # the searched values of its current version (None: one lies out of its range)
-    where.mkdir(parents=True, exist_ok=True)
+    rf.make_dir(it.folder, where.relative_to(it.folder))  # no link followed below the respond folder
     optuna = tune._quiet_optuna()
     study = tune.open_study(where)
     try:
@@ -548,7 +548,7 @@ def iterate(it: Iteration, where: Path, progress: Any, notify: Callable[[str], N
             stop = "converged"
             break
     path = where.parent.parent / CONVERGED / f"{where.name}.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    rf.make_dir(it.folder, path.parent.relative_to(it.folder))  # no link followed below the respond folder
     text = converged_toml(it, versions, stop, rnd)
     rf.write_atomic(path, text.encode())
     result = {"arm": it.arm.name, "players": it.players, "stopped": stop, "rounds": rnd, "toml": str(path),
