@@ -193,10 +193,14 @@ def cached(cache: Path, k: str) -> dict[str, Any] | None:
 def fitted_pilot(
     exp: Experiment, arm: Arm, k: str, cache: Path, play: Callable[[Experiment, Arm], dict[str, Any]]
 ) -> dict[str, Any]:
-    """The pilot record of key ``k``: from ``cache``, else played (and written there)."""
+    """The pilot record of key ``k``: from ``cache``, else played (and written there). ``cache`` is made first, as
+    ``runfolder.make_dir`` makes a folder of its parent (a run or study folder), and the record written through
+    ``runfolder.write_file``: a symbolic link at ``cache`` or at the record, or a record with other hard links, is
+    ``LinkRefused`` before the record is read or the pilot played."""
+    rf.make_dir(cache.parent, cache.name)
+    rf.check_targets(cache.parent, [f"{cache.name}/{k}.json"])  # neither read nor written through a link
     if (record := cached(cache, k)) is not None:
         return record
     record = {"key": k, **play(exp, arm)}
-    cache.mkdir(parents=True, exist_ok=True)
-    rf.write_json_atomic(cache / f"{k}.json", record)
+    rf.write_file(cache.parent, f"{cache.name}/{k}.json", json.dumps(record, indent=2, default=str) + "\n")
     return record

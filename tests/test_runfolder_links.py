@@ -206,3 +206,64 @@ def test_a_study_table_that_is_a_hard_link_is_refused_before_any_count_is_played
     with pytest.raises(rf.LinkRefused, match="trials.parquet is a hard link"):
         search.run_counts(lambda *a, **kw: played.append(a), specs, study, "trials.parquet", {})
     assert played == [] and victim.read_text() == "keep me" and entries(study) == {"trials.parquet"}
+
+
+# ------------------------------------------------------------------ calibration/ and a respond study's folders
+@pytest.mark.parametrize("link", ["folder", "record"])
+def test_a_linked_calibration_cache_is_refused_before_its_pilot_is_played(tmp_path, link):
+    from experiments import calibration
+
+    run_dir, elsewhere = tmp_path / "study", tmp_path / "elsewhere"
+    run_dir.mkdir()
+    elsewhere.mkdir()
+    cache = run_dir / calibration.DIR
+    if link == "folder":  # a study's shared cache is not among a run's entries: its folder is checked here
+        cache.symlink_to(elsewhere, target_is_directory=True)
+        why = "calibration is a symbolic link; refusing to follow it"
+    else:
+        cache.mkdir()
+        (elsewhere / "k.json").write_text("keep me")
+        os.link(elsewhere / "k.json", cache / "k.json")
+        why = "calibration/k.json is a hard link (one of 2 names of the same file); refusing to write through it"
+    played = []
+    with pytest.raises(rf.LinkRefused) as refused:
+        calibration.fitted_pilot(None, None, "k", cache, lambda exp, arm: played.append(arm) or {"fitted": {}})
+    assert str(refused.value) == f"{run_dir}: {why}"
+    assert played == []
+    assert {p.name: p.read_text() for p in elsewhere.iterdir()} == ({} if link == "folder" else {"k.json": "keep me"})
+
+
+def test_a_calibration_cache_is_made_and_its_record_written_inside_the_folder(tmp_path):
+    from experiments import calibration
+
+    cache = tmp_path / calibration.DIR
+    record = calibration.fitted_pilot(None, None, "k", cache, lambda exp, arm: {"fitted": {"a": 1}})
+    assert record == {"key": "k", "fitted": {"a": 1}} and calibration.cached(cache, "k") == record
+    assert calibration.fitted_pilot(None, None, "k", cache, lambda exp, arm: pytest.fail("played again")) == record
+
+
+@pytest.mark.parametrize("folder", ["arms", "converged"])
+def test_a_respond_studys_linked_folder_is_refused_and_nothing_is_written_where_it_points(
+    monkeypatch, tmp_path, folder
+):
+    from types import SimpleNamespace
+
+    from experiments import respond
+
+    study, elsewhere = tmp_path / "respond", tmp_path / "elsewhere"
+    study.mkdir()
+    elsewhere.mkdir()
+    (study / folder).symlink_to(elsewhere, target_is_directory=True)
+    # just enough of a respond study to reach the folder a responder's tune study (or converged/) is made in
+    rs = SimpleNamespace(seed=1, trials=1, batch=1, startup=1, confirm_games=1, confirm_seed=1, rounds=0)
+    rs.params_of = lambda label: []
+    specs = [None] if folder == "arms" else []  # iterate's strategies (none: it goes straight to converged/)
+    it = SimpleNamespace(folder=study, rs=rs, specs=specs, labels=["x"], index=0, players=4, current=lambda v: None)
+    monkeypatch.setattr(respond.tune, "TuneSpec", lambda *a: SimpleNamespace(default_values=lambda: None))
+    where = study / respond.ARMS / "a-4p"
+    with pytest.raises(rf.LinkRefused, match=f"{folder} is a symbolic link; refusing to follow it"):
+        if folder == "arms":
+            respond.respond_once(it, "x", {}, None, 1, where / "round-01" / "x", None)
+        else:
+            respond.iterate(it, where, None, print)
+    assert list(elsewhere.iterdir()) == []
