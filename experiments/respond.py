@@ -576,6 +576,9 @@ def converged_toml(it: Iteration, versions: dict[str, dict[str, Any]], stop: str
     if base.get("rules"):
         data["rules"] = base["rules"]
     data["strategies"] = converged_strategies(it, versions)
+    for key in ("calibrate", "calibration_games", "belief"):  # how the study's players were calibrated
+        if key in base and base[key] != spec.DEFAULTS[key]:
+            data[key] = base[key]
     if base.get("overrides"):
         data["overrides"] = dict(base["overrides"])
     head = [

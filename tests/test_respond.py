@@ -125,6 +125,8 @@ def test_the_converged_toml_plays_the_converged_parameters(waste, capsys):
     written = tomllib.loads(toml.read_text())
     value = pl.read_parquet(waste["out"] / respond.ROUNDS)["waster:waste"][-1]
     assert written["strategies"] == [f"waster:waste={value!r}", "balanced"] and written["players"] == 4
+    # the study's calibration as it was played (calibrate = false here); keys at their defaults are left out
+    assert written["calibrate"] is False and "belief" not in written and "calibration_games" not in written
     assert "converged: no response gained beyond its interval" in toml.read_text()
     again = waste["where"] / "again"
     code, _, err = command(capsys, "run", toml, "--out", again, "--games", "8", "--quiet", "--no-report")
