@@ -888,6 +888,7 @@ def _write_study_report(out: Path, kind: str | None) -> Path:
     """The report of a finished tune (its confirmation run's first), sensitivity, metagame or respond study."""
     if kind == "respond":
         import polars as pl
+
         from reports.respond import write_respond_report
 
         try:
