@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
 import shlex
 import sys
 import time
@@ -759,8 +760,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if reason:
         raise runner.RunError(f"{run_dir}: damaged or edited since the run wrote it ({reason})")
     out = Path(args.out) if args.out else run_dir / rf.CSV_DIR
-    try:
-        out.mkdir(parents=True, exist_ok=True)
+    try:  # export_csv makes --out only once no link is in the way: a refusal leaves no new folder behind
         paths = rf.export_csv(run_dir, out)
     except (FileExistsError, NotADirectoryError):
         raise runner.RunError(f"--out {out}: is a file, not a folder; choose another --out") from None
@@ -780,6 +780,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from reports.data import DamagedRun
     from reports.tables import change_cell
 
+    if args.out:  # a link at --out is refused before anything is compared (one line, exit 2)
+        out = Path(os.path.abspath(args.out))
+        rf.check_targets(out.parent, [out.name])
     runs = []
     for folder in (args.run_a, args.run_b):
         try:
@@ -826,7 +829,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(pl.DataFrame(rows))
     if args.out:
         try:
-            df.write_parquet(args.out)
+            with rf.open_write(out.parent, out.name) as fh:  # never through a link at --out
+                df.write_parquet(fh)
         except OSError as err:
             raise runner.RunError(f"--out {args.out}: {err.strerror or err}") from None
         print(f"comparisons: {args.out}")

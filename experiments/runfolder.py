@@ -462,7 +462,9 @@ def export_csv(run_dir: Path, out_dir: Path) -> list[Path]:
     inside, absolute = Path(os.path.abspath(run_dir)), Path(os.path.abspath(out_dir))
     base, folder = (Path(run_dir), absolute.relative_to(inside)) if absolute.is_relative_to(inside) else (absolute, "")
     names = [Path(folder, f"{frame}.csv") for frame in meta.get("frames") or FRAMES]
-    check_targets(base, names)
+    check_targets(base, names)  # before --out is made: a refusal leaves no new folder behind
+    if not folder:
+        base.mkdir(parents=True, exist_ok=True)  # the user's folder; one inside the run folder is made by open_write
     written = []
     for name in names:
         lf = pl.scan_parquet(frame_path(run_dir, name.stem))

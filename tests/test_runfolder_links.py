@@ -267,3 +267,39 @@ def test_a_respond_studys_linked_folder_is_refused_and_nothing_is_written_where_
         else:
             respond.iterate(it, where, None, print)
     assert list(elsewhere.iterdir()) == []
+
+
+# ------------------------------------------------------------------ --out: no folder made before a refusal
+def test_export_into_a_linked_folder_of_the_run_makes_no_folder_where_the_link_points(capsys, run_dir, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (run_dir / rf.CSV_DIR).symlink_to(elsewhere, target_is_directory=True)
+    code, line = eastindia(capsys, "export", run_dir, "--format", "csv", "--out", run_dir / rf.CSV_DIR / "new" / "sub")
+    assert code == 2
+    assert line == f"eastindia: error: {run_dir}: csv is a symbolic link; refusing to follow it"
+    assert list(elsewhere.iterdir()) == []  # no new/sub made through the link
+
+
+def test_export_makes_a_new_out_folder_outside_the_run_once_nothing_is_refused(capsys, run_dir, tmp_path):
+    before = entries(run_dir)
+    assert cli.main(["export", str(run_dir), "--format", "csv", "--out", str(tmp_path / "new" / "csv")]) == 0
+    assert entries(tmp_path / "new" / "csv") == {f"{frame}.csv" for frame in rf.read_meta(run_dir)["frames"]}
+    assert entries(run_dir) == before and "error" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("link", ["symbolic", "hard"])
+def test_compare_out_that_is_a_link_is_refused_before_anything_is_compared(capsys, tiny_run, tmp_path, link):
+    victim = tmp_path / "precious.parquet"
+    victim.write_text("keep me")
+    out = tmp_path / "comparisons.parquet"
+    if link == "symbolic":
+        out.symlink_to(victim)
+        why = "is a symbolic link; refusing to follow it"
+    else:
+        os.link(victim, out)
+        why = "is a hard link (one of 2 names of the same file); refusing to write through it"
+    code = cli.main(["compare", str(tiny_run), str(tiny_run), "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""  # refused before the table is printed
+    assert captured.err.strip() == f"eastindia: error: {tmp_path}: comparisons.parquet {why}"
+    assert victim.read_text() == "keep me"
