@@ -201,8 +201,8 @@ def vp_per_share(rules: Rules) -> np.ndarray:
 
 
 def share_vp(state: State, rules: Rules) -> np.ndarray:
-    """float[G, N]: VP of every family's firm shares at the end (L89-L99): shares times the VP of the firm's value.
-    jc2e: the fractions of the family's total are dropped (seed 002, "小數點後完全捨去": truncated)."""
+    """float[G, N]: VP of every family's firm shares at the end (seed 000 L89-L99): shares times the VP of the firm's
+    value. jc2e: the fractions of the family's total are dropped (seed 002, "小數點後完全捨去": truncated)."""
     per = vp_per_share(rules)[state.firm_value.astype(np.int64)]  # [G, F]
     vp = (state.firm_shares * per[:, :, None]).sum(axis=1)
     return np.trunc(vp) if jc2e(rules) else vp

@@ -150,3 +150,110 @@ def test_code_comments_and_docs_cite_rules_not_issue_numbers():
     for path in (ROOT / "README.md", ROOT / "pyproject.toml"):
         found += [f"{path.name}:{i}" for i, line in enumerate(path.read_text().splitlines(), 1) if cited.search(line)]
     assert not found, f"issue numbers cited at {found[:10]}"
+
+
+# A seed line: `L123` (line 123 of seed 000, the rulebook) or a range `L196–L197`; `seed 001 L85` names its seed.
+SEED_LINE = re.compile(r"(?<![\w-])L(\d{1,4})(?:\s*[–-]\s*L\d{1,4})?\b")
+OTHER_SEED = re.compile(r"\bseed 00[1-9]\b", re.IGNORECASE)
+NAMED = re.compile(r"\bseed \d{3} $", re.IGNORECASE)  # just before a line: it names its seed
+# between two lines of one list ("seed 000 L86–L106 (phase 3), L154 and L175–L182"): the first's seed goes on
+LISTED = re.compile(r"[\s,–/-]*(?:(?:and|or|to|with)\s+)?(?:\([^()\"]{0,40}\)[\s,]*(?:(?:and|or)\s+)?)?")
+RULEBOOK_LINES = 261  # seed 000's length: a bare line above it cannot be the rulebook's
+# the deal protocol (R-NOTE, D-DEALS, D-OFFER-LIMIT) rests on seed 001 L81–L87, where the rulebook has phase 2's
+# actions: a bare line of those numbers beside a deal, an offer or a note is seed 001's, cited without its seed
+DEAL_LINES, DEAL_WORDS = range(81, 88), re.compile(r"\b(?:deals?|offer\w*|notes?|R-NOTE|D-DEALS|D-OFFER-LIMIT)\b")
+
+
+def citation_units(path: Path) -> list[tuple[int, str]]:
+    """(first line, text) of each place a citation's seed must be read from: a comment (its consecutive lines) or a
+    paragraph of a string in Python, a comment block in TOML, a paragraph, bullet, heading or table row of a page."""
+    import io
+    import tokenize
+
+    text = path.read_text(encoding="utf-8")
+    units: list[tuple[int, str]] = []
+    if path.suffix == ".py":
+        comment_at = -1
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                if units and tok.start[0] == comment_at + 1 and units[-1][1].startswith("#"):
+                    units[-1] = (units[-1][0], f"{units[-1][1]} {tok.string}")
+                else:
+                    units.append((tok.start[0], tok.string))
+                comment_at = tok.start[0]
+            elif tok.type == tokenize.STRING:
+                line = tok.start[0]
+                for para in re.split(r"\n\s*\n", tok.string):
+                    units.append((line, para))
+                    line += para.count("\n") + 2
+        return units
+    starts = ("- ", "* ", "#", "|") if path.suffix == ".md" else ()
+    for i, line in enumerate(text.splitlines(), 1):
+        if path.suffix == ".toml" and "#" not in line:
+            units.append((i, ""))
+            continue
+        piece = line[line.index("#") :] if path.suffix == ".toml" else line
+        new = not line.strip() or line.lstrip().startswith(starts) or re.match(r"\s*\d+\. ", line)
+        if path.suffix == ".toml":
+            new = not line.lstrip().startswith("#") or not units or not units[-1][1]
+        if new or not units:
+            units.append((i, piece.strip()))
+        else:
+            units[-1] = (units[-1][0], f"{units[-1][1]} {piece.strip()}")
+    return [u for u in units if u[1]]
+
+
+def unnamed_seed_lines(unit: str) -> list[str]:
+    """The lines cited in ``unit`` that do not name their seed where they must: every line of a unit that cites
+    another seed than the rulebook, and a line the rulebook does not have anywhere."""
+    other = bool(OTHER_SEED.search(unit)) and not re.search(r"a bare `?L123", unit, re.IGNORECASE)  # the convention
+    deals = bool(DEAL_WORDS.search(unit))
+    out, after = [], None
+    for m in SEED_LINE.finditer(unit):
+        if NAMED.search(unit[max(0, m.start() - 9) : m.start()]) or (
+            after is not None and LISTED.fullmatch(unit[after : m.start()])
+        ):
+            after = m.end()
+            continue
+        after = None
+        if other or int(m[1]) > RULEBOOK_LINES or (deals and int(m[1]) in DEAL_LINES):
+            out.append(m[0])
+    return out
+
+
+def test_a_seed_line_cited_beside_another_seed_names_its_seed():
+    """docs/rules.md, "Seed lines": a bare `L123` is line 123 of seed 000, the rulebook; a comment, docstring
+    paragraph or page paragraph that cites another seed as well names every line's seed (`seed 000 L56 with seed
+    001 L85`, not `L56 with L85`); a bare L81–L87 beside a deal, an offer or a note (seed 001's deal protocol) and a
+    bare line beyond the rulebook's 261 are another seed's too."""
+    found = []
+    for folder in ("sim", "strategies", "experiments", "reports", "tests", "docs"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix in {".py", ".md", ".toml"} and "__pycache__" not in path.parts and path != Path(__file__):
+                for line, unit in citation_units(path):
+                    if bare := unnamed_seed_lines(unit):
+                        found.append(f"{path.relative_to(ROOT)}:{line} {bare}")
+    for line, unit in citation_units(ROOT / "README.md"):
+        if bare := unnamed_seed_lines(unit):
+            found.append(f"README.md:{line} {bare}")
+    assert not found, "seed lines that do not name their seed:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    ("text", "unnamed"),
+    [
+        ('"""L56 with L85: a family offers no more than it has (seed 001)."""', ["L56", "L85"]),
+        ('"""L56 with L85: a family offers in all no more than it has."""', ["L85"]),  # L85 of a deal: seed 001's
+        ('"""L83: the Chairman ranks the families buying positions on the exchange."""', []),  # the rulebook's L83
+        ('"""seed 000 L56 with seed 001 L85: a family offers no more than it has."""', []),
+        ('"""R-FIRMS, seed 000 L86–L106 (phase 3), L154 and L175–L182; seed 002 for jc2e."""', []),
+        ('"""R-FIRMS, L86–L106 (phase 3); seed 002 for jc2e."""', ["L86–L106"]),
+        ('"""L130: the chair counts as one share."""', []),  # a bare line is the rulebook's
+        ('"""L300: beyond the rulebook."""', ["L300"]),
+        ("x = 1  # L224 beside seed 001 L85\n", ["L224"]),
+    ],
+)
+def test_the_seed_line_check_finds_a_line_that_does_not_name_its_seed(tmp_path, text, unnamed):
+    path = tmp_path / "cited.py"
+    path.write_text(text)
+    assert [line for _, unit in citation_units(path) for line in unnamed_seed_lines(unit)] == unnamed

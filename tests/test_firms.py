@@ -1,6 +1,7 @@
-"""Private firms (R-FIRMS, D-FIRM-VARIANT, D-INITIATIVE): phase 3 (L86-L106), the firms' trade in phase 6
-(L154, L175-L182), phase 7.1 (L191-L199), the special and final retirements (L197, L257) and the end VP, on
-hand-built positions with injected dice, in the house rules and the jc2e variant (seed 002)."""
+"""Private firms (R-FIRMS, D-FIRM-VARIANT, D-INITIATIVE): phase 3 (seed 000 L86-L106), the firms' trade in
+phase 6 (seed 000 L154, L175-L182), phase 7.1 (seed 000 L191-L199), the special and final retirements (seed 000
+L197, L257) and the end VP, on hand-built positions with injected dice, in the house rules and the jc2e variant (seed
+002)."""
 
 import numpy as np
 import pytest
@@ -281,8 +282,8 @@ def test_value_stops_at_10():
     [(1, -1.0), (2, 0.0), (3, 0.5), (4, 0.5), (5, 1.0), (6, 1.0), (7, 1.0), (8, 1.5), (9, 1.5), (10, 2.0)],
 )
 def test_each_value_scores_its_vp_per_share(value, vp):
-    """L90-L99 at the end: a family with 3 shares of the firm scores 3 x the value's VP (house: halves kept);
-    jc2e truncates the total (seed 002 "小數點後完全捨去"); blame situation 6 cancels it (L255)."""
+    """seed 000 L90-L99 at the end: a family with 3 shares of the firm scores 3 x the value's VP (house: halves
+    kept); jc2e truncates the total (seed 002 "小數點後完全捨去"); blame situation 6 cancels it (seed 000 L255)."""
     for variant, expect in (("house", 3 * vp), ("jc2e", float(np.trunc(3 * vp)))):
         r, s = firm_rules(variant)
         make_firm(s, 0, 0, {1: 3}, value=value)
@@ -1019,10 +1020,10 @@ def test_firm_ships_damaged_in_a_storm_add_to_the_rounds_tally():
 
 
 def test_an_invested_share_is_an_older_one_first():
-    """R-FIRMS (L102; house: no ban on fresh shares, seed 002 "禁投資股份" is jc2e's): seat 1 holds 3 Company shares,
-    2 of them issued since the last firm phase (``firm_fresh``, public), and invests 2: the older share goes first,
-    so it still holds 1 share and that one is fresh -- not 2 fresh shares of 1 held (the fresh count is capped at the
-    shares left)."""
+    """R-FIRMS (seed 000 L102; house: no ban on fresh shares, seed 002 "禁投資股份" is jc2e's): seat 1 holds 3
+    Company shares, 2 of them issued since the last firm phase (``firm_fresh``, public), and invests 2: the older
+    share goes first, so it still holds 1 share and that one is fresh -- not 2 fresh shares of 1 held (the fresh
+    count is capped at the shares left)."""
     r, s = firm_rules("house")
     make_firm(s, 0, 0, {0: 1})
     s.shares[0, 1] = 3

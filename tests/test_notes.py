@@ -394,8 +394,9 @@ def test_a_refused_offer_moves_nothing_and_the_base_strategy_takes_gifts_only():
     ],
 )
 def test_each_offer_and_acceptance_must_be_possible_on_its_own(table, why):
-    """L56 with L85: a family offers in all no more than it has (money, luxuries, shipyards without a ship,
-    uninvested factories), to others only; it accepts asks it can meet beside what it offered itself."""
+    """seed 000 L56 with seed 001 L85 (D-OFFER-LIMIT): a family offers in all no more than it has (money, luxuries,
+    shipyards without a ship, uninvested factories), to others only; it accepts asks it can meet beside what it
+    offered itself."""
     r, s = propertied()
     strat = Scripted(offer_exchange=exchanges(table), accept_exchange=lambda obs, legal: legal.offered)
     with pytest.raises(IllegalDecision, match=why):

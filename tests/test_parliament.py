@@ -626,8 +626,8 @@ def _calico_fails(on_fail):
 
 def test_the_deal_before_a_vote_is_told_the_tabled_law_its_policy_and_support():
     """D-DEALS (seed 001 L81-L87): the deal before Parliament's vote describes the vote to the strategies (the law,
-    the policy the PM chose, the law's support). Calico Acts tabled with the up side: policy 5 (L224), support +1.
-    Without the topic the strategies would see "no law"."""
+    the policy the PM chose, the law's support). Calico Acts tabled with the up side: policy 5 (seed 000 L224),
+    support +1. Without the topic the strategies would see "no law"."""
     r, s = calico_on_top(blank(1, 4))
     calico = r.d.law_names.index("Calico Acts")
     seen = []
