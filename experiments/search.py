@@ -43,6 +43,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import hashlib
+import io
 import json
 import math
 import time
@@ -77,6 +78,8 @@ NOT_IN_STUDIES = {
     "reference": "a study has no reference arm of yours (a tune's confirmation compares with the default rules)",
 }
 META = "study.json"
+AGAIN = "free some space and run again with --resume: what is done is kept"
+DATABASE = "study.db"  # a tune's (and each response's) Optuna study
 BOOTSTRAP = 4000  # resamples of a bootstrap interval
 BOOTSTRAP_SEED = 14  # the bootstrap's own fixed seed: the same counts give the same interval
 
@@ -833,18 +836,20 @@ def read_meta(run_dir: Path) -> dict[str, Any] | None:
 def write_parquet(path: Path, frame: pl.DataFrame) -> None:
     """A study's table written whole or not at all (a temporary file renamed into place); a failure is one line."""
     path = Path(path)
+    data = io.BytesIO()  # encoded first: a full disk is then an OSError, not an error polars wraps (ComputeError)
+    frame.write_parquet(data)
     try:
         with rf.open_write(path.parent, path.name) as fh:  # never through a link at ``path``
-            frame.write_parquet(fh)
+            fh.write(data.getbuffer())
     except OSError as exc:
-        raise RunError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise RunError(f"cannot write {path}: {exc.strerror or exc}; {AGAIN}") from None
 
 
 def write_meta(run_dir: Path, meta: dict[str, Any]) -> None:
     try:
         rf.write_json_atomic(Path(run_dir) / META, meta)
     except OSError as exc:
-        raise RunError(f"{run_dir}: cannot write {META}: {exc.strerror or exc}") from None
+        raise RunError(f"{run_dir}: cannot write {META}: {exc.strerror or exc}; {AGAIN}") from None
 
 
 def now() -> str:
@@ -865,31 +870,36 @@ class Folder:
         self.lock: rf.RunLock | None = None
 
     def __enter__(self) -> Folder:
-        from .runner import _lock
-
         self._claim()
-        self.lock = _lock(self.path)
         return self
 
     def _claim(self) -> None:
+        """Create the folder, take its lock, then look at what it holds: a second study started on the same
+        folder at the same moment is refused by the lock (naming its holder), never by what the first one has
+        begun to write there."""
+        from .runner import _lock
+
         if self.path.exists() and not self.path.is_dir():
             raise RunError(f"--out {self.path}: is a file, not a folder; choose another --out")
-        if self.path.is_dir() and not (self.path / META).exists() and _foreign_study(self.path):
-            if (self.path / rf.META).exists():
-                raise RunError(f"{self.path}: holds a run of `eastindia run`, not a {self.kind}; choose another --out")
-            raise RunError(f"{self.path}: exists, is not empty and is not a {self.kind} folder; choose another --out")
+        made = not self.path.exists()
         try:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise RunError(f"--out {self.path}: cannot write there: {exc.strerror or exc}") from None
+        self.lock = _lock(self.path)
+        if made or (self.path / META).exists() or not _foreign_study(self.path):
+            return
+        self.lock.release()  # the lock file goes too: the folder is left as it was found
+        self.lock = None
+        if (self.path / rf.META).exists():
+            raise RunError(f"{self.path}: holds a run of `eastindia run`, not a {self.kind}; choose another --out")
+        raise RunError(f"{self.path}: exists, is not empty and is not a {self.kind} folder; choose another --out")
 
     def __exit__(self, *exc: Any) -> None:
         if self.lock is not None:
             self.lock.release()
 
     def move_aside(self) -> None:
-        from .runner import _lock
-
         if Path.cwd().resolve().is_relative_to(self.path.resolve()):
             raise RunError(f"{self.path}: --fresh cannot move the folder you are in aside; run from elsewhere")
         aside = rf.aside_path(self.path)
@@ -901,7 +911,6 @@ class Folder:
         self.lock.release()
         self.notify(f"moved the old {self.kind} folder {self.path} aside to {aside}")
         self._claim()
-        self.lock = _lock(self.path)
 
     def open(self, study_digest: str, resume: bool, fresh: bool) -> dict[str, Any] | None:
         """The study's metadata to continue from (None: start afresh in place)."""
@@ -999,13 +1008,37 @@ def play_study(
         folder.mark(meta, "interrupted", _one_line(exc))
         raise
     except Exception as exc:
-        folder.mark(meta, "failed", _one_line(exc))
-        raise
+        reason = _database_failure(exc)
+        if reason is None:
+            folder.mark(meta, "failed", _one_line(exc))
+            raise
+        failed = RunError(
+            f"{run_dir}: cannot write a study database ({DATABASE}): {reason}; what is told is kept: free some "
+            f"space and run again with --resume: {_commands(folder.command)[0]}"
+        )
+        folder.mark(meta, "failed", str(failed))
+        raise failed from None
     meta["wall_time_s"] = round(elapsed + time.perf_counter() - start, 3)
     meta.update({"status": "complete", "finished": now(), "versions": versions()})
     meta.pop("error", None)
     write_meta(run_dir, meta)
     return meta
+
+
+def _database_failure(exc: BaseException) -> str | None:
+    """What SQLite said, when ``exc`` (or what it was raised from) is a failure of an Optuna study's database (a
+    full disk: "database or disk is full", "disk I/O error"); None for anything else."""
+    import sqlite3
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, sqlite3.Error):
+            return _one_line(seen)
+        orig = getattr(seen, "orig", None)  # sqlalchemy's DBAPIError holds the driver's error
+        if isinstance(orig, sqlite3.Error):
+            return _one_line(orig)
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def shards_kept(sub_dir: Path, command: str, total: int) -> Interrupted:

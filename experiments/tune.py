@@ -1136,7 +1136,7 @@ def _finish(
     try:
         rf.write_atomic(run_dir / BEST, best_toml(ts, best, confirm).encode())
     except OSError as exc:
-        raise RunError(f"{run_dir}: cannot write {BEST}: {exc.strerror or exc}") from None
+        raise RunError(f"{run_dir}: cannot write {BEST}: {exc.strerror or exc}; {search.AGAIN}") from None
     search.write_meta(run_dir, meta)
 
 

@@ -8,6 +8,8 @@ command.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import re
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments import cli, runner, spec
+from experiments import cli, runner, search, spec
 from experiments import runfolder as rf
 from sim.rules.schema import NUMBER_MAX
 
@@ -920,3 +922,217 @@ def test_ctrl_c_during_the_merge_or_the_report_is_exit_130(tmp_path, stage):
     else:
         assert f"interrupted while writing the report: the results in {out} are complete" in line
         assert rf.read_meta(out)["status"] == "complete" and f"eastindia report {out}" in line
+
+
+# ------------------------------------------------------------- the studies: killed, a full disk, two at once
+# Tiny studies (4 players, two strategies): the metagame's 5 tables of 20 games, the tune's 8 trials of 20 games in
+# two batches and a confirmation of 2 x 20. Each fault is followed by --resume, whose files must be byte-identical to
+# those of the study played without the fault.
+METAGAME = """name = "mg"
+players = 4
+games = 20
+shard_size = 10
+seed = 3
+calibrate = false
+strategies = ["balanced", "random"]
+
+[metagame]
+starts = 30
+bootstrap = 10
+"""
+TUNE = """name = "tn"
+players = 4
+games = 20
+shard_size = 10
+seed = 9
+calibrate = false
+strategies = ["balanced", "random"]
+
+[tune]
+objective = "mean_end_round"
+target = 3.5
+trials = 8
+batch = 4
+startup = 3
+confirm_games = 20
+
+[tune.params]
+"company.start_stability" = { low = 2, high = 6 }
+"capital.formula" = { choices = ["inverse_share", "flat"] }
+"""
+STUDIES = {"metagame": METAGAME, "tune": TUNE}
+
+
+def study_files(folder: Path) -> dict[str, bytes]:
+    """Every table a study wrote (its own and its run folders' frames; not the shards, the lock or study.json, whose
+    times differ) and its best.toml."""
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and (p.suffix == ".parquet" or p.name == "best.toml") and "shards" not in p.parts
+    }
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> dict[str, Path]:
+    """Each study played once without a fault."""
+    base = tmp_path_factory.mktemp("studies")
+    done = {}
+    for kind, text in STUDIES.items():
+        (base / f"{kind}.toml").write_text(text)
+        args = [kind, str(base / f"{kind}.toml"), "--out", str(base / kind), "--quiet", "--no-report", "--jobs", "1"]
+        assert cli.main(args) == 0
+        done[kind] = base / kind
+    return done
+
+
+def study_command(tmp_path: Path, kind: str, out: Path) -> list[str]:
+    (tmp_path / f"{kind}.toml").write_text(STUDIES[kind])
+    return [kind, str(tmp_path / f"{kind}.toml"), "--out", str(out), "--quiet", "--no-report", "--jobs", "1"]
+
+
+@pytest.mark.parametrize(
+    "kind, mid_way",
+    [("metagame", "tables/shards/arm0001-0000000000-0000000010"), ("tune", "trials/batch-0001-n4/shards")],
+)
+def test_a_study_killed_mid_way_resumes_to_the_same_files(capsys, tmp_path, uninterrupted, kind, mid_way):
+    """SIGKILL (no handler runs, the lock and the temporary files are left as they were) once the study has played
+    some of its games: --resume verifies what is kept and finishes with the files of the uninterrupted study."""
+    out = tmp_path / "out"
+    args = study_command(tmp_path, kind, out)
+    proc = subprocess.Popen([sys.executable, "-m", "experiments.cli", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        _wait_for(lambda: (out / mid_way).exists() or proc.poll() is not None, 120)
+        proc.kill()
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == -signal.SIGKILL
+    assert search.read_meta(out)["status"] == "running"  # it died mid-way, marking nothing
+    assert not (out / ("equilibria.parquet" if kind == "metagame" else "trials.parquet")).exists()
+    code, _, err = main(capsys, *args)  # without --resume: refused, naming it
+    assert code == 2 and "pass --resume" in one_line(err)
+    code, _, err = main(capsys, *args, "--resume")
+    assert code == 0, err
+    assert study_files(out) == study_files(uninterrupted[kind])
+    assert search.read_meta(out)["status"] == "complete" and not list(out.rglob(".*.tmp-*"))
+
+
+class DiskFull:
+    """The main process's disk fills at its ``at``-th write through ``runfolder.open_write`` (every file of a study,
+    its run folders' merged frames and run.json): that write and every later one fail half-way with ENOSPC."""
+
+    def __init__(self, at: int):
+        self.at, self.writes = at, 0
+        self.real = rf.open_write
+
+    def __call__(self, run_dir, rel):
+        self.writes += 1
+        return self._full(run_dir, rel) if self.writes >= self.at else self.real(run_dir, rel)
+
+    @contextlib.contextmanager
+    def _full(self, run_dir, rel):
+        with self.real(run_dir, rel) as fh:
+            yield HalfWriter(fh)
+
+
+class HalfWriter:
+    def __init__(self, fh):
+        self.fh = fh
+
+    def write(self, data) -> int:
+        self.fh.write(bytes(data)[: len(data) // 2])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def __getattr__(self, name):
+        return getattr(self.fh, name)
+
+
+# (study, the write that fails, the file named): a run folder's frames, the study's tables, its best.toml and its
+# last study.json (of 15 writes in the metagame, 33 in the tune)
+FULL_DISKS = [
+    ("metagame", 5, "tables/games.parquet"),
+    ("metagame", 12, "equilibria.parquet"),
+    ("metagame", 15, "study.json"),
+    ("tune", 15, "trials/batch-0001-n4/games.parquet"),
+    ("tune", 31, "best.toml"),
+]
+
+
+@pytest.mark.parametrize("kind, at, named", FULL_DISKS, ids=[f"{k}-{a}" for k, a, _ in FULL_DISKS])
+def test_a_full_disk_during_a_study_is_one_line_and_resume_gives_the_same_files(
+    capsys, tmp_path, monkeypatch, uninterrupted, kind, at, named
+):
+    out = tmp_path / "out"
+    args = study_command(tmp_path, kind, out)
+    full = DiskFull(at)
+    monkeypatch.setattr(rf, "open_write", full)
+    code, _, err = main(capsys, *args)
+    line = one_line(err)
+    assert code == 2 and "No space left on device" in line and named in line and "--resume" in line
+    assert full.writes >= at  # the disk filled where it was meant to
+    monkeypatch.undo()  # space freed
+    assert not list(out.rglob(".*.tmp-*"))  # no half-written file is left
+    code, _, err = main(capsys, *args, "--resume")
+    assert code == 0, err
+    assert study_files(out) == study_files(uninterrupted[kind])
+
+
+def study_trials(out: Path) -> list:
+    import experiments.tune as tune
+
+    study = tune.open_study(out)
+    try:
+        return tune.finished(study)
+    finally:
+        tune.close_study(study)
+
+
+def test_a_study_database_that_cannot_grow_is_one_line_and_resume_gives_the_same_trials(
+    capsys, tmp_path, uninterrupted
+):
+    """A real write limit (RLIMIT_FSIZE at the study.db's size after the first batch): SQLite's error while the
+    second batch is told is one line naming study.db, exit 2 (once an internal error, exit 1), and --resume finishes
+    the study as if nothing happened."""
+    out = tmp_path / "out"
+    args = study_command(tmp_path, "tune", out)
+    import experiments.tune as tune
+
+    class CutAfterFirstBatch:
+        def batch(self, index, trials, games):
+            pass
+
+        def start(self, done):
+            pass
+
+        def advance(self, arm, games):
+            pass
+
+        def told(self, told, total, best):
+            if told == 4:
+                raise KeyboardInterrupt
+
+        def confirming(self, games):
+            pass
+
+    with pytest.raises(runner.Interrupted):
+        tune.run(tune.load(tmp_path / "tune.toml"), out, jobs=1, progress=CutAfterFirstBatch(), notify=lambda m: None)
+    limit = (out / tune.STUDY).stat().st_size // 2  # SQLite writes its pages beyond: none of its writes succeeds
+    assert max(p.stat().st_size for p in out.rglob("*.parquet")) < limit  # every other file fits
+    full = subprocess.run(
+        [sys.executable, "-m", "experiments.cli", *args, "--resume"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=_file_size_limit(limit),
+    )
+    assert full.returncode == 2, full.stderr
+    line = one_line(full.stderr)
+    assert f"{out}: cannot write a study database (study.db): " in line and "--resume" in line
+    assert search.read_meta(out)["status"] == "failed"
+    assert len(study_trials(out)) == 4  # the trials told before are kept
+    code, _, err = main(capsys, *args, "--resume")
+    assert code == 0, err
+    assert study_files(out) == study_files(uninterrupted["tune"])
