@@ -274,11 +274,18 @@ def test_bad_options_are_one_line_exit_2(tmp_path, capsys):
     assert code == 2 and err.strip() == "eastindia: error: --rounds: must be between 1 and 1,000, got 0"
 
 
-def test_the_library_respond_file():
-    """experiments/library/respond.toml: the four archetypes' parameters, at 4 and 5 players, fictitious play."""
-    rs = respond.load(LIBRARY / "respond.toml")
+@pytest.mark.parametrize("name", ["respond.toml", "respond_capital.toml", "respond_fitted.toml"])
+def test_the_library_respond_files(name):
+    """experiments/library/respond*.toml: the four archetypes' parameters, at 4 and 5 players, fictitious play (the
+    default rules; three capital rules; the fitted crash belief). The hand-run rounds' files (respond1 …) are gone:
+    every respond file is a study of its own, named by its question."""
+    rs = respond.load(LIBRARY / name)
     assert rs.mode == "fictitious" and rs.players == [4, 5]
     assert rs.responders() == ["bid_low", "buy_shares", "run_firm", "go_military"]
     assert all(len(rs.params_of(s)) >= 3 for s in rs.responders())
-    assert spec.check_file(LIBRARY / "respond.toml") == []
-    assert not sorted(LIBRARY.glob("respond?*.toml"))  # one file: the hand-run rounds are gone
+    assert spec.check_file(LIBRARY / name) == []
+    assert not sorted(LIBRARY.glob("respond[0-9]*.toml")) and not sorted(LIBRARY.glob("respond_[0-9]*.toml"))
+    if name == "respond_fitted.toml":
+        assert rs.exp.belief == "fitted"
+    if name == "respond_capital.toml":
+        assert [arm.name for arm in rs.exp.arms] == ["seed formula 6 £", "flat 9 £", "inverse share 4 £"]
