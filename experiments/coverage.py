@@ -6,15 +6,17 @@ decision point), ``what``, ``games`` (the arm's games in which it happened at le
 the arm's games) and ``per_game`` (its mean count per game). Items that never happen keep a row with 0: a rule no
 game reaches and a choice no strategy is offered are what the table is for, as are those that happen in every game.
 An item the arm's rules make impossible has no row, so that it is not taken for a dead rule: a permanent position
-card is never played (D-POSITIONS: only a closed card is), and Deregulation is tabled by the rules only in an arm
-with a forced round (D-FORCED-ROUND). ``names`` gives per arm what of its rules the table needs (``ArmRules``): a
-row for each law passed, each card taken from the display and each closed card played (the rounds frame's
-``laws_passed_by_law``, ``positions_taken_by_card`` and ``positions_played_by_card``).
+card is never played (D-POSITIONS: only a closed card is), Deregulation is tabled by the rules only in an arm
+with a forced round (D-FORCED-ROUND), and a decision point whose rule the arm's rules switch off is never asked
+(``SWITCHED_OFF``: 2e's firm decisions under the house firms, D-FIRM-VARIANT; the deals without a deal moment,
+D-DEALS, and the exchanges without ``notes.exchanges``, D-GIFTS). ``names`` gives per arm what of its rules the
+table needs (``ArmRules``): a row for each law passed, each card taken from the display and each closed card played
+(the rounds frame's ``laws_passed_by_law``, ``positions_taken_by_card`` and ``positions_played_by_card``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
@@ -85,6 +87,31 @@ DEREGULATION = "Deregulation passes"
 FORCED = "Deregulation tabled by the rules (forced round)"
 
 
+# decision points a rule switched off never asks: (the decisions, the rule, whether the arm's rules switch it off)
+SWITCHED_OFF: tuple[tuple[tuple[str, ...], str, Callable[[Rules], bool]], ...] = (
+    (  # 2e's dissolution, emergency merger and selective dividends: jc2e only (sim/phases/firms.py)
+        ("dissolve_firm", "consent_dissolution", "rescue_firm", "consent_waivers"),
+        "D-FIRM-VARIANT",
+        lambda rules: rules.firms.variant != "jc2e",
+    ),
+    (  # no deal moment: no note is offered, no goods exchanged, no money note used (sim/notes.py ``deal``)
+        ("offer_notes", "accept_notes", "offer_exchange", "accept_exchange", "use_money_notes"),
+        "D-DEALS",
+        lambda rules: not rules.notes.deal_moments,
+    ),
+    (  # no exchanges at the deal moments (``notes.exchanges`` false)
+        ("offer_exchange", "accept_exchange"),
+        "D-GIFTS",
+        lambda rules: not rules.notes.exchanges,
+    ),
+)
+
+
+def decisions_off(rules: Rules) -> frozenset[str]:
+    """The decision points ``rules`` never ask because a rule of theirs is switched off (``SWITCHED_OFF``)."""
+    return frozenset(name for names, _, off in SWITCHED_OFF if off(rules) for name in names)
+
+
 class ArmRules(NamedTuple):
     """What of an arm's rules the coverage table names or leaves out."""
 
@@ -92,12 +119,13 @@ class ArmRules(NamedTuple):
     cards: Sequence[str]  # the position-card deck's names
     closed: Sequence[bool]  # per card: a closed card, played once; a permanent one is never played (D-POSITIONS)
     forced_round: bool = False  # Deregulation passes in a round the rules name (D-FORCED-ROUND)
+    off: frozenset[str] = frozenset()  # decision points a rule switched off never asks (``decisions_off``)
 
     @classmethod
     def of(cls, rules: Rules) -> ArmRules:
         d = rules.d
         closed = tuple(not p for p in d.card_permanent.tolist())
-        return cls(d.law_names, d.card_names, closed, rules.deregulation.forced_round > 0)
+        return cls(d.law_names, d.card_names, closed, rules.deregulation.forced_round > 0, decisions_off(rules))
 
 
 # (rule id, what happened to the k-th entry of the arm's list, the rounds frame's flags: one per entry of the list,
@@ -116,6 +144,11 @@ def decision_names() -> list[str]:
     """Every decision point a strategy answers (the public methods of ``strategies.Strategy`` but its helpers)."""
     methods = vars(strategies.Strategy).items()
     return sorted(k for k, v in methods if callable(v) and not k.startswith("_") and k not in HELPERS)
+
+
+def asked(decision: str) -> str:
+    """The ``what`` of a decision point's row."""
+    return f"decision {decision} asked"
 
 
 def coverage(games: pl.LazyFrame, rounds: pl.LazyFrame, names: Mapping[str, ArmRules]) -> pl.DataFrame:
@@ -158,18 +191,19 @@ def coverage(games: pl.LazyFrame, rounds: pl.LazyFrame, names: Mapping[str, ArmR
             ]
             items.append((rule, None, pl.col(column).list.get(k, null_on_oob=True).sum()))
     impossible = [(arm, FORCED) for arm, a in names.items() if not a.forced_round]  # (arm, what) left out
+    impossible += [(arm, asked(k)) for arm, a in names.items() for k in sorted(a.off)]
     per_round = rounds.group_by(KEYS).agg(expr.cast(pl.Int64).alias(str(i)) for i, (_, _, expr) in enumerate(items))
     per_game = games.select(*KEYS, pl.col("crashed").cast(pl.Int64).alias("crash"))
     per_game = per_game.join(per_round, on=KEYS, how="left").fill_null(0)
     labels = [("R-END", "the Company crashes", "crash")] + [(r, w, str(i)) for i, (r, w, _) in enumerate(items)]
     events = per_game.unpivot(index=list(KEYS), on=[c for _, _, c in labels], variable_name="item", value_name="n")
-    labels += [(f"decision:{k}", f"decision {k} asked", f"decision:{k}") for k in decision_names()]
-    asked = games.select(*KEYS, "decisions").explode("decisions").unnest("decisions").drop_nulls("decision")
-    asked = asked.select(
+    labels += [(f"decision:{k}", asked(k), f"decision:{k}") for k in decision_names()]
+    asks = games.select(*KEYS, "decisions").explode("decisions").unnest("decisions").drop_nulls("decision")
+    asks = asks.select(
         *KEYS, ("decision:" + pl.col("decision")).alias("item"), pl.col("asks").cast(pl.Int64).alias("n")
     )
     totals = (
-        pl.concat([events, asked])
+        pl.concat([events, asks])
         .group_by("arm_index", "item")
         .agg((pl.col("n") > 0).sum().cast(pl.Int64).alias("games"), pl.col("n").sum().alias("total"))
     )

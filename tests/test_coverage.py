@@ -10,7 +10,7 @@ import pytest
 
 from experiments import runfolder as rf
 from experiments import runner, spec
-from experiments.coverage import DEREGULATION, FORCED, ArmRules, coverage, decision_names
+from experiments.coverage import DEREGULATION, FORCED, ArmRules, asked, coverage, decision_names, decisions_off
 from sim.rules import Rules
 
 EXP = """name = "cov"
@@ -94,8 +94,10 @@ def test_coverage_rows_recomputed_from_the_frames(run_dir):
         first = r.filter(pl.col("round") == 1)["loans_taken"].to_list()
         for k in range(max(first) + 1):
             assert _row(cov, arm, "R-CHAIRMAN", f"{k} loans taken in round 1")["games"] == first.count(k)
-        # every decision point has a row in every arm, asked or not; the shares are of the arm's games
-        assert {f"decision:{k}" for k in decision_names()} <= set(cov.filter(pl.col("arm") == arm)["rule"])
+        # every decision point the arm's rules can ask has a row in every arm, asked or not (the default rules never
+        # ask 2e's firm decisions: no row, D-FIRM-VARIANT); the shares are of the arm's games
+        can = set(decision_names()) - decisions_off(Rules.default(4))
+        assert {f"decision:{k}" for k in can} <= set(cov.filter(pl.col("arm") == arm)["rule"])
     assert cov["share"].is_between(0, 1).all()
     assert (cov["games"] == (cov["share"] * 12).round().cast(pl.Int64)).all()
 
@@ -174,3 +176,42 @@ def test_coverage_leaves_out_what_the_arms_rules_make_impossible(run_dir):
     cov = coverage(games, rounds, {first: ArmRules.of(Rules.default(4)), second: ArmRules.of(forced)})
     assert _row(cov, second, "D-FORCED-ROUND", FORCED)["games"] == 0
     assert cov.filter((pl.col("arm") == first) & (pl.col("what") == FORCED)).height == 0
+
+
+JC2E_ONLY = {"dissolve_firm", "consent_dissolution", "rescue_firm", "consent_waivers"}
+DEALS = {"offer_notes", "accept_notes", "offer_exchange", "accept_exchange", "use_money_notes"}
+
+
+@pytest.mark.parametrize(
+    ("overrides", "off"),
+    [
+        ({}, JC2E_ONLY),  # the default rules: the house firms (D-FIRM-VARIANT), deals at both moments (D-DEALS)
+        ({"firms.variant": "jc2e"}, set()),
+        ({"notes.deal_moments": []}, JC2E_ONLY | DEALS),
+        ({"notes.exchanges": False}, JC2E_ONLY | {"offer_exchange", "accept_exchange"}),  # D-GIFTS
+    ],
+)
+def test_the_decisions_a_rule_switched_off_never_asks(overrides, off):
+    assert decisions_off(Rules.default(4).with_overrides(overrides)) == off
+    assert off <= set(decision_names())
+
+
+def test_a_decision_the_arms_rules_switch_off_has_no_row_and_is_not_a_dead_rule(run_dir):
+    """2e's dissolution, emergency merger and selective dividends (decisions dissolve_firm, consent_dissolution,
+    rescue_firm, consent_waivers) are asked only under ``firms.variant = "jc2e"`` (D-FIRM-VARIANT): an arm of the
+    default (house) rules never asks them, so they have no row there, as a permanent card's "played" has none, rather
+    than a "never asked" row that reads as a dead rule. An arm of jc2e keeps them (0 games in this run, played by the
+    house rules), and every other decision point keeps its row in both."""
+    cov = pl.read_parquet(run_dir / "coverage.parquet")
+    for arm in cov["arm"].unique().to_list():
+        mine = set(cov.filter(pl.col("arm") == arm)["what"].to_list())
+        assert not {asked(k) for k in JC2E_ONLY} & mine
+        assert {asked(k) for k in set(decision_names()) - JC2E_ONLY} <= mine
+    games, rounds = pl.scan_parquet(run_dir / "games.parquet"), pl.scan_parquet(run_dir / "rounds.parquet")
+    first, second = sorted(games.select("arm").unique().collect()["arm"].to_list())
+    jc2e = Rules.default(4).with_overrides({"firms.variant": "jc2e"})
+    cov = coverage(games, rounds, {first: ArmRules.of(Rules.default(4)), second: ArmRules.of(jc2e)})
+    for k in sorted(JC2E_ONLY):
+        assert _row(cov, second, f"decision:{k}", asked(k))["games"] == 0
+        assert cov.filter((pl.col("arm") == first) & (pl.col("what") == asked(k))).height == 0
+    assert {asked(k) for k in decision_names()} <= set(cov.filter(pl.col("arm") == second)["what"].to_list())
