@@ -1136,3 +1136,41 @@ def test_a_study_database_that_cannot_grow_is_one_line_and_resume_gives_the_same
     code, _, err = main(capsys, *args, "--resume")
     assert code == 0, err
     assert study_files(out) == study_files(uninterrupted["tune"])
+
+
+@pytest.mark.parametrize("kind", ["run", "metagame"])
+def test_two_started_at_once_on_one_folder_one_is_refused_by_the_lock_the_other_finishes_intact(capsys, tmp_path, kind):
+    """Both processes started together, neither with --resume, on a folder that does not exist yet: the one that
+    loses the lock says so in one line naming the other's pid, exit 2, whatever the winner has written by then; the
+    winner's folder is what a run alone writes."""
+    (tmp_path / "gate.py").write_text(GATE)  # every game after the first shard waits for the file `open`
+    text = BASE if kind == "run" else METAGAME
+    text = 'plugins = ["gate.py:Gate"]\n' + text.replace('["balanced", "random"]', '["gate", "balanced"]')
+    exp = tmp_path / "exp.toml"
+    exp.write_text(text)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "experiments.cli", kind, str(exp), "--out", str(out), "--quiet", "--no-report"]
+    procs = [subprocess.Popen([*command, "--jobs", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]  # fmt: skip
+    try:
+        _wait_for(lambda: any(p.poll() is not None for p in procs), 120)
+        (loser,) = [p for p in procs if p.poll() is not None]
+        (winner,) = [p for p in procs if p is not loser]
+        _, err = loser.communicate(timeout=60)
+        assert loser.returncode == 2
+        assert f"{out}: in use by another run (pid {winner.pid} on" in one_line(err)
+        (tmp_path / "open").write_text("")
+        _, err = winner.communicate(timeout=240)
+        assert winner.returncode == 0, err
+    finally:
+        (tmp_path / "open").write_text("")
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    assert not (out / rf.LOCK).exists()
+    alone = tmp_path / "alone"
+    assert main(capsys, kind, exp, "--out", alone, "--quiet", "--no-report", "--jobs", "1")[0] == 0
+    if kind == "run":
+        assert rf.read_meta(out)["status"] == "complete" and frames(out) == frames(alone)
+    else:
+        assert search.read_meta(out)["status"] == "complete" and study_files(out) == study_files(alone)
