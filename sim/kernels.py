@@ -1,9 +1,12 @@
 """Compiled kernels (numba) for the loops numpy cannot vectorise well, the engine's and the built-in strategies'
 valuations, beside their numpy reference.
 
-Each kernel is a plain Python function over arrays, compiled on first use with ``numba.njit(cache=True)`` (the
-machine code is cached beside the source, so later processes only load it) and called where the numpy version
-would run. The numpy version stays the readable statement of the rule and the oracle: the tests play the same
+Each kernel is a plain Python function over arrays, compiled on first use with ``numba.njit(cache=True)`` and
+called where the numpy version would run. The machine code is cached outside the source tree (an install may be
+read-only): in ``$EASTINDIA_CACHE_DIR``, else ``$NUMBA_CACHE_DIR``, else ``$XDG_CACHE_HOME/eastindia/numba``, else
+``~/.cache/eastindia/numba`` (``cache_dir``), so later processes only load it. A process that compiles says so once
+on stderr; one that cannot write the cache folder says that in one line and compiles in memory (nothing cached).
+The numpy version stays the readable statement of the rule and the oracle: the tests play the same
 games both ways and compare the frames byte for byte. ``ENABLED`` picks the path at call time; the environment
 variable ``EASTINDIA_KERNELS=0`` turns the kernels off (the numpy reference only), as does a missing numba.
 
@@ -21,14 +24,63 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
+import tempfile
 import types
 from collections.abc import Callable
+from pathlib import Path
 
 ENABLED = os.environ.get("EASTINDIA_KERNELS", "1") != "0" and importlib.util.find_spec("numba") is not None
 MIN_GAMES = 1000  # a study's point of 1,000 games (experiments/library/sensitivity.toml) runs them
 
 
 _loaded = False  # numba has been imported (a kernel compiled or loaded from the cache) in this process
+CACHE_ENV = "EASTINDIA_CACHE_DIR"
+_cache: Path | None | bool = False  # the writable cache folder once looked at (None: none, compile in memory)
+_told_compiling = False
+
+
+def cache_dir() -> Path:
+    """Where the kernels' machine code is kept (never the source tree)."""
+    for var in (CACHE_ENV, "NUMBA_CACHE_DIR"):
+        if os.environ.get(var):
+            return Path(os.environ[var]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "eastindia" / "numba"
+
+
+def note(message: str) -> None:
+    print(f"eastindia: note: {message}", file=sys.stderr, flush=True)
+
+
+def _writable_cache() -> Path | None:
+    """The cache folder, made and tried once per process; None (with a one-line note) when it cannot be written."""
+    global _cache
+    if _cache is False:
+        where = cache_dir()
+        try:
+            where.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryFile(dir=where):
+                pass
+            _cache = where
+        except OSError as exc:
+            note(f"cannot write the kernel cache {where} ({exc.strerror or exc}); compiling the kernels in memory, "
+                 f"for this process only (set {CACHE_ENV} to a writable folder to keep them)")  # fmt: skip
+            _cache = None
+    return _cache  # type: ignore[return-value]
+
+
+def _compiling(dispatcher: object) -> None:
+    """Say once per process that the kernels are being compiled (none of this kernel's machine code is cached)."""
+    global _told_compiling
+    try:
+        index = dispatcher._cache._cache_file._index_path  # type: ignore[attr-defined]
+    except AttributeError:
+        return
+    if not _told_compiling and not os.path.exists(index):
+        _told_compiling = True
+        note(f"compiling the kernels (once after an install or an edit: about 23 CPU-seconds); caching them in "
+             f"{Path(index).parent}")  # fmt: skip
 
 
 def use(n_games: int) -> bool:
@@ -62,7 +114,17 @@ class Kernel:
             if inner:
                 fn = types.FunctionType(fn.__code__, {**fn.__globals__, **inner}, fn.__name__, fn.__defaults__)
                 fn.__module__, fn.__qualname__ = self.__wrapped__.__module__, self.__wrapped__.__qualname__
-            self._compiled = numba.njit(cache=True, nogil=True)(fn)
+            where = _writable_cache()
+            compiled = None
+            if where is not None:
+                numba.config.CACHE_DIR = str(where)  # numba's own cache locator, pointed out of the source tree
+                try:
+                    compiled = numba.njit(cache=True, nogil=True)(fn)
+                except RuntimeError as exc:  # numba found no place to cache it after all
+                    note(f"cannot cache the kernel {fn.__name__} ({exc}); compiling it in memory")
+                else:
+                    _compiling(compiled)
+            self._compiled = compiled or numba.njit(nogil=True)(fn)
         return self._compiled
 
     def __call__(self, *args):

@@ -2003,3 +2003,45 @@ def test_draw_kernels_draw_the_tiles_of_the_numpy_draw(monkeypatch, event_region
         assert np.array_equal(ref[f], got[f]), f
     for a, b in zip(ref["out"], got["out"], strict=True):
         assert same_bits(a, b)
+
+
+def test_a_read_only_install_caches_the_kernels_outside_it_or_compiles_them_in_memory(tmp_path):
+    """The package copied read-only, a fresh HOME: the first process says it compiles and caches the machine code
+    under ~/.cache/eastindia/numba (nothing lands in the source tree), the next loads it silently; with a cache
+    folder that cannot be written (EASTINDIA_CACHE_DIR under a file) the kernel still runs, compiled in memory,
+    after a one-line note."""
+    import shutil
+    import stat
+
+    src = tmp_path / "src"
+    shutil.copytree(os.path.dirname(sim.__file__), src / "sim", ignore=shutil.ignore_patterns("__pycache__"))
+    for path in [src, *src.rglob("*")]:
+        path.chmod(path.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    before = sorted(p.relative_to(src) for p in src.rglob("*"))
+    probe = (
+        "import numpy as np\nfrom sim import dice\nout = np.empty(3, np.int64)\n"
+        "dice._pick_kernel(np.array([0.1, 0.6, 0.99]), np.array([[True, False, True]] * 3), out)\nprint(out.tolist())"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME", kernels.CACHE_ENV)}
+    env |= {"HOME": str(tmp_path / "home"), "PYTHONPATH": str(src), "PYTHONDONTWRITEBYTECODE": "1"}
+
+    def probe_run(**extra: str) -> subprocess.CompletedProcess:
+        run = subprocess.run([sys.executable, "-c", probe], env=env | extra, capture_output=True, text=True,
+                             cwd=tmp_path, timeout=120)  # fmt: skip
+        assert run.returncode == 0 and run.stdout == "[0, 2, 2]\n", run.stderr
+        return run
+
+    first = probe_run()
+    cache = tmp_path / "home" / ".cache" / "eastindia" / "numba"
+    assert first.stderr.startswith("eastindia: note: compiling the kernels") and str(cache) in first.stderr
+    assert len(first.stderr.splitlines()) == 1
+    assert any(cache.rglob("*.nbi")) and any(cache.rglob("*.nbc"))
+    assert sorted(p.relative_to(src) for p in src.rglob("*")) == before  # nothing written into the install
+    assert probe_run().stderr == ""  # loaded from the cache: nothing to say
+    (tmp_path / "a-file").write_text("")
+    blocked = probe_run(**{kernels.CACHE_ENV: str(tmp_path / "a-file" / "cache")})
+    assert blocked.stderr.splitlines() == [
+        f"eastindia: note: cannot write the kernel cache {tmp_path / 'a-file' / 'cache'} (Not a directory); "
+        f"compiling the kernels in memory, for this process only (set {kernels.CACHE_ENV} to a writable folder to "
+        "keep them)"
+    ]
