@@ -1,9 +1,13 @@
 """Phase 5 appointments (R-APPOINT): the Chairman's election, nepotism, candidates per office."""
 
 import numpy as np
+import pytest
 from helpers import L, Scripted, agents, blank, const, dice, give, seat_office
 
 from sim.phases.appointments import appoint_governor, appoint_office, candidates, elect_chairman
+
+# each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_path")
 
 
 def vote_for(table: dict[int, int]):

@@ -10,6 +10,9 @@ from sim.dice import Dice, Streams
 from sim.phases.setup import run_auction, setup, starting_capital
 from sim.rules import Rules
 
+# each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_path")
+
 
 def empty_bids(rules, games=1):
     shape = (games, rules.players, len(rules.d.lot_names))

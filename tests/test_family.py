@@ -10,6 +10,9 @@ from sim.phases.family import family_actions
 from sim.phases.shares import issue_shares
 from sim.state import FLOW
 
+# each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_path")
+
 PASS = (L.A_PASS, False, [0, 0])
 
 

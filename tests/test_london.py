@@ -14,6 +14,9 @@ from sim.phases.london import london_season, retirement_roll
 from sim.phases.upkeep import upkeep
 from sim.state import FLOW, TALLY
 
+# each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_path")
+
 
 def season(s, round_=2):
     s.round[:] = round_

@@ -10,6 +10,9 @@ from sim.agents import IllegalDecision
 from sim.phases.military import deploy, deploy_targets, military_affairs, settle_commanders
 from sim.state import FLOW
 
+# each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_path")
+
 
 def army(s, officers: dict[int, int], a=0, commander=None):
     for seat, k in officers.items():

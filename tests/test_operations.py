@@ -20,6 +20,9 @@ from sim.phases.operations import (
 from sim.rules import Rules, RulesError
 from sim.state import FLOW, TALLY
 
+# each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_path")
+
 
 def company_cash(state, amount):
     ledger.company(state, "trade", np.full(state.n_games, amount))

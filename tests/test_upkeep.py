@@ -36,6 +36,7 @@ def test_upkeep_is_paid_per_retiree_and_tier():
     assert s.tally[0, TALLY["upkeep_paid"]] == 9 and s.tally[0, TALLY["upkeep_defaults"]] == 0
 
 
+@pytest.mark.usefixtures("engine_path")  # its scoring (R-END) counts by a kernel at any batch size there
 def test_an_unpaid_retiree_goes_home_with_his_wealth_and_vp():
     """L243: 5 £ for a tier-4 (4 £) and a tier-2 (2 £) retiree: the family keeps the tier-4 one; the tier-2 one
     refuses honourable retirement: home to the supply, his 2 wealth and 4 end VP gone."""
