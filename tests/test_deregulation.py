@@ -15,6 +15,9 @@ from sim.phases.deregulation import deregulation, start_of_round
 from sim.state import TALLY
 from strategies import Strategy
 
+# each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_path")
+
 
 def company(s, stability, loans):
     s.stability[:] = stability

@@ -19,6 +19,9 @@ from sim.phases.parliament import name_impeachment, parliament
 from sim.rules import Rules
 from sim.state import FLOW, TALLY
 
+# each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_path")
+
 
 def takes_extra(presidency=0):
     """family_action: pass the regular action, take the kind a law's extra action offers (clerks to

@@ -15,6 +15,9 @@ from sim.phases.setup import apply_lots
 from sim.rules import Rules, RulesError
 from sim.state import FLOW
 
+# each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_path")
+
 # the default deck, by name
 COMMONS, ESTATE, MARRIAGE, COURT_FAVOUR, ADMIRALTY, NEPHEW, PATRONAGE, NABOB = range(8)
 CHAPLAIN, WHIGS, BOROUGH, EAGER_SON = 8, 9, 10, 15
