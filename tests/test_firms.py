@@ -32,6 +32,9 @@ from sim.phases.london import london_season, special_retirements
 from sim.phases.operations import presidents, shipping_manager
 from sim.state import FLOW, TALLY
 
+# each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_path")
+
 VARIANTS = ["house", "jc2e"]
 ON = np.ones(1, dtype=bool)
 
