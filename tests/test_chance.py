@@ -18,6 +18,9 @@ from sim.engine import PlayError, begin_round, end_round, resolve_strategies
 from sim.rules import Rules
 from sim.state import TALLY
 
+# each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_path")
+
 
 # ------------------------------------------------------------------------------------------------------ dice
 def test_d6_is_uniform_on_one_to_six():
