@@ -263,6 +263,7 @@ def test_invariants_over_2000_games(strategy):
         assert agents.filled[L.GOVERNOR_GENERAL] > 0, agents.filled  # the law passes, the Chairman appoints
 
 
+@pytest.mark.usefixtures("engine_path")  # 400 games: below kernels.MIN_GAMES, the numpy reference unless marked
 @pytest.mark.parametrize("players", [4, 6])
 def test_invariants_other_player_counts(players):
     rules = Rules.default(players)
@@ -294,6 +295,7 @@ def test_frames_hold_the_invariants():
     assert (games["winner_seat"] >= 0).all()
 
 
+@pytest.mark.usefixtures("engine_path")  # 400 games: below kernels.MIN_GAMES, the numpy reference unless marked
 @pytest.mark.parametrize(
     "overrides",
     [
