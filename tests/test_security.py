@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments import cli
+from experiments import cli, runmeta
 
 TIMID = '''from strategies import Strategy
 
@@ -220,3 +220,41 @@ def test_a_plugin_that_sleeps_while_it_loads_is_stopped_by_the_timeout(tmp_path)
     assert not (tmp_path / "o").exists()
     out = eastindia("strategies", "--strategy", "sleepy.py:Sleepy", "--plugin-timeout", "1.5", cwd=tmp_path)
     assert one_line_error(out) == f"eastindia: error: plugin 'sleepy.py:Sleepy': still importing after 1.5 s {limit}\n"
+
+
+def a_run_json(**top) -> dict:
+    """The smallest run.json the commands read: one arm of one strategy (plus ``top``)."""
+    return {"arms": [{"arm": "a", "index": 0, "strategies": ["balanced"]}], **top}
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda m: m.update(arms=[]), "arms: expected a list of arms, got []"),
+        (lambda m: m.update(seed=True), "seed: expected a whole number, got True"),
+        (lambda m: m.update(plugins={"timid.py": 5}), "plugins: expected a SHA-256 per plugin file"),
+        (lambda m: m["arms"][0].update(index=-1), "arms[0].index: expected a whole number no other arm has"),
+        (lambda m: m["arms"].append({**m["arms"][0], "arm": "b"}), "arms[1].index: expected a whole number no other"),
+        (lambda m: m["arms"].append({**m["arms"][0], "index": 1}), "arms[1].arm: expected a name no other arm has"),
+        (lambda m: m["arms"][0].update(strategies=[]), "arms[0].strategies: expected a list of strategy labels"),
+        (lambda m: m["arms"][0].update(rotations=0), "arms[0].rotations: expected a whole number of seatings"),
+        (lambda m: m["arms"][0].update(rotate="some"), 'arms[0].rotate: expected true, false or "all"'),
+        (
+            lambda m: m["arms"][0].update(calibration={"coefficients": {"crash_logit": [[0.9]]}}),
+            "arms[0].calibration.coefficients: expected a number or a list of them per quantity",
+        ),
+    ],
+)
+def test_each_malformed_run_json_field_is_named(change, message):
+    """``experiments.runmeta.problem`` on its own: every check it makes, each at its edge (an empty list of arms or
+    of strategies, a negative index, two arms sharing an index or a name, a bool for a whole number, a plugin
+    without its SHA-256 text, 0 seatings, a nested list of coefficients), while the shapes a run writes pass: no
+    calibration (None), rotate "all", one seating, a list of coefficients."""
+    good = a_run_json(seed=0, plugins={"timid.py": "ab" * 32})
+    good["arms"][0].update(calibration=None, rotate="all", rotations=1)
+    assert runmeta.problem(good) is None
+    good["arms"][0].update(calibration={"coefficients": {"crash_logit": [0.9, -1.2], "region_loss_rate": 0.3}})
+    assert runmeta.problem(good) is None
+    meta = a_run_json()
+    change(meta)
+    assert (runmeta.problem(meta) or "").startswith(message)
