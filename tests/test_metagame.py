@@ -194,6 +194,23 @@ def test_the_invasion_table_from_a_hand_built_payoff_table():
     assert inv["verdict"].to_list() == ["invades", "repelled"]
 
 
+def test_a_lone_seat_whose_interval_holds_the_fair_share_is_even():
+    """The verdict reads the whole 95 % interval: a lone seat invades only when even its ``lo`` is above the fair
+    share and is repelled only when its ``hi`` is below it. Three seats (fair 1/3): a lone B winning 35 % with the
+    interval 0.30..0.40, and a lone A winning 30 % with 0.25..0.36, both hold 1/3: even, not invades nor repelled."""
+    rows = [("A×3", 3, 0, "A", 3, 1.0, 0.97, 1.0), ("A×2+B×1", 2, 1, "A", 2, 0.65, 0.6, 0.7),
+            ("A×2+B×1", 2, 1, "B", 1, 0.35, 0.30, 0.40), ("A×1+B×2", 1, 2, "A", 1, 0.30, 0.25, 0.36),
+            ("A×1+B×2", 1, 2, "B", 2, 0.70, 0.64, 0.75), ("B×3", 0, 3, "B", 3, 1.0, 0.97, 1.0)]  # fmt: skip
+    pay = pl.DataFrame(
+        [
+            {"arm": "x", "composition": c, "A": a, "B": b, "strategy": s, "seats": n, "win_rate": w, "lo": lo, "hi": hi}
+            for c, a, b, s, n, w, lo, hi in rows
+        ]
+    )
+    inv = metagame.invasion_frame(pay, ["A", "B"], 3).sort("invader")
+    assert inv["invader"].to_list() == ["A", "B"] and inv["verdict"].to_list() == ["even", "even"]
+
+
 def test_only_pure_tables_are_judged_from_one_deviant_tables():
     counts = np.array(metagame.compositions(2, 3))
     payoff = np.array([[1 / 3, np.nan], [0.4, 0.2], [0.25, 0.375], [np.nan, 1 / 3]])
@@ -371,6 +388,47 @@ def test_a_mixed_equilibrium_s_health_weights_the_tables_by_how_often_the_mix_se
     pure = metagame.equilibrium_health(counts, outcomes, np.array([1.0, 0.0]), reps=0, seed=1)
     assert pure["crash_rate"] == 1.0 and pure["vp"][0, 0] == 10.0 and pure["vp"][1, 0] == 0.0
     assert pure["crash_lo"] < 1.0 == pure["crash_hi"]  # no bootstrap: a Wilson interval over the table's games
+
+
+def test_an_equilibrium_crashing_exactly_at_degenerate_crash_is_degenerate(tmp_path):
+    """``degenerate``: the Company crashes in at least ``degenerate_crash`` of the equilibrium's games, the threshold
+    itself included. The pure table of balanced crashes in 2 of its 4 games (rate 0.5) under degenerate_crash = 0.5:
+    degenerate; under 0.51 it is not."""
+    import dataclasses
+
+    ms = metagame.load(write(tmp_path, FILE))
+    counts = np.array(ms.tables())  # four seats of balanced first
+    assert counts[0].tolist() == [4, 0]
+    g = 4
+    crashed = np.zeros((len(counts), g))
+    crashed[0, :2] = 1.0
+    end_round = np.full((len(counts), g), 7.0)
+    vp = np.zeros((len(counts), g, 2, len(metagame.SOURCES)))
+    outcomes = {ms.exp.arms[0].name: metagame.Outcomes(crashed, end_round, vp)}
+    found = pl.DataFrame(
+        {"arm": [ms.exp.arms[0].name] * 2, "equilibrium": [0, 0], "strategy": ms.labels, "share": [1.0, 0.0]}
+    )
+    for threshold, degenerate in ((0.5, True), (0.51, False)):
+        at = dataclasses.replace(ms, degenerate_crash=threshold, bootstrap=0)
+        eq, _ = metagame.health_frames(at, found, outcomes)
+        assert eq["crash_rate"].to_list() == [0.5, 0.5]
+        assert eq["degenerate"].to_list() == [degenerate, degenerate]
+
+
+def test_degenerate_crash_at_its_default_keeps_the_study_s_identity(tmp_path):
+    """A study's identity (``section``, hence ``study_digest``: what --resume compares) names ``degenerate_crash``
+    only when it differs from the default 0.9: a file without the key and one that sets 0.9 are the study they were
+    before the key existed; another value is another study."""
+    plain = metagame.load(write(tmp_path, FILE))
+    same = metagame.load(
+        write(tmp_path, FILE.replace("starts = 100", "starts = 100\ndegenerate_crash = 0.9"), "b.toml")
+    )
+    other = metagame.load(
+        write(tmp_path, FILE.replace("starts = 100", "starts = 100\ndegenerate_crash = 0.5"), "c.toml")
+    )
+    assert plain.section() == same.section() == {"compositions": "all", "starts": 100, "seed": 3, "bootstrap": 200}
+    assert plain.study_digest() == same.study_digest() != other.study_digest()
+    assert other.section()["degenerate_crash"] == 0.5
 
 
 def test_player_counts_side_by_side_are_each_count_s_own_metagame(played, tmp_path, capsys):
