@@ -225,6 +225,64 @@ def test_the_region_loss_rate_counts_each_game_from_its_own_first_round():
     assert cal.fit_region_loss_rate({"rounds": rounds}, None) == pytest.approx(1 / 10)
 
 
+def test_a_pilot_that_says_nothing_leaves_the_fit_at_the_prior():
+    """``logistic``'s Gaussian prior is centred on ``prior`` (the fixed coefficients), not on 0: features that are 0 in
+    every row carry no evidence, so the fit is the prior exactly; a pilot whose one feature separates the outcomes
+    stays finite, pulled from the prior only along that feature."""
+    prior = np.array([0.96, -1.21, 0.15, 0.165, 0.46])
+    y = np.array([0.0, 1.0, 0.0, 1.0])
+    assert cal.logistic(np.zeros((4, 5)), y, prior).tolist() == pytest.approx(prior.tolist())
+    x = np.zeros((4, 5))
+    x[:, 1] = [-1.0, 1.0, -1.0, 1.0]  # separates crashed (1) from not (0) perfectly
+    fit = cal.logistic(x, y, prior)
+    assert np.isfinite(fit).all() and fit[1] > prior[1]
+    assert np.delete(fit, 1).tolist() == pytest.approx(np.delete(prior, 1).tolist())
+
+
+def test_the_region_loss_anchor_scales_the_fixed_rate_and_keeps_it_when_the_reference_lost_nothing():
+    """``scaled``: the fixed rate times the arm's fit over the default rules' fit, at most 1; a reference pilot that
+    lost no region (fit 0) gives no ratio: the fixed rate is played, whatever the arm's own fit."""
+    assert cal.scaled(0.2, 0.1, 0.3) == pytest.approx(0.6)
+    assert cal.scaled(0.5, 0.1, 0.3) == 1.0
+    assert cal.scaled(0.2, 0.0, 0.3) == cal.scaled(0.0, 0.0, 0.3) == 0.3
+
+
+def test_the_cache_key_changes_with_the_pilot_s_seed_and_games(tmp_path):
+    """``calibration.key`` names a pilot by what it plays: another seed or another number of pilot games is another
+    pilot (a run never reuses a fit of other dice or of fewer games); the same file gives the same key."""
+
+    def key(text: str, name: str) -> str:
+        exp = experiment(tmp_path, text, name=name)
+        return calibration.key(exp, exp.arms[0], "engine")
+
+    k = key("", "a.toml")
+    assert k is not None and key("", "b.toml") == k
+    seed = tmp_path / "seed.toml"
+    seed.write_text((tmp_path / "a.toml").read_text().replace("seed = 4\n", "seed = 5\n"))
+    other = spec.load(seed)
+    assert len({k, calibration.key(other, other.arms[0], "engine"), key("calibration_games = 200\n", "c.toml")}) == 3
+
+
+def test_a_cached_pilot_is_read_only_under_its_own_key(tmp_path):
+    """``calibration.cached``: a file of the cache whose record names another key (copied or renamed there) is no fit
+    of this pilot (None: it is played again); a record without its ``fitted`` table neither."""
+    (tmp_path / "abc.json").write_text(json.dumps({"key": "abc", "fitted": {"region_loss_rate": 0.2}}))
+    assert calibration.cached(tmp_path, "abc") == {"key": "abc", "fitted": {"region_loss_rate": 0.2}}
+    (tmp_path / "def.json").write_text(json.dumps({"key": "abc", "fitted": {"region_loss_rate": 0.2}}))
+    assert calibration.cached(tmp_path, "def") is None
+    (tmp_path / "ghi.json").write_text(json.dumps({"key": "ghi"}))
+    assert calibration.cached(tmp_path, "ghi") is None and calibration.cached(tmp_path, "none") is None
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), [0.1, float("-inf")]])
+def test_a_fit_that_returns_no_finite_number_is_one_line(value):
+    """``calibration.fitted``: a quantity's fit must give finite numbers (an infinite or NaN coefficient would play
+    as a certain or an undefined belief): anything else is a ``PluginError`` naming the quantity."""
+    q = cal.Quantity("seen", 0.0, lambda frames, rules: value)
+    with pytest.raises(spec.PluginError, match=r"^calibration quantity 'seen': its fit returned .*not finite numbers$"):
+        calibration.fitted(q, {}, None)
+
+
 def test_calibrated_values_reach_the_valuations_only_inside_the_arm():
     """``values.crash_risk`` reads the arm's fitted coefficients while it plays, the fixed ones elsewhere; a plugin's
     ``calibrate`` hook receives the values."""
