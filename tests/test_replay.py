@@ -10,9 +10,10 @@ import polars as pl
 import pytest
 
 from experiments import runfolder as rf
-from experiments.replay import Trace
+from experiments.replay import Trace, _brief, calibration_values
 from sim import trace as tracing
 from sim.agents import Agents
+from sim.dice import Dice, Streams
 from sim.phases.parliament import hold_vote
 from tests.helpers import L, Scripted, agents, blank, seat_office
 from tests.helpers import command as main
@@ -187,6 +188,42 @@ def test_the_replay_logs_the_offices_when_only_an_office_changed():
     trace.phase(s, "appointments")
     (office,) = [e for e in trace.events if e["kind"] == "office"]
     assert (office["phase"], office["offices"], office["changed"]) == ("appointments", {"chairman": 2}, ["chairman"])
+
+
+def test_a_roll_logs_only_the_dice_its_game_used(monkeypatch):
+    """``Dice.d6(idx, n, used=...)`` draws ``n`` faces per game and each game uses its first ``used``: the replayed
+    game (position 0 of the batch) logs those only. Here 5 faces drawn, 2 used by game 0: the roll event holds its
+    first 2 faces, named by the phase function that rolled them."""
+    r, s = blank(1, 4)
+    trace = Trace(["scripted"] * 4)
+    trace.start(s, r)
+    monkeypatch.setattr(tracing, "recorder", trace)
+    phase = {"__name__": "sim.phases.india", "np": np}  # a function of a phase module, as the engine's callers are
+    exec("def officers(dice, idx):\n    return dice.d6(idx, 5, used=np.array([2, 5]))", phase)
+    faces = phase["officers"](Dice(Streams(0, np.arange(2), 1)), np.arange(2))
+    (roll,) = [e for e in trace.events if e["kind"] == "roll"]
+    assert (roll["what"], roll["phase"], roll["roll"]) == ("india.officers", "india", "d6")
+    assert roll["faces"] == faces[0, :2].tolist()
+
+
+def test_the_replay_plays_its_own_arm_s_calibrated_values():
+    """``calibration_values``: the coefficients run.json recorded for the replayed arm (matched by its index), not
+    another arm's; an arm recorded without a calibration plays the fixed values (None)."""
+    meta = {"arms": [{"index": 0, "calibration": {"coefficients": {"region_loss_rate": 0.2}}},
+                     {"index": 1, "calibration": {"coefficients": {"region_loss_rate": 0.4}}},
+                     {"index": 2, "calibration": None}]}  # fmt: skip
+    arm = type("Arm", (), {})
+    arm.index = 1
+    assert calibration_values(meta, arm) == {"region_loss_rate": 0.4}
+    arm.index = 2
+    assert calibration_values(meta, arm) is None
+
+
+def test_an_option_of_twelve_values_is_shown_whole_and_of_thirteen_summarised():
+    """``BRIEF``: an option or answer of up to 12 values is logged as its values, a longer one as its shape, how many
+    are not zero and their sum."""
+    assert _brief(np.arange(12)) == list(range(12))
+    assert _brief(np.arange(13).reshape(1, 13)) == {"shape": [1, 13], "nonzero": 12, "sum": 78.0}
 
 
 def test_replay_of_a_game_not_in_the_run_is_one_line_exit_2(archetypes, random6, capsys):
