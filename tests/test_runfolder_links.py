@@ -303,3 +303,60 @@ def test_compare_out_that_is_a_link_is_refused_before_anything_is_compared(capsy
     assert code == 2 and captured.out == ""  # refused before the table is printed
     assert captured.err.strip() == f"eastindia: error: {tmp_path}: comparisons.parquet {why}"
     assert victim.read_text() == "keep me"
+
+
+# ------------------------------------------------------------------------- the primitives, each at its edge
+def test_a_file_with_one_other_hard_link_is_not_written_through(tmp_path):
+    """``write_file`` (``open_write``) refuses a file of two names, the least a hard link makes, and leaves the file
+    it shares unchanged."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (tmp_path / "mine.txt").write_text("mine")
+    os.link(tmp_path / "mine.txt", run_dir / "summary.md")
+    with pytest.raises(rf.LinkRefused, match="summary.md is a hard link \\(one of 2 names"):
+        rf.write_file(run_dir, "summary.md", "report")
+    assert (tmp_path / "mine.txt").read_text() == "mine"
+
+
+def test_a_folder_named_as_a_target_has_each_of_its_entries_checked(tmp_path):
+    """``check_targets`` given a folder (``charts``) refuses a symbolic link among its entries, before anything is
+    written; the same folder without it passes."""
+    run_dir = tmp_path / "run"
+    (run_dir / "charts").mkdir(parents=True)
+    (run_dir / "charts" / "a.svg").write_text("chart")
+    rf.check_targets(run_dir, ["charts"])
+    (run_dir / "charts" / "b.svg").symlink_to(tmp_path / "elsewhere.svg")
+    with pytest.raises(rf.LinkRefused, match="charts/b.svg is a symbolic link"):
+        rf.check_targets(run_dir, ["charts"])
+
+
+@pytest.mark.parametrize("rel", ["../escape.txt", "charts/../../escape.txt", "/tmp/escape.txt"])
+def test_a_path_that_leaves_the_run_folder_is_refused(tmp_path, rel):
+    """A path inside the run folder is relative and never climbs out of it (``..``): nothing is made or written."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    for write in (lambda: rf.write_file(run_dir, rel, "x"), lambda: rf.make_dir(run_dir, rel)):
+        with pytest.raises(ValueError, match="not a path inside the run folder"):
+            write()
+    assert not (tmp_path / "escape.txt").exists() and list(run_dir.iterdir()) == []
+
+
+def test_refuse_links_looks_into_the_shards_only_when_deep(tmp_path):
+    """``refuse_links``: a managed entry that is a symbolic link is refused always; a file linked inside a shard only
+    with ``deep`` (the default)."""
+    run_dir = tmp_path / "run"
+    (run_dir / rf.SHARDS / "arm0-000000").mkdir(parents=True)
+    (run_dir / rf.SHARDS / "arm0-000000" / "games.parquet").symlink_to(tmp_path / "elsewhere.parquet")
+    rf.refuse_links(run_dir, deep=False)
+    with pytest.raises(rf.LinkRefused, match="shards/arm0-000000/games.parquet is a symbolic link"):
+        rf.refuse_links(run_dir)
+    (run_dir / rf.META).symlink_to(tmp_path / "elsewhere.json")
+    with pytest.raises(rf.LinkRefused, match="run.json is a symbolic link"):
+        rf.refuse_links(run_dir, deep=False)
+
+
+def test_pick_arm_takes_a_name_or_an_index_in_range():
+    """``pick_arm``: an arm's name, else its index (``1`` or ``"1"``); an index past the last arm names none."""
+    names = ["a", "b"]
+    assert rf.pick_arm(names, "b") == "b" and rf.pick_arm(names, 1) == rf.pick_arm(names, " 1 ") == "b"
+    assert rf.pick_arm(names, 2) is None and rf.pick_arm(names, "c") is None
