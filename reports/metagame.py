@@ -289,13 +289,14 @@ def flow_chart(
         return None
     tables = mg.compositions(len(labels), players)
     idx = [labels.index(s) for s in three]
+    names = corner_names(three)
     n = len(arms)
     ncols = ch.panel_columns(n)
     fig = ch._figure(3.6 * ncols, 3.4 * -(-n // ncols))
     for ax, arm in zip(ch._grid(fig, n, ncols), arms, strict=True):
         game = mg.Game(np.array(tables), mg.arm_payoff(payoffs, labels, tables, arm), players)
         here = [m for m in mixes if m["arm"] == arm]
-        (_ternary if len(three) == 3 else _segment)(ax, game, idx, three, here)
+        (_ternary if len(three) == 3 else _segment)(ax, game, idx, three, here, names)
         ax.set_title(arm, fontsize=10)
     if len(three) == 3:
         caption = (
@@ -310,7 +311,25 @@ def flow_chart(
         "; filled dots are stable equilibria there, hollow ones unstable. Payoffs: each seat's win rate in the played "
         "tables."
     )
+    tuned = [f"{short} is {label}" for short, label in zip(names, three, strict=True) if short != label]
+    if tuned:
+        caption += f" On the chart {'; '.join(tuned)}."
     return ch._save(fig, out_dir, "flow", "Replicator flow", caption)
+
+
+def corner_names(labels: list[str]) -> list[str]:
+    """What the flow chart writes at a strategy's corner: its label, or for a tuned one (``run_firm(max_debt=0,
+    ...)``) its strategy's name marked "tuned" (numbered when two tuned versions of one strategy meet), so that no
+    label runs off the chart; the caption spells the tuned ones out."""
+    base = [label.split("(", 1)[0] for label in labels]
+    out = []
+    for i, (label, name) in enumerate(zip(labels, base, strict=True)):
+        if label == name:
+            out.append(label)
+            continue
+        same = [j for j, (other, b) in enumerate(zip(labels, base, strict=True)) if b == name and other != b]
+        out.append(f"{name} (tuned {same.index(i) + 1})" if len(same) > 1 else f"{name} (tuned)")
+    return out
 
 
 def _face_velocity(game: mg.Game, idx: list[int], x3: np.ndarray) -> np.ndarray:
@@ -325,7 +344,9 @@ def _simplex_grid(n: int) -> np.ndarray:
     return np.array([(a, b, n - a - b) for a in range(n + 1) for b in range(n + 1 - a)]) / n
 
 
-def _ternary(ax: Any, game: mg.Game, idx: list[int], three: list[str], mixes: list[dict[str, Any]]) -> None:
+def _ternary(
+    ax: Any, game: mg.Game, idx: list[int], three: list[str], mixes: list[dict[str, Any]], names: list[str]
+) -> None:
     grid = _simplex_grid(24)
     xy, v = grid @ _CORNERS, _face_velocity(game, idx, grid) @ _CORNERS
     ax.tricontourf(xy[:, 0], xy[:, 1], np.hypot(v[:, 0], v[:, 1]), levels=12, cmap="Blues")
@@ -335,7 +356,7 @@ def _ternary(ax: Any, game: mg.Game, idx: list[int], three: list[str], mixes: li
     ok = norm > 1e-12
     ax.quiver(cxy[ok, 0], cxy[ok, 1], cv[ok, 0] / norm[ok], cv[ok, 1] / norm[ok], color="#333", scale=28, width=0.005)
     ax.plot(*np.vstack([_CORNERS, _CORNERS[:1]]).T, color="#333", lw=0.8)
-    for (x, y), name, ha in zip(_CORNERS, three, ("right", "left", "center"), strict=True):
+    for (x, y), name, ha in zip(_CORNERS, names, ("right", "left", "center"), strict=True):
         ax.text(x, y + (0.04 if ha == "center" else -0.06), name, ha=ha, fontsize=8)
     for m in mixes:
         shares = np.array([m["shares"][s] for s in three])
@@ -348,7 +369,9 @@ def _ternary(ax: Any, game: mg.Game, idx: list[int], three: list[str], mixes: li
     ax.axis("off")
 
 
-def _segment(ax: Any, game: mg.Game, idx: list[int], two: list[str], mixes: list[dict[str, Any]]) -> None:
+def _segment(
+    ax: Any, game: mg.Game, idx: list[int], two: list[str], mixes: list[dict[str, Any]], names: list[str]
+) -> None:
     x = np.linspace(0, 1, 201)
     v = _face_velocity(game, idx, np.column_stack([x, 1 - x]))[:, 0]
     ax.axhline(0, color="#999", lw=0.8)
@@ -358,8 +381,8 @@ def _segment(ax: Any, game: mg.Game, idx: list[int], two: list[str], mixes: list
         if m["shares"][two[0]] + m["shares"][two[1]] > 1 - 1e-6:
             ax.plot(share, 0, "o", ms=7, mec="#c0392b", mfc="#c0392b" if m["stable"] else "white", mew=1.5)
     ch._pct_axis(ax.xaxis)
-    ax.set_xlabel(f"share of {two[0]} (the rest: {two[1]})", fontsize=9)
-    ax.set_ylabel(f"change of the share of {two[0]}", fontsize=9)
+    ax.set_xlabel(f"share of {names[0]} (the rest: {names[1]})", fontsize=9)
+    ax.set_ylabel(f"change of the share of {names[0]}", fontsize=9)
     ax.grid(alpha=0.3)
 
 

@@ -534,3 +534,49 @@ def test_a_metagame_whose_tables_file_passes_a_user_files_limit_still_finishes(t
     assert len(spec.load_written(written).arms) == 21  # the compositions of 3 strategies over 5 seats
     with pytest.raises(spec.ExperimentError, match=r"experiment.toml: larger than 0.038147 MiB"):
         spec.load(written)
+
+
+def test_the_flow_chart_writes_a_tuned_strategy_short_at_its_corner_and_no_label_leaves_the_chart(
+    tmp_path, monkeypatch
+):
+    """A converged table's strategies carry their parameters in their labels (``run_firm(max_debt=0, …)``): the
+    replicator flow writes such a one as "run_firm (tuned)" at its corner (numbered when two tuned versions of one
+    strategy meet) and spells it out in the caption; every text of the chart lies inside the figure."""
+    from reports import charts as ch
+    from reports.metagame import corner_names, flow_chart
+
+    long = "run_firm(max_debt=0, prefer_luxury=3.961393391946649, firm_bid=2.984834990189174)"
+    assert corner_names(["bid_low", long, "buy_shares"]) == ["bid_low", "run_firm (tuned)", "buy_shares"]
+    assert corner_names([long, "run_firm(max_debt=3)", "run_firm"]) == [
+        "run_firm (tuned 1)",
+        "run_firm (tuned 2)",
+        "run_firm",
+    ]
+    labels, players = ["bid_low", long, "buy_shares"], 4
+    tables = metagame.compositions(len(labels), players)
+    rng = np.random.default_rng(3)
+    rows = [
+        {
+            "arm": "a",
+            **dict(zip(labels, t, strict=True)),
+            "strategy": s,
+            "seats": n,
+            "win_rate": n * rng.uniform(0.1, 0.4),
+        }
+        for t in tables
+        for s, n in zip(labels, t, strict=True)
+        if n
+    ]
+    meta = {"strategies": labels, "players": players, "arms": ["a"], "compositions": "all"}
+    figures = []
+    monkeypatch.setattr(ch, "_save", lambda fig, out_dir, name, title, caption: figures.append((fig, caption)))
+    flow_chart(meta, pl.DataFrame(rows), [], labels, tmp_path)
+    [(fig, caption)] = figures
+    fig.canvas.draw()
+    box = fig.bbox
+    texts = [t for ax in fig.axes for t in ax.texts] + [ax.title for ax in fig.axes]
+    assert {t.get_text() for t in texts} >= {"bid_low", "run_firm (tuned)", "buy_shares"}
+    for t in texts:
+        extent = t.get_window_extent()
+        assert box.x0 <= extent.x0 and extent.x1 <= box.x1 and box.y0 <= extent.y0 and extent.y1 <= box.y1, t
+    assert f"run_firm (tuned) is {long}" in caption
