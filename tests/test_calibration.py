@@ -354,7 +354,7 @@ def test_calibrate_false_in_the_file_is_validated_and_keeps_the_experiments_dige
     the experiment had before calibration existed (finished run folders stay valid); on, it changes."""
     off = experiment(tmp_path, "calibrate = false\n", name="off.toml")
     on = experiment(tmp_path, name="on.toml")
-    before = ("calibrate", "calibration_games", "target_ci", *spec.NOT_RESULTS)  # target_ci 0: left out too
+    before = ("calibrate", "calibration_games", "belief", "target_ci", *spec.NOT_RESULTS)  # target_ci 0: left out too
     data = {k: v for k, v in off.data.items() if k not in before}
     import hashlib
 
