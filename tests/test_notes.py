@@ -13,6 +13,7 @@ from sim.phases.parliament import hold_vote
 from sim.state import FLOW, TALLY
 
 K = len(notes.NOTE_KINDS)
+pytestmark = pytest.mark.usefixtures("engine_path")  # the offers' check has a compiled kernel (_offer_faults)
 
 
 def test_every_family_starts_with_its_own_five_notes():
@@ -61,6 +62,7 @@ def test_a_buyer_pays_only_from_the_money_it_had_before_the_exchange():
         ((2, notes.MONEY, 1, 1), "not held"),  # seat 0 offers seat 2's note
         ((0, notes.MONEY, 0, 1), "to itself"),
         ((0, notes.MONEY, 1, -1), "negative price"),
+        ((0, notes.MONEY, 4, 1), "to a seat past the last (4 players: seats 0-3)"),
     ],
 )
 def test_illegal_offers(offer, why):
@@ -68,6 +70,20 @@ def test_illegal_offers(offer, why):
     strat = Scripted(offer_notes=offers({0: [offer]}))
     with pytest.raises(IllegalDecision, match="offer_notes"):
         notes.deal(s, r, dice(), agents(r, s, strat), "appointments")
+
+
+def test_a_sale_to_seat_0_alone_is_made():
+    """The only offer of the exchange is to seat 0 (the lowest seat, whose index is 0): it is read and, accepted,
+    made -- a sealed exchange with any offer at all is settled (R-NOTE, seed 000 L54)."""
+    r, s = blank(1, 4)
+    fund(s, 0, 2)
+    strat = Scripted(
+        offer_notes=offers({1: [(1, notes.MONEY, 0, 2)]}),
+        accept_notes=accepts({0: [(1, notes.MONEY)]}),
+        use_money_notes=lambda obs, legal: np.zeros(legal.cap.shape, int),
+    )
+    notes.deal(s, r, dice(), agents(r, s, strat), "appointments")
+    assert s.note_holder[0, 1, notes.MONEY] == 0 and s.money[0].tolist() == [0, 2, 0, 0]
 
 
 def test_a_held_note_of_another_family_can_be_sold_on():
