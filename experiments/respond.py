@@ -529,7 +529,7 @@ def iterate(it: Iteration, where: Path, progress: Any, notify: Callable[[str], N
         for label in rs.responders():
             field = it.field(label, history, mix)
             row = respond_once(it, label, versions, field, rnd, where / f"round-{rnd:02d}" / _slug(label), progress)
-            row["adopted"] = bool(row["gain_lo"] > 0)
+            row["adopted"] = adopted(row)
             row["mode"] = rs.mode
             done.append(row)
             notify(
@@ -555,6 +555,13 @@ def iterate(it: Iteration, where: Path, progress: Any, notify: Callable[[str], N
               "strategies": converged_strategies(it, versions)}  # fmt: skip
     notify(f"{it.arm.name}, {it.players} players: {stop} after {rnd} round{'s' if rnd > 1 else ''}")
     return rows, result
+
+
+def adopted(row: dict[str, Any]) -> bool:
+    """A response becomes its strategy's next version only when its confirmed gain's whole 95 % interval lies above
+    0 (``gain_lo > 0``), not when only the estimate does: a gain within its interval is noise, and the study stops
+    ("converged") once every responder's is."""
+    return bool(row["gain_lo"] > 0)
 
 
 def converged_strategies(it: Iteration, versions: dict[str, dict[str, Any]]) -> list[Any]:

@@ -120,6 +120,32 @@ def test_the_iteration_converges_near_no_waste_and_stops_once_gains_are_within_i
     assert set(rounds["tables"]) == {1}
 
 
+def test_a_response_is_adopted_only_when_its_whole_interval_lies_above_zero(waste):
+    """A positive estimate whose interval reaches 0 is noise: not adopted (a study stops once every gain is so)."""
+    assert respond.adopted({"gain": 0.02, "gain_lo": 1e-9})
+    assert not respond.adopted({"gain": 0.02, "gain_lo": 0.0})
+    assert not respond.adopted({"gain": 0.05, "gain_lo": -0.001})
+    rows = pl.read_parquet(waste["out"] / respond.ROUNDS)
+    assert rows["adopted"].to_list() == [lo > 0 for lo in rows["gain_lo"]]
+
+
+def test_each_round_confirms_on_dice_of_its_own(waste):
+    """Round r's confirmation plays ``confirm_seed + r - 1`` (default: the experiment's seed + 1), ``confirm_games``
+    games: a response is never confirmed on the dice that confirmed the one before it."""
+    seeds = {}
+    for run in sorted(waste["out"].glob("arms/*/round-*/*/confirm/run.json")):
+        meta = json.loads(run.read_text())
+        seeds[int(run.parent.parent.parent.name.split("-")[1])] = meta["seed"]
+        assert meta["games_per_arm"] == 600
+    assert len(seeds) >= 2 and seeds == {r: 1 + 1 + r - 1 for r in seeds}
+
+
+def test_a_confirmation_plays_four_times_the_trial_games_by_default(tmp_path):
+    path = write(tmp_path, STUDY.replace("confirm_games = 600\n", ""))
+    assert respond.load(path).confirm_games == 4 * 200
+    assert respond.load(write(tmp_path, STUDY)).confirm_games == 600
+
+
 def test_the_converged_toml_plays_the_converged_parameters(waste, capsys):
     toml = waste["out"] / respond.CONVERGED / "waste-4p.toml"
     written = tomllib.loads(toml.read_text())
