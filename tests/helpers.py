@@ -209,3 +209,14 @@ def command(capsys, *args) -> tuple[int, str, str]:
     code = cli.main([str(a) for a in args])
     out = capsys.readouterr()
     return code, out.out, out.err
+
+
+def study_trials(run_dir: Path) -> list:
+    """The finished trials of the tune study in ``run_dir`` (its ``study.db``)."""
+    from experiments import tune
+
+    study = tune.open_study(run_dir)
+    try:
+        return tune.finished(study)
+    finally:
+        tune.close_study(study)

@@ -27,6 +27,7 @@ import pytest
 from experiments import cli, runner, search, spec
 from experiments import runfolder as rf
 from sim.rules.schema import NUMBER_MAX
+from tests.helpers import study_trials
 
 # The runner's faults are found in the shards: no calibration pilot (it would meet a failing or hanging plugin first)
 BASE = 'name = "t"\ngames = 12\nshard_size = 6\nseed = 2\nstrategies = ["balanced", "random"]\ncalibrate = false\n'
@@ -666,13 +667,9 @@ def test_two_processes_at_once_one_runs_the_other_is_refused_naming_its_pid(tmp_
         subprocess.Popen([*command, "--jobs", "1", "--resume"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True),
     ]  # fmt: skip
-    try:
+    with gate_opened_at_exit(tmp_path, procs):
         deadline = time.time() + 120
-        while time.time() < deadline and all(p.poll() is None for p in procs):
-            time.sleep(0.05)
-        (loser,) = [p for p in procs if p.poll() is not None]
-        (winner,) = [p for p in procs if p is not loser]
-        _, err = loser.communicate(timeout=60)
+        loser, winner, err = lock_race(procs)
         assert loser.returncode == 2
         assert f"in use by another run (pid {winner.pid} on" in one_line(err) and "choose another --out" in err
         while not (out / rf.META).exists() and time.time() < deadline:
@@ -686,14 +683,7 @@ def test_two_processes_at_once_one_runs_the_other_is_refused_naming_its_pid(tmp_
             assert third.returncode == 2 and f"(pid {winner.pid} on" in one_line(third.stderr)
             assert time.time() - started < 60
         assert snapshot(out) == before  # nothing the running run wrote was touched
-        (tmp_path / "open").write_text("")
-        _, err = winner.communicate(timeout=240)
-        assert winner.returncode == 0, err
-    finally:
-        (tmp_path / "open").write_text("")
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
+        finish(tmp_path, winner)
     assert not (out / rf.LOCK).exists()
     assert rf.read_meta(out)["status"] == "complete"
     runner.run(spec.load(exp), tmp_path / "alone", jobs=1)
@@ -776,6 +766,34 @@ def _wait_for(condition, seconds: float = 60) -> None:
     while not condition():
         assert time.time() < deadline, "timed out"
         time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def gate_opened_at_exit(tmp_path: Path, procs: list[subprocess.Popen]):
+    """However the block ends, open the gate (the file ``open`` the ``Gate`` plugin waits for) and kill what still
+    runs."""
+    try:
+        yield
+    finally:
+        (tmp_path / "open").write_text("")
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+
+
+def lock_race(procs: list[subprocess.Popen], seconds: float = 120) -> tuple[subprocess.Popen, subprocess.Popen, str]:
+    """(loser, winner, the loser's stderr) of two commands started at once on one folder: the first to end lost."""
+    _wait_for(lambda: any(p.poll() is not None for p in procs), seconds)
+    (loser,) = [p for p in procs if p.poll() is not None]
+    (winner,) = [p for p in procs if p is not loser]
+    return loser, winner, loser.communicate(timeout=60)[1]
+
+
+def finish(tmp_path: Path, winner: subprocess.Popen) -> None:
+    """Open the gate and let the winner finish: it must succeed."""
+    (tmp_path / "open").write_text("")
+    _, err = winner.communicate(timeout=240)
+    assert winner.returncode == 0, err
 
 
 @pytest.mark.parametrize(
@@ -1080,16 +1098,6 @@ def test_a_full_disk_during_a_study_is_one_line_and_resume_gives_the_same_files(
     assert study_files(out) == study_files(uninterrupted[kind])
 
 
-def study_trials(out: Path) -> list:
-    import experiments.tune as tune
-
-    study = tune.open_study(out)
-    try:
-        return tune.finished(study)
-    finally:
-        tune.close_study(study)
-
-
 def test_a_study_database_that_cannot_grow_is_one_line_and_resume_gives_the_same_trials(
     capsys, tmp_path, uninterrupted
 ):
@@ -1152,21 +1160,11 @@ def test_two_started_at_once_on_one_folder_one_is_refused_by_the_lock_the_other_
     command = [sys.executable, "-m", "experiments.cli", kind, str(exp), "--out", str(out), "--quiet", "--no-report"]
     procs = [subprocess.Popen([*command, "--jobs", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for _ in range(2)]  # fmt: skip
-    try:
-        _wait_for(lambda: any(p.poll() is not None for p in procs), 120)
-        (loser,) = [p for p in procs if p.poll() is not None]
-        (winner,) = [p for p in procs if p is not loser]
-        _, err = loser.communicate(timeout=60)
+    with gate_opened_at_exit(tmp_path, procs):
+        loser, winner, err = lock_race(procs)
         assert loser.returncode == 2
         assert f"{out}: in use by another run (pid {winner.pid} on" in one_line(err)
-        (tmp_path / "open").write_text("")
-        _, err = winner.communicate(timeout=240)
-        assert winner.returncode == 0, err
-    finally:
-        (tmp_path / "open").write_text("")
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
+        finish(tmp_path, winner)
     assert not (out / rf.LOCK).exists()
     alone = tmp_path / "alone"
     assert main(capsys, kind, exp, "--out", alone, "--quiet", "--no-report", "--jobs", "1")[0] == 0

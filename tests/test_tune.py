@@ -16,6 +16,7 @@ import strategies as registry
 from experiments import cli, metagame, runner, search, spec, tune
 from experiments import runfolder as rf
 from strategies.base import Strategy
+from tests.helpers import study_trials
 
 LIBRARY = Path(spec.__file__).with_name("library")
 
@@ -149,14 +150,6 @@ def whole(tmp_path_factory):
     ts = tune.load(write(tmp, SMALL.format(trials=8, confirm=0)))
     tune.run(ts, tmp / "out", jobs=1, notify=quiet)
     return tmp / "out"
-
-
-def study_trials(run_dir: Path) -> list:
-    study = tune.open_study(run_dir)
-    try:
-        return tune.finished(study)
-    finally:
-        tune.close_study(study)
 
 
 class Cut:
