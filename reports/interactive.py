@@ -216,14 +216,16 @@ def comparison_chart(agg: Aggregates, comp: pl.DataFrame) -> dict[str, Any] | No
                 "change": r["estimate"] * (100 if share else 1), "lo": r["lo"] * (100 if share else 1),
                 "hi": r["hi"] * (100 if share else 1), "n": r["n"], "method": r["method"],
                 "clear": bool(r["lo"] > 0 or r["hi"] < 0),
-                "change (95 % CI)": f"{show(r['estimate'])} ({show(r['lo'])} to {show(r['hi'])})",
-                "arm's value": value(r["arm_value"]), "reference's value": value(r["reference_value"]),
+                "interval": f"{show(r['estimate'])} ({show(r['lo'])} to {show(r['hi'])})",
+                "arm_value": value(r["arm_value"]), "reference_value": value(r["reference_value"]),
             }
         )  # fmt: skip
     params, test = _filters(agg, len(agg.strategies) > 1)
     either = "(datum.strategy == strategy_filter || datum.strategy == 'all')"  # crash rate, end round: every strategy
     test = test.replace("datum.strategy == strategy_filter", either)
-    tip = ["arm:N", "metric:N", "strategy:N", "change (95 % CI):N", "arm's value:N", "reference's value:N",
+    # Vega reads a field name as an access path: names without quotes, spaces or brackets, their titles for people
+    tip = ["arm:N", "metric:N", "strategy:N", alt.Tooltip("interval:N", title="change (95 % CI)"),
+           alt.Tooltip("arm_value:N", title="arm's value"), alt.Tooltip("reference_value:N", title="reference's value"),
            "method:N", "n:Q"]  # fmt: skip
     base = alt.Chart(alt.Data(values=rows)).transform_filter(test)
     y = alt.Y("row:N", axis=alt.Axis(labelLimit=ARM_WIDTH + 120, title=None), sort=None)

@@ -424,8 +424,14 @@ def test_the_comparisons_open_on_an_interactive_forest_plot_of_every_change(run_
         assert (row["arm"], row["metric"]) == (r["arm"], r["metric"])
         assert row["change"] == pytest.approx(r["estimate"] * scale) and row["lo"] == pytest.approx(r["lo"] * scale)
         assert row["clear"] == (r["lo"] > 0 or r["hi"] < 0) and row["n"] == r["n"]
-    tips = {t["field"] for layer in spec["spec"]["layer"][:2] for t in layer["encoding"]["tooltip"]}
-    assert {"change (95 % CI)", "arm's value", "reference's value", "method", "n"} <= tips
+    tips = {t["field"]: t.get("title") for layer in spec["spec"]["layer"][:2] for t in layer["encoding"]["tooltip"]}
+    assert {"interval", "arm_value", "reference_value", "method", "n"} <= set(tips)
+    assert (tips["interval"], tips["arm_value"], tips["reference_value"]) == (
+        "change (95 % CI)",
+        "arm's value",
+        "reference's value",
+    )
+    assert not [f for f in tips if "'" in f or '"' in f]  # Vega reads a field as an access path: no quotes
     assert {p["name"] for p in spec["params"]} == {"arm_filter", "strategy_filter"}
 
 

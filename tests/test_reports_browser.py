@@ -108,9 +108,11 @@ def first_screen(report: Path, shot: Path, act=None) -> dict:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         try:
             page = offline_page(browser, outside)
+            console: list[str] = []  # a spec Vega cannot read draws nothing and says so only here
+            page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
             page.goto(report.as_uri(), wait_until="load")
             page.wait_for_selector("#verdict-chart svg g.mark-symbol.role-mark path", timeout=30_000)
-            found = {"verdict": page.locator("#verdict").bounding_box(), "outside": outside}
+            found = {"verdict": page.locator("#verdict").bounding_box(), "outside": outside, "console": console}
             page.screenshot(path=str(shot))
             found["width"] = page.evaluate("document.documentElement.scrollWidth")
             page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
@@ -154,9 +156,12 @@ def test_the_capital_formula_report_opens_on_its_verdict_and_its_charts_answer_h
             """Array.from(document.querySelectorAll('#win-table g.mark-text.role-mark')[2].querySelectorAll('text'))
                 .map(t => [t.getBoundingClientRect().top, t.textContent])"""
         )
-        return {"before": before, "after": after, "tooltip": tooltip, "column": column}
+        forest = page.locator("#comparison-chart g.role-mark path, #comparison-chart g.role-mark line").count()
+        return {"before": before, "after": after, "tooltip": tooltip, "column": column, "forest": forest}
 
     found = first_screen(report, tmp_path / "report-capital-formulas.png", act)
+    assert found["console"] == []  # e.g. "Access path missing closing quote": a chart that draws nothing
+    assert found["forest"] > 0  # the comparisons with the reference arm draw their intervals
     assert report.stat().st_size <= 3_000_000
     assert found["verdict"]["y"] < HEIGHT  # the verdict starts on the first screen
     assert found["width"] <= WIDTH and found["opened width"] <= WIDTH  # no horizontal scrolling, details open too
