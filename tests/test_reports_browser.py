@@ -193,7 +193,7 @@ def test_a_one_strategy_report_opens_on_its_crash_verdict(tmp_path):
     assert found["verdict"]["y"] < HEIGHT and found["width"] <= WIDTH
     assert "it wins every game" in found["text"] and "The Company crashes in" in found["text"]
     assert "crash rate (95 % CI)" in found["tooltip"] and "games" in found["tooltip"] and "80" in found["tooltip"]
-    assert found["outside"] == []
+    assert found["outside"] == [] and found["console"] == []
 
 
 def test_replay_page_renders_in_chromium(tmp_path):
@@ -213,6 +213,8 @@ def test_replay_page_renders_in_chromium(tmp_path):
             page = browser.new_page(viewport={"width": 1200, "height": 900})
             page.set_default_timeout(5000)
             page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
+            console: list[str] = []
+            page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
             page.goto(page_file.as_uri(), wait_until="load")
             rounds = page.locator("#timeline article.round h2").all_inner_texts()
             story = page.locator("#round-1 p.story").inner_text()
@@ -228,7 +230,7 @@ def test_replay_page_renders_in_chromium(tmp_path):
     assert story.startswith("Round 1 — ") and "stability" in story
     assert (hidden_before, shown_after) == (False, True) and options.strip().startswith("{")
     assert curves >= 1 + 4  # stability and one money curve per seat
-    assert outside == []
+    assert outside == [] and console == []
 
 
 def test_the_respond_page_renders_in_chromium(tmp_path):
