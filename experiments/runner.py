@@ -53,6 +53,7 @@ import pyarrow.parquet as pq
 
 import sim
 import strategies as registry
+from sim import kernels
 from sim.agents import IllegalDecision, StrategyError
 from sim.engine import PlayError, play_batch
 from sim.results import Results
@@ -1163,6 +1164,24 @@ def _execute(
             ) from None
 
 
+def _cold_kernels(task: tuple | None, n_jobs: int) -> Path | None:
+    """The marker to write once the first shard has played (``sim.kernels.warm_marker``) when several workers would
+    each compile the kernels at once: the kernels are on, the shard is large enough to run them
+    (``kernels.MIN_GAMES``) and no run of this engine has compiled them into the cache yet. None: play as usual."""
+    if task is None or n_jobs < 2 or not kernels.ENABLED or task[1].games < kernels.MIN_GAMES:
+        return None
+    marker = kernels.warm_marker(engine_digest())
+    return None if marker.exists() else marker
+
+
+def _touch(marker: Path) -> None:
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:  # an unwritable cache: the kernels were compiled in memory, and will be again
+        pass
+
+
 def _execute_loky(tasks: Iterator[tuple], n_jobs: int, timeout: float | None) -> Iterator[dict[str, Any]]:
     """Play the tasks on loky's reusable worker processes, at most ``n_jobs`` at a time (so each shard's clock
     starts when a worker takes it). Whatever stops the run early (an error, a timeout, a signal, the caller closing
@@ -1174,11 +1193,15 @@ def _execute_loky(tasks: Iterator[tuple], n_jobs: int, timeout: float | None) ->
     executor = get_reusable_executor(max_workers=n_jobs, timeout=300, initializer=_worker_init, initargs=(os.getpid(),))
     running: dict[Any, tuple[Shard, float]] = {}
     finished = False
+    first = next(tasks, None)
+    marker = _cold_kernels(first, n_jobs)
+    tasks = _chain(first, tasks) if first is not None else tasks
+    limit = 1 if marker is not None else n_jobs  # compiles once, in one worker: the others then load it
     try:
         if timeout is not None:  # the workers start (and import the engine) before any shard's clock starts
             wait([executor.submit(_exit_if_orphaned) for _ in range(n_jobs)])
         while True:
-            while len(running) < n_jobs and (task := next(tasks, None)) is not None:
+            while len(running) < limit and (task := next(tasks, None)) is not None:
                 running[executor.submit(play_shard, *task)] = (task[1], time.monotonic())
             if not running:
                 break
@@ -1186,7 +1209,11 @@ def _execute_loky(tasks: Iterator[tuple], n_jobs: int, timeout: float | None) ->
             done, _ = wait(running, timeout=None if left is None else max(left, 0), return_when=FIRST_COMPLETED)
             for future in done:
                 del running[future]
-                yield future.result()
+                result = future.result()
+                if marker is not None:  # the first shard compiled the kernels into the cache: all workers now
+                    _touch(marker)
+                    marker, limit = None, n_jobs
+                yield result
             late = [s for s, t in running.values() if timeout is not None and time.monotonic() - t > timeout]
             if late:
                 raise WorkerFailed(

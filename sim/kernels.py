@@ -49,6 +49,13 @@ def cache_dir() -> Path:
     return Path(base) / "eastindia" / "numba"
 
 
+def warm_marker(digest: str) -> Path:
+    """The file saying that the kernels of the engine ``digest`` (``experiments.runner.engine_digest``) were compiled
+    into ``cache_dir()``: a run that finds none plays its first shard alone, so that its other workers load the
+    machine code instead of each compiling it at the same time."""
+    return cache_dir() / f"eastindia-{digest}.compiled"
+
+
 def note(message: str) -> None:
     print(f"eastindia: note: {message}", file=sys.stderr, flush=True)
 

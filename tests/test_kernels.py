@@ -2045,3 +2045,29 @@ def test_a_read_only_install_caches_the_kernels_outside_it_or_compiles_them_in_m
         f"compiling the kernels in memory, for this process only (set {kernels.CACHE_ENV} to a writable folder to "
         "keep them)"
     ]
+
+
+def test_a_run_on_a_cold_cache_compiles_in_one_worker_first(tmp_path, monkeypatch):
+    """Several workers that find no kernels cached would each compile them at once: the run plays its first shard
+    alone, then marks the engine's kernels compiled (``kernels.warm_marker``) and plays the rest in parallel. A
+    small shard (below ``MIN_GAMES``: no kernel runs), one job, or a marked cache plays in parallel at once; the
+    games are the same either way."""
+    from experiments import runner, spec
+    from experiments.runner import Shard
+
+    monkeypatch.setenv(kernels.CACHE_ENV, str(tmp_path / "cache"))
+    marker = kernels.warm_marker(runner.engine_digest())
+    assert marker.parent == tmp_path / "cache" and not marker.exists()
+    big, small = ("arm", Shard(0, 0, kernels.MIN_GAMES)), ("arm", Shard(0, 0, kernels.MIN_GAMES - 1))
+    assert runner._cold_kernels(big, 2) == marker
+    assert runner._cold_kernels(big, 1) is None and runner._cold_kernels(small, 2) is None
+    monkeypatch.setattr(kernels, "MIN_GAMES", 10)  # the run's 10-game shards count as large here
+    path = tmp_path / "exp.toml"
+    path.write_text('name = "cold"\nplayers = 4\ngames = 30\nshard_size = 10\nseed = 3\nstrategies = ["balanced"]\n')
+    runner.run(spec.load(path), tmp_path / "two", jobs=2)
+    assert marker.exists() and runner._cold_kernels(big, 2) is None
+    runner.run(spec.load(path), tmp_path / "one", jobs=1)
+    for frame in ("games", "seats", "rounds"):
+        assert (tmp_path / "two" / f"{frame}.parquet").read_bytes() == (
+            tmp_path / "one" / f"{frame}.parquet"
+        ).read_bytes()
