@@ -87,7 +87,7 @@ def _compiling(dispatcher: object) -> None:
     if not _told_compiling and not os.path.exists(index):
         _told_compiling = True
         note(f"compiling the kernels (once after an install or an edit: about 23 CPU-seconds); caching them in "
-             f"{Path(index).parent}")  # fmt: skip
+             f"{_cache or Path(index).parent}")  # fmt: skip
 
 
 def use(n_games: int) -> bool:
