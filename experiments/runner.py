@@ -1193,11 +1193,11 @@ def _execute_loky(tasks: Iterator[tuple], n_jobs: int, timeout: float | None) ->
     executor = get_reusable_executor(max_workers=n_jobs, timeout=300, initializer=_worker_init, initargs=(os.getpid(),))
     running: dict[Any, tuple[Shard, float]] = {}
     finished = False
-    first = next(tasks, None)
-    marker = _cold_kernels(first, n_jobs)
-    tasks = _chain(first, tasks) if first is not None else tasks
-    limit = 1 if marker is not None else n_jobs  # compiles once, in one worker: the others then load it
     try:
+        first = next(tasks, None)
+        marker = _cold_kernels(first, n_jobs)
+        tasks = _chain(first, tasks) if first is not None else tasks
+        limit = 1 if marker is not None else n_jobs  # compiles once, in one worker: the others then load it
         if timeout is not None:  # the workers start (and import the engine) before any shard's clock starts
             wait([executor.submit(_exit_if_orphaned) for _ in range(n_jobs)])
         while True:
