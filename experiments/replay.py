@@ -29,6 +29,7 @@ from sim.results import Results
 from sim.state import STABILITY_CAUSES, TALLY
 from strategies import calibration as calibrated
 
+from . import replay_words as words
 from . import runfolder as rf
 from . import runmeta, spec
 from .runner import RunError, _make
@@ -121,6 +122,7 @@ class Trace:
     def start(self, state: Any, rules: Any) -> None:
         """The start position: the Company's holdings come from the bank (flow ``company_start``)."""
         self.state, self.rules = state, rules
+        self.names = words.Names(rules)
         presidencies = tuple(p.name for p in rules.map.presidencies)
         self.offices = L.office_names(presidencies)
         self.treasuries = ("director_of_trade", "shipping_manager", *presidencies)
@@ -240,14 +242,18 @@ class Trace:
 
     # ------------------------------------------------------------------------------------------- decisions
     def __call__(self, agents: Agents, decision: str, state: Any, decider: np.ndarray, legal: dict, out: tuple):
+        """A decision asked of a seat in the replayed game: its legal options and answer in brief, and in words
+        (``replay_words.say``, from the full values)."""
         seat = int(np.asarray(decider)[0])
         if seat < 0:
             return
-        options = {k: _brief(v[0] if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == 1 else v)
-                   for k, v in legal.items()}  # fmt: skip
-        answer = [_brief(o[0]) for o in out]
+        mine = {k: v[0] if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == 1 else v for k, v in legal.items()}
+        answer = tuple(np.asarray(o[0]) for o in out)
+        says = words.say(decision, mine, answer, self.names, seat)
+        briefs = [_brief(a) for a in answer]
         self._add("decision", state, _phase(sys._getframe(1)), seat=seat, strategy=self.labels[seat], name=decision,
-                  options=options, answer=answer[0] if len(answer) == 1 else answer)  # fmt: skip
+                  says=says, options={k: _brief(v) for k, v in mine.items()},
+                  answer=briefs[0] if len(briefs) == 1 else briefs)  # fmt: skip
 
 
 SNAPSHOT = ("stability", "owner", "card_played", "office", "governor", "commander", "prime_minister")
@@ -471,6 +477,12 @@ def _line(ev: dict) -> str:
     return f"{ev['kind']}: {json.dumps(fields, default=str)}"
 
 
+def _recorded(ev: dict) -> str:
+    """A decision as the engine recorded it: its name, legal options and answer (arrays of more than ``BRIEF`` values
+    in brief), for the reader who wants the numbers behind the words."""
+    return json.dumps({"decision": ev["name"], "options": ev["options"], "answer": ev["answer"]}, default=str, indent=1)
+
+
 def _html(events: list[dict], game: int, arm: str, start: dict) -> str:
     """A self-contained page: the game told round by round (a line per round from its events, then its decisions,
     each expandable to its options, and its log of money, dice and offices), with the stability and money curves."""
@@ -496,8 +508,7 @@ def _html(events: list[dict], game: int, arm: str, start: dict) -> str:
         story = "" if not rnd else f"<p class=story>{e(_story(rnd, part, before, after, end))}</p>"
         decisions = "".join(
             f"<details class=decision><summary>{e(ev['phase'])}: {e(_seat(ev['seat'], end['strategies']))} "
-            f"<b>{e(ev['name'])}</b> → {e(json.dumps(ev['answer'], default=str))}</summary>"
-            f"<pre>{e(json.dumps(ev['options'], default=str, indent=1))}</pre></details>"
+            f"{e(ev['says'])}</summary><pre>{e(_recorded(ev))}</pre></details>"
             for ev in part
             if ev["kind"] == "decision"
         )

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
 
+from experiments import replay_words as words
 from experiments import runfolder as rf
 from experiments.replay import Trace, _brief, calibration_values
 from sim import trace as tracing
 from sim.agents import Agents
 from sim.dice import Dice, Streams
 from sim.phases.parliament import hold_vote
+from sim.rules import Rules
 from tests.helpers import L, Scripted, agents, blank, seat_office
 from tests.helpers import command as main
 from tests.helpers import run_folder as _run
@@ -261,3 +265,91 @@ def test_replay_of_a_run_recorded_without_a_column_is_refused(tmp_path, capsys):
         f"eastindia: error: {run_dir}: game 0 does not replay as the run played it (rounds differ): the engine, "
         "the strategies or a plugin changed since the run\n"
     )
+
+
+def _replayed(capsys, run_dir: Path, game: int, arm: str | None = None) -> tuple[list[dict], str]:
+    """The events and the page of game ``game`` replayed by ``eastindia replay``."""
+    code, _, err = main(capsys, "replay", run_dir, "--game", game, *(("--arm", arm) if arm else ()))
+    assert code == 0, err
+    stem = rf.replay_stem(game, arm)
+    events = [json.loads(line) for line in (run_dir / "replays" / f"{stem}.jsonl").read_text().splitlines()]
+    return events, (run_dir / "replays" / f"{stem}.html").read_text()
+
+
+def _summaries(page: str) -> list[str]:
+    """The lines the page shows for its decisions (their ``<summary>``), as text."""
+    return [
+        html.unescape(re.sub(r"<[^>]+>", "", x))
+        for x in re.findall(r"<details class=decision><summary>(.*?)</summary>", page)
+    ]
+
+
+def test_every_decision_the_engine_asks_has_words():
+    """Every decision point the engine asks (``agents.ask`` / ``ask_seats`` in sim/) is said in words of its own."""
+    asked = set()
+    for path in Path("sim").rglob("*.py"):
+        asked |= set(re.findall(r"\.ask(?:_seats)?\(\s*\"(\w+)\"", path.read_text()))
+    assert len(asked) > 60 and asked <= set(words.SAY), sorted(asked - set(words.SAY))
+
+
+FAMILY_WORDS = {  # R-ACTIONS, layout.ACTION_NAMES: what each action is said as, once
+    0: "passes", 1: "buys a luxury", 2: "builds a shipyard", 3: "builds a factory",
+    5: "sends a relative to the military academy", 6: "buys a place on the share exchange",
+}  # fmt: skip
+FAMILY_TWICE = {  # and twice (last round's action repeated)
+    1: "buys two luxuries", 2: "builds two shipyards", 3: "builds two factories",
+    5: "sends two relatives to the military academy", 6: "buys two places on the share exchange",
+}  # fmt: skip
+
+
+def test_the_replay_says_every_decision_in_words(archetypes, firms, capsys):
+    """Seed 7's archetype table (game 1: loans, bids, battles, votes) and a game with firms forced open: every
+    decision is a sentence, no array nor its summary, no kind said plainly for want of words; the loans, family
+    actions and votes say what was answered; the page shows the words, the recorded numbers only when opened."""
+    law_names = Rules.default(4).d.law_names
+    for run_dir, game in ((archetypes, 1), (firms, 0)):
+        events, page = _replayed(capsys, run_dir, game)
+        decisions = [e for e in events if e["kind"] == "decision"]
+        assert len({e["name"] for e in decisions}) >= 20
+        for e in decisions:
+            says = e["says"]
+            assert says and not re.search(r"[\[\]{}]|shape|nonzero|answers ", says), (e["name"], says)
+            answer = e["answer"]
+            if e["name"] == "take_loans":
+                assert says.startswith(
+                    f"takes {answer} loans " if answer > 1 else f"takes {['no loans', '1 loan'][answer]} "
+                )
+            elif e["name"] == "family_action":
+                act, twice, where = answer
+                if act == 4:  # a clerk: where each one goes
+                    places = [["Bombay", "Madras", "Bengal"][p] for p in where[: 1 + twice]]
+                    said = (
+                        f"sends clerks to {places[0]} and {places[1]}"
+                        if twice and places[0] != places[1]
+                        else f"sends {'two clerks' if twice else 'a clerk'} to {places[0]}"
+                    )
+                else:
+                    said = FAMILY_TWICE[act] if twice else FAMILY_WORDS[act]
+                assert said in says and says.startswith("as an extra action, " if e["options"]["extra"] else said)
+            elif e["name"] == "vote":
+                topic = "Deregulation" if e["options"]["deregulation"] else law_names[e["options"]["law"]]
+                verb = {1: "votes for", -1: "votes against", 0: "abstains on"}[answer[0]]
+                assert says.startswith(f"{verb} {topic}")
+                assert (f"buying {answer[1]} vote" in says) == (answer[1] > 0)
+        shown = _summaries(page)
+        assert len(shown) == len(decisions) and not any("→" in x or "[" in x for x in shown)
+        assert [x.split(") ", 1)[1] for x in shown] == [e["says"] for e in decisions]
+    bids = [e["says"] for e in decisions if e["name"] == "bid"]
+    assert bids and all(re.match(r"bids \d+ £( each)?( \(raising by \d+ up to \d+ £\))? for the ", b) for b in bids)
+    assert any(e["says"].startswith("takes 8 loans") for e in decisions)
+
+
+def test_a_decision_without_words_is_said_plainly():
+    """A plugin's own decision, or one whose values the words do not fit, is its name and its answer's values by
+    position: never an array."""
+    names = words.Names(Rules.default(4))
+    assert words.say("hoard_tea", {}, (np.array([0, 3, 0]), np.array(True)), names, 0) == (
+        "answers hoard tea: 3 at 1 / yes"
+    )
+    assert words.say("take_loans", {}, (np.array(2),), names, 0) == "answers take loans: 2"  # no legal options to say
+    assert words.say("extra_clerk", {}, (np.array(1),), names, 0) == "sends an extra clerk to Madras"
