@@ -1,6 +1,14 @@
 """Benchmark: ``python -m sim.bench`` plays 5-player games at batch sizes 1, 64, 1024 and 4096 on one core and
 prints games per CPU-second and per wall-second (median of the repeats), the per-game speed-up over batch 1, and the
-peak memory of a batch.
+peak memory of a batch; and, beside the engine alone (``play_batch``), what a user calling ``sim.play`` gets: the same
+games with their result frames built (``Results.frames()``), per CPU-second.
+
+``--end-to-end`` also times whole commands as a user runs them, each in a fresh process tree in a temporary folder,
+and prints the CPU seconds of the process and every worker it started (the median of ``--repeats``): the README's
+``eastindia run`` (2,000 games of the default rules and its report) and ``eastindia run
+experiments/library/capital_formulas.toml --games 1000 --jobs 2`` (9 arms, their calibration pilots and the report),
+both on a warm kernel cache; then the README's run on an empty kernel cache (a first run after an install), with the
+processes that compiled the kernels (each says so once on stderr: more than one compiled the same kernels).
 
 CPU time is the process's own (``time.process_time``): on a machine shared with other work it is the figure to
 compare, wall time is shown beside it. The engine runs single-threaded here (compiled kernels and BLAS on one
@@ -33,6 +41,7 @@ import sys  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
 from collections import defaultdict  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -55,6 +64,13 @@ def games_per_second(rules: Rules, seats: list, batch: int, games: int, seed: in
         ids = np.arange(first, min(first + batch, games), dtype=np.int64)
         play_batch(rules, seats, seed, ids, seating(rules, len(seats), ids))
     return games / (time.process_time() - cpu), games / (time.perf_counter() - wall)
+
+
+def frames_per_second(rules: Rules, seats: list, batch: int, games: int, seed: int) -> float:
+    """Games per CPU-second of ``sim.play``: ``games`` games in batches of ``batch`` with their result frames."""
+    cpu = time.process_time()
+    engine.play(rules, seats, games, seed, batch_size=batch).frames()
+    return games / (time.process_time() - cpu)
 
 
 def peak_memory_mib(rules: Rules, seats: list, batch: int, seed: int) -> float:
@@ -215,6 +231,64 @@ def lookahead_report(rules: Rules, searcher, seats: list, games: int, seed: int,
     )
 
 
+END_TO_END = {
+    "the README's run (2,000 games, warm)": ["run"],
+    "capital_formulas.toml --games 1000 --jobs 2 (warm)": [
+        "run",
+        str(Path(__file__).resolve().parent.parent / "experiments" / "library" / "capital_formulas.toml"),
+        "--games",
+        "1000",
+        "--jobs",
+        "2",
+    ],
+}
+
+
+def command_cpu_seconds(args: list[str], cache: Path | None = None) -> tuple[float, float, int]:
+    """(CPU seconds of the whole process tree, wall seconds, processes that said they compiled the kernels) of
+    ``eastindia ARGS --quiet`` run in a fresh temporary folder (``cache``: the kernel cache it uses)."""
+    import resource
+    import subprocess
+    import tempfile
+
+    env = dict(os.environ)
+    if cache is not None:
+        env[kernels.CACHE_ENV] = str(cache)
+    with tempfile.TemporaryDirectory() as where:
+        code = "import sys; from experiments.cli import main; sys.argv[0] = 'eastindia'; sys.exit(main())"
+        before, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-c", code, *args, "--out", str(Path(where) / "out"), "--quiet"],
+            cwd=where,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        wall = time.perf_counter() - wall
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"eastindia {' '.join(args)} failed: {done.stderr.strip().splitlines()[-1:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall, done.stderr.count("compiling the kernels")
+
+
+def end_to_end_report(repeats: int) -> str:
+    """The CPU seconds of whole commands (``END_TO_END``, warm) and of a first run on an empty kernel cache."""
+    import tempfile
+
+    lines = [f"{'whole command (every process)':<52} {'CPU-s':>7} {'wall s':>7}"]
+    command_cpu_seconds(["run", "--games", "100"])  # the kernel cache warm for this engine
+    for name, args in END_TO_END.items():
+        times = [command_cpu_seconds(args) for _ in range(repeats)]
+        cpu, wall = statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
+        lines.append(f"{name:<52} {cpu:>7.1f} {wall:>7.1f}")
+    with tempfile.TemporaryDirectory() as cache:
+        cpu, wall, compiled = command_cpu_seconds(["run"], Path(cache))
+    lines.append(f"{'the README run on an empty kernel cache (first run)':<52} {cpu:>7.1f} {wall:>7.1f}")
+    lines.append(f"  processes that compiled the kernels: {compiled} (the note appears once per compiling process)")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m sim.bench", description=__doc__.splitlines()[0])
     p.add_argument("--players", type=int, default=5)
@@ -229,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
         "--lookahead", nargs="?", const="lookahead", metavar="SPEC", help="also time a searching seat (see above)"
     )
     p.add_argument("--lookahead-games", type=int, default=200, help="games played with the searching seat")
+    p.add_argument("--end-to-end", action="store_true", help="also time whole eastindia commands (see above)")
     args = p.parse_args(argv)
     if not args.all_cores and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
@@ -250,15 +325,25 @@ def main(argv: list[str] | None = None) -> int:
     kernels.MIN_GAMES = min_games
     mix = " ".join(args.strategy)
     print(f"{args.players} players, strategy {mix!r}, median of {args.repeats} runs, one core")
-    print(f"{'batch':>6} {'games/run':>9} {'games/CPU-s':>11} {'games/s':>10} {'speed-up':>9} {'peak MiB':>9}")
+    print(f"{'':>16} {'engine alone (play_batch)':^34} {'sim.play, frames':>16}")
+    print(
+        f"{'batch':>6} {'games/run':>9} {'games/CPU-s':>11} {'games/s':>10} {'speed-up':>9} {'games/CPU-s':>16}"
+        f" {'peak MiB':>9}"
+    )
     base = None
     for size in args.sizes:
         games = max(size, args.min_games)
         rates = [games_per_second(rules, seats, size, games, args.seed + i) for i in range(args.repeats)]
         cpu, wall = statistics.median(r[0] for r in rates), statistics.median(r[1] for r in rates)
+        with_frames = statistics.median(
+            frames_per_second(rules, seats, size, games, args.seed + i) for i in range(args.repeats)
+        )
         base = base or cpu
         mem = peak_memory_mib(rules, seats, size, args.seed)
-        print(f"{size:>6} {games:>9} {cpu:>11.1f} {wall:>10.1f} {cpu / base:>8.1f}x {mem:>9.1f}", flush=True)
+        print(
+            f"{size:>6} {games:>9} {cpu:>11.1f} {wall:>10.1f} {cpu / base:>8.1f}x {with_frames:>16.1f} {mem:>9.1f}",
+            flush=True,
+        )
     if args.profile:
         print()
         print(profile_table(rules, seats, max(args.sizes), args.seed))
@@ -266,6 +351,9 @@ def main(argv: list[str] | None = None) -> int:
         table = list(dict.fromkeys(seats))
         print()
         print(lookahead_report(rules, searcher, table, args.lookahead_games, args.seed, max(args.sizes), args.repeats))
+    if args.end_to_end:
+        print()
+        print(end_to_end_report(args.repeats))
     return 0
 
 

@@ -542,12 +542,25 @@ def test_appoint_kernel_appoints_the_candidates_of_the_numpy_appointer(monkeypat
         assert np.array_equal(ref, got)
 
 
+def test_the_bench_times_a_whole_command_with_its_workers(tmp_path):
+    """``--end-to-end`` counts the CPU seconds of the command's whole process tree (its workers' included) and the
+    processes that said they compiled the kernels."""
+    from sim import bench
+
+    cpu, wall, compiled = bench.command_cpu_seconds(["run", "--games", "20", "--no-report", "--jobs", "1"], tmp_path)
+    assert cpu > 0.5 and wall > 0 and compiled == 0  # an interpreter and a worker; 20 games run no kernel
+    with pytest.raises(RuntimeError, match="--games"):
+        bench.command_cpu_seconds(["run", "--games", "-3"])
+
+
 def test_the_bench_reports_cpu_seconds_and_a_profile_per_phase_and_decision():
     cmd = [sys.executable, "-m", "sim.bench", "--sizes", "2", "--repeats", "1", "--min-games", "2", "--profile"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert out.splitlines()[1].split()[:4] == ["batch", "games/run", "games/CPU-s", "games/s"]
+    head, row = out.splitlines()[2].split(), out.splitlines()[3].split()
+    assert head == ["batch", "games/run", "games/CPU-s", "games/s", "speed-up", "games/CPU-s", "peak", "MiB"]
+    assert row[0] == "2" and float(row[2]) > 0 and float(row[5]) > 0  # the engine alone, then sim.play with frames
     assert "profile of one batch of 2:" in out
     phases = dict(
         line.split()[:2] for line in out.split("phase (decisions included)")[1].split("\n\n")[0].splitlines()[1:]
