@@ -71,6 +71,12 @@ PACKAGES = ("eastindia", "numpy", "polars", "pyarrow", "joblib")
 BACKENDS = ("loky", "dask", "ray")
 MAX_JOBS = max(64, 4 * (os.cpu_count() or 1))
 MERGE_ATTEMPTS = 3
+# A worker process costs about 1.5-2 CPU-seconds before its first game (the interpreter, the engine's imports, the
+# compiled kernels loaded from the cache): what a worker plays in 5,000-8,000 games. A loky run starts one worker per
+# ``GAMES_PER_WORKER`` games it has left to play (its pilots included), up to ``--jobs``: the README's 2,000 games play
+# on one worker, a 9-arm study of 1,000 games per arm on two. The games are the same whatever the count. The
+# environment variable ``EASTINDIA_GAMES_PER_WORKER`` sets another threshold (1: always ``--jobs`` workers).
+GAMES_PER_WORKER = 8_000
 
 
 class RunError(ValueError):
@@ -692,6 +698,8 @@ def _run_locked(
             code,
         )
 
+    if backend == "loky":  # a cluster's workers are the cluster's: there --jobs is what it says
+        jobs = worker_count(jobs, games_left(exp, done, cache))
     start = time.perf_counter()
     fresh_games = 0
     played = exp.games  # games per arm in the results (fewer when a precision target is reached early)
@@ -1103,6 +1111,22 @@ def _done_names(shards_dir: Path) -> dict[str, tuple[int, int]]:
         if m is not None:
             out[path.name] = (m["arm"], m["last"] - m["first"])
     return out
+
+
+def worker_count(jobs: int | None, games: int) -> int:
+    """The worker processes a loky run of ``games`` games left to play starts: one per ``GAMES_PER_WORKER`` games
+    (at least one), at most ``jobs`` (None: one per CPU)."""
+    per_worker = int(os.environ.get("EASTINDIA_GAMES_PER_WORKER") or GAMES_PER_WORKER)
+    return max(1, min(jobs or os.cpu_count() or 1, -(-games // max(per_worker, 1))))
+
+
+def games_left(exp: Experiment, done: dict[str, tuple[int, int]], cache: Path) -> int:
+    """The games a run has left to play: its arms' games not in a finished shard, and its pilots not cached."""
+    engine = engine_digest()
+    pilots = {
+        k for arm in exp.arms for k, _ in calibration.needed(exp, arm, engine) if not calibration.cached(cache, k)
+    }
+    return exp.games * len(exp.arms) - sum(games for _, games in done.values()) + len(pilots) * calibration.games(exp)
 
 
 def _finished(shards_dir: Path) -> list[Path]:

@@ -1,7 +1,13 @@
+import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+# A run starts one worker per ``runner.GAMES_PER_WORKER`` games it has left; the tests' runs are small, and those that
+# ask for ``--jobs 2`` do so to play on two workers (the same games whatever the jobs): every run of the suite, in
+# process or in a subprocess, starts the workers it asks for. ``test_runner_faults`` checks the threshold itself.
+os.environ["EASTINDIA_GAMES_PER_WORKER"] = "1"
 
 
 # a test that loads a strategy plugin registers it for the whole process; put the registry back after each

@@ -155,6 +155,36 @@ def test_jobs_and_shard_size_give_byte_identical_parquet(tmp_path):
     assert a["status"] == "complete" and not (tmp_path / "a" / runner.SHARDS).exists()
 
 
+def test_a_run_starts_one_worker_per_games_per_worker_games_left_up_to_jobs(tmp_path, monkeypatch):
+    """A worker costs what it plays in thousands of games before its first one: the README's 2,000 games play on one
+    worker, a study with more games left on up to ``--jobs``; pilots count as games; the environment sets another
+    threshold."""
+    monkeypatch.delenv("EASTINDIA_GAMES_PER_WORKER")
+    assert runner.GAMES_PER_WORKER == 8_000
+    assert runner.worker_count(2, 2_000) == 1
+    assert runner.worker_count(2, 8_000) == 1 and runner.worker_count(2, 8_001) == 2  # the edge: one more game
+    assert runner.worker_count(4, 18_000) == 3 and runner.worker_count(2, 18_000) == 2
+    assert runner.worker_count(3, 0) == 1
+    assert runner.worker_count(None, 10**9) == (os.cpu_count() or 1)
+    monkeypatch.setenv("EASTINDIA_GAMES_PER_WORKER", "1")
+    assert runner.worker_count(2, 2) == 2
+    monkeypatch.delenv("EASTINDIA_GAMES_PER_WORKER")
+    exp = spec.load("experiments/library/capital_formulas.toml", games=50)  # 8 arms off the default rules
+    assert runner.games_left(exp, {}, tmp_path) == 9 * 50 + 9 * 50  # 9 arms; 8 arms' pilots and the reference's
+    assert runner.games_left(exp, {"x": (0, 20)}, tmp_path) == 9 * 50 - 20 + 9 * 50  # a finished shard
+    assert (
+        runner.games_left(
+            spec.load("experiments/library/capital_formulas.toml", games=50, calibrate=False), {}, tmp_path
+        )
+        == 450
+    )
+    meta = runner.run(small(tmp_path), tmp_path / "one", jobs=2)
+    assert meta["jobs"] == 1  # 80 games: one worker, whatever --jobs
+    monkeypatch.setenv("EASTINDIA_GAMES_PER_WORKER", "40")
+    assert runner.run(small(tmp_path), tmp_path / "two", jobs=2)["jobs"] == 2
+    assert same_bytes(tmp_path / "one", tmp_path / "two")
+
+
 def test_shard_size_and_jobs_do_not_change_a_single_game(tmp_path):
     """A game's play depends on its index alone: 1,400 games of a rotated balanced + random table and of the
     archetype mix (firms forced open in round 1, emergency investments and all) give byte-identical frames at shard
