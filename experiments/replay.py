@@ -223,10 +223,12 @@ class Trace:
                 else:
                     self._add("event", state, name, what=tally_name, count=int(moved[i]))
         last = self.last
-        for r in np.flatnonzero(state.owner[0] != last["owner"]):
-            owner = int(state.owner[0, r])
+        for r in np.flatnonzero(state.owner[0] != last["owner"]):  # R-DEPLOY conquests, R-ATTACK losses
+            owner, held = int(state.owner[0, r]), int(last["owner"][r])
             self._add("event", state, name, what="region", region=self.regions[r],
-                      owner=self.treasuries[2 + owner] if owner >= 0 else None)  # fmt: skip
+                      owner=self.treasuries[2 + owner] if owner >= 0 else None,
+                      army=self.names.army(owner) if owner >= 0 else None,
+                      held_by=self.names.army(held) if held >= 0 else None)  # fmt: skip
         for c in np.flatnonzero(state.card_played[0] & ~last["card_played"]):
             self._add("event", state, name, what="position_card", card=self.cards[c], seat=int(state.card_owner[0, c]))
         if any(not np.array_equal(getattr(state, f)[0], last[f]) for f in SNAPSHOT[3:]):
@@ -438,7 +440,7 @@ def _story(rnd: int, events: list[dict], before: dict, after: dict | None, end: 
         if e["kind"] != "event":
             continue
         if e["what"] == "region":
-            said.append(f"{e['region']} falls to {e['owner']}" if e["owner"] else f"the Company loses {e['region']}")
+            said.append(_region(e))
         elif e["what"] == "vote":
             verdict = f"{'passes' if e['passed'] else 'fails'} {e['total_for']}–{e['total_against']}"
             tabled = next((x["tabled_by"] for x in events if x.get("what") == "deregulation"), None)
@@ -466,6 +468,16 @@ def _story(rnd: int, events: list[dict], before: dict, after: dict | None, end: 
     return f"Round {rnd} — " + ("; ".join(said) or "a quiet round") + "."
 
 
+def _region(e: dict) -> str:
+    """A region changing hands, named as the rulebook names regions and armies: the Bombay army conquers Mysore
+    (R-DEPLOY); the Company loses Mysore, which the Bombay army held (R-ATTACK)."""
+    if e["army"] is None:
+        return f"the Company loses {e['region']}" + (f", which {e['held_by']} held" if e["held_by"] else "")
+    return f"{e['army']} {'takes' if e['held_by'] else 'conquers'} {e['region']}" + (
+        f" from {e['held_by']}" if e["held_by"] else ""
+    )
+
+
 def _line(ev: dict) -> str:
     """A flow, a roll, an office or an event in brief."""
     if ev["kind"] == "flow":
@@ -473,6 +485,8 @@ def _line(ev: dict) -> str:
     if ev["kind"] == "roll":
         rolled = ev.get("faces", ev.get("lowest", ev.get("values")))
         return f"{ev['what']}: {ev['roll']} {rolled}" + (f" of {ev['dice']} dice" if "dice" in ev else "")
+    if ev["kind"] == "event" and ev["what"] == "region":
+        return _region(ev)
     fields = {k: v for k, v in ev.items() if k not in ("round", "phase", "kind")}
     return f"{ev['kind']}: {json.dumps(fields, default=str)}"
 

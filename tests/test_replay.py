@@ -353,3 +353,28 @@ def test_a_decision_without_words_is_said_plainly():
     )
     assert words.say("take_loans", {}, (np.array(2),), names, 0) == "answers take loans: 2"  # no legal options to say
     assert words.say("extra_clerk", {}, (np.array(1),), names, 0) == "sends an extra clerk to Madras"
+
+
+def _stories(page: str) -> dict[int, str]:
+    return {int(r): html.unescape(t) for r, t in re.findall(r"<p class=story>Round (\d+) — (.*?)</p>", page)}
+
+
+def test_the_replay_names_regions_and_armies_as_the_rulebook_does(archetypes, capsys):
+    """Seed 7, game 1: the Company's Bombay army conquers Bombay in round 1 and Maratha in round 2 (R-DEPLOY), and
+    the Company loses Bombay in round 4 (R-ATTACK). The story says so with the rulebook's names (MAP.md), one
+    sentence per conquest and per loss, as many as the rounds frame counts."""
+    events, page = _replayed(capsys, archetypes, 1)
+    regions = [(e["round"], e["region"], e["army"], e["held_by"]) for e in events if e.get("what") == "region"]
+    assert regions == [
+        (1, "Bombay", "the Bombay army", None),
+        (2, "Maratha", "the Bombay army", None),
+        (4, "Bombay", None, "the Bombay army"),
+    ]
+    stories = _stories(page)
+    assert "the Bombay army conquers Bombay" in stories[1] and "the Bombay army conquers Maratha" in stories[2]
+    assert "the Company loses Bombay, which the Bombay army held" in stories[4]
+    rounds = pl.read_parquet(archetypes / "rounds.parquet").filter(pl.col("game") == 1).sort("round")
+    for r in rounds.iter_rows(named=True):
+        assert stories[r["round"]].count(" conquers ") == r["conquests"]
+        assert stories[r["round"]].count("the Company loses ") == r["regions_lost"]
+    assert "falls to" not in page and "bombay" not in re.sub(r"<details class=log>.*?</details>", "", page)
