@@ -344,6 +344,7 @@ def replay(run_dir: Path, game: int, arm_name: str | None = None, allow_plugins:
                 "strategies or a plugin changed since the run"
             )
     events = _events(trace.events, mine, labels=trace.labels)
+    events[-1].update(crash_cause(events, rules, trace.names))
     stem = rf.replay_stem(game, None if arm_name is None else arm.name)
     names = [f"{rf.REPLAYS}/{stem}.jsonl", f"{rf.REPLAYS}/{stem}.html"]
     rf.check_targets(run_dir, names)  # replays/ or a file in it a link: refused before either file is written
@@ -400,6 +401,87 @@ def _events(decisions: list[dict], frames: dict[str, pl.DataFrame], labels: list
     return out
 
 
+PHASE_NAMES = {"accounts": "phase 7, accounts", "india": "phase 8, India", "parliament": "phase 9, Parliament"}
+
+
+def _because(change: dict, rnd: list[dict], tallies: dict, total_emergency: int, rules: Any) -> str:
+    """Why stability moved by ``change`` (a ``stability`` event), from the round's events and tallies: the rule and
+    the numbers it compared."""
+    cause, st = change["cause"], rules.stability
+    if cause == "loss_emergency":
+        k = tallies.get("emergency_loans", 0)
+        over = f", {total_emergency} over the game" if st.emergency_count == "cumulative" else ""
+        per = "over the game" if st.emergency_count == "cumulative" else "in a round"
+        return (
+            f"{words.count(k, 'emergency loan')} this round{over} (−1 stability per {st.emergency_loans_per_loss} "
+            f"emergency loans {per}, D-EMERGENCY)"
+        )
+    if cause in ("loss_expectation", "gain"):
+        s = change["before"]
+        expect = int(rules.d.expect[min(s, len(rules.d.expect) - 1)])
+        amount, what = (
+            (tallies.get("dividends", 0), "the dividends paid")
+            if st.compared == "dividends" or (cause == "gain" and st.compared == "split")
+            else (tallies.get("profit", 0), "the profit left after costs")
+        )
+        if cause == "gain":
+            return f"{what}, {amount} £, covered the expectation E({s}) = {expect} £ (D-EXPECT, L206–L207)"
+        return f"{what}, {amount} £, fell short of the expectation E({s}) = {expect} £ (D-EXPECT, L203–L208)"
+    if cause == "loss_regions":
+        lost = [e["region"] for e in rnd if e.get("what") == "region" and e["army"] is None]
+        return f"Company regions lost: {words.listed(lost)} (−1 each, R-ATTACK)"
+    laws = [e["law"] for e in rnd if e.get("what") == "vote"]
+    return f"the effect of a law ({words.listed(laws)}; R-PARLIAMENT)"
+
+
+def crash_cause(events: list[dict], rules: Any, names: words.Names) -> dict:
+    """For the ``end`` event of a crashed game: ``crash``, the stability changes of its last round (phase, cause,
+    change, before, after and ``because``: the rule and its numbers; ``last``: the cause that took the last point,
+    as ``reports.data.crash_cause`` counts it) told in ``said``; and ``blame_means``, what the public-blame situation
+    drawn is and costs (R-END, L250-L255). ``blame`` is that situation, not the cause. Nothing for a game that
+    survived."""
+    end = events[-1]
+    if not end["crashed"]:
+        return {}
+    rnd = end["round"]
+    in_round = [e for e in events if e["round"] == rnd and e["kind"] in ("event", "stability")]
+    closing = next((e for e in events if e["kind"] == "round_end" and e["round"] == rnd), {"tallies": {}})
+    total = sum(e["tallies"].get("emergency_loans", 0) for e in events if e["kind"] == "round_end")
+    changes = [
+        {k: e[k] for k in ("phase", "cause", "change", "before", "after")}
+        | {"because": _because(e, in_round, closing["tallies"], total, rules)}
+        for e in in_round
+        if e["kind"] == "stability"
+    ]
+    losses = [c for c in changes if c["change"] < 0]
+    last = losses[-1] if losses else None
+    told = "; then ".join(f"{c['before']} → {c['after']}: {c['because']}" for c in changes)
+    where = PHASE_NAMES.get(last["phase"], last["phase"]) if last else "?"
+    said = f"The Company crashed in round {rnd} ({where}): stability {told}."
+    if len(losses) > 1:
+        said += f" The last point went to {CAUSE_NAMES.get(last['cause'], last['cause'])}."
+    crash = {"round": rnd, "phase": last["phase"] if last else None, "changes": changes,
+             "last": last["cause"].removeprefix("loss_") if last else None, "said": said}  # fmt: skip
+    blame = end["blame"]
+    means = (
+        "A crash draws one of six public-blame situations at random (end.blame_weights; R-END, L250–L255); this "
+        f"game drew {names.blame(blame, rules)}."
+        if blame
+        else ""
+    )
+    if blame and blame != "board_impeccable":
+        means += " Every Company share, the chair's included, scores − share VP (L252)."
+    return {"crash": crash, "blame_means": means}
+
+
+CAUSE_NAMES = {  # the stability causes (sim.state.STABILITY_CAUSES), in a sentence
+    "loss_emergency": "the emergency loans",
+    "loss_expectation": "the missed expectation",
+    "loss_regions": "the lost regions",
+    "loss_laws": "a law",
+}
+
+
 def _curve(values: list[float], width: int = 420, height: int = 90) -> str:
     if not values:
         return ""
@@ -414,6 +496,14 @@ def _seat(seat: int | None, labels: list[str]) -> str:
     return "nobody" if seat is None or seat < 0 else f"seat {seat} ({labels[seat]})"
 
 
+STORY_CAUSES = {  # the stability causes (sim.state.STABILITY_CAUSES) in a round's line
+    "loss_emergency": "emergency loans",
+    "loss_expectation": "expectation missed",
+    "gain": "dividends covered the expectation",
+    "loss_regions": "regions lost",
+    "loss_laws": "a law",
+    "gain_laws": "a law",
+}
 TABLED = {"pm": "the Prime Minister", "public": "the public"}
 
 
@@ -425,17 +515,23 @@ def _story(rnd: int, events: list[dict], before: dict, after: dict | None, end: 
     loans = next((e for e in events if e["kind"] == "decision" and e["name"] == "take_loans"), None)
     if count.get("loans_taken") and loans is not None:
         debt = f" (debt {before['loans']} → {after['loans']})" if after else ""
-        said.append(f"the Chairman, {_seat(loans['seat'], labels)}, borrows {count['loans_taken']} loans{debt}")
+        said.append(
+            f"the Chairman, {_seat(loans['seat'], labels)}, borrows {words.count(count['loans_taken'], 'loan')}{debt}"
+        )
     if count.get("emergency_loans"):
-        said.append(f"{count['emergency_loans']} emergency loans")
+        said.append(words.count(count["emergency_loans"], "emergency loan"))
     if count.get("dividends"):
         said.append(f"£{count['dividends']} of dividends")
     if count.get("storm"):
         tiles = [k.removeprefix("events_") for k in count if k.startswith("events_")]
         said.append(f"storm die {count['storm']}" + (f", event tiles: {', '.join(tiles)}" if tiles else ""))
-    for what, text in (("attacks", "attacks on Company regions"), ("conquests", "conquests"), ("battles", "battles")):
+    for what, one, many in (
+        ("attacks", "attack on a Company region", "attacks on Company regions"),
+        ("conquests", "conquest", "conquests"),
+        ("battles", "battle", "battles"),
+    ):
         if count.get(what):
-            said.append(f"{count[what]} {text}")
+            said.append(words.count(count[what], one, many))
     for e in events:
         if e["kind"] != "event":
             continue
@@ -453,18 +549,24 @@ def _story(rnd: int, events: list[dict], before: dict, after: dict | None, end: 
         elif e["what"] == "position_card":
             said.append(f"{_seat(e['seat'], labels)} plays {e['card']}")
     if count.get("loans_written_off"):
-        said.append(f"{count['loans_written_off']} loans written off")
-    for what, text in (("firms_opened", "firms opened"), ("bankruptcies", "firms bankrupt")):
+        said.append(f"{words.count(count['loans_written_off'], 'loan')} written off")
+    for what, one, many in (
+        ("firms_opened", "firm opened", "firms opened"),
+        ("bankruptcies", "firm bankrupt", "firms bankrupt"),
+    ):
         if count.get(what):
-            said.append(f"{count[what]} {text}")
+            said.append(words.count(count[what], one, many))
     changes = [e for e in events if e["kind"] == "stability"]
     if changes:
-        causes = ", ".join(f"{e['cause'].replace('_', ' ')} {e['change']:+d}" for e in changes)
+        causes = ", ".join(f"{STORY_CAUSES.get(e['cause'], e['cause'])} {e['change']:+d}" for e in changes)
         said.append(f"stability {changes[0]['before']} → {changes[-1]['after']} ({causes})")
     if after and after["chairman"] != before.get("chairman"):
         said.append(f"the chair goes to {_seat(after['chairman'], labels)}")
     if end["crashed"] and rnd == end["round"]:
-        said.append("the Company crashes")
+        last = end.get("crash", {}).get("last")
+        said.append(
+            "the Company crashes" + (f" (the last point lost to {CAUSE_NAMES['loss_' + last]})" if last else "")
+        )
     return f"Round {rnd} — " + ("; ".join(said) or "a quiet round") + "."
 
 
@@ -544,14 +646,18 @@ def _html(events: list[dict], game: int, arm: str, start: dict) -> str:
         )
         before = after or dict(before, chairman=chairman)
     verdict = (
-        "the Company crashed" + (f" (blame: {end['blame']})" if end["blame"] else "") if end["crashed"] else "7 rounds"
+        f"{end['crash']['said']} {end['blame_means']}"
+        if end["crashed"]
+        else f"The Company survived all {end['round']} rounds."
     )
+    vp = ", ".join(f"{_seat(i, end['strategies'])} {v:g}" for i, v in enumerate(end["vp"]))
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>Replay of game {game} ({e(arm)})</title>
 <style>body{{font-family:sans-serif;max-width:60em;margin:auto}} details{{margin:.1em 0}} pre{{white-space:pre-wrap}}
 .end{{background:#eef;padding:.3em}} .story{{font-size:1.1em}} .log li{{font-size:.9em}}</style></head><body>
 <h1>Game {game} — {e(arm)}</h1>
-<p>Seats: {e(", ".join(f"{i}: {s}" for i, s in enumerate(end["strategies"])))}. Ended in round {end["round"]}:
-{e(verdict)}; VP {end["vp"]}; winner seat {end["winner"]} ({e(str(end["winner_strategy"]))}).</p>
+<p>Seats: {e(", ".join(f"{i}: {s}" for i, s in enumerate(end["strategies"])))}.</p>
+<p id=verdict>{e(verdict)}</p>
+<p>VP: {e(vp)}; the winner: {e(_seat(end["winner"], end["strategies"]))}.</p>
 <h3>Stability by round</h3>{curves}<h3>Money by round (one curve per seat)</h3>{money_svg}
 <section id=timeline>{"".join(body)}</section></body></html>
 """

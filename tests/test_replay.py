@@ -378,3 +378,45 @@ def test_the_replay_names_regions_and_armies_as_the_rulebook_does(archetypes, ca
         assert stories[r["round"]].count(" conquers ") == r["conquests"]
         assert stories[r["round"]].count("the Company loses ") == r["regions_lost"]
     assert "falls to" not in page and "bombay" not in re.sub(r"<details class=log>.*?</details>", "", page)
+
+
+def test_the_crash_line_names_the_stability_changes_that_ended_the_game(archetypes, random6, capsys):
+    """The crash line says what took the Company's stability to 0, not the blame situation drawn after it (R-END):
+    seed 7 game 2 (the archetypes) crashed in round 5's accounts on its emergency loans (D-EMERGENCY: 3 this round,
+    -1 per 2) and then drew the military's blame; seed 3 game 1 (six random players, 8 loans at most) lost a point
+    to emergency loans and its last to a profit below the expectation E(1) = 4 £ (D-EXPECT). The changes are the
+    rounds frame's stability causes of that round, and the last one is the crash cause the reports count."""
+    from reports.data import crash_cause
+    from sim.state import STABILITY_CAUSES
+
+    expected = {
+        (archetypes, 2, None): ("the emergency loans", "military", "the military: each family loses ⌊(trophies + "),
+        (random6, 1, "company.max_loans=8"): ("the missed expectation", "parliament", "Parliament: each family loses"),
+    }
+    for (run_dir, game, arm), (last_words, blame, blame_words) in expected.items():
+        events, page = _replayed(capsys, run_dir, game, arm)
+        end = events[-1]
+        rounds = pl.read_parquet(run_dir / "rounds.parquet").filter(
+            (pl.col("game") == game) & (pl.col("arm") == (arm or "a"))
+        )
+        row = rounds.filter(pl.col("round") == end["round"]).row(0, named=True)
+        causes = [(c.removeprefix("stability_"), row[c]) for c in STABILITY_CAUSES if row[c]]
+        assert [(c["cause"], c["change"]) for c in end["crash"]["changes"]] == causes
+        assert end["crash"]["last"] == rounds.filter(pl.col("crashed")).select(crash_cause())["cause"][0]
+        assert end["crash"]["changes"][-1]["after"] == 0 and end["blame"] == blame
+        verdict = html.unescape(re.search(r"<p id=verdict>(.*?)</p>", page, re.S).group(1))
+        assert verdict.startswith(f"The Company crashed in round {end['round']} (phase 7, accounts): stability ")
+        loans = row["emergency_loans"]
+        assert (
+            f"{loans} emergency loans this round (−1 stability per 2 emergency loans in a round, D-EMERGENCY)"
+            in verdict
+        )
+        assert f"this game drew {blame_words}" in verdict and "blame:" not in page
+        assert _stories(page)[end["round"]].endswith(f"the Company crashes (the last point lost to {last_words}).")
+        if len(causes) > 1:
+            e1 = Rules.default(6).d.expect[1]
+            assert (
+                f"1 → 0: the profit left after costs, {row['profit']} £, fell short of the expectation E(1) = {e1} £"
+                in verdict
+            )
+            assert verdict.count("The last point went to the missed expectation.") == 1
