@@ -119,3 +119,50 @@ def test_expectation_against_profit_instead_of_dividends():
     s.stability[0] = 4  # E(4) = 10
     accounts(s, r, dice(), agents(r, s, Scripted(pay_dividends=const(0))))
     assert s.stability[0] == 5
+
+
+def stability_after(compared, profit, payouts, stability=4, shares=1):
+    r, s = blank(1, 4, **({"stability.compared": compared} if compared else {}))
+    seat_office(s, L.CHAIRMAN, 0)
+    give(s, "shares", 1, shares)
+    cash(s, profit)
+    s.regiments[:] = 0
+    s.stability[0] = stability
+    accounts(s, r, dice(), agents(r, s, Scripted(pay_dividends=const(payouts))))
+    return int(s.stability[0])
+
+
+def test_split_is_the_default_profit_decides_the_loss_dividends_the_gain():
+    """D-EXPECT "split" (L203-L208): E(4) = 10. Profit 10 kept, no dividends: no loss (the "dividends" reading
+    loses 1). Profit 9: -1. Profit 20, 10 paid (5 payouts of 2): +1 (10 covers E(4)); 12 paid (not E(4) + E(5) = 22):
+    still +1."""
+    assert stability_after(None, 10, 0) == 4
+    assert stability_after(None, 9, 0) == 3
+    assert stability_after(None, 20, 5) == 5
+    assert stability_after(None, 20, 6) == 5
+    assert stability_after(None, 30, 11) == 6  # 22 paid covers E(4) + E(5) = 10 + 12
+
+
+def test_the_dividends_and_the_profit_readings_of_the_expectation():
+    """D-EXPECT's alternatives (``stability.compared``): "dividends" measures both the loss and the gain on the
+    dividends paid, "profit" both on the profit before the dividends."""
+    assert stability_after("dividends", 10, 0) == 3  # nothing paid: below E(4)
+    assert stability_after("profit", 10, 0) == 5  # 10 left covers E(4)
+    assert stability_after("profit", 20, 5) == 5  # the profit compared before the dividends: 20 covers E(4) only
+
+
+@pytest.mark.parametrize("count, expected", [("per_round", [6, 5]), ("cumulative", [6, 4])])
+def test_emergency_loans_counted_per_round_or_over_the_game(count, expected):
+    """D-EMERGENCY: one emergency loan in each of two rounds (costs 1 £ then 2 £ with the loan's interest, no money).
+    Per round 1 // 2 = 0 both times; over the game the second makes two: -1. Nothing is paid, so each round also loses 1
+    to the expectation: 7 -> 6 -> 5, or 7 -> 6 -> 4."""
+    r, s = blank(1, 4, **{"stability.emergency_count": count})
+    s.regiments[:] = [1, 0, 0]
+    s.stability[0] = 7
+    seen = []
+    for _ in range(2):
+        s.tally[:] = 0
+        accounts(s, r, dice(), agents(r, s, Scripted(royal_protection=const(False))))
+        assert s.tally[0, TALLY["emergency_loans"]] == 1
+        seen.append(int(s.stability[0]))
+    assert seen == expected and s.emergency_total[0] == 2 and s.loans[0] == 2

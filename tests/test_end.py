@@ -176,3 +176,27 @@ def test_the_final_retirement_adds_its_sent_home_to_the_rounds_tally():
     s.tally[0, TALLY["sent_home"]] = 2
     retirement_roll(s, r, dice({0: [6]}), agents(r, s, Scripted(retire=const(-1))), np.arange(1), final=True)
     assert s.supply[0, 1] == 12 and s.tally[0, TALLY["sent_home"]] == 3
+
+
+def test_a_chairman_retiring_at_the_end_keeps_the_chairs_share_vp():
+    """R-END, D-SHAREVP, L256: on a success the shareholders score, then the final retirement: the Chairman (seat 2, one
+    share) rolls 5 + 1 and retires, yet scores 2 share VP (his share and the chair), not 1."""
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 2)
+    give(s, "shares", 2, 1)
+    give(s, "shares", 1, 1)
+    end_game(s, r, dice({0: [5]}), agents(r, s, Scripted(retire=const(-1))))
+    assert s.office[0, L.CHAIRMAN] == -1 and s.supply[0, 2] == 11  # he did retire (sent home)
+    assert s.vp[0, :, V["company_shares"]].tolist() == [0, 1, 2, 0]
+
+
+def test_military_blame_counts_a_commander_once():
+    """R-END, L250: half of trophies + officers + commanders; the commander is one of the officers: 1 trophy + 2
+    officers (one commands) = 3 -> -1, not 4 -> -2."""
+    r, s = blank(1, 4)
+    s.trophies[0, 1] = 1
+    give(s, "officers", 1, 2, col=0)
+    s.commander[0, 0] = 1
+    s.done[:], s.crashed[:], s.end_round[:], s.blame[:] = True, True, 3, 0
+    score(s, r)
+    assert s.vp[0, 1, V["blame"]] == -1

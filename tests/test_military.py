@@ -8,7 +8,7 @@ from helpers import L, Scripted, agents, blank, const, dice, give, seat_office
 from sim import ledger
 from sim.agents import IllegalDecision
 from sim.phases.military import deploy, deploy_targets, military_affairs, settle_commanders
-from sim.state import FLOW
+from sim.state import FLOW, TALLY
 
 # each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("engine_path")
@@ -231,3 +231,35 @@ def test_commanders_settle_once_per_game_whatever_the_order_of_the_rows():
     settle_commanders(s, r, d, agents(r, s, strat), np.array([2, 0, 2]), [0])
     assert s.commander[:, 0].tolist() == [1, -1, 3]
     assert d.log == [("uniform", 2, 1)] and strat.asked("pick_commander") == []
+
+
+@pytest.mark.parametrize("reading, killed, fired", [("killed", 1, 0), ("disgraced", 0, 1)])
+def test_a_defeated_commander_is_killed_or_disgraced(reading, killed, fired):
+    """R-DEPLOY, L173: 5-6 -> the commander is killed or disgraced: either way he leaves the army for his family's
+    supply and his family loses half its trophies (rounded up); the key says which counter records him."""
+    r, s = blank(1, 4, **{"military.defeated_commander": reading})
+    army(s, {1: 2}, commander=1)
+    s.trophies[0, 1] = 3
+    bombay = r.d.regions.index("Bombay")
+    d = dice({0: [5, 6, 1, 1]})  # check lowest 5 (2 officers + 1 regiment - 1 = 2 dice); death dice 1, 1
+    deploy(s, r, d, agents(r, s, Scripted(deploy=const(bombay, [0, 2, 0, 0], 1, [False, False, False]))), 0)
+    d.assert_spent()
+    assert s.officers[0, 1, 0] == 1 and s.supply[0, 1] == 11 and s.trophies[0, 1] == 1
+    assert s.tally[0, TALLY["officers_killed"]] == killed and s.tally[0, TALLY["fired"]] == fired
+
+
+def test_the_loot_minimum_counts_the_officers_who_took_part():
+    """R-DEPLOY, L171: 5 officers take part (seat 1: 3 with the commander, seat 2: 2); two die, 3 survive; the loot is
+    4 £, less than the 5 who took part: each survivor gets 1 £ and nobody else (counting survivors, 4 >= 3, the
+    round-robin would also pay the commander's named family a pound)."""
+    r, s = blank(1, 4)
+    army(s, {1: 3, 2: 2}, commander=1)
+    s.regiments[0, 0] = 0
+    bombay = r.d.regions.index("Bombay")
+    s.looted[0, bombay] = True  # no first-loot bonus: 4 £ per strength 1
+    strat = Scripted(deploy=const(bombay, [0, 3, 2, 0], 0, [False, False, False]))
+    d = dice({0: [1, 3, 4, 5, 1, 6, 1, 6, 1]})  # 4 dice, success; death dice seat 1: 1 6 1, seat 2: 6 1
+    deploy(s, r, d, agents(r, s, strat), 0)
+    d.assert_spent()
+    assert s.officers[0, :, 0].tolist() == [0, 2, 1, 0]
+    assert s.money[0].tolist() == [0, 2, 1, 0] and s.ledger[0, FLOW["loot"]] == 3

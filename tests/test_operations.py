@@ -508,3 +508,77 @@ def test_the_director_moves_ships_out_of_china_only_while_it_is_open(china_open)
     bad = apply_director_moves(clerks, ships, yard, np.array([china_open]), moves)
     assert bad.tolist() == [not china_open]
     assert ships[0, :, L.LEASED].tolist() == ([1, 0, 0, 0] if china_open else [0, 0, 0, 1])
+
+
+def two_governors(r, s):
+    bombay, mysore = r.d.regions.index("Bombay"), r.d.regions.index("Mysore")
+    for region, seat in ((bombay, 1), (mysore, 2)):
+        s.owner[0, region] = 0
+        s.governor[0, region] = seat
+        s.supply[0, seat] -= 1
+    return bombay, mysore
+
+
+def test_half_built_ships_are_per_governor():
+    """R-GOVERNORS, L160: two governors of Bombay's presidency each half-build a ship (one success each): no ship; each
+    keeps his half (two halves of different governors pooled per presidency would make one)."""
+    r, s = blank(1, 4)
+    bombay, mysore = two_governors(r, s)
+    acts = {bombay: iter([True, False]), mysore: iter([True, False])}
+    strat = Scripted(govern=lambda obs, legal: np.array([next(acts[int(legal.region[0])])]),
+                     govern_effect=const(L.G_SHIP))  # fmt: skip
+    d = dice({0: [1, 1, 1, 1, 1, 1]})  # each governor: 3 dice, success
+    governors(s, r, d, agents(r, s, strat))
+    d.assert_spent()
+    assert s.ships[0, :, L.COMPANY_SHIP].sum() == 0
+    assert s.half_ships[0, bombay] == 1 and s.half_ships[0, mysore] == 1
+
+
+@pytest.mark.parametrize("inherited, left", [(False, 0), (True, 1)])
+def test_a_fired_governors_half_ship_is_lost_unless_inherited(inherited, left):
+    """R-GOVERNORS, L160: a governor fired by a mishap leaves his half-built ship behind: lost, or kept for his
+    successor when ``governors.half_ship_inherited`` says so."""
+    r, s = blank(1, 4, **{"governors.half_ship_inherited": inherited})
+    bombay, _ = two_governors(r, s)
+    s.governor[0, r.d.regions.index("Mysore")] = -1
+    s.supply[0, 2] += 1
+    s.half_ships[0, bombay] = 1
+    governors(s, r, dice({0: [5, 6, 6]}), agents(r, s, Scripted(govern=const(True))))  # mishap: fired
+    assert s.governor[0, bombay] == -1 and s.half_ships[0, bombay] == left
+
+
+def test_the_budget_goes_only_to_committees_whose_office_is_held():
+    """R-CHAIRMAN, L132 "доступные комитеты": with only the Director of Trade and the President of Bombay in office,
+    handing 3 £ to the vacant Shipping Manager's committee is illegal."""
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    seat_office(s, L.DIRECTOR, 1)
+    seat_office(s, L.PRESIDENT[0], 2)
+    company_cash(s, 6)
+    with pytest.raises(IllegalDecision, match="allocate_budget"):
+        chairman(s, r, dice(), agents(r, s, Scripted(take_loans=const(0), allocate_budget=const([3, 3, 0, 0, 0]))))
+    seen = {}
+
+    def allocate(obs, legal):
+        seen["open"] = legal.open.tolist()
+        return np.array([[2, 0, 4, 0, 0]])
+
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    seat_office(s, L.DIRECTOR, 1)
+    seat_office(s, L.PRESIDENT[0], 2)
+    company_cash(s, 6)
+    chairman(s, r, dice(), agents(r, s, Scripted(take_loans=const(0), allocate_budget=allocate)))
+    assert seen["open"] == [[True, False, True, False, False]]
+    assert s.treasury[0].tolist() == [5, 3, 7, 3, 3] and s.balance[0] == 0
+
+
+def test_with_no_committee_held_the_budget_stays_in_the_balance():
+    """R-CHAIRMAN, L132: with no committee's office held the Chairman is not asked to hand out the budget: it stays
+    in the balance."""
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    company_cash(s, 6)
+    strat = Scripted(take_loans=const(0))
+    chairman(s, r, dice(), agents(r, s, strat))
+    assert strat.asked("allocate_budget") == [] and s.balance[0] == 6 and s.treasury[0].tolist() == [3] * 5
