@@ -349,7 +349,7 @@ def replay(run_dir: Path, game: int, arm_name: str | None = None, allow_plugins:
     names = [f"{rf.REPLAYS}/{stem}.jsonl", f"{rf.REPLAYS}/{stem}.html"]
     rf.check_targets(run_dir, names)  # replays/ or a file in it a link: refused before either file is written
     co = rules.company
-    start = {"loans": co.start_loans, "stability": co.start_stability}
+    start = {"loans": co.start_loans, "stability": co.start_stability, "max_stability": co.max_stability}
     jsonl = rf.write_file(run_dir, names[0], "".join(json.dumps(e, default=str) + "\n" for e in events))
     page = rf.write_file(run_dir, names[1], _html(events, game, arm.name, start))
     return jsonl, page
@@ -482,14 +482,108 @@ CAUSE_NAMES = {  # the stability causes (sim.state.STABILITY_CAUSES), in a sente
 }
 
 
-def _curve(values: list[float], width: int = 420, height: int = 90) -> str:
-    if not values:
-        return ""
-    lo, hi = min(values), max(values)
-    span = (hi - lo) or 1
-    step = width / max(1, len(values) - 1)
-    pts = " ".join(f"{i * step:.1f},{height - (v - lo) / span * (height - 10) - 5:.1f}" for i, v in enumerate(values))
-    return f'<polyline fill="none" stroke="currentColor" stroke-width="2" points="{pts}"/>'
+# the seats' colours (Okabe-Ito, told apart with colour blindness), in seat order; the stability curve's
+SEAT_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000")
+STABILITY_COLOUR = "#a33"
+CHART = {"width": 470, "height": 230, "left": 50, "right": 12, "top": 12, "bottom": 40}  # px
+
+
+def _ticks(top: int) -> list[int]:
+    """Tick values 0..>= ``top``: about five, at a step of 1, 2 or 5 times a power of ten."""
+    raw = max(top, 1) / 5
+    step = 1
+    while step * 10 <= raw:
+        step *= 10
+    step = next(m * step for m in (1, 2, 5, 10) if m * step >= raw)
+    return list(range(0, -(-max(top, 1) // step) * step + 1, step))
+
+
+def _chart(name: str, rounds: list[int], series: list[tuple[str, str, list[int]]], axis: str, unit: str,
+           ticks: list[int], floor: str | None = None) -> str:  # fmt: skip
+    """An SVG line chart: ``rounds`` on x (0: the start), one curve per (label, colour, values), y from 0 to the
+    last of ``ticks``, each tick's value written; the axes titled (``axis`` with its ``unit``), each point a tooltip;
+    ``floor`` labels the line at 0 (the crash, for stability)."""
+    c = CHART
+    w, h = c["width"] - c["left"] - c["right"], c["height"] - c["top"] - c["bottom"]
+    x0, x1 = rounds[0], max(rounds[-1], rounds[0] + 1)
+
+    def x(r: int) -> float:
+        return c["left"] + (r - x0) / (x1 - x0) * w
+
+    def y(v: float) -> float:
+        return c["top"] + h - v / ticks[-1] * h
+
+    out = [f'<svg class=chart id="{name}" width="{c["width"]}" height="{c["height"]}" role=img '
+           f'aria-label="{html.escape(axis)} by round">']  # fmt: skip
+    for v in ticks:
+        out.append(f'<line class=grid x1="{c["left"]}" x2="{c["left"] + w}" y1="{y(v):.1f}" y2="{y(v):.1f}"/>'
+                   f'<text class=ytick x="{c["left"] - 6}" y="{y(v) + 4:.1f}" text-anchor=end>{v}</text>')  # fmt: skip
+    if floor:
+        out.append(
+            f'<text class=floor x="{c["left"] + 4}" y="{y(0) - 4:.1f}">{html.escape(floor)}</text>'
+        )
+    base = c["top"] + h
+    for r in rounds:
+        out.append(f'<line class=axis x1="{x(r):.1f}" x2="{x(r):.1f}" y1="{base}" y2="{base + 5}"/>'
+                   f'<text class=xtick x="{x(r):.1f}" y="{base + 18}" text-anchor=middle>{r}</text>')  # fmt: skip
+    out.append(f'<line class=axis x1="{c["left"]}" x2="{c["left"] + w}" y1="{base}" y2="{base}"/>'
+               f'<line class=axis x1="{c["left"]}" x2="{c["left"]}" y1="{c["top"]}" y2="{base}"/>'
+               f'<text class=title x="{c["left"] + w / 2:.1f}" y="{c["height"] - 4}" text-anchor=middle>'
+               "round (0: the start; a point: the round's end)</text>"
+               f'<text class=title transform="translate(14 {c["top"] + h / 2:.1f}) rotate(-90)" text-anchor=middle>'
+               f"{html.escape(axis)} ({html.escape(unit)})</text>")  # fmt: skip
+    for label, colour, values in series:
+        pts = [(x(r), y(v)) for r, v in zip(rounds, values, strict=False)]
+        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" data-series="{html.escape(label)}" '
+                   f'points="{" ".join(f"{px:.1f},{py:.1f}" for px, py in pts)}"/>')  # fmt: skip
+        out += [
+            f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{colour}"><title>{html.escape(label)}, '
+            f"{'start' if r == 0 else f'round {r}'}: {v} {html.escape(unit)}</title></circle>"
+            for (px, py), r, v in zip(pts, rounds, values, strict=False)
+        ]
+    return "".join(out) + "</svg>"
+
+
+def _key(series: list[tuple[str, str, list[int]]]) -> str:
+    """The charts' key: each curve's colour and label."""
+    return (
+        "<ul class=key>"
+        + "".join(
+            f'<li><span class=swatch style="background:{colour}"></span>{html.escape(label)}</li>'
+            for label, colour, _ in series
+        )
+        + "</ul>"
+    )
+
+
+def _charts(events: list[dict], start: dict) -> str:
+    """The stability and money charts, from the start (the money the seats held after setup: the flows of round 0)
+    to each round's end."""
+    ends = [e for e in events if e["kind"] == "round_end"]
+    labels = events[-1]["strategies"]
+    held = [0] * len(labels)
+    for ev in events:
+        if ev["kind"] == "flow" and ev["round"] == 0:
+            for holder, sign in ((ev["to"], 1), (ev["from"], -1)):
+                if holder.startswith("seat "):
+                    held[int(holder.split()[1])] += sign * ev["amount"]
+    rounds = [0] + [r["round"] for r in ends]
+    stability = [("stability", STABILITY_COLOUR, [start["stability"]] + [r["stability"] for r in ends])]
+    money = [
+        (_seat(i, labels), SEAT_COLOURS[i % len(SEAT_COLOURS)], [held[i]] + [r["money"][i] for r in ends])
+        for i in range(len(labels))
+    ]
+    crash = "0: the Company crashes (R-END)"
+    top = max(v for _, _, values in money for v in values)
+    scale = list(range(start["max_stability"] + 1))
+    return (
+        "<div class=charts><figure><figcaption>The Company's stability</figcaption>"
+        + _chart("stability", rounds, stability, "stability", "points", scale, crash)
+        + "</figure><figure><figcaption>Each family's money in hand</figcaption>"
+        + _chart("money", rounds, money, "money in hand", "£", _ticks(top))
+        + _key(money)
+        + "</figure></div>"
+    )
 
 
 def _seat(seat: int | None, labels: list[str]) -> str:
@@ -602,15 +696,8 @@ def _recorded(ev: dict) -> str:
 def _html(events: list[dict], game: int, arm: str, start: dict) -> str:
     """A self-contained page: the game told round by round (a line per round from its events, then its decisions,
     each expandable to its options, and its log of money, dice and offices), with the stability and money curves."""
-    ends = [e for e in events if e["kind"] == "round_end"]
     end = events[-1]
     e = html.escape
-    money = list(zip(*[r["money"] for r in ends], strict=True)) if ends else []
-    curves = f'<svg width="440" height="100" style="color:#a33">{_curve([r["stability"] for r in ends])}</svg>'
-    money_svg = "".join(
-        f'<svg width="440" height="100" style="color:hsl({i * 60},60%,40%)">{_curve(list(m))}</svg>'
-        for i, m in enumerate(money)
-    )
     by_round: dict[str, list[dict]] = {}
     for ev in events[:-1]:
         key = "end" if ev["phase"] == "end" else str(ev["round"])
@@ -653,11 +740,16 @@ def _html(events: list[dict], game: int, arm: str, start: dict) -> str:
     vp = ", ".join(f"{_seat(i, end['strategies'])} {v:g}" for i, v in enumerate(end["vp"]))
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>Replay of game {game} ({e(arm)})</title>
 <style>body{{font-family:sans-serif;max-width:60em;margin:auto}} details{{margin:.1em 0}} pre{{white-space:pre-wrap}}
-.end{{background:#eef;padding:.3em}} .story{{font-size:1.1em}} .log li{{font-size:.9em}}</style></head><body>
+.end{{background:#eef;padding:.3em}} .story{{font-size:1.1em}} .log li{{font-size:.9em}}
+.chart text{{font-size:12px;fill:#333}} .chart .grid{{stroke:#ddd}} .chart .axis{{stroke:#333}}
+.chart .floor{{fill:#a33}}
+.charts{{display:flex;flex-wrap:wrap;gap:0 1em}} figure{{margin:0}} figcaption{{font-weight:bold;margin:.6em 0 .2em}}
+.key{{list-style:none;padding:0;margin:0;display:flex;flex-wrap:wrap;gap:.2em 1em;max-width:470px}}
+.swatch{{display:inline-block;width:1.6em;height:.35em;margin-right:.4em;vertical-align:middle}}</style></head><body>
 <h1>Game {game} — {e(arm)}</h1>
 <p>Seats: {e(", ".join(f"{i}: {s}" for i, s in enumerate(end["strategies"])))}.</p>
 <p id=verdict>{e(verdict)}</p>
 <p>VP: {e(vp)}; the winner: {e(_seat(end["winner"], end["strategies"]))}.</p>
-<h3>Stability by round</h3>{curves}<h3>Money by round (one curve per seat)</h3>{money_svg}
+{_charts(events, start)}
 <section id=timeline>{"".join(body)}</section></body></html>
 """

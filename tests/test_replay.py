@@ -420,3 +420,58 @@ def test_the_crash_line_names_the_stability_changes_that_ended_the_game(archetyp
                 in verdict
             )
             assert verdict.count("The last point went to the missed expectation.") == 1
+
+
+def _svg(page: str, name: str) -> str:
+    return re.search(rf'<svg class=chart id="{name}".*?</svg>', page, re.S).group(0)
+
+
+def _points(svg: str) -> list[tuple[str, float, str]]:
+    """Each point of a chart: (colour, cy, its tooltip)."""
+    found = re.findall(r'<circle cx="[\d.]+" cy="([\d.]+)" r="3" fill="([^"]+)"><title>(.*?)</title>', svg)
+    return [(colour, float(cy), html.unescape(tip)) for cy, colour, tip in found]
+
+
+def _grid(svg: str) -> dict[int, float]:
+    """A chart's y ticks: value -> the y of its gridline."""
+    lines = [float(y) for y in re.findall(r'<line class=grid x1="[\d.]+" x2="[\d.]+" y1="([\d.]+)"', svg)]
+    values = [int(v) for v in re.findall(r"<text class=ytick [^>]*>(\d+)</text>", svg)]
+    return dict(zip(values, lines, strict=True))
+
+
+def test_the_charts_have_axes_tick_values_and_a_key_of_the_seats(archetypes, capsys):
+    """Seed 7 game 2 of the archetypes (a crash in round 5): stability on 0..7 points and money on £, from the start
+    (round 0) to each round's end, with their tick values and axis titles; every point where its value's tick puts
+    it, its tooltip the frames' value; money one curve per seat in the colour the key gives the seat, named as the
+    page names seats ("seat 1 (go_military)"), starting at the seat's starting capital (R-CAPITAL)."""
+    events, page = _replayed(capsys, archetypes, 2)
+    rounds = pl.read_parquet(archetypes / "rounds.parquet").filter(pl.col("game") == 2).sort("round")
+    seat_rounds = pl.read_parquet(archetypes / "seat_rounds.parquet").filter(pl.col("game") == 2)
+    seats = pl.read_parquet(archetypes / "seats.parquet").filter(pl.col("game") == 2).sort("seat")
+    stability = _svg(page, "stability")
+    grid = _grid(stability)
+    assert list(grid) == list(range(8)) and "stability (points)" in stability and "round (0: the start" in stability
+    xticks = [int(r) for r in re.findall(r"<text class=xtick [^>]*>(\d+)</text>", stability)]
+    assert xticks == list(range(6))  # the start and rounds 1..5
+    values = [4, *rounds["stability"].to_list()]
+    assert [tip for _, _, tip in _points(stability)] == [
+        f"stability, {'start' if r == 0 else f'round {r}'}: {v} points" for r, v in enumerate(values)
+    ]
+    assert [cy for _, cy, _ in _points(stability)] == [grid[v] for v in values]
+    money = _svg(page, "money")
+    grid = _grid(money)
+    assert "money in hand (£)" in money and len(grid) >= 3 and list(grid) == sorted(grid)
+    (lo, y_lo), (hi, y_hi) = min(grid.items()), max(grid.items())
+    key = re.findall(r'<li><span class=swatch style="background:([^"]+)"></span>(.*?)</li>', page)
+    labels = seats["strategy"].to_list()
+    assert [label for _, label in key] == [f"seat {s} ({labels[s]})" for s in range(4)]
+    assert len({colour for colour, _ in key}) == 4
+    for s, (colour, label) in enumerate(key):
+        assert f'<polyline fill="none" stroke="{colour}"' in money
+        mine = [(cy, tip) for c, cy, tip in _points(money) if c == colour]
+        held = [seats["starting_capital"][s], *seat_rounds.filter(pl.col("seat") == s).sort("round")["money"]]
+        assert [tip for _, tip in mine] == [
+            f"{label}, {'start' if r == 0 else f'round {r}'}: {m} £" for r, m in enumerate(held)
+        ]
+        where = [y_lo + (m - lo) / (hi - lo) * (y_hi - y_lo) for m in held]  # the y of each value, by the ticks
+        assert all(abs(cy - y) < 0.15 for (cy, _), y in zip(mine, where, strict=True))
