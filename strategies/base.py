@@ -35,7 +35,7 @@ from sim.board import company_ships, reachable, seat_counts
 from sim.phases.india import minimal_defence
 from sim.reduce import any_last, sum_last
 
-from . import company, family, military, politics, values
+from . import calibration, company, family, military, politics, values
 from . import firms as firm_play
 from .registry import register
 
@@ -249,6 +249,9 @@ class Strategy:
     """A competent all-rounder: reacts to money, stability, debt, open orders, threats and the round."""
 
     name = "balanced"
+    #: The learned quantities the strategy wants fitted to an arm's rules (``strategies.calibration``): the built-ins'
+    #: anchored crash belief and region-loss rate; a subclass may set ``calibration.FITTED`` or ``()``.
+    CALIBRATE: ClassVar[tuple] = calibration.BUILTIN
     #: The strategy's tunable parameters (name -> Param). A subclass extends its parent's:
     #: ``PARAMS = {**Parent.PARAMS, "max_bid": Param(2, "highest bid on any lot", low=0)}``. A method reads
     #: ``self.max_bid``: the value the instance was made with (``Cls(max_bid=3)``), else the default.

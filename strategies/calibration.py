@@ -7,7 +7,7 @@ played under the arm's rules) into a value (a number or a list of numbers: it is
 change -- ``fit`` under the arm's rules against ``reference``, the fit of the same table, dice and pilot size under
 the embedded default rules -- so that on the default rules they play exactly the default. Without an anchor the
 strategies play the fit itself. A strategy class lists the quantities it wants in ``CALIBRATE``; a
-``strategies.Strategy`` that does not set it wants ``BUILTIN`` (= ``ANCHORED``): the crash-risk model of
+``strategies.Strategy`` that does not set it inherits ``BUILTIN`` (= ``ANCHORED``): the crash-risk model of
 ``values.crash_risk`` and the region-loss rate of ``military.holding_cost``, both anchored (every built-in valuation
 reads both). ``FITTED`` is the option of the crash model played as fitted to the arm's own pilot (the belief is then
 calibrated: at the start of round 1 it is the pilot's crash rate); ``CALIBRATE = calibration.FITTED`` plays it (why it
@@ -74,14 +74,9 @@ def wanted(strategies: Iterable[Any], strict: bool = True, belief: str = "anchor
     """The quantities the strategies want, each once, in the order first asked for (``strict``: two different
     quantities of one name raise ``CalibrationConflict``; else the first is kept). ``belief = "fitted"`` (the
     experiment key ``belief``) puts the crash model as fitted (``CRASH``) in place of the anchored one."""
-    from .base import Strategy
-
     out: dict[str, Quantity] = {}
     for strat in playing(strategies):
-        declared = getattr(type(strat), "CALIBRATE", None)
-        if declared is None:
-            declared = BUILTIN if isinstance(strat, Strategy) else ()
-        for q in declared:
+        for q in getattr(type(strat), "CALIBRATE", ()):  # a ``strategies.Strategy``: ``BUILTIN`` unless it says
             q = CRASH if belief == "fitted" and q is CRASH_ANCHORED else q
             if strict and q.name in out and out[q.name] != q:
                 raise CalibrationConflict(
