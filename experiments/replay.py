@@ -3,10 +3,13 @@
 A game's play depends on its index alone (its dice streams are keyed by the seed and the game index), so game N is
 played again at batch 1 with the run's rules, strategies, seating and seed, read from ``experiment.toml``. While it
 plays, ``Agents.trace`` records every decision asked (seat, strategy, decision, the legal options in brief, the
-answer) and ``sim.trace.recorder`` the money flows, dice, votes, stability changes, offices and events; the rows the
-replay records are checked against the run's frames (``rounds``, ``seats``), and a replay that does not reproduce
-them is refused. Written: ``RUN_DIR/replays/game-<N>[-<arm>].jsonl`` (one JSON object per event,
-each with ``round``, ``phase``, ``kind``) and ``.html`` (a self-contained game report, round by round).
+answer, and ``says``: the decision in words, ``replay_words``) and ``sim.trace.recorder`` the money flows, dice,
+votes, stability changes, offices and events; the rows the replay records are checked against the run's frames
+(``rounds``, ``seats``), and a replay that does not reproduce them is refused. The ``end`` event of a crashed game
+says what ended it (``crash``: the last round's stability changes and their rules) and what the public-blame
+situation drawn costs (``blame_means``). Written: ``RUN_DIR/replays/game-<N>[-<arm>].jsonl`` (one JSON object per
+event, each with ``round``, ``phase``, ``kind``) and ``.html`` (a self-contained game report: the verdict, the
+stability and money charts with axes and a key of the seats, then the game round by round).
 """
 
 from __future__ import annotations
@@ -519,9 +522,7 @@ def _chart(name: str, rounds: list[int], series: list[tuple[str, str, list[int]]
         out.append(f'<line class=grid x1="{c["left"]}" x2="{c["left"] + w}" y1="{y(v):.1f}" y2="{y(v):.1f}"/>'
                    f'<text class=ytick x="{c["left"] - 6}" y="{y(v) + 4:.1f}" text-anchor=end>{v}</text>')  # fmt: skip
     if floor:
-        out.append(
-            f'<text class=floor x="{c["left"] + 4}" y="{y(0) - 4:.1f}">{html.escape(floor)}</text>'
-        )
+        out.append(f'<text class=floor x="{c["left"] + 4}" y="{y(0) - 4:.1f}">{html.escape(floor)}</text>')
     base = c["top"] + h
     for r in rounds:
         out.append(f'<line class=axis x1="{x(r):.1f}" x2="{x(r):.1f}" y1="{base}" y2="{base + 5}"/>'
