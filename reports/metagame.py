@@ -79,14 +79,35 @@ def health(m: dict[str, Any]) -> str:
 
 
 def stability(m: dict[str, Any]) -> str:
-    """Plain words for how an equilibrium holds."""
+    """Plain words for how an equilibrium holds: whether a seat gains by switching strategy, and whether a mix shifted
+    a little comes back to it (the replicator dynamics); from one-deviant tables, whether a lone seat that switches
+    earns less."""
     if m["basin"] is None:  # a pure table judged from its one-deviant tables
-        return "stable: every lone deviant earns less" if m["stable"] else "holds: no lone deviant earns more"
+        if m["stable"]:
+            return "stable: a lone seat that switches strategy earns less"
+        return "holds: a lone seat that switches strategy earns no more, but some earn as much"
     if not m["stable"]:
-        return "unstable: a small change of the mix moves away"
+        return "unstable: no seat gains by switching strategy here, but a mix shifted a little moves away"
+    return "stable: no seat gains by switching strategy, and a mix shifted a little comes back"
+
+
+def basin_words(m: dict[str, Any]) -> str:
+    """What the basin says, where it was measured (a stable equilibrium of every seating): the share of the random
+    starting mixes whose dynamics end at it; none means its basin is too small for the starts to hit, not that
+    nothing leads there (mixes near it come back)."""
+    if m["basin"] is None or not m["stable"]:
+        return ""
     if m["basin"] == 0:
-        return "stable, but no random starting mix reaches it"
-    return f"stable: {whole(m['basin'])} of random starting mixes end here"
+        return "no random starting mix ended here: only mixes near it lead back to it"
+    return f"{whole(m['basin'])} of random starting mixes end here"
+
+
+def regret_words(m: dict[str, Any]) -> str:
+    """The most a seat gains by switching strategy (the regret) as its 95 % bound, in points of a seat's win rate."""
+    bound = m.get("regret_hi")
+    if bound is None or bound != bound:
+        return ""
+    return f"by the 95 % bound, a seat that switches strategy gains at most {100 * bound:.1f} pp of win rate"
 
 
 def headline(arms: list[str], mixes: list[dict[str, Any]], alpha: pl.DataFrame) -> list[str]:
@@ -136,10 +157,14 @@ def terminal_lines(eq: pl.DataFrame, arms: list[str] | None = None, counts: list
             where = f"{arm}: " if len(arms or []) > 1 else ""
             out.append(f"  {where}no equilibrium found: at every table the games judged, some lone deviant gains")
     for m in sorted(_mixes(eq), key=lambda m: not m["stable"]):
-        shares = ", ".join(f"{s} {pct(v, m['lo'][s], m['hi'][s])}" for s, v in m["shares"].items() if v > SHOWN)
+        shown = [s for s, v in m["shares"].items() if v > SHOWN or (m["hi"][s] or 0) > SHOWN]
+        shares = ", ".join(f"{s} {pct(m['shares'][s], m['lo'][s], m['hi'][s])}" for s in shown)
         where = f"{m['arm']}: " if len(arms or []) > 1 or eq["arm"].n_unique() > 1 else ""
         out.append(f"  {where}{mix_name(m['shares'])} — {stability(m)}")
-        out.append(f"    shares: {shares}")
+        out.append(f"    shares (95 % CI): {shares}")
+        holds = "; ".join(w for w in (regret_words(m), basin_words(m)) if w)
+        if holds:
+            out.append(f"    {holds}")
         if health(m):
             out.append(f"    {health(m)}")
     return out

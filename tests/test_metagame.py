@@ -300,10 +300,63 @@ def test_the_print_leads_with_each_equilibrium_s_health_and_marks_a_degenerate_o
     lines = capsys.readouterr().out.splitlines()
     eq = pl.read_parquet(tmp_path / "out" / metagame.EQUILIBRIA).filter(pl.col("stable")).row(0, named=True)
     assert eq["crash_rate"] > 0.01 and eq["degenerate"]
-    assert lines[1] == "  all-balanced — stable: 100 % of random starting mixes end here"
-    assert lines[2].startswith("    shares: balanced 100.0 % (")
-    assert lines[3].startswith(f"    the Company crashes in {100 * eq['crash_rate']:.1f} % (")
-    assert lines[3].endswith(" — degenerate")
+    assert lines[1] == (
+        "  all-balanced — stable: no seat gains by switching strategy, and a mix shifted a little comes back"
+    )
+    assert lines[2].startswith("    shares (95 % CI): balanced 100.0 % (")
+    assert lines[3] == (
+        f"    by the 95 % bound, a seat that switches strategy gains at most {100 * eq['regret_hi']:.1f} pp of win "
+        "rate; 100 % of random starting mixes end here"
+    )
+    assert lines[4].startswith(f"    the Company crashes in {100 * eq['crash_rate']:.1f} % (")
+    assert lines[4].endswith(" — degenerate")
+
+
+def equilibrium_rows(arm, e, shares, lo, hi, stable, basin, regret_hi, crash=(0.5, 0.4, 0.6)):
+    """The rows of one equilibrium in equilibria.parquet (strategies A and B; a game ending in round 6)."""
+    rest = {"stable": stable, "basin": basin, "regret": 0.0, "regret_lo": 0.0, "regret_hi": regret_hi}
+    rest |= {"crash_rate": crash[0], "crash_lo": crash[1], "crash_hi": crash[2], "mean_end_round": 6.0}
+    rest |= {"end_round_lo": 5.9, "end_round_hi": 6.1, "degenerate": False}
+    return [
+        {"arm": arm, "equilibrium": e, "strategy": s, "share": v, "lo": lo[i], "hi": hi[i], **rest}
+        for i, (s, v) in enumerate(zip("AB", shares, strict=True))
+    ]
+
+
+def test_the_print_says_in_words_how_each_equilibrium_holds_with_the_intervals_of_its_shares():
+    """The coordination game's three equilibria: all-A, stable, from 62 % of the random starts; all-B, stable though no
+    random start ended there (its basin is small, not empty: mixes near it come back); the mix, unstable. Each prints
+    its shares with their 95 % intervals (a strategy at 0 % whose interval reaches above it too), the 95 % bound of what
+    a seat gains by switching, and the crash rate with its interval; a pure table of one-deviant tables (no basin
+    measured) says what a lone seat that switches earns, and no basin."""
+    from reports.metagame import terminal_lines
+
+    rows = equilibrium_rows("mg", 0, [1.0, 0.0], [0.97, 0.0], [1.0, 0.03], True, 8 / 13, 0.004)
+    rows += equilibrium_rows("mg", 1, [0.0, 1.0], [0.0, 1.0], [0.0, 1.0], True, 0.0, 0.0)
+    rows += equilibrium_rows("mg", 2, [5 / 13, 8 / 13], [0.2, 0.45], [0.55, 0.8], False, 0.0, 0.021)
+    lines = terminal_lines(pl.DataFrame(rows), ["mg"])
+    assert lines == [
+        "  all-A — stable: no seat gains by switching strategy, and a mix shifted a little comes back",
+        "    shares (95 % CI): A 100.0 % (97.0–100.0), B 0.0 % (0.0–3.0)",
+        "    by the 95 % bound, a seat that switches strategy gains at most 0.4 pp of win rate; 62 % of random "
+        "starting mixes end here",
+        "    the Company crashes in 50.0 % (40.0–60.0) of its games, which end in round 6.0 (5.9–6.1)",
+        "  all-B — stable: no seat gains by switching strategy, and a mix shifted a little comes back",
+        "    shares (95 % CI): B 100.0 % (100.0–100.0)",
+        "    by the 95 % bound, a seat that switches strategy gains at most 0.0 pp of win rate; no random starting "
+        "mix ended here: only mixes near it lead back to it",
+        "    the Company crashes in 50.0 % (40.0–60.0) of its games, which end in round 6.0 (5.9–6.1)",
+        "  B 62 % + A 38 % — unstable: no seat gains by switching strategy here, but a mix shifted a little moves away",
+        "    shares (95 % CI): A 38.5 % (20.0–55.0), B 61.5 % (45.0–80.0)",
+        "    by the 95 % bound, a seat that switches strategy gains at most 2.1 pp of win rate",
+        "    the Company crashes in 50.0 % (40.0–60.0) of its games, which end in round 6.0 (5.9–6.1)",
+    ]
+    pure = equilibrium_rows("mg", 0, [1.0, 0.0], [1.0, 0.0], [1.0, 0.0], True, None, 0.0)
+    pure += equilibrium_rows("mg", 1, [0.0, 1.0], [0.0, 1.0], [0.0, 1.0], False, None, 0.01)
+    lines = terminal_lines(pl.DataFrame(pure), ["mg"])
+    assert lines[0] == "  all-A — stable: a lone seat that switches strategy earns less"
+    assert lines[4] == "  all-B — holds: a lone seat that switches strategy earns no more, but some earn as much"
+    assert not any("random starting" in line for line in lines)
 
 
 def test_the_print_names_a_rules_arm_without_any_equilibrium(played):
