@@ -20,6 +20,9 @@ import sim
 from experiments.runfolder import META, Run, frame_path, verify_frames
 from sim.layout import VP_SOURCES
 
+from .labels import SEP, ArmLabels, arm_labels
+from .labels import short_keys as _short_keys
+
 VP_COLUMNS = [f"vp_{source}" for source in VP_SOURCES]
 SAMPLE_GAMES = 1500  # games per arm in the capital scatter
 JOIN_ROWS = 250_000  # seat rows per range of games joined with their game's outcome (bounds the memory)
@@ -37,7 +40,8 @@ ECONOMY = {
 
 @dataclass
 class Arm:
-    """One arm: its index and name in run.json, a short label for charts, params, strategies and rules."""
+    """One arm: its index and name in run.json, its short label for charts and tables (what tells it from the other
+    arms, ``reports.labels``), params, strategies and rules."""
 
     index: int
     name: str
@@ -52,8 +56,8 @@ class Arm:
         return _fill(self.label, width)
 
     def wrapped(self, width: int = 30) -> str:
-        """The label on several lines: one parameter per line, long ones wrapped at word boundaries."""
-        return "\n".join(_fill(part, width) for part in self.label.split(", "))
+        """The label on several lines: one part per line, long ones wrapped at word boundaries."""
+        return "\n".join(_fill(part, width) for part in self.label.split(SEP))
 
 
 def _fill(text: str, width: int) -> str:
@@ -91,6 +95,11 @@ class Aggregates:
     wins_how: pl.DataFrame | None = None  # strategy_wins: arm_index, strategy, scope, seats, <HOW_COLUMNS> (means)
     zero_sources: list[str] = field(default_factory=list)  # VP sources that are 0 in every seat of every game
     comparisons: pl.DataFrame | None = None  # reports.compare.comparisons (set by write_report: it needs the reference)
+    labels: ArmLabels | None = None  # the arms' short labels, their title and what every arm shares
+
+    def label_of(self, name: str) -> str:
+        """The short label of the arm named ``name`` (``name`` itself when no arm has it)."""
+        return next((a.label for a in self.arms if a.name == name), name)
 
     def arm(self, index: int) -> Arm:
         return next(a for a in self.arms if a.index == index)
@@ -131,14 +140,14 @@ def format_value(value: Any) -> str:
 
 def short_keys(param_keys: list[str]) -> dict[str, str]:
     """The last part of each dotted key (``capital.formula`` -> ``formula``), unless two keys share it."""
-    tails = [key.rsplit(".", 1)[-1] for key in param_keys]
-    return {key: tail if tails.count(tail) == 1 else key for key, tail in zip(param_keys, tails, strict=True)}
+    return _short_keys(param_keys)
 
 
 def short_labels(arms: list[dict[str, Any]], param_keys: list[str]) -> list[str]:
-    """The arms' names: one name per arm everywhere (the report, the terminal, the frames' ``arm`` column, run.json,
-    ``--reference``, ``compare``); a named arm keeps its name, a sweep arm is ``capital.formula=flat, ...``."""
-    return [arm["arm"] for arm in arms]
+    """The arms' labels in charts and tables (``reports.labels.arm_labels`` of their names): what tells an arm from
+    the others, ``flat · 5`` for ``capital.formula=flat, capital.budget_per_player=5``; a listed arm's own name is kept
+    when nothing shorter tells the arms apart. Its name (run.json, the frames, ``--reference``) is on hover."""
+    return list(arm_labels([arm["arm"] for arm in arms]).labels)
 
 
 def tick_labels(arms: list[dict[str, Any]], param_keys: list[str]) -> tuple[list[str], str]:
@@ -151,7 +160,7 @@ def tick_labels(arms: list[dict[str, Any]], param_keys: list[str]) -> tuple[list
             short = short_keys(param_keys)
             return ticks, " / ".join(short.get(k, k) for k in keys[0])
     labels = short_labels(arms, param_keys)
-    return ["\n".join(_fill(part, 16) for part in label.split(", ")) for label in labels], "arm"
+    return ["\n".join(_fill(part, 16) for part in label.split(SEP)) for label in labels], "arm"
 
 
 def arm_rules(run: Run, arm: dict[str, Any]) -> sim.Rules | None:
@@ -170,10 +179,10 @@ def arm_rules(run: Run, arm: dict[str, Any]) -> sim.Rules | None:
         return None
 
 
-def load_arms(run: Run) -> tuple[list[Arm], str]:
-    """The run's arms in index order and the title of an arm axis (see ``tick_labels``)."""
+def load_arms(run: Run) -> tuple[list[Arm], str, ArmLabels]:
+    """The run's arms in index order, the title of an arm axis (see ``tick_labels``) and their labels."""
     meta_arms = sorted(run.arms, key=lambda a: a["index"])
-    labels = short_labels(meta_arms, run.param_keys)
+    labels = arm_labels([a["arm"] for a in meta_arms])
     ticks, axis_title = tick_labels(meta_arms, run.param_keys)
     arms = [
         Arm(
@@ -185,9 +194,9 @@ def load_arms(run: Run) -> tuple[list[Arm], str]:
             list(a.get("strategies") or []),
             arm_rules(run, a),
         )
-        for a, label, tick in zip(meta_arms, labels, ticks, strict=True)
+        for a, label, tick in zip(meta_arms, labels.labels, ticks, strict=True)
     ]
-    return arms, axis_title
+    return arms, axis_title, labels
 
 
 def _sample_filter(arm_games: dict[int, int], per_arm: int) -> pl.Expr:
@@ -228,7 +237,7 @@ def aggregate(run: Run | str | Path, sample_games: int = SAMPLE_GAMES) -> Aggreg
     if missing:
         status = run.meta.get("status", "unknown")
         raise FileNotFoundError(f"{run.path}: no {', '.join(missing)} Parquet frames yet (run status: {status})")
-    arms, arm_axis = load_arms(run)
+    arms, arm_axis, labels = load_arms(run)
     games, seats, rounds = run.scan("games"), run.scan("seats"), run.scan("rounds")
     outcomes, end_round = _collect(
         [
@@ -303,6 +312,7 @@ def aggregate(run: Run | str | Path, sample_games: int = SAMPLE_GAMES) -> Aggreg
         end_round=end_round.sort("arm_index"),
         bids=bids.sort("arm_index"),
         capital=capital,
+        labels=labels,
         **extra,
     )
 

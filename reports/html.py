@@ -17,6 +17,7 @@ from experiments import runfolder as rf
 from .charts import Chart
 from .interactive import embed, script
 from .markdown import table_md
+from .smells import CALM, Typical
 from .tables import Table, Verdict
 
 CSS = """
@@ -41,21 +42,42 @@ figure { margin: 1.2rem 0 2rem; } figure img { max-width: 100%; height: auto; bo
 figcaption { color: #333; font-size: .93rem; max-width: 75rem; margin-top: .3rem; }
 pre { background: #f6f8fa; border: 1px solid #e1e4e8; padding: .8rem; overflow-x: auto; font-size: .85rem; }
 .note { color: #444; font-size: .92rem; max-width: 75rem; }
+td.universal { background: #fde0c5; font-weight: 600; } td.dead { background: #e4e4ea; color: #555; }
+span.universal { background: #fde0c5; padding: 0 .2rem; } span.dead { background: #e4e4ea; padding: 0 .2rem; }
+#smells-table tr.calm { display: none; } .filters { margin: .4rem 0; }
+#smells-table, #typical-table { font-size: .8rem; } #smells-table td, #smells-table th { padding: .15rem .35rem; }
+#smells-table td.num, #smells-table td:nth-child(2), #typical-table td { white-space: nowrap; }
+#smells-table th, #typical-table th { overflow-wrap: normal; }
+.filters input[type=search] { margin-left: 1.5rem; width: 22rem; }
+details.small > summary { font-size: .92rem; font-weight: normal; }
 .vega { max-width: 100%; overflow-x: auto; } .vega-bindings { margin: .3rem 0; } .vega-bind { display: inline-block;
         margin-right: 1.5rem; }
 """
 
 
+def _cell(tag: str, text: str, classes: str, hover: dict[str, str]) -> str:
+    """A <th> or <td> with its classes and, when ``hover`` knows its text, a title (an arm's full name)."""
+    attrs = (f' class="{escape(classes)}"' if classes else "") + (
+        f' title="{escape(hover[text])}"' if text in hover else ""
+    )
+    return f"<{tag}{attrs}>{escape(text)}</{tag}>"
+
+
 def table_html(table: Table, table_id: str, css_class: str = "") -> str:
-    """A <table> (inside a horizontal scroller) with highlighted rows and right-aligned numeric columns."""
+    """A <table> (inside a horizontal scroller) with highlighted rows, right-aligned numeric columns, the classes of
+    its rows and cells and a title over every cell or header ``table.hover`` knows (an arm's short label: its name)."""
     numeric = table.numeric or [False] * len(table.columns)
-    head = "".join(f"<th>{escape(c)}</th>" for c in table.columns)
+    hover = table.hover
+    head = "".join(_cell("th", c, "", hover) for c in table.columns)
     body = []
     for i, row in enumerate(table.rows):
-        flag = ' class="flag"' if table.highlight and table.highlight[i] else ""
+        kinds = [table.row_classes[i]] if table.row_classes and table.row_classes[i] else []
+        kinds += ["flag"] if table.highlight and table.highlight[i] else []
+        flag = f' class="{" ".join(kinds)}"' if kinds else ""
+        extra = table.classes[i] if table.classes else [""] * len(row)
         cells = "".join(
-            f'<td class="num">{escape(c)}</td>' if num else f"<td>{escape(c)}</td>"
-            for c, num in zip(row, numeric, strict=True)
+            _cell("td", c, " ".join(x for x in ("num" if num else "", more) if x), hover)
+            for c, num, more in zip(row, numeric, extra, strict=True)
         )
         body.append(f"<tr{flag}>{cells}</tr>")
     ident = f' id="{escape(table_id)}"' + (f' class="{escape(css_class)}"' if css_class else "")
@@ -96,6 +118,84 @@ METHODS = (
 )
 
 
+LABELS_NOTE = "Each arm's full name: under Settings and arms, and on hovering its label."
+SMELLS_NOTE = (
+    "Per item of coverage.parquet (a rule or decision, and what happened), the share of each arm's games where it "
+    'happened: <span class="universal">universal</span> in at least 95 % of them (a dominant move or a rule that '
+    'forces it; a decision asked in every game is none), <span class="dead">dead</span> in at most 1 % (a dead rule, '
+    "a choice no strategy takes). Listed first: what is universal or dead in every arm, then in some arms, then the "
+    "items whose share differs between arms (the lowest and the highest arm at least 5 pp apart, their 95 % "
+    "intervals apart)."
+)
+FILTER_SCRIPT = """function smellFilter() {
+  const q = document.getElementById("smells-find").value.trim().toLowerCase();
+  const all = document.getElementById("smells-all").checked;
+  for (const tr of document.querySelectorAll("#smells-table tbody tr")) {
+    const shown = q ? tr.textContent.toLowerCase().includes(q) : all || !tr.classList.contains("calm");
+    tr.style.display = shown ? "table-row" : "none";
+  }
+}"""
+
+
+def smells_html(smells: Table, typical: list[Typical]) -> str:
+    """The balance smells: one table (a row per item, a column per arm) whose calm rows (no arm makes them universal
+    or dead, no two arms differ) stay hidden until asked for (a checkbox, or a text filter over every row); then a
+    typical game per headline and arm to watch."""
+    calm = sum(c == CALM for c in smells.row_classes)
+    shown = len(smells.rows) - calm
+    filters = (
+        f'<div class="filters"><input type="checkbox" id="smells-all" onchange="smellFilter()">'
+        f'<label for="smells-all">show the other {calm} items too</label>'
+        '<input type="search" id="smells-find" placeholder="filter every item by rule or text" '
+        'oninput="smellFilter()" aria-label="filter the items"></div>'
+    )
+    return (
+        f'<h2 id="smells">Balance smells</h2><p class="note">{SMELLS_NOTE} {shown} of {len(smells.rows)} items '
+        f"shown; the other {calm} are neither universal nor dead in any arm, and no two arms differ in them.</p>"
+        f"{filters}{table_html(smells, 'smells-table')}<script>{FILTER_SCRIPT}</script>{typical_html(typical)}"
+    )
+
+
+def typical_html(typical: list[Typical]) -> str:
+    """A typical game of each headline per arm: a table (a row per headline, a column per arm) of games, each a link
+    to its replay's page once ``eastindia replay`` wrote it; the commands that write the others below it, closed."""
+    if not typical:
+        return ""
+    arms = list(dict.fromkeys((t.arm, t.label) for t in typical))
+    whats = list(dict.fromkeys(t.what for t in typical))
+    cell = {(t.arm, t.what): t for t in typical}
+    several = arms[0][0] is not None
+
+    def link(t: Typical | None) -> str:
+        if t is None:
+            return "<td>—</td>"
+        text = f"game {t.game}"
+        if t.how.endswith(".html"):
+            return f'<td class="num"><a href="{escape(t.how)}">{text}</a></td>'
+        return f'<td class="num" title="{escape(t.how)}">{text}</td>'
+
+    head = "".join(
+        f'<th title="{escape(arm)}">{escape(label)}</th>' if arm != label else f"<th>{escape(label)}</th>"
+        for arm, label in arms
+    ) if several else "<th>game</th>"  # fmt: skip
+    body = "".join(
+        f"<tr><td>{escape(what)}</td>{''.join(link(cell.get((arm, what))) for arm, _ in arms)}</tr>" for what in whats
+    )
+    commands = [t.how for t in typical if not t.how.endswith(".html")]
+    written = (
+        '<details class="small"><summary>The commands that write these replays</summary>'
+        f"<pre>{escape(chr(10).join(commands))}</pre></details>"
+        if commands
+        else ""
+    )
+    return (
+        '<h3 id="typical">A typical game to watch</h3><p class="note">Of the games that match, the one with the median '
+        "winning margin; a link once its replay is written (hover a game for the command).</p>"
+        f'<div class="scroll"><table id="typical-table"><thead><tr><th>what</th>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>{written}"
+    )
+
+
 def details(ident: str, title: str, body: str) -> str:
     """A collapsible section of the details, closed at first."""
     return f'<details id="{escape(ident)}"><summary>{escape(title)}</summary>{body}</details>'
@@ -118,7 +218,7 @@ def render(
     sections: list[tuple[str, list[tuple[str, Table]]]],
     experiment_toml: str | None,
     smells: Table | None = None,
-    typical: list[tuple[str, str]] | None = None,
+    typical: list[Typical] | None = None,
     win_table: dict | None = None,
     comparison_chart: dict | None = None,
     wins_how: Table | None = None,
@@ -138,29 +238,19 @@ def render(
     answers = "".join(f"<li>{escape(line)}</li>" for line in verdict.headlines)
     changes = ""
     if verdict.changes:
-        items = "".join(f"<li>{escape(line)}</li>" for line in verdict.changes)
+        items = "".join(
+            f"<li>{_cell('b', arm, '', verdict.hover)}: {escape(text)}</li>" for arm, text in verdict.changes
+        )
         against = f"What each arm changes against the reference arm {verdict.reference}"
         changes = f"<h3>{escape(against)}</h3><ul>{items}</ul>"
+    labels = f'<p class="note" id="arm-labels">{escape(verdict.labels)} {LABELS_NOTE}</p>' if verdict.labels else ""
     chart = ""
     if verdict_chart is not None:
         chart = embed("verdict-chart", verdict_chart) + (
             '<p class="note">A dot: a share of the games (won, or crashed) with its 95 % interval as a line; hover a '
             "mark for its numbers and n; the dropdowns filter by arm and strategy.</p>"
         )
-    smelt = ""
-    if smells is not None:
-        watch = "".join(
-            f"<li>{escape(what)}: "
-            + (f'<a href="{escape(how)}">{escape(how)}</a>' if how.endswith(".html") else f"<code>{escape(how)}</code>")
-            + "</li>"
-            for what, how in typical or []
-        )
-        smelt = (
-            '<h2 id="smells">Balance smells</h2><p class="note">What happens in at least 95 % of an arm\'s games (a '
-            "universal line: a dominant move or a rule that forces it) and what happens in at most 1 % (a dead rule, a "
-            "choice no strategy takes), from coverage.parquet. Watch a typical game:</p>"
-            f"<ul>{watch}</ul>{table_html(smells, 'smells-table')}"
-        )
+    smelt = smells_html(smells, typical or []) if smells is not None else ""
     extra = "".join(
         f"<h3>{escape(heading)}</h3>"
         + "".join(f"<h4>{escape(t)}</h4>{table_html(tab, _slug(t, 'table-'))}" for t, tab in tables)
@@ -196,7 +286,7 @@ def render(
 <h1>{escape(title)}</h1>
 <p class="sub">Corruption &amp; East India balance simulator — experiment report</p>
 {warn}
-<section id="verdict"><h2>Verdict</h2><ul>{answers}</ul>{chart}{changes}</section>
+<section id="verdict"><h2>Verdict</h2>{labels}<ul>{answers}</ul>{chart}{changes}</section>
 {read_first}
 {smelt}
 <h2 id="contents">Details</h2>

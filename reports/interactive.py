@@ -56,7 +56,8 @@ def win_rows(agg: Aggregates, summary: pl.DataFrame) -> list[dict[str, Any]]:
             rows.append(
                 {
                     "arm_index": r["arm_index"],
-                    "arm": r["label"],
+                    "arm": agg.label_of(r["arm"]),
+                    "arm_name": r["arm"],
                     "strategy": s,
                     "win": win,
                     "lo": lo,
@@ -64,28 +65,58 @@ def win_rows(agg: Aggregates, summary: pl.DataFrame) -> list[dict[str, Any]]:
                     "fair": fair,
                     "edge": win - fair,
                     "games": r["games"],
-                    "win rate (95 % CI)": pct(win, lo, hi),
-                    "fair share": pct(fair),
-                    "against fair share": f"{points(win - fair)} pp",
+                    "win_ci": pct(win, lo, hi),
+                    "fair_share": pct(fair),
+                    "against_fair": f"{points(win - fair)} pp",
                 }
             )
     return rows
 
 
 def crash_rows(summary: pl.DataFrame, causes: dict[int, str]) -> list[dict[str, Any]]:
+    """Per arm: its crash rate with its Wilson interval, games and the main cause of its crashes (``arm``: its name,
+    which ``verdict_chart`` turns into its short label)."""
     return [
         {
             "arm_index": r["arm_index"],
-            "arm": r["label"],
+            "arm": r["arm"],
+            "arm_name": r["arm"],
             "crash": r["crash_rate"],
             "lo": r["crash_lo"],
             "hi": r["crash_hi"],
             "games": r["games"],
-            "crash rate (95 % CI)": pct(r["crash_rate"], r["crash_lo"], r["crash_hi"]),
-            "main cause": causes.get(r["arm_index"], "no crash"),
+            "crash_ci": pct(r["crash_rate"], r["crash_lo"], r["crash_hi"]),
+            "main_cause": causes.get(r["arm_index"], "no crash"),
         }
         for r in summary.iter_rows(named=True)
     ]
+
+
+# Vega reads a field name as an access path ("arm's value" opens a quote it never closes, a chart drawing nothing):
+# every field is a plain identifier, and the tooltips and headers give people its title
+TITLES = {
+    "arm": "arm",
+    "arm_name": "arm in full",
+    "win_ci": "win rate (95 % CI)",
+    "fair_share": "fair share",
+    "against_fair": "against fair share",
+    "crash_ci": "crash rate (95 % CI)",
+    "main_cause": "main cause",
+    "interval": "change (95 % CI)",
+    "arm_value": "arm's value",
+    "reference_value": "reference's value",
+}
+
+
+def _tips(*fields: str) -> list[alt.Tooltip]:
+    """Tooltips of ``fields`` ("name:type"), each titled for people (``TITLES``)."""
+    return [alt.Tooltip(f, title=TITLES.get(f.split(":")[0], f.split(":")[0])) for f in fields]
+
+
+def arm_width(agg: Aggregates) -> int:
+    """Pixels for the arm labels left of a chart: the longest short label at about 7 px a character, at most
+    ``ARM_WIDTH``."""
+    return min(ARM_WIDTH, 7 * max((len(a.label) for a in agg.arms), default=10) + 12)
 
 
 def _filters(agg: Aggregates, strategies: bool) -> tuple[list[alt.Parameter], str]:
@@ -101,12 +132,14 @@ def _filters(agg: Aggregates, strategies: bool) -> tuple[list[alt.Parameter], st
 
 
 def _arm_axis(agg: Aggregates, labels: bool = True) -> alt.Y:
-    axis = alt.Axis(labelLimit=ARM_WIDTH, title=None) if labels else None
+    """The arms top to bottom by their short labels, titled by what the labels say (``formula · budget``)."""
+    title = agg.labels.title if agg.labels and len(agg.arms) > 1 else None
+    axis = alt.Axis(labelLimit=arm_width(agg), title=title, titleFontWeight="normal") if labels else None
     return alt.Y("arm:N", sort=[a.label for a in agg.arms], axis=axis)
 
 
 def _crash_panel(agg: Aggregates, crashes: list[dict], test: str, height: int, labels: bool) -> alt.LayerChart:
-    tip = ["arm:N", "crash rate (95 % CI):N", "games:Q", "main cause:N"]
+    tip = _tips("arm:N", "crash_ci:N", "games:Q", "main_cause:N", *(["arm_name:N"] if len(agg.arms) > 1 else []))
     base = alt.Chart(alt.Data(values=crashes)).transform_filter(test)
     y = _arm_axis(agg, labels)
     x = alt.X("lo:Q", axis=alt.Axis(format=".0%"), title="crash rate")
@@ -146,6 +179,7 @@ def verdict_chart(agg: Aggregates, wins: list[dict], crashes: list[dict]) -> dic
     """The answer in one figure: each strategy's win rate per arm against its fair share (a black tick) and the
     crash rate per arm, with their 95 % intervals; hover for the numbers, filter by arm and strategy."""
     several = bool(wins) and len(agg.strategies) > 1
+    crashes = [{**row, "arm": agg.label_of(row["arm_name"])} for row in crashes]
     params, test = _filters(agg, several)
     pct_axis = alt.Axis(format=".0%", grid=True)
     n = len(agg.arms)
@@ -153,7 +187,8 @@ def verdict_chart(agg: Aggregates, wins: list[dict], crashes: list[dict]) -> dic
     crash = _crash_panel(agg, crashes, test.split(" && ")[0], height, True)
     if not several:
         return _spec(alt.hconcat(crash, _rounds_panel(agg, test)).add_params(*params))
-    tip = ["arm:N", "strategy:N", "win rate (95 % CI):N", "fair share:N", "against fair share:N", "games:Q"]
+    tip = _tips("arm:N", "strategy:N", "win_ci:N", "fair_share:N", "against_fair:N", "games:Q",
+                *(["arm_name:N"] if n > 1 else []))  # fmt: skip
     base = alt.Chart(alt.Data(values=wins)).transform_filter(test)
     y = _arm_axis(agg)
     offset = alt.YOffset("strategy:N", sort=agg.strategies)
@@ -170,8 +205,8 @@ def verdict_chart(agg: Aggregates, wins: list[dict], crashes: list[dict]) -> dic
     return _spec(alt.hconcat(win, crash).resolve_scale(y="shared").add_params(*params))
 
 
-TABLE_COLUMNS = [("arm", 330), ("strategy", 110), ("win rate (95 % CI)", 150), ("fair share", 80),
-                 ("against fair share", 130), ("games", 60)]  # fmt: skip
+TABLE_COLUMNS = [("arm", 200), ("strategy", 110), ("win_ci", 150), ("fair_share", 80), ("against_fair", 130),
+                 ("games", 60)]  # fmt: skip
 SORTS = {"edge over fair share": "-datum.edge", "win rate": "-datum.win", "arm": "datum.arm_index",
          "strategy": "datum.strategy"}  # fmt: skip
 
@@ -190,8 +225,15 @@ def win_table(agg: Aggregates, wins: list[dict]) -> dict[str, Any]:
     )
     columns = [
         base.mark_text(align="left", baseline="middle", limit=width - 8)
-        .encode(x=alt.value(0), y=alt.Y("row:O", axis=None), text=f"{name}:N", tooltip=[alt.Tooltip(f"{name}:N")])
-        .properties(width=width, height={"step": 20}, title=alt.TitleParams(name, anchor="start", fontSize=12))
+        .encode(
+            x=alt.value(0),
+            y=alt.Y("row:O", axis=None),
+            text=f"{name}:N",
+            tooltip=_tips(f"{name}:N", *(["arm_name:N"] if name == "arm" and len(agg.arms) > 1 else [])),
+        )
+        .properties(
+            width=width, height={"step": 20}, title=alt.TitleParams(TITLES.get(name, name), anchor="start", fontSize=12)
+        )
         for name, width in TABLE_COLUMNS
     ]
     return _spec(alt.hconcat(*columns, spacing=4).add_params(*params, sort).configure_view(stroke=None))
@@ -209,10 +251,11 @@ def comparison_chart(agg: Aggregates, comp: pl.DataFrame) -> dict[str, Any] | No
         share = r["metric"] in percent
         show = (lambda x: f"{points(x)} pp") if share else (lambda x: f"{x:+.2f}")
         value = pct if share else (lambda x: f"{x:.2f}")
+        arm = agg.label_of(r["arm"])
         rows.append(
             {
-                "arm": r["arm"], "metric": r["metric"], "strategy": r["strategy"] or "all",
-                "row": f"{r['arm']} · {r['strategy']}" if r["strategy"] else r["arm"],
+                "arm": arm, "arm_name": r["arm"], "metric": r["metric"], "strategy": r["strategy"] or "all",
+                "row": f"{arm}: {r['strategy']}" if r["strategy"] else arm,
                 "change": r["estimate"] * (100 if share else 1), "lo": r["lo"] * (100 if share else 1),
                 "hi": r["hi"] * (100 if share else 1), "n": r["n"], "method": r["method"],
                 "clear": bool(r["lo"] > 0 or r["hi"] < 0),
@@ -223,12 +266,10 @@ def comparison_chart(agg: Aggregates, comp: pl.DataFrame) -> dict[str, Any] | No
     params, test = _filters(agg, len(agg.strategies) > 1)
     either = "(datum.strategy == strategy_filter || datum.strategy == 'all')"  # crash rate, end round: every strategy
     test = test.replace("datum.strategy == strategy_filter", either)
-    # Vega reads a field name as an access path: names without quotes, spaces or brackets, their titles for people
-    tip = ["arm:N", "metric:N", "strategy:N", alt.Tooltip("interval:N", title="change (95 % CI)"),
-           alt.Tooltip("arm_value:N", title="arm's value"), alt.Tooltip("reference_value:N", title="reference's value"),
-           "method:N", "n:Q"]  # fmt: skip
-    base = alt.Chart(alt.Data(values=rows)).transform_filter(test)
-    y = alt.Y("row:N", axis=alt.Axis(labelLimit=ARM_WIDTH + 120, title=None), sort=None)
+    tip = _tips("arm:N", "metric:N", "strategy:N", "interval:N", "arm_value:N", "reference_value:N", "method:N",
+                "n:Q", "arm_name:N")  # fmt: skip
+    base = alt.Chart().transform_filter(test)  # no data of its own: each panel draws its metric's rows of the facet
+    y = alt.Y("row:N", axis=alt.Axis(labelLimit=arm_width(agg) + 120, title=None), sort=None)
     color = alt.condition("datum.clear", alt.value("#b2182b"), alt.value("#4d4d4d"))
     x = alt.X("lo:Q", title="change against the reference (pp for shares, units for means)")
     panels = alt.layer(

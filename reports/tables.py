@@ -16,12 +16,22 @@ from .summary import arm_summary, several_strategies
 
 @dataclass
 class Table:
-    """Header, rows of text cells, and which rows to highlight (e.g. intervals excluding zero)."""
+    """Header, rows of text cells, and which rows to highlight (e.g. intervals excluding zero); for the HTML page,
+    ``hover``: the title shown over a header or cell with that text (an arm's short label: its full name), ``classes``:
+    a CSS class per cell (rows of them, "" for none) and ``row_classes`` per row."""
 
     columns: list[str]
     rows: list[list[str]]
     highlight: list[bool] = field(default_factory=list)
     numeric: list[bool] = field(default_factory=list)  # right-align these columns
+    hover: dict[str, str] = field(default_factory=dict)
+    classes: list[list[str]] = field(default_factory=list)
+    row_classes: list[str] = field(default_factory=list)
+
+
+def arm_hover(agg: Aggregates) -> dict[str, str]:
+    """An arm's short label -> its full name, where they differ (the ``hover`` of a table naming arms)."""
+    return {a.label: a.name for a in agg.arms if a.label != a.name}
 
 
 def summary_table(agg: Aggregates, summary: pl.DataFrame | None = None) -> Table:
@@ -38,7 +48,7 @@ def summary_table(agg: Aggregates, summary: pl.DataFrame | None = None) -> Table
     for r in df.iter_rows(named=True):
         row = [
             str(r["arm_index"]),
-            r["label"],
+            agg.label_of(r["arm"]),
             f"{r['games']:,}",
             pct(r["crash_rate"], r["crash_lo"], r["crash_hi"]),
             f"{r['mean_end_round']:.2f} ({r['end_round_lo']:.2f}–{r['end_round_hi']:.2f})",
@@ -50,7 +60,7 @@ def summary_table(agg: Aggregates, summary: pl.DataFrame | None = None) -> Table
             row.append(cell)
         row += ["—" if r[f"mean_vp_{s}"] is None else f"{r[f'mean_vp_{s}']:.2f}" for s in agg.strategies]
         rows.append(row)
-    return Table(columns, rows, numeric=[False, False] + [True] * (len(columns) - 2))
+    return Table(columns, rows, numeric=[False, False] + [True] * (len(columns) - 2), hover=arm_hover(agg))
 
 
 def change_cell(metric: str, est: float, lo: float, hi: float) -> str:
@@ -95,7 +105,7 @@ def comparison_tables(agg: Aggregates, comp: pl.DataFrame) -> list[tuple[str, Ta
             for r, e in zip(part.iter_rows(named=True), excludes, strict=True)
         ]
         numeric = [False, False, True, True, True, False, True]
-        out.append((title, Table(columns, rows, highlight=excludes, numeric=numeric)))
+        out.append((title, Table(columns, rows, highlight=excludes, numeric=numeric, hover=arm_hover(agg))))
     return out
 
 
@@ -106,7 +116,7 @@ def comparisons_note(agg: Aggregates, comp: pl.DataFrame | None) -> str:
     k = int(((comp["lo"] > 0) | (comp["hi"] < 0)).sum())
     ref = agg.arm_by_name(comp["reference"][0])
     return (
-        f"Every arm against the reference arm {ref.label if ref else comp['reference'][0]!r}, each effect once (with "
+        f"Every arm against the reference arm {ref.name if ref else comp['reference'][0]!r}, each effect once (with "
         "exactly two strategies only the first one's win rate: the other's change is its mirror image). The arms "
         "play the same games with the same dice, so every interval is paired on the games: Newcombe's paired "
         "interval (method 10) for a change of a proportion, the Student-t interval of the per-game differences for "
@@ -166,7 +176,7 @@ def crash_cause_table(agg: Aggregates) -> Table:
         ]
         for r in df.iter_rows(named=True)
     ]
-    return Table(columns, rows, numeric=[False, False] + [True] * (len(columns) - 2))
+    return Table(columns, rows, numeric=[False, False] + [True] * (len(columns) - 2), hover=arm_hover(agg))
 
 
 def main_causes(agg: Aggregates) -> dict[int, dict[str, Any]]:
@@ -201,7 +211,9 @@ class Verdict:
 
     headlines: list[str]
     reference: str
-    changes: list[str]
+    changes: list[tuple[str, str]]  # (the arm's short label, what it changes)
+    labels: str = ""  # how the arms are labelled (``reports.labels``), said once
+    hover: dict[str, str] = field(default_factory=dict)  # an arm's short label -> its full name
 
 
 def verdict(agg: Aggregates, summary: pl.DataFrame, comp: pl.DataFrame | None) -> Verdict:
@@ -210,7 +222,7 @@ def verdict(agg: Aggregates, summary: pl.DataFrame, comp: pl.DataFrame | None) -
     ref_name = comp["reference"][0] if comp is not None and not comp.is_empty() else None
     ref = agg.arm_by_name(ref_name) if ref_name else agg.arms[0]
     several = len(agg.arms) > 1
-    where = f" in the reference arm {ref.label!r}" if several else ""
+    where = f" in the reference arm {ref.name!r}" if several else ""
     lines = []
     r = rows[ref.index]
     playing = [s for s in agg.strategies if r[f"win_{s}"] is not None]
@@ -248,8 +260,8 @@ def verdict(agg: Aggregates, summary: pl.DataFrame, comp: pl.DataFrame | None) -
     if several:
         lo = min(rows.values(), key=lambda x: x["crash_rate"])
         hi = max(rows.values(), key=lambda x: x["crash_rate"])
-        crash += f" Across the arms it runs from {pct(lo['crash_rate'])} ({lo['label']}) to {pct(hi['crash_rate'])} "
-        crash += f"({hi['label']})."
+        low, high = agg.label_of(lo["arm"]), agg.label_of(hi["arm"])
+        crash += f" Across the arms it runs from {pct(lo['crash_rate'])} ({low}) to {pct(hi['crash_rate'])} ({high})."
     lines.append(crash)
     changes = []
     if comp is not None and not comp.is_empty():
@@ -266,8 +278,9 @@ def verdict(agg: Aggregates, summary: pl.DataFrame, comp: pl.DataFrame | None) -
             ]
             n = f"{int(part['n'].max()):,} games paired"
             shown = "; ".join(moved) + f" ({n})." if moved else f"no change whose 95 % interval excludes 0 ({n})."
-            changes.append(f"{arm.label}: {shown}")
-    return Verdict(lines, ref.label, changes)
+            changes.append((arm.label, shown))
+    caption = agg.labels.caption() if agg.labels else ""
+    return Verdict(lines, ref.name, changes, caption, arm_hover(agg))
 
 
 def economy_table(agg: Aggregates) -> Table:
@@ -287,7 +300,7 @@ def economy_table(agg: Aggregates) -> Table:
                 for r in range(1, agg.rounds + 1)
             ]
             rows.append([arm.label, series, *cells])
-    return Table(columns, rows, numeric=[False, False] + [True] * agg.rounds)
+    return Table(columns, rows, numeric=[False, False] + [True] * agg.rounds, hover=arm_hover(agg))
 
 
 def vp_outcome_table(agg: Aggregates) -> Table:
@@ -304,7 +317,7 @@ def vp_outcome_table(agg: Aggregates) -> Table:
         by = {r["source"]: r for r in part.iter_rows(named=True)}
         cells = [f"{by[s]['mean']:.2f} ({by[s]['lo']:.2f}–{by[s]['hi']:.2f})" if s in by else "—" for s in sources]
         rows.append([agg.arm(arm).label, strategy, outcome, f"{part['seats'][0]:,}", *cells])
-    return Table(columns, rows, numeric=[False, False, False] + [True] * (len(columns) - 3))
+    return Table(columns, rows, numeric=[False, False, False] + [True] * (len(columns) - 3), hover=arm_hover(agg))
 
 
 WINS_HOW_NOTE = (
@@ -353,7 +366,7 @@ def wins_how_table(agg: Aggregates) -> Table:
                 num(r["firms_bankrupt"]),
             ]
         )
-    return Table(columns, rows, numeric=[False, False, False] + [True] * (len(columns) - 3))
+    return Table(columns, rows, numeric=[False, False, False] + [True] * (len(columns) - 3), hover=arm_hover(agg))
 
 
 def vp_table(agg: Aggregates) -> Table:
@@ -381,7 +394,7 @@ def vp_table(agg: Aggregates) -> Table:
                 pct(m["close"]) if m else "—",
             ]
         )
-    return Table(columns, rows, numeric=[False, False] + [True] * (len(columns) - 2))
+    return Table(columns, rows, numeric=[False, False] + [True] * (len(columns) - 2), hover=arm_hover(agg))
 
 
 def capital_table(agg: Aggregates) -> Table:
@@ -402,7 +415,7 @@ def capital_table(agg: Aggregates) -> Table:
         ]
         for r in df.sort("arm_index", "strategy", "by", "lo_value").iter_rows(named=True)
     ]
-    return Table(columns, rows, numeric=[False, False, False, True, True, True])
+    return Table(columns, rows, numeric=[False, False, False, True, True, True], hover=arm_hover(agg))
 
 
 def seat_table(agg: Aggregates) -> Table:
@@ -426,7 +439,7 @@ def seat_table(agg: Aggregates) -> Table:
             x = per.get((r["arm_index"], r["seat"], s))
             cells.append(pct(x["win"], x["lo"], x["hi"]) + f" of {x['seat_games']:,}" if x else "—")
         rows.append([agg.arm(r["arm_index"]).label, str(r["seat"] + 1), *cells])
-    return Table(columns, rows, numeric=[False, True] + [True] * (len(columns) - 2))
+    return Table(columns, rows, numeric=[False, True] + [True] * (len(columns) - 2), hover=arm_hover(agg))
 
 
 def settings_table(agg: Aggregates) -> Table:
@@ -461,11 +474,14 @@ def settings_table(agg: Aggregates) -> Table:
 
 
 def arms_table(agg: Aggregates) -> Table:
-    """One row per arm: index, full name, each parameter, other overrides, strategies and rules file."""
+    """One row per arm: index, short label (where it differs from the name), full name, each parameter, other
+    overrides, strategies and rules file."""
     keys = agg.run.param_keys
     short = short_keys(keys)
     meta = {a["index"]: a for a in agg.run.arms}
-    columns = ["#", "arm", *[short[k] for k in keys], "other overrides", "strategies", "rules file"]
+    labelled = any(arm.label != arm.name for arm in agg.arms)
+    columns = ["#", *(["label"] if labelled else []), "arm", *[short[k] for k in keys], "other overrides"]
+    columns += ["strategies", "rules file"]
     rows = []
     for arm in agg.arms:
         a = meta[arm.index]
@@ -473,6 +489,7 @@ def arms_table(agg: Aggregates) -> Table:
         rows.append(
             [
                 str(arm.index),
+                *([arm.label] if labelled else []),
                 arm.name,
                 *[format_value(arm.params[k]) if k in arm.params else "—" for k in keys],
                 ", ".join(f"{k}={format_value(v)}" for k, v in other.items()) or "—",

@@ -19,6 +19,7 @@ from html.parser import HTMLParser
 import numpy as np
 import polars as pl
 import pytest
+import reports_fixture
 from reports_fixture import grid, make_run
 from scipy import stats as sps
 
@@ -133,7 +134,7 @@ def test_arm_summary_matches_the_raw_frames(run_dir, agg, frames):
     assert summary.select(pl.sum_horizontal(pl.col("^win_[a-z]+$"))).to_series().to_list() == pytest.approx([1.0] * 4)
     short = reports.arm_summary_short(agg)
     assert short.columns == ["arm", "games", "crash_rate", "mean_end_round", "win_balanced", "win_random"]
-    assert short["arm"][0] == "capital.formula=inverse_share, capital.budget_per_player=5"  # the arm's one name
+    assert short["arm"][0] == "inverse_share · 5"  # its short label (reports.labels); summary["arm"]: its name
     assert short.drop("arm").equals(summary.select(short.columns[1:]))
 
 
@@ -286,9 +287,11 @@ def test_capital_sample_curve_and_sweep_axes(agg):
 
 
 def test_labels_are_short_and_unique():
-    arms = [{"arm": "a", "params": p} for p in ARMS]
+    """Charts and tables label an arm by what tells it from the others (reports.labels); the ticks of an x axis of
+    arms are its values one per line under the keys' names."""
+    arms = [{"arm": reports_fixture.arm_name(p), "params": p} for p in ARMS]
     keys = list(ARMS[0])
-    assert short_labels(arms, keys) == ["a"] * 4  # an arm's name, not its parameters
+    assert short_labels(arms, keys) == ["inverse_share · 5", "inverse_share · 8", "flat · 5", "flat · 8"]
     assert tick_labels(arms, keys) == (
         ["inverse_share\n5", "inverse_share\n8", "flat\n5", "flat\n8"],
         "formula / budget_per_player",
@@ -361,9 +364,13 @@ def test_report_lists_settings_summary_comparisons_and_tables(run_dir, report):
     assert "capital.formula&quot; = [&quot;flat&quot;, &quot;inverse_share&quot;]" in text  # experiment.toml, escaped
     assert "Placeholder content in every arm: auction.main_lots" in text  # the banner
     assert "Changed rules key: capital.budget_per_player (default 6)" in text
+    full = "capital.formula=inverse_share, capital.budget_per_player=5"
+    assert (
+        f'<td title="{full}">inverse_share · 5</td><td class="num">200</td>' in text
+    )  # the summary: short, full on hover
     md = (run_dir / "summary.md").read_text(encoding="utf-8")
-    arm0 = "\n| 0 | capital.formula=inverse_share, capital.budget_per_player=5 |"
-    assert md.count(arm0) == 2  # the arms and the summary tables, under the arm's one name
+    assert md.count(f"\n| 0 | inverse_share · 5 | {full} |") == 1  # the arms table: its short label and its name
+    assert md.count("\n| 0 | inverse_share · 5 | 200 |") == 1  # the summary table: its short label
     for heading in ("## Settings", "## Arms", "## Summary per arm", "### Crash rate", "### Win rate: balanced",
                     "## Why games crash", "### Seat advantage", "**Read this first**", "## Charts"):  # fmt: skip
         assert heading in md, heading
@@ -384,18 +391,19 @@ def test_report_opens_on_its_verdict_then_the_smells_then_closed_details(run_dir
     summary = reports.arm_summary(run_dir).row(0, named=True)  # the reference: the first arm
     best = max(["balanced", "random"], key=lambda s: summary[f"win_{s}"])
     win = pct(summary[f"win_{best}"], summary[f"win_{best}_lo"], summary[f"win_{best}_hi"])
-    assert f"{best} wins most in the reference arm '{summary['label']}': {win}" in verdict
+    assert f"{best} wins most in the reference arm '{summary['arm']}': {win}" in verdict
     assert f"against a fair share of {pct(summary[f'fair_{best}'])}" in verdict
     cause = main_causes(aggregate(run_dir))[0]
     crash = pct(summary["crash_rate"], summary["crash_lo"], summary["crash_hi"])
     assert f"The Company crashes in {crash} of the 200 games" in verdict
     assert f"most often in round {cause['round']}; the main cause is {cause['cause']}" in verdict
     comp = pl.read_parquet(run_dir / "comparisons.parquet")
-    for arm in (
-        "capital.formula=inverse_share, capital.budget_per_player=8",
-        "capital.formula=flat, capital.budget_per_player=5",
+    assert "Arms are labelled by capital.formula · capital.budget_per_player (e.g. inverse_share · 5)." in verdict
+    for arm, short in (
+        ("capital.formula=inverse_share, capital.budget_per_player=8", "inverse_share · 8"),
+        ("capital.formula=flat, capital.budget_per_player=5", "flat · 5"),
     ):
-        line = verdict[verdict.index(f"<li>{arm}: ") :].split("</li>")[0]
+        line = verdict[verdict.index(f'<li><b title="{arm}">{short}</b>: ') :].split("</li>")[0]
         mine = comp.filter((pl.col("arm") == arm) & pl.col("metric").is_in(["crash rate", "win rate"]))
         clear = mine.filter((pl.col("lo") > 0) | (pl.col("hi") < 0))
         for r in mine.iter_rows(named=True):
@@ -419,9 +427,10 @@ def test_the_comparisons_open_on_an_interactive_forest_plot_of_every_change(run_
     rows = spec["data"]["values"]
     comp = pl.read_parquet(run_dir / "comparisons.parquet")
     assert len(rows) == comp.height > 0
+    agg = aggregate(run_dir)
     for row, r in zip(rows, comp.iter_rows(named=True), strict=True):
         scale = 100 if r["metric"] in ("crash rate", "win rate") else 1
-        assert (row["arm"], row["metric"]) == (r["arm"], r["metric"])
+        assert (row["arm_name"], row["arm"], row["metric"]) == (r["arm"], agg.label_of(r["arm"]), r["metric"])
         assert row["change"] == pytest.approx(r["estimate"] * scale) and row["lo"] == pytest.approx(r["lo"] * scale)
         assert row["clear"] == (r["lo"] > 0 or r["hi"] < 0) and row["n"] == r["n"]
     tips = {t["field"]: t.get("title") for layer in spec["spec"]["layer"][:2] for t in layer["encoding"]["tooltip"]}
@@ -433,6 +442,52 @@ def test_the_comparisons_open_on_an_interactive_forest_plot_of_every_change(run_
     )
     assert not [f for f in tips if "'" in f or '"' in f]  # Vega reads a field as an access path: no quotes
     assert {p["name"] for p in spec["params"]} == {"arm_filter", "strategy_filter"}
+    assert "data" not in spec["spec"]["layer"][0]  # each panel draws its own metric's rows, not every row
+
+
+def page_specs(text: str) -> dict[str, dict]:
+    """Every Vega-Lite spec a report page draws, by the id of its element."""
+    out = {}
+    for match in re.finditer(r'vegaEmbed\("#([\w-]+)", ', text):
+        out[match.group(1)], _ = json.JSONDecoder().raw_decode(text[match.end() :].replace("<\\/", "</"))
+    return out
+
+
+def field_names(node) -> list[str]:
+    """Every field name of a Vega-Lite spec: encodings' and sorts' fields, transforms' outputs and group-bys, and the
+    keys of inline data rows."""
+    found = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in ("field", "as") and isinstance(value, str) and value:  # row_number() has field ""
+                found.append(value)
+            elif key == "groupby" and isinstance(value, list):
+                found += [v for v in value if isinstance(v, str)]
+            elif key == "values" and isinstance(value, list):
+                found += [k for row in value if isinstance(row, dict) for k in row]
+            found += field_names(value)
+    elif isinstance(node, list):
+        for value in node:
+            found += field_names(value)
+    return found
+
+
+def test_every_chart_field_is_a_plain_name_and_arms_read_by_their_short_labels(run_dir, report):
+    """Vega reads a field name as an access path: a quote, an apostrophe or a space in one ("arm's value") breaks
+    the chart, so every field of every spec is a plain identifier, titled for people in tooltips and headers; the
+    arms are their short labels (reports.labels) with the full name in an ``arm_name`` field for the tooltip."""
+    specs = page_specs(report.read_text(encoding="utf-8"))
+    assert set(specs) == {"verdict-chart", "win-table", "comparison-chart"}
+    for name, spec in specs.items():
+        fields = set(field_names(spec))
+        assert "arm" in fields, name
+        assert not [f for f in fields if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", f)], (name, fields)
+    shorts = [a.label for a in aggregate(run_dir).arms]
+    assert shorts == ["inverse_share · 5", "inverse_share · 8", "flat · 5", "flat · 8"]
+    rows = specs["win-table"]["data"]["values"]
+    assert {(r["arm"], r["arm_name"]) for r in rows} == {(a.label, a.name) for a in aggregate(run_dir).arms}
+    arm_select = next(p for p in specs["verdict-chart"]["params"] if p["name"] == "arm_filter")
+    assert arm_select["bind"]["options"] == ["all", *shorts]
 
 
 def test_single_arm_run_without_params_and_a_running_status(tmp_path):
@@ -484,11 +539,12 @@ def test_report_refuses_a_frame_that_no_longer_matches_its_checksum(tmp_path):
 
 
 def test_balance_smells_come_first_with_a_typical_game_to_watch(tmp_path):
-    """The report opens (after its warnings) on the balance smells read from coverage.parquet: items in >= 95 % of
-    the games (a decision asked in every game is no smell) and in <= 1 %, each row from the coverage table; then a
-    typical game per headline: the replay's page once ``eastindia replay`` wrote it, else the command that writes it."""
+    """The report opens (after its warnings) on the balance smells read from coverage.parquet: every item a row, the
+    ones in >= 95 % of the games (a decision asked in every game is no smell) and in <= 1 % shown, the others calm
+    rows hidden until asked for; then a typical game per headline: the replay's page once ``eastindia replay`` wrote
+    it, else the command that writes it."""
     from experiments import cli
-    from reports.smells import smells_table, typical_games
+    from reports.smells import CALM, smells_table, typical_games
 
     out = tmp_path / "run"
     assert cli.main(["run", "--games", "12", "--shard-size", "12", "--out", str(out), "--quiet", "--jobs", "1"]) == 0
@@ -497,8 +553,12 @@ def test_balance_smells_come_first_with_a_typical_game_to_watch(tmp_path):
     table = smells_table(run)
     universal = cov.filter((pl.col("share") >= 0.95) & ~pl.col("rule").str.starts_with("decision:"))
     dead = cov.filter(pl.col("share") <= 0.01)
-    assert len(table.rows) == universal.height + dead.height > 0
-    assert {r[2] for r in table.rows if r[1] == "in nearly every game"} == set(universal["what"])
+    assert table.columns == ["what happened (rule)", "smell", "baseline"] and len(table.rows) == cov.height
+    shown = [r for r, c in zip(table.rows, table.row_classes, strict=True) if c != CALM]
+    assert len(shown) == universal.height + dead.height > 0
+    assert {r[0] for r in shown if r[1] == "universal"} == {
+        f"{w} ({r})" for r, w in universal.select("rule", "what").rows()
+    }
     games = pl.read_parquet(out / "games.parquet")
     vps: dict[int, list[float]] = {}
     for g, vp in pl.read_parquet(out / "seats.parquet").select("game", "vp").iter_rows():
@@ -510,16 +570,66 @@ def test_balance_smells_come_first_with_a_typical_game_to_watch(tmp_path):
         return min(g for g in ids if margin[g] == m)
 
     crashed = games.filter(pl.col("crashed"))["game"].to_list()
-    typical = dict(typical_games(run))
+    typical = {t.headline: t.how for t in typical_games(run)}
     win = median_game(games.filter(pl.col("winner_strategy") == "balanced")["game"].to_list())
     assert typical[f"a win of balanced (game {win})"] == f"eastindia replay {out} --game {win}"
     if crashed:
         assert f"a crash (game {median_game(crashed)})" in typical
     assert cli.main(["replay", str(out), "--game", str(win)]) == 0
-    assert dict(typical_games(run))[f"a win of balanced (game {win})"] == f"replays/game-{win}.html"
+    assert {t.headline: t.how for t in typical_games(run)}[f"a win of balanced (game {win})"] == (
+        f"replays/game-{win}.html"
+    )
     assert cli.main(["report", str(out)]) == 0
     page = (out / "report.html").read_text()
     assert page.index('id="smells"') < page.index('id="settings"') and f'href="replays/game-{win}.html"' in page
+
+
+def test_the_smells_are_one_table_a_row_per_item_a_column_per_arm_the_calm_ones_hidden(tmp_path):
+    """Two arms, a coverage.parquet written by hand: one row per item and one column per arm (its short label, its
+    name on hover), universal and dead cells marked; first what is universal or dead in every arm, then in some
+    arms, then the items whose share differs between arms (5 pp or more apart and their Wilson intervals apart);
+    the rest calm rows, hidden on the page behind a checkbox and a text filter."""
+    from reports.smells import CALM, smells_table
+
+    arms = grid(capital__formula=["inverse_share", "flat"])
+    run_dir = make_run(tmp_path / "two", arms, games=200, seed=2, rotations=1)
+    names = [a["arm"] for a in json.loads((run_dir / "run.json").read_text())["arms"]]
+    items = {  # (rule, what): the share in each arm
+        ("R-CALM", "close shares"): (0.20, 0.23),  # 3 pp apart
+        ("R-DIFF", "far shares"): (0.20, 0.40),
+        ("R-NOISE", "near shares"): (0.10, 0.16),  # 6 pp apart, but their 95 % intervals overlap at 200 games
+        ("R-SOME", "dead in one arm"): (0.0, 0.30),
+        ("decision:bid", "decision bid asked"): (1.0, 1.0),  # asked in every game: no smell
+        ("R-NEVER", "never"): (0.0, 0.005),
+        ("R-ALWAYS", "always"): (1.0, 0.99),
+    }
+    pl.DataFrame(
+        [(name, rule, what, round(200 * p[i]), p[i], p[i]) for (rule, what), p in items.items()
+         for i, name in enumerate(names)],
+        schema=["arm", "rule", "what", "games", "share", "per_game"], orient="row",
+    ).write_parquet(run_dir / "coverage.parquet")  # fmt: skip
+    table = smells_table(reports.data.Run.open(run_dir))
+    assert table.columns == ["what happened (rule)", "across the arms", "inverse_share", "flat"]
+    assert table.hover == dict(zip(["inverse_share", "flat"], names, strict=True))
+    assert table.rows == [
+        ["always (R-ALWAYS)", "universal in all", "100.0 %", "99.0 %"],
+        ["never (R-NEVER)", "dead in all", "0.0 %", "0.5 %"],
+        ["dead in one arm (R-SOME)", "dead in 1 of 2", "0.0 %", "30.0 %"],
+        ["far shares (R-DIFF)", "differs: 20–40 %", "20.0 %", "40.0 %"],
+        ["close shares (R-CALM)", "", "20.0 %", "23.0 %"],
+        ["near shares (R-NOISE)", "", "10.0 %", "16.0 %"],
+        ["decision bid asked", "", "100.0 %", "100.0 %"],
+    ]
+    assert table.row_classes == ["", "", "", "", CALM, CALM, CALM]
+    assert [c[2:] for c in table.classes] == [
+        ["universal", "universal"], ["dead", "dead"], ["dead", ""], ["", ""], ["", ""], ["", ""], ["", ""]
+    ]  # fmt: skip
+    page = reports.write_report(run_dir).read_text(encoding="utf-8")
+    smells = page[page.index('id="smells"') : page.index('id="contents"')]
+    assert smells.count('<tr class="calm">') == 3 and "show the other 3 items too" in smells
+    assert f'<th title="{names[0]}">inverse_share</th>' in smells and '<td class="num universal">100.0 %</td>' in smells
+    assert 'id="smells-find"' in smells and "function smellFilter()" in smells
+    assert "4 of 7 items shown" in smells
 
 
 def test_a_typical_game_has_the_median_winning_margin_not_the_first_match():
