@@ -584,7 +584,7 @@ def test_balance_smells_come_first_with_a_typical_game_to_watch(tmp_path):
     assert page.index('id="smells"') < page.index('id="settings"') and f'href="replays/game-{win}.html"' in page
 
 
-def test_the_smells_are_one_table_a_row_per_item_a_column_per_arm_the_calm_ones_hidden(tmp_path):
+def test_the_smells_are_one_table_a_row_per_item_a_column_per_arm_the_calm_ones_hidden(tmp_path, monkeypatch):
     """Two arms, a coverage.parquet written by hand: one row per item and one column per arm (its short label, its
     name on hover), universal and dead cells marked; first what is universal or dead in every arm, then in some
     arms, then the items whose share differs between arms (5 pp or more apart and their Wilson intervals apart);
@@ -630,6 +630,8 @@ def test_the_smells_are_one_table_a_row_per_item_a_column_per_arm_the_calm_ones_
     assert f'<th title="{names[0]}">inverse_share</th>' in smells and '<td class="num universal">100.0 %</td>' in smells
     assert 'id="smells-find"' in smells and "function smellFilter()" in smells
     assert "4 of 7 items shown" in smells
+    monkeypatch.setattr(reports.smells, "DIFFERS", 0.25)  # 20 pp apart is then too little to count
+    assert smells_table(reports.data.Run.open(run_dir)).row_classes == ["", "", "", CALM, CALM, CALM, CALM]
 
 
 def test_a_typical_game_has_the_median_winning_margin_not_the_first_match():
