@@ -348,9 +348,10 @@ class Audit:
     round: int
 
 
-def _play_from(table: Table, rnd: int, watching: Any) -> Any:
+def _play_from(table: Table, rnd: int, watching: Any, after: Callable[[Table], None] | None = None) -> Any:
     """Play ``table`` (at the start of step ``rnd``) to the end with ``watching`` on during that step (an
-    ``Agents.override``, or the table's planner for a plan); the final state."""
+    ``Agents.override``, or the table's planner for a plan); the final state. ``after(table)``: after each step."""
+    after = after or (lambda table: None)
     if isinstance(watching, Watch | Forcing):
         table.agents.override = watching
     else:
@@ -359,9 +360,11 @@ def _play_from(table: Table, rnd: int, watching: Any) -> Any:
         table.setup()
     else:
         table.play_round()
+    after(table)
     watching.on = False
     while table.playing:
         table.play_round()
+        after(table)
     return table.finish()[0]
 
 
@@ -373,12 +376,14 @@ def audit(
     strategy: str | None = None,
     values_text: str | None = None,
     games: int | None = None,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[..., None] | None = None,
     allow_plugins: bool = False,
 ) -> Audit:
     """Audit ``decision`` in round ``rnd`` of the run in ``run_dir`` (its first ``games`` games; the seats of
     ``strategy`` only); write the rows and return them. ``allow_plugins``: import the run's plugins
-    (``replay.open_arm``)."""
+    (``replay.open_arm``). ``progress`` is told each step, ``progress(step)``, and the copies played,
+    ``progress(step, done, total)`` (``cli.Steps``); it changes nothing written."""
+    tell = progress or _quiet
     run_dir = Path(run_dir)
     if decision not in DECISIONS:
         raise AuditError(
@@ -408,23 +413,28 @@ def audit(
     stem += f"-{_safe(strategy)}" if strategy is not None else ""
     target = f"{AUDIT}/{stem}.parquet"
     rf.check_targets(run_dir, [target])  # a link in the way is refused before the games are played
+    tell(f"reading the run's ends of {n_games:,} games")
     stored = _stored(run, arm.index, n_games)
     parts, reproduced = [], 0
     for lo in range(0, n_games, BATCH):
         ids = np.arange(lo, min(lo + BATCH, n_games), dtype=np.int64)
-        part, same = _audit_games(exp, arm, meta, rules, d, rnd, ids, strategy, values, stored)
+        where = "" if n_games <= BATCH else f"games {lo + 1:,}–{ids[-1] + 1:,} of {n_games:,}: "
+        part, same = _audit_games(exp, arm, meta, rules, d, rnd, ids, strategy, values, stored, tell, where)
         parts.append(part)
         reproduced += same
-        if progress is not None:
-            progress(f"audit: {ids[-1] + 1:,} of {n_games:,} games, {sum(p.height for p in parts):,} copies played")
     rows = pl.concat(parts) if parts else pl.DataFrame()
     if rows.height == 0:
         who = f"no seat of {strategy!r}" if strategy else "no seat"
         raise AuditError(f"{who} makes {decision} in {_step(rnd)} of the run's first {n_games:,} games")
     rows = rows.with_columns(pl.lit(arm.name).alias("arm")).sort("game", "seat", "alternative")
+    tell(f"writing {target}")
     with rf.open_write(run_dir, target) as fh:  # neither the folder nor the file a link followed
         rows.write_parquet(fh)
     return Audit(rows, Path(run_dir) / target, reproduced, decision, rnd)
+
+
+def _quiet(step: str, done: int | None = None, total: int | None = None) -> None:
+    """No progress told."""
 
 
 def _step(rnd: int) -> str:
@@ -462,8 +472,15 @@ def _audit_games(
     strategy: str | None,
     values: list | None,
     stored: pl.DataFrame,
+    tell: Callable[..., None] = _quiet,
+    where: str = "",
 ) -> tuple[pl.DataFrame, int]:
-    """The audit rows of games ``ids`` and the number of games whose played answer reproduced the game."""
+    """The audit rows of games ``ids`` and the number of games whose played answer reproduced the game; ``tell``
+    (``audit``'s ``progress``) is told the steps of the game (setup, each round) the replay and the copies have
+    played, each named after ``where``."""
+    steps = rules.game.rounds + 1  # setup, then each round
+    replay = f"{where}replaying {ids.size:,} games as the run played them: setup and rounds"
+    tell(replay, 0, steps)
     labels, seating = arm.seating(ids)
     made = [_make(arm, name) for name in labels]
     with calibrated.applied(made, calibration_values(meta, arm)):
@@ -471,8 +488,10 @@ def _audit_games(
         table = Table(rules, planner.strategies if planner else made, exp.seed, ids, seating, False, planner)
         if rnd >= 1:
             table.setup()
+            tell(replay, table.next_round, steps)
             while table.playing and table.next_round < rnd:
                 table.play_round()
+                tell(replay, table.next_round, steps)
         if rnd >= 1 and not table.playing:
             return pl.DataFrame(), 0
         start = table.fork(np.arange(table.state.n_games), planner=planner)  # the games at round R's start
@@ -482,7 +501,8 @@ def _audit_games(
             watch: Watch | PlanWatch = PlanWatch(planner, rnd)
         else:
             watch = Watch(d.name, OPTIONS[d.name])
-        final = _play_from(table, rnd, watch)
+        final = _play_from(table, rnd, watch, lambda t: tell(replay, min(t.next_round, steps), steps))
+        tell(replay, steps, steps)
         _check_run(final, stored, ids, rnd)
         at = {int(g): i for i, g in enumerate(start.state.game)}  # game -> its position in ``start``
         seats_label = np.array(labels, dtype=object)[seating]  # [G, N] the table's strategy at each seat
@@ -502,7 +522,13 @@ def _audit_games(
                 rows.append((g, s, played, label, _equal(alt, answer)))
                 answers.append(alt)
         outcome = []
-        for lo in range(0, len(rows), BATCH):
+        unit = "setup and rounds" if rnd == 0 else "rounds"
+        copies = f"{where}playing {len(rows):,} copies (a game and an alternative each) from {_step(rnd)}: {unit}"
+        left = steps - rnd  # the steps each batch of copies plays: step rnd to the last round
+        batches = -(-len(rows) // BATCH)
+        if rows:
+            tell(copies, 0, batches * left)
+        for b, lo in enumerate(range(0, len(rows), BATCH)):
             chunk = rows[lo : lo + BATCH]
             pos = np.array([at[g] for g, *_ in chunk], dtype=np.int64)
             seat = np.array([s for _, s, *_ in chunk], dtype=np.int64)
@@ -512,8 +538,11 @@ def _audit_games(
                 forcing: Forcing | PlanForcing = PlanForcing(planner, rnd, seat, answers[lo : lo + BATCH], searching)
             else:
                 forcing = Forcing(d.name, seat, answers[lo : lo + BATCH])
-            ended = _play_from(copy, rnd, forcing)
+            ended = _play_from(
+                copy, rnd, forcing, lambda t, b=b: tell(copies, b * left + t.next_round - rnd, batches * left)
+            )
             outcome.append((ended, seat))
+            tell(copies, (b + 1) * left, batches * left)
     return _rows(rows, outcome, final, seats_label, ids, d.name, rnd)
 
 

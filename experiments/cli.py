@@ -108,6 +108,8 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+LOADING = "loading the reporting libraries (matplotlib, scipy, altair)"
+QUIET_STEPS = "no progress on stderr (the step it is on, charts or games done, rate and time left)"
 NO_CALIBRATE = "play the strategies' fixed learned values (crash model, ...), not values fitted to each arm's rules"
 
 
@@ -190,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-calibrate", action="store_true", help=NO_CALIBRATE)
     r.add_argument("--backend", default="loky", choices=["loky", "dask", "ray"], help="joblib backend")
     r.add_argument("--scheduler", help="dask scheduler address (tcp://host:8786) or ray address")
-    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.add_argument("--quiet", action="store_true", help="no progress bar, nor the report's steps")
     r.add_argument("--no-report", action="store_true", help="skip report.html")
     r.set_defaults(func=cmd_run)
 
@@ -222,6 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument(
         "--reference", metavar="ARM", help="the arm (name or index) to compare the others with, kept in run.json"
     )
+    rep.add_argument("--quiet", action="store_true", help=QUIET_STEPS)
     rep.set_defaults(func=cmd_report)
 
     rp = sub.add_parser(
@@ -244,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("--strategy", help="only the seats of this strategy (its label in the run)")
     au.add_argument("--values", help="the alternatives, comma-separated (default: the decision's own list)")
     au.add_argument("--games", type=int, help="the run's first N games only (default: all)")
+    au.add_argument("--quiet", action="store_true", help=QUIET_STEPS)
     au.set_defaults(func=cmd_audit)
 
     pa = sub.add_parser(
@@ -274,6 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME_OR_INDEX",
         help="pair this arm of the run with several arms with the other run's arm (needed when no name matches)",
     )
+    cmp_.add_argument("--quiet", action="store_true", help=QUIET_STEPS)
     cmp_.set_defaults(func=cmd_compare)
 
     # tune and sensitivity
@@ -300,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="NAME[:k=v,..]|path.py:Class[:k=v,..]",
             help="strategies to rotate (repeat; overrides the file)",
         )
-        t.add_argument("--quiet", action="store_true", help="no progress bar")
+        t.add_argument("--quiet", action="store_true", help="no progress bar, nor the report's steps")
         t.add_argument("--no-calibrate", action="store_true", help=NO_CALIBRATE)
         t.add_argument("--no-report", action="store_true", help="skip report.html")
         t.set_defaults(func=cmd_tune if name == "tune" else cmd_sensitivity)
@@ -319,7 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument(
         "--strategy", action="append", metavar="NAME[:k=v,..]", help="strategies (repeat; overrides the file)"
     )
-    m.add_argument("--quiet", action="store_true", help="no progress bar")
+    m.add_argument("--quiet", action="store_true", help="no progress bar, nor the report's steps")
     m.add_argument("--no-report", action="store_true", help="skip report.html")
     m.add_argument("--no-calibrate", action="store_true", help=NO_CALIBRATE)
     m.set_defaults(func=cmd_metagame)
@@ -340,7 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument(
         "--strategy", action="append", metavar="NAME[:k=v,..]", help="strategies (repeat; overrides the file)"
     )
-    rs.add_argument("--quiet", action="store_true", help="no progress bar")
+    rs.add_argument("--quiet", action="store_true", help="no progress bar, nor the report's steps")
     rs.add_argument("--no-calibrate", action="store_true", help=NO_CALIBRATE)
     rs.add_argument("--no-report", action="store_true", help="skip report.html")
     rs.set_defaults(func=cmd_respond)
@@ -380,10 +385,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.reference:  # the command line's choice; else the one run.json keeps (a report's choice included)
         runner.set_reference(out, exp.reference)
     if not args.no_report:
-        from reports import write_report
-
+        progress = steps(args, "report")
         try:
-            write_report(out)
+            with progress or _Null():
+                if progress:
+                    progress(LOADING)  # the run's results are there: no input left to refuse
+                from reports import write_report
+
+                write_report(out, progress=progress)
         except OSError as err:  # the results are safe; only the report is missing
             raise runner.RunError(
                 f"{out}: the results are complete but the report could not be written ({err.strerror or err}); "
@@ -545,6 +554,122 @@ class RichProgress:
             )
 
 
+class Steps:
+    """The progress of a command that reads, draws and writes (report, compare, audit, a study's report) on stderr:
+    the step it is on and, for a step with a count, done/total, its rate and the time left at that rate. Called as
+    ``steps(step)`` when a step begins and ``steps(step, done, total)`` as a counted one goes on; the rate counts from
+    the step's first call. A terminal gets one live line (erased when the command ends); anything else a line when a
+    step begins and, within a counted step, at most one every ``EVERY_S`` seconds and one at its end. Nothing goes to
+    stdout, nothing is written to a file: the callback the reports take (``progress=``) only tells.
+
+    ``live(step)``: a step shown on a terminal only, for what comes before the command's input is known good
+    (loading the libraries, opening the run): a refused input is one line on stderr, the error alone."""
+
+    EVERY_S = 2.0
+
+    def __init__(self, command: str, console: Any = None):
+        from rich.console import Console
+
+        self.clock = time.monotonic
+        self.command = command
+        self.console = console or Console(stderr=True, highlight=False)
+        self.step: str | None = None
+        self.shown: tuple[str, int | None] | None = None  # the last line printed: its step and count
+        self.began, self.first, self.printed = 0.0, 0, -float("inf")
+        self.progress = self.task = None
+        if self.console.is_terminal:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            self.progress = Progress(
+                TextColumn("{task.description}", justify="left"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"),
+                console=self.console,
+                transient=True,  # stdout's answer follows; the live line goes once the command is done
+            )
+            self.task = self.progress.add_task(f"{command}: starting", total=None, rate="")
+
+    def __enter__(self):
+        if self.progress:
+            self.progress.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.progress:
+            self.progress.stop()
+        return False
+
+    def rate(self, done: int, total: int) -> str:
+        """``1.3/s, ETA 0:00:03`` (below one a second: ``2.5 s each``) from what this step has done since its first
+        call."""
+        seconds = self.clock() - self.began
+        rate = (done - self.first) / seconds if seconds > 0 else 0.0
+        if rate <= 0:
+            return "ETA —"
+        eta = (total - done) / rate
+        pace = f"{rate:,.1f}/s" if rate >= 1 else f"{1 / rate:,.1f} s each"
+        return f"{pace}, ETA {int(eta) // 3600}:{int(eta) % 3600 // 60:02d}:{int(eta) % 60:02d}"
+
+    def live(self, step: str) -> None:
+        self.step = step
+        if self.progress:
+            self.progress.update(self.task, description=f"{self.command}: {step}", total=None, completed=0, rate="")
+
+    def within(self, where: str) -> _Within:
+        """These steps, each named after ``where`` (a tune's confirmation run, a player count's folder)."""
+        return _Within(self, where)
+
+    def __call__(self, step: str, done: int | None = None, total: int | None = None) -> None:
+        new = step != self.step
+        if new:
+            self.step, self.began, self.first = step, self.clock(), done or 0
+        counted = done is not None and total is not None
+        rate = self.rate(done, total) if counted and not new else ""
+        if self.progress:
+            self.progress.update(
+                self.task,
+                description=f"{self.command}: {step}",
+                total=total if counted else None,
+                completed=done if counted else 0,
+                rate=rate,
+            )
+            return
+        if not (new or (counted and (done >= total or self.clock() - self.printed >= self.EVERY_S))):
+            return
+        if (step, done) == self.shown:  # told twice (a step's end once more): one line
+            return
+        self.printed, self.shown = self.clock(), (step, done)
+        count = f" {done:,}/{total:,}" if counted else ""
+        line = f"eastindia: {self.command}: {step}{count}" + (f", {rate}" if rate else "")
+        self.console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+class _Within:
+    """``Steps`` whose every step is named after ``where``."""
+
+    def __init__(self, steps: Steps | _Within, where: str):
+        self.steps, self.where = steps, where
+
+    def __call__(self, step: str, done: int | None = None, total: int | None = None) -> None:
+        self.steps(f"{self.where}: {step}", done, total)
+
+    def live(self, step: str) -> None:
+        self.steps.live(f"{self.where}: {step}")
+
+    def within(self, where: str) -> _Within:
+        return _Within(self, where)
+
+
+def _untold(step: str, done: int | None = None, total: int | None = None) -> None:
+    """No progress told (``--quiet``)."""
+
+
+def steps(args: argparse.Namespace, command: str) -> Steps | None:
+    """The command's ``Steps``, or None under ``--quiet``."""
+    return None if args.quiet else Steps(command)
+
+
 def print_summary(run: Run) -> None:
     """Per arm: crash rate, mean end round and each strategy's win rate with their 95 % intervals and fair share."""
     from reports.terminal import print_summary as print_tables
@@ -639,11 +764,20 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from reports import write_report
-    from reports.data import DamagedRun
-
     if (Path(args.run_dir) / search.META).is_file():  # a tune or sensitivity folder
         return _report_study(args)
+    progress = steps(args, "report")
+    with progress or _Null():
+        path, reference = _report_run(args, progress)
+    if reference is not None:
+        runner.set_reference(Path(args.run_dir), reference)
+    print(f"report: {path}")
+    print_summary(Run.open(args.run_dir))
+    return 0
+
+
+def _report_run(args: argparse.Namespace, progress: Steps | None) -> tuple[Path, str | None]:
+    """``eastindia report`` of a run folder: the report's path and the reference arm chosen (None: run.json's)."""
     try:
         meta = Run.open(args.run_dir).meta
     except FileNotFoundError as err:
@@ -664,8 +798,13 @@ def cmd_report(args: argparse.Namespace) -> int:
             raise runner.RunError(
                 f"--reference: {args.reference!r} is neither the name nor the index of an arm ({known})"
             )
+    if progress:
+        progress.live(LOADING)
+    from reports import write_report
+    from reports.data import DamagedRun
+
     try:
-        path = write_report(Path(args.run_dir), reference=reference)
+        path = write_report(Path(args.run_dir), reference=reference, progress=progress)
     except DamagedRun as err:
         raise runner.RunError(str(err)) from None
     except FileNotFoundError as err:  # no frames yet (a run that has not merged)
@@ -674,11 +813,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise runner.RunError(f"--reference: {runner._one_line(err)}") from None
     except Exception as err:
         raise _unreadable([Run(Path(args.run_dir), meta)], err) from None
-    if reference is not None:
-        runner.set_reference(Path(args.run_dir), reference)
-    print(f"report: {path}")
-    print_summary(Run.open(args.run_dir))
-    return 0
+    return path, reference
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -692,20 +827,21 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_audit(args: argparse.Namespace) -> int:
     from .audit import audit, print_audit
 
-    def progress(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
-
-    result = audit(
-        Path(args.run_dir),
-        args.decision,
-        args.round_,
-        args.arm,
-        args.strategy,
-        args.values,
-        args.games,
-        progress,
-        args.allow_plugins,
-    )
+    progress = steps(args, "audit")
+    with progress or _Null():
+        if progress:
+            progress.live(f"opening {args.run_dir}")
+        result = audit(
+            Path(args.run_dir),
+            args.decision,
+            args.round_,
+            args.arm,
+            args.strategy,
+            args.values,
+            args.games,
+            progress,
+            args.allow_plugins,
+        )
     print_audit(result)
     return 0
 
@@ -776,10 +912,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     against the other run's arm): a table of changes with 95 % intervals."""
     import polars as pl
 
-    from reports.compare import compare_runs, shared_games
-    from reports.data import DamagedRun
-    from reports.tables import change_cell
-
     if args.out:  # a link at --out is refused before anything is compared (one line, exit 2)
         out = Path(os.path.abspath(args.out))
         rf.check_targets(out.parent, [out.name])
@@ -796,12 +928,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if not rf.frame_path(run.path, "games").is_file():
             raise runner.RunError(f"{folder}: no frames yet (run status: {run.meta.get('status', 'unknown')})")
         runs.append(run)
-    try:
-        df = compare_runs(*runs, unpaired=args.unpaired, arm=args.arm)
-    except (DamagedRun, ValueError) as err:
-        raise runner.RunError(runner._one_line(err)) from None
-    except Exception as err:
-        raise _unreadable(runs, err) from None
+    progress = steps(args, "compare")
+    with progress or _Null():
+        if progress:
+            progress.live(LOADING)
+        from reports.compare import compare_runs, shared_games
+        from reports.data import DamagedRun
+        from reports.tables import change_cell
+
+        try:
+            df = compare_runs(*runs, unpaired=args.unpaired, arm=args.arm, progress=progress)
+        except (DamagedRun, ValueError) as err:
+            raise runner.RunError(runner._one_line(err)) from None
+        except Exception as err:
+            raise _unreadable(runs, err) from None
     how = (
         "independent samples (--unpaired)"
         if args.unpaired
@@ -884,30 +1024,34 @@ def _run_study(args: argparse.Namespace, module: Any, study: Any, unit: str) -> 
             notify=progress.note if progress else None,
         )
     if not args.no_report:
-        _write_study_report(out, meta.get("kind"))
+        report = steps(args, "report")
+        with report or _Null():
+            _write_study_report(out, meta.get("kind"), report)
     return out, meta
 
 
-def _write_study_report(out: Path, kind: str | None) -> Path:
-    """The report of a finished tune (its confirmation run's first), sensitivity, metagame or respond study."""
-    if kind == "respond":
+def _write_study_report(
+    out: Path, kind: str | None, progress: Steps | _Within | None = None, played: bool = True
+) -> Path:
+    """The report of a finished tune (its confirmation run's first), sensitivity, metagame or respond study;
+    ``progress`` is told its steps (``Steps``). ``played``: the study was just played here, so its results are known
+    good and every step is a line on stderr; else (``eastindia report``) the steps of a report that may still refuse
+    the folder are live on a terminal only (a refusal is one line)."""
+    say = _untold if progress is None else progress if played else progress.live
+    if kind in ("respond", "metagame"):
         import polars as pl
 
-        from reports.respond import write_respond_report
-
+        say(f"writing the {kind} report")
+        if kind == "respond":
+            from reports.respond import write_respond_report as write
+        else:
+            from reports.metagame import write_metagame_report as write
+        what = "the respond results" if kind == "respond" else "the metagame's results"
         try:
-            return write_respond_report(out)
+            return write(out)
         except (OSError, pl.exceptions.PolarsError) as err:
-            raise runner.RunError(f"{out}: the respond results are unreadable: {runner._one_line(err)}") from None
-    if kind == "metagame":
-        import polars as pl
-
-        from reports.metagame import write_metagame_report
-
-        try:
-            return write_metagame_report(out)
-        except (OSError, pl.exceptions.PolarsError) as err:
-            raise runner.RunError(f"{out}: the metagame's results are unreadable: {runner._one_line(err)}") from None
+            raise runner.RunError(f"{out}: {what} are unreadable: {runner._one_line(err)}") from None
+    say(LOADING)
     if kind == "tune":
         from reports import write_report
         from reports.tune import write_counts_report, write_tune_report
@@ -917,13 +1061,18 @@ def _write_study_report(out: Path, kind: str | None) -> Path:
         meta = search.read_meta(out) or {}
         if meta.get("counts"):
             for folder in meta["folders"]:
-                _write_study_report(out / folder, kind)
+                _write_study_report(out / folder, kind, progress.within(folder) if progress else None, played)
+            say("writing the report of every player count")
             return write_counts_report(out, meta)
         if (out / CONFIRM / rf.META).is_file():
-            write_report(out / CONFIRM, reference="default")
+            write_report(
+                out / CONFIRM, reference="default", progress=progress.within("confirmation") if progress else None
+            )
+        say("writing the tune report")
         return write_tune_report(out)
     from reports.sensitivity import write_sensitivity_report
 
+    say("writing the sensitivity report")
     return write_sensitivity_report(out)
 
 
@@ -1000,7 +1149,10 @@ def _report_study(args: argparse.Namespace) -> int:
         raise runner.RunError("--reference: a tune, sensitivity or metagame report has no reference arm to choose")
     if not meta or meta.get("status") != "complete":
         raise runner.RunError(f"{args.run_dir}: the study has not finished (status: {(meta or {}).get('status')})")
-    print(f"report: {_write_study_report(Path(args.run_dir), meta.get('kind'))}")
+    progress = steps(args, "report")
+    with progress or _Null():
+        path = _write_study_report(Path(args.run_dir), meta.get("kind"), progress, played=False)
+    print(f"report: {path}")
     return 0
 
 

@@ -878,17 +878,22 @@ CHARTS: list[Callable[[Aggregates, Path], Chart | None]] = [
 ]
 
 
-def draw_all(agg: Aggregates, out_dir: Path) -> list[Chart]:
+def draw_all(agg: Aggregates, out_dir: Path, progress: Callable[..., None] | None = None) -> list[Chart]:
     """Draw every chart that applies into ``out_dir`` (RUN_DIR/charts) and return them in report order (a
-    comparison needs two arms; win rates need two strategies). A chart no longer drawn is removed."""
+    comparison needs two arms; win rates need two strategies). A chart no longer drawn is removed. ``progress`` is
+    told ``("charts", drawn, all)`` before the first chart and after each."""
     out = []
-    for chart in CHARTS:
+    for i, chart in enumerate(CHARTS):
+        if progress:
+            progress("charts", i, len(CHARTS))
         drawn = chart(agg, out_dir)
         if drawn is None:
             stale = Path(out_dir) / f"{CHART_NAMES[chart.__name__]}.png"
             stale.unlink(missing_ok=True)
         else:
             out.append(drawn)
+    if progress:
+        progress("charts", len(CHARTS), len(CHARTS))
     return out
 
 

@@ -12,6 +12,7 @@ reference`` (arm names), ``metric``, ``strategy`` (null for whole-game metrics),
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -125,13 +126,18 @@ def match_arms(a: Run, b: Run, arm: str | int | None = None) -> list[tuple[dict,
 
 
 def compare_runs(
-    a: Run | str | Path, b: Run | str | Path, unpaired: bool = False, arm: str | int | None = None
+    a: Run | str | Path,
+    b: Run | str | Path,
+    unpaired: bool = False,
+    arm: str | int | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> pl.DataFrame:
     """Each arm of run B against its counterpart in run A (``match_arms``; A is the reference; with ``arm``, the arm
     it names in the run of several arms against the other run's arm): paired on the games both play when the runs
     share their games (``shared_games``), else (or with ``unpaired``) as independent samples. Runs of different player
     counts are refused unless ``unpaired``: their games share ids but not their tables. The ``arm`` and
-    ``reference`` columns read ``B: <arm>`` and ``A: <arm>``."""
+    ``reference`` columns read ``B: <arm>`` and ``A: <arm>``. ``progress`` (``reports.report.Progress``) is told each
+    pair of arms compared, once the runs have passed their checks."""
     a = a if isinstance(a, Run) else Run.open(a)
     b = b if isinstance(b, Run) else Run.open(b)
     for run in (a, b):
@@ -151,7 +157,9 @@ def compare_runs(
         )
     paired = shared_games(a, b) and not unpaired
     rows = []
-    for arm_a, arm_b in pairs:
+    for done, (arm_a, arm_b) in enumerate(pairs):
+        if progress:
+            progress("arms compared", done, len(pairs))
         sa, sb = (list(dict.fromkeys(x.get("strategies") or [])) for x in (arm_a, arm_b))
         ms = pair_measures(sb, sa)
         strategies = list(dict.fromkeys(m.strategy for m in ms if m.strategy))
@@ -168,4 +176,6 @@ def compare_runs(
             for m in ms:
                 add_sums(sums[m], x, y, m.column)
         rows += [comparison_row(f"B: {arm_b['arm']}", f"A: {arm_a['arm']}", m, sums[m]) for m in ms]
+    if progress:
+        progress("arms compared", len(pairs), len(pairs))
     return comparison_frame(rows)

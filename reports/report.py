@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from experiments import runfolder as rf
@@ -40,27 +41,42 @@ SUMMARY = "summary.md"
 COMPARISONS = "comparisons.parquet"
 CHARTS_DIR = "charts"
 
+Progress = Callable[..., None]
+"""``progress(step)`` as a step begins, ``progress(step, done, total)`` as a counted one goes on (``cli.Steps``)."""
 
-def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
+
+def _quiet(step: str, done: int | None = None, total: int | None = None) -> None:
+    """No progress told."""
+
+
+def write_report(run_dir: str | Path, reference: str | None = None, progress: Progress | None = None) -> Path:
     """Write RUN_DIR/charts/*.png, RUN_DIR/report.html (self-contained, opening on its verdict), RUN_DIR/summary.md and
     RUN_DIR/comparisons.parquet (every arm against ``reference``, an arm name: default run.json's reference, else
-    the first arm); return the report's path. A metagame folder gets its own report (``reports.metagame``)."""
+    the first arm); return the report's path. A metagame folder gets its own report (``reports.metagame``).
+    ``progress`` is told each step once the folder has passed its checks, and each chart drawn (``Progress``); it
+    changes nothing written."""
     from .metagame import is_metagame, write_metagame_report
 
+    progress = progress or _quiet
     if is_metagame(run_dir):
+        progress("writing the metagame report")
         return write_metagame_report(run_dir)
     run = Run.open(run_dir)
     check_frames(run)
     if reference is not None and run.arms:
         plan(run, reference)  # a reference that names no arm fails here, before any work
     rf.check_targets(run.path, [COMPARISONS, CHARTS_DIR, REPORT, SUMMARY])  # a link refused before any write
+    progress("aggregating the frames")  # the first step told: the folder can no longer be refused
     agg = aggregate(run)
+    progress(f"comparing {len(agg.arms)} arms with the reference")
     comp = comparisons(run, reference, arms=[a.index for a in agg.arms])
     agg.comparisons = comp
     with rf.open_write(run.path, COMPARISONS) as fh:
         comp.write_parquet(fh)
+    progress("precision of the headlines")
     precision = precision_of(run, reference)
-    charts = draw_all(agg, run.path / CHARTS_DIR)
+    charts = draw_all(agg, run.path / CHARTS_DIR, progress)
+    progress("tables")
     per_arm = arm_summary(agg)
     tables = {
         "settings": settings_table(agg),
@@ -98,26 +114,34 @@ def write_report(run_dir: str | Path, reference: str | None = None) -> Path:
     reached = precision_line(agg, precision)
     title = str(run.meta.get("name") or run.path.name)
     toml_path = run.path / EXPERIMENT
+    progress("interactive charts")
+    interactive.script()  # the page's Vega bundle, read once (cached) here rather than inside html.render
+    verdict_chart = interactive.verdict_chart(agg, wins, crashes)
+    win_table = interactive.win_table(agg, wins) if wins else None
+    comparison_chart = interactive.comparison_chart(agg, comp)
+    smells, typical = smells_table(run), typical_games(run)
+    progress(f"writing {REPORT} ({len(charts)} charts embedded)")
     page = html.render(
         title=title,
         status=run.meta.get("status"),
         banner=warnings,
         precision=reached,
         verdict=verdict(agg, per_arm, comp),
-        verdict_chart=interactive.verdict_chart(agg, wins, crashes),
-        win_table=interactive.win_table(agg, wins) if wins else None,
-        comparison_chart=interactive.comparison_chart(agg, comp),
+        verdict_chart=verdict_chart,
+        win_table=win_table,
+        comparison_chart=comparison_chart,
         charts=charts,
         comparisons=compared,
         comparisons_note=note,
         sections=sections,
         experiment_toml=toml_path.read_text(encoding="utf-8") if toml_path.exists() else None,
-        smells=smells_table(run),
-        typical=typical_games(run),
+        smells=smells,
+        typical=typical,
         wins_how_note=WINS_HOW_NOTE,
         **tables,
     )
     out = rf.write_file(run.path, REPORT, page)
+    progress(f"writing {SUMMARY}")
     rf.write_file(
         run.path,
         SUMMARY,

@@ -38,6 +38,13 @@ def test_audit_of_the_chairmans_loans_plays_every_legal_count(archetypes, capsys
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0] == "audit: forcing the answer played reproduced all 40 decisions' games exactly"
+    told = err.splitlines()  # the steps on stderr, each counted one from 0 to its end
+    assert told[0] == "eastindia: audit: reading the run's ends of 40 games"
+    replay = "eastindia: audit: replaying 40 games as the run played them: setup and rounds"
+    assert told[1] == f"{replay} 0/8" and told[2].startswith(f"{replay} 8/8, ")  # setup and 7 rounds
+    copies = "eastindia: audit: playing 360 copies (a game and an alternative each) from round 1: rounds"
+    assert told[3] == f"{copies} 0/7" and told[-2].startswith(f"{copies} 7/7, ")  # 40 games x 9 counts, rounds 1-7
+    assert told[-1] == "eastindia: audit: writing audit/take_loans_r1.parquet"
     rows = pl.read_parquet(archetypes / "audit" / "take_loans_r1.parquet")
     assert {"game", "seat", "strategy", "played", "alternative", "is_played", "winner", "won", "vp", "crashed"} <= set(
         rows.columns

@@ -395,15 +395,17 @@ def finished(tmp_path_factory):
     return tmp / "out", done, json.loads((tmp / "out" / "run.json").read_text())
 
 
-def test_run_prints_a_table_per_arm_with_intervals_on_stdout_and_its_progress_on_stderr(finished):
+def test_run_prints_one_table_of_its_arms_with_the_change_against_the_reference_on_stdout_and_its_progress_on_stderr(
+    finished,
+):
     _, done, _ = finished
     out = done.stdout
-    for arm in ("rich", "plain"):
-        assert f"{arm}  (12 games)" in out  # a named arm keeps its name (not budget_per_player=8)
+    assert "t: 2 arms, 12 games each" in out
+    # a named arm keeps its name (not budget_per_player=8); the crash change has its paired 95 % interval
+    assert re.search(r"^ rich\s+\d+\.\d %\s+[+−]\d+\.\d pp \([+−]\d+\.\d to [+−]\d+\.\d\)", out, re.M)
+    assert re.search(r"^ plain\s+\d+\.\d %\s+reference", out, re.M)
     assert "budget_per_player" not in out
-    assert "95 % interval" in out and "fair share" in out
-    assert re.search(r"win rate: balanced\s*│\s*\d+\.\d %\s*│\s*\d+\.\d–\d+\.\d %\s*│\s*50\.0 %", out)
-    assert re.search(r"crash rate\s*│\s*\d+\.\d %\s*│\s*\d+\.\d–\d+\.\d %", out)
+    assert "95 %" in out and "fair share is 50.0 %" in out
     assert "f64" not in out and "ETA" not in out and "/24" not in out  # no dtype rows, no progress on stdout
     lines = re.findall(r"eastindia: (\d+)/24 games, ([\d,.]+) games/s, ETA \d+:\d\d:\d\d", done.stderr)
     assert lines and lines[-1][0] == "24"
@@ -457,3 +459,92 @@ def test_the_terminal_summary_of_one_strategy_shows_no_win_rate(tmp_path, capsys
     out = capsys.readouterr().out
     assert "crash rate" in out and "mean end round" in out and "win rate" not in out
     assert "balanced plays every seat: it wins every game" in out and "1.000" not in out
+
+
+# ----------------------------------------------- progress on stderr: report, compare, audit and the studies' reports
+def folder_files(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` by its path inside it."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def told(err: str, command: str) -> list[str]:
+    """The progress lines of ``command`` on stderr."""
+    return [line for line in err.splitlines() if line.startswith(f"eastindia: {command}: ")]
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_steps_print_the_step_then_a_count_with_its_rate_and_time_left_at_most_every_two_seconds():
+    """Off a terminal: a line when a step begins; in a counted step a line at most every EVERY_S seconds and one at
+    its end, with the rate since the step's first call and the time left at that rate; a live step shows nothing."""
+    import io
+
+    from rich.console import Console
+
+    file = io.StringIO()
+    steps = cli.Steps("report", Console(file=file, width=300))
+    steps.clock = clock = Clock()
+    steps.live("loading the reporting libraries")  # not a terminal: nothing
+    steps("aggregating the frames")
+    steps("charts", 0, 10)
+    clock.now = 1.0
+    steps("charts", 1, 10)  # within 2 s of the last line: none
+    clock.now = 4.0
+    steps("charts", 4, 10)  # 4 charts in 4 s, 6 left
+    clock.now = 5.0
+    steps("charts", 5, 10)
+    clock.now = 16.0
+    steps("charts", 10, 10)  # the end: 10 charts in 16 s
+    steps("charts", 10, 10)  # told again: no second line
+    steps("writing report.html")
+    assert file.getvalue().splitlines() == [
+        "eastindia: report: aggregating the frames",
+        "eastindia: report: charts 0/10",
+        "eastindia: report: charts 4/10, 1.0/s, ETA 0:00:06",
+        "eastindia: report: charts 10/10, 1.6 s each, ETA 0:00:00",
+        "eastindia: report: writing report.html",
+    ]
+
+
+def test_report_tells_its_steps_and_charts_on_stderr_quiet_silences_them_and_the_files_are_the_same(
+    finished, tmp_path, capsys
+):
+    from reports.charts import CHARTS
+
+    out, _, _ = finished
+    told_, quiet = tmp_path / "told", tmp_path / "quiet"
+    shutil.copytree(out, told_)
+    shutil.copytree(out, quiet)
+    n = len(CHARTS)
+    assert cli.main(["report", str(told_), "--reference", "rich"]) == 0  # another reference arm than run.json's
+    printed = capsys.readouterr()
+    lines = told(printed.err, "report")
+    assert lines[:4] == [
+        "eastindia: report: aggregating the frames",
+        "eastindia: report: comparing 2 arms with the reference",
+        "eastindia: report: precision of the headlines",
+        f"eastindia: report: charts 0/{n}",
+    ]
+    assert re.fullmatch(rf"eastindia: report: charts {n}/{n}, [\d.,]+(/s| s each), ETA 0:00:00", lines[-5])
+    assert (
+        lines[-4:]
+        == [
+            "eastindia: report: tables",
+            "eastindia: report: interactive charts",
+            f"eastindia: report: writing report.html ({n - 2} charts embedded)",  # no win rates: one strategy a seat
+            "eastindia: report: writing summary.md",
+        ]
+        or lines[-3:-1] == ["eastindia: report: interactive charts", lines[-2]]
+    )
+    assert "eastindia" not in printed.out and printed.out.startswith(f"report: {told_ / 'report.html'}")
+    assert cli.main(["report", str(quiet), "--reference", "rich", "--quiet"]) == 0
+    silent = capsys.readouterr()
+    assert silent.err == "" and silent.out.replace(str(quiet), str(told_)) == printed.out
+    same = {k: v.replace(bytes(quiet), bytes(told_)) for k, v in folder_files(quiet).items()}  # replay commands
+    assert same == folder_files(told_)  # charts, report.html, summary.md, comparisons, run.json

@@ -108,8 +108,16 @@ def test_eastindia_compare(runs, tmp_path, capsys):
     _, a, b, _ = runs
     out = tmp_path / "cmp.parquet"
     assert cli.main(["compare", str(a), str(b), "--out", str(out)]) == 0
-    text = capsys.readouterr().out
+    text, err = capsys.readouterr()
     assert "paired on the games both play" in text and "crash rate" in text and "win rate balanced" in text
+    told = err.splitlines()
+    assert told[0] == "eastindia: compare: arms compared 0/1" and told[1].startswith(
+        "eastindia: compare: arms compared 1/1, "
+    )
+    assert len(told) == 2
+    assert cli.main(["compare", str(a), str(b), "--out", str(out), "--quiet"]) == 0
+    quiet = capsys.readouterr()
+    assert quiet.err == "" and quiet.out == text
     assert pl.read_parquet(out).height == 5
     assert cli.main(["compare", str(a), str(tmp_path / "nowhere")]) == 2
     err = capsys.readouterr().err
