@@ -1,7 +1,8 @@
 """Strategy parameters from experiment files and the command line: tables and
 ``name:key=value`` specs, tuned plugins, one-line errors, the parameters in the resolved experiment, run.json, the
 frames (``strategy.label``), the report and ``eastindia strategies``; ``rotate = "all"``, ``[[arms]] rules`` and
-``reference`` in experiment files."""
+``reference`` in experiment files; a plugin path given with ``--strategy`` read from the current folder, and the
+name and folder of a run of ``--strategy`` options without an experiment file."""
 
 from __future__ import annotations
 
@@ -262,3 +263,28 @@ rules = "stable.toml"
     ]
     with pytest.raises(spec.ExperimentError, match="reference: no arm is named 'x' and it is not an arm's index"):
         spec.load(write(tmp_path, text.replace('reference = "stable"', 'reference = "x"'), "d.toml"))
+
+
+BOT = 'from strategies import Strategy\n\nclass Bot(Strategy):\n    """A bot."""\n    name = "bot"\n'
+
+
+def test_a_relative_plugin_on_the_command_line_is_relative_to_the_current_folder(tmp_path, monkeypatch):
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "x.py").write_text(BOT)
+    monkeypatch.chdir(tmp_path)
+    exp = spec.load(None, strategies=["bots/x.py:Bot", "balanced"])  # the baseline file lives elsewhere
+    assert exp.data["plugins"] == [f"{tmp_path / 'bots' / 'x.py'}:Bot"] and exp.arms[0].strategies == (
+        "bot",
+        "balanced",
+    )
+
+
+def test_a_strategy_run_without_a_file_gets_its_own_name_and_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    base = ["--games", "4", "--shard-size", "4", "--quiet", "--no-report", "--jobs", "1"]
+    assert cli.main(["run", *base]) == 0
+    assert cli.main(["run", "--strategy", "balanced", "--strategy", "random", *base]) == 0, capsys.readouterr().err
+    exp = spec.load(None, strategies=["balanced", "random"])
+    assert exp.name == "baseline+balanced+random" and runner.default_out(exp) == Path("runs/baseline_balanced_random")
+    assert (tmp_path / "runs" / "baseline" / "run.json").is_file()
+    assert (tmp_path / "runs" / "baseline_balanced_random" / "run.json").is_file()
