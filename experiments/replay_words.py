@@ -18,7 +18,8 @@ import numpy as np
 
 from sim import layout as L
 from sim.laws import COMMANDER_OFFICE0
-from sim.notes import GOODS, NOTE_KINDS
+from sim.notes import GOODS
+from sim.rules.vocabulary import NOTE_KINDS
 
 OFFICE_TITLES = {
     "chairman": "Chairman",

@@ -3,7 +3,7 @@
 ``aggregate(run)`` runs lazy queries over the Parquet frames on Polars' streaming engine (each reads only the
 columns it uses), so a run of millions of games per arm costs a few streamed group-bys in bounded memory;
 ``seat_rounds`` is never read. What needs one row per game (a seat's game outcome, a game's winning margin) is
-computed a range of games at a time (``reports.compare.chunks``) and summed, so memory stays bounded by one range.
+computed a range of games at a time (``experiments.stats.chunks``) and summed, so memory stays bounded by one range.
 Scatter plots get a deterministic sample of games (by a hash of the game id, the same games in every arm).
 """
 
@@ -18,6 +18,7 @@ import polars as pl
 
 import sim
 from experiments.runfolder import META, Run, frame_path, verify_frames
+from experiments.stats import chunks, game_range
 from sim.layout import VP_SOURCES
 
 from .labels import SEP, ArmLabels, arm_labels
@@ -295,7 +296,7 @@ def aggregate(run: Run | str | Path, sample_games: int = SAMPLE_GAMES) -> Aggreg
     )
     listed = [s for a in arms for s in a.strategies]
     strategies = list(dict.fromkeys([*listed, *sorted(set(vp["strategy"].to_list()) - set(listed))]))
-    extra = _issue13(run, games, seats, rounds, [a.index for a in arms], players)
+    extra = _round_and_seat_aggregates(run, games, seats, rounds, [a.index for a in arms], players)
     extra["wins_how"] = strategy_wins(seats)
     return Aggregates(
         run=run,
@@ -372,13 +373,11 @@ def crash_cause() -> pl.Expr:
     return expr.alias("cause")
 
 
-def _issue13(
+def _round_and_seat_aggregates(
     run: Run, games: pl.LazyFrame, seats: pl.LazyFrame, rounds: pl.LazyFrame, arm_indices: list[int], players: int
 ) -> dict[str, Any]:
     """The aggregates behind the charts and tables (see the ``Aggregates`` fields)."""
     from sim.state import STABILITY_CAUSES
-
-    from .compare import chunks, game_range
 
     causes_present = [c for c in STABILITY_CAUSES if c in rounds.collect_schema().names()]
     arm = pl.col("arm_index").cast(pl.Int64)

@@ -38,9 +38,7 @@ if TYPE_CHECKING:
     from .dice import Chance
     from .rules import Rules
 
-NOTE_KINDS = ("money", "nepotism", "position", "votes", "bonus")
 MONEY, NEPOTISM, POSITION, VOTES, BONUS = range(5)
-NOTE_BONUS_FLOWS = ("president_bonus", "china_manager", "governor_general")
 
 
 def used(state: State, rules: Rules, mask: np.ndarray) -> None:

@@ -405,23 +405,6 @@ def test_a_relative_run_folder_is_in_the_current_folder_whatever_folder_a_reused
         assert (here / "runs" / "baseline" / "games.parquet").is_file()
 
 
-def test_nothing_in_experiments_but_the_command_line_imports_reports():
-    """``experiments/`` runs and writes a run folder, ``reports/`` reads one, the command line orchestrates both: no
-    module of ``experiments/`` but ``cli.py`` imports ``reports`` (the shared statistics are ``experiments.stats``)."""
-    import ast
-
-    offenders = []
-    for path in sorted(LIBRARY.parent.rglob("*.py")):
-        if path.name == "cli.py":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            if isinstance(node, ast.ImportFrom) and node.level == 0:
-                names = [node.module or ""]
-            offenders += [f"{path.name}:{node.lineno} {n}" for n in names if n.split(".")[0] == "reports"]
-    assert offenders == []
-
-
 def test_a_finished_run_is_extended_to_more_games_as_if_played_at_once(tmp_path, capsys):
     """``run --games M --resume`` on a finished run: the first games kept (a last shard cut short by the old count
     is played again whole), only the new ones played, the frames and their checksums those of a run of M games."""

@@ -47,7 +47,7 @@ def check(state, rules, where):
         assert ((cmd < 0) | (led == top) | oversight).all(), f"army {army}: a commander without the most {where}"
     check_india(state, rules, where)
     check_politics(state, rules, where)
-    check_issue7(state, rules, where)
+    check_wealth_positions_and_markers(state, rules, where)
     check_firms(state, rules, where)
     check_stability_causes(state, where)
 
@@ -134,7 +134,7 @@ def check_politics(state, rules, where):
     assert not (gg & ~laws.flag(state, rules, "governor_general")).any(), f"a Governor-General without law, {where}"
 
 
-def check_issue7(state, rules, where):
+def check_wealth_positions_and_markers(state, rules, where):
     """conspicuous wealth is the sum of its sources; every position card is in exactly one place; stress
     markers sit on held offices; half-built ships belong to a sitting governor; retirees are counted."""
     d = rules.d

@@ -24,7 +24,7 @@ from sim import layout as L
 from sim.agents import Observation
 from sim.dice import Dice, Streams
 from sim.phases.setup import run_auction
-from sim.rules import Rules
+from sim.rules import Rules, vocabulary
 from sim.state import State
 from strategies import firms as firm_play
 from strategies import politics
@@ -227,7 +227,7 @@ def test_auction_kernel_allocates_the_lots_of_the_numpy_auction(monkeypatch, lot
 def test_deal_kernels_check_and_gather_the_offers_of_the_numpy_deal(monkeypatch):
     """D-DEALS over 4,096 random tables (notes held by random seats, a few spent; offers of random buyers and
     prices, a few illegal of each kind): the same rows refused, and each note's offer read from its holder."""
-    g, n, k = 4096, 5, len(notes.NOTE_KINDS)
+    g, n, k = 4096, 5, len(vocabulary.NOTE_KINDS)
     rng = np.random.default_rng(13)
     holder = np.where(rng.random((g, n, k)) < 0.05, -1, rng.integers(0, n, (g, n, k)))
     live = rng.random(g) < 0.9
@@ -1192,7 +1192,7 @@ def test_deal_gathers_the_same_offers_from_a_table_of_int8_buyers(monkeypatch):
     """``notes.deal`` keeps the sealed offers' buyers in int8 (seats): over 4,096 random tables (a few notes spent,
     a few games not dealing), the kernel and the numpy gather read the same int64 buyers and prices from it as from
     the int64 table."""
-    g, n, k = 4096, 5, len(notes.NOTE_KINDS)
+    g, n, k = 4096, 5, len(vocabulary.NOTE_KINDS)
     rng = np.random.default_rng(61)
     holder = np.where(rng.random((g, n, k)) < 0.05, -1, rng.integers(0, n, (g, n, k)))
     live = rng.random(g) < 0.9
@@ -1281,7 +1281,7 @@ def test_deal_kernels_mask_the_seats_and_settle_the_deals_of_the_numpy_deal(monk
     random buyers and prices, accepted or not by each seat, accepted entries not offered too): the same notes held
     and offers made per seat, the same rows of offers refused (int8 buyers, int32 prices, any layout), and the same
     deals done and money moved."""
-    g, n, k = 4096, 5, len(notes.NOTE_KINDS)
+    g, n, k = 4096, 5, len(vocabulary.NOTE_KINDS)
     rng = np.random.default_rng(71)
     holder = np.where(rng.random((g, n, k)) < 0.05, -1, rng.integers(0, n, (g, n, k)))
     live = rng.random(g) < 0.9

@@ -10,9 +10,10 @@ from sim.agents import Agents, IllegalDecision
 from sim.phases.appointments import appoint_office
 from sim.phases.operations import presidents
 from sim.phases.parliament import hold_vote
+from sim.rules import vocabulary
 from sim.state import FLOW, TALLY
 
-K = len(notes.NOTE_KINDS)
+K = len(vocabulary.NOTE_KINDS)
 pytestmark = pytest.mark.usefixtures("engine_path")  # the offers' check has a compiled kernel (_offer_faults)
 
 

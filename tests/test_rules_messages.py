@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from sim.laws import EFFECTS, MODIFIERS
 from sim.rules import Rules, RulesError, _set_dotted
+from sim.rules.vocabulary import EFFECTS, MODIFIERS
 
 SOURCE = "default.toml + overrides"
 DEFAULT = Rules.default()

@@ -47,6 +47,7 @@ from .schema import (
     TradeRules,
     build,
 )
+from .vocabulary import EFFECTS, MODIFIERS, NOTE_BONUS_FLOWS, NOTE_KINDS, POLICY_KINDS
 
 __all__ = ["DEFAULT_PATH", "Rules", "RulesError", "load_toml", "merge"]
 
@@ -528,10 +529,7 @@ class Rules:
 
     # ------------------------------------------------------------------ phase 9, 11 and notes
     def _validate_politics(self, fail) -> None:
-        """R-NOTE, R-PARLIAMENT, D-LAWS, R-DEREGULATION cross-checks (names from ``sim.laws``)."""
-        from ..laws import EFFECTS, MODIFIERS, POLICY_KINDS  # late imports: these modules import the rules
-        from ..notes import NOTE_BONUS_FLOWS, NOTE_KINDS
-
+        """R-NOTE, R-PARLIAMENT, D-LAWS, R-DEREGULATION cross-checks (names from ``sim.rules.vocabulary``)."""
         nt = self.notes
         if nt.kinds != NOTE_KINDS:
             fail("notes.kinds", f"the engine knows exactly the kinds {list(NOTE_KINDS)} in this order")
@@ -652,7 +650,7 @@ class Derived:
     cross_count: np.ndarray  # int[R] such links per region
     elephant0: tuple  # (region it stands in / points from, region it faces or -1) at the start
     # politics: the policy track, the law deck, the influence ladder
-    policy_kind: np.ndarray  # int[POLICIES] index into laws.POLICY_KINDS
+    policy_kind: np.ndarray  # int[POLICIES] index into vocabulary.POLICY_KINDS
     policy_asset: np.ndarray  # int[POLICIES] index into ASSETS
     policy_wealth: np.ndarray  # bool[POLICIES] the tax also counts conspicuous wealth
     law_names: tuple[str, ...]
@@ -809,9 +807,7 @@ def _derive_india(r: Rules, regions, orders, presidencies, adjacent, links, orde
 
 
 def _derive_politics(r: Rules) -> dict:
-    """Arrays of the policy track and the law deck (names in ``sim.laws``)."""
-    from ..laws import MODIFIERS, POLICY_KINDS
-
+    """Arrays of the policy track and the law deck (names in ``sim.rules.vocabulary``)."""
     pa = r.parliament
     laws = pa.laws
     names = tuple(law.name for law in laws)

@@ -314,7 +314,8 @@ class Policy:
 # ---------------------------------------------------------------------------- phase 9 laws (sim/laws.py)
 @dataclass(frozen=True)
 class LawEffect:
-    """One effect of a law when it passes (``on_pass``) or fails (``on_fail``); names in ``sim.laws.EFFECTS``."""
+    """One effect of a law when it passes (``on_pass``) or fails (``on_fail``); its name one of
+    ``sim.rules.vocabulary.EFFECTS``."""
 
     effect: str
     amount: Signed = 0
@@ -331,7 +332,8 @@ class Law:
     recall: bool = False  # "Old Ideas Made New!": the PM tables a law from the discard pile instead
     on_pass: tuple[LawEffect, ...] = ()
     on_fail: tuple[LawEffect, ...] = ()
-    modifiers: dict[str, Signed] = field(default_factory=dict)  # names in sim.laws.MODIFIERS, while in force
+    # names in sim.rules.vocabulary.MODIFIERS, while in force
+    modifiers: dict[str, Signed] = field(default_factory=dict)
     extra_action: str = ""  # a family action every family may take once more each round while in force
     discards: tuple[str, ...] = ()  # laws in force that passing this one discards
     deregulation_discard: bool = False  # discarded from force when Deregulation passes
