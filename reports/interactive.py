@@ -6,6 +6,7 @@ filter by arm and strategy and sort the table."""
 from __future__ import annotations
 
 import json
+import os
 from functools import cache
 from typing import Any
 
@@ -13,6 +14,7 @@ import altair as alt
 import polars as pl
 
 from experiments.stats import CRASH, WIN
+from sim.kernels import cache_dir
 
 from .data import Aggregates
 from .tables import pct, points
@@ -23,11 +25,27 @@ ARM_WIDTH = 260  # px for the arm labels left of a chart
 
 @cache
 def script() -> str:
-    """The JavaScript that draws every chart of the page, from the installed vl-convert-python (no network)."""
+    """The JavaScript that draws every chart of the page, from the installed vl-convert-python (no network). Bundling
+    it costs about 1.5 CPU-seconds, so it is kept in the cache folder (``sim.kernels.cache_dir``), one file per
+    vl-convert and Vega-Lite version; a folder that cannot be written only means bundling again next time."""
     import vl_convert
     from altair.utils._importers import vl_version_for_vl_convert
 
-    return vl_convert.javascript_bundle(vl_version=vl_version_for_vl_convert()).replace("</script", "<\\/script")
+    version = vl_version_for_vl_convert()
+    kept = cache_dir() / f"vega-bundle-{vl_convert.__version__}-{version}.js"
+    try:
+        return kept.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        pass
+    bundle = vl_convert.javascript_bundle(vl_version=version).replace("</script", "<\\/script")
+    try:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        partial = kept.with_name(f"{kept.name}.{os.getpid()}.part")
+        partial.write_text(bundle, encoding="utf-8")
+        partial.replace(kept)  # whole or absent: a report beside never reads half a bundle
+    except OSError:
+        pass
+    return bundle
 
 
 def embed(element_id: str, spec: dict[str, Any]) -> str:

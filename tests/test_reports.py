@@ -644,3 +644,21 @@ def test_a_typical_game_has_the_median_winning_margin_not_the_first_match():
     assert typical_game(rows.filter(pl.col("game") != 3)) == 12  # 1, 2, 4, 4: the lower median is 2
     assert typical_game(rows.reverse()) == 7  # the frame's order does not matter
     assert typical_game(rows.head(1)) == 3
+
+
+def test_the_pages_chart_script_is_bundled_once_and_kept_in_the_cache_folder(tmp_path, monkeypatch):
+    """The Vega bundle inlined in every page is read from the cache folder when kept there (its version in the file
+    name), written there whole once bundled, and bundled anyway where the folder cannot be written."""
+    from reports import interactive
+
+    monkeypatch.setenv("EASTINDIA_CACHE_DIR", str(tmp_path / "cache"))
+    bundle = interactive.script.__wrapped__()
+    kept = list((tmp_path / "cache").glob("vega-bundle-*.js"))
+    assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == bundle and "vegaEmbed" in bundle
+    assert "</script" not in bundle and not list((tmp_path / "cache").glob("*.part"))
+    kept[0].write_text("// kept", encoding="utf-8")
+    assert interactive.script.__wrapped__() == "// kept"  # read, not bundled again
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    monkeypatch.setenv("EASTINDIA_CACHE_DIR", str(blocked / "cache"))  # under a file: cannot be made
+    assert interactive.script.__wrapped__() == bundle
