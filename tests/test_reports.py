@@ -662,3 +662,25 @@ def test_the_pages_chart_script_is_bundled_once_and_kept_in_the_cache_folder(tmp
     blocked.write_text("")
     monkeypatch.setenv("EASTINDIA_CACHE_DIR", str(blocked / "cache"))  # under a file: cannot be made
     assert interactive.script.__wrapped__() == bundle
+
+
+def test_a_chart_on_the_page_keeps_its_size_in_256_colours_and_weighs_at_most_half(tmp_path):
+    """The page inlines each chart quantized (``html.small_png``): same pixels wide and high, a palette of at most
+    256 colours, at most half the bytes of the PNG kept in charts/."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    from reports import html
+
+    fig = charts._figure(8, 4)
+    ax = fig.add_subplot()
+    for k in range(6):
+        ax.plot(np.arange(50), np.cumsum(np.random.default_rng(k).normal(size=50)), label=f"arm {k}")
+    ax.legend()
+    path = tmp_path / "chart.png"
+    fig.savefig(path, dpi=charts.DPI)
+    small = html.small_png(path)
+    with Image.open(path) as full, Image.open(BytesIO(small)) as page:
+        assert page.size == full.size and page.mode == "P" and len(page.getcolors(256) or []) <= 256
+    assert len(small) <= path.stat().st_size / 2
