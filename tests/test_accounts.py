@@ -6,7 +6,7 @@ import pytest
 from helpers import L, Scripted, agents, blank, const, dice, give, seat_office
 
 from sim import ledger
-from sim.phases.accounts import accounts, costs_due, stability_gain
+from sim.phases.accounts import accounts, company_costs, costs_due, dividends, family_income, stability_gain
 from sim.rules import Rules
 from sim.state import FLOW, TALLY
 
@@ -166,3 +166,105 @@ def test_emergency_loans_counted_per_round_or_over_the_game(count, expected):
         assert s.tally[0, TALLY["emergency_loans"]] == 1
         seen.append(int(s.stability[0]))
     assert seen == expected and s.emergency_total[0] == 2 and s.loans[0] == 2
+
+
+def test_accounts_leave_a_finished_game_alone_and_tally_the_round():
+    """R-ACCOUNTS (L191–L208): game 0 runs: a factory pays 1 £, costs 3 (regiments) from 5 £, profit 2, no dividends (-1
+    stability, tallied). Game 1 has ended: no income, no costs, no decision, no change."""
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 1)
+    give(s, "shares", 2, 1)
+    s.factories[:, 0] = 1
+    ledger.company(s, "trade", np.array([5, 5]))
+    s.stability[:] = 4
+    s.done[1] = True
+    s.tally[:, TALLY["company_costs"]] = 1
+    strat = Scripted(pay_dividends=const(0))
+    accounts(s, r, dice(), agents(r, s, strat))
+    assert s.money[:, 0].tolist() == [1, 0] and s.balance.tolist() == [2, 5]
+    assert s.tally[:, TALLY["company_costs"]].tolist() == [4, 1] and s.tally[:, TALLY["profit"]].tolist() == [2, 0]
+    assert s.stability.tolist() == [3, 4] and s.tally[:, TALLY["stability_change"]].tolist() == [-1, 0]
+    assert strat.asked("pay_dividends") == [([0], [1])] and ledger.balanced(s).all()
+
+
+def test_royal_protection_needs_a_chairman_and_a_shortfall():
+    """R-ACCOUNTS, royal protection (L200): game 0: short 7 £ but no Chairman: emergency loans. Game 1: costs covered:
+    not asked. Game 2: short, asked, declines: emergency loans; the shortfall offered is what the balance lacks."""
+    r, s = blank(3, 4)
+    seat_office(s, L.CHAIRMAN, 2, games=slice(1, 3))
+    s.regiments[:] = [[3, 3, 1], [1, 0, 0], [3, 3, 1]]
+    ledger.company(s, "trade", np.array([0, 4, 2]))
+    seen = []
+
+    def protect(obs, legal):
+        seen.append((obs.games.tolist(), legal.shortfall.tolist()))
+        return np.zeros(obs.n, bool)
+
+    accounts(s, r, dice(), agents(r, s, Scripted(royal_protection=protect, pay_dividends=const(0))))
+    assert seen == [([2], [5])]
+    assert s.loans.tolist() == [2, 0, 1] and s.royal_protection.tolist() == [1, 1, 1]
+    assert s.tally[:, TALLY["royal_protection"]].tolist() == [0, 0, 0]
+
+
+def test_stability_gain_stops_at_the_top_and_counts_levels_cumulatively():
+    """D-EXPECT (L206–L207): E(s) = 2s + 2. From 5: 12 -> +1, 12 + 14 = 26 -> +2 (to the top, 7), more buys nothing
+    more; from 7 only 0 or -1; from 2: 6 + 8 + 10 = 24 -> +3, 23 -> +2."""
+    r = Rules.default()
+    got = stability_gain(r, np.array([5, 5, 5, 5, 7, 7, 2, 2]), np.array([11, 12, 26, 99, 16, 15, 24, 23]))
+    assert got.tolist() == [-1, 1, 2, 2, 0, -1, 3, 2]
+
+
+def test_income_uses_the_rules_rates():
+    """R-ACCOUNTS, family income (L191): a factory pays ``property.factory_income`` and a ship sailing from a family's
+    yard ``property.yard_ship_income`` (2 and 3 here, not the default 1 and 1)."""
+    r = Rules.default(4).with_overrides({"property.factory_income": 2, "property.yard_ship_income": 3})
+    _, s = blank(1, 4, r)
+    s.factories[0, 0] = 3
+    s.shipyards[0, 1] = 1
+    s.yard_ships[0, 1, 0] = 1
+    family_income(s, r)
+    assert s.money[0].tolist() == [6, 3, 0, 0]
+
+
+def test_costs_exactly_covered_offer_no_protection_and_one_loan_burns_its_excess():
+    """R-ACCOUNTS, Company costs (L200): game 0: costs 3 with 3 £: paid, no royal protection offered. Game 1: costs 3
+    with 0 £: one emergency loan of 5 £, 2 £ burn. The round's tallies add to what they held."""
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    s.regiments[:] = [1, 1, 1]
+    ledger.company(s, "trade", np.array([3, 0]))
+    s.tally[:, TALLY["emergency_loans"]] = 1
+    s.tally[:, TALLY["royal_protection"]] = 1
+    strat = Scripted(royal_protection=const(False))
+    emergency = company_costs(s, r, agents(r, s, strat))
+    assert emergency.tolist() == [0, 1] and [g for g, _ in strat.asked("royal_protection")] == [[1]]
+    assert s.ledger[:, FLOW["emergency_burned"]].tolist() == [0, -2] and s.balance.tolist() == [0, 0]
+    assert s.tally[:, TALLY["emergency_loans"]].tolist() == [1, 2] and s.tally[
+        :, TALLY["royal_protection"]
+    ].tolist() == [1, 1]
+
+
+def test_dividends_asked_only_when_one_payout_is_affordable():
+    """R-ACCOUNTS, dividends (L201–L202): game 0: the chair alone (1 vote) and 5 £: up to 5 payouts of 1 £. Game 1: 3
+    votes and 2 £: not asked. The dividends tally adds to the round's."""
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    give(s, "shares", 1, 2, games=1)
+    ledger.company(s, "trade", np.array([5, 2]))
+    s.tally[:, TALLY["dividends"]] = 1
+    strat = Scripted(pay_dividends=lambda obs, legal: legal.max_payouts)
+    assert dividends(s, r, agents(r, s, strat)).tolist() == [5, 0]
+    assert [g for g, _ in strat.asked("pay_dividends")] == [[0]]
+    assert s.money[0, 0] == 5 and s.tally[:, TALLY["dividends"]].tolist() == [6, 1]
+
+
+def test_stability_below_zero_is_a_crash_at_zero():
+    """R-ACCOUNTS, stability (L203–L208), D-EMERGENCY: stability 1 and 4 emergency loans (-2): clipped to 0, the game
+    crashes."""
+    r, s = blank(1, 4)
+    s.stability[0] = 1
+    s.regiments[0] = [6, 6, 6]  # 18 £: 4 loans
+    s.round[0] = 2
+    accounts(s, r, dice(), agents(r, s, Scripted(pay_dividends=const(0))))
+    assert s.loans[0] == 4 and s.stability[0] == 0 and s.crashed[0] and s.end_round[0] == 2
+    assert s.tally[0, TALLY["stability_change"]] == -1

@@ -3,7 +3,8 @@ strategy sees a game once per seat asked in one call; a plugin is asked seat by 
 an illegal answer or a raise from one seat of a merged call is still one line naming the strategy, seat and game.
 The legal options a strategy is handed (``Agents.ask`` and ``ask_seats``) are its own copies, and nothing it is handed
 (observation, random stream, rules, legal options) leads to the engine's state, streams, rules or arrays: a plugin
-that changes all it can reach plays the same games as one that does not."""
+that changes all it can reach plays the same games as one that does not. ``Agents.ask`` asks each seat through its
+own strategy with the rows of the games it decides; an observation refuses the fields it hides."""
 
 import contextlib
 import copy
@@ -15,13 +16,14 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from helpers import DECISIONS, L, Scripted, agents, blank
+from helpers import DECISIONS, L, Scripted, agents, blank, const, dice, seat_office
 
 import strategies
-from sim.agents import Agents, IllegalDecision, Observation, StrategyError
+from sim.agents import Agents, IllegalDecision, Observation, StrategyError, StrategyRandom
 from sim.dice import Streams
 from sim.engine import play_batch, resolve_strategies
 from sim.phases.family import take_actions
+from sim.phases.operations import chairman
 from sim.rules import Rules
 from sim.state import State, new_state
 from strategies import Strategy
@@ -165,6 +167,48 @@ def test_an_observation_gives_the_deciding_seats_entries_of_a_field_as_read_whol
     assert np.array_equal(whole.mine(whole.clerks), whole.own("clerks"))
     with pytest.raises(AttributeError, match="seat axis"):
         obs.own("stability")
+
+
+def test_each_seat_is_asked_through_its_own_strategy():
+    """Seat 0 and seat 1 play different strategies: seat 0's decision goes to seat 0's strategy."""
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 0, games=0)
+    seat_office(s, L.CHAIRMAN, 1, games=1)
+    first, other = Scripted(take_loans=const(1)), Scripted(take_loans=const(2))
+    a = Agents([first, other, other, other], r, Streams(0, s.game, 5))
+    chairman(s, r, dice(), a)
+    assert first.asked("take_loans") == [([0], [0])] and other.asked("take_loans") == [([1], [1])]
+    assert s.loans.tolist() == [1, 2]
+
+
+def test_ask_slices_batch_arrays_and_passes_constants_whole():
+    """``Agents.ask`` hands a strategy the rows of the games it decides: a legal array with a row per game is cut to
+    those rows (the game whose seat is -1 is left out), a constant and an array of another length pass whole, and
+    without streams the observation has no random stream."""
+    r, s = blank(3, 4)
+    seen = {}
+
+    def take_loans(obs, legal):
+        seen.update(games=obs.games.tolist(), per_game=legal.per_game.tolist(), const=legal.const)
+        seen.update(table=legal.table.tolist(), rng=obs.rng is not None)
+        return np.zeros(obs.n, dtype=np.int64)
+
+    a = Agents([Scripted(take_loans=take_loans)] * 4, r, None)
+    legal = {"per_game": np.array([10, 11, 12]), "const": 7, "table": np.arange(4)}
+    a.ask("take_loans", s, np.array([-1, 2, 0]), legal, (np.zeros(3, dtype=np.int64),))
+    assert seen == {"games": [1, 2], "per_game": [11, 12], "const": 7, "table": [0, 1, 2, 3], "rng": False}
+
+
+def test_observation_refuses_hidden_fields_by_name_and_defaults():
+    """An observation refuses a field it hides by its name (``ledger``), and has no random stream when given none; a
+    strategy's random stream draws one number per game by default."""
+    r, s = blank(1, 4)
+    obs = Observation(s, r, np.array([0]), np.array([2]), None)
+    assert obs.rng is None and obs.seat.tolist() == [2]
+    with pytest.raises(AttributeError, match="^observation has no field 'ledger'$"):
+        obs.ledger  # noqa: B018
+    rng = StrategyRandom(Streams(1, np.arange(2), 2), np.arange(2), np.zeros(2, dtype=np.int64))
+    assert rng.uniform().shape == (2, 1)
 
 
 # ------------------------------------------------------------------------------ what a strategy can reach

@@ -2,13 +2,17 @@
 
 import numpy as np
 import pytest
-from helpers import Scripted, agents, blank, dice
+from helpers import Scripted, agents, blank, const, dice
 
-from sim import capital
+from sim import capital, ledger
 from sim import layout as L
+from sim import positions as pos
+from sim.agents import IllegalDecision
 from sim.dice import Dice, Streams
-from sim.phases.setup import run_auction, setup, starting_capital
+from sim.phases.setup import apply_lots, collect_bids, run_auction, setup, starting_capital
+from sim.positions import held_count
 from sim.rules import Rules
+from sim.state import FLOW
 
 # each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("engine_path")
@@ -174,3 +178,150 @@ def test_equal_bids_on_two_lots_go_in_catalogue_or_random_order():
     u[5 + 5] = 0.9
     winner, _, _ = auction(rnd, base, step, cap, uniforms={0: u})
     assert winner[0, 5] == 0 and winner[0, 2] != 0
+
+
+def test_every_item_of_a_lot_goes_to_its_winner_per_game():
+    """D-LOTS: a lot holding every kind of item (the Luxury lot rewritten): each item reaches the winner of its
+    game, the relatives leave his supply, money enters through the ledger; the Chairman's and the PM's lots too."""
+    lot = {"name": "Everything", "luxuries": 1, "money": 3, "positions": 2, "academy": 1, "shares": 1,
+           "clerks": [0, 1, 0], "officers": [0, 0, 2], "shipyards": 1, "factories": 1}  # fmt: skip
+    r = Rules.default(4).with_overrides({"auction.main_lots.13": lot})
+    _, s = blank(2, 4, r)
+    winner = np.full((2, len(r.d.lot_names)), -1)
+    everything, chair, pm = r.d.lot_names.index("Everything"), 0, r.d.lot_names.index("Prime Minister")
+    winner[:, everything] = [1, 3]
+    winner[:, chair] = [0, 2]
+    winner[:, pm] = [3, 0]
+    apply_lots(s, r, winner)
+    for g, seat in ((0, 1), (1, 3)):
+        assert s.luxuries[g, seat] == 1 and s.money[g, seat] == 3
+        assert s.wealth[g, seat] == 1 + pos.wealth(s, r)[g, seat]  # the luxury's, and its permanent cards'
+        assert held_count(s)[g, seat] == 2 and s.academy[g, seat] == 1 and s.shares[g, seat] == 1
+        assert s.clerks[g, seat].tolist() == [0, 1, 0] and s.officers[g, seat].tolist() == [0, 0, 2]
+        assert s.shipyards[g, seat] == 1 and s.factories[g, seat] == 1 and s.supply[g, seat] == 12 - 5
+    assert s.office[:, L.CHAIRMAN].tolist() == [0, 2] and s.prime_minister.tolist() == [3, 0]
+    assert s.money.sum() == 6 and s.ledger[:, FLOW["lot_money"]].tolist() == [3, 3] and ledger.balanced(s).all()
+    assert (s.relatives() == 12).all()
+
+
+def test_zero_bids_are_no_bids_and_unbid_lots_go_at_random_to_families_short_of_lots():
+    """D-ALLOC (L8–L10): a lot with only zero bids is not auctioned: it goes at random to a family with fewer than four
+    lots."""
+    r = Rules.default(4)
+    shape = (1, 4, len(r.d.lot_names))
+    base, step, cap = np.zeros(shape, int), np.zeros(shape, int), np.zeros(shape, int)
+    winner, price, final = run_auction(base, step, cap, r, dice(), np.arange(1))
+    assert (price == 0).all() and (final == 0).all()
+    played = winner[0] >= 0
+    assert played.sum() == 16 and np.bincount(winner[0][played], minlength=4).tolist() == [4, 4, 4, 4]
+
+
+def test_a_cap_below_the_base_bid_reaches_only_the_base():
+    """R-AUCTION (L5–L7): a program's cap below its base: its reach is the base (it never raises). Seat 0 bids 5 capped
+    at 3, seat 1 bids 5 raising by 1 to 6: seat 1 wins at 6."""
+    r = Rules.default(4)
+    shape = (1, 4, len(r.d.lot_names))
+    base, step, cap = np.zeros(shape, int), np.zeros(shape, int), np.zeros(shape, int)
+    base[0, :2, 0] = 5
+    step[0, 0, 0], cap[0, 0, 0] = 2, 3
+    step[0, 1, 0], cap[0, 1, 0] = 1, 6
+    winner, price, final = run_auction(base, step, cap, r, dice(), np.arange(1))
+    assert winner[0, 0] == 1 and price[0, 0] == 6 and final[0, :2, 0].tolist() == [5, 6]
+
+
+def test_ties_settled_by_programs_in_two_games_at_once():
+    """R-AUCTION (L5–L7): both games: two bidders tie at 5 on lot 0. Game 0: winner raises by 2 to 11, rival reaches 8:
+    he pays the first value of his ladder above 8, 9. Game 1: winner raises by 1 to 11, rival reaches 8: 9 too. A
+    batch-wide rival or a misread ladder (5 + 2 / 2, 5 + 1 * (3 // 2 + 1)) pays something else."""
+    r = Rules.default(4)
+    shape = (2, 4, len(r.d.lot_names))
+    base, step, cap = np.zeros(shape, int), np.zeros(shape, int), np.zeros(shape, int)
+    base[:, :2, 0] = 5
+    step[0, 0, 0], cap[0, 0, 0] = 2, 11
+    step[1, 0, 0], cap[1, 0, 0] = 1, 11
+    step[:, 1, 0], cap[:, 1, 0] = 3, 8
+    step[1, 1, 0], cap[1, 1, 0] = 1, 6  # game 1's rival reaches only 6: 7
+    winner, price, final = run_auction(base, step, cap, r, dice(), np.arange(2))
+    assert winner[:, 0].tolist() == [0, 0] and price[:, 0].tolist() == [9, 7]
+    assert final[:, 1, 0].tolist() == [8, 6]
+
+
+def test_the_additional_lots_played_are_the_highest_top_bids_ties_at_random():
+    """D-EXTRA (L10), 4 players: 5 additional lots offered, 2 played. Top bids 1 on the first and 0 elsewhere: the first
+    is played, then the highest uniform among the rest (the third, 0.9; with a 1.5 weight 0.9 and 0.8 would pass the bid
+    of 1)."""
+    r = Rules.default(4)
+    shape = (1, 4, len(r.d.lot_names))
+    base, step, cap = np.zeros(shape, int), np.zeros(shape, int), np.zeros(shape, int)
+    extra = np.flatnonzero(r.d.lot_extra)
+    base[0, 2, extra[0]] = 1
+    d = dice(uniforms={0: [0.0, 0.8, 0.9, 0.1, 0.3]})
+    winner, _, _ = run_auction(base, step, cap, r, d, np.arange(1))
+    assert (winner[0, extra] >= 0).tolist() == [True, False, True, False, False]
+
+
+def test_two_lots_of_a_kind_add_up():
+    """D-LOTS: two lots of one kind won by one family add up (luxuries, positions, shipyards, factories, officers): the
+    second does not overwrite the first."""
+    lot = {"name": "Everything", "luxuries": 1, "positions": 1, "shipyards": 1, "factories": 1, "officers": [1, 0, 0]}
+    r = Rules.default(4).with_overrides({"auction.main_lots.12": lot, "auction.main_lots.13": {**lot, "name": "Again"}})
+    _, s = blank(1, 4, r)
+    winner = np.full((1, len(r.d.lot_names)), -1)
+    winner[0, [12, 13]] = 2
+    apply_lots(s, r, winner)
+    assert s.luxuries[0, 2] == held_count(s)[0, 2] == s.shipyards[0, 2] == s.factories[0, 2] == 2
+    assert s.wealth[0, 2] == 2 + pos.wealth(s, r)[0, 2]  # luxuries' wealth, and any permanent card's
+    assert s.officers[0, 2].tolist() == [2, 0, 0]
+
+
+def test_negative_bids_are_refused_in_the_game_they_are_made():
+    """R-AUCTION (L3–L10): a bid program's values are never negative; a negative step in game 1 alone is refused naming
+    game 1."""
+    r, s = blank(2, 4)
+    n_lots = len(r.d.lot_names)
+
+    def bid(obs, legal):
+        out = [np.zeros((obs.n, n_lots), dtype=int) for _ in range(3)]
+        out[1][obs.games == 1, 3] = -1
+        return tuple(out)
+
+    with pytest.raises(IllegalDecision, match="'bid' in game 1: bids, steps and caps"):
+        collect_bids(s, r, agents(r, s, Scripted(bid=bid)))
+
+
+def test_a_tie_for_command_at_the_start_is_broken_by_military_affairs():
+    """R-COMMANDER (L151–L152) at the setup: two additional lots put an officer in Bombay (the Madras officer's lot
+    rewritten): seats 1 and 2 win one each, seat 0 wins Military Affairs and picks seat 2 to command."""
+    r = Rules.default(4).with_overrides(
+        {"auction.extra_lots.4": {"name": "Officer in Bombay too", "officers": [1, 0, 0]}}
+    )
+    n_lots = len(r.d.lot_names)
+    bombay_lots = [i for i, name in enumerate(r.d.lot_names) if name.startswith("Officer in Bombay")]
+
+    def bid(obs, legal):
+        base = np.zeros((obs.n, n_lots), dtype=np.int64)
+        base[obs.seat == 0, r.d.lot_names.index("Military Affairs")] = 10
+        base[obs.seat == 1, bombay_lots[0]] = 9
+        base[obs.seat == 2, bombay_lots[1]] = 9
+        return base, base * 0, base * 0
+
+    _, s = blank(1, 4, r)
+    strat = Scripted(bid=bid, pick_commander=const(2))
+    setup(s, r, dice(), agents(r, s, strat))
+    assert s.office[0, L.MILITARY] == 0 and s.officers[0, :, 0].tolist() == [0, 1, 1, 0]
+    assert strat.asked("pick_commander") == [([0], [0])] and s.commander[0, 0] == 2
+
+
+@pytest.mark.parametrize("which", [0, 2])
+def test_negative_bases_and_caps_are_refused_in_their_game(which):
+    """R-AUCTION (L3–L10): a negative base or cap in game 1 alone is refused naming game 1."""
+    r, s = blank(2, 4)
+    n_lots = len(r.d.lot_names)
+
+    def bid(obs, legal):
+        out = [np.zeros((obs.n, n_lots), dtype=int) for _ in range(3)]
+        out[which][obs.games == 1, 3] = -1
+        return tuple(out)
+
+    with pytest.raises(IllegalDecision, match="'bid' in game 1: bids, steps and caps"):
+        collect_bids(s, r, agents(r, s, Scripted(bid=bid)))

@@ -117,3 +117,18 @@ def test_company_ships_at_one_location_are_that_column_of_every_location():
     for location in range(4):
         got = company_ships(state, location)
         assert got.dtype == np.int64 and np.array_equal(got, every[:, location])
+
+
+def test_a_map_with_more_orders_than_the_table_reaches_by_matrix_products():
+    """R-TRADE (L175–L182): past 20 orders reachability falls back from the lookup table to matrix products: four more
+    Bombay orders chained to Bombay3 are reached from Bombay's port, and nothing changes for the others."""
+    r = chained_bombay_map(4)
+    assert len(r.d.orders) == 21
+    usable = np.ones((2, 21), dtype=bool)
+    usable[1, r.d.orders.index("Extra2")] = False
+    reach = reachable(r, usable)
+    extra = [r.d.orders.index(f"Extra{i}") for i in range(1, 5)]
+    assert reach[0, 0, extra].all() and reach[1, 0, extra].tolist() == [True, False, False, False]
+    assert not reach[:, 1:, extra].any()
+    small = Rules.default()
+    assert np.array_equal(reach[:, :, :17], reachable(small, usable[:, :17]))  # the dead-end chain adds no route

@@ -1,9 +1,12 @@
-"""R-CAPITAL: formulas, the 0.7 rounding, leftover coins (D-S0, D-LEFTOVER-NEG)."""
+"""R-CAPITAL: formulas, the 0.7 rounding, leftover coins (D-S0, D-LEFTOVER-NEG, D-LEFTOVER-TIE), each game of a batch
+settled on its own."""
 
 import numpy as np
 import pytest
+from helpers import blank, dice
 
 from sim import capital
+from sim.phases.setup import starting_capital
 from sim.rules import Rules
 
 
@@ -91,3 +94,68 @@ def test_excess_of_several_coins_comes_from_different_families():
     money, received, _ = capital.settle(exact, rounded, np.array([[0, 0]]), r)
     assert money.sum() == 36
     assert sorted(received[0].tolist()) == [-1, -1, -1, 0, 0, 0]
+
+
+def capital_of(r, winner, price, final, d=None):
+    _, s = blank(winner.shape[0], r.players, r)
+    starting_capital(s, r, d or dice(), winner, price, final)
+    return s
+
+
+def test_capital_rows_are_settled_each_on_its_own():
+    """R-CAPITAL (L11–L45), D-LEFTOVER-NEG: a batch where one game had no bids (D-S0: B/N) and another bid; one game
+    rounds to an excess of a coin and another to exactly B: only the first gives a coin back."""
+    r = Rules.default(4)  # B = 24
+    exact = capital.exact_capital(np.array([[0, 0, 0, 0], [10, 0, 0, 10]]), r)
+    assert np.allclose(exact, [[6, 6, 6, 6], [4, 8, 8, 4]])
+    exact = np.array([[5.7, 5.8, 5.75, 6.75], [6.0, 6.0, 6.0, 6.0]])
+    rounded = capital.round_capital(exact, r)
+    money, received, case = capital.settle(exact, rounded, np.array([[0, 0], [1, 1]]), r)
+    assert money.tolist() == [[5, 6, 6, 7], [6, 6, 6, 6]] and received.tolist() == [[-1, 0, 0, 0], [0, 0, 0, 0]]
+    assert case.tolist() == [capital.TAKEN_BACK, capital.EXACT]
+
+
+def test_the_leftover_goes_by_the_lowest_prices_then_the_tie_break():
+    """R-CAPITAL (L45), D-LEFTOVER-TIE: bid totals 2, 1, 0, 0: 2.67, 5.33, 8, 8 -> 2, 5, 8, 8: one coin short. The
+    cheapest lot is seat 0's lot 4 at 0; the second cheapest (price 1) is lot 2 or lot 7 by the tie-break, and decides
+    whether the two lowest are one family's (two_lowest) or not (lowest); the coin goes to the cheapest lot's family
+    either way."""
+    r = Rules.default(4).with_overrides({"capital.leftover_tiebreak": "catalogue"})
+    n_lots = len(r.d.lot_names)
+    winner = np.full((1, n_lots), 3)
+    price = np.full((1, n_lots), 5)
+    winner[0, [4, 2, 7]] = [0, 1, 2]
+    price[0, [4, 2, 7]] = [0, 1, 1]
+    final = np.zeros((1, 4, n_lots), int)
+    final[0, :2, 0] = [2, 1]
+    s = capital_of(r, winner, price, final)
+    assert s.capital_money[0].tolist() == [3, 5, 8, 8] and s.leftover_case[0] == capital.LOWEST
+    # seat 0 also won lot 2 at price 1: the two lowest are both his
+    winner[0, 2] = 0
+    s = capital_of(r, winner, price, final)
+    assert s.leftover_case[0] == capital.TWO_LOWEST and s.leftover[0].tolist() == [1, 0, 0, 0]
+    # the second-lowest decides the case: lots 2 (seat 1) and 7 (seat 0) at price 1, catalogue order takes lot 2
+    winner[0, [2, 7]] = [1, 0]
+    s = capital_of(r, winner, price, final)
+    assert s.leftover_case[0] == capital.LOWEST
+    rnd = r.with_overrides({"capital.leftover_tiebreak": "random"})
+    u = [0.5] * n_lots
+    u[7], u[2] = 0.1, 0.9  # lot 7 before lot 2
+    s = capital_of(rnd, winner, price, final, dice(uniforms={0: u}))
+    assert s.leftover_case[0] == capital.TWO_LOWEST
+    # a 1 £ lot with a high tie-break still comes before a 2 £ lot with a low one
+    price[0, 2], u[2], u[7] = 2, 0.0, 0.99
+    s = capital_of(rnd, winner, price, final, dice(uniforms={0: u}))
+    assert s.leftover_case[0] == capital.TWO_LOWEST
+
+
+def test_an_excess_through_the_setup_takes_back_from_the_largest_round_up():
+    """D-LEFTOVER-NEG (L45): linear formula, rate 0.25, bids 4, 4, 4, 0: 5.75 x 3 and 6.75 -> 6, 6, 6, 7 = 25 > 24: one
+    coin back."""
+    r = Rules.default(4).with_overrides({"capital.formula": "linear", "capital.linear_rate": 0.25})
+    n_lots = len(r.d.lot_names)
+    final = np.zeros((1, 4, n_lots), int)
+    final[0, :3, 0] = 4
+    s = capital_of(r, np.full((1, n_lots), 1), np.ones((1, n_lots), int), final)
+    assert s.capital_money[0].sum() == 24 and s.leftover_case[0] == capital.TAKEN_BACK
+    assert s.leftover[0].tolist() == [-1, 0, 0, 0]

@@ -14,7 +14,7 @@ from sim import capital
 from sim.agents import StrategyRandom
 from sim.board import committee_vacancies, company_ships, vacate, vacate_governor
 from sim.dice import Dice, ScriptedDice, Streams, pick_with
-from sim.engine import PlayError, begin_round, end_round, resolve_strategies
+from sim.engine import PlayError, begin_round, end_round, play_batch, resolve_strategies
 from sim.rules import Rules
 from sim.state import TALLY
 
@@ -107,6 +107,48 @@ def test_scripted_dice_the_test_double():
         left.assert_spent()
 
 
+def test_scripted_dice_defaults():
+    """The test double's defaults: a game without scripted uniforms draws 0.0, one die per call, and ``rolls`` lists the
+    ``lowest`` checks of every game unless told a kind or a game."""
+    d = ScriptedDice({0: [2]})
+    assert d.uniform(np.array([0, 1])).tolist() == [[0.0], [0.0]]
+    d.lowest(np.array([0]), 1)
+    assert d.rolls() == [1] and d.rolls(game=0) == [1] and d.rolls("uniform") == [1, 1]
+
+
+def test_the_dice_streams_are_pinned():
+    """Golden values: a seed's dice are part of every published result (the guide: the same seed gives the same rows),
+    so any change to the streams' keys or mixing must be deliberate and show here."""
+    s = Streams(1, np.array([0, 7]), 2)
+    assert s.keys.tolist() == [[7050277875871801770, 7449172787555378880], [16629767566454913622, 927777648138443623]]
+    assert s.bits(1, np.array([0, 1]), 2).tolist() == [
+        [8576454416156487779, 5419247533661785162],
+        [13738912750531703486, 2545726564404770220],
+    ]
+    d = Dice(Streams(2, np.array([3, 9]), 1))
+    assert d.d6(np.array([0, 1]), 4).tolist() == [[4, 5, 1, 6], [3, 4, 3, 3]]
+    assert d.lowest(np.array([0, 1]), np.array([2, 3])).tolist() == [1, 1]
+    assert np.allclose(d.uniform(np.array([0, 1]), 2), [[0.44843187180306476, 0.9665522972684779],
+                                                        [0.9203768819656786, 0.2742786643937438]])  # fmt: skip
+
+
+def test_each_chance_function_draws_one_number_per_game_by_default():
+    """``d6``, ``uniform``, ``pick``, ``weighted`` and ``lowest`` (of 4 dice) each draw one number per game from the
+    engine's stream by default: 5 in all."""
+    d = Dice(Streams(3, np.arange(2), 1))
+    assert d.d6(np.arange(2)).shape == (2, 1) and d.uniform(np.arange(2)).shape == (2, 1)
+    d.pick(np.arange(2), np.ones((2, 3), bool))
+    d.weighted(np.arange(2), np.array([0.5, 0.5]))
+    d.lowest(np.arange(2), 4)
+    assert d.streams.counters[0].tolist() == [5, 5]
+
+
+def test_weighted_never_passes_the_last_outcome():
+    """Probabilities whose float sum falls short of 1 and a uniform above it still give the last outcome."""
+    d = ScriptedDice(uniforms={0: [0.99999999]})
+    assert d.weighted(np.array([0]), np.array([0.5, 0.49999])).tolist() == [1]
+
+
 # ------------------------------------------------------------------------------------------ strategies' streams
 def test_strategy_random_streams_belong_to_the_deciding_seat():
     streams = Streams(5, np.arange(3), 4)
@@ -127,6 +169,16 @@ def test_strategy_integers_are_inclusive_and_choice_picks_true_columns():
     mask[:, [1, 3]] = True
     c = rng.choice(mask)
     assert set(np.unique(c).tolist()) == {1, 3} and abs((c == 1).mean() - 0.5) < 0.03
+
+
+def test_strategy_random_draws_one_number_per_choice_and_integer():
+    """A strategy's random stream draws one number per game for ``choice`` and one for ``integers``, from the deciding
+    seat's stream (seat 0: stream 1), never from the engine's dice (stream 0)."""
+    streams = Streams(8, np.arange(2), 2)
+    rng = StrategyRandom(streams, np.arange(2), np.zeros(2, dtype=np.int64))
+    rng.choice(np.ones((2, 3), bool))
+    rng.integers(np.zeros(2, dtype=np.int64), np.full(2, 5))
+    assert streams.counters[1].tolist() == [2, 2] and streams.counters[0].tolist() == [0, 0]
 
 
 # ------------------------------------------------------------------------------------------------- the engine
@@ -211,6 +263,31 @@ def test_without_the_strategy_registry_a_name_is_refused_saying_how_to_install_i
         resolve_strategies(Rules.default(4), "random")
 
 
+def test_play_numbers_games_from_zero_and_repeats_a_seed():
+    """``sim.play`` numbers a run's games from 0; the same seed plays the same games again, another seed other games."""
+    r = Rules.default(4)
+    a = sim.play(r, "random", 3, seed=4)
+    assert a.games["game"].to_list() == [0, 1, 2]
+    assert a.games.equals(sim.play(r, "random", 3, seed=4).games)
+    assert not a.seats.equals(sim.play(r, "random", 3, seed=5).seats)
+
+
+def test_distinct_strategy_objects_keep_their_seats_and_seating_rotates_them():
+    """Strategy objects given per seat keep their seats, and a batch's seating puts each object at the seats it names
+    per game (game 0: ``two`` at seat 0, ``one`` elsewhere; game 1 the other way round): each object is asked only at
+    its own seats."""
+    r = Rules.default(4)
+    one, two = Scripted(), Scripted()
+    seats = resolve_strategies(r, [one, two, one, two])
+    assert seats[0] is one and seats[1] is two and seats[2] is one
+    one.name, two.name = "one", "two"
+    seating = np.array([[1, 0, 0, 0], [0, 1, 1, 1]])
+    _, rows = play_batch(r, [one, two], 2, np.arange(2), seating)
+    assert rows.seats["strategy"].tolist() == ["two", "one", "one", "one", "one", "two", "two", "two"]
+    bids = {(g, s) for games, seats_ in one.asked("bid") for g, s in zip(games, seats_, strict=True)}
+    assert bids == {(0, 1), (0, 2), (0, 3), (1, 0)}
+
+
 # ------------------------------------------------------------------------------------------------------ board
 def test_money_in_game_counts_every_firm_treasury():
     """Families, the Company's balance and office treasuries, firms' cash and (jc2e) their India treasuries."""
@@ -253,6 +330,15 @@ def test_company_ships_count_every_kind_per_location():
     s.yard_ships[0, 2, 1] = 1
     s.yard_ships[0, 0, 3] = 2
     assert company_ships(s)[0].tolist() == [0, 4, 0, 3]
+
+
+def test_vacate_a_seat_0_holder_adds_to_the_fired_tally():
+    """``vacate`` sends a holder who is seat 0's relative home too, and adds him to the round's fired tally (2 -> 3)."""
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 0)
+    s.tally[0, TALLY["fired"]] = 2
+    vacate(s, np.array([0]), L.SHIPPING)
+    assert s.office[0, L.SHIPPING] == -1 and s.supply[0, 0] == 12 and s.tally[0, TALLY["fired"]] == 3
 
 
 # ------------------------------------------------------------------------------------------- capital registry

@@ -200,3 +200,71 @@ def test_military_blame_counts_a_commander_once():
     s.done[:], s.crashed[:], s.end_round[:], s.blame[:] = True, True, 3, 0
     score(s, r)
     assert s.vp[0, 1, V["blame"]] == -1
+
+
+def test_score_retirements_prisoners_and_the_ladder_weights():
+    """R-END (L248–L261): retired relatives score their tier's VP; debtors' prison -1 each (nothing under blame 6); the
+    influence ladder weighs every asset by its rules value (shipyards and factories weigh 0 by default: set 3 and 5
+    here)."""
+    r = Rules.default(4).with_overrides(
+        {"end.influence_ladder": {"luxuries": 2, "shares": 1, "shipyards": 3, "factories": 5}}
+    )
+    _, s = blank(3, 4, r)
+    s.retired[:, 1, 1] = 1  # tier 1: 2 VP
+    s.retired[:, 1, 4] = 2  # tier 4: 12 VP each
+    s.prisoners[:, 2] = 3
+    s.supply[:, 1] -= 3
+    s.supply[:, 2] -= 3
+    s.shipyards[:, 0] = 1
+    s.factories[:, 3] = 1
+    s.done[:] = True
+    s.end_round[:] = [7, 4, 4]
+    s.crashed[:] = [False, True, True]
+    s.blame[:] = [-1, 5, 1]  # industrialists, shipbuilders
+    score(s, r)
+    assert s.vp[:, 1, V["retirements"]].tolist() == [26, 26, 26]
+    assert s.vp[:, 2, V["debtors_prison"]].tolist() == [-3, 0, -3]
+    assert s.influence[0].tolist() == [3, 0, 0, 5]
+    assert s.vp[:, 3, V["factories"]].tolist() == [0, 0, 1] and s.vp[:, 0, V["blame"]].tolist() == [0, 0, -1]
+    assert (s.vp[:, :, V["firm_shares"]] == 0).all()
+
+
+def test_end_game_ends_running_games_draws_blame_only_on_a_crash_and_retires_only_on_success():
+    """R-END (L249–L256), R-RETIRE: game 0 survived round 7: its Chairman rolls the final retirement (6 + 1: retires,
+    sent home). Game 1 crashed in round 3: no retirement roll, a blame situation drawn (uniform 0.55 with six equal
+    weights -> the fourth, parliament)."""
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 1)
+    s.crashed[1] = True
+    s.done[1] = True
+    s.end_round[1] = 3
+    s.stability[1] = 0
+    d = dice({0: [6]}, uniforms={1: [0.55]})
+    end_game(s, r, d, agents(r, s, Scripted(retire=const(-1))))
+    d.assert_spent()
+    assert [k for k, g, _ in d.log if k == "d6"] == ["d6"] and d.rolls("d6", 0) == [1]
+    assert s.end_round.tolist() == [7, 3] and s.done.all()
+    assert s.office[:, L.CHAIRMAN].tolist() == [-1, 1] and s.blame.tolist() == [-1, 3]
+
+
+def test_influence_ranking_per_game():
+    """R-END, influence VP (L259–L261): each game ranks its own families: [9, 5, 5, 0] and [2, 2, 1, 0] in one batch (a
+    batch-wide top or tie count would give the second game nothing)."""
+    r = Rules.default(4)
+    got = ranking_vp(r, np.array([[9, 5, 5, 0], [2, 2, 1, 0], [0, 3, 1, 1]]), np.array([7, 7, 7]))
+    assert got.tolist() == [[8, 4, 4, 0], [4, 4, 0, 0], [0, 8, 4, 4]]
+
+
+def test_despots_blame_counts_governors_lost_to_revolts():
+    """R-END (L254): blame 5 (despots): -2 per governor, including those deposed this round, -4 for the
+    Governor-General."""
+    r, s = blank(1, 4)
+    s.governor[0, 0] = 1
+    s.supply[0, 1] -= 1
+    s.deposed[0] = [0, 1, 2, 0]
+    s.done[:] = True
+    s.crashed[:] = True
+    s.end_round[:] = 5
+    s.blame[:] = 4
+    score(s, r)
+    assert s.vp[0, :, V["blame"]].tolist() == [0, -4, -4, 0]

@@ -579,6 +579,51 @@ def test_budget_goes_only_to_committees_whose_office_is_held():
         chairman(s, r, dice(), agents(r, s, Scripted(take_loans=const(0), allocate_budget=const([1, 1, 0, 0, 0]))))
 
 
+def test_answers_are_checked_per_row_and_name_the_game():
+    """Answers are checked row by row and the message names the game of the first illegal row: a wrong shape (game 0), a
+    fraction in game 1's row alone, a budget with a fractional share in game 1; floats with whole values (2.0 loans) are
+    legal."""
+    r, s = blank(2, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    for office in (L.DIRECTOR, L.SHIPPING, *L.PRESIDENT):  # the budget goes to held committees only (L132)
+        seat_office(s, office, 1)
+
+    def wrong_shape(obs, legal):
+        return np.zeros((obs.n, 2), dtype=np.int64)
+
+    def fractional_in_game_1(obs, legal):
+        return np.where(obs.games == 1, 0.5, 1.0)
+
+    def integral_floats(obs, legal):
+        return np.full(obs.n, 2.0)
+
+    with pytest.raises(IllegalDecision, match=r"'take_loans' in game 0: returned shape \(2, 2\), expected \(2,\)$"):
+        chairman(s, r, dice(), agents(r, s, Scripted(take_loans=wrong_shape)))
+    with pytest.raises(IllegalDecision, match=r"'take_loans' in game 1: returned a fractional value$"):
+        chairman(s, r, dice(), agents(r, s, Scripted(take_loans=fractional_in_game_1)))
+    budget = np.array([[1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.5, 0.5]])
+    ledger.company(s, "trade", np.array([1, 1]))
+    allocate = Scripted(take_loans=const(0), allocate_budget=lambda obs, legal: budget[obs.games])
+    with pytest.raises(IllegalDecision, match=r"'allocate_budget' in game 1: returned a fractional value$"):
+        chairman(s, r, dice(), agents(r, s, allocate))
+    chairman(s, r, dice(), agents(r, s, Scripted(take_loans=integral_floats)))
+    assert s.loans.tolist() == [2, 2]
+
+
+def test_a_wrong_shape_names_the_expected_shape():
+    """A budget of 4 shares where 5 committees are expected: the message gives the shape returned and the shape
+    expected."""
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    seat_office(s, L.DIRECTOR, 1)  # a committee to hand the budget to (L132)
+    ledger.company(s, "trade", np.array([4]))
+    strat = Scripted(take_loans=const(0), allocate_budget=lambda obs, legal: np.zeros((obs.n, 4), dtype=int))
+    with pytest.raises(
+        IllegalDecision, match=r"'allocate_budget' in game 0: returned shape \(1, 4\), expected \(1, 5\)$"
+    ):
+        chairman(s, r, dice(), agents(r, s, strat))
+
+
 # ------------------------------------------------------------------------------ a strategy that raises
 def _raising_in(game_id: int, exc: BaseException):
     """A ``retire`` answer that raises ``exc`` whenever it is asked about game ``game_id`` (alone or in a group)."""

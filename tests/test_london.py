@@ -7,7 +7,7 @@ import pytest
 from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_office
 
 from sim import positions as pos
-from sim.agents import Observation
+from sim.agents import IllegalDecision, Observation
 from sim.phases.appointments import appointments
 from sim.phases.end import V, score
 from sim.phases.london import london_season, retirement_roll
@@ -103,6 +103,16 @@ def test_only_the_rolling_offices_roll():
     assert d.log == [("d6", 0, 1)]  # the Chairman alone (a second die would find no scripted face)
 
 
+def test_the_retirement_roll_counts_every_retirement_of_a_game():
+    """R-RETIRE (L61–L63): two office holders of one game retire (rolls 6 and 5): the roll counts 2 retirements for that
+    game, not 1."""
+    r, s = blank(1, 4)
+    seat_office(s, L.DIRECTOR, 1)
+    seat_office(s, L.SHIPPING, 2)
+    got = retirement_roll(s, r, dice({0: [6, 5]}), agents(r, s, Scripted(retire=const(-1))), np.arange(1))
+    assert got.count.tolist() == [2]
+
+
 # --------------------------------------------------------------------------------- honourable retirement tiers
 @pytest.mark.parametrize(
     "tier, cost, upkeep_, wealth, vp",
@@ -192,6 +202,61 @@ def test_a_second_retiree_wins_no_second_pick():
     assert seen == [([L.DIRECTOR], [True]), ([L.SHIPPING], [False]), ([L.MILITARY], [True])]
     assert sorted(x for _, seats in strat.asked("take_position") for x in seats) == [1, 2]
     assert s.money[0, 1:3].tolist() == [6, 8] and (s.card_owner[0] >= 0).sum() == 2
+
+
+def test_retirement_roll_only_in_the_games_given_and_pays_for_the_tier():
+    """R-RETIRE (L61–L63), honourable retirement (L64–L71): games 0 and 2 roll, game 1 does not. Game 0: the Director (2
+    stress markers) rolls 3 + 2 = 5: retires to tier 4 (20 £, wealth 4), his markers cleared. Game 2: the Director rolls
+    6 and is sent home. Returns the retirements."""
+    r, s = blank(3, 4)
+    seat_office(s, L.DIRECTOR, 1)
+    s.stress[:, L.DIRECTOR] = [2, 2, 0]
+    fund(s, 1, 20)
+    seen = []
+
+    def retire(obs, legal):
+        seen.append((obs.games.tolist(), legal.office.tolist(), legal.affordable.tolist()))
+        return np.where(obs.games == 0, 4, -1)
+
+    d = dice({0: [3], 2: [6]})
+    got = retirement_roll(s, r, d, agents(r, s, Scripted(retire=retire)), np.array([0, 2]))
+    d.assert_spent()
+    assert got.count.tolist() == [1, 0, 1]
+    assert seen == [([0, 2], [L.DIRECTOR] * 2, [[True] * 5, [True] * 5])]
+    assert s.office[:, L.DIRECTOR].tolist() == [-1, 1, -1] and s.stress[:, L.DIRECTOR].tolist() == [0, 2, 0]
+    assert s.retired[0, 1].tolist() == [0, 0, 0, 0, 1] and s.wealth[:, 1].tolist() == [4, 0, 0]
+    assert s.money[:, 1].tolist() == [0, 20, 20] and s.ledger[:, FLOW["retirement"]].tolist() == [-20, 0, 0]
+    assert s.supply[:, 1].tolist() == [11, 11, 12] and (s.relatives() == 12).all()
+
+
+def test_the_cheapest_tier_and_adding_to_what_a_family_already_has():
+    """R-RETIRE (L61–L63), honourable retirement (L64–L71): game 0: the Director retires to tier 0 (2 £ with 3 £ in
+    hand, tier 1 unaffordable): honoured, not sent home; his family already had one relative there. Game 1: tier 1 adds
+    1 wealth to the 2 it had. Game 2: the Director with a marker rolls 2 + 1 = 3: a second marker."""
+    r, s = blank(3, 4)
+    seat_office(s, L.DIRECTOR, 1)
+    s.retired[:, 1, 0] = 1
+    s.supply[:, 1] -= 1
+    s.wealth[:, 1] = 2
+    fund(s, 1, 3, games=0)
+    fund(s, 1, 4, games=1)
+    s.stress[2, L.DIRECTOR] = 1
+    strat = Scripted(retire=lambda obs, legal: np.where(obs.games == 0, 0, 1))
+    retirement_roll(s, r, dice({0: [6], 1: [6], 2: [2]}), agents(r, s, strat), np.arange(3))
+    assert s.retired[:, 1, 0].tolist() == [2, 1, 1] and s.retired[:, 1, 1].tolist() == [0, 1, 0]
+    assert s.money[:, 1].tolist() == [1, 0, 0] and s.wealth[:, 1].tolist() == [2, 3, 2]
+    assert s.supply[:, 1].tolist() == [10, 10, 10] and s.stress[:, L.DIRECTOR].tolist() == [0, 0, 2]
+
+
+@pytest.mark.parametrize("tier, money", [(0, 1), (4, 15)])
+def test_a_tier_just_out_of_reach_is_illegal(tier, money):
+    """R-RETIRE, honourable retirement (L64–L71): tier 0 costs 2, tier 4 costs 20: 1 £ and 15 £ (enough for tier 3) are
+    short."""
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 0)
+    fund(s, 0, money)
+    with pytest.raises(IllegalDecision, match="'retire' in game 0: tier not affordable"):
+        retirement_roll(s, r, dice({0: [6]}), agents(r, s, Scripted(retire=const(tier))), np.arange(1))
 
 
 # ------------------------------------------------------------------------------------------ positions (L72-L74)

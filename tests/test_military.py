@@ -7,7 +7,14 @@ from helpers import L, Scripted, agents, blank, const, dice, give, seat_office
 
 from sim import ledger
 from sim.agents import IllegalDecision
-from sim.phases.military import deploy, deploy_targets, military_affairs, settle_commanders
+from sim.phases.military import (
+    apply_military_moves,
+    deploy,
+    deploy_targets,
+    military_affairs,
+    settle_commanders,
+    share_loot,
+)
 from sim.state import FLOW, TALLY
 
 # each rule played on both engine paths, the numpy reference and the compiled kernels (tests/conftest.py)
@@ -263,3 +270,326 @@ def test_the_loot_minimum_counts_the_officers_who_took_part():
     d.assert_spent()
     assert s.officers[0, :, 0].tolist() == [0, 2, 1, 0]
     assert s.money[0].tolist() == [0, 2, 1, 0] and s.ledger[0, FLOW["loot"]] == 3
+
+
+def deploy_to(region_name):
+    def answer(obs, legal):
+        target = np.full(obs.n, obs.rules.d.regions.index(region_name))
+        return (
+            target,
+            legal.officers.astype(np.int64),
+            legal.regiments.astype(np.int64),
+            np.zeros_like(legal.mercenaries),
+        )
+
+    return answer
+
+
+def moves_of(*rows):
+    """(kind, family, src, dst, count) per move -> the five int[1, M] arrays."""
+    return tuple(np.array([[m[i] for m in rows]]) for i in range(5))
+
+
+def test_death_dice_go_commanders_family_first_each_game_its_own_count():
+    """R-DEPLOY (L169): every officer rolls for death, the commander's family first (his own die the very first). Game
+    0: commander seat 2 (2 officers) and seat 1 (1): dice 1, 1 | 6 -> seat 1's officer dies (read in seat order, seat 2
+    would lose one). Game 1: commander seat 1 and seat 3 (1 each): 6 | 1 -> the commander dies, seat 3 takes the
+    command. Each game rolls only its own officers' dice (3 and 2)."""
+    r, s = blank(2, 4)
+    give(s, "officers", 2, 2, col=0, games=0)
+    give(s, "officers", 1, 1, col=0, games=0)
+    give(s, "officers", 1, 1, col=0, games=1)
+    give(s, "officers", 3, 1, col=0, games=1)
+    s.commander[:, 0] = [2, 1]
+    s.tally[:, TALLY["officers_killed"]] = [1, 0]
+    d = dice({0: [3, 3, 3, 1, 1, 6], 1: [4, 4, 6, 1]})
+    deploy(s, r, d, agents(r, s, Scripted(deploy=deploy_to("Bombay"))), 0)
+    d.assert_spent()
+    assert d.log == [("lowest", 0, 3), ("lowest", 1, 2), ("d6", 0, 3), ("d6", 1, 2)]
+    assert s.officers[0, :, 0].tolist() == [0, 0, 2, 0] and s.officers[1, :, 0].tolist() == [0, 0, 0, 1]
+    assert s.commander[:, 0].tolist() == [2, 3]
+    assert s.tally[:, TALLY["officers_killed"]].tolist() == [2, 1] and (s.relatives() == 12).all()
+
+
+def test_a_defeated_commander_is_lost_besides_his_familys_dead():
+    """R-DEPLOY (L169, L173), D-DEFEAT: a mishap costs the commander (disgraced) on top of the officers the dice kill:
+    his family had 3 officers, his own die spares him, his family's second die kills one: 2 lost (not 1)."""
+    r, s = blank(1, 4)
+    give(s, "officers", 1, 3, col=0)
+    s.commander[0, 0] = 1
+    s.trophies[0, 1] = 4
+    d = dice({0: [5, 6, 5, 1, 6, 1]})  # 3 officers + 1 regiment - 1: 3 dice, lowest 5: mishap
+    deploy(s, r, d, agents(r, s, Scripted(deploy=deploy_to("Bombay"))), 0)
+    d.assert_spent()
+    assert s.officers[0, 1, 0] == 1 and s.supply[0, 1] == 11 and s.trophies[0, 1] == 2
+    assert s.commander[0, 0] == 1 and s.owner[0, r.d.regions.index("Bombay")] == -1
+
+
+def test_success_in_a_company_region_clears_unrest_only():
+    """R-DEPLOY (L164–L173): game 0: Bombay already the presidency's, unrest 2: a success clears the unrest (to 0, not
+    1); no conquest, no trophy, no loot. Game 1: sovereign Bombay (strength 1) taken by a commander who already has 2
+    trophies: 3."""
+    r, s = blank(2, 4)
+    bombay = r.d.regions.index("Bombay")
+    s.owner[0, bombay] = 0
+    s.unrest[0, bombay] = 2
+    give(s, "officers", 1, 1, col=0)
+    s.commander[:, 0] = 1
+    s.trophies[:, 1] = 2
+    strat = Scripted(deploy=deploy_to("Bombay"), share_loot=const([False] * 4))
+    d = dice({0: [1, 6, 1], 1: [1, 1]})  # game 0: strength 0 -> 2 dice; game 1: 1 die
+    deploy(s, r, d, agents(r, s, strat), 0)
+    d.assert_spent()
+    assert s.unrest[:, bombay].tolist() == [0, 0] and s.owner[:, bombay].tolist() == [0, 0]
+    assert s.trophies[:, 1].tolist() == [2, 3] and s.looted[:, bombay].tolist() == [False, True]
+    assert s.money[:, 1].tolist() == [0, 4] and s.tally[:, TALLY["conquests"]].tolist() == [0, 1]
+    assert [g for g, _ in strat.asked("share_loot")] == [[1]]
+
+
+def test_share_loot_asks_only_the_looting_commanders_with_army_and_loot():
+    """R-DEPLOY, loot (L171): only the commanders who loot are asked whom to name (games 0 and 2, not game 1), each told
+    his army and the loot; game 0's 5 £ go over an officer and a regiment, game 2's 7 £ over 3 officers, the remainder
+    to the officers, the commander's family first."""
+    r, s = blank(3, 4)
+    seen = []
+
+    def named(obs, legal):
+        seen.append((obs.games.tolist(), obs.seat.tolist(), legal.army.tolist(), legal.loot.tolist()))
+        return np.zeros((obs.n, 4), bool)
+
+    survivors = np.array([[1, 0, 0, 0], [0, 2, 1, 0]])
+    share_loot(s, agents(r, s, Scripted(share_loot=named)), 2, np.array([0, 2]), np.array([0, 1]), np.array([5, 7]),
+               survivors, np.array([1, 0]))  # fmt: skip
+    assert seen == [([0, 2], [0, 1], [2, 2], [5, 7])]
+    # game 0: 5 over 2 slots (1 officer, 1 regiment) -> 2 + the remainder 1 = 3 to seat 0; game 2: 7 over 3 officers
+    assert s.money[0].tolist() == [3, 0, 0, 0] and s.money[2].tolist() == [0, 5, 2, 0] and s.money[1].sum() == 0
+
+
+def test_loot_named_families_per_game_and_the_tally():
+    """R-DEPLOY, loot (L171): game 0: 9 £ over 1 officer (seat 0, commander) and named seats 1 and 3: 3 each. Game 1:
+    6 £ over 2 officers of seat 2 (commander) and named seats 0 and 3: 1 each, the 2 £ remainder to the officers. Game
+    2: 5 £ for one officer alone: all 5. The loot tally adds to what the round already looted."""
+    r, s = blank(3, 4)
+    s.tally[:, TALLY["loot"]] = 1
+    names = {0: [False, True, False, True], 1: [True, False, False, True], 2: [False] * 4}
+
+    def named(obs, legal):
+        return np.array([names[int(g)] for g in obs.games])
+
+    survivors = np.array([[1, 0, 0, 0], [0, 0, 2, 0], [0, 0, 0, 1]])
+    share_loot(s, agents(r, s, Scripted(share_loot=named)), 1, np.arange(3), np.array([0, 2, 3]), np.array([9, 6, 5]),
+               survivors, np.array([0, 0, 0]))  # fmt: skip
+    assert s.money.tolist() == [[3, 3, 0, 3], [1, 0, 4, 1], [0, 0, 0, 5]]
+    assert s.tally[:, TALLY["loot"]].tolist() == [10, 7, 6]
+
+
+def test_loot_remainder_reaches_named_families_in_seat_order_one_pound_each():
+    """R-DEPLOY, loot (L171): 5 £ over 1 officer and named seats 1 and 3 (3 slots): 1 each, remainder 2: the officer,
+    then seat 1 -- not seat 3, and 1 £ each, never 2 to one family."""
+    r, s = blank(2, 4)
+    strat = Scripted(share_loot=const([False, True, False, True]))
+    share_loot(s, agents(r, s, strat), 0, np.array([0, 1]), np.array([0, 0]), np.array([5, 8]),
+               np.array([[1, 0, 0, 0], [1, 0, 0, 0]]), np.array([0, 0]))  # fmt: skip
+    assert s.money[0].tolist() == [2, 2, 0, 1]
+    assert s.money[1].tolist() == [3, 3, 0, 2]  # 8 over 3 slots: 2 each, remainder 2: the officer and seat 1
+
+
+def test_loot_with_nobody_to_take_it_is_lost():
+    """R-DEPLOY, loot (L171): loot with no surviving officer, no troops and no family named goes to nobody: no family's
+    money, nothing on the loot flow."""
+    r, s = blank(1, 4)
+    share_loot(s, agents(r, s, Scripted(share_loot=const([False] * 4))), 0, np.array([0]), np.array([0]),
+               np.array([7]), np.array([[0, 0, 0, 0]]), np.array([0]))  # fmt: skip
+    assert s.money.sum() == 0 and s.ledger[0, FLOW["loot"]] == 0
+
+
+def test_mercenaries_take_their_share_of_the_loot():
+    """R-DEPLOY, mercenaries and loot (L167–L171): a conquest with a mercenary band: loot 4 + 4 = 8 over the commander's
+    officer, his own family named, the regiment and the band: 2 each, the family gets 4 (the troops' 4 are never paid
+    out)."""
+    r, s = blank(1, 4)
+    give(s, "officers", 1, 1, col=0)
+    s.commander[0, 0] = 1
+    seat_office(s, L.PRESIDENT[0], 2)
+    s.treasury[0, L.T_PRESIDENCY[0]] = 5
+    bombay = r.d.regions.index("Bombay")
+
+    def deploy_with_sikhs(obs, legal):
+        return (
+            np.array([bombay]),
+            legal.officers.astype(np.int64),
+            legal.regiments.astype(np.int64),
+            np.array([[False, True, False]]),
+        )
+
+    strat = Scripted(deploy=deploy_with_sikhs, fund_mercenaries=const(True))
+    d = dice({0: [1, 6, 6, 1]})  # 1 + 1 + Sikhs 2 - 1 = 3 dice, success; his death die 1
+    deploy(s, r, d, agents(r, s, strat), 0)
+    d.assert_spent()
+    assert s.money[0].tolist() == [0, 4, 0, 0] and s.treasury[0, L.T_PRESIDENCY[0]] == 2
+
+
+def test_a_tie_for_command_after_a_battle_without_military_affairs_goes_to_chance():
+    """R-COMMANDER (L151–L152): the commander dies; two families are left with one officer each and nobody heads
+    Military Affairs: chance picks among the tied (uniform 0.9 -> the second of them)."""
+    r, s = blank(1, 4)
+    for seat in (1, 2, 3):
+        give(s, "officers", seat, 1, col=0)
+    s.commander[0, 0] = 1
+    d = dice({0: [3, 3, 3, 6, 1, 1]}, uniforms={0: [0.9]})
+    deploy(s, r, d, agents(r, s, Scripted(deploy=deploy_to("Bombay"))), 0)
+    d.assert_spent()
+    assert s.officers[0, :, 0].tolist() == [0, 0, 1, 1] and s.commander[0, 0] == 3
+
+
+def test_military_moves_remember_an_earlier_illegal_move_and_the_phase_refuses_it():
+    """R-MILITARY (L151–L152): moves apply in order, so moving officers an earlier move already took is illegal; the
+    phase refuses game 1's illegal move naming game 1, and asks for academy assignments only where cadets wait."""
+    officers = np.array([[[2, 0, 0]]])
+    regiments = np.array([[1, 1, 0]])
+    m = moves_of((L.MOVE_OFFICERS, 0, 0, 1, 0), (L.MOVE_OFFICERS, 0, 0, 1, 1))
+    assert apply_military_moves(officers, regiments, m).tolist() == [True]
+    r, s = blank(2, 4)
+    seat_office(s, L.MILITARY, 0)
+    give(s, "officers", 1, 1, col=0)
+    give(s, "academy", 2, 1, games=1)
+
+    def illegal_in_game_1(obs, legal):
+        count = np.where(obs.games == 1, 5, 1)[:, None] * np.array([[1, 0]])
+        return (np.array([[L.MOVE_OFFICERS, 0]] * obs.n), np.ones((obs.n, 2), int), np.zeros((obs.n, 2), int),
+                np.ones((obs.n, 2), int), count)  # fmt: skip
+
+    strat = Scripted(
+        military_moves=illegal_in_game_1, assign_academy=const([[0, 0, 0]] * 2 + [[1, 0, 0]] + [[0, 0, 0]])
+    )
+    with pytest.raises(IllegalDecision, match="'military_moves' in game 1: illegal move of officers or regiments$"):
+        military_affairs(s, r, dice(), agents(r, s, strat))
+    assert [g for g, _ in strat.asked("assign_academy")] == [[1]]  # only where cadets wait
+
+
+def test_deploy_per_game_checks_and_the_last_region():
+    """R-DEPLOY (L164–L166): two games deploy at once: game 0 legally, game 1 without dice (force 1 against strength 1):
+    game 1 is named. Madras's army may target Madras, the last region; one past it is illegal."""
+    r, s = blank(2, 4)
+    give(s, "officers", 1, 2, col=0, games=0)
+    give(s, "officers", 1, 1, col=0, games=1)
+    s.regiments[1, 0] = 0
+    s.commander[:, 0] = 1
+    bombay = r.d.regions.index("Bombay")
+    with pytest.raises(IllegalDecision, match="'deploy' in game 1: deployment outside"):
+        deploy(s, r, dice({0: [3, 3, 3, 1, 1]}), agents(r, s, Scripted(deploy=deploy_to("Bombay"))), 0)
+    r, s = blank(1, 4)
+    give(s, "officers", 2, 2, col=1)
+    s.commander[0, 1] = 2
+    madras = r.d.regions.index("Madras")
+    assert madras == len(r.d.regions) - 1 and deploy_targets(s, r, 1)[0, madras]
+    with pytest.raises(IllegalDecision, match="'deploy' in game 0: deployment outside"):
+        deploy(s, r, dice(), agents(r, s, Scripted(deploy=const(madras + 1, [0, 0, 2, 0], 1, [False] * 3))), 1)
+    assert bombay != madras
+
+
+def test_conquests_loot_by_strength_first_loot_and_tally_per_game():
+    """R-DEPLOY (L164–L173), D-MERCENARIES: Bombay's army, Bombay already the presidency's. Game 0 takes Maratha
+    (strength 2, never looted): loot 4 x 2 + 3 = 11 over 3 officers and a regiment: 2 each, the remainder 3 to the
+    officers (9 £). Game 1 takes Punjab (region 0, strength 0, looted before): no loot, still a conquest. Both add to
+    the round's conquests tally. A seat-0 President makes mercenaries available in both."""
+    r, s = blank(2, 4)
+    names = r.d.regions
+    s.owner[:, names.index("Bombay")] = 0
+    give(s, "officers", 1, 3, col=0)
+    s.commander[:, 0] = 1
+    s.looted[1, names.index("Punjab")] = True
+    s.tally[:, TALLY["conquests"]] = 1
+    seat_office(s, L.PRESIDENT[0], 0)
+    seen = []
+
+    def go(obs, legal):
+        seen.append(legal.mercenaries.any(axis=1).tolist())
+        target = np.where(obs.games == 0, names.index("Maratha"), names.index("Punjab"))
+        return (
+            target,
+            legal.officers.astype(np.int64),
+            legal.regiments.astype(np.int64),
+            np.zeros_like(legal.mercenaries),
+        )
+
+    strat = Scripted(deploy=go, share_loot=const([False] * 4))
+    d = dice({0: [1, 6, 1, 1, 1], 1: [1, 6, 6, 6, 1, 1, 1]})  # 3 + 1 - 2 = 2 dice; 3 + 1 - 0 = 4 dice
+    deploy(s, r, d, agents(r, s, strat), 0)
+    d.assert_spent()
+    assert seen == [[True, True]]
+    assert s.owner[:, names.index("Maratha")].tolist() == [0, -1] and s.owner[:, 0].tolist() == [-1, 0]
+    assert s.money[:, 1].tolist() == [9, 0] and s.tally[:, TALLY["conquests"]].tolist() == [2, 2]
+
+
+def test_loot_smaller_than_the_officers_is_judged_per_game():
+    """R-DEPLOY, loot (L171): game 0: 3 £ for 1 officer: he gets 3. Game 1: 5 £ for 3 officers: 1 each and the remainder
+    2 to the first two. (Against the batch's 4 officers, game 0's 3 £ would look smaller than the officers.)"""
+    r, s = blank(2, 4)
+    share_loot(s, agents(r, s, Scripted(share_loot=const([False] * 4))), 0, np.arange(2), np.array([0, 1]),
+               np.array([3, 5]), np.array([[1, 0, 0, 0], [0, 3, 0, 0]]), np.array([0, 0]))  # fmt: skip
+    assert s.money.tolist() == [[3, 0, 0, 0], [0, 5, 0, 0]]
+
+
+def test_military_affairs_leaves_a_finished_game_alone():
+    """R-MILITARY (L151–L152): Military Affairs acts only in running games: game 1 has ended, so he is not asked there
+    and its cadet stays in the academy."""
+    r, s = blank(2, 4)
+    seat_office(s, L.MILITARY, 0)
+    give(s, "academy", 2, 1)
+    s.done[1] = True
+    strat = Scripted(assign_academy=const([[0, 0, 0], [0, 0, 0], [0, 1, 0], [0, 0, 0]]))
+    military_affairs(s, r, dice(), agents(r, s, strat))
+    assert [g for g, _ in strat.asked("assign_academy")] == [[0]] and [g for g, _ in strat.asked("military_moves")] == [
+        [0]
+    ]
+    assert s.academy[:, 2].tolist() == [0, 1] and s.officers[:, 2, 1].tolist() == [1, 0]
+
+
+def test_commanders_are_settled_per_game_with_seat_0_and_told_their_army():
+    """R-COMMANDER (L151–L152): game 0: seat 0 commands Madras's army tied 1-1 with seat 1: he keeps it. Game 1: tied
+    1-1, no commander: Military Affairs (seat 3) is asked with the army and the tied families and picks seat 0. Game 2:
+    nobody has officers there: no commander. A pick past the last seat is illegal."""
+    r, s = blank(3, 4)
+    for g in (0, 1):
+        give(s, "officers", 0, 1, col=1, games=g)
+        give(s, "officers", 1, 1, col=1, games=g)
+    s.commander[:, 1] = [0, -1, -1]
+    seat_office(s, L.MILITARY, 3)
+    seen = []
+
+    def pick(obs, legal):
+        seen.append((obs.games.tolist(), legal.army.tolist(), legal.tied.tolist()))
+        return np.zeros(obs.n, dtype=np.int64)
+
+    settle_commanders(s, r, dice(), agents(r, s, Scripted(pick_commander=pick)), np.arange(3), [1])
+    assert s.commander[:, 1].tolist() == [0, 0, -1]
+    assert seen == [([1], [1], [[True, True, False, False]])]
+    s.commander[1, 1] = -1
+    with pytest.raises(IllegalDecision, match="'pick_commander' in game 1: not a tied family"):
+        settle_commanders(s, r, dice(), agents(r, s, Scripted(pick_commander=const(4))), np.arange(3), [1])
+
+
+def test_targets_next_to_a_seat_0_presidency_region_and_a_company_home():
+    """R-DEPLOY (L166): Bombay's army with Bombay owned by presidency 0: the sovereign neighbours are targets, a
+    neighbour already the Company's (Madras presidency's Mysore) is not; a Company-owned home is a target as an own
+    region."""
+    r, s = blank(1, 4)
+    names = r.d.regions
+    s.owner[0, names.index("Bombay")] = 0
+    s.owner[0, names.index("Mysore")] = 0  # now Bombay's own: a target as its own region
+    s.owner[0, names.index("Hyderabad")] = 1
+    got = {names[i] for i in np.flatnonzero(deploy_targets(s, r, 0)[0])}
+    assert got == {"Bombay", "Mysore", "Punjab", "Delhi", "Maratha", "Madras"}
+
+
+def test_regions_of_another_presidency_are_no_targets_even_home():
+    """R-DEPLOY (L166): Madras's army: Madras's home held by Bombay's presidency (0) is not a target, nor Mysore
+    (Bombay's) next to Madras's own Hyderabad."""
+    r, s = blank(1, 4)
+    names = r.d.regions
+    s.owner[0, names.index("Madras")] = 0
+    s.owner[0, names.index("Mysore")] = 0
+    s.owner[0, names.index("Hyderabad")] = 1
+    got = {names[i] for i in np.flatnonzero(deploy_targets(s, r, 1)[0])}
+    assert got == {"Hyderabad", "Bombay", "Maratha"}

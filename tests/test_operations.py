@@ -28,6 +28,33 @@ def company_cash(state, amount):
     ledger.company(state, "trade", np.full(state.n_games, amount))
 
 
+def test_loans_past_the_free_three_by_share_weighted_vote_per_game():
+    """R-CHAIRMAN (L129–L133): game 0: the Chairman (seat 0, 1 vote) and seat 1 (1 share) -- 1 of 2 votes (50 %) is no
+    majority: only the 3 free loans. Game 1: seat 1 holds 2 shares and votes yes with the chair: 5 loans. Game 2 has
+    ended: nothing. The loans tally adds to the round's."""
+    r, s = blank(3, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    seat_office(s, L.DIRECTOR, 2)  # the budget goes only to committees whose office is held (L132)
+    give(s, "shares", 1, 1)
+    give(s, "shares", 1, 1, games=1)
+    s.done[2] = True
+    s.tally[:, TALLY["loans_taken"]] = 1
+
+    def approve(obs, legal):
+        return (obs.seat == 0) | (obs.games == 1)
+
+    def to_director(obs, legal):
+        out = np.zeros((obs.n, 5), dtype=np.int64)
+        out[:, 0] = legal.budget
+        return out
+
+    strat = Scripted(take_loans=const(5), approve_loans=approve, allocate_budget=to_director)
+    chairman(s, r, dice(), agents(r, s, strat))
+    assert s.loans.tolist() == [3, 5, 0] and s.tally[:, TALLY["loans_taken"]].tolist() == [4, 6, 1]
+    assert s.ledger[:, FLOW["loans"]].tolist() == [15, 25, 0]
+    assert s.treasury[:, L.T_DIRECTOR].tolist() == [18, 28, 3] and s.balance.tolist() == [0, 0, 0]
+
+
 # ---------------------------------------------------------------------------------------------------- Chairman
 def committees(s, seat=1):
     for office in (L.DIRECTOR, L.SHIPPING, *L.PRESIDENT):
@@ -71,6 +98,21 @@ def test_budget_must_be_handed_out_whole():
     company_cash(s, 6)
     with pytest.raises(IllegalDecision, match="allocate_budget"):
         chairman(s, r, dice(), agents(r, s, Scripted(take_loans=const(0), allocate_budget=const([1, 1, 1, 1, 1]))))
+
+
+def test_director_stops_when_he_rolls_no_dice_or_runs_out_of_money():
+    """R-DIRECTOR (L135–L139), D-CHECK: game 0 stops at once (0 dice). Game 1 rolls 2 dice (no success), then 1 die with
+    his last £ (no success): his treasury is empty, he is not asked again. The checks tally counts both."""
+    r, s = blank(2, 4)
+    seat_office(s, L.DIRECTOR, 1)
+    s.treasury[:, L.T_DIRECTOR] = [5, 3]
+    ks = {0: iter([0]), 1: iter([2, 1])}
+    strat = Scripted(trade_check=lambda obs, legal: np.array([next(ks[int(g)]) for g in obs.games]))
+    d = dice({1: [3, 4, 4]})
+    director_of_trade(s, r, d, agents(r, s, strat))
+    d.assert_spent()
+    assert [g for g, _ in strat.asked("trade_check")] == [[0, 1], [1]]
+    assert s.treasury[:, L.T_DIRECTOR].tolist() == [5, 0] and s.tally[:, TALLY["checks"]].tolist() == [0, 2]
 
 
 # ------------------------------------------------------------------------------------------- Director of Trade
@@ -134,6 +176,21 @@ def test_ships_go_to_china_only_when_it_is_open():
     moves = const([L.MOVE_COMPANY_SHIPS, 0], [0, 0], [0, 0], [L.CHINA_LOC, 0], [1, 0])
     with pytest.raises(IllegalDecision, match="director_moves"):
         director_of_trade(s, r, dice(), agents(r, s, Scripted(trade_check=const(0), director_moves=moves)))
+
+
+def test_shipping_yard_ships_go_to_their_owners_and_are_tallied():
+    """R-SHIPPING (L141–L149): 7 £: a yard ship at seat 2's yard in Madras (3 £) and two leased (4 £); ships tallied,
+    owner's yard full."""
+    r, s = blank(1, 4)
+    seat_office(s, L.SHIPPING, 0)
+    s.treasury[0, L.T_SHIPPING] = 7
+    s.shipyards[0, 2] = 1
+    yard = np.zeros((4, 3), int)
+    yard[2, 1] = 1
+    strat = Scripted(buy_ships=const([1, 0, 1], [0, 0, 0], yard))
+    shipping_manager(s, r, dice(), agents(r, s, strat))
+    assert s.yard_ships[0, 2].tolist() == [0, 1, 0, 0] and s.ships[0, :, L.LEASED].tolist() == [1, 0, 1, 0]
+    assert s.tally[0, TALLY["ships_bought"]] == 3 and s.treasury[0, L.T_SHIPPING] == 0
 
 
 # -------------------------------------------------------------------------------------------- Shipping Manager
@@ -248,6 +305,25 @@ def test_company_ships_reading_is_checked_on_load():
     with pytest.raises(RulesError, match="shipping.company_ships") as err:
         Rules.default(4).with_overrides({"shipping.company_ships": "never"})
     assert "\n" not in str(err.value)
+
+
+def test_presidency_tax_enters_the_ledger_per_game_and_a_seat_0_governor_can_be_fired():
+    """R-GOVERNORS (L156–L161), D-CHECK: governors of Bombay: game 0 taxes for the presidency (+2 £ to its treasury, +2
+    on the tax flow: not -2, not the batch's total), game 1's governor is seat 0 and suffers a mishap: he is fired (seat
+    0 is a holder too), the round's fired tally adds to the one already counted."""
+    r, s = blank(2, 4)
+    i = r.d.regions.index("Bombay")
+    s.owner[:, i] = 0
+    s.governor[:, i] = [2, 0]
+    s.supply[0, 2] -= 1
+    s.supply[1, 0] -= 1
+    s.tally[1, TALLY["fired"]] = 1
+    strat = Scripted(govern=lambda obs, legal: obs.games == obs.games, govern_effect=const(L.G_TAX_PRESIDENCY))
+    d = dice({0: [1, 6, 6, 3, 3, 4], 1: [5, 6, 6]})
+    governors(s, r, d, agents(r, s, strat))
+    assert s.treasury[:, L.T_PRESIDENCY[0]].tolist() == [5, 3] and s.ledger[:, FLOW["tax"]].tolist() == [2, 0]
+    assert s.governor[:, i].tolist() == [2, -1] and s.supply[1, 0] == 12
+    assert s.tally[:, TALLY["fired"]].tolist() == [0, 2] and ledger.balanced(s).all()
 
 
 # ------------------------------------------------------------------------------------------------- governors
@@ -582,3 +658,42 @@ def test_with_no_committee_held_the_budget_stays_in_the_balance():
     strat = Scripted(take_loans=const(0))
     chairman(s, r, dice(), agents(r, s, strat))
     assert strat.asked("allocate_budget") == [] and s.balance[0] == 6 and s.treasury[0].tolist() == [3] * 5
+
+
+def test_china_trade_per_game_with_yard_ships_and_manager_pay():
+    """R-CHINA (L184–L189): game 0: 2 ships in China (a leased and a yard ship), success: 4 £ and 1 £ per Company opium.
+    Game 1: the manager declines. Game 2: no ship in China: not asked."""
+    r, s = blank(3, 4)
+    s.china_open[:] = True
+    seat_office(s, L.CHINA, 3)
+    s.ships[:2, L.CHINA_LOC, L.LEASED] = 1
+    s.yard_ships[:2, 1, L.CHINA_LOC] = 1
+    s.owner[:, r.d.regions.index("Hyderabad")] = 1  # 1 opium
+    strat = Scripted(china_trade=lambda obs, legal: obs.games == 0)
+    d = dice({0: [6, 1]})
+    china_trade(s, r, d, agents(r, s, strat))
+    d.assert_spent()
+    assert [g for g, _ in strat.asked("china_trade")] == [[0, 1]]
+    assert s.balance.tolist() == [4, 0, 0] and s.money[:, 3].tolist() == [1, 0, 0]
+    assert s.tally[:, TALLY["china_revenue"]].tolist() == [4, 0, 0]
+
+
+def test_china_trade_with_one_ship_by_a_seat_0_manager_who_is_told_ships_and_opium():
+    """R-CHINA (L184–L189): a China Trade Manager who is seat 0's relative, with one leased ship in China and 2 opium in
+    Company regions, is asked and told 1 ship and 2 opium; his one die (a 2) succeeds: the Company 4 £ per opium (8),
+    his family 1 £ each (2)."""
+    r, s = blank(1, 4)
+    s.china_open[0] = True
+    seat_office(s, L.CHINA, 0)
+    s.ships[0, L.CHINA_LOC, L.LEASED] = 1
+    s.owner[0, r.d.regions.index("Bengal")] = 2  # 2 opium
+    seen = []
+
+    def go(obs, legal):
+        seen.append((obs.seat.tolist(), legal.ships.tolist(), legal.opium.tolist()))
+        return np.ones(obs.n, bool)
+
+    d = dice({0: [2]})
+    china_trade(s, r, d, agents(r, s, Scripted(china_trade=go)))
+    d.assert_spent()
+    assert seen == [([0], [1], [2])] and s.balance[0] == 8 and s.money[0, 0] == 2
