@@ -8,6 +8,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 # ask for ``--jobs 2`` do so to play on two workers (the same games whatever the jobs): every run of the suite, in
 # process or in a subprocess, starts the workers it asks for. ``test_runner_faults`` checks the threshold itself.
 os.environ["EASTINDIA_GAMES_PER_WORKER"] = "1"
+# The built-in strategies' answers are taken unchecked outside the tests (sim.agents.CHECK_BUILTINS); the suite checks
+# them as it checks a plug-in's, so that a built-in answering illegally fails its tests.
+os.environ["EASTINDIA_CHECK_BUILTINS"] = "1"
 
 
 # a test that loads a strategy plugin registers it for the whole process; put the registry back after each

@@ -407,3 +407,38 @@ def test_a_plugin_that_changes_all_it_can_reach_plays_the_same_games_as_one_that
         mine, theirs = getattr(calm_rows, frame), getattr(vandal_rows, frame)
         assert mine.keys() == theirs.keys()
         assert all(np.array_equal(mine[k], theirs[k]) for k in mine), frame
+
+
+def test_the_built_ins_answers_taken_unchecked_play_the_games_they_play_checked(monkeypatch):
+    """A built-in strategy's answer is taken as returned (``agents.trusted``), unless EASTINDIA_CHECK_BUILTINS
+    asks for the checks a plug-in always gets: 60 games of the archetypes and a plug-in play the same state and
+    rows either way, and the plug-in alone is refused an illegal answer with the built-ins unchecked."""
+    import sim.agents as agents_module
+
+    rules = Rules.default(5)
+    names = ["bid_low", "buy_shares", "run_firm", "go_military"]
+    played = []
+    for checked in (True, False):
+        monkeypatch.setattr(agents_module, "CHECK_BUILTINS", checked)
+        seats = resolve_strategies(rules, [*names, Scripted()])
+        played.append(play_batch(rules, seats, 11, np.arange(60)))
+    (state_a, rows_a), (state_b, rows_b) = played
+    assert state_a.round.max() > 2  # games were played
+    for name, value in vars(state_a).items():
+        if isinstance(value, np.ndarray):
+            assert np.array_equal(value, getattr(state_b, name)), name
+    for frame in ("games", "seats"):
+        assert all(np.array_equal(getattr(rows_a, frame)[k], getattr(rows_b, frame)[k]) for k in getattr(rows_a, frame))
+    assert agents_module.trusted(strategies.make("balanced"), "family_action")
+    assert not agents_module.trusted(Scripted(), "family_action")
+
+    class Careless(strategies.Strategy):  # a plug-in's subclass of the built-in: its answers are checked
+        def family_action(self, obs, legal):
+            return np.full(obs.n, L.A_LUXURY), np.zeros(obs.n, dtype=bool), np.zeros((obs.n, 2), dtype=np.int64)
+
+    Careless.__module__ = "bots.careless"
+    assert not agents_module.trusted(Careless(), "family_action")
+    with pytest.raises(IllegalDecision, match="made an illegal 'family_action'"):
+        s = new_state(rules, np.arange(4))
+        s.money[:] = 0
+        take_actions(s, rules, agents(rules, s, Careless()), np.ones(s.money.shape, dtype=bool))
