@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -440,3 +441,34 @@ def test_a_run_whose_calibration_pilot_would_change_is_not_extended(tmp_path):
     runner.run(spec.load(path), tmp_path / "default", jobs=1)
     meta = runner.run(spec.load(path, games=40), tmp_path / "default", jobs=1, resume=True, notify=lambda m: None)
     assert meta["games_per_arm"] == 40 and meta["arms"][0]["calibration"]["games"] == 0
+
+
+# ------------------------------------------------------------------------------------------------ the library
+DURATION = re.compile(
+    r"(?:\b(?:about|under|at most|up to)\s+(?:an?|[\d,.]+)|\b[\d,.]+\s*[-–]\s*[\d,.]+)"
+    r"\s*(?:s|seconds?|CPU-s|CPU-seconds?|min|minutes?|CPU-minutes?|hours?)\b",
+    re.IGNORECASE,
+)
+
+
+def leading_comment(path: Path) -> str:
+    """The lines of a file before its first line that is not a comment (blank lines end it too)."""
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line.lstrip("# "))
+    return " ".join(lines)
+
+
+def test_every_library_file_opens_with_its_question_and_how_long_it_takes():
+    """A library file is a study a user starts from: its opening comment asks the question it answers and says how
+    long it takes on a 2-core machine ("about 10 s on 2 cores", "About 7 CPU-minutes", "5-13 minutes")."""
+    files = sorted(LIBRARY.glob("*.toml"))
+    assert len(files) >= 18
+    for path in files:
+        opening = leading_comment(path)
+        assert "?" in opening, f"{path.name}: its opening comment asks no question"
+        assert DURATION.search(opening), f"{path.name}: its opening comment does not say how long it takes"
+    assert DURATION.search("about 10 s on 2 cores") and DURATION.search("About a CPU-minute")
+    assert not DURATION.search("2 x 3,000 games") and not DURATION.search("about +-2.5 pp")
