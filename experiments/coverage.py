@@ -89,7 +89,7 @@ FORCED = "Deregulation tabled by the rules (forced round)"
 
 # decision points a rule switched off never asks: (the decisions, the rule, whether the arm's rules switch it off)
 SWITCHED_OFF: tuple[tuple[tuple[str, ...], str, Callable[[Rules], bool]], ...] = (
-    (  # 2e's dissolution, emergency merger and selective dividends: jc2e only (sim/phases/firms.py)
+    (  # 2e's dissolution, emergency merger and selective dividends: jc2e only (sim/phases/firms.py, firm_accounts.py)
         ("dissolve_firm", "consent_dissolution", "rescue_firm", "consent_waivers"),
         "D-FIRM-VARIANT",
         lambda rules: rules.firms.variant != "jc2e",

@@ -1,8 +1,8 @@
 """Private firms after Deregulation (R-FIRMS, D-FIRM-VARIANT, D-INITIATIVE; seed 000 L86-L106, L154, L175-L182,
 L191-L199, L257; seed 002, John Company 2e's Deregulation): the firm state and its rules as small vectorised
 functions over a subset of games ``rows`` (int[m], distinct positions in the batch) with one firm slot per row,
-so phases and tests can call them on hand-built positions. The phases that ask the families are in
-``sim/phases/firms.py``.
+so phases and tests can call them on hand-built positions. The phases that ask the families are
+``sim/phases/firms.py`` (phase 3), ``firm_trade.py`` (the trade in phase 6) and ``firm_accounts.py`` (7.1).
 
 State (``state.py``, the firms block). F = N firm slots per game: each family manages at most one firm (L88), so N
 slots always suffice; a merger or a bankruptcy frees a slot, and a new firm takes the lowest free one. A slot is

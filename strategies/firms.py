@@ -1,6 +1,7 @@
 """How the strategies play private firms: the ``balanced_*`` answers of the base strategy and the
-``random_*`` answers of the random one, one function per decision point of ``sim/phases/firms.py`` (the methods of
-``Strategy`` / ``RandomStrategy`` delegate here). Every function decides each game from its own rows only.
+``random_*`` answers of the random one, one function per decision point of ``sim/phases/firms.py``,
+``firm_trade.py`` and ``firm_accounts.py`` (the methods of ``Strategy`` / ``RandomStrategy`` delegate here). Every
+function decides each game from its own rows only.
 
 Balanced play: open a firm while enough rounds are left for its value to grow, with a Company share when the Company
 looks doomed (a share then loses VP) or with a spare factory; put Company shares into firms when the Company is in

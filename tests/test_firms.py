@@ -15,19 +15,9 @@ from sim import positions as pos
 from sim.agents import IllegalDecision
 from sim.phases.accounts import family_income
 from sim.phases.end import end_game, score
-from sim.phases.firms import (
-    dividends,
-    firm_accounts,
-    firms,
-    invest_step,
-    manager_step,
-    merger_step,
-    open_step,
-    ships_step,
-    strategy_step,
-    trade_in_turn,
-    trade_initiative,
-)
+from sim.phases.firm_accounts import dividends, firm_accounts
+from sim.phases.firm_trade import trade_in_turn, trade_initiative
+from sim.phases.firms import firms, invest_step, manager_step, merger_step, open_step, ships_step, strategy_step
 from sim.phases.london import london_season, special_retirements
 from sim.phases.operations import presidents, shipping_manager
 from sim.state import FLOW, TALLY

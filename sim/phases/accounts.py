@@ -1,6 +1,6 @@
 """Phase 7, income and accounts (R-ACCOUNTS, L191-L208).
 
-Families collect income (firm ships earn their yards' owners too); firms settle (7.1, ``phases/firms.py``
+Families collect income (firm ships earn their yards' owners too); firms settle (7.1, ``phases/firm_accounts.py``
 ``firm_accounts``); the Company pays 1 £ per ship, regiment, officer and
 loan. Short of money the Chairman may invoke royal protection once per game (the unpaid rest of the costs is
 cancelled), otherwise the Company takes emergency loans of ``loan_value`` £ each, past the maximum if need be; what
@@ -27,7 +27,7 @@ from ..positions import play_cards
 from ..reduce import sum_last
 from ..rules import Rules
 from ..state import TALLY, State
-from .firms import firm_accounts
+from .firm_accounts import firm_accounts
 
 
 def accounts(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:

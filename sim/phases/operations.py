@@ -27,7 +27,7 @@ from ..india import settle_damage
 from ..reduce import any_last, sum_last
 from ..rules import Rules
 from ..state import TALLY, State
-from .firms import president_check, trade_in_turn, trade_initiative, traders_at
+from .firm_trade import president_check, trade_in_turn, trade_initiative, traders_at
 from .military import deployments, military_affairs
 
 
@@ -460,7 +460,7 @@ def presidents(state: State, rules: Rules, dice: Chance, agents: Agents) -> None
     """R-TRADE (L175-L182): each President in turn may trade once: spend £ for dice (minus one per region outside
     home), fill open
     orders linked to his port, one ship each; the Company gets the values, he 1 £ per order, placed clerks 1 £.
-    firms trading from his port fill in initiative order with him (``firms.trade_in_turn``); his check then
+    firms trading from his port fill in initiative order with him (``firm_trade.trade_in_turn``); his check then
     counts its successes for his initiative; an order a firm filled first pays the Company its half value."""
     g, n = state.n_games, state.n_players
     d, tr = rules.d, rules.trade
