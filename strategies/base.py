@@ -32,7 +32,7 @@ from sim import kernels, laws, notes
 from sim import layout as L
 from sim.agents import PASSES, SHARED, Observation
 from sim.board import company_ships, reachable, seat_counts
-from sim.phases.india import minimal_defence
+from sim.phases.attacks import minimal_defence
 from sim.reduce import any_last, sum_last
 
 from . import calibration, company, family, military, politics, values

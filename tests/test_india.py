@@ -33,9 +33,8 @@ from sim.india import (
     turn_inward,
 )
 from sim.phases.accounts import family_income
+from sim.phases.attacks import Event, attack_company, revolt_wave
 from sim.phases.india import (
-    Event,
-    attack_company,
     crisis,
     deal,
     draw,
@@ -45,7 +44,6 @@ from sim.phases.india import (
     peace,
     resolve,
     restack,
-    revolt_wave,
     shuffle,
     turmoil,
     windfall,

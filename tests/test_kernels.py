@@ -23,6 +23,7 @@ from sim import agents, dice, engine, india, kernels, laws, notes
 from sim import layout as L
 from sim.agents import Observation
 from sim.dice import Dice, Streams
+from sim.phases.attacks import Event
 from sim.phases.setup import run_auction
 from sim.rules import Rules, vocabulary
 from sim.state import State
@@ -775,7 +776,7 @@ def test_close_northernmost_kernel_closes_what_the_numpy_turmoil_closes(monkeypa
 def test_windfall_kernel_pays_what_the_numpy_windfall_pays(monkeypatch, clerks):
     """R-WINDFALL over 4,096 random boards (regions held by random presidencies, 0-2 clerks per family and
     presidency), a Windfall hitting a random region in a random half of the games: the same money paid."""
-    from sim.phases.india import Event, windfall
+    from sim.phases.india import windfall
 
     rules, state = blank(4096, 5, **{"india.windfall_clerks": clerks})
     n_r = len(rules.d.regions)
@@ -806,7 +807,7 @@ def test_peace_kernel_makes_the_peace_of_the_numpy_peace(monkeypatch):
     """R-PEACE over 4,096 random boards (the crisis marker inside a random region a third of the time, else on a
     random border; orders open with probability 1/2, random unrest, owners and strength): the same orders opened
     and counted, unrest removed, strength gained and the marker's march."""
-    from sim.phases.india import Event, peace
+    from sim.phases.india import peace
 
     rules, state = blank(4096, 5)
     d = rules.d
@@ -1047,7 +1048,7 @@ def test_lose_region_kernels_lose_the_regions_of_the_numpy_loss(monkeypatch):
     governor or none, stability 0-3, the crisis marker inside the region a third of the time), a random Company
     region lost in a random half of the games: the same deaths (dice drawn alike), trophies returned, governors
     deposed, orders closed, sovereign regions, stability lost and crashes, the marker's march and new commanders."""
-    from sim.phases.india import lose_region
+    from sim.phases.attacks import lose_region
     from sim.state import TALLY
 
     rules, state = blank(4096, 5)
@@ -1103,7 +1104,7 @@ def test_attack_kernels_defend_the_regions_of_the_numpy_attack(monkeypatch):
     a few games over), an attack of strength -1 to 7 (from a random sovereign region in half of them) on a random
     region in a random half of the games: the same regions attacked, defences asked and committed (the least, by a
     scripted defender), attackers weakened, trophies, and regions lost."""
-    from sim.phases.india import Event, attack_company, minimal_defence
+    from sim.phases.attacks import attack_company, minimal_defence
 
     rules, state = blank(4096, 5)
     n_r = len(rules.d.regions)
@@ -1876,9 +1877,9 @@ def test_count_events_kernel_counts_the_events_of_the_numpy_count(monkeypatch):
 
 
 def test_defence_kernel_commits_the_troops_of_the_numpy_defence(monkeypatch):
-    """The least defence (``phases.india.minimal_defence``) of 4,096 random armies (0-3 free officers per family, 0-4
+    """The least defence (``phases.attacks.minimal_defence``) of 4,096 random armies (0-3 free officers per family, 0-4
     regiments, attacks of -1 to 12, the deciding family a random seat or none): the same officers and regiments."""
-    from sim.phases.india import minimal_defence
+    from sim.phases.attacks import minimal_defence
 
     rng = np.random.default_rng(79)
     officers, regiments = rng.integers(0, 4, (4096, 5)), rng.integers(0, 5, 4096).astype(np.int32)
