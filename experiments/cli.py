@@ -474,7 +474,39 @@ class _Null:
         return False
 
 
-class RichProgress:
+def live_bars(console: Any, transient: bool) -> Any:
+    """The live lines of a terminal (rich): a description, a bar, done/total and a ``rate`` field per task;
+    ``transient``: erased when the command ends."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    return Progress(
+        TextColumn("{task.description}", justify="left"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        console=console,
+        transient=transient,
+    )
+
+
+class _Live:
+    """A command's progress on stderr, with a terminal's live lines (``progress``: ``live_bars``, None off a
+    terminal) shown while it is entered."""
+
+    progress: Any = None
+
+    def __enter__(self):
+        if self.progress:
+            self.progress.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.progress:
+            self.progress.stop()
+        return False
+
+
+class RichProgress(_Live):
     """The run's progress on stderr, after each shard: games played of all, an honest rate (games played by this
     invocation / wall seconds since it started; games resumed from disk count in neither) and the time left at that
     rate. A terminal gets live bars (all arms, then each arm); anything else a line at most every ``EVERY_S``
@@ -491,30 +523,11 @@ class RichProgress:
         self.started, self.resumed, self.played, self.printed = self.clock(), 0, 0, -float("inf")
         self.progress = None
         if self.console.is_terminal:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-            self.progress = Progress(
-                TextColumn("{task.description}", justify="left"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]}"),
-                console=self.console,
-                transient=False,
-            )
+            self.progress = live_bars(self.console, transient=False)
             self.total = self.progress.add_task("all arms", total=self.all, rate="")
             self.arms = {
                 arm.index: self.progress.add_task(f"  {arm.name[:48]}", total=exp.games, rate="") for arm in exp.arms
             } if len(exp.arms) > 1 else {}  # fmt: skip
-
-    def __enter__(self):
-        if self.progress:
-            self.progress.start()
-        return self
-
-    def __exit__(self, *exc):
-        if self.progress:
-            self.progress.stop()
-        return False
 
     def start(self, done: dict[int, int]) -> None:
         self.resumed = sum(done.values())
@@ -554,7 +567,7 @@ class RichProgress:
             )
 
 
-class Steps:
+class Steps(_Live):
     """The progress of a command that reads, draws and writes (report, compare, audit, a study's report) on stderr:
     the step it is on and, for a step with a count, done/total, its rate and the time left at that rate. Called as
     ``steps(step)`` when a step begins and ``steps(step, done, total)`` as a counted one goes on; the rate counts from
@@ -578,27 +591,8 @@ class Steps:
         self.began, self.first, self.printed = 0.0, 0, -float("inf")
         self.progress = self.task = None
         if self.console.is_terminal:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-            self.progress = Progress(
-                TextColumn("{task.description}", justify="left"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]}"),
-                console=self.console,
-                transient=True,  # stdout's answer follows; the live line goes once the command is done
-            )
+            self.progress = live_bars(self.console, transient=True)  # stdout's answer follows: the line then goes
             self.task = self.progress.add_task(f"{command}: starting", total=None, rate="")
-
-    def __enter__(self):
-        if self.progress:
-            self.progress.start()
-        return self
-
-    def __exit__(self, *exc):
-        if self.progress:
-            self.progress.stop()
-        return False
 
     def rate(self, done: int, total: int) -> str:
         """``1.3/s, ETA 0:00:03`` (below one a second: ``2.5 s each``) from what this step has done since its first

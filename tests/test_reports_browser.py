@@ -332,8 +332,6 @@ def test_the_respond_page_renders_in_chromium(tmp_path):
     """A respond folder's report.html (two player counts, one round): every chart loads and has a size, no console
     error, nothing fetched, and the page fits 1,400 px (its tables scroll inside their box if at all)."""
     assert CHROMIUM.exists(), f"Chromium is required here but missing at {CHROMIUM}"
-    from playwright import sync_api
-
     from experiments import cli
     from tests.test_respond import STUDY, write
 
@@ -342,28 +340,25 @@ def test_the_respond_page_renders_in_chromium(tmp_path):
     path = write(tmp_path, text.replace("rounds = 4", "rounds = 1"))
     assert cli.main(["respond", str(path), "--out", str(tmp_path / "out"), "--jobs", "1", "--quiet"]) == 0
     report = tmp_path / "out" / "report.html"
-    outside: list[str] = []
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = offline_page(browser, outside)
-            errors = listen(page)
-            page.goto(report.as_uri(), wait_until="load")
-            found = health(page)
-            images = page.evaluate(
+
+    def look(page) -> dict:
+        found = {
+            "images": page.evaluate(
                 "Array.from(document.images).map(i => ({complete: i.complete, width: i.naturalWidth, shown: i.width}))"
-            )
-            figures = page.evaluate("Array.from(document.querySelectorAll('figure')).map(f => f.id)")
-            answers = page.locator("#verdict li").all_inner_texts()
-            width = page.evaluate("document.documentElement.scrollWidth")
-            page.screenshot(path=str(tmp_path / "report-respond.png"), full_page=True)
-        finally:
-            browser.close()
-    assert figures == ["chart-respond-waste-4p", "chart-respond-waste-5p"]
+            ),
+            "figures": page.evaluate("Array.from(document.querySelectorAll('figure')).map(f => f.id)"),
+            "answers": page.locator("#verdict li").all_inner_texts(),
+        }
+        page.screenshot(path=str(tmp_path / "report-respond.png"), full_page=True)
+        return found
+
+    found = open_page(report, look)
+    images = found["images"]
+    assert found["figures"] == ["chart-respond-waste-4p", "chart-respond-waste-5p"]
     assert all(i["complete"] and i["width"] > 0 and i["shown"] > 0 for i in images) and len(images) == 2, images
-    assert [a.split(":")[0] for a in answers] == ["waste, 4 players", "waste, 5 players"]
-    assert errors == [] and outside == [] and width <= WIDTH
-    assert_healthy(found, 0)
+    assert [a.split(":")[0] for a in found["answers"]] == ["waste, 4 players", "waste, 5 players"]
+    assert found["errors"] == [] and found["outside"] == [] and found["width"] <= WIDTH
+    assert_healthy(found["health"], 0)
     ARTIFACTS.mkdir(exist_ok=True)
     shutil.copy(tmp_path / "report-respond.png", ARTIFACTS / "report-respond.png")
 
