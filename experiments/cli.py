@@ -788,7 +788,7 @@ def _report_run(args: argparse.Namespace, progress: Steps | None) -> tuple[Path,
         names = [a["arm"] for a in meta.get("arms") or [] if isinstance(a, dict) and "arm" in a]  # in index order
         reference = rf.pick_arm(names, args.reference)
         if reference is None:
-            known = ", ".join(f"{i}: {n!r}" for i, n in enumerate(names))
+            known = rf.arm_choices(names)
             raise runner.RunError(
                 f"--reference: {args.reference!r} is neither the name nor the index of an arm ({known})"
             )

@@ -284,10 +284,13 @@ def open_arm(
     exp = spec.load_written(run_dir / rf.EXPERIMENT, loader=_plugins(run_dir, meta, verb, allow_plugins))
     names = [a.name for a in exp.arms]
     if arm_name is None and len(exp.arms) > 1:
-        raise error(f"{run_dir}: the run has {len(names)} arms; name one with --arm ({', '.join(names)})")
-    arm = exp.arms[0] if arm_name is None else next((a for a in exp.arms if a.name == arm_name), None)
+        raise error(f"{run_dir}: the run has {len(names)} arms; name one with --arm (its name or index: "
+                    f"{rf.arm_choices(names)})")  # fmt: skip
+    picked = names[0] if arm_name is None else rf.pick_arm(names, arm_name)
+    arm = next((a for a in exp.arms if a.name == picked), None)
     if arm is None:
-        raise error(f"--arm {arm_name!r}: no such arm in {run_dir} ({', '.join(names)})")
+        raise error(f"--arm {arm_name!r}: neither the name nor the index of an arm in {run_dir} "
+                    f"({rf.arm_choices(names)})")  # fmt: skip
     return meta, exp, arm, rf.Run(run_dir, meta)
 
 

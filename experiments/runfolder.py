@@ -90,6 +90,11 @@ def pick_arm(names: list[str], wanted: str | int) -> str | None:
     return names[int(text)] if text.isascii() and text.isdigit() and int(text) < len(names) else None
 
 
+def arm_choices(names: list[str]) -> str:
+    """The arms ``pick_arm`` takes, each by index and name: ``0: 'rich', 1: 'plain'`` (names hold commas)."""
+    return ", ".join(f"{i}: {n!r}" for i, n in enumerate(names))
+
+
 def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
     write_atomic(path, (json.dumps(data, indent=2, default=str) + "\n").encode())  # keeps the params' order
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from experiments.runfolder import Run, pick_arm
+from experiments.runfolder import Run, arm_choices, pick_arm
 from experiments.stats import (
     COLUMNS,
     CRASH,
@@ -85,7 +85,7 @@ def shared_games(a: Run, b: Run) -> bool:
 
 
 def _arm_list(run: Run) -> str:
-    return ", ".join(f"{x['index']}: {x['arm']!r}" for x in sorted(run.arms, key=lambda x: x["index"]))
+    return arm_choices([x["arm"] for x in sorted(run.arms, key=lambda x: x["index"])])
 
 
 def _chosen(run: Run, arm: str | int) -> dict | None:

@@ -106,7 +106,7 @@ def test_an_audit_names_its_seats_strategy_and_values(archetypes, capsys):
         (["--decision", "take_loans", "--round", "1", "--values", "a"], "--values 'a': not a value of take_loans"),
         (["--decision", "bid", "--round", "0", "--values", "-1"], "--values '-1': not a value of bid"),
         (["--decision", "take_loans", "--round", "1", "--values", ","], "--values: names no value"),
-        (["--decision", "take_loans", "--round", "1", "--arm", "x"], "--arm 'x': no such arm"),
+        (["--decision", "take_loans", "--round", "1", "--arm", "x"], "--arm 'x': neither the name nor the index"),
         (["--decision", "take_loans", "--round", "1", "--strategy", "x"], "--strategy 'x': no seat of arm 'a'"),
         (["--decision", "take_loans", "--round", "1", "--games", "41"], "--games 41: the arm has 40 games"),
         (["--decision", "take_loans"], "the following arguments are required: --round"),

@@ -116,9 +116,11 @@ def test_replay_of_the_archetype_table_reproduces_its_frames(archetypes, capsys)
 def test_replay_of_random_six_players_names_its_arm(random6, capsys):
     code, _, err = main(capsys, "replay", random6, "--game", 1)
     assert code == 2 and err.strip().splitlines() == [
-        f"eastindia: error: {random6}: the run has 2 arms; name one with --arm "
-        "(company.max_loans=8, company.max_loans=6)"
+        f"eastindia: error: {random6}: the run has 2 arms; name one with --arm (its name or index: "
+        "0: 'company.max_loans=8', 1: 'company.max_loans=6')"
     ]
+    code, _, err = main(capsys, "replay", random6, "--game", 2, "--arm", 1)  # an arm by its index
+    assert code == 0 and (random6 / "replays" / "game-2-company.max_loans=6.jsonl").is_file(), err
     for arm in ("company.max_loans=8", "company.max_loans=6"):
         code, _, err = main(capsys, "replay", random6, "--game", 2, "--arm", arm)
         assert code == 0, err
@@ -238,7 +240,8 @@ def test_replay_of_a_game_not_in_the_run_is_one_line_exit_2(archetypes, random6,
     ) and err == f"eastindia: error: --game 4: not in {archetypes} (arm 'a' played games 0..3)\n"
     code, _, err = main(capsys, "replay", random6, "--game", 0, "--arm", "nope")
     assert code == 2 and err == (
-        f"eastindia: error: --arm 'nope': no such arm in {random6} (company.max_loans=8, company.max_loans=6)\n"
+        f"eastindia: error: --arm 'nope': neither the name nor the index of an arm in {random6} "
+        "(0: 'company.max_loans=8', 1: 'company.max_loans=6')\n"
     )
 
 
