@@ -8,7 +8,7 @@ powers (2e: "Govern", "automatic income"), in phase 6 right after the governors:
   dice. Success: his family earns ``income_per_region`` £ per Company region (+ Zamindar Taxes' bonus; a bonus a
   held note of kind 5 may take), and in every Company region he applies one governor effect of his choice
   (decision ``general_effects``: regiment in that presidency's army, half a Company ship there, tax to the
-  Company or to the presidency — R-GOVERNORS' effects, ``operations.govern_effect``; a second tax in a region
+  Company or to the presidency — R-GOVERNORS' effects, ``board.govern_effect``; a second tax in a region
   this round raises its unrest). His half-built ship is the office's (``state.gg_half_ship``): two of his ship
   effects launch one, and a successor finishes what he began.
   3-4: ``fail_unrest`` unrest in every Company region; 5-6: he is fired and the same unrest follows.
@@ -25,7 +25,7 @@ import numpy as np
 from . import laws, ledger, notes
 from . import layout as L
 from .agents import Agents
-from .board import roll_check, vacate
+from .board import govern_effect, roll_check, vacate
 from .dice import Chance
 from .reduce import sum_last
 from .rules import Rules
@@ -65,8 +65,6 @@ def governor_general(state: State, rules: Rules, dice: Chance, agents: Agents) -
         return ((e < 0) | (e >= L.N_GOV_EFFECTS)).any(axis=1), "an effect layout.G_* for every Company region"
 
     agents.ask("general_effects", state, np.where(won, gg, -1), {"regions": regions}, (effect,), check)
-    from .phases.operations import govern_effect  # late import: operations imports this module
-
     for region in range(regions.shape[1]):
         sel = won & regions[:, region]
         if sel.any():

@@ -15,6 +15,7 @@ from ..agents import Agents, full_batch
 from ..board import (
     board_votes,
     company_ships,
+    govern_effect,
     reachable,
     regions_outside_home,
     roll_check,
@@ -412,47 +413,6 @@ def governors(state: State, rules: Rules, dice: Chance, agents: Agents) -> None:
             vacate_governor(state, fired, at[fired], keep_half_ship=gv.half_ship_inherited)
             dice_left[rows] -= 1
         moving = live & (~act | (dice_left < 1) | (state.governor[games, at] < 0))
-
-
-def govern_effect(
-    state: State, rules: Rules, sel: np.ndarray, region: int | np.ndarray, effect: np.ndarray, half: np.ndarray
-) -> None:
-    """R-GOVERNORS (L158-L161): a successful administrative action in ``region`` (one, or int[G] one per game) for
-    games ``sel`` (bool[G]) does ``effect[G]`` (layout.G_*) for the presidency owning the region: raise a regiment in
-    its army; half-build a Company ship (``half``, int[G], is the builder's half-built ship, updated in place: a
-    governor's is his region's cell of ``state.half_ships``, L160 "two successful actions"; the second half launches
-    the ship in the presidency's sea); or collect ``governors.tax`` £ for the Company or the presidency's treasury
-    (a second collection in the region this round: ``extra_tax_unrest``). Shared by the governors and the
-    Governor-General."""
-    gv = rules.governors
-    at = np.flatnonzero(sel)  # the games concerned only
-    e = effect[at]
-    x = np.broadcast_to(region, sel.shape)[at]  # each game's region
-    p = np.maximum(state.owner[at, x], 0).astype(np.int64)
-    reg = e == L.G_REGIMENT
-    state.regiments[at[reg], p[reg]] += 1
-    ship = e == L.G_SHIP
-    builds = at[ship]
-    half[builds] += 1
-    launch = half[builds] >= 2
-    launched = builds[launch]
-    half[launched] -= 2
-    state.ships[launched, p[ship][launch], L.COMPANY_SHIP] += 1
-    to_company, to_presidency = e == L.G_TAX_COMPANY, e == L.G_TAX_PRESIDENCY
-    tax_at = to_company | to_presidency
-    taxed, tx = at[tax_at], x[tax_at]
-    state.taxed[taxed, tx] += 1
-    again = state.taxed[taxed, tx] > 1
-    state.unrest[taxed[again], tx[again]] += gv.extra_tax_unrest
-    if trace.recorder is not None or to_company.any():  # nothing to pay is no flow
-        tax = np.zeros(state.n_games, dtype=np.int64)
-        tax[at[to_company]] = gv.tax
-        ledger.company(state, "tax", tax)
-    if trace.recorder is not None or to_presidency.any():
-        to_pres = np.zeros((state.n_games, L.N_TREASURIES), dtype=np.int64)
-        to_pres[at[to_presidency], np.asarray(L.T_PRESIDENCY)[p[to_presidency]]] = gv.tax
-        ledger.treasuries(state, "tax", to_pres)
-    state.tally[taxed, TALLY["tax"]] += gv.tax
 
 
 # ------------------------------------------------------------------------------------------------ presidents
