@@ -532,16 +532,13 @@ def test_report_tells_its_steps_and_charts_on_stderr_quiet_silences_them_and_the
         f"eastindia: report: charts 0/{n}",
     ]
     assert re.fullmatch(rf"eastindia: report: charts {n}/{n}, [\d.,]+(/s| s each), ETA 0:00:00", lines[-5])
-    assert (
-        lines[-4:]
-        == [
-            "eastindia: report: tables",
-            "eastindia: report: interactive charts",
-            f"eastindia: report: writing report.html ({n - 2} charts embedded)",  # no win rates: one strategy a seat
-            "eastindia: report: writing summary.md",
-        ]
-        or lines[-3:-1] == ["eastindia: report: interactive charts", lines[-2]]
-    )
+    drawn = len(list((told_ / "charts").glob("*.png")))  # the charts that apply to this run, each embedded
+    assert lines[-4:] == [
+        "eastindia: report: tables",
+        "eastindia: report: interactive charts",
+        f"eastindia: report: writing report.html ({drawn} charts embedded)",
+        "eastindia: report: writing summary.md",
+    ]
     assert "eastindia" not in printed.out and printed.out.startswith(f"report: {told_ / 'report.html'}")
     assert cli.main(["report", str(quiet), "--reference", "rich", "--quiet"]) == 0
     silent = capsys.readouterr()
