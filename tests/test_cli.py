@@ -512,6 +512,24 @@ def test_steps_print_the_step_then_a_count_with_its_rate_and_time_left_at_most_e
     ]
 
 
+def test_a_studys_report_names_each_step_after_the_run_it_belongs_to():
+    """A tune's confirmation run or a player count's folder: ``within`` names its steps after it, nested ones after
+    both; ``live`` steps show on a terminal only (nothing here)."""
+    import io
+
+    from rich.console import Console
+
+    file = io.StringIO()
+    steps = cli.Steps("report", Console(file=file, width=300))
+    steps.within("4p").within("confirmation")("charts", 0, 3)
+    steps.within("5p")("writing the tune report")
+    steps.within("5p").live("loading")
+    assert file.getvalue().splitlines() == [
+        "eastindia: report: 4p: confirmation: charts 0/3",
+        "eastindia: report: 5p: writing the tune report",
+    ]
+
+
 def test_report_tells_its_steps_and_charts_on_stderr_quiet_silences_them_and_the_files_are_the_same(
     finished, tmp_path, capsys
 ):
