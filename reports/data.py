@@ -121,10 +121,20 @@ class DamagedRun(Exception):
     """A run folder whose frames do not match the checksums its run.json records."""
 
 
+def require_frames(run: Run) -> None:
+    """``FileNotFoundError`` naming the frames a report reads (games, seats, rounds) that the folder lacks."""
+    missing = [f for f in ("games", "seats", "rounds") if not frame_path(run.path, f).exists()]
+    if missing:
+        status = run.meta.get("status", "unknown")
+        raise FileNotFoundError(f"{run.path}: no {', '.join(missing)} Parquet frames yet (run status: {status})")
+
+
 def check_frames(run: Run) -> None:
     """Refuse to read frames that differ from what the run wrote (run.json records each one's size and SHA-256 when
     the run completes): a damaged disk or an edited file would otherwise be reported as results. A run folder
-    without checksums (not finished) is left to the readers, which refuse missing frames."""
+    without checksums (not finished) is left to the readers, which refuse missing frames; missing frames are refused
+    here too (``require_frames``), before a report tells its first step."""
+    require_frames(run)
     reason = verify_frames(run.path, run.meta) if "frames" in run.meta else None
     if reason:
         where = "" if META in reason else f"; {META} records each frame's checksum"
@@ -234,10 +244,7 @@ def _collect(queries: list[pl.LazyFrame]) -> list[pl.DataFrame]:
 def aggregate(run: Run | str | Path, sample_games: int = SAMPLE_GAMES) -> Aggregates:
     """Read the run folder lazily and return the small frames every chart and table is drawn from."""
     run = run if isinstance(run, Run) else Run.open(run)
-    missing = [f for f in ("games", "seats", "rounds") if not frame_path(run.path, f).exists()]
-    if missing:
-        status = run.meta.get("status", "unknown")
-        raise FileNotFoundError(f"{run.path}: no {', '.join(missing)} Parquet frames yet (run status: {status})")
+    require_frames(run)
     arms, arm_axis, labels = load_arms(run)
     games, seats, rounds = run.scan("games"), run.scan("seats"), run.scan("rounds")
     outcomes, end_round = _collect(
