@@ -87,15 +87,18 @@ class Streams:
 
     def _draw(self, stream, idx: np.ndarray, n: int, used, out: np.ndarray) -> np.ndarray:
         """``bits`` (``out`` uint64) or ``uniform`` (``out`` float64) by ``_draw_kernel``."""
-        stream = np.broadcast_to(np.asarray(stream, dtype=np.int64), idx.shape)
-        step = np.broadcast_to(np.asarray(n if used is None else used, dtype=np.uint64), idx.shape)
-        _draw_kernel(self.keys, self.counters, stream, idx, step, out.dtype == np.float64, out)
+        # every argument a C-ordered, writeable array of one dtype: one compiled signature for bits, one for uniform
+        stream = np.require(np.broadcast_to(np.asarray(stream, dtype=np.int64), idx.shape), requirements="CW")
+        step = np.asarray(n if used is None else used, dtype=np.uint64)
+        step = np.require(np.broadcast_to(step, idx.shape), requirements="CW")
+        _draw_kernel(self.keys, self.counters, stream, np.ascontiguousarray(idx), step, out.dtype == np.float64, out)
         return out
 
     def take(self, idx: np.ndarray) -> Streams:
         """The streams of games ``idx`` only (positions in this batch), drawing on from where they are."""
         part = object.__new__(Streams)
-        part.keys, part.counters = self.keys[:, idx], self.counters[:, idx]
+        part.keys = np.ascontiguousarray(self.keys[:, idx])  # C order, as made: the kernels see one layout
+        part.counters = np.ascontiguousarray(self.counters[:, idx])
         return part
 
     def put(self, idx: np.ndarray, part: Streams) -> None:

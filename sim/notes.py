@@ -109,6 +109,7 @@ def seat_masks(who: np.ndarray, live: np.ndarray | None = None) -> tuple[np.ndar
     g, n, k = who.shape
     if kernels.use(g):
         mask, has = np.zeros((g, n, n, k), dtype=bool), np.zeros((g, n), dtype=bool)
+        who = np.ascontiguousarray(who, dtype=np.int8)  # seats (-1: none) as int8: one compiled signature
         _seat_masks(who, np.ones(g, dtype=bool) if live is None else live, mask, has)
         return mask, has
     mask = who[:, None] == np.arange(n, dtype=who.dtype)[None, :, None, None]

@@ -302,7 +302,8 @@ def allocate_budget(strategy, obs: Observation, legal) -> np.ndarray:
     if kernels.use(obs.n):
         out = np.empty((obs.n, L.N_TREASURIES), dtype=np.int64)
         held = obs.office[:, L.DIRECTOR] >= 0
-        _allocate_kernel(budget, legal.open, pl.need, pl.worth, pl.open_worth, held, _TREASURY, out)
+        open_ = np.ascontiguousarray(legal.open)  # one layout: one compiled signature
+        _allocate_kernel(budget, open_, pl.need, pl.worth, pl.open_worth, held, _TREASURY, out)
         return out
     need = np.ceil(np.where(legal.open, pl.need, 0.0)).astype(np.int64)
     first = np.zeros_like(need)

@@ -2085,3 +2085,37 @@ def test_a_run_on_a_cold_cache_compiles_in_one_worker_first(tmp_path, monkeypatc
         assert (tmp_path / "two" / f"{frame}.parquet").read_bytes() == (
             tmp_path / "one" / f"{frame}.parquet"
         ).read_bytes()
+
+
+def test_a_kernel_sees_one_layout_of_its_arrays_so_it_compiles_once(monkeypatch):
+    """Every compiled signature costs a compile on a fresh install: the kernels that are handed arrays of several
+    layouts (a broadcast, a Fortran-ordered slice, a read-only view) or dtypes are handed one. Over 300 games of the
+    archetype table with the kernels on, the dice kernel sees two signatures (raw bits and uniforms, by its output's
+    dtype) and the seat counters, note masks and the Director's allocation one each."""
+    import numba
+
+    from sim import board
+    from strategies import company
+
+    if not kernels.ENABLED:
+        pytest.skip("the kernels are off here (EASTINDIA_KERNELS=0 or numba missing)")
+    monkeypatch.setattr(kernels, "MIN_GAMES", 0)
+    seen: dict[str, set] = {}
+    for module, name in ((dice, "_draw_kernel"), (board, "_seat_counts"), (notes, "_seat_masks"),
+                         (company, "_allocate_kernel")):  # fmt: skip
+        kernel = getattr(module, name)
+
+        def spy(*args, kernel=kernel, name=name):
+            seen.setdefault(name, set()).add(tuple(str(numba.typeof(a)) for a in args))
+            return kernel(*args)
+
+        monkeypatch.setattr(module, name, spy)
+    rules = Rules.default(5)
+    seats = engine.resolve_strategies(rules, ["bid_low", "buy_shares", "run_firm", "go_military", "balanced"])
+    engine.play_batch(rules, seats, 3, np.arange(300))
+    assert {name: len(sigs) for name, sigs in seen.items()} == {
+        "_draw_kernel": 2,
+        "_seat_counts": 1,
+        "_seat_masks": 1,
+        "_allocate_kernel": 1,
+    }, seen
