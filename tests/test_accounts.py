@@ -53,6 +53,30 @@ def test_emergency_loans_cover_the_shortfall_and_the_rest_burns():
     assert ledger.balanced(s).all()
 
 
+def test_emergency_loan_stability_loss_rounds_down():
+    """R-ACCOUNTS, D-EMERGENCY: -1 stability per 2 emergency loans: 3 loans cost 1 (not 2), 1 loan costs nothing. Costs
+    11 and 5 with an empty treasury; no dividends (-1 each)."""
+    r, s = blank(2, 4)
+    s.regiments[0] = [3, 3, 5]  # 11 £: 3 emergency loans
+    s.regiments[1] = [2, 2, 1]  # 5 £: 1 emergency loan
+    s.stability[:] = 5
+    accounts(s, r, dice(), agents(r, s, Scripted(pay_dividends=const(0))))
+    assert s.tally[:, TALLY["emergency_loans"]].tolist() == [3, 1]
+    assert s.ledger[:, FLOW["emergency_burned"]].tolist() == [-4, 0]
+    assert s.stability.tolist() == [5 - 1 - 1, 5 - 0 - 1]
+
+
+def test_emergency_loans_round_up_to_cover_the_shortfall():
+    """R-ACCOUNTS: a shortfall of 6 £ needs 2 loans of 5 £ (ceil), 5 £ needs exactly 1."""
+    r, s = blank(2, 4)
+    s.regiments[0] = [2, 2, 2]
+    s.regiments[1] = [2, 2, 1]
+    s.stability[:] = 5
+    accounts(s, r, dice(), agents(r, s, Scripted(pay_dividends=const(0))))
+    assert s.loans.tolist() == [2, 1] and s.balance.tolist() == [0, 0]
+    assert ledger.balanced(s).all()
+
+
 def test_royal_protection_cancels_the_unpaid_costs_once_per_game():
     r, s = blank(2, 4)
     seat_office(s, L.CHAIRMAN, 0)

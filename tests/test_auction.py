@@ -274,6 +274,17 @@ def test_two_lots_of_a_kind_add_up():
     assert s.officers[0, 2].tolist() == [2, 0, 0]
 
 
+def test_a_starting_luxury_lot_gives_wealth_too():
+    """D-LOTS: a luxury won at the auction carries its conspicuous wealth (1), like one bought in phase 2."""
+    r, s = blank(1, 4)
+    winner = np.full((1, len(r.d.lot_names)), -1)
+    winner[0, r.d.lot_names.index("Luxury")] = 2
+    winner[0, r.d.lot_names.index("Shipyard")] = 1
+    apply_lots(s, r, winner)
+    assert s.luxuries[0].tolist() == [0, 0, 1, 0] and s.wealth[0].tolist() == [0, 0, 1, 0]
+    assert s.shipyards[0].tolist() == [0, 1, 0, 0]
+
+
 def test_negative_bids_are_refused_in_the_game_they_are_made():
     """R-AUCTION (L3–L10): a bid program's values are never negative; a negative step in game 1 alone is refused naming
     game 1."""

@@ -5,6 +5,7 @@ from helpers import chained_bombay_map
 
 from sim.board import (
     _reachable_iterative,
+    check_outcome,
     exchange_free,
     order_bits,
     reach_table,
@@ -132,3 +133,10 @@ def test_a_map_with_more_orders_than_the_table_reaches_by_matrix_products():
     assert not reach[:, 1:, extra].any()
     small = Rules.default()
     assert np.array_equal(reach[:, :, :17], reachable(small, usable[:, :17]))  # the dead-end chain adds no route
+
+
+def test_check_bands_success_up_to_2_mishap_from_5():
+    """D-CHECK: lowest die 1-2 succeeds, 3-4 does nothing, 5-6 is a mishap (not < 2, not > 5)."""
+    success, mishap = check_outcome(Rules.default(), np.arange(1, 7))
+    assert success.tolist() == [True, True, False, False, False, False]
+    assert mishap.tolist() == [False, False, False, False, True, True]

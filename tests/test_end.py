@@ -7,7 +7,7 @@ from helpers import L, Scripted, agents, blank, const, dice, fund, give, seat_of
 
 from sim import laws
 from sim.agents import IllegalDecision
-from sim.phases.end import V, end_game, influence, ranking_vp, score
+from sim.phases.end import V, end_game, influence, pick_winner, ranking_vp, score
 from sim.phases.london import retirement_roll
 from sim.rules import Rules
 from sim.state import TALLY
@@ -107,6 +107,34 @@ def test_a_tie_for_first_in_influence_gives_the_tied_second_place_vp():
     assert got.tolist() == [[4, 4, 0, 0]]
 
 
+@pytest.mark.parametrize("end_round, first, second", [(1, 3, 1), (3, 3, 1), (4, 5, 2), (6, 5, 2), (7, 8, 4)])
+def test_influence_vp_band_edges(end_round, first, second):
+    """R-END: influence_vp bands end at rounds 3 and 6 inclusive: a game ending in round 3 is in the first band, round 4
+    in the second, round 6 still the second, round 7 the third (a band read as exclusive shifts rounds 3 and 6)."""
+    got = ranking_vp(Rules.default(4), np.array([[5, 9, 2, 0]]), np.array([end_round]))
+    assert got.tolist() == [[second, first, 0, 0]]
+
+
+def test_influence_counts_the_chair_as_a_share():
+    """R-END, D-SHAREVP: the chair is a share on the influence ladder. Seat 0 holds only the chair, seat 1 one
+    share: equal influence, so they tie for first (ignoring the chair would make seat 1 first alone)."""
+    r, s = blank(1, 4)
+    seat_office(s, L.CHAIRMAN, 0)
+    give(s, "shares", 1, 1)
+    infl = influence(s, r)
+    assert infl[0].tolist() == [1, 1, 0, 0]
+    assert ranking_vp(r, infl, np.array([7])).tolist() == [[4, 4, 0, 0]]
+
+
+def test_a_single_runner_up_gets_second_and_the_rest_nothing():
+    """R-END: only the first and the second place score influence VP: families tied for second each get the second
+    place's VP (game 0: seats 0 and 2, 4 each), a single runner-up gets it alone (game 1: seat 2), and the families
+    below get nothing (no third place, no split of the second)."""
+    r = Rules.default(4)
+    assert ranking_vp(r, np.array([[2, 7, 2, 1]]), np.array([7])).tolist() == [[4, 8, 4, 0]]
+    assert ranking_vp(r, np.array([[1, 7, 3, 1]]), np.array([5])).tolist() == [[0, 5, 2, 0]]
+
+
 def test_final_retirement_buys_honourable_retirement():
     """R-RETIRE at the end of a success: the Chairman rolls 4 + 1 = 5 and retires; his family buys tier 3."""
     r, s = blank(1, 4)
@@ -146,6 +174,22 @@ def test_end_game_vp_sum_and_winner_tiebreaks():
     assert (s.end_round == 7).all() and s.done.all()
     end_game(s2, r, dice(uniforms={2: [0.9]}), agents(r, s2))
     assert s2.winner.tolist() == [0, 1, 1]  # chance picks the other tied seat
+
+
+def test_winner_tie_break_wealth_before_money():
+    """R-END: equal VP -> more conspicuous wealth wins, even against more money (money only breaks equal wealth)."""
+    r, s = blank(2, 4)
+    s.vp[:, 0, 0] = s.vp[:, 1, 0] = 4
+    s.vp[:, 2, 0] = 3  # less VP: richest in everything, still loses
+    s.wealth[0, :3] = [2, 1, 9]
+    fund(s, 1, 9, games=0)
+    fund(s, 2, 20)
+    s.wealth[1, :3] = [1, 1, 9]  # game 1: equal wealth, then money decides
+    fund(s, 1, 3, games=1)
+    fund(s, 0, 2, games=1)
+    d = dice()
+    pick_winner(s, d)
+    assert s.winner.tolist() == [0, 1]
 
 
 def test_the_final_retirement_offers_no_position_and_is_not_phase_1s_tenure_limits():

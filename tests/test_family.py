@@ -319,6 +319,48 @@ def test_twice_and_extra_clerk_boundaries():
     assert s.clerks[0, 2].tolist() == [0, 2, 0] and s.supply[0, 2] == 0 and s.supply[0, 1] == 1
 
 
+def test_shares_twice_needs_the_two_cheapest_free_positions():
+    """R-ACTIONS: exchange prices 2, 3, 3, 4, 5. Twice costs the cheapest plus the second-cheapest *free* position: 5
+    with an empty exchange (not 2 x 2 = 4), 6 once position 0 is taken (not the positional 2 + 3)."""
+    r, s = blank(2, 4)
+    s.exchange[1, 0] = 3
+    s.supply[1, 3] -= 1
+    s.last_action[:, :2] = L.A_SHARES
+    fund(s, 0, 4, games=0)
+    fund(s, 1, 5, games=0)
+    fund(s, 0, 5, games=1)
+    fund(s, 1, 6, games=1)
+    once0, twice0 = legal_actions(s, r, 0)
+    once1, twice1 = legal_actions(s, r, 1)
+    assert once0[:, L.A_SHARES].all() and once1[:, L.A_SHARES].all()
+    assert twice0[:, L.A_SHARES].tolist() == [False, False]
+    assert twice1[:, L.A_SHARES].tolist() == [True, True]
+
+
+def test_shares_once_needs_the_cheapest_free_position():
+    """R-ACTIONS: buying a share once needs the price of the cheapest *free* exchange position: with positions 0
+    and 1 taken the cheapest free costs 3 £, so 2 £ is not enough (not position 0's 2 £) and 3 £ is."""
+    r, s = blank(1, 4)
+    s.exchange[0, :2] = [3, 3]  # the two cheapest taken: cheapest free is 3
+    s.supply[0, 3] -= 2
+    fund(s, 0, 2)
+    fund(s, 1, 3)
+    assert not legal_actions(s, r, 0)[0][0, L.A_SHARES] and legal_actions(s, r, 1)[0][0, L.A_SHARES]
+
+
+def test_twice_needs_twice_the_price_and_two_relatives():
+    """R-ACTIONS: an action taken twice needs twice what it needs once: a luxury (4 £) twice needs 8 £ (seat 0's
+    7 £ buys one only, seat 1's 8 £ two); a clerk twice needs two relatives at home (seat 2's one is not enough,
+    seat 3's two are)."""
+    r, s = blank(1, 4)
+    s.last_action[0] = [L.A_LUXURY, L.A_LUXURY, L.A_CLERK, L.A_CLERK]
+    fund(s, 0, 7)  # luxury 4: once, not twice
+    fund(s, 1, 8)
+    s.supply[0, 2] = 1
+    s.supply[0, 3] = 2
+    assert [legal_actions(s, r, k)[1][0].tolist().count(True) for k in range(4)] == [0, 1, 0, 1]
+
+
 def test_shares_legal_with_one_at_home_a_full_exchange_and_a_two_place_exchange():
     """R-ACTIONS, shares (L83): one relative at home is enough to buy once; a full exchange sells nothing; buying twice
     needs two at home and, on an exchange of two positions (2 and 3 £), the 5 £ for both."""

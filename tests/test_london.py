@@ -113,6 +113,25 @@ def test_the_retirement_roll_counts_every_retirement_of_a_game():
     assert got.count.tolist() == [2]
 
 
+def test_retirement_roll_bands_and_modifiers():
+    """R-RETIRE: d6 + stress markers (+1 each) + 1 for the Chairman: 5+ retires, 3-4 a stress marker, 1-2 nothing.
+    Chairman 3 -> 4: stress. Director 4 with a marker -> 5: retires. Shipping 4 -> stress. Military 2 -> nothing.
+    Bombay's President 5 -> retires (sent home: his family cannot pay)."""
+    r, s = blank(1, 4)
+    for office, seat in ((L.CHAIRMAN, 0), (L.DIRECTOR, 1), (L.SHIPPING, 2), (L.MILITARY, 3), (L.PRESIDENT[0], 3)):
+        seat_office(s, office, seat)
+    s.stress[0, L.DIRECTOR] = 1
+    fund(s, 1, 2)
+    strat = Scripted(retire=const(-1))
+    d = dice({0: [3, 4, 4, 2, 5]})
+    retirement_roll(s, r, d, agents(r, s, strat), np.arange(1))
+    d.assert_spent()
+    assert s.office[0, : L.PRESIDENT[0] + 1].tolist() == [0, -1, 2, 3, -1]
+    assert s.stress[0, : L.PRESIDENT[0] + 1].tolist() == [1, 0, 1, 0, 0]
+    assert [seats for _, seats in strat.asked("retire")] == [[1], [3]]
+    assert s.supply[0].tolist() == [11, 12, 11, 11] and (s.relatives() == 12).all()
+
+
 # --------------------------------------------------------------------------------- honourable retirement tiers
 @pytest.mark.parametrize(
     "tier, cost, upkeep_, wealth, vp",

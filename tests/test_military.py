@@ -11,6 +11,7 @@ from sim.phases.military import (
     apply_military_moves,
     deploy,
     deploy_targets,
+    deployments,
     military_affairs,
     settle_commanders,
     share_loot,
@@ -175,6 +176,48 @@ def test_conquering_a_capital_shatters_its_empire():
     assert s.capital[0, names.index("Punjab")] == names.index("Punjab")
     assert s.capital[0, names.index("Maratha")] == names.index("Maratha")
     assert s.trophies[0, 1] == 1  # Delhi's strength
+
+
+def deploy_home(obs, legal):
+    """Every army attacks its home region with everything it has."""
+    home = obs.rules.d.home[legal.army]
+    return home, legal.officers.astype(np.int64), legal.regiments.astype(np.int64), np.zeros_like(legal.mercenaries)
+
+
+def test_armies_deploy_bombay_then_madras_then_bengal():
+    """R-DEPLOY: commanders deploy in turn Bombay, Madras, Bengal: the dice are asked in that order (each check, then
+    its officers' death dice). Forces 2, 3, 4 officers + 1 regiment against strength 1: 2, 3 and 4 dice."""
+    r, s = blank(1, 4)
+    for a, (seat, k) in enumerate([(0, 2), (1, 3), (2, 4)]):
+        give(s, "officers", seat, k, col=a)
+        s.commander[0, a] = seat
+    d = dice({0: [3] * 2 + [1] * 2 + [4] * 3 + [1] * 3 + [3] * 4 + [1] * 4})
+    deployments(s, r, d, agents(r, s, Scripted(deploy=deploy_home)))
+    assert d.log == [
+        ("lowest", 0, 2),
+        ("d6", 0, 2),
+        ("lowest", 0, 3),
+        ("d6", 0, 3),
+        ("lowest", 0, 4),
+        ("d6", 0, 4),
+    ]
+    d.assert_spent()
+    assert s.tally[0, TALLY["battles"]] == 3 and (s.owner[0] < 0).all()
+
+
+def test_an_earlier_army_conquers_first():
+    """R-DEPLOY: Bombay's army takes its home region first; the order is also what a later army sees (Madras then
+    attacks its own home). Bombay 2 officers + 1 regiment vs 1: 2 dice, success."""
+    r, s = blank(1, 4)
+    give(s, "officers", 0, 2, col=0)
+    s.commander[0, 0] = 0
+    give(s, "officers", 1, 1, col=1)
+    s.commander[0, 1] = 1
+    d = dice({0: [1, 6, 2, 2, 3, 1]})
+    deployments(s, r, d, agents(r, s, Scripted(deploy=deploy_home, share_loot=const([False] * 4))))
+    bombay = r.d.regions.index("Bombay")
+    assert s.owner[0, bombay] == 0 and s.trophies[0].tolist() == [1, 0, 0, 0]
+    assert d.log[0] == ("lowest", 0, 2) and d.log[2] == ("lowest", 0, 1)
 
 
 def academy_in_two_games(second_game_answer):
@@ -427,6 +470,41 @@ def test_mercenaries_take_their_share_of_the_loot():
     deploy(s, r, d, agents(r, s, strat), 0)
     d.assert_spent()
     assert s.money[0].tolist() == [0, 4, 0, 0] and s.treasury[0, L.T_PRESIDENCY[0]] == 2
+
+
+def test_loot_remainder_goes_to_the_commanders_family_first_then_seat_order():
+    """R-DEPLOY (L171): loot 5 £ over 3 surviving officers (seats 0, 1, 2; commander seat 2): 1 £ each, and the 2 £
+    remainder to the commander's family first, then seat 0 (not seats 0 and 1 by seat order)."""
+    r, s = blank(1, 4)
+    share_loot(
+        s, agents(r, s, Scripted(share_loot=const([False] * 4))), 0, np.array([0]), np.array([2]), np.array([5]),
+        np.array([[1, 1, 1, 0]]), np.array([0]),
+    )  # fmt: skip
+    assert s.money[0].tolist() == [2, 1, 2, 0]
+
+
+def test_loot_remainder_reaches_officers_before_named_families():
+    """R-DEPLOY (L171): loot 6 over 4 slots (officers of seats 1 (commander) and 2, seat 3 named, 1 regiment): 1 £ each,
+    then the remainder 2 to the officers (1, 2) before the named family 3; the regiment's share is never paid out."""
+    r, s = blank(1, 4)
+    named = const([False, False, False, True])
+    share_loot(
+        s, agents(r, s, Scripted(share_loot=named)), 0, np.array([0]), np.array([1]), np.array([6]),
+        np.array([[0, 1, 1, 0]]), np.array([1]),
+    )  # fmt: skip
+    assert s.money[0].tolist() == [0, 2, 2, 1] and s.ledger[0, FLOW["loot"]] == 5
+
+
+def test_loot_equal_to_the_officers_pays_one_each():
+    """R-DEPLOY (L171): loot equal to the surviving officers (3 £; two of seat 0, one of seat 1) with all four families
+    named: 7 slots, so the 3 £ are all remainder and reach the officers first, 1 £ each; the named families get
+    nothing (not 1 £ each to seats 0, 1, 2 in seat order)."""
+    r, s = blank(1, 4)
+    share_loot(
+        s, agents(r, s, Scripted(share_loot=const([True] * 4))), 0, np.array([0]), np.array([0]), np.array([3]),
+        np.array([[2, 1, 0, 0]]), np.array([0]),
+    )  # fmt: skip
+    assert s.money[0].tolist() == [2, 1, 0, 0]  # 3 £ over 3 officers + 4 named: officers first, nothing left
 
 
 def test_a_tie_for_command_after_a_battle_without_military_affairs_goes_to_chance():

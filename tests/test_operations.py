@@ -373,6 +373,30 @@ def test_second_tax_in_a_round_raises_unrest_and_two_halves_make_a_ship():
     assert s.half_ships[0, i] == 0 and s.ships[0, 0, L.COMPANY_SHIP] == 1
 
 
+def governed_game(r, s, region="Bombay", seat=2):
+    """``governed`` in every game: seat governs the Company's region; its index."""
+    i = r.d.regions.index(region)
+    s.owner[:, i] = 0
+    s.governor[:, i] = seat
+    s.supply[:, seat] -= 1
+    return i
+
+
+def test_governor_income_after_a_failure_is_asymmetric():
+    """R-GOVERNORS: income 1 £ per success, 2 £ for a success right after a failure of the same governor this round.
+    Game 0: success x3 -> 1 + 1 + 1 = 3 (a swapped reading pays 6). Game 1: failure, success, success -> 2 + 1 = 3
+    (a reading that never clears the failure pays 2 + 2 = 4)."""
+    r, s = blank(2, 4)
+    i = governed_game(r, s)
+    strat = Scripted(govern=const(True), govern_effect=const(L.G_REGIMENT))
+    d = dice({0: [1, 6, 6, 2, 6, 1], 1: [3, 4, 4, 2, 6, 1]})
+    governors(s, r, d, agents(r, s, strat))
+    d.assert_spent()
+    assert d.rolls("lowest", 0) == [3, 2, 1] and d.rolls("lowest", 1) == [3, 2, 1]
+    assert s.money[:, 2].tolist() == [3, 3]
+    assert s.unrest[:, i].tolist() == [0, 1] and s.regiments[:, 0].tolist() == [4, 3]
+
+
 # ------------------------------------------------------------------------------------------------ presidents
 def bombay_trader(r, s, ships=2, treasury=5):
     seat_office(s, L.PRESIDENT[0], 1)
