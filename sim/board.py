@@ -17,9 +17,9 @@ def seat_counts(holder: np.ndarray, n: int, weights: np.ndarray | None = None) -
     int[K] (or [G, K]), the entries' weights summed instead."""
     g = holder.shape[0]
     if kernels.use(g) and holder.ndim == 2 and (weights is None or np.asarray(weights).dtype.kind in "bi"):
-        ones = np.broadcast_to(np.int64(1), holder.shape) if weights is None else weights
-        weights = np.ascontiguousarray(np.broadcast_to(np.asarray(ones, dtype=np.int64), holder.shape))
-        return _seat_counts(np.require(holder, requirements="CW"), n, weights)  # one layout: one signature
+        each = np.asarray(1 if weights is None else weights, dtype=np.int64)  # one layout, one compiled signature:
+        each = np.ascontiguousarray(np.broadcast_to(each, holder.shape))
+        return _seat_counts(np.require(holder, requirements="CW"), n, each)
     held = (holder >= 0) & (holder < n)
     flat = holder.astype(np.int64) + (np.arange(g, dtype=np.int64) * n)[:, None]  # game g, seat s -> g * n + s
     if weights is None:
