@@ -16,7 +16,7 @@ from sim.agents import IllegalDecision
 from sim.phases.accounts import family_income
 from sim.phases.end import end_game, score
 from sim.phases.firm_accounts import dividends, firm_accounts
-from sim.phases.firm_trade import trade_in_turn, trade_initiative
+from sim.phases.firm_trade import president_check, trade_in_turn, trade_initiative
 from sim.phases.firms import firms, invest_step, manager_step, merger_step, open_step, ships_step, strategy_step
 from sim.phases.london import london_season, special_retirements
 from sim.phases.operations import presidents, shipping_manager
@@ -507,6 +507,21 @@ def test_the_sealed_strategy_is_hidden_until_the_initiative_roll():
         strategy_step(s, r, agents(r, s, Scripted(firm_strategy=const(0, 4))), ON)
 
 
+def test_a_bid_of_one_pound_rolls_one_die():
+    """L154: the bid is the number of dice, so the smallest bid, 1 £, still rolls one (a success on a 2, the band's
+    edge: ``check.success_max``) and the firm's ship sails to its port; a firm bidding nothing stays."""
+    r, s = firm_rules("house")
+    make_firm(s, 0, 0, {0: 1}, cash=3, ships={0: 1})
+    make_firm(s, 1, 1, {1: 1}, cash=3, ships={1: 1})
+    s.firm_port[0, :2] = [1, 2]
+    s.firm_bid[0, :2] = [1, 0]
+    d = dice({0: [2]})
+    trade_initiative(s, r, d, agents(r, s))
+    d.assert_spent()
+    assert s.firm_successes[0, :2].tolist() == [1, -1] and s.firm_sea[0, 0] == 1  # -1: did not roll
+    assert s.firm_cash[0, :2].tolist() == [2, 3] and s.ledger[0, FLOW["firm_trade_spend"]] == -1
+
+
 # ------------------------------------------------------------------------------------ initiative and fills
 def two_firms_at_bombay(reading):
     """Firm 0 (seat 0): 1 ship, 2 successes; firm 1 (seat 1): 3 ships, 1 success; both trade from Bombay."""
@@ -619,6 +634,18 @@ def test_without_firms_the_president_rolls_the_lowest_die_as_before():
     assert d.rolls("lowest") == [2] and d.rolls("d6") == [] and s.balance[0] == 4
 
 
+def test_the_presidents_check_counts_his_successes_where_firms_trade_at_his_port():
+    """L181, D-CHECK: where firms trade at his port the President rolls every die and each face up to
+    ``check.success_max`` (2) is a success of his initiative: 2, 1, 5 -> two. Elsewhere he rolls the lowest die only
+    and counts none; a 2 there is still a success of the check."""
+    r, _ = firm_rules("house", games=2)
+    d = dice({0: [2, 1, 5], 1: [4, 2, 6]})
+    won, mishap, successes = president_check(r, d, np.array([0, 1]), np.array([3, 3]), 2, np.array([True, False]))
+    d.assert_spent()
+    assert d.rolls("d6") == [3] and d.rolls("lowest") == [3]  # the dice rolled each way
+    assert won.tolist() == [True, True] and successes.tolist() == [2, 0] and mishap.size == 0
+
+
 # ----------------------------------------------------------------------------------------------- phase 7.1
 def test_costs_are_a_pound_per_ship_and_the_larger_of_shares_and_value():
     r, s = firm_rules("house")
@@ -674,6 +701,20 @@ def test_jc2e_a_failing_firm_is_rescued_by_an_emergency_merger():
     assert s.prisoners[0].sum() == 0 and s.firm_manager[0].tolist() == [-1, 2, -1, -1]
     assert s.firm_shares[0, 1].tolist() == [2, 0, 1, 0] and s.firm_cash[0, 1] + s.firm_india[0, 1] == 20 - 8
     assert s.ledger[0, FLOW["firm_costs"]] == -8
+
+
+def test_jc2e_a_rescuer_with_exactly_its_costs_and_the_shortfall_may_rescue():
+    """Seed 002 "緊急合併": the rescuer must pay its own costs and the shortfall: firm 1 holds exactly 5 + 3 = 8 £,
+    enough; it is asked, absorbs firm 0 and is left with nothing."""
+    r, s = firm_rules("jc2e")
+    make_firm(s, 0, 0, {0: 2}, value=2, cash=0, ships={0: 1})  # costs 1 + 2 = 3
+    make_firm(s, 1, 2, {2: 1}, value=4, cash=8, ships={2: 1})  # costs 1 + 4 = 5
+    strat = Scripted(emergency_invest=const(0), rescue_firm=const(True), consent_merger=const(True))
+    s.firm_successes[0, :2] = [0, -1]
+    firm_accounts(s, r, dice(), agents(r, s, strat))
+    assert [seats for _, seats in strat.asked("rescue_firm")] == [[2]]
+    assert s.prisoners[0].sum() == 0 and s.firm_manager[0].tolist() == [-1, 2, -1, -1]
+    assert s.firm_cash[0, 1] + s.firm_india[0, 1] == 0 and s.ledger[0, FLOW["firm_costs"]] == -8
 
 
 def test_house_has_no_emergency_merger():
@@ -757,6 +798,8 @@ def test_a_firm_that_does_not_trade_keeps_its_dividend_level(variant):
     dividends(s, r, agents(r, s, strat), ON)
     assert s.firm_dividend[0, :2].tolist() == [9, 0]
     assert bool(strat.asked("firm_dividends")) == (variant == "house")
+    # a firm without money pays nothing, so nobody waives its dividend (firm 1's manager is not asked)
+    assert [seats for _, seats in strat.asked("waive_dividends")] == ([[0]] if variant == "house" else [])
 
 
 # --------------------------------------------------------------------------------------- special retirements
