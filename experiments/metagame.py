@@ -358,7 +358,7 @@ def run(
 
 def payoff_frame(ms: MetagameSpec, tables_dir: Path) -> pl.DataFrame:
     """One row per rules arm x composition x strategy present (see the module docstring)."""
-    from .stats import wilson  # statsmodels: loaded when a study is analysed, not with the command line
+    from .stats import wilson  # scipy.special: loaded when a study is analysed, not with the command line
 
     games = pl.scan_parquet(rf.frame_path(tables_dir, "games"))
     wins = games.group_by("arm_index", pl.col("winner_strategy").alias("strategy")).agg(pl.len().alias("won"))

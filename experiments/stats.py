@@ -1,14 +1,17 @@
 """The statistics the runner, the studies and the reports share: intervals, paired comparisons, precision targets.
 
 The layer below both ``experiments/`` (which runs and writes a run folder) and ``reports/`` (which reads one): it
-imports nothing from ``reports``. Intervals, all from maintained libraries (statsmodels, scipy), one helper per kind:
+imports nothing from ``reports``. Intervals, one helper per kind, written out in closed form on the normal and
+Student-t quantiles of ``scipy.special`` (``ndtri``, ``stdtrit``): scipy.stats and statsmodels, which give the same
+numbers (the tests check them against both), cost every command about a CPU-second to import.
 
-- ``wilson``: 95 % Wilson score interval of a proportion (``statsmodels proportion_confint(method="wilson")``).
+- ``wilson``: 95 % Wilson score interval of a proportion (Wilson 1927; statsmodels'
+  ``proportion_confint(method="wilson")``).
 - ``diff_ci``: difference of two independent proportions with Newcombe's hybrid score interval (method 10 of
-  Newcombe 1998; ``statsmodels confint_proportions_2indep(method="newcomb")``). Arms of a run share their dice
+  Newcombe 1998; statsmodels' ``confint_proportions_2indep(method="newcomb")``). Arms of a run share their dice
   (common random numbers), which correlates them positively; treating them as independent makes this interval
   conservative (too wide), never too narrow.
-- ``mean_ci``: Student-t interval of a mean from its count, mean and standard deviation (``scipy.stats.t``).
+- ``mean_ci``: Student-t interval of a mean from its count, mean and standard deviation.
 - ``quantile_from_counts``: inverted-CDF quantile of an integer variable given as (value, count) pairs.
 
 Paired comparisons: arms play the same games with the same dice (common random numbers), so a change
@@ -18,7 +21,7 @@ between two arms is estimated from the per-game differences, which removes the g
   Newcombe's hybrid score interval for paired data (method 10 of Newcombe 1998, Statistics in Medicine 17,
   2635-2650): the two Wilson intervals combined with the correlation phi of the pairs. Unlike the Wald interval on
   the differences it never collapses to zero width when few games change outcome.
-- ``paired_mean_ci``: mean of per-game differences with its Student-t interval (``scipy.stats.t``).
+- ``paired_mean_ci``: mean of per-game differences with its Student-t interval.
 - ``welch_ci``: difference of two independent means, Welch's t interval (games not shared: ``eastindia compare``
   of runs with different seeds).
 - ``half_width``: the larger distance from an estimate to its bounds (what a precision target bounds).
@@ -32,8 +35,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-from scipy import stats as sps
-from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
+from scipy.special import ndtri, stdtrit
 
 from .runfolder import Run, pick_arm
 
@@ -68,7 +70,11 @@ def wilson(count, nobs, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
     count = np.asarray(count, dtype=float)
     nobs = np.asarray(nobs, dtype=float)
     empty = nobs <= 0
-    lo, hi = proportion_confint(count, np.where(empty, 1.0, nobs), alpha=alpha, method="wilson")
+    n = np.where(empty, 1.0, nobs)
+    p, z2 = count / n, ndtri(1 - alpha / 2) ** 2
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = np.sqrt(z2) / (1 + z2 / n) * np.sqrt(np.maximum(p * (1 - p) / n + z2 / (4 * n * n), 0))
+    lo, hi = np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)  # the closed form's rounding at 0 and 1
     return np.where(empty, np.nan, lo), np.where(empty, np.nan, hi)
 
 
@@ -76,10 +82,12 @@ def diff_ci(count_a, nobs_a, count_b, nobs_b, alpha: float = ALPHA) -> tuple[flo
     """Change from A to B, ``p_b - p_a``, with its (lo, hi) interval; NaNs when either side has no games."""
     if nobs_a <= 0 or nobs_b <= 0:
         return np.nan, np.nan, np.nan
-    lo, hi = confint_proportions_2indep(
-        count_b, nobs_b, count_a, nobs_a, method=DIFF_METHOD, compare="diff", alpha=alpha
-    )
-    return count_b / nobs_b - count_a / nobs_a, float(lo), float(hi)
+    p_a, p_b = count_a / nobs_a, count_b / nobs_b
+    (l_a, u_a), (l_b, u_b) = wilson(count_a, nobs_a, alpha), wilson(count_b, nobs_b, alpha)
+    d = p_b - p_a
+    lo = d - np.sqrt((p_b - l_b) ** 2 + (u_a - p_a) ** 2)
+    hi = d + np.sqrt((u_b - p_b) ** 2 + (p_a - l_a) ** 2)
+    return d, float(lo), float(hi)
 
 
 def mean_ci(n, mean, std, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
@@ -87,7 +95,7 @@ def mean_ci(n, mean, std, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]
     n = np.asarray(n, dtype=float)
     mean = np.asarray(mean, dtype=float)
     ok = n > 1
-    half = sps.t.ppf(1 - alpha / 2, np.where(ok, n - 1, 1)) * np.asarray(std, dtype=float) / np.sqrt(np.where(ok, n, 1))
+    half = stdtrit(np.where(ok, n - 1, 1), 1 - alpha / 2) * np.asarray(std, dtype=float) / np.sqrt(np.where(ok, n, 1))
     half = np.where(ok, half, np.nan)
     return mean - half, mean + half
 
@@ -150,7 +158,7 @@ def welch_ci(n_x, sum_x, sum_x2, n_y, sum_y, sum_y2, alpha: float = ALPHA) -> tu
     if se2 <= 0:
         return mx - my, mx - my, mx - my
     dof = se2**2 / ((vx**2 / (n_x - 1) if vx else 0) + (vy**2 / (n_y - 1) if vy else 0))
-    half = sps.t.ppf(1 - alpha / 2, dof) * np.sqrt(se2)
+    half = stdtrit(dof, 1 - alpha / 2) * np.sqrt(se2)
     return mx - my, mx - my - half, mx - my + half
 
 

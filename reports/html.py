@@ -111,7 +111,7 @@ def figure_html(chart: Chart) -> str:
 
 METHODS = (
     "Intervals are 95 %. Proportions (crash rate, hazard, win rates) use the Wilson score interval "
-    "(statsmodels proportion_confint, method wilson); means (end round, VP, margins) a Student-t interval (scipy). "
+    "(Wilson 1927); means (end round, VP, margins) a Student-t interval. "
     "A change between two arms is paired on the games they share (the same dice): Newcombe's paired interval "
     "(method 10, Newcombe 1998) for a proportion, the Student-t interval of the per-game differences for a mean. "
     "A strategy's win rate is the share of games won by any seat playing it; its fair share is the number of seats "
