@@ -9,14 +9,14 @@ per frame with row groups of a fixed size: the merged bytes depend only on the r
 or the shard size, and memory stays bounded by one shard plus one row group however many games the run has.
 Shards are planned lazily (a generator), so a run of 10^12 games starts at once.
 
-One run at a time owns a run folder (``runfolder.RunLock``, an OS lock released however the run ends); a second run
-into it is refused at once naming the holder, and a folder whose entries are symbolic links is refused. Shards are
-always played in worker processes (even with one job) that die with the run and never write a shard after it; SIGINT
-and SIGTERM stop the run cleanly (``catch_signals``), a worker that exits by itself or a shard that exceeds the
-timeout fails it. A folder whose run failed or was interrupted is resumed when its finished shards are still shards
-of the experiment given (same key: seed, rules, strategies, parameters, plugin code), restarted in place when it has
-none, and otherwise refused with the command that starts afresh (``fresh``: the old folder is moved aside, never
-deleted).
+One run at a time owns a run folder (``runfolder.RunLock``, an OS lock released however the run ends); a second run into
+it is refused at once naming the holder, and a folder whose entries are symbolic links is refused. Shards are played in
+worker processes that die with the run and never write a shard after it (a run of this package's strategies alone on one
+job without a timeout plays in its own process: ``executor_for``); SIGINT and SIGTERM stop the run cleanly
+(``catch_signals``), a worker that exits by itself or a shard that exceeds the timeout fails it. A folder whose run
+failed or was interrupted is resumed when its finished shards are still shards of the experiment given (same key: seed,
+rules, strategies, parameters, plugin code), restarted in place when it has none, and otherwise refused with the command
+that starts afresh (``fresh``: the old folder is moved aside, never deleted).
 """
 
 from __future__ import annotations
@@ -74,8 +74,9 @@ MERGE_ATTEMPTS = 3
 # A worker process costs about 1.5-2 CPU-seconds before its first game (the interpreter, the engine's imports, the
 # compiled kernels loaded from the cache): what a worker plays in 5,000-8,000 games. A loky run starts one worker per
 # ``GAMES_PER_WORKER`` games it has left to play (its pilots included), up to ``--jobs``: the README's 2,000 games play
-# on one worker, a 9-arm study of 1,000 games per arm on two. The games are the same whatever the count. The
-# environment variable ``EASTINDIA_GAMES_PER_WORKER`` sets another threshold (1: always ``--jobs`` workers).
+# on one (in the run's own process: ``executor_for``), a 9-arm study of 1,000 games per arm on two. The games are the
+# same whatever the count. The environment variable ``EASTINDIA_GAMES_PER_WORKER`` sets another threshold (1: always
+# ``--jobs`` workers).
 GAMES_PER_WORKER = 8_000
 
 
@@ -868,10 +869,10 @@ def play_to_target(
 def calibrate_arms(
     exp: Experiment, run_dir: Path, meta: dict[str, Any], cache: Path, jobs: int | None, timeout: float | None
 ) -> dict[int, Any]:
-    """Each arm's calibrated values (None: not calibrated), fitted once for all its shards (or read from ``cache``)
-    and recorded in run.json as the arm's ``calibration``. The pilot is played in a worker process, as a shard is:
-    a strategy that ends its process or hangs (``timeout``) fails the run, not the caller. The pilots not in the
-    cache are all submitted at once (a sweep's arms and their reference play on every worker)."""
+    """Each arm's calibrated values (None: not calibrated), fitted once for all its shards (or read from ``cache``) and
+    recorded in run.json as the arm's ``calibration``. The pilot is played where a shard is (``executor_for``): a
+    plugin's strategy that ends its process or hangs (``timeout``) fails the run, not the caller. The pilots not in
+    the cache are all submitted at once (a sweep's arms and their reference play on every worker)."""
     engine = engine_digest()
     todo = {
         k: a for arm in exp.arms for k, a in calibration.needed(exp, arm, engine) if not calibration.cached(cache, k)
@@ -895,29 +896,22 @@ def calibrate_arms(
     return values
 
 
-def pilot_executor(jobs: int | None):
-    from joblib.externals.loky import get_reusable_executor
-
-    n_jobs = jobs or os.cpu_count() or 1
-    return get_reusable_executor(max_workers=n_jobs, timeout=300, initializer=_worker_init, initargs=(os.getpid(),))
-
-
 def submit_pilots(exp: Experiment, todo: dict[str, Arm], jobs: int | None) -> dict[str, Any]:
     """The pilots ``todo`` (key -> arm) submitted to the run's worker processes: key -> future."""
-    executor = pilot_executor(jobs)
-    return {k: executor.submit(_pilot, exp, arm) for k, arm in todo.items()}
+    pool = executor_for(jobs, exp.plugins, None)
+    return {k: pool.submit(_pilot, exp, arm) for k, arm in todo.items()}
 
 
 def play_pilot(
     exp: Experiment, arm: Arm, jobs: int | None, timeout: float | None, future: Any = None
 ) -> dict[str, Any]:
     """``calibration.pilot`` of ``arm`` in one of the run's worker processes (``future``: already submitted)."""
-    executor = pilot_executor(jobs)
-    future = future or executor.submit(_pilot, exp, arm)
+    pool = executor_for(jobs, exp.plugins, timeout)
+    future = future or pool.submit(_pilot, exp, arm)
     try:
         return future.result(timeout=timeout)
     except TimeoutError:
-        executor.shutdown(wait=True, kill_workers=True)
+        pool.shutdown(wait=True, kill_workers=True)
         raise WorkerFailed(f"the calibration pilot of arm {arm.name!r} exceeded --timeout {timeout:g} s") from None
 
 
@@ -1142,9 +1136,7 @@ def _count_finished(shards_dir: Path) -> int:
 def _execute(
     tasks: Iterable[tuple], jobs: int | None, backend: str, scheduler: str | None, timeout: float | None = None
 ) -> Iterable[dict[str, Any]]:
-    """Results of play_shard for every task, as they finish (tasks are consumed lazily). Shards are always played
-    in worker processes, even with one job: a strategy that ends its process (``os._exit``) or hangs then fails the
-    run instead of ending or freezing it."""
+    """Results of play_shard for every task, as they finish (tasks are consumed lazily), played by ``executor_for``."""
     tasks = iter(tasks)
     first = next(tasks, None)
     if first is None:
@@ -1206,27 +1198,58 @@ def _touch(marker: Path) -> None:
         pass
 
 
-def _execute_loky(tasks: Iterator[tuple], n_jobs: int, timeout: float | None) -> Iterator[dict[str, Any]]:
-    """Play the tasks on loky's reusable worker processes, at most ``n_jobs`` at a time (so each shard's clock
-    starts when a worker takes it). Whatever stops the run early (an error, a timeout, a signal, the caller closing
-    the generator) kills the workers before it returns: no shard is written after the run has stopped."""
-    from concurrent.futures import FIRST_COMPLETED, wait
+class _Here:
+    """Plays each task in this process as it is submitted, returning a finished future (``executor_for``)."""
 
+    @staticmethod
+    def submit(fn: Callable[..., Any], *args: Any) -> Any:
+        from concurrent.futures import Future
+
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args))
+        except Exception as exc:  # raised by ``result()``, as a worker's is; a signal (KeyboardInterrupt) is not caught
+            future.set_exception(exc)
+        return future
+
+    @staticmethod
+    def shutdown(wait: bool = True, kill_workers: bool = False) -> None:
+        pass
+
+
+def executor_for(jobs: int | None, plugins: tuple[str, ...], timeout: float | None) -> Any:
+    """Where shards and pilots are played. In loky's reusable worker processes, at most ``jobs`` (None: one per
+    CPU): a plugin's strategy that ends its process (``os._exit``) or hangs then fails the run instead of ending or
+    freezing it, even with one job. A table of this package's strategies alone (no plugin) on one job without a
+    timeout is played in this process (``_Here``): no worker to start, which costs about 1.5-2 CPU-seconds (the
+    interpreter, the engine's imports, the kernels loaded again), and the same games, byte for byte."""
+    n_jobs = jobs or os.cpu_count() or 1
+    if n_jobs == 1 and not plugins and timeout is None:
+        return _Here()
     from joblib.externals.loky import get_reusable_executor
 
-    executor = get_reusable_executor(max_workers=n_jobs, timeout=300, initializer=_worker_init, initargs=(os.getpid(),))
+    return get_reusable_executor(max_workers=n_jobs, timeout=300, initializer=_worker_init, initargs=(os.getpid(),))
+
+
+def _execute_loky(tasks: Iterator[tuple], n_jobs: int, timeout: float | None) -> Iterator[dict[str, Any]]:
+    """Play the tasks on ``executor_for``'s pool, at most ``n_jobs`` at a time (so each shard's clock starts when a
+    worker takes it). Whatever stops the run early (an error, a timeout, a signal, the caller closing the generator)
+    kills the workers before it returns: no shard is written after the run has stopped."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
     running: dict[Any, tuple[Shard, float]] = {}
     finished = False
+    first = next(tasks, None)
+    pool = executor_for(n_jobs, () if first is None else first[3], timeout)
     try:
-        first = next(tasks, None)
         marker = _cold_kernels(first, n_jobs)
         tasks = _chain(first, tasks) if first is not None else tasks
         limit = 1 if marker is not None else n_jobs  # compiles once, in one worker: the others then load it
         if timeout is not None:  # the workers start (and import the engine) before any shard's clock starts
-            wait([executor.submit(_exit_if_orphaned) for _ in range(n_jobs)])
+            wait([pool.submit(_exit_if_orphaned) for _ in range(n_jobs)])
         while True:
             while len(running) < limit and (task := next(tasks, None)) is not None:
-                running[executor.submit(play_shard, *task)] = (task[1], time.monotonic())
+                running[pool.submit(play_shard, *task)] = (task[1], time.monotonic())
             if not running:
                 break
             left = None if timeout is None else min(t for _, t in running.values()) + timeout - time.monotonic()
@@ -1246,7 +1269,7 @@ def _execute_loky(tasks: Iterator[tuple], n_jobs: int, timeout: float | None) ->
         finished = True
     finally:
         if not finished:
-            executor.shutdown(wait=True, kill_workers=True)
+            pool.shutdown(wait=True, kill_workers=True)
 
 
 # ----------------------------------------------------------------------------------- signals, orphaned workers

@@ -186,6 +186,31 @@ def test_a_run_starts_one_worker_per_games_per_worker_games_left_up_to_jobs(tmp_
     assert same_bytes(tmp_path / "one", tmp_path / "two")
 
 
+def test_builtins_on_one_job_play_in_the_runs_own_process_and_a_plugin_in_a_worker(tmp_path, monkeypatch):
+    """A worker costs 1.5-2 CPU-seconds before its first game, so a table of this package's strategies on one job
+    without a timeout plays its pilots and shards in the run's own process: the same bytes as on two workers. A
+    plugin (which may end or hang its process) or a timeout still plays in a worker."""
+    from joblib.externals import loky
+
+    monkeypatch.setenv("EASTINDIA_GAMES_PER_WORKER", "1")
+    exp = small(tmp_path, extra="calibration_games = 20")  # the flat arm plays a pilot, and the reference one
+    runner.run(exp, tmp_path / "workers", jobs=2)
+
+    def no_worker(*args, **kwargs):
+        raise AssertionError("a worker was started")
+
+    monkeypatch.setattr(loky, "get_reusable_executor", no_worker)
+    meta = runner.run(exp, tmp_path / "here", jobs=1)
+    assert meta["jobs"] == 1 and same_bytes(tmp_path / "workers", tmp_path / "here")
+    assert [a["calibration"]["key"] for a in meta["arms"] if "calibration" in a] == [
+        a["calibration"]["key"] for a in rf.read_meta(tmp_path / "workers")["arms"] if "calibration" in a
+    ]
+    assert isinstance(runner.executor_for(1, (), None), runner._Here)
+    for jobs, plugins, timeout in [(1, ("bots/mine.py:Mine",), None), (1, (), 60.0), (2, (), None)]:
+        with pytest.raises(AssertionError, match="a worker was started"):
+            runner.executor_for(jobs, plugins, timeout)
+
+
 def test_shard_size_and_jobs_do_not_change_a_single_game(tmp_path):
     """A game's play depends on its index alone: 1,400 games of a rotated balanced + random table and of the
     archetype mix (firms forced open in round 1, emergency investments and all) give byte-identical frames at shard
