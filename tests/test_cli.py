@@ -240,6 +240,51 @@ def test_the_installed_command_exists():
     assert out.returncode == 0 and "run" in out.stdout
 
 
+# ------------------------------------------------------------------------------------------ start-up
+HEAVY = ("matplotlib", "altair", "vl_convert", "scipy", "statsmodels", "pandas")  # a second or more of CPU to import
+LIGHT_COMMANDS = [
+    ["--help"],
+    ["capital", "50", "35", "20", "0", "0"],
+    ["strategies"],
+    ["rules", "--dump"],
+    ["validate", str(Path(spec.__file__).with_name("library") / "tune_capital.toml")],
+]
+
+
+def test_importing_the_command_line_loads_no_reporting_library():
+    """experiments.cli imports the reports and the statistics inside the commands that use them."""
+    code = f"import sys, experiments.cli\nprint(','.join(m for m in {HEAVY!r} if m in sys.modules))\n"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("command", LIGHT_COMMANDS, ids=lambda c: c[0])
+def test_help_and_the_light_commands_load_no_reporting_library(command):
+    """``python -X importtime`` names on stderr every module the command imports, down to the last."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "experiments.cli", *command],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    imported = {
+        line.rpartition("|")[2].strip().split(".")[0]
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    assert "experiments" in imported  # the log is read right
+    assert not imported & set(HEAVY)
+
+
+def test_the_audit_help_names_the_decisions_the_audit_can_force_in_their_order():
+    """cli.AUDITABLE spells out experiments.audit.DECISIONS' names so that the parser does not import the audit."""
+    from experiments import audit
+
+    assert tuple(audit.DECISIONS) == cli.AUDITABLE
+
+
 # ------------------------------------------------------------------------------------------ input limits
 MAX_TOML_DEPTH, MAX_TOML_BYTES = 32, 1 << 20  # the limits docs/guide.md documents (sim.rules)
 
