@@ -33,19 +33,14 @@ from sim.rules.schema import NUMBER_MAX
 
 from . import runfolder as rf
 from . import runmeta, runner, search, spec
+from .audit import DECISIONS as AUDITABLE
 from .runfolder import Run
 from .runner import one_line
 
-# The reports, the audit and the studies (reports, .audit, .tune, .sensitivity, .metagame, .respond, .replay) are
-# imported inside the commands that use them: reports loads matplotlib, altair and scipy, the audit scipy (through
-# .stats), a cost --help and the light commands (capital, strategies, rules, validate) would otherwise pay at every
-# start. tests/test_cli.py checks that importing this module, --help and the light commands load none of matplotlib,
-# altair, scipy, statsmodels and pandas.
-
-# The decisions `eastindia audit` can force, for its --help: the keys of experiments.audit.DECISIONS in their order,
-# written out here so that building the parser does not import experiments.audit (and with it scipy);
-# test_the_audit_help_names_the_decisions_the_audit_can_force_in_their_order checks that the two agree.
-AUDITABLE = ("take_loans", "pay_dividends", "table_law", "table_deregulation", "retire", "bid", "plan")
+# The reports and the studies (reports, .tune, .sensitivity, .metagame, .respond) are imported inside the commands
+# that use them: reports loads matplotlib, altair and scipy, a cost --help and the light commands (capital,
+# strategies, rules, validate) would otherwise pay at every start. tests/test_cli.py checks that importing this
+# module, --help and the light commands load none of matplotlib, altair, scipy, statsmodels and pandas.
 
 USER_ERRORS = (
     RulesError,

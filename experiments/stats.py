@@ -2,8 +2,9 @@
 
 The layer below both ``experiments/`` (which runs and writes a run folder) and ``reports/`` (which reads one): it
 imports nothing from ``reports``. Intervals, one helper per kind, written out in closed form on the normal and
-Student-t quantiles of ``scipy.special`` (``ndtri``, ``stdtrit``): scipy.stats and statsmodels, which give the same
-numbers (the tests check them against both), cost every command about a CPU-second to import.
+Student-t quantiles of ``scipy.special`` (``ndtri``, ``stdtrit``; loaded at the first interval, not with the command
+line): scipy.stats and statsmodels, which give the same numbers (the tests check them against both), cost every
+command about a CPU-second to import.
 
 - ``wilson``: 95 % Wilson score interval of a proportion (Wilson 1927; statsmodels'
   ``proportion_confint(method="wilson")``).
@@ -35,7 +36,6 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-from scipy.special import ndtri, stdtrit
 
 from .runfolder import Run, pick_arm
 
@@ -65,13 +65,27 @@ def change(diff: float, lo: float, hi: float) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ intervals
+def _z(alpha: float) -> float:
+    """The normal quantile 1 - alpha/2."""
+    from scipy.special import ndtri
+
+    return float(ndtri(1 - alpha / 2))
+
+
+def _t(dof, alpha: float):
+    """The Student-t quantiles 1 - alpha/2 of ``dof`` degrees of freedom."""
+    from scipy.special import stdtrit
+
+    return stdtrit(dof, 1 - alpha / 2)
+
+
 def wilson(count, nobs, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
     """Wilson interval (lo, hi) for ``count`` successes of ``nobs``, elementwise; NaN where ``nobs`` is 0."""
     count = np.asarray(count, dtype=float)
     nobs = np.asarray(nobs, dtype=float)
     empty = nobs <= 0
     n = np.where(empty, 1.0, nobs)
-    p, z2 = count / n, ndtri(1 - alpha / 2) ** 2
+    p, z2 = count / n, _z(alpha) ** 2
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = np.sqrt(z2) / (1 + z2 / n) * np.sqrt(np.maximum(p * (1 - p) / n + z2 / (4 * n * n), 0))
     lo, hi = np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)  # the closed form's rounding at 0 and 1
@@ -95,7 +109,7 @@ def mean_ci(n, mean, std, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]
     n = np.asarray(n, dtype=float)
     mean = np.asarray(mean, dtype=float)
     ok = n > 1
-    half = stdtrit(np.where(ok, n - 1, 1), 1 - alpha / 2) * np.asarray(std, dtype=float) / np.sqrt(np.where(ok, n, 1))
+    half = _t(np.where(ok, n - 1, 1), alpha) * np.asarray(std, dtype=float) / np.sqrt(np.where(ok, n, 1))
     half = np.where(ok, half, np.nan)
     return mean - half, mean + half
 
@@ -158,7 +172,7 @@ def welch_ci(n_x, sum_x, sum_x2, n_y, sum_y, sum_y2, alpha: float = ALPHA) -> tu
     if se2 <= 0:
         return mx - my, mx - my, mx - my
     dof = se2**2 / ((vx**2 / (n_x - 1) if vx else 0) + (vy**2 / (n_y - 1) if vy else 0))
-    half = stdtrit(dof, 1 - alpha / 2) * np.sqrt(se2)
+    half = _t(dof, alpha) * np.sqrt(se2)
     return mx - my, mx - my - half, mx - my + half
 
 

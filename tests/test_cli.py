@@ -278,13 +278,6 @@ def test_help_and_the_light_commands_load_no_reporting_library(command):
     assert not imported & set(HEAVY)
 
 
-def test_the_audit_help_names_the_decisions_the_audit_can_force_in_their_order():
-    """cli.AUDITABLE spells out experiments.audit.DECISIONS' names so that the parser does not import the audit."""
-    from experiments import audit
-
-    assert tuple(audit.DECISIONS) == cli.AUDITABLE
-
-
 # ------------------------------------------------------------------------------------------ input limits
 MAX_TOML_DEPTH, MAX_TOML_BYTES = 32, 1 << 20  # the limits docs/guide.md documents (sim.rules)
 
