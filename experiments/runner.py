@@ -44,12 +44,10 @@ from contextlib import closing, contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 import sim
 import strategies as registry
@@ -64,6 +62,9 @@ from . import calibration
 from . import runfolder as rf
 from .coverage import COVERAGE, write_coverage
 from .spec import MAX_GAMES, Arm, Experiment, PluginError, load_plugin
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 ROW_GROUP = 65_536
 SHARDS = rf.SHARDS
@@ -377,6 +378,9 @@ def merge(run_dir: Path, shards: Callable[[], Iterable[Shard]] | list[Shard]) ->
 
     Every shard file is checked against its manifest as it is read (``BadShard`` if it does not match). Returns
     each merged frame's rows, size and SHA-256 (kept in run.json, verified when the folder is used again)."""
+    import pyarrow as pa  # here, not with the module: a worker, which only plays shards, never loads it (30 MB)
+    import pyarrow.parquet as pq
+
     listed = shards if callable(shards) else (lambda: shards)
     shards_dir = run_dir / SHARDS
     check_writes(run_dir)  # a link in the way is refused before any frame is written
@@ -453,6 +457,9 @@ def check_writes(run_dir: Path) -> None:
 
 
 def _read_verified(path: Path, name: str) -> pa.Table:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     manifest = read_manifest(path)
     try:
         data = (path / name).read_bytes()

@@ -121,8 +121,8 @@ def profiling(prof: Profile, strategy_time: Profile):
             setattr(engine, name, prof.timed(saved[name], name))
         Agents.ask = strategy_time.timed(ask)  # per decision: the whole ask (observation, call, checks)
         Agents.ask_seats = strategy_time.timed(ask_seats)  # the seats of a simultaneous decision, asked at once
-        Agents._call = lambda self, strat, decision, *rest: strategy_time.timed(call, "strategy:" + decision)(
-            self, strat, decision, *rest
+        Agents._call = lambda self, strat, decision, *rest, **kw: strategy_time.timed(call, "strategy:" + decision)(
+            self, strat, decision, *rest, **kw
         )
         yield
     finally:
