@@ -11,12 +11,12 @@ Shards are planned lazily (a generator), so a run of 10^12 games starts at once.
 
 One run at a time owns a run folder (``runfolder.RunLock``, an OS lock released however the run ends); a second run into
 it is refused at once naming the holder, and a folder whose entries are symbolic links is refused. Shards are played in
-worker processes that die with the run and never write a shard after it (a run of this package's strategies alone on one
-job without a timeout plays in its own process: ``executor_for``); SIGINT and SIGTERM stop the run cleanly
-(``catch_signals``), a worker that exits by itself or a shard that exceeds the timeout fails it. A folder whose run
-failed or was interrupted is resumed when its finished shards are still shards of the experiment given (same key: seed,
-rules, strategies, parameters, plugin code), restarted in place when it has none, and otherwise refused with the command
-that starts afresh (``fresh``: the old folder is moved aside, never deleted).
+worker processes that die with the run and never write a shard after it (a run of this package's strategies alone
+without a timeout plays in its own process too: ``Pool``); SIGINT and SIGTERM stop the run cleanly (``catch_signals``),
+a worker that exits by itself or a shard that exceeds the timeout fails it. A folder whose run failed or was interrupted
+is resumed when its finished shards are still shards of the experiment given (same key: seed, rules, strategies,
+parameters, plugin code), restarted in place when it has none, and otherwise refused with the command that starts afresh
+(``fresh``: the old folder is moved aside, never deleted).
 """
 
 from __future__ import annotations
@@ -73,11 +73,11 @@ BACKENDS = ("loky", "dask", "ray")
 MAX_JOBS = max(64, 4 * (os.cpu_count() or 1))
 MERGE_ATTEMPTS = 3
 # A worker process costs about 1.5-2 CPU-seconds before its first game (the interpreter, the engine's imports, the
-# compiled kernels loaded from the cache): what a worker plays in 5,000-8,000 games. A loky run starts one worker per
-# ``GAMES_PER_WORKER`` games it has left to play (its pilots included), up to ``--jobs``: the README's 2,000 games play
-# on one (in the run's own process: ``executor_for``), a 9-arm study of 1,000 games per arm on two. The games are the
-# same whatever the count. The environment variable ``EASTINDIA_GAMES_PER_WORKER`` sets another threshold (1: always
-# ``--jobs`` workers).
+# compiled kernels loaded from the cache): what a worker plays in 5,000-8,000 games. A loky run plays on one process per
+# ``GAMES_PER_WORKER`` games it has left to play (its pilots included), up to ``--jobs``, the run's own process among
+# them where it plays (``Pool``): the README's 2,000 games play in the run's own process, a 9-arm study of 1,000 games
+# per arm there and on one worker. The games are the same whatever the count. The environment variable
+# ``EASTINDIA_GAMES_PER_WORKER`` sets another threshold (1: always ``--jobs`` processes).
 GAMES_PER_WORKER = 8_000
 
 
@@ -877,17 +877,17 @@ def calibrate_arms(
     exp: Experiment, run_dir: Path, meta: dict[str, Any], cache: Path, jobs: int | None, timeout: float | None
 ) -> dict[int, Any]:
     """Each arm's calibrated values (None: not calibrated), fitted once for all its shards (or read from ``cache``) and
-    recorded in run.json as the arm's ``calibration``. The pilot is played where a shard is (``executor_for``): a
+    recorded in run.json as the arm's ``calibration``. The pilot is played where a shard is (``Pool``): a
     plugin's strategy that ends its process or hangs (``timeout``) fails the run, not the caller. The pilots not in
     the cache are all submitted at once (a sweep's arms and their reference play on every worker)."""
     engine = engine_digest()
     todo = {
         k: a for arm in exp.arms for k, a in calibration.needed(exp, arm, engine) if not calibration.cached(cache, k)
     }
-    ahead = submit_pilots(exp, todo, jobs) if len(todo) > 1 else {}
+    ahead = submit_pilots(exp, todo, jobs, timeout) if len(todo) > 1 else {}
 
     def play(exp: Experiment, arm: Arm) -> dict[str, Any]:
-        return play_pilot(exp, arm, jobs, timeout, ahead.get(calibration.key(exp, arm, engine)))
+        return play_pilot(exp, arm, jobs, timeout, calibration.key(exp, arm, engine), ahead, todo)
 
     values: dict[int, Any] = {}
     for arm, arm_meta in zip(exp.arms, meta["arms"], strict=True):
@@ -903,22 +903,33 @@ def calibrate_arms(
     return values
 
 
-def submit_pilots(exp: Experiment, todo: dict[str, Arm], jobs: int | None) -> dict[str, Any]:
-    """The pilots ``todo`` (key -> arm) submitted to the run's worker processes: key -> future."""
-    pool = executor_for(jobs, exp.plugins, None)
-    return {k: pool.submit(_pilot, exp, arm) for k, arm in todo.items()}
+def submit_pilots(exp: Experiment, todo: dict[str, Arm], jobs: int | None, timeout: float | None) -> dict[str, Any]:
+    """The pilots ``todo`` (key -> arm) submitted to the run's workers, if it has any: key -> future."""
+    pool = Pool(jobs, exp.plugins, timeout)
+    return {k: pool.submit(_pilot, exp, arm) for k, arm in todo.items()} if pool.workers else {}
 
 
 def play_pilot(
-    exp: Experiment, arm: Arm, jobs: int | None, timeout: float | None, future: Any = None
+    exp: Experiment, arm: Arm, jobs: int | None, timeout: float | None, key: str, ahead: dict[str, Any], todo: dict
 ) -> dict[str, Any]:
-    """``calibration.pilot`` of ``arm`` in one of the run's worker processes (``future``: already submitted)."""
-    pool = executor_for(jobs, exp.plugins, timeout)
+    """``calibration.pilot`` of ``arm`` (its cache ``key``) on the run's ``Pool``. ``ahead``: the futures of the
+    pilots submitted at once (key -> future; ``todo``: key -> arm). Where this process plays too, it plays the pilots
+    no worker has started (this one first), and while a worker plays this one, the others not yet started."""
+    pool = Pool(jobs, exp.plugins, timeout)
+    future = ahead.get(key)
+    if pool.here:
+        while future is not None and not future.done():
+            other = next((k for k, f in ahead.items() if k != key and not f.done() and f.cancel()), None)
+            if other is None:
+                break
+            ahead[other] = _played_here(_pilot, exp, todo[other])
+        if future is None or future.cancel():
+            return _pilot(exp, arm)
     future = future or pool.submit(_pilot, exp, arm)
     try:
         return future.result(timeout=timeout)
     except TimeoutError:
-        pool.shutdown(wait=True, kill_workers=True)
+        pool.kill()
         raise WorkerFailed(f"the calibration pilot of arm {arm.name!r} exceeded --timeout {timeout:g} s") from None
 
 
@@ -1115,8 +1126,8 @@ def _done_names(shards_dir: Path) -> dict[str, tuple[int, int]]:
 
 
 def worker_count(jobs: int | None, games: int) -> int:
-    """The worker processes a loky run of ``games`` games left to play starts: one per ``GAMES_PER_WORKER`` games
-    (at least one), at most ``jobs`` (None: one per CPU)."""
+    """The processes a loky run of ``games`` games left to play uses (``Pool``: the run's own among them where it
+    plays): one per ``GAMES_PER_WORKER`` games (at least one), at most ``jobs`` (None: one per CPU)."""
     per_worker = int(os.environ.get("EASTINDIA_GAMES_PER_WORKER") or GAMES_PER_WORKER)
     return max(1, min(jobs or os.cpu_count() or 1, -(-games // max(per_worker, 1))))
 
@@ -1143,7 +1154,7 @@ def _count_finished(shards_dir: Path) -> int:
 def _execute(
     tasks: Iterable[tuple], jobs: int | None, backend: str, scheduler: str | None, timeout: float | None = None
 ) -> Iterable[dict[str, Any]]:
-    """Results of play_shard for every task, as they finish (tasks are consumed lazily), played by ``executor_for``."""
+    """Results of play_shard for every task, as they finish (tasks are consumed lazily)."""
     tasks = iter(tasks)
     first = next(tasks, None)
     if first is None:
@@ -1205,68 +1216,89 @@ def _touch(marker: Path) -> None:
         pass
 
 
-class _Here:
-    """Plays each task in this process as it is submitted, returning a finished future (``executor_for``)."""
+def _played_here(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` played in this process, as a finished future: its exception is raised by ``result()``, as a
+    worker's is (a signal, a KeyboardInterrupt, is not caught)."""
+    from concurrent.futures import Future
 
-    @staticmethod
-    def submit(fn: Callable[..., Any], *args: Any) -> Any:
-        from concurrent.futures import Future
-
-        future: Future = Future()
-        try:
-            future.set_result(fn(*args))
-        except Exception as exc:  # raised by ``result()``, as a worker's is; a signal (KeyboardInterrupt) is not caught
-            future.set_exception(exc)
-        return future
-
-    @staticmethod
-    def shutdown(wait: bool = True, kill_workers: bool = False) -> None:
-        pass
+    future: Future = Future()
+    try:
+        future.set_result(fn(*args))
+    except Exception as exc:
+        future.set_exception(exc)
+    return future
 
 
-def executor_for(jobs: int | None, plugins: tuple[str, ...], timeout: float | None) -> Any:
-    """Where shards and pilots are played. In loky's reusable worker processes, at most ``jobs`` (None: one per
-    CPU): a plugin's strategy that ends its process (``os._exit``) or hangs then fails the run instead of ending or
-    freezing it, even with one job. A table of this package's strategies alone (no plugin) on one job without a
-    timeout is played in this process (``_Here``): no worker to start, which costs about 1.5-2 CPU-seconds (the
-    interpreter, the engine's imports, the kernels loaded again), and the same games, byte for byte."""
-    n_jobs = jobs or os.cpu_count() or 1
-    if n_jobs == 1 and not plugins and timeout is None:
-        return _Here()
-    from joblib.externals.loky import get_reusable_executor
+class Pool:
+    """The processes that play a run's shards and pilots, ``jobs`` of them (None: one per CPU). A worker costs
+    about 1.5-2 CPU-seconds before its first game (the interpreter, the engine's imports, the kernels loaded again),
+    so when every strategy is this package's (no plugin, which could end or hang its process) and there is no
+    timeout, the run's own process is one of them (``here``) and ``jobs - 1`` loky workers play beside it: a run on
+    one job starts none. A plugin's run plays in ``jobs`` workers, even one: a strategy that ends its process
+    (``os._exit``) or hangs then fails the run instead of ending or freezing it. The games are the same bytes
+    wherever they are played."""
 
-    return get_reusable_executor(max_workers=n_jobs, timeout=300, initializer=_worker_init, initargs=(os.getpid(),))
+    def __init__(self, jobs: int | None, plugins: tuple[str, ...], timeout: float | None):
+        n_jobs = jobs or os.cpu_count() or 1
+        self.here = not plugins and timeout is None
+        self.workers = n_jobs - self.here
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` submitted to the workers (loky's reusable executor, started at the first submission)."""
+        from joblib.externals.loky import get_reusable_executor
+
+        executor = get_reusable_executor(
+            max_workers=self.workers, timeout=300, initializer=_worker_init, initargs=(os.getpid(),)
+        )
+        return executor.submit(fn, *args)
+
+    def kill(self) -> None:
+        """Kill the workers (none started: nothing to do)."""
+        if self.workers:
+            from joblib.externals.loky import get_reusable_executor
+
+            get_reusable_executor(max_workers=self.workers).shutdown(wait=True, kill_workers=True)
 
 
 def _execute_loky(tasks: Iterator[tuple], n_jobs: int, timeout: float | None) -> Iterator[dict[str, Any]]:
-    """Play the tasks on ``executor_for``'s pool, at most ``n_jobs`` at a time (so each shard's clock starts when a
-    worker takes it). Whatever stops the run early (an error, a timeout, a signal, the caller closing the generator)
-    kills the workers before it returns: no shard is written after the run has stopped."""
+    """Play the tasks on a ``Pool``: at most one shard per worker at a time (so each shard's clock starts when a
+    worker takes it), and one in the run's own process while they play where the pool says so. On a cold kernel
+    cache the first shard is played alone (by the run's own process when it plays), so one process compiles and the
+    others load. Whatever stops the run early (an error, a timeout, a signal, the caller closing the generator) kills
+    the workers before it returns: no shard is written after the run has stopped."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
     running: dict[Any, tuple[Shard, float]] = {}
     finished = False
     first = next(tasks, None)
-    pool = executor_for(n_jobs, () if first is None else first[3], timeout)
+    pool = Pool(n_jobs, () if first is None else first[3], timeout)
     try:
         marker = _cold_kernels(first, n_jobs)
+        if marker is not None and pool.here:  # this process compiles the kernels, the workers then load them
+            yield play_shard(*first)
+            _touch(marker)
+            marker, first = None, next(tasks, None)
         tasks = _chain(first, tasks) if first is not None else tasks
-        limit = 1 if marker is not None else n_jobs  # compiles once, in one worker: the others then load it
+        limit = 1 if marker is not None else pool.workers  # compiles once, in one worker: the others then load it
         if timeout is not None:  # the workers start (and import the engine) before any shard's clock starts
-            wait([pool.submit(_exit_if_orphaned) for _ in range(n_jobs)])
+            wait([pool.submit(_exit_if_orphaned) for _ in range(pool.workers)])
         while True:
             while len(running) < limit and (task := next(tasks, None)) is not None:
                 running[pool.submit(play_shard, *task)] = (task[1], time.monotonic())
-            if not running:
+            if pool.here and (task := next(tasks, None)) is not None:  # one here while the workers play theirs
+                yield play_shard(*task)
+                done = {future for future in running if future.done()}
+            elif running:
+                left = None if timeout is None else min(t for _, t in running.values()) + timeout - time.monotonic()
+                done, _ = wait(running, timeout=None if left is None else max(left, 0), return_when=FIRST_COMPLETED)
+            else:
                 break
-            left = None if timeout is None else min(t for _, t in running.values()) + timeout - time.monotonic()
-            done, _ = wait(running, timeout=None if left is None else max(left, 0), return_when=FIRST_COMPLETED)
             for future in done:
                 del running[future]
                 result = future.result()
                 if marker is not None:  # the first shard compiled the kernels into the cache: all workers now
                     _touch(marker)
-                    marker, limit = None, n_jobs
+                    marker, limit = None, pool.workers
                 yield result
             late = [s for s, t in running.values() if timeout is not None and time.monotonic() - t > timeout]
             if late:
@@ -1276,7 +1308,7 @@ def _execute_loky(tasks: Iterator[tuple], n_jobs: int, timeout: float | None) ->
         finished = True
     finally:
         if not finished:
-            pool.shutdown(wait=True, kill_workers=True)
+            pool.kill()
 
 
 # ----------------------------------------------------------------------------------- signals, orphaned workers
