@@ -1243,21 +1243,22 @@ class Pool:
         self.here = not plugins and timeout is None
         self.workers = n_jobs - self.here
 
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(*args)`` submitted to the workers (loky's reusable executor, started at the first submission)."""
+    def _executor(self) -> Any:
+        """loky's reusable executor of the run's workers (the same one at every call: the same arguments)."""
         from joblib.externals.loky import get_reusable_executor
 
-        executor = get_reusable_executor(
+        return get_reusable_executor(
             max_workers=self.workers, timeout=300, initializer=_worker_init, initargs=(os.getpid(),)
         )
-        return executor.submit(fn, *args)
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` submitted to the workers (started at the first submission)."""
+        return self._executor().submit(fn, *args)
 
     def kill(self) -> None:
-        """Kill the workers (none started: nothing to do)."""
+        """Kill the workers, whatever they are playing (none: nothing to do)."""
         if self.workers:
-            from joblib.externals.loky import get_reusable_executor
-
-            get_reusable_executor(max_workers=self.workers).shutdown(wait=True, kill_workers=True)
+            self._executor().shutdown(wait=True, kill_workers=True)
 
 
 def _execute_loky(tasks: Iterator[tuple], n_jobs: int, timeout: float | None) -> Iterator[dict[str, Any]]:
