@@ -11,8 +11,8 @@ Shards are planned lazily (a generator), so a run of 10^12 games starts at once.
 
 One run at a time owns a run folder (``runfolder.RunLock``, an OS lock released however the run ends); a second run into
 it is refused at once naming the holder, and a folder whose entries are symbolic links is refused. Shards are played in
-worker processes that die with the run and never write a shard after it (a run of this package's strategies alone
-without a timeout plays in its own process too: ``Pool``); SIGINT and SIGTERM stop the run cleanly (``catch_signals``),
+worker processes that die with the run and never write a shard after it (a run of this package's strategies alone on one
+job without a timeout plays in its own process: ``Pool``); SIGINT and SIGTERM stop the run cleanly (``catch_signals``),
 a worker that exits by itself or a shard that exceeds the timeout fails it. A folder whose run failed or was interrupted
 is resumed when its finished shards are still shards of the experiment given (same key: seed, rules, strategies,
 parameters, plugin code), restarted in place when it has none, and otherwise refused with the command that starts afresh
@@ -73,11 +73,11 @@ BACKENDS = ("loky", "dask", "ray")
 MAX_JOBS = max(64, 4 * (os.cpu_count() or 1))
 MERGE_ATTEMPTS = 3
 # A worker process costs about 1.5-2 CPU-seconds before its first game (the interpreter, the engine's imports, the
-# compiled kernels loaded from the cache): what a worker plays in 5,000-8,000 games. A loky run plays on one process per
-# ``GAMES_PER_WORKER`` games it has left to play (its pilots included), up to ``--jobs``, the run's own process among
-# them where it plays (``Pool``): the README's 2,000 games play in the run's own process, a 9-arm study of 1,000 games
-# per arm there and on one worker. The games are the same whatever the count. The environment variable
-# ``EASTINDIA_GAMES_PER_WORKER`` sets another threshold (1: always ``--jobs`` processes).
+# compiled kernels loaded from the cache): what a worker plays in 5,000-8,000 games. A loky run starts one worker per
+# ``GAMES_PER_WORKER`` games it has left to play (its pilots included), up to ``--jobs``; where that comes to one and
+# the run may play in its own process (``Pool``), it starts none: the README's 2,000 games play in the run's own
+# process, a 9-arm study of 1,000 games per arm on two workers. The games are the same whatever the count. The
+# environment variable ``EASTINDIA_GAMES_PER_WORKER`` sets another threshold (1: always ``--jobs`` workers).
 GAMES_PER_WORKER = 8_000
 
 
@@ -887,7 +887,7 @@ def calibrate_arms(
     ahead = submit_pilots(exp, todo, jobs, timeout) if len(todo) > 1 else {}
 
     def play(exp: Experiment, arm: Arm) -> dict[str, Any]:
-        return play_pilot(exp, arm, jobs, timeout, calibration.key(exp, arm, engine), ahead, todo)
+        return play_pilot(exp, arm, jobs, timeout, ahead.get(calibration.key(exp, arm, engine)))
 
     values: dict[int, Any] = {}
     for arm, arm_meta in zip(exp.arms, meta["arms"], strict=True):
@@ -910,21 +910,12 @@ def submit_pilots(exp: Experiment, todo: dict[str, Arm], jobs: int | None, timeo
 
 
 def play_pilot(
-    exp: Experiment, arm: Arm, jobs: int | None, timeout: float | None, key: str, ahead: dict[str, Any], todo: dict
+    exp: Experiment, arm: Arm, jobs: int | None, timeout: float | None, future: Any = None
 ) -> dict[str, Any]:
-    """``calibration.pilot`` of ``arm`` (its cache ``key``) on the run's ``Pool``. ``ahead``: the futures of the
-    pilots submitted at once (key -> future; ``todo``: key -> arm). Where this process plays too, it plays the pilots
-    no worker has started (this one first), and while a worker plays this one, the others not yet started."""
+    """``calibration.pilot`` of ``arm`` on the run's ``Pool`` (``future``: already submitted to its workers)."""
     pool = Pool(jobs, exp.plugins, timeout)
-    future = ahead.get(key)
     if pool.here:
-        while future is not None and not future.done():
-            other = next((k for k, f in ahead.items() if k != key and not f.done() and f.cancel()), None)
-            if other is None:
-                break
-            ahead[other] = _played_here(_pilot, exp, todo[other])
-        if future is None or future.cancel():
-            return _pilot(exp, arm)
+        return _pilot(exp, arm)
     future = future or pool.submit(_pilot, exp, arm)
     try:
         return future.result(timeout=timeout)
@@ -1126,8 +1117,8 @@ def _done_names(shards_dir: Path) -> dict[str, tuple[int, int]]:
 
 
 def worker_count(jobs: int | None, games: int) -> int:
-    """The processes a loky run of ``games`` games left to play uses (``Pool``: the run's own among them where it
-    plays): one per ``GAMES_PER_WORKER`` games (at least one), at most ``jobs`` (None: one per CPU)."""
+    """The worker processes a loky run of ``games`` games left to play starts (``Pool``: one may be the run's own):
+    one per ``GAMES_PER_WORKER`` games (at least one), at most ``jobs`` (None: one per CPU)."""
     per_worker = int(os.environ.get("EASTINDIA_GAMES_PER_WORKER") or GAMES_PER_WORKER)
     return max(1, min(jobs or os.cpu_count() or 1, -(-games // max(per_worker, 1))))
 
@@ -1216,32 +1207,20 @@ def _touch(marker: Path) -> None:
         pass
 
 
-def _played_here(fn: Callable[..., Any], *args: Any) -> Any:
-    """``fn(*args)`` played in this process, as a finished future: its exception is raised by ``result()``, as a
-    worker's is (a signal, a KeyboardInterrupt, is not caught)."""
-    from concurrent.futures import Future
-
-    future: Future = Future()
-    try:
-        future.set_result(fn(*args))
-    except Exception as exc:
-        future.set_exception(exc)
-    return future
-
-
 class Pool:
-    """The processes that play a run's shards and pilots, ``jobs`` of them (None: one per CPU). A worker costs
-    about 1.5-2 CPU-seconds before its first game (the interpreter, the engine's imports, the kernels loaded again),
-    so when every strategy is this package's (no plugin, which could end or hang its process) and there is no
-    timeout, the run's own process is one of them (``here``) and ``jobs - 1`` loky workers play beside it: a run on
-    one job starts none. A plugin's run plays in ``jobs`` workers, even one: a strategy that ends its process
-    (``os._exit``) or hangs then fails the run instead of ending or freezing it. The games are the same bytes
-    wherever they are played."""
+    """The processes that play a run's shards and pilots: ``jobs`` loky workers (None: one per CPU), or the run's own
+    process (``here``) on one job when every strategy is this package's (no plugin, which could end or hang its
+    process) and there is no timeout. A worker costs about 1.5-2 CPU-seconds before its first game (the interpreter,
+    the engine's imports, the kernels loaded again), so a run that would start one starts none. A plugin's run plays
+    in workers, even one: a strategy that ends its process (``os._exit``) or hangs then fails the run instead of
+    ending or freezing it. The games are the same bytes wherever they are played. (The run's own process playing
+    beside workers on two jobs saved no CPU time and cost a tenth of the wall time: what it played, the workers
+    waited for.)"""
 
     def __init__(self, jobs: int | None, plugins: tuple[str, ...], timeout: float | None):
         n_jobs = jobs or os.cpu_count() or 1
-        self.here = not plugins and timeout is None
-        self.workers = n_jobs - self.here
+        self.here = n_jobs == 1 and not plugins and timeout is None
+        self.workers = 0 if self.here else n_jobs
 
     def _executor(self) -> Any:
         """loky's reusable executor of the run's workers (the same one at every call: the same arguments)."""
@@ -1262,44 +1241,39 @@ class Pool:
 
 
 def _execute_loky(tasks: Iterator[tuple], n_jobs: int, timeout: float | None) -> Iterator[dict[str, Any]]:
-    """Play the tasks on a ``Pool``: at most one shard per worker at a time (so each shard's clock starts when a
-    worker takes it), and one in the run's own process while they play where the pool says so. On a cold kernel
-    cache the first shard is played alone (by the run's own process when it plays), so one process compiles and the
-    others load. Whatever stops the run early (an error, a timeout, a signal, the caller closing the generator) kills
-    the workers before it returns: no shard is written after the run has stopped."""
+    """Play the tasks on a ``Pool``: in this process one after the other, or at most one shard per worker at a time
+    (so each shard's clock starts when a worker takes it). Whatever stops the run early (an error, a timeout, a
+    signal, the caller closing the generator) kills the workers before it returns: no shard is written after the run
+    has stopped."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
     running: dict[Any, tuple[Shard, float]] = {}
     finished = False
     first = next(tasks, None)
     pool = Pool(n_jobs, () if first is None else first[3], timeout)
+    tasks = _chain(first, tasks) if first is not None else tasks
+    if pool.here:
+        for task in tasks:
+            yield play_shard(*task)
+        return
     try:
         marker = _cold_kernels(first, n_jobs)
-        if marker is not None and pool.here:  # this process compiles the kernels, the workers then load them
-            yield play_shard(*first)
-            _touch(marker)
-            marker, first = None, next(tasks, None)
-        tasks = _chain(first, tasks) if first is not None else tasks
-        limit = 1 if marker is not None else pool.workers  # compiles once, in one worker: the others then load it
+        limit = 1 if marker is not None else n_jobs  # compiles once, in one worker: the others then load it
         if timeout is not None:  # the workers start (and import the engine) before any shard's clock starts
-            wait([pool.submit(_exit_if_orphaned) for _ in range(pool.workers)])
+            wait([pool.submit(_exit_if_orphaned) for _ in range(n_jobs)])
         while True:
             while len(running) < limit and (task := next(tasks, None)) is not None:
                 running[pool.submit(play_shard, *task)] = (task[1], time.monotonic())
-            if pool.here and (task := next(tasks, None)) is not None:  # one here while the workers play theirs
-                yield play_shard(*task)
-                done = {future for future in running if future.done()}
-            elif running:
-                left = None if timeout is None else min(t for _, t in running.values()) + timeout - time.monotonic()
-                done, _ = wait(running, timeout=None if left is None else max(left, 0), return_when=FIRST_COMPLETED)
-            else:
+            if not running:
                 break
+            left = None if timeout is None else min(t for _, t in running.values()) + timeout - time.monotonic()
+            done, _ = wait(running, timeout=None if left is None else max(left, 0), return_when=FIRST_COMPLETED)
             for future in done:
                 del running[future]
                 result = future.result()
                 if marker is not None:  # the first shard compiled the kernels into the cache: all workers now
                     _touch(marker)
-                    marker, limit = None, pool.workers
+                    marker, limit = None, n_jobs
                 yield result
             late = [s for s, t in running.values() if timeout is not None and time.monotonic() - t > timeout]
             if late:

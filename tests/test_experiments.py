@@ -186,35 +186,20 @@ def test_a_run_starts_one_worker_per_games_per_worker_games_left_up_to_jobs(tmp_
     assert same_bytes(tmp_path / "one", tmp_path / "two")
 
 
-def test_the_runs_own_process_plays_beside_its_workers_unless_a_plugin_or_a_timeout_is_in_play(tmp_path, monkeypatch):
-    """A worker costs 1.5-2 CPU-seconds before its first game, so a table of this package's strategies without a
-    timeout is played by the run's own process too: on one job it starts no worker, on two it plays beside one, and
-    the bytes are those of two workers. A plugin (which may end or hang its process) or a timeout plays in workers
-    alone."""
+def test_builtins_on_one_job_play_in_the_runs_own_process_and_a_plugin_in_a_worker(tmp_path, monkeypatch):
+    """A worker costs 1.5-2 CPU-seconds before its first game, so a table of this package's strategies on one job
+    without a timeout plays its pilots and shards in the run's own process: the same bytes as on two workers. A
+    plugin (which may end or hang its process) or a timeout still plays in a worker."""
     from joblib.externals import loky
 
     monkeypatch.setenv("EASTINDIA_GAMES_PER_WORKER", "1")
     exp = small(tmp_path, extra="calibration_games = 20")
     exp = spec.load(
         write(tmp_path, (tmp_path / "exp.toml").read_text() + '"capital.budget_per_player" = [7, 8]\n', "four.toml")
-    )  # 4 arms off the default rules: 5 pilots (the reference's too) and 16 shards
-    assert [(p.here, p.workers) for p in (runner.Pool(2, (), None), runner.Pool(1, (), None))] == [(True, 1), (True, 0)]
-    assert [(p.here, p.workers) for p in (runner.Pool(1, ("bots/mine.py:Mine",), None), runner.Pool(2, (), 9.0))] == [
-        (False, 1),
-        (False, 2),
-    ]
-    with monkeypatch.context() as m:  # two workers: a plugin's setting
-        m.setattr(
-            runner.Pool, "__init__", lambda self, jobs, plugins, timeout: vars(self).update(here=False, workers=2)
-        )
-        runner.run(exp, tmp_path / "workers", jobs=2)
-    played_here, pilots_here = [], []
-    real, real_pilot = runner.play_shard, runner._pilot
-    monkeypatch.setattr(runner, "play_shard", lambda *task: played_here.append(task[1].name) or real(*task))
-    monkeypatch.setattr(runner, "_pilot", lambda exp, arm: pilots_here.append(arm.name) or real_pilot(exp, arm))
-    runner.run(exp, tmp_path / "beside", jobs=2)
-    assert 0 < len(played_here) < 16 and 0 < len(pilots_here) < 5
-    assert same_bytes(tmp_path / "workers", tmp_path / "beside")
+    )  # 4 arms off the default rules: 5 pilots (the reference's too)
+    pools = [runner.Pool(*a) for a in [(1, (), None), (2, (), None), (1, ("bots/mine.py:Mine",), None), (1, (), 9.0)]]
+    assert [(p.here, p.workers) for p in pools] == [(True, 0), (False, 2), (False, 1), (False, 1)]
+    runner.run(exp, tmp_path / "workers", jobs=2)
 
     def no_worker(*args, **kwargs):
         raise AssertionError("a worker was started")

@@ -2063,12 +2063,11 @@ def test_a_read_only_install_caches_the_kernels_outside_it_or_compiles_them_in_m
     ]
 
 
-def test_a_run_on_a_cold_cache_compiles_in_one_process_first(tmp_path, monkeypatch):
-    """Several processes that find no kernels cached would each compile them at once: the run plays its first shard
-    alone (in its own process, which plays beside the workers when every strategy is a built-in), then marks the
-    engine's kernels compiled (``kernels.warm_marker``) and plays the rest in parallel. A small shard (below
-    ``MIN_GAMES``: no kernel runs), one job, or a marked cache plays in parallel at once; the games are the same
-    either way."""
+def test_a_run_on_a_cold_cache_compiles_in_one_worker_first(tmp_path, monkeypatch):
+    """Several workers that find no kernels cached would each compile them at once: the run plays its first shard
+    alone, then marks the engine's kernels compiled (``kernels.warm_marker``) and plays the rest in parallel. A
+    small shard (below ``MIN_GAMES``: no kernel runs), one job, or a marked cache plays in parallel at once; the
+    games are the same either way."""
     from experiments import runner, spec
     from experiments.runner import Shard
 
@@ -2081,13 +2080,8 @@ def test_a_run_on_a_cold_cache_compiles_in_one_process_first(tmp_path, monkeypat
     monkeypatch.setattr(kernels, "MIN_GAMES", 10)  # the run's 10-game shards count as large here
     path = tmp_path / "exp.toml"
     path.write_text('name = "cold"\nplayers = 4\ngames = 30\nshard_size = 10\nseed = 3\nstrategies = ["balanced"]\n')
-    here, real = [], runner.play_shard
-    monkeypatch.setattr(
-        runner, "play_shard", lambda *task: here.append((task[1].first, marker.exists())) or real(*task)
-    )
     runner.run(spec.load(path), tmp_path / "two", jobs=2)
     assert marker.exists() and runner._cold_kernels(big, 2) is None
-    assert here[0] == (0, False)  # the first shard, here, before any other process played
     runner.run(spec.load(path), tmp_path / "one", jobs=1)
     for frame in ("games", "seats", "rounds"):
         assert (tmp_path / "two" / f"{frame}.parquet").read_bytes() == (
