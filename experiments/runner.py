@@ -193,13 +193,15 @@ def _param_value(value: Any, dtype: pl.DataType) -> Any:
     return str(value) if dtype == pl.Utf8 and value is not None else value
 
 
+ENGINE_PACKAGES = tuple(Path(package.__file__).parent for package in (sim, registry))  # sim/ and strategies/
+
+
 @functools.cache
 def engine_digest() -> str:
     """The code that makes a run's rows: a hash of the engine's and the shipped strategies' files (``sim/`` and
     ``strategies/``, sources and default rules). Shards written by another version of it are never mixed in."""
     h = hashlib.sha256()
-    for package in (sim, registry):
-        root = Path(package.__file__).parent
+    for root in ENGINE_PACKAGES:
         for path in sorted(root.rglob("*")):
             if path.suffix in (".py", ".toml") and "__pycache__" not in path.parts:
                 h.update(path.relative_to(root.parent).as_posix().encode() + b"\0" + path.read_bytes())
@@ -904,9 +906,22 @@ def calibrate_arms(
 
 
 def submit_pilots(exp: Experiment, todo: dict[str, Arm], jobs: int | None, timeout: float | None) -> dict[str, Any]:
-    """The pilots ``todo`` (key -> arm) submitted to the run's workers, if it has any: key -> future."""
+    """The pilots ``todo`` (key -> arm) submitted to the run's workers, if it has any: key -> future. On a cold
+    kernel cache the first pilot plays alone, so that one worker compiles the kernels and the others load them."""
+    from concurrent.futures import wait
+
     pool = Pool(jobs, exp.plugins, timeout)
-    return {k: pool.submit(_pilot, exp, arm) for k, arm in todo.items()} if pool.workers else {}
+    if not pool.workers:
+        return {}
+    ahead, todo = {}, dict(todo)
+    marker = _cold_kernels(calibration.games(exp), pool.workers)
+    if marker is not None and todo:
+        key = next(iter(todo))
+        first = ahead[key] = pool.submit(_pilot, exp, todo.pop(key))
+        wait([first], timeout=timeout)  # a failure or a timeout is raised where the pilot's values are asked for
+        if first.done() and first.exception() is None:
+            _touch(marker)
+    return ahead | {k: pool.submit(_pilot, exp, arm) for k, arm in todo.items()}
 
 
 def play_pilot(
@@ -1189,13 +1204,14 @@ def _execute(
             ) from None
 
 
-def _cold_kernels(task: tuple | None, n_jobs: int) -> Path | None:
-    """The marker to write once the first shard has played (``sim.kernels.warm_marker``) when several workers would
-    each compile the kernels at once: the kernels are on, the shard is large enough to run them
-    (``kernels.MIN_GAMES``) and no run of this engine has compiled them into the cache yet. None: play as usual."""
-    if task is None or n_jobs < 2 or not kernels.ENABLED or task[1].games < kernels.MIN_GAMES:
+def _cold_kernels(games: int, n_jobs: int) -> Path | None:
+    """The marker to write once a first shard or pilot of ``games`` games has played alone
+    (``sim.kernels.warm_marker``) when several workers would each compile the kernels at once: the kernels are on,
+    the task is large enough to run them (``kernels.MIN_GAMES``) and no run of this engine's files has compiled them
+    into the cache yet. None: play as usual."""
+    if n_jobs < 2 or not kernels.ENABLED or games < kernels.MIN_GAMES:
         return None
-    marker = kernels.warm_marker(engine_digest())
+    marker = kernels.warm_marker(*ENGINE_PACKAGES)
     return None if marker.exists() else marker
 
 
@@ -1257,7 +1273,7 @@ def _execute_loky(tasks: Iterator[tuple], n_jobs: int, timeout: float | None) ->
             yield play_shard(*task)
         return
     try:
-        marker = _cold_kernels(first, n_jobs)
+        marker = _cold_kernels(0 if first is None else first[1].games, n_jobs)
         limit = 1 if marker is not None else n_jobs  # compiles once, in one worker: the others then load it
         if timeout is not None:  # the workers start (and import the engine) before any shard's clock starts
             wait([pool.submit(_exit_if_orphaned) for _ in range(n_jobs)])

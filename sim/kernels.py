@@ -22,6 +22,8 @@ asked about a few games of a large batch, the next smaller batch).
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import importlib.util
 import os
 import sys
@@ -49,11 +51,27 @@ def cache_dir() -> Path:
     return Path(base) / "eastindia" / "numba"
 
 
-def warm_marker(digest: str) -> Path:
-    """The file saying that the kernels of the engine ``digest`` (``experiments.runner.engine_digest``) were compiled
-    into ``cache_dir()``: a run that finds none plays its first shard alone, so that its other workers load the
-    machine code instead of each compiling it at the same time."""
-    return cache_dir() / f"eastindia-{digest}.compiled"
+def warm_marker(*packages: Path) -> Path:
+    """The file saying that the kernels of the source files under ``packages`` (the engine's and the strategies'
+    folders) were compiled into ``cache_dir()``: a run that finds none plays its first shard alone, so that its
+    other workers load the machine code instead of each compiling it at the same time. Its name is a hash of what
+    numba keys its cache on: each source file's full path, modification time and size (numba keeps a file's
+    machine code under its folder's path and compiles again when the file's stamp changes), and numba's version. A
+    second checkout of the same code, or a file touched by a checkout, is then cold, as numba sees it."""
+    h = hashlib.sha256(_numba_version().encode())
+    for root in packages:
+        for path in sorted(Path(root).resolve().rglob("*.py")):
+            if "__pycache__" not in path.parts:
+                stat = path.stat()
+                h.update(f"\0{path}\0{stat.st_mtime}\0{stat.st_size}".encode())
+    return cache_dir() / f"eastindia-{h.hexdigest()[:16]}.compiled"
+
+
+def _numba_version() -> str:
+    try:
+        return importlib.metadata.version("numba")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
 
 
 def note(message: str) -> None:

@@ -2064,29 +2064,67 @@ def test_a_read_only_install_caches_the_kernels_outside_it_or_compiles_them_in_m
 
 
 def test_a_run_on_a_cold_cache_compiles_in_one_worker_first(tmp_path, monkeypatch):
-    """Several workers that find no kernels cached would each compile them at once: the run plays its first shard
-    alone, then marks the engine's kernels compiled (``kernels.warm_marker``) and plays the rest in parallel. A
-    small shard (below ``MIN_GAMES``: no kernel runs), one job, or a marked cache plays in parallel at once; the
-    games are the same either way."""
+    """Several workers that find no kernels cached would each compile them at once: the run plays its first
+    calibration pilot, or its first shard, alone, then marks the engine's kernels compiled (``kernels.warm_marker``)
+    and plays the rest in parallel. A small task (below ``MIN_GAMES``: no kernel runs), one job, or a marked cache
+    plays in parallel at once; the games and the fitted beliefs are the same either way."""
     from experiments import runner, spec
-    from experiments.runner import Shard
 
     monkeypatch.setenv(kernels.CACHE_ENV, str(tmp_path / "cache"))
-    marker = kernels.warm_marker(runner.engine_digest())
+    marker = kernels.warm_marker(*runner.ENGINE_PACKAGES)
     assert marker.parent == tmp_path / "cache" and not marker.exists()
-    big, small = ("arm", Shard(0, 0, kernels.MIN_GAMES)), ("arm", Shard(0, 0, kernels.MIN_GAMES - 1))
+    big, small = kernels.MIN_GAMES, kernels.MIN_GAMES - 1
     assert runner._cold_kernels(big, 2) == marker
     assert runner._cold_kernels(big, 1) is None and runner._cold_kernels(small, 2) is None
-    monkeypatch.setattr(kernels, "MIN_GAMES", 10)  # the run's 10-game shards count as large here
-    path = tmp_path / "exp.toml"
-    path.write_text('name = "cold"\nplayers = 4\ngames = 30\nshard_size = 10\nseed = 3\nstrategies = ["balanced"]\n')
-    runner.run(spec.load(path), tmp_path / "two", jobs=2)
-    assert marker.exists() and runner._cold_kernels(big, 2) is None
-    runner.run(spec.load(path), tmp_path / "one", jobs=1)
-    for frame in ("games", "seats", "rounds"):
-        assert (tmp_path / "two" / f"{frame}.parquet").read_bytes() == (
-            tmp_path / "one" / f"{frame}.parquet"
-        ).read_bytes()
+    monkeypatch.setattr(kernels, "MIN_GAMES", 10)  # the run's 10-game shards and pilots count as large here
+    submitted = []  # (what, whether the cache was marked warm) at each submission to the workers
+    submit = runner.Pool.submit
+    monkeypatch.setattr(runner.Pool, "submit", lambda pool, fn, *a: submitted.append((fn.__name__, marker.exists()))
+                        or submit(pool, fn, *a))  # fmt: skip
+    text = ('name = "cold"\nplayers = 4\ngames = 30\nshard_size = 10\nseed = 3\ncalibration_games = 10\n'
+            'strategies = ["bid_low", "balanced"]\n[sweep]\n"capital.budget_per_player" = [5, 7]\n')  # fmt: skip
+    for calibrate, first in (("true", "_pilot"), ("false", "play_shard")):  # the pilots, else the shards, first
+        marker.unlink(missing_ok=True)
+        submitted.clear()
+        path = tmp_path / f"calibrate-{calibrate}.toml"
+        path.write_text(f"calibrate = {calibrate}\n{text}")
+        runner.run(spec.load(path), tmp_path / calibrate / "two", jobs=2)
+        tasks = [warm for what, warm in submitted if what == first]
+        assert submitted[0] == (first, False) and len(tasks) >= 2 and all(warm for _, warm in submitted[1:])
+        assert marker.exists() and runner._cold_kernels(big, 2) is None
+        runner.run(spec.load(path), tmp_path / calibrate / "one", jobs=1)
+        for frame in ("games", "seats", "rounds"):
+            assert (tmp_path / calibrate / "two" / f"{frame}.parquet").read_bytes() == (
+                tmp_path / calibrate / "one" / f"{frame}.parquet"
+            ).read_bytes()
+
+
+def test_the_warm_marker_is_keyed_as_numbas_cache_is(tmp_path, monkeypatch):
+    """numba keeps a source file's machine code under the file's folder path and compiles again when the file's
+    modification time or size changes: the marker that lets a run's workers start together is keyed on the same,
+    so that a second checkout of the same code, or a checkout that touched a file, plays its first shard alone
+    instead of compiling in every worker at once."""
+    import os
+    import shutil
+
+    monkeypatch.setenv(kernels.CACHE_ENV, str(tmp_path / "cache"))
+    one = tmp_path / "one" / "sim"
+    (one / "phases").mkdir(parents=True)
+    (one / "kernels.py").write_text("x = 1\n")
+    (one / "phases" / "trade.py").write_text("y = 2\n")
+    other = tmp_path / "other" / "sim"
+    shutil.copytree(one, other, copy_function=shutil.copy2)  # the same bytes and times, another path
+    marker = kernels.warm_marker(one)
+    assert marker.parent == tmp_path / "cache" and marker == kernels.warm_marker(one)
+    assert kernels.warm_marker(other) != marker
+    stat = (one / "phases" / "trade.py").stat()
+    os.utime(one / "phases" / "trade.py", ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    assert kernels.warm_marker(one) != marker
+    os.utime(one / "phases" / "trade.py", ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert kernels.warm_marker(one) == marker
+    (one / "phases" / "trade.py").write_text("y = 22\n")  # one byte more
+    os.utime(one / "phases" / "trade.py", ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert kernels.warm_marker(one) != marker
 
 
 def test_a_kernel_sees_one_layout_of_its_arrays_so_it_compiles_once(monkeypatch):
