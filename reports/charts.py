@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-from matplotlib import colormaps
+from matplotlib import colormaps, rc_context
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import PowerNorm
 from matplotlib.figure import Figure
@@ -79,9 +79,21 @@ def _save(fig: Figure, out_dir: Path, name: str, title: str, caption: str) -> Ch
     """Save ``out_dir/<name>.png``; ``out_dir`` (RUN_DIR/charts) and the file are never a link followed
     (``runfolder.open_write``, the folder above ``out_dir`` taken as the run folder)."""
     out_dir = Path(out_dir)
+    _lay_out(fig)
     with rf.open_write(out_dir.parent, f"{out_dir.name}/{name}.png") as fh:
         fig.savefig(fh, dpi=DPI, format="png")
     return Chart(name, title, caption, out_dir / f"{name}.png")
+
+
+def _lay_out(fig: Figure) -> None:
+    """Run the figure's constrained layout once and fix it. ``savefig`` on a figure with a layout engine draws the
+    whole figure twice, the first time with drawing switched off only to run the layout; laid out here, the figure
+    is drawn once, to the same pixels."""
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)
+        with rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+            fig.set_layout_engine(None)  # none at all (``"none"`` keeps a placeholder, and savefig's first draw)
 
 
 def _colors(palette: str, n: int) -> list:

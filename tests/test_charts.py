@@ -9,6 +9,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from matplotlib.figure import Figure
 from matplotlib.text import Text
 from reports_fixture import make_run
 
@@ -158,3 +159,22 @@ def test_single_strategy_runs_draw_no_win_rate_charts(tmp_path):
 def test_the_sweep_chart_is_not_drawn_for_one_arm(single, monkeypatch, tmp_path):
     """With one arm the sweep chart would repeat win_rates.png: it is left out."""
     assert drawn(monkeypatch, charts.sweep_chart, single, tmp_path) is None
+
+
+@pytest.mark.parametrize("which", ["single", "many"])
+def test_a_chart_laid_out_once_is_the_chart_laid_out_while_saving(which, request, monkeypatch, tmp_path):
+    """``_save`` runs the constrained layout itself and fixes it, so that ``savefig`` draws the figure once instead
+    of twice: every chart's PNG is the same bytes as when ``savefig`` lays it out."""
+    agg = request.getfixturevalue(which)
+    for folder in ("once", "twice"):
+        (tmp_path / folder / "charts").mkdir(parents=True)
+    draws = []
+    draw = Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda fig, renderer: draws.append(fig) or draw(fig, renderer))
+    once = charts.draw_all(agg, tmp_path / "once" / "charts")
+    assert len(draws) == len(once) >= 12  # each figure drawn once
+    monkeypatch.setattr(charts, "_lay_out", lambda fig: None)
+    twice = charts.draw_all(agg, tmp_path / "twice" / "charts")
+    assert len(draws) == 3 * len(once) and [c.name for c in once] == [c.name for c in twice]
+    for a, b in zip(once, twice, strict=True):
+        assert a.path.read_bytes() == b.path.read_bytes(), a.name
