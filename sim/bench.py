@@ -7,8 +7,8 @@ games with their result frames built (``Results.frames()``), per CPU-second.
 and prints the CPU seconds of the process and every worker it started (the median of ``--repeats``): the README's
 ``eastindia run`` (2,000 games of the default rules and its report) and ``eastindia run
 experiments/library/capital_formulas.toml --games 1000 --jobs 2`` (9 arms, their calibration pilots and the report),
-both on a warm kernel cache; then the README's run on an empty kernel cache (a first run after an install), with the
-processes that compiled the kernels (each says so once on stderr: more than one compiled the same kernels).
+both on a warm kernel cache; then each on an empty kernel cache (a first run after an install), with the processes
+that compiled the kernels (each says so once on stderr: more than one compiled the same kernels).
 
 CPU time is the process's own (``time.process_time``): on a machine shared with other work it is the figure to
 compare, wall time is shown beside it. The engine runs single-threaded here (compiled kernels and BLAS on one
@@ -278,7 +278,8 @@ def command_cpu_seconds(args: list[str], cache: Path | None = None) -> tuple[flo
 
 
 def end_to_end_report(repeats: int) -> str:
-    """The CPU seconds of whole commands (``END_TO_END``, warm) and of a first run on an empty kernel cache."""
+    """The CPU seconds of whole commands (``END_TO_END``), warm and then each on an empty kernel cache (cold: the
+    first run after an install), with the number of processes that compiled the kernels (one at most)."""
     import tempfile
 
     lines = [f"{'whole command (every process)':<52} {'CPU-s':>7} {'wall s':>7}"]
@@ -287,10 +288,12 @@ def end_to_end_report(repeats: int) -> str:
         times = [command_cpu_seconds(args) for _ in range(repeats)]
         cpu, wall = statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
         lines.append(f"{name:<52} {cpu:>7.1f} {wall:>7.1f}")
-    with tempfile.TemporaryDirectory() as cache:
-        cpu, wall, compiled = command_cpu_seconds(["run"], Path(cache))
-    lines.append(f"{'the README run on an empty kernel cache (first run)':<52} {cpu:>7.1f} {wall:>7.1f}")
-    lines.append(f"  processes that compiled the kernels: {compiled} (the note appears once per compiling process)")
+    for name, args in END_TO_END.items():
+        with tempfile.TemporaryDirectory() as cache:
+            cpu, wall, compiled = command_cpu_seconds(args, Path(cache))
+        name = name.replace("(warm)", "(cold)").replace(", warm)", ", cold)")
+        lines.append(f"{name:<52} {cpu:>7.1f} {wall:>7.1f}")
+        lines.append(f"  processes that compiled the kernels: {compiled} (the note appears once per compiling process)")
     return "\n".join(lines)
 
 

@@ -11,9 +11,9 @@ games both ways and compare the frames byte for byte. ``ENABLED`` picks the path
 variable ``EASTINDIA_KERNELS=0`` turns the kernels off (the numpy reference only), as does a missing numba.
 
 A process pays about half a CPU-second once, when its first kernel loads (importing numba and its machine code
-from the cache); compiling the kernels a balanced table uses when nothing is cached, after an install or an edit,
-costs about 25 CPU-seconds (74 signatures of the 78 kernels; 2026-12-07, the build machine). A kernel is handed arrays
-of one layout and dtype wherever it is called, so that it compiles once.
+from the cache); compiling the 62 kernels a balanced table uses when nothing is cached, after an install or an edit,
+costs about 30 CPU-seconds (30-35 on the build machines, 2026-12-07; most of it numba's own work per kernel, not
+LLVM's). A kernel is handed arrays of one layout and dtype wherever it is called, so that it compiles once.
 That is won back over many games, not over a few: the kernels first run in a batch of at least ``MIN_GAMES`` games,
 the numpy reference in smaller ones (a game is the same either way), so a short run, a batch of 1 or a test never
 loads numba. Once a process has loaded numba, every call runs the kernels, whatever its number of games (a strategy
@@ -104,7 +104,7 @@ def _compiling(dispatcher: object) -> None:
         return
     if not _told_compiling and not os.path.exists(index):
         _told_compiling = True
-        note(f"compiling the kernels (once after an install or an edit: about 25 CPU-seconds); caching them in "
+        note(f"compiling the kernels (once after an install or an edit: about 30 CPU-seconds); caching them in "
              f"{_cache or Path(index).parent}")  # fmt: skip
 
 
