@@ -249,9 +249,18 @@ END_TO_END = {
 }
 
 
+CORES = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set()  # before the bench pins itself
+
+
+def on_every_core() -> None:
+    """Undo the bench's pinning in a command it starts (``subprocess``'s ``preexec_fn``)."""
+    os.sched_setaffinity(0, CORES)
+
+
 def command_cpu_seconds(args: list[str], cache: Path | None = None) -> tuple[float, float, int]:
     """(CPU seconds of the whole process tree, wall seconds, processes that said they compiled the kernels) of
-    ``eastindia ARGS --quiet`` run in a fresh temporary folder (``cache``: the kernel cache it uses)."""
+    ``eastindia ARGS --quiet`` run in a fresh temporary folder (``cache``: the kernel cache it uses), on every core
+    the bench was given (not the one it pinned itself to: a command on two jobs gets two cores)."""
     import resource
     import subprocess
     import tempfile
@@ -268,6 +277,7 @@ def command_cpu_seconds(args: list[str], cache: Path | None = None) -> tuple[flo
             env=env,
             capture_output=True,
             text=True,
+            preexec_fn=on_every_core if CORES else None,
         )
         wall = time.perf_counter() - wall
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -314,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--end-to-end", action="store_true", help="also time whole eastindia commands (see above)")
     args = p.parse_args(argv)
     if not args.all_cores and hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        os.sched_setaffinity(0, {min(CORES)})
     rules = Rules.default(args.players)
     try:
         make = strategy_registry()

@@ -550,6 +550,16 @@ def test_the_bench_times_a_whole_command_with_its_workers(tmp_path):
 
     cpu, wall, compiled = bench.command_cpu_seconds(["run", "--games", "20", "--no-report", "--jobs", "1"], tmp_path)
     assert cpu > 0.5 and wall > 0 and compiled == 0  # an interpreter and a worker; 20 games run no kernel
+    if hasattr(os, "sched_setaffinity") and len(bench.CORES) > 1:  # pinned to one core, it runs commands on all
+        here = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {min(bench.CORES)})
+        try:
+            code = "import os; print(len(os.sched_getaffinity(0)))"
+            seen = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                  preexec_fn=bench.on_every_core)  # fmt: skip
+        finally:
+            os.sched_setaffinity(0, here)
+        assert seen.stdout.strip() == str(len(bench.CORES))
     with pytest.raises(RuntimeError, match="--games"):
         bench.command_cpu_seconds(["run", "--games", "-3"])
 
