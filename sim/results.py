@@ -223,10 +223,13 @@ def company_region_names(rules: Rules, owner: np.ndarray) -> np.ndarray:
     return out.astype(str)
 
 
-def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray | list]:
+    """The parts' columns joined, ready for ``pl.DataFrame``: a text column as a list of str (polars builds a
+    String column from a list 3-4 times faster than from a numpy str array; the same column either way)."""
     if not parts:
         return {}
-    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    joined = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    return {k: v.tolist() if v.dtype.kind == "U" and v.ndim == 1 and v.size else v for k, v in joined.items()}
 
 
 @dataclass
