@@ -53,8 +53,8 @@ def cache_dir() -> Path:
 
 def warm_marker(*packages: Path) -> Path:
     """The file saying that the kernels of the source files under ``packages`` (the engine's and the strategies'
-    folders) were compiled into ``cache_dir()``: a run that finds none plays its first shard alone, so that its
-    other workers load the machine code instead of each compiling it at the same time. Its name is a hash of what
+    folders) were compiled into ``cache_dir()``: a run that finds none plays its first pilot or shard alone, so that
+    its other workers load the machine code instead of each compiling it at the same time. Its name is a hash of what
     numba keys its cache on: each source file's full path, modification time and size (numba keeps a file's
     machine code under its folder's path and compiles again when the file's stamp changes), and numba's version. A
     second checkout of the same code, or a file touched by a checkout, is then cold, as numba sees it."""
