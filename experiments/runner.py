@@ -262,7 +262,8 @@ def play_shard(
             (pl.col("game") % arm.rotations).cast(pl.Int32).alias("rotation"),
             *(pl.lit(_param_value(arm.params[k], t), dtype=t).alias(k) for k, t in types.items()),
         ]
-        frames = {name: df.with_columns(extra).sort(rf.SORT_KEYS[name]) for name, df in frames.items()}
+        # in the run folder's order (rf.SORT_KEYS) already: one arm, its games in order
+        frames = {name: df.with_columns(extra) for name, df in frames.items()}
         write_shard(Path(shards_dir), shard, frames, key)
     except USER_ERRORS:
         raise

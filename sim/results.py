@@ -136,7 +136,9 @@ class Recorder:
             return np.zeros(s.n_games, dtype=bool)
         game = np.concatenate([r["game"] for r in self.rounds])
         used = np.concatenate([r["royal_protection"] for r in self.rounds])
-        return np.bincount(np.searchsorted(s.game, game), weights=used, minlength=s.n_games) > 0
+        order = np.argsort(s.game)  # the batch's game ids need not come in order
+        at = order[np.searchsorted(s.game, game, sorter=order)]
+        return np.bincount(at, weights=used, minlength=s.n_games) > 0
 
     def finish(self, state: State, asks: dict[str, np.ndarray] | None = None) -> BatchRows:
         """The batch's rows; ``asks`` (``Agents.asks``): per decision, the times each game asked it."""
@@ -255,13 +257,31 @@ def _decisions(batches: list[BatchRows]) -> pl.DataFrame:
     long = pl.DataFrame(
         {
             "game": np.repeat(game, len(names)),
-            "decision": np.tile(np.array(names, dtype=str), len(game)),
+            "decision": np.tile(np.arange(len(names), dtype=np.uint32), len(game)),
             "asks": counts.ravel().astype(np.int32),
         },
-        schema={"game": pl.Int64, "decision": pl.Utf8, "asks": pl.Int32},
+        schema={"game": pl.Int64, "decision": pl.UInt32, "asks": pl.Int32},
     )
-    per_game = long.filter(pl.col("asks") > 0).group_by("game").agg(pl.struct("decision", "asks").alias("decisions"))
+    # the names put in by polars, after the filter (a numpy str column of every game x decision is 5x slower)
+    named = pl.col("decision").replace_strict(list(range(len(names))), names, return_dtype=pl.Utf8)
+    per_game = (
+        long.filter(pl.col("asks") > 0)
+        .with_columns(named)
+        .group_by("game")
+        .agg(pl.struct("decision", "asks").alias("decisions"))
+    )
     return pl.DataFrame({"game": game}, schema={"game": pl.Int64}).join(per_game, on="game", how="left")
+
+
+def _in_order(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` sorted by its ``SORT_KEYS``: by game, then round, then seat. Within a batch a game's rows come in
+    the order of its other keys (its rounds in turn, its seats in order within each round), and each game is played
+    in one batch, so a stable sort by game alone gives that order, at a fraction of a sort by three keys (none at
+    all when the games already come in order)."""
+    game = frame["game"].to_numpy()
+    if (game[1:] >= game[:-1]).all():
+        return frame
+    return frame[np.argsort(game, kind="stable")]
 
 
 @dataclass
@@ -278,7 +298,7 @@ class Results:
     @classmethod
     def from_batches(cls, batches: list[BatchRows], meta: dict) -> Results:
         frames = {}
-        for name, keys in zip(FRAMES, SORT_KEYS, strict=True):
+        for name in FRAMES:
             rows = [getattr(b, name) for b in batches]
             parts = [p for r in rows for p in (r if isinstance(r, list) else [r]) if p]  # a list: one dict per round
             df = pl.DataFrame(_concat(parts)) if parts else pl.DataFrame()
@@ -299,7 +319,7 @@ class Results:
                     pl.col("deregulation_by").replace_strict(list(range(len(DEREGULATION_BY))), list(DEREGULATION_BY)),
                     pl.col("pm_changed").cast(pl.Boolean),
                 )
-            frames[name] = df.sort(keys) if df.height else df
+            frames[name] = _in_order(df) if df.height else df
         return cls(meta=meta, **frames)
 
     def frames(self) -> dict[str, pl.DataFrame]:

@@ -530,6 +530,20 @@ def test_frames_are_sorted_by_their_keys(played):
     assert res.rounds["round"].head(2).to_list() == [1, 2]
 
 
+def test_frames_are_sorted_by_their_keys_whatever_the_order_of_the_batches():
+    """Batches joined out of order, each with its games out of order, give the frames of one batch in order: sorted
+    by game, round and seat, row for row."""
+    rules = Rules.default(4)
+    seats = engine.resolve_strategies(rules, ["balanced", "random", "balanced", "random"])
+    batches = [engine.play_batch(rules, seats, SEED, np.array(ids, dtype=np.int64))[1] for ids in
+               ([9, 7, 8], [3, 0, 2, 1], [6, 4, 5])]  # fmt: skip
+    joined = Results.from_batches(batches, {}).frames()
+    whole = Results.from_batches([engine.play_batch(rules, seats, SEED, np.arange(10))[1]], {}).frames()
+    for name, keys in zip(FRAMES, SORT_KEYS, strict=True):
+        assert joined[name]["game"].n_unique() == 10 and joined[name].equals(joined[name].sort(keys)), name
+        assert joined[name].equals(whole[name]), name
+
+
 def test_a_single_game_batch_records_its_rounds_and_banked_vp():
     """A batch of one game records every round it played; vp_banked counts luxuries (2 VP) and honourable
     retirements at their tier's VP, per game."""
