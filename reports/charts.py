@@ -6,6 +6,7 @@ are built with ``matplotlib.figure.Figure`` on the Agg canvas (no pyplot state, 
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from matplotlib.colors import PowerNorm
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator, PercentFormatter
+from PIL import Image
 
 from experiments import runfolder as rf
 from sim.capital import exact_capital
@@ -60,12 +62,13 @@ def _pct_axis(axis) -> None:
 
 @dataclass
 class Chart:
-    """A saved chart: file name stem, title, one-sentence caption and PNG path."""
+    """A saved chart: file name stem, title, one-sentence caption, PNG path and the page's copy (``page_png``)."""
 
     name: str
     title: str
     caption: str
     path: Path
+    page: bytes  # the PNG the page inlines (``page_png``)
 
 
 # ----------------------------------------------------------------------------------------------- helpers
@@ -82,7 +85,18 @@ def _save(fig: Figure, out_dir: Path, name: str, title: str, caption: str) -> Ch
     _lay_out(fig)
     with rf.open_write(out_dir.parent, f"{out_dir.name}/{name}.png") as fh:
         fig.savefig(fh, dpi=DPI, format="png")
-    return Chart(name, title, caption, out_dir / f"{name}.png")
+    drawn = Image.frombuffer("RGBA", fig.canvas.get_width_height(), fig.canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    return Chart(name, title, caption, out_dir / f"{name}.png", page_png(drawn))
+
+
+def page_png(image: Image.Image) -> bytes:
+    """The chart as the page inlines it, in at most 256 colours: a third of the size, the same look on screen
+    (charts/ keeps the full PNG for papers). Fast octree quantizing, without PNG optimisation, takes a fifth of the
+    CPU of median cut with it and gives smaller files on these charts' flat colours. ``_save`` hands it the pixels it
+    has just saved, from the canvas: reading the PNG back would cost as much again as the quantizing."""
+    out = io.BytesIO()
+    image.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE).save(out, "PNG")
+    return out.getvalue()
 
 
 def _lay_out(fig: Figure) -> None:

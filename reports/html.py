@@ -5,12 +5,9 @@ then the details in collapsible sections."""
 from __future__ import annotations
 
 import base64
-import io
 import re
 from html import escape
 from pathlib import Path
-
-from PIL import Image
 
 from experiments import runfolder as rf
 
@@ -90,18 +87,8 @@ def _slug(text: str, prefix: str = "comparison-") -> str:
     return prefix + re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
-def small_png(path: str | Path) -> bytes:
-    """The chart with at most 256 colours: a third of the size, the same look on screen (charts/ keeps the full
-    PNG for papers). Fast octree quantizing, without PNG optimisation, takes a fifth of the CPU of median cut with it
-    and gives smaller files on these charts' flat colours."""
-    out = io.BytesIO()
-    with Image.open(path) as image:
-        image.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE).save(out, "PNG")
-    return out.getvalue()
-
-
 def figure_html(chart: Chart) -> str:
-    data = base64.b64encode(small_png(chart.path)).decode("ascii")
+    data = base64.b64encode(chart.page).decode("ascii")
     return (
         f'<figure id="chart-{escape(chart.name)}"><h3>{escape(chart.title)}</h3>'
         f'<img src="data:image/png;base64,{data}" alt="{escape(chart.title)}">'

@@ -687,22 +687,21 @@ def test_the_pages_chart_script_is_bundled_once_and_kept_in_the_cache_folder(tmp
 
 
 def test_a_chart_on_the_page_keeps_its_size_in_256_colours_and_weighs_at_most_half(tmp_path):
-    """The page inlines each chart quantized (``html.small_png``): same pixels wide and high, a palette of at most
-    256 colours, at most half the bytes of the PNG kept in charts/."""
+    """The page inlines each chart quantized (``charts.page_png``) from the pixels ``charts._save`` has just saved:
+    those of the PNG kept in charts/, the same pixels wide and high, a palette of at most 256 colours, at most half
+    the bytes."""
     from io import BytesIO
 
     from PIL import Image
-
-    from reports import html
 
     fig = charts._figure(8, 4)
     ax = fig.add_subplot()
     for k in range(6):
         ax.plot(np.arange(50), np.cumsum(np.random.default_rng(k).normal(size=50)), label=f"arm {k}")
     ax.legend()
-    path = tmp_path / "chart.png"
-    fig.savefig(path, dpi=charts.DPI)
-    small = html.small_png(path)
-    with Image.open(path) as full, Image.open(BytesIO(small)) as page:
+    (tmp_path / "charts").mkdir()
+    chart = charts._save(fig, tmp_path / "charts", "lines", "Lines", "Six lines.")
+    with Image.open(chart.path) as full, Image.open(BytesIO(chart.page)) as page:
         assert page.size == full.size and page.mode == "P" and len(page.getcolors(256) or []) <= 256
-    assert len(small) <= path.stat().st_size / 2
+        assert chart.page == charts.page_png(full)  # the saved file's pixels, not another drawing's
+    assert len(chart.page) <= chart.path.stat().st_size / 2
