@@ -18,8 +18,9 @@ import shlex
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -36,6 +37,9 @@ from . import runmeta, runner, search, spec
 from .audit import DECISIONS as AUDITABLE
 from .runfolder import Run
 from .runner import one_line
+
+if TYPE_CHECKING:  # for annotations only: the reports are imported inside the commands (below)
+    from reports.data import Aggregates
 
 # The reports and the studies (reports, .tune, .sensitivity, .metagame, .respond) are imported inside the commands
 # that use them: reports loads matplotlib, altair and scipy, a cost --help and the light commands (capital,
@@ -389,6 +393,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     if args.reference:  # the command line's choice; else the one run.json keeps (a report's choice included)
         runner.set_reference(out, exp.reference)
+    drawn: list = []  # the aggregates the report was drawn from: the summary below is printed from them
     if not args.no_report:
         progress = steps(args, "report")
         try:
@@ -397,7 +402,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                     progress(LOADING)  # the run's results are there: no input left to refuse
                 from reports import write_report
 
-                write_report(out, progress=progress)
+                write_report(out, progress=progress, drawn=drawn.append)
         except OSError as err:  # the results are safe; only the report is missing
             raise runner.RunError(
                 f"{out}: the results are complete but the report could not be written ({err.strerror or err}); "
@@ -412,7 +417,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 runner.signal_code(),
             ) from None
     print(f"results: {out}  ({meta.get('games', 0)} games, {meta.get('games_per_s')} games/s)")
-    print_summary(Run.open(out))
+    print_summary(drawn[0] if drawn else Run.open(out))
     return 0
 
 
@@ -669,8 +674,9 @@ def steps(args: argparse.Namespace, command: str) -> Steps | None:
     return None if args.quiet else Steps(command)
 
 
-def print_summary(run: Run) -> None:
-    """Per arm: crash rate, mean end round and each strategy's win rate with their 95 % intervals and fair share."""
+def print_summary(run: Run | Aggregates) -> None:
+    """Per arm: crash rate, mean end round and each strategy's win rate with their 95 % intervals and fair share
+    (from the aggregates a report was just drawn from, else read from the run folder)."""
     from reports.terminal import print_summary as print_tables
 
     print_tables(run)
@@ -766,17 +772,21 @@ def cmd_report(args: argparse.Namespace) -> int:
     if (Path(args.run_dir) / search.META).is_file():  # a tune or sensitivity folder
         return _report_study(args)
     progress = steps(args, "report")
+    drawn: list = []
     with progress or _Null():
-        path, reference = _report_run(args, progress)
-    if reference is not None:
+        path, reference = _report_run(args, progress, drawn.append)
+    if reference is not None:  # the summary reads the new reference from run.json
         runner.set_reference(Path(args.run_dir), reference)
     print(f"report: {path}")
-    print_summary(Run.open(args.run_dir))
+    print_summary(drawn[0] if drawn and reference is None else Run.open(args.run_dir))
     return 0
 
 
-def _report_run(args: argparse.Namespace, progress: Steps | None) -> tuple[Path, str | None]:
-    """``eastindia report`` of a run folder: the report's path and the reference arm chosen (None: run.json's)."""
+def _report_run(
+    args: argparse.Namespace, progress: Steps | None, drawn: Callable[[Aggregates], None] | None = None
+) -> tuple[Path, str | None]:
+    """``eastindia report`` of a run folder: the report's path and the reference arm chosen (None: run.json's);
+    ``drawn`` is handed the aggregates it was drawn from."""
     try:
         meta = Run.open(args.run_dir).meta
     except FileNotFoundError as err:
@@ -803,7 +813,7 @@ def _report_run(args: argparse.Namespace, progress: Steps | None) -> tuple[Path,
     from reports.data import DamagedRun
 
     try:
-        path = write_report(Path(args.run_dir), reference=reference, progress=progress)
+        path = write_report(Path(args.run_dir), reference=reference, progress=progress, drawn=drawn)
     except DamagedRun as err:
         raise runner.RunError(str(err)) from None
     except FileNotFoundError as err:  # no frames yet (a run that has not merged)

@@ -9,6 +9,7 @@ Scatter plots get a deterministic sample of games (by a hash of the game id, the
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,10 +185,16 @@ def arm_rules(run: Run, arm: dict[str, Any]) -> sim.Rules | None:
                 path = run.path / path
             base = sim.Rules.from_toml(path, players=players)
         else:
-            base = sim.Rules.default(players)
+            base = _default_rules(players)
         return base.with_overrides(arm.get("overrides") or {})
     except (sim.RulesError, OSError, ValueError, KeyError):
         return None
+
+
+@functools.cache
+def _default_rules(players: int | None) -> sim.Rules:
+    """The embedded default rules, read once per process: each arm's rules are a copy with its overrides."""
+    return sim.Rules.default(players)
 
 
 def load_arms(run: Run) -> tuple[list[Arm], str, ArmLabels]:

@@ -14,7 +14,7 @@ from .banner import banner
 from .calibration import calibration_table
 from .charts import draw_all
 from .compare import comparisons, plan, precision_of
-from .data import aggregate, check_frames
+from .data import Aggregates, aggregate, check_frames
 from .smells import smells_table, typical_games
 from .summary import arm_summary, several_strategies
 from .tables import (
@@ -49,12 +49,18 @@ def _quiet(step: str, done: int | None = None, total: int | None = None) -> None
     """No progress told."""
 
 
-def write_report(run_dir: str | Path, reference: str | None = None, progress: Progress | None = None) -> Path:
+def write_report(
+    run_dir: str | Path,
+    reference: str | None = None,
+    progress: Progress | None = None,
+    drawn: Callable[[Aggregates], None] | None = None,
+) -> Path:
     """Write RUN_DIR/charts/*.png, RUN_DIR/report.html (self-contained, opening on its verdict), RUN_DIR/summary.md and
     RUN_DIR/comparisons.parquet (every arm against ``reference``, an arm name: default run.json's reference, else
     the first arm); return the report's path. A metagame folder gets its own report (``reports.metagame``).
     ``progress`` is told each step once the folder has passed its checks, and each chart drawn (``Progress``); it
-    changes nothing written."""
+    changes nothing written. ``drawn`` is handed the aggregates the report was drawn from (the command's summary on
+    the terminal is printed from them instead of reading the frames again)."""
     from .metagame import is_metagame, write_metagame_report
 
     progress = progress or _quiet
@@ -157,4 +163,6 @@ def write_report(run_dir: str | Path, reference: str | None = None, progress: Pr
             **tables,
         ),
     )
+    if drawn is not None:
+        drawn(agg)
     return out

@@ -470,6 +470,33 @@ def test_a_reference_chosen_by_report_is_kept_by_run(finished, tmp_path):
     assert "--reference: '7' is neither the name nor the index of an arm (0: 'rich', 1: 'plain')" in bad.stderr
 
 
+def test_the_summary_after_a_report_is_printed_from_the_aggregates_the_report_was_drawn_from(
+    finished, tmp_path, monkeypatch, capsys
+):
+    """``report`` reads the frames once: its terminal summary is the one printed from the run folder, from the
+    aggregates the report was drawn from; with ``--reference`` the summary compares with the arm chosen."""
+    from reports import data, report, terminal
+
+    out, _, _ = finished
+    copy = tmp_path / "out"
+    shutil.copytree(out, copy)
+    cli.print_summary(rf.Run.open(copy))
+    read = capsys.readouterr().out
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return data.aggregate(*args, **kwargs)
+
+    monkeypatch.setattr(report, "aggregate", counted)
+    monkeypatch.setattr(terminal, "aggregate", counted)
+    assert cli.main(["report", str(copy), "--quiet"]) == 0
+    assert len(calls) == 1 and capsys.readouterr().out.split("\n", 1)[1] == read  # after the line "report: <path>"
+    assert cli.main(["report", str(copy), "--quiet", "--reference", "rich"]) == 0
+    printed = capsys.readouterr().out
+    assert re.search(r"^ rich\s+\d+\.\d %\s+reference", printed, re.M) and len(calls) == 3
+
+
 def test_export_writes_each_frame_as_csv(finished, tmp_path):
     out, _, _ = finished
     done = eastindia("export", str(out), "--format", "csv", "--out", str(tmp_path / "csv"))
