@@ -185,14 +185,14 @@ def arm_rules(run: Run, arm: dict[str, Any]) -> sim.Rules | None:
                 path = run.path / path
             base = sim.Rules.from_toml(path, players=players)
         else:
-            base = _default_rules(players)
+            base = _default_rules(players) if isinstance(players, int) else sim.Rules.default(players)
         return base.with_overrides(arm.get("overrides") or {})
     except (sim.RulesError, OSError, ValueError, KeyError):
         return None
 
 
 @functools.cache
-def _default_rules(players: int | None) -> sim.Rules:
+def _default_rules(players: int) -> sim.Rules:
     """The embedded default rules, read once per process: each arm's rules are a copy with its overrides."""
     return sim.Rules.default(players)
 
