@@ -49,7 +49,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import polars as pl
 
-import sim
 import strategies as registry
 from sim import kernels
 from sim.agents import IllegalDecision, StrategyError
@@ -193,7 +192,7 @@ def _param_value(value: Any, dtype: pl.DataType) -> Any:
     return str(value) if dtype == pl.Utf8 and value is not None else value
 
 
-ENGINE_PACKAGES = tuple(Path(package.__file__).parent for package in (sim, registry))  # sim/ and strategies/
+ENGINE_PACKAGES = kernels.ENGINE_PACKAGES  # sim/ and strategies/
 
 
 @functools.cache
@@ -709,8 +708,11 @@ def _run_locked(
             code,
         )
 
+    left = games_left(exp, done, cache)
     if backend == "loky":  # a cluster's workers are the cluster's: there --jobs is what it says
-        jobs = worker_count(jobs, games_left(exp, done, cache))
+        jobs = worker_count(jobs, left)
+    if left and min(size, exp.games) >= kernels.MIN_GAMES and kernels.cold():
+        notify(kernels.cold_note())
     start = time.perf_counter()
     fresh_games = 0
     played = exp.games  # games per arm in the results (fewer when a precision target is reached early)
@@ -1208,12 +1210,12 @@ def _execute(
 def _cold_kernels(games: int, n_jobs: int) -> Path | None:
     """The marker to write once a first shard or pilot of ``games`` games has played alone
     (``sim.kernels.warm_marker``) when several workers would each compile the kernels at once: the kernels are on,
-    the task is large enough to run them (``kernels.MIN_GAMES``) and no run of this engine's files has compiled them
-    into the cache yet. None: play as usual."""
+    the task is large enough to run them (``kernels.MIN_GAMES``), no run of this engine's files has compiled them
+    into the cache yet and compiling them is due (``kernels.due``). None: play as usual."""
     if n_jobs < 2 or not kernels.ENABLED or games < kernels.MIN_GAMES:
         return None
-    marker = kernels.warm_marker(*ENGINE_PACKAGES)
-    return None if marker.exists() else marker
+    marker = kernels.warm_marker(*kernels.ENGINE_PACKAGES)
+    return None if marker.exists() or not kernels.due() else marker
 
 
 def _touch(marker: Path) -> None:

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from . import kernels, trace
 from . import layout as L
-from . import trace
 from .agents import Agents
 from .dice import Dice, Streams
 from .lookahead import Planner
@@ -263,6 +263,7 @@ def play_batch(
     while table.playing:
         table.play_round()
     state, rows = table.finish()
+    kernels.played(len(game_ids))
     return state, rows
 
 

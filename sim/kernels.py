@@ -12,12 +12,25 @@ variable ``EASTINDIA_KERNELS=0`` turns the kernels off (the numpy reference only
 
 A process pays about half a CPU-second once, when its first kernel loads (importing numba and its machine code
 from the cache); compiling the 62 kernels a balanced table uses when nothing is cached, after an install or an edit,
-costs about 30 CPU-seconds (30-35 on the build machines, 2026-12-07; most of it numba's own work per kernel, not
+costs about 30 CPU-seconds (25-35 on the build machines, 2026-12-07; most of it numba's own work per kernel, not
 LLVM's). A kernel is handed arrays of one layout and dtype wherever it is called, so that it compiles once.
 That is won back over many games, not over a few: the kernels first run in a batch of at least ``MIN_GAMES`` games,
 the numpy reference in smaller ones (a game is the same either way), so a short run, a batch of 1 or a test never
 loads numba. Once a process has loaded numba, every call runs the kernels, whatever its number of games (a strategy
 asked about a few games of a large batch, the next smaller batch).
+
+When compiling pays (``starts``). A game played with the kernels costs about 0.15-0.3 CPU-ms less than with the
+numpy reference (batches of 4,096 and 1,024 games), so the 30 CPU-seconds of a compile are repaid over some 100,000
+games, and a run of a few thousand never repays them (the README's 2,000 games cost the same either way, warm).
+``EASTINDIA_KERNELS`` says what a process does:
+
+- unset or ``auto`` (the default): a large batch runs the kernels when they are cached for this code
+  (``warm_marker``). While they are not, the numpy reference plays, and the games it plays in large batches are
+  counted in the cache folder (``uncompiled_games``); once they reach ``COMPILE_AFTER``, as many as would have
+  repaid a compile, the next process to play a large batch compiles the kernels (and says so). Waiting so costs at
+  most about one compile more than knowing in advance how many games a user will play.
+- ``1``: a large batch runs the kernels, compiling them now if they are not cached.
+- ``0``: never (the numpy reference only).
 """
 
 from __future__ import annotations
@@ -32,14 +45,19 @@ import types
 from collections.abc import Callable
 from pathlib import Path
 
-ENABLED = os.environ.get("EASTINDIA_KERNELS", "1") != "0" and importlib.util.find_spec("numba") is not None
+MODE = os.environ.get("EASTINDIA_KERNELS", "auto").strip().lower()  # "0" never, "1" always, else auto (``starts``)
+ENABLED = MODE != "0" and importlib.util.find_spec("numba") is not None
 MIN_GAMES = 1000  # a study's point of 1,000 games (experiments/library/sensitivity.toml) runs them
+COMPILE_AFTER = 100_000  # games played without the kernels that would have repaid compiling them (auto)
+ENGINE_PACKAGES = (Path(__file__).resolve().parent, Path(__file__).resolve().parent.parent / "strategies")
 
 
 _loaded = False  # numba has been imported (a kernel compiled or loaded from the cache) in this process
 CACHE_ENV = "EASTINDIA_CACHE_DIR"
 _cache: Path | None | bool = False  # the writable cache folder once looked at (None: none, compile in memory)
 _told_compiling = False
+_start: bool | None = None  # whether a large batch runs the kernels in this process (``starts``), once decided
+_marked = False  # this process has marked the kernels cached (``played``)
 
 
 def cache_dir() -> Path:
@@ -109,8 +127,74 @@ def _compiling(dispatcher: object) -> None:
 
 
 def use(n_games: int) -> bool:
-    """Whether a call over ``n_games`` games (rows) runs the kernels: at least ``MIN_GAMES``, or any once loaded."""
-    return ENABLED and (n_games >= MIN_GAMES or (_loaded and n_games > 0))
+    """Whether a call over ``n_games`` games (rows) runs the kernels: any once loaded, else at least ``MIN_GAMES``
+    when this process runs them (``starts``)."""
+    if not ENABLED or n_games <= 0:
+        return False
+    return _loaded or (n_games >= MIN_GAMES and starts())
+
+
+def starts() -> bool:
+    """Whether a large batch runs the kernels in this process (decided at its first, as the module's text says):
+    ``EASTINDIA_KERNELS=1``, or they are cached for this code, or compiling them is ``due``."""
+    global _start
+    if _start is None:
+        _start = ENABLED and (MODE == "1" or warm_marker(*ENGINE_PACKAGES).exists() or due())
+    return _start
+
+
+def due() -> bool:
+    """Whether the kernels are to be compiled when a large batch asks for them: ``EASTINDIA_KERNELS=1``, or (auto)
+    the games played without them on this code have reached ``COMPILE_AFTER``."""
+    return ENABLED and (MODE == "1" or uncompiled_games() >= COMPILE_AFTER)
+
+
+def cold() -> bool:
+    """Whether this code's kernels are neither cached nor due: a large batch plays the numpy reference (auto)."""
+    return ENABLED and not warm_marker(*ENGINE_PACKAGES).exists() and not due()
+
+
+def cold_note() -> str:
+    """What a run says when it plays the numpy reference because the kernels are ``cold``."""
+    left = max(COMPILE_AFTER - uncompiled_games(), 0)
+    return (f"note: no compiled kernels are cached for this code: this run plays the numpy reference (the same "
+            f"games, more slowly); after {left:,} more games played so they are compiled, once (about 30 "
+            f"CPU-seconds), or now with EASTINDIA_KERNELS=1")  # fmt: skip
+
+
+def _tally() -> Path:
+    return warm_marker(*ENGINE_PACKAGES).with_suffix(".uncompiled")
+
+
+def uncompiled_games() -> int:
+    """The games played in large batches on this code while its kernels were not cached (one line per batch)."""
+    try:
+        text = _tally().read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return 0
+    return sum(int(line) for line in text.split() if line.isdigit())
+
+
+def played(n_games: int) -> None:
+    """After a batch of ``n_games`` games: once the kernels have run and are in the cache, mark them cached for this
+    code (``warm_marker``, written once per process); when a large batch played the numpy reference because they
+    are not (auto), count its games (a line appended: the processes of a run write beside each other)."""
+    global _marked
+    if not ENABLED or n_games < MIN_GAMES:
+        return
+    try:
+        if (_loaded or _start) and not _marked and isinstance(_cache, Path):
+            _marked = True
+            warm_marker(*ENGINE_PACKAGES).touch()
+        elif _start is False:
+            cache_dir().mkdir(parents=True, exist_ok=True)
+            fd = os.open(_tally(), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, f"{n_games}\n".encode())
+            finally:
+                os.close(fd)
+    except OSError:  # no cache folder to write: nothing is kept, and auto never compiles
+        pass
 
 
 class Kernel:

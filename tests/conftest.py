@@ -31,13 +31,16 @@ def _restore_strategy_registry():
 
 # The engine path a test plays (sim/kernels.py): ``kernels.use`` runs the compiled kernels in a batch of at least
 # ``MIN_GAMES`` games, and in any batch once a kernel has loaded in the process, so under xdist a small hand-built
-# position's path would depend on which tests its worker ran before. Every test starts with no kernel loaded: its path
-# follows from its batch sizes alone (the numpy reference below ``MIN_GAMES``), or from ``engine_path``.
+# position's path would depend on which tests its worker ran before. Every test starts with no kernel loaded and the
+# kernels on (``EASTINDIA_KERNELS=1``: compiled if not cached, never left to the games counted in the cache folder):
+# its path follows from its batch sizes alone (the numpy reference below ``MIN_GAMES``), or from ``engine_path``.
 @pytest.fixture(autouse=True)
 def _engine_path_from_batch_size(monkeypatch):
     from sim import kernels
 
     monkeypatch.setattr(kernels, "_loaded", False)
+    monkeypatch.setattr(kernels, "MODE", "1")
+    monkeypatch.setattr(kernels, "_start", None)
 
 
 @pytest.fixture(params=["numpy", "kernels"])

@@ -12,6 +12,7 @@ import hashlib
 import os
 import subprocess
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -2107,6 +2108,104 @@ def test_a_run_on_a_cold_cache_compiles_in_one_worker_first(tmp_path, monkeypatc
             assert (tmp_path / calibrate / "two" / f"{frame}.parquet").read_bytes() == (
                 tmp_path / calibrate / "one" / f"{frame}.parquet"
             ).read_bytes()
+
+
+def _machine_code_where_it_is(monkeypatch) -> None:
+    """The kernels compiled or loaded from the process's own cache (not compiled again into a test's empty one, which
+    then holds only the marker and the count of games), and this process not yet marked as having run them."""
+    where = kernels._cache if isinstance(kernels._cache, Path) else kernels.cache_dir()
+    monkeypatch.setattr(kernels, "_cache", where)
+    monkeypatch.setattr(kernels, "_marked", False)
+
+
+def test_a_first_run_plays_the_numpy_reference_until_its_games_would_have_paid_for_compiling(tmp_path, monkeypatch):
+    """Left to itself (``EASTINDIA_KERNELS`` unset), a process whose code's kernels are not cached plays a large
+    batch on the numpy reference and counts its games in the cache folder, a batch below ``MIN_GAMES`` not; once
+    they reach ``COMPILE_AFTER``, compiling is due: the next process runs the kernels (compiling them), and a run's
+    first shard plays alone. A process that ran the kernels marks them cached, and every process then runs them.
+    ``EASTINDIA_KERNELS=1`` runs them at once, ``0`` never."""
+    from experiments import runner
+
+    _machine_code_where_it_is(monkeypatch)
+    monkeypatch.setenv(kernels.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr(kernels, "MODE", "auto")
+    monkeypatch.setattr(kernels, "MIN_GAMES", 20)
+    monkeypatch.setattr(kernels, "COMPILE_AFTER", 50)
+    marker = kernels.warm_marker(*kernels.ENGINE_PACKAGES)
+    rules = Rules.default(4)
+    seats = engine.resolve_strategies(rules, "balanced")
+    ref = engine.play_batch(rules, seats, 5, np.arange(20))[1]
+    assert kernels._start is False and not kernels._loaded and kernels.uncompiled_games() == 20
+    assert (tmp_path / "cache" / marker.with_suffix(".uncompiled").name).read_text() == "20\n"
+    assert kernels.cold() and not kernels.due() and runner._cold_kernels(20, 2) is None
+    engine.play_batch(rules, seats, 5, np.arange(19))  # below MIN_GAMES: not counted
+    assert kernels.uncompiled_games() == 20 and not kernels._loaded
+    engine.play_batch(rules, seats, 5, np.arange(29))
+    assert kernels.uncompiled_games() == 49 and not kernels.due()  # one game short
+    engine.play_batch(rules, seats, 5, np.arange(20))
+    assert kernels.uncompiled_games() == 69 and kernels.due() and not kernels.cold()
+    assert kernels._start is False and not kernels._loaded  # this process decided at its first large batch
+    monkeypatch.setattr(kernels, "COMPILE_AFTER", 70)
+    assert not kernels.due()
+    monkeypatch.setattr(kernels, "COMPILE_AFTER", 69)  # reached exactly
+    assert kernels.due()
+    assert runner._cold_kernels(20, 2) == marker and runner._cold_kernels(19, 2) is None
+    monkeypatch.setattr(kernels, "_start", None)  # the next process
+    assert kernels.use(20) and not kernels.use(19) and kernels._start is True
+    monkeypatch.setattr(kernels, "MIN_GAMES", 0)  # it compiles or loads them (a batch of 20 games, as above)
+    got = engine.play_batch(rules, seats, 5, np.arange(20))[1]
+    assert kernels._loaded and marker.exists() and not kernels.cold() and runner._cold_kernels(20, 2) is None
+    assert kernels.uncompiled_games() == 69  # not counted
+    for frame in ("games", "seats"):  # the same games either way
+        one, other = getattr(ref, frame), getattr(got, frame)
+        assert one.keys() == other.keys() and all(np.array_equal(one[k], other[k]) for k in one), frame
+    monkeypatch.setattr(kernels, "_start", None)
+    marker.unlink()
+    (tmp_path / "cache" / marker.with_suffix(".uncompiled").name).unlink()
+    assert kernels.cold() and not kernels.starts()
+    monkeypatch.setattr(kernels, "_start", None)
+    monkeypatch.setattr(kernels, "MODE", "1")
+    assert kernels.due() and not kernels.cold() and kernels.starts()
+    monkeypatch.setattr(kernels, "ENABLED", False)
+    assert not kernels.due() and not kernels.cold() and not kernels.use(10**6)
+
+
+def test_a_run_says_once_that_it_plays_the_numpy_reference_while_the_kernels_are_not_cached(tmp_path, monkeypatch):
+    """The note says why a run plays more slowly than the next will, and how to compile now; a run whose shards are
+    too small to run the kernels, or told to compile them, says nothing of it. Its shards' games are counted."""
+    from experiments import runner, spec
+
+    _machine_code_where_it_is(monkeypatch)
+    monkeypatch.setenv(kernels.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr(kernels, "MODE", "auto")
+    monkeypatch.setattr(kernels, "MIN_GAMES", 10)
+    path = tmp_path / "two.toml"
+    path.write_text(
+        'name = "two"\nplayers = 4\ngames = 30\nshard_size = 10\nseed = 3\ncalibrate = false\n'
+        'strategies = ["bid_low", "balanced"]\n[sweep]\n"capital.budget_per_player" = [5, 7]\n'
+    )
+    said: list[str] = []
+    runner.run(spec.load(path), tmp_path / "cold", jobs=1, notify=said.append)
+    assert said == [
+        "note: no compiled kernels are cached for this code: this run plays the numpy reference (the same games, "
+        "more slowly); after 100,000 more games played so they are compiled, once (about 30 CPU-seconds), or now "
+        "with EASTINDIA_KERNELS=1"
+    ]
+    assert kernels.uncompiled_games() == 60 and not kernels._loaded
+    assert kernels.cold_note().split("after ")[1].startswith("99,940 more games")
+    said.clear()
+    monkeypatch.setattr(kernels, "MIN_GAMES", 11)  # 10-game shards: no kernel would run
+    runner.run(spec.load(path), tmp_path / "small", jobs=1, notify=said.append)
+    assert said == [] and kernels.uncompiled_games() == 60
+    monkeypatch.setattr(kernels, "MIN_GAMES", 10)
+    monkeypatch.setattr(kernels, "MODE", "1")
+    monkeypatch.setattr(kernels, "_start", None)
+    monkeypatch.setattr(kernels, "_marked", False)
+    runner.run(spec.load(path), tmp_path / "told", jobs=1, notify=said.append)
+    assert said == [] and kernels._start and kernels.warm_marker(*kernels.ENGINE_PACKAGES).exists()
+    for frame in ("games", "seats", "rounds"):
+        cold, told = (tmp_path / "cold" / f"{frame}.parquet"), (tmp_path / "told" / f"{frame}.parquet")
+        assert cold.read_bytes() == told.read_bytes(), frame
 
 
 def test_the_warm_marker_is_keyed_as_numbas_cache_is(tmp_path, monkeypatch):
