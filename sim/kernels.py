@@ -31,6 +31,8 @@ games, and a run of a few thousand never repays them (the README's 2,000 games c
   most about one compile more than knowing in advance how many games a user will play.
 - ``1``: a large batch runs the kernels, compiling them now if they are not cached.
 - ``0``: never (the numpy reference only).
+
+Any other value is taken as ``auto``, with a one-line note.
 """
 
 from __future__ import annotations
@@ -139,6 +141,8 @@ def starts() -> bool:
     ``EASTINDIA_KERNELS=1``, or they are cached for this code, or compiling them is ``due``."""
     global _start
     if _start is None:
+        if MODE not in ("0", "1", "auto"):
+            note(f"EASTINDIA_KERNELS={MODE!r} is not 0, 1 or auto: taken as auto")
         _start = ENABLED and (MODE == "1" or warm_marker(*ENGINE_PACKAGES).exists() or due())
     return _start
 
@@ -186,6 +190,7 @@ def played(n_games: int) -> None:
         if (_loaded or _start) and not _marked and isinstance(_cache, Path):
             _marked = True
             warm_marker(*ENGINE_PACKAGES).touch()
+            _tally().unlink(missing_ok=True)  # counted no more
         elif _start is False:
             cache_dir().mkdir(parents=True, exist_ok=True)
             fd = os.open(_tally(), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

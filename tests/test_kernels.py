@@ -2118,7 +2118,9 @@ def _machine_code_where_it_is(monkeypatch) -> None:
     monkeypatch.setattr(kernels, "_marked", False)
 
 
-def test_a_first_run_plays_the_numpy_reference_until_its_games_would_have_paid_for_compiling(tmp_path, monkeypatch):
+def test_a_first_run_plays_the_numpy_reference_until_its_games_would_have_paid_for_compiling(
+    tmp_path, monkeypatch, capsys
+):
     """Left to itself (``EASTINDIA_KERNELS`` unset), a process whose code's kernels are not cached plays a large
     batch on the numpy reference and counts its games in the cache folder, a batch below ``MIN_GAMES`` not; once
     they reach ``COMPILE_AFTER``, compiling is due: the next process runs the kernels (compiling them), and a run's
@@ -2155,17 +2157,21 @@ def test_a_first_run_plays_the_numpy_reference_until_its_games_would_have_paid_f
     monkeypatch.setattr(kernels, "MIN_GAMES", 0)  # it compiles or loads them (a batch of 20 games, as above)
     got = engine.play_batch(rules, seats, 5, np.arange(20))[1]
     assert kernels._loaded and marker.exists() and not kernels.cold() and runner._cold_kernels(20, 2) is None
-    assert kernels.uncompiled_games() == 69  # not counted
+    assert kernels.uncompiled_games() == 0  # not counted, and the count is dropped
     for frame in ("games", "seats"):  # the same games either way
         one, other = getattr(ref, frame), getattr(got, frame)
         assert one.keys() == other.keys() and all(np.array_equal(one[k], other[k]) for k in one), frame
     monkeypatch.setattr(kernels, "_start", None)
     marker.unlink()
-    (tmp_path / "cache" / marker.with_suffix(".uncompiled").name).unlink()
     assert kernels.cold() and not kernels.starts()
     monkeypatch.setattr(kernels, "_start", None)
     monkeypatch.setattr(kernels, "MODE", "1")
     assert kernels.due() and not kernels.cold() and kernels.starts()
+    monkeypatch.setattr(kernels, "_start", None)
+    monkeypatch.setattr(kernels, "MODE", "yes")
+    assert not kernels.starts() and capsys.readouterr().err == (
+        "eastindia: note: EASTINDIA_KERNELS='yes' is not 0, 1 or auto: taken as auto\n"
+    )
     monkeypatch.setattr(kernels, "ENABLED", False)
     assert not kernels.due() and not kernels.cold() and not kernels.use(10**6)
 
