@@ -711,8 +711,8 @@ def _run_locked(
     left = games_left(exp, done, cache)
     if backend == "loky":  # a cluster's workers are the cluster's: there --jobs is what it says
         jobs = worker_count(jobs, left)
-    if left and min(size, exp.games) >= kernels.MIN_GAMES and kernels.cold():
-        notify(kernels.cold_note())
+    if left and min(size, exp.games) >= kernels.MIN_GAMES and (cold := kernels.cold_once()):
+        notify(cold)
     start = time.perf_counter()
     fresh_games = 0
     played = exp.games  # games per arm in the results (fewer when a precision target is reached early)

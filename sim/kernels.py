@@ -60,6 +60,7 @@ _cache: Path | None | bool = False  # the writable cache folder once looked at (
 _told_compiling = False
 _start: bool | None = None  # whether a large batch runs the kernels in this process (``starts``), once decided
 _marked = False  # this process has marked the kernels cached (``played``)
+_told_cold = False  # this process has said that it plays the numpy reference (``cold_once``)
 
 
 def cache_dir() -> Path:
@@ -156,6 +157,16 @@ def due() -> bool:
 def cold() -> bool:
     """Whether this code's kernels are neither cached nor due: a large batch plays the numpy reference (auto)."""
     return ENABLED and not warm_marker(*ENGINE_PACKAGES).exists() and not due()
+
+
+def cold_once() -> str | None:
+    """``cold_note()`` the first time a process asks while the kernels are ``cold`` (a study's many runs say it
+    once); None after, and while they are not."""
+    global _told_cold
+    if _told_cold or not cold():
+        return None
+    _told_cold = True
+    return cold_note()
 
 
 def cold_note() -> str:

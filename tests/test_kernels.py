@@ -2177,14 +2177,16 @@ def test_a_first_run_plays_the_numpy_reference_until_its_games_would_have_paid_f
 
 
 def test_a_run_says_once_that_it_plays_the_numpy_reference_while_the_kernels_are_not_cached(tmp_path, monkeypatch):
-    """The note says why a run plays more slowly than the next will, and how to compile now; a run whose shards are
-    too small to run the kernels, or told to compile them, says nothing of it. Its shards' games are counted."""
+    """The note says why a run plays more slowly than the next will, and how to compile now, once per process (a
+    study's runs); a run whose shards are too small to run the kernels, or told to compile them, says nothing of it.
+    Its shards' games are counted."""
     from experiments import runner, spec
 
     _machine_code_where_it_is(monkeypatch)
     monkeypatch.setenv(kernels.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setattr(kernels, "MODE", "auto")
     monkeypatch.setattr(kernels, "MIN_GAMES", 10)
+    monkeypatch.setattr(kernels, "_told_cold", False)
     path = tmp_path / "two.toml"
     path.write_text(
         'name = "two"\nplayers = 4\ngames = 30\nshard_size = 10\nseed = 3\ncalibrate = false\n'
@@ -2200,9 +2202,12 @@ def test_a_run_says_once_that_it_plays_the_numpy_reference_while_the_kernels_are
     assert kernels.uncompiled_games() == 60 and not kernels._loaded
     assert kernels.cold_note().split("after ")[1].startswith("99,940 more games")
     said.clear()
+    runner.run(spec.load(path), tmp_path / "again", jobs=1, notify=said.append)
+    assert said == [] and kernels.uncompiled_games() == 120  # said once in this process
+    monkeypatch.setattr(kernels, "_told_cold", False)
     monkeypatch.setattr(kernels, "MIN_GAMES", 11)  # 10-game shards: no kernel would run
     runner.run(spec.load(path), tmp_path / "small", jobs=1, notify=said.append)
-    assert said == [] and kernels.uncompiled_games() == 60
+    assert said == [] and kernels.uncompiled_games() == 120
     monkeypatch.setattr(kernels, "MIN_GAMES", 10)
     monkeypatch.setattr(kernels, "MODE", "1")
     monkeypatch.setattr(kernels, "_start", None)
