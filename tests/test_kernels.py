@@ -2156,7 +2156,7 @@ def test_a_first_run_plays_the_numpy_reference_until_its_games_would_have_paid_f
     assert kernels.use(20) and not kernels.use(19) and kernels._start is True
     monkeypatch.setattr(kernels, "MIN_GAMES", 0)  # it compiles or loads them (a batch of 20 games, as above)
     got = engine.play_batch(rules, seats, 5, np.arange(20))[1]
-    assert kernels._loaded and marker.exists() and not kernels.cold() and runner._cold_kernels(20, 2) is None
+    assert kernels._start and marker.exists() and not kernels.cold() and runner._cold_kernels(20, 2) is None
     assert kernels.uncompiled_games() == 0  # not counted, and the count is dropped
     for frame in ("games", "seats"):  # the same games either way
         one, other = getattr(ref, frame), getattr(got, frame)
