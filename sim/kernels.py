@@ -5,7 +5,8 @@ Each kernel is a plain Python function over arrays, compiled on first use with `
 called where the numpy version would run. The machine code is cached outside the source tree (an install may be
 read-only): in ``$EASTINDIA_CACHE_DIR``, else ``$NUMBA_CACHE_DIR``, else ``$XDG_CACHE_HOME/eastindia/numba``, else
 ``~/.cache/eastindia/numba`` (``cache_dir``), so later processes only load it. A process that compiles says so once
-on stderr; one that cannot write the cache folder says that in one line and compiles in memory (nothing cached).
+on stderr; one that cannot write the cache folder says that in one line and compiles in memory (nothing cached), and
+left to itself (below) never compiles there: a run says so (``cold_note``) and plays the numpy reference.
 The numpy version stays the readable statement of the rule and the oracle: the tests play the same
 games both ways and compare the frames byte for byte. ``ENABLED`` picks the path at call time; the environment
 variable ``EASTINDIA_KERNELS=0`` turns the kernels off (the numpy reference only), as does a missing numba.
@@ -104,16 +105,25 @@ def _writable_cache() -> Path | None:
     global _cache
     if _cache is False:
         where = cache_dir()
-        try:
-            where.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryFile(dir=where):
-                pass
+        why = _unwritable(where)
+        if why is None:
             _cache = where
-        except OSError as exc:
-            note(f"cannot write the kernel cache {where} ({exc.strerror or exc}); compiling the kernels in memory, "
+        else:
+            note(f"cannot write the kernel cache {where} ({why}); compiling the kernels in memory, "
                  f"for this process only (set {CACHE_ENV} to a writable folder to keep them)")  # fmt: skip
             _cache = None
     return _cache  # type: ignore[return-value]
+
+
+def _unwritable(where: Path) -> str | None:
+    """Why the folder ``where`` cannot be made or written (None: it can)."""
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=where):
+            pass
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    return None
 
 
 def _compiling(dispatcher: object) -> None:
@@ -171,6 +181,12 @@ def cold_once() -> str | None:
 
 def cold_note() -> str:
     """What a run says when it plays the numpy reference because the kernels are ``cold``."""
+    where = cache_dir()
+    why = _unwritable(where)
+    if why is not None:  # nothing is counted, nor kept: waiting would never end
+        return (f"note: the kernel cache {where} cannot be written ({why}): runs play the numpy reference (the same "
+                f"games, more slowly); set {CACHE_ENV} to a writable folder, or EASTINDIA_KERNELS=1 to compile the "
+                f"kernels in each process (about 30 CPU-seconds each)")  # fmt: skip
     left = max(COMPILE_AFTER - uncompiled_games(), 0)
     return (f"note: no compiled kernels are cached for this code: this run plays the numpy reference (the same "
             f"games, more slowly); after {left:,} more games played so they are compiled, once (about 30 "

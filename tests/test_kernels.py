@@ -2179,7 +2179,8 @@ def test_a_first_run_plays_the_numpy_reference_until_its_games_would_have_paid_f
 def test_a_run_says_once_that_it_plays_the_numpy_reference_while_the_kernels_are_not_cached(tmp_path, monkeypatch):
     """The note says why a run plays more slowly than the next will, and how to compile now, once per process (a
     study's runs); a run whose shards are too small to run the kernels, or told to compile them, says nothing of it.
-    Its shards' games are counted."""
+    Its shards' games are counted. Where the cache folder cannot be written, nothing is counted or kept: the note
+    says so, and how to have the kernels."""
     from experiments import runner, spec
 
     _machine_code_where_it_is(monkeypatch)
@@ -2209,6 +2210,18 @@ def test_a_run_says_once_that_it_plays_the_numpy_reference_while_the_kernels_are
     runner.run(spec.load(path), tmp_path / "small", jobs=1, notify=said.append)
     assert said == [] and kernels.uncompiled_games() == 120
     monkeypatch.setattr(kernels, "MIN_GAMES", 10)
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv(kernels.CACHE_ENV, str(tmp_path / "a-file" / "cache"))  # cannot be made: nothing counted
+    monkeypatch.setattr(kernels, "_told_cold", False)
+    monkeypatch.setattr(kernels, "_start", None)
+    runner.run(spec.load(path), tmp_path / "unwritable", jobs=1, notify=said.append)
+    assert said == [
+        f"note: the kernel cache {tmp_path / 'a-file' / 'cache'} cannot be written (Not a directory): runs play the "
+        f"numpy reference (the same games, more slowly); set {kernels.CACHE_ENV} to a writable folder, or "
+        "EASTINDIA_KERNELS=1 to compile the kernels in each process (about 30 CPU-seconds each)"
+    ]
+    said.clear()
+    monkeypatch.setenv(kernels.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setattr(kernels, "MODE", "1")
     monkeypatch.setattr(kernels, "_start", None)
     monkeypatch.setattr(kernels, "_marked", False)
