@@ -1214,7 +1214,7 @@ def _cold_kernels(games: int, n_jobs: int) -> Path | None:
     into the cache yet and compiling them is due (``kernels.due``). None: play as usual."""
     if n_jobs < 2 or not kernels.ENABLED or games < kernels.MIN_GAMES:
         return None
-    marker = kernels.warm_marker(*kernels.ENGINE_PACKAGES)
+    marker = kernels.engine_marker()
     return None if marker.exists() or not kernels.due() else marker
 
 

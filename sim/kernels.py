@@ -38,6 +38,7 @@ Any other value is taken as ``auto``, with a one-line note.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -87,6 +88,17 @@ def warm_marker(*packages: Path) -> Path:
                 stat = path.stat()
                 h.update(f"\0{path}\0{stat.st_mtime}\0{stat.st_size}".encode())
     return cache_dir() / f"eastindia-{h.hexdigest()[:16]}.compiled"
+
+
+def engine_marker() -> Path:
+    """``warm_marker`` of the engine's and the strategies' folders (``ENGINE_PACKAGES``), hashed once per process
+    and cache folder (about 2 ms a hash; the files' stamps do not change under a running process)."""
+    return _engine_marker(str(cache_dir()))
+
+
+@functools.lru_cache(maxsize=8)
+def _engine_marker(where: str) -> Path:
+    return warm_marker(*ENGINE_PACKAGES)
 
 
 def _numba_version() -> str:
@@ -154,7 +166,7 @@ def starts() -> bool:
     if _start is None:
         if MODE not in ("0", "1", "auto"):
             note(f"EASTINDIA_KERNELS={MODE!r} is not 0, 1 or auto: taken as auto")
-        _start = ENABLED and (MODE == "1" or warm_marker(*ENGINE_PACKAGES).exists() or due())
+        _start = ENABLED and (MODE == "1" or engine_marker().exists() or due())
     return _start
 
 
@@ -166,7 +178,7 @@ def due() -> bool:
 
 def cold() -> bool:
     """Whether this code's kernels are neither cached nor due: a large batch plays the numpy reference (auto)."""
-    return ENABLED and not warm_marker(*ENGINE_PACKAGES).exists() and not due()
+    return ENABLED and not engine_marker().exists() and not due()
 
 
 def cold_once() -> str | None:
@@ -194,7 +206,7 @@ def cold_note() -> str:
 
 
 def _tally() -> Path:
-    return warm_marker(*ENGINE_PACKAGES).with_suffix(".uncompiled")
+    return engine_marker().with_suffix(".uncompiled")
 
 
 def uncompiled_games() -> int:
@@ -216,7 +228,7 @@ def played(n_games: int) -> None:
     try:
         if (_loaded or _start) and not _marked and isinstance(_cache, Path):
             _marked = True
-            warm_marker(*ENGINE_PACKAGES).touch()
+            engine_marker().touch()
             _tally().unlink(missing_ok=True)  # counted no more
         elif _start is False:
             cache_dir().mkdir(parents=True, exist_ok=True)
