@@ -11,15 +11,18 @@ seed and size under the embedded default rules (none when the arm plays them: it
 and when every quantity is anchored no pilot is played). Each pilot's fit is kept in ``calibration/<key>.json`` of the
 run folder (or the study's); the key is the rules digest, the table and its parameters, the engine and plugin code, the
 seed and the pilot's size, so a ``--resume``, a tune trial, a sensitivity point or another arm of the same table reads
-it instead of playing the pilot again.
+it instead of playing the pilot again. The fit is also kept in the cache folder (``kept``), so that another run of the
+same table, in another folder, reads it too: a study run again with one arm changed plays that arm's pilot only.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
 import json
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from sim import kernels
 from sim.engine import play_batch
 from sim.results import Results
 from sim.rules import Rules
@@ -134,7 +138,8 @@ def calibrate(
     """The arm's calibration record, None when the arm is not calibrated: its pilot's (``fitted``, ...), the
     reference pilot's (``reference``, when an anchored quantity needs it), ``coefficients`` (name -> the value
     played) and ``belief_crash`` (the played crash model's probability at the start of round 1). Each pilot comes
-    from ``cache`` when it holds the fit of the same key, else from ``play(exp, arm)`` (then written there)."""
+    from ``cache`` when it holds the fit of the same key, else from the fits kept between runs (``kept``), else from
+    ``play(exp, arm)`` (then kept), and is written to ``cache``."""
     k = key(exp, arm, engine)
     if k is None:
         return None
@@ -178,9 +183,15 @@ def needed(exp: Experiment, arm: Arm, engine: str) -> list[tuple[str, Arm]]:
 
 
 def cached(cache: Path, k: str) -> dict[str, Any] | None:
-    """The pilot record of key ``k`` in ``cache``, or None."""
+    """The pilot record of key ``k`` in ``cache`` (a run or study folder's), else kept from another run (``kept``),
+    or None: the pilot is to be played."""
+    return _read(cache / f"{k}.json", k) or _read(kept(k), k)
+
+
+def _read(path: Path, k: str) -> dict[str, Any] | None:
+    """The pilot record of key ``k`` at ``path``, or None (absent, unreadable, or another pilot's)."""
     try:
-        record = json.loads((cache / f"{k}.json").read_text(encoding="utf-8"))
+        record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return (
@@ -190,17 +201,56 @@ def cached(cache: Path, k: str) -> dict[str, Any] | None:
     )
 
 
+def kept(k: str) -> Path:
+    """Where the fit of key ``k`` is kept between runs: in the cache folder (``sim.kernels.cache_dir``, beside the
+    kernels), under ``pilots/``, named by the key and by what plays and fits a pilot besides the engine and the
+    strategies the key names (this package's code, numpy's version). Another run of the same table, rules, seed and
+    pilot size, in any folder, reads it instead of playing the pilot again: the fit would be the same numbers."""
+    return store_dir() / f"{k}-{_pilot_code()}.json"
+
+
+def store_dir() -> Path:
+    """The folder of the fits kept between runs."""
+    return kernels.cache_dir() / kernels.PILOTS
+
+
+@functools.cache
+def _pilot_code() -> str:
+    """A hash of the code that plays and fits a pilot beyond the engine's (``experiments/``) and of numpy's version."""
+    h = hashlib.sha256(np.__version__.encode())
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def _keep(k: str, record: dict[str, Any]) -> None:
+    """Keep a pilot's record between runs (``kept``), whole or not at all: a cache folder that cannot be written only
+    means playing the pilot again next time."""
+    path = kept(k)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.part")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
+        partial.replace(path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
+
+
 def fitted_pilot(
     exp: Experiment, arm: Arm, k: str, cache: Path, play: Callable[[Experiment, Arm], dict[str, Any]]
 ) -> dict[str, Any]:
-    """The pilot record of key ``k``: from ``cache``, else played (and written there). ``cache`` is made first, as
+    """The pilot record of key ``k``: from ``cache``; else kept from another run (``kept``), or played (and kept), and
+    written to ``cache``, which so holds every fit its run played with. ``cache`` is made first, as
     ``runfolder.make_dir`` makes a folder of its parent (a run or study folder), and the record written through
     ``runfolder.write_file``: a symbolic link at ``cache`` or at the record, or a record with other hard links, is
     ``LinkRefused`` before the record is read or the pilot played."""
     rf.make_dir(cache.parent, cache.name)
     rf.check_targets(cache.parent, [f"{cache.name}/{k}.json"])  # neither read nor written through a link
-    if (record := cached(cache, k)) is not None:
+    if (record := _read(cache / f"{k}.json", k)) is not None:
         return record
-    record = {"key": k, **play(exp, arm)}
+    if (record := _read(kept(k), k)) is None:
+        record = {"key": k, **play(exp, arm)}
+        _keep(k, record)
     rf.write_file(cache.parent, f"{cache.name}/{k}.json", json.dumps(record, indent=2, default=str) + "\n")
     return record

@@ -8,7 +8,9 @@ and prints the CPU seconds of the process and every worker it started (the media
 ``eastindia run`` (2,000 games of the default rules and its report) and ``eastindia run
 experiments/library/capital_formulas.toml --games 1000 --jobs 2`` (9 arms, their calibration pilots and the report),
 both on a warm kernel cache (each run once untimed with ``EASTINDIA_KERNELS=1`` first, which compiles what is
-missing); then each on an empty kernel cache: as a first run after an install plays it (the numpy reference, no
+missing), as a study is run again (its pilots' fits kept in the cache folder by the untimed run:
+``experiments.calibration.kept``) and as it is run the first time (those fits deleted before each run, which plays
+its pilots); then each on an empty kernel cache: as a first run after an install plays it (the numpy reference, no
 compile: ``sim.kernels.starts``), and told to compile (``EASTINDIA_KERNELS=1``), with the processes that compiled
 the kernels (each says so once on stderr: more than one compiled the same kernels).
 
@@ -295,17 +297,24 @@ def command_cpu_seconds(args: list[str], cache: Path | None = None, compile_: bo
 
 
 def end_to_end_report(repeats: int) -> str:
-    """The CPU seconds of whole commands (``END_TO_END``), warm and then each on an empty kernel cache (cold: a
-    first run after an install, then one told to compile), with the number of processes that compiled the kernels
-    (one at most)."""
+    """The CPU seconds of whole commands (``END_TO_END``): warm (the kernels cached, the calibration pilots' fits kept
+    by an earlier run: a study run again), warm with the kept fits deleted first (its pilots played: a study's first
+    run), and then each on an empty kernel cache (cold: a first run after an install, then one told to compile), with
+    the number of processes that compiled the kernels (one at most)."""
+    import shutil
     import tempfile
+
+    def forgotten(args: list[str]) -> tuple[float, float, int]:  # the pilots' fits kept between runs deleted first
+        shutil.rmtree(kernels.cache_dir() / kernels.PILOTS, ignore_errors=True)
+        return command_cpu_seconds(args)
 
     lines = [f"{'whole command (every process)':<62} {'CPU-s':>7} {'wall s':>7}"]
     for name, args in END_TO_END.items():
-        command_cpu_seconds(args, compile_=True)  # the kernels it runs cached for this engine
-        times = [command_cpu_seconds(args) for _ in range(repeats)]
-        cpu, wall = statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
-        lines.append(f"{name + ', warm':<62} {cpu:>7.1f} {wall:>7.1f}")
+        command_cpu_seconds(args, compile_=True)  # the kernels it runs cached for this engine, its pilots kept
+        for how, run in (("warm", command_cpu_seconds), ("warm, its pilots played", forgotten)):
+            times = [run(args) for _ in range(repeats)]
+            cpu, wall = statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
+            lines.append(f"{name + ', ' + how:<62} {cpu:>7.1f} {wall:>7.1f}")
     for name, args in END_TO_END.items():
         for how, compile_ in (("cold (first run)", False), ("cold, EASTINDIA_KERNELS=1", True)):
             with tempfile.TemporaryDirectory() as cache:

@@ -58,6 +58,7 @@ ENGINE_PACKAGES = (Path(__file__).resolve().parent, Path(__file__).resolve().par
 
 _loaded = False  # numba has been imported (a kernel compiled or loaded from the cache) in this process
 CACHE_ENV = "EASTINDIA_CACHE_DIR"
+PILOTS = "pilots"  # the folder of ``cache_dir()`` keeping the calibration pilots' fits between runs
 _cache: Path | None | bool = False  # the writable cache folder once looked at (None: none, compile in memory)
 _told_compiling = False
 _start: bool | None = None  # whether a large batch runs the kernels in this process (``starts``), once decided
@@ -66,7 +67,9 @@ _told_cold = False  # this process has said that it plays the numpy reference (`
 
 
 def cache_dir() -> Path:
-    """Where the kernels' machine code is kept (never the source tree)."""
+    """Where the kernels' machine code is kept (never the source tree), and what else is worth keeping between runs:
+    the page's Vega bundle (``reports.interactive.script``) and, under ``PILOTS``, the calibration pilots' fits
+    (``experiments.calibration.kept``)."""
     for var in (CACHE_ENV, "NUMBA_CACHE_DIR"):
         if os.environ.get(var):
             return Path(os.environ[var]).expanduser()

@@ -43,6 +43,16 @@ def _engine_path_from_batch_size(monkeypatch):
     monkeypatch.setattr(kernels, "_start", None)
 
 
+# The calibration pilots' fits are kept between runs in the cache folder (``experiments.calibration.kept``): every
+# test keeps its own, so that whether a test plays a pilot never depends on the tests its worker ran before.
+@pytest.fixture(autouse=True)
+def _pilots_kept_per_test(monkeypatch, tmp_path_factory):
+    from experiments import calibration
+
+    folder = tmp_path_factory.mktemp("pilots_kept")
+    monkeypatch.setattr(calibration, "store_dir", lambda: folder)
+
+
 @pytest.fixture(params=["numpy", "kernels"])
 def engine_path(request, monkeypatch):
     """Play the test on each engine path: the numpy reference (``kernels.ENABLED`` off) and the compiled kernels at

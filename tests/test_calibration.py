@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -378,11 +379,65 @@ def test_resume_reuses_the_calibration_without_a_second_pilot(tmp_path, monkeypa
     with pytest.raises(runner.Interrupted):
         runner.run(exp, tmp_path / "cut", jobs=1, progress=StopAfterOne())
     assert len(pilots) == 2  # the arm's and its reference (the same table under the default rules)
+    shutil.rmtree(calibration.store_dir())  # the fits kept between runs forgotten: read from the run folder alone
     runner.run(exp, tmp_path / "cut", jobs=1, resume=True)
     assert len(pilots) == 2
     runner.run(exp, tmp_path / "whole", jobs=1)
     assert len(pilots) == 4
     assert merged(tmp_path / "cut") == merged(tmp_path / "whole")
+
+
+def test_a_pilot_played_by_one_run_is_kept_for_the_next_in_any_folder(tmp_path, monkeypatch):
+    """A pilot's fit is kept in the cache folder (``calibration.kept``): a second run of the same experiment in another
+    folder plays no pilot, has no pilot left to play (``runner.games_left``), holds the same fits in its own folder's
+    ``calibration/`` and plays the same games. What is kept is read only for the same pilot (another seed plays its
+    own), only from the code that played it (``_pilot_code``), and only whole (a damaged file is played again and kept
+    anew); a cache folder that cannot be written leaves every run playing its pilots, without an error."""
+    exp = experiment(tmp_path, "shard_size = 6\n" + STURDY, games=12)
+    pilots = []
+    real = runner.play_pilot
+    monkeypatch.setattr(runner, "play_pilot", lambda *a: pilots.append(a[1].name) or real(*a))
+
+    def fits(folder: Path) -> dict[str, dict]:  # each pilot's record but the time it took to play
+        records = {p.name: json.loads(p.read_text()) for p in sorted((folder / calibration.DIR).glob("*.json"))}
+        return {name: {k: v for k, v in record.items() if k != "pilot_s"} for name, record in records.items()}
+
+    empty = tmp_path / "empty"
+    assert runner.games_left(exp, {}, empty) == 12 + 2 * 12  # the arm's games and its two pilots
+    runner.run(exp, tmp_path / "first", jobs=1)
+    assert len(pilots) == 2 and len(list(calibration.store_dir().glob("*.json"))) == 2
+    assert runner.games_left(exp, {}, empty) == 12
+    runner.run(exp, tmp_path / "second", jobs=1)
+    assert len(pilots) == 2  # none played again
+    assert len(fits(tmp_path / "second")) == 2 and fits(tmp_path / "second") == fits(tmp_path / "first")
+    assert merged(tmp_path / "second") == merged(tmp_path / "first")
+    metas = [json.loads((tmp_path / f / rf.META).read_text())["arms"][0]["calibration"] for f in ("first", "second")]
+    assert metas[0] == metas[1]
+
+    reseeded = tmp_path / "seed5.toml"
+    reseeded.write_text((tmp_path / "exp.toml").read_text().replace("seed = 4\n", "seed = 5\n"))
+    runner.run(spec.load(reseeded), tmp_path / "third", jobs=1)
+    assert len(pilots) == 4  # the arm's and its reference's, both of the other dice
+
+    code = calibration._pilot_code
+    monkeypatch.setattr(calibration, "_pilot_code", lambda: "other-code")
+    runner.run(exp, tmp_path / "fourth", jobs=1)
+    assert len(pilots) == 6
+    monkeypatch.setattr(calibration, "_pilot_code", code)
+
+    for path in calibration.store_dir().glob("*.json"):
+        path.write_text(path.read_text()[:-40])  # cut short: no record
+    runner.run(exp, tmp_path / "fifth", jobs=1)
+    assert len(pilots) == 8 and fits(tmp_path / "fifth") == fits(tmp_path / "first")
+    runner.run(exp, tmp_path / "sixth", jobs=1)
+    assert len(pilots) == 8  # kept anew
+
+    shutil.rmtree(calibration.store_dir())
+    calibration.store_dir().parent.mkdir(parents=True, exist_ok=True)
+    calibration.store_dir().write_text("a file where the folder would be")  # the cache folder cannot be written
+    runner.run(exp, tmp_path / "seventh", jobs=1)
+    runner.run(exp, tmp_path / "eighth", jobs=1)
+    assert len(pilots) == 12 and merged(tmp_path / "eighth") == merged(tmp_path / "first")
 
 
 def test_jobs_and_shard_size_give_identical_files_with_calibration_on(tmp_path):
