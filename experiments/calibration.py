@@ -17,12 +17,10 @@ same table, in another folder, reads it too: a study run again with one arm chan
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import hashlib
 import json
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -204,8 +202,8 @@ def _read(path: Path, k: str) -> dict[str, Any] | None:
 def kept(k: str) -> Path:
     """Where the fit of key ``k`` is kept between runs: in the cache folder (``sim.kernels.cache_dir``, beside the
     kernels), under ``pilots/``, named by the key and by what plays and fits a pilot besides the engine and the
-    strategies the key names (this package's code, numpy's version). Another run of the same table, rules, seed and
-    pilot size, in any folder, reads it instead of playing the pilot again: the fit would be the same numbers."""
+    strategies the key names (``_pilot_code``). Another run of the same table, rules, seed and pilot size, in any
+    folder, reads it instead of playing the pilot again: the fit would be the same numbers."""
     return store_dir() / f"{k}-{_pilot_code()}.json"
 
 
@@ -216,8 +214,11 @@ def store_dir() -> Path:
 
 @functools.cache
 def _pilot_code() -> str:
-    """A hash of the code that plays and fits a pilot beyond the engine's (``experiments/``) and of numpy's version."""
-    h = hashlib.sha256(np.__version__.encode())
+    """A hash of the code that plays and fits a pilot beyond the engine's (``experiments/``) and of the versions of
+    numpy and polars (the frames the fit reads)."""
+    import polars
+
+    h = hashlib.sha256(f"{np.__version__} {polars.__version__}".encode())
     for path in sorted(Path(__file__).parent.glob("*.py")):
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:12]
@@ -226,15 +227,11 @@ def _pilot_code() -> str:
 def _keep(k: str, record: dict[str, Any]) -> None:
     """Keep a pilot's record between runs (``kept``), whole or not at all: a cache folder that cannot be written only
     means playing the pilot again next time."""
-    path = kept(k)
-    partial = path.with_name(f"{path.name}.{os.getpid()}.part")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
-        partial.replace(path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            partial.unlink(missing_ok=True)
+        store_dir().mkdir(parents=True, exist_ok=True)
+        rf.write_json_atomic(kept(k), record)
+    except (OSError, rf.LinkRefused):
+        pass
 
 
 def fitted_pilot(
