@@ -308,18 +308,19 @@ def end_to_end_report(repeats: int) -> str:
         shutil.rmtree(kernels.cache_dir() / kernels.PILOTS, ignore_errors=True)
         return command_cpu_seconds(args)
 
-    lines = [f"{'whole command (every process)':<62} {'CPU-s':>7} {'wall s':>7}"]
+    width = 72  # the longest label: the study's, warm with its pilots played
+    lines = [f"{'whole command (every process)':<{width}} {'CPU-s':>7} {'wall s':>7}"]
     for name, args in END_TO_END.items():
         command_cpu_seconds(args, compile_=True)  # the kernels it runs cached for this engine, its pilots kept
         for how, run in (("warm", command_cpu_seconds), ("warm, its pilots played", forgotten)):
             times = [run(args) for _ in range(repeats)]
             cpu, wall = statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
-            lines.append(f"{name + ', ' + how:<62} {cpu:>7.1f} {wall:>7.1f}")
+            lines.append(f"{name + ', ' + how:<{width}} {cpu:>7.1f} {wall:>7.1f}")
     for name, args in END_TO_END.items():
         for how, compile_ in (("cold (first run)", False), ("cold, EASTINDIA_KERNELS=1", True)):
             with tempfile.TemporaryDirectory() as cache:
                 cpu, wall, compiled = command_cpu_seconds(args, Path(cache), compile_)
-            lines.append(f"{name + ', ' + how:<62} {cpu:>7.1f} {wall:>7.1f}")
+            lines.append(f"{name + ', ' + how:<{width}} {cpu:>7.1f} {wall:>7.1f}")
             lines.append(f"  processes that compiled the kernels: {compiled} (each says so once)")
     return "\n".join(lines)
 

@@ -299,6 +299,7 @@ def play(
     if batch_size < 1:
         raise PlayError("batch_size must be >= 1")
     seats = resolve_strategies(rules, strategies)
+    kernels.engage(n_games)  # enough games to pay for the kernels: they run in batches of any size
     batches = []
     for start in range(first_game, first_game + n_games, batch_size):
         ids = np.arange(start, min(start + batch_size, first_game + n_games), dtype=np.int64)
