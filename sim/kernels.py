@@ -16,9 +16,8 @@ from the cache); compiling the 62 kernels a balanced table uses when nothing is 
 costs about 30 CPU-seconds (25-35 on the build machines, 2026-12-07; most of it numba's own work per kernel, not
 LLVM's). A kernel is handed arrays of one layout and dtype wherever it is called, so that it compiles once.
 That is won back over many games, not over a few: the kernels first run in a batch of at least ``MIN_GAMES`` games,
-or in any batch of a run of that many games in all (``engage``: ``sim.play`` in batches of 1), or of a process that
-has played that many (``played``: a worker playing a metagame's tables of 500 games), the numpy reference otherwise
-(a game is the same either way), so a short run, one game replayed or a test never loads numba. Once a
+or in any batch of a run of that many games in all (``engage``: ``sim.play`` in batches of 1), the numpy reference
+otherwise (a game is the same either way), so a short run, one game replayed or a test never loads numba. Once a
 process has loaded numba, every call runs the kernels, whatever its number of games (a strategy asked about a few
 games of a large batch, the next smaller batch). A game costs less with them at any batch size: at batch 1 about a
 third less, where numpy's per-call costs are the whole game.
@@ -66,7 +65,6 @@ _cache: Path | None | bool = False  # the writable cache folder once looked at (
 _told_compiling = False
 _start: bool | None = None  # whether a large batch runs the kernels in this process (``starts``), once decided
 _engaged = False  # a run of at least ``MIN_GAMES`` games runs them at any batch size (``engage``)
-_games = 0  # the games this process has played (``played``)
 _marked = False  # this process has marked the kernels cached (``played``)
 _told_cold = False  # this process has said that it plays the numpy reference (``cold_once``)
 
@@ -167,13 +165,12 @@ def use(n_games: int) -> bool:
     return _loaded or _engaged or (n_games >= MIN_GAMES and starts())
 
 
-def engage(run_games: int, cached_only: bool = False) -> None:
-    """A run of ``run_games`` games in all is about to be played, in batches of any size: from at least ``MIN_GAMES``
-    on, every batch of it runs the kernels when this process runs them (``starts``), a batch of 1 as one of 4,096.
-    ``cached_only``: only when they need no compile here (loaded, or cached for this code: ``engine_marker``), so
-    that workers never compile them side by side, which only a large batch decides (``runner`` plays it alone)."""
+def engage(run_games: int) -> None:
+    """A run of ``run_games`` games in all is about to be played in this process, in batches of any size: from at
+    least ``MIN_GAMES`` on, every batch of it runs the kernels when this process runs them (``starts``), a batch of 1
+    as one of 4,096."""
     global _engaged
-    if run_games >= MIN_GAMES and starts() and (not cached_only or _loaded or engine_marker().exists()):
+    if run_games >= MIN_GAMES and starts():
         _engaged = True
 
 
@@ -237,15 +234,11 @@ def uncompiled_games() -> int:
 
 
 def played(n_games: int) -> None:
-    """After a batch of ``n_games`` games: a process that has played ``MIN_GAMES`` games in all, in batches of any
-    size, runs the kernels in every later batch when they are cached (``engage``: a worker playing a metagame's
-    500-game tables one after another); once the kernels have run and are in the cache, mark them cached for this
-    code (``warm_marker``, written once per process); when a large batch played the numpy reference because they are
-    not (auto), count its games (a line appended: the processes of a run write beside each other)."""
-    global _marked, _games
-    _games += n_games
-    if not _engaged and _games >= MIN_GAMES:
-        engage(_games, cached_only=True)
+    """After a batch of ``n_games`` games: once the kernels have run and are in the cache (after a batch of any size:
+    ``engage``), mark them cached for this code (``warm_marker``, written once per process); when a large batch
+    played the numpy reference because they are not (auto), count its games (a line appended: the processes of a run
+    write beside each other)."""
+    global _marked
     if not ENABLED:
         return
     large = n_games >= MIN_GAMES

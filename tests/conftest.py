@@ -33,8 +33,7 @@ def _restore_strategy_registry():
 # ``MIN_GAMES`` games, and in any batch once a kernel has loaded in the process, so under xdist a small hand-built
 # position's path would depend on which tests its worker ran before. Every test starts with no kernel loaded and the
 # kernels on (``EASTINDIA_KERNELS=1``: compiled if not cached, never left to the games counted in the cache folder):
-# its path follows from its batch sizes and the games it played (the numpy reference below ``MIN_GAMES``), or from
-# ``engine_path``.
+# its path follows from its batch and run sizes (the numpy reference below ``MIN_GAMES``), or from ``engine_path``.
 @pytest.fixture(autouse=True)
 def _engine_path_from_batch_size(monkeypatch):
     from sim import kernels
@@ -43,7 +42,6 @@ def _engine_path_from_batch_size(monkeypatch):
     monkeypatch.setattr(kernels, "MODE", "1")
     monkeypatch.setattr(kernels, "_start", None)
     monkeypatch.setattr(kernels, "_engaged", False)
-    monkeypatch.setattr(kernels, "_games", 0)
 
 
 # The calibration pilots' fits are kept between runs in the cache folder (``experiments.calibration.kept``): every

@@ -181,13 +181,16 @@ def test_small_batches_play_without_the_kernels_until_they_are_loaded(monkeypatc
     assert not kernels.use(4096)
 
 
-def test_a_run_of_many_games_runs_the_kernels_in_batches_of_1(monkeypatch):
+def test_a_run_of_many_games_runs_the_kernels_in_batches_of_1(monkeypatch, tmp_path):
     """``kernels.engage``: ``sim.play`` of ``MIN_GAMES`` games or more runs the kernels in every batch, a batch of 1
-    included, when the process runs them (``starts``); one game fewer never loads them, nor a process that plays the
-    numpy reference (``EASTINDIA_KERNELS=0``, or auto on a cold cache). The games are the same bytes either way."""
+    included, when the process runs them (``starts``), and marks them cached (``played``); one game fewer never loads
+    them, nor a process that plays the numpy reference (``EASTINDIA_KERNELS=0``, or auto on a cold cache). The games
+    are the same bytes either way."""
     from sim import dice
 
     monkeypatch.setattr(kernels, "MIN_GAMES", 12)
+    marker = tmp_path / "marker"
+    monkeypatch.setattr(kernels, "engine_marker", lambda: marker)
     drawn = []
     real = dice._draw_kernel
     monkeypatch.setattr(dice, "_draw_kernel", lambda *a: drawn.append(a[3].size) or real(*a))
@@ -195,55 +198,22 @@ def test_a_run_of_many_games_runs_the_kernels_in_batches_of_1(monkeypatch):
 
     def run(games: int) -> str:
         drawn.clear()
-        for name, value in (("_loaded", False), ("_engaged", False), ("_games", 0)):
-            monkeypatch.setattr(kernels, name, value)
+        monkeypatch.setattr(kernels, "_loaded", False)
+        monkeypatch.setattr(kernels, "_engaged", False)
+        monkeypatch.setattr(kernels, "_marked", False)
+        marker.unlink(missing_ok=True)
         return frames_digest(sim.play(rules, "balanced", games, seed=8, batch_size=1))
 
     compiled = run(12)
     assert len(drawn) > 12 * 50 and max(drawn) <= rules.players  # batches of one game: its seats' rows
+    assert marker.exists()
     run(11)
-    assert not drawn  # one game fewer: the numpy reference
+    assert not drawn and not marker.exists()  # one game fewer: the numpy reference
     monkeypatch.setattr(kernels, "_start", False)  # auto, nothing cached: the numpy reference
     assert run(12) == compiled and not drawn
     monkeypatch.setattr(kernels, "_start", None)
     monkeypatch.setattr(kernels, "ENABLED", False)
     assert run(12) == compiled and not drawn
-
-
-def test_a_process_that_has_played_many_games_runs_the_cached_kernels_in_small_batches(monkeypatch, tmp_path):
-    """``kernels.played``: once a process has played ``MIN_GAMES`` games in all, in batches of any size, its later
-    batches run the kernels when they are cached for this code (``engine_marker``): a worker playing 500-game tables
-    one after another. While they are not cached it never compiles them so (a large batch does, played alone), and
-    the numpy reference plays on. The same games either way."""
-    from sim import dice
-
-    monkeypatch.setattr(kernels, "MIN_GAMES", 30)  # above any call's rows in a batch of 5 games (its seats': 25)
-    marker = tmp_path / "marker"
-    monkeypatch.setattr(kernels, "engine_marker", lambda: marker)
-    drawn = []
-    real = dice._draw_kernel
-    monkeypatch.setattr(dice, "_draw_kernel", lambda *a: drawn.append(a[3].size) or real(*a))
-    rules = Rules.default(5)
-    seats = engine.resolve_strategies(rules, "balanced")
-
-    def batches(cached: bool) -> tuple[list[bool], list[str]]:  # per batch of 5 games: the kernels ran; its frames
-        for name, value in (("_loaded", False), ("_engaged", False), ("_games", 0)):
-            monkeypatch.setattr(kernels, name, value)
-        marker.unlink(missing_ok=True)
-        if cached:
-            marker.touch()
-        ran, digests = [], []
-        for first in range(0, 40, 5):
-            drawn.clear()
-            rows = engine.play_batch(rules, seats, 4, np.arange(first, first + 5))[1]
-            ran.append(bool(drawn))
-            digests.append(frames_digest(sim.Results.from_batches([rows], {})))
-        return ran, digests
-
-    ran, compiled = batches(cached=True)
-    assert ran == [False] * 6 + [True] * 2  # 30 games played after the sixth batch
-    ran, reference = batches(cached=False)
-    assert ran == [False] * 8 and reference == compiled
 
 
 @pytest.mark.parametrize("mode", ["chain", "step"])
