@@ -243,7 +243,7 @@ def played(n_games: int) -> None:
         return
     large = n_games >= MIN_GAMES
     try:
-        if (_loaded or (large and _start)) and not _marked and isinstance(_cache, Path):
+        if (_loaded or _engaged or (large and _start)) and not _marked and isinstance(_cache, Path):
             _marked = True
             engine_marker().touch()
             _tally().unlink(missing_ok=True)  # counted no more

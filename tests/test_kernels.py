@@ -188,13 +188,16 @@ def test_a_run_of_many_games_runs_the_kernels_in_batches_of_1(monkeypatch, tmp_p
     are the same bytes either way."""
     from sim import dice
 
-    monkeypatch.setattr(kernels, "MIN_GAMES", 12)
+    rules = Rules.default(5)
+    sim.play(rules, "balanced", 12, seed=8, batch_size=1)  # every kernel of these games loaded first, whatever ran
+    # before (kernels_at_any_batch): the run below loads none and must be known by its being engaged
     marker = tmp_path / "marker"
     monkeypatch.setattr(kernels, "engine_marker", lambda: marker)
+    _machine_code_where_it_is(monkeypatch)
+    monkeypatch.setattr(kernels, "MIN_GAMES", 12)
     drawn = []
     real = dice._draw_kernel
     monkeypatch.setattr(dice, "_draw_kernel", lambda *a: drawn.append(a[3].size) or real(*a))
-    rules = Rules.default(5)
 
     def run(games: int) -> str:
         drawn.clear()
