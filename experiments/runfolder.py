@@ -22,13 +22,15 @@ symbolic link (at the file or at any folder between the run folder and it) nor i
 
 ``run.json`` keys: name, command, seed, players, games_per_arm, shard_size, status ("running" | "failed" |
 "interrupted" | "complete"), error (why it stopped), frames{frame: {rows, bytes, sha256}} (when complete), started,
-finished, wall_time_s, games_per_s, versions{python, eastindia, numpy, polars, pyarrow, joblib},
-experiment_digest, param_keys[list of dotted keys], reference (the arm the report compares the others with),
-target_ci (0: off), precision{target, reached, widest, games_per_arm, max_games_per_arm, stopped} (runs with a
-target), arms[list of {arm, index, params{key: value}, overrides{dotted key: value} (every rules override of the
-arm, base + params; applied to Rules.default(players) or to rules_file), rules_file (str | null: the arm's or the
-experiment's), rules_digest, strategies[list of labels], strategy_params{label: {name, params{key: value}}},
-rotate (true | false | "all"), rotations (int: seatings)}].
+finished, wall_time_s, games_per_s, play_peak_mib (the largest peak resident memory in MiB of a process that played
+this session's shards, a worker or the run's own process on one job; null when it played none, or where the system
+does not count it), versions{python, eastindia, numpy, polars, pyarrow, joblib}, experiment_digest, param_keys[list of
+dotted keys], reference (the arm the report compares the others with), target_ci (0: off), precision{target,
+reached, widest, games_per_arm, max_games_per_arm, stopped} (runs with a target), arms[list of {arm, index,
+params{key: value}, overrides{dotted key: value} (every rules override of the arm, base + params; applied to
+Rules.default(players) or to rules_file), rules_file (str | null: the arm's or the experiment's), rules_digest,
+strategies[list of labels], strategy_params{label: {name, params{key: value}}}, rotate (true | false | "all"),
+rotations (int: seatings)}].
 """
 
 from __future__ import annotations

@@ -269,7 +269,18 @@ def play_shard(
     except Exception as exc:
         details = "".join(traceback.format_exception(exc))
         raise ShardFailed(f"shard {shard.name} failed: {type(exc).__name__}: {_one_line(exc)}", details) from exc
-    return {"arm": arm.index, "games": shard.games, "seconds": time.perf_counter() - start}
+    return {"arm": arm.index, "games": shard.games, "seconds": time.perf_counter() - start, "peak_mib": peak_mib()}
+
+
+def peak_mib() -> float | None:
+    """The peak resident memory of this process so far, in MiB, as its operating system counts it (``getrusage``'s
+    ``ru_maxrss``: KiB on Linux, bytes on macOS); None where there is no ``resource`` module (Windows)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return round(peak / (2**20 if sys.platform == "darwin" else 2**10), 1)
 
 
 def _make(arm: Arm, label: str) -> Any:
@@ -715,6 +726,7 @@ def _run_locked(
         notify(cold)
     start = time.perf_counter()
     fresh_games = 0
+    play_peak: float | None = None  # the largest peak memory of a process that played this session's shards
     played = exp.games  # games per arm in the results (fewer when a precision target is reached early)
     precision: dict[str, Any] | None = None
     try:
@@ -743,8 +755,10 @@ def _run_locked(
                         )
 
             def on_result(result: dict[str, Any]) -> None:
-                nonlocal fresh_games
+                nonlocal fresh_games, play_peak
                 fresh_games += result["games"]
+                if result.get("peak_mib") is not None:
+                    play_peak = max(play_peak or 0.0, result["peak_mib"])
                 if progress:
                     progress.advance(result["arm"], result["games"])
 
@@ -795,6 +809,7 @@ def _run_locked(
             "games": played * len(exp.arms),
             "games_this_session": fresh_games,
             "games_per_s": round(fresh_games / elapsed, 1) if elapsed > 0 else None,
+            "play_peak_mib": play_peak,
             "jobs": jobs or os.cpu_count(),
             "backend": backend,
             "versions": versions(),

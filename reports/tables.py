@@ -467,6 +467,7 @@ def settings_table(agg: Aggregates) -> Table:
         ("finished", m.get("finished")),
         ("wall time", f"{m['wall_time_s']:.1f} s" if isinstance(m.get("wall_time_s"), int | float) else None),
         ("games per second", _num(m.get("games_per_s"))),
+        ("peak memory of a process playing", f"{m['play_peak_mib']:,.0f} MiB" if m.get("play_peak_mib") else None),
         ("experiment digest", m.get("experiment_digest")),
         ("versions", ", ".join(f"{k} {v}" for k, v in (m.get("versions") or {}).items())),
     ]

@@ -263,11 +263,15 @@ def on_every_core() -> None:
     os.sched_setaffinity(0, CORES)
 
 
-def command_cpu_seconds(args: list[str], cache: Path | None = None, compile_: bool = False) -> tuple[float, float, int]:
-    """(CPU seconds of the whole process tree, wall seconds, processes that said they compiled the kernels) of
-    ``eastindia ARGS --quiet`` run in a fresh temporary folder (``cache``: the kernel cache it uses; ``compile_``:
-    with ``EASTINDIA_KERNELS=1``, unless the kernels are off), on every core
-    the bench was given (not the one it pinned itself to: a command on two jobs gets two cores)."""
+def command_cpu_seconds(
+    args: list[str], cache: Path | None = None, compile_: bool = False
+) -> tuple[float, float, int, float | None]:
+    """(CPU seconds of the whole process tree, wall seconds, processes that said they compiled the kernels, the peak
+    memory in MiB of the largest process that played its games: its run.json's ``play_peak_mib``) of ``eastindia
+    ARGS --quiet`` run in a fresh temporary folder (``cache``: the kernel cache it uses; ``compile_``: with
+    ``EASTINDIA_KERNELS=1``, unless the kernels are off), on every core the bench was given (not the one it pinned
+    itself to: a command on two jobs gets two cores)."""
+    import json
     import resource
     import subprocess
     import tempfile
@@ -290,10 +294,14 @@ def command_cpu_seconds(args: list[str], cache: Path | None = None, compile_: bo
         )
         wall = time.perf_counter() - wall
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        try:
+            peak = json.loads((Path(where) / "out" / "run.json").read_text(encoding="utf-8")).get("play_peak_mib")
+        except (OSError, ValueError):
+            peak = None
     if done.returncode != 0:
         raise RuntimeError(f"eastindia {' '.join(args)} failed: {done.stderr.strip().splitlines()[-1:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu, wall, done.stderr.count("compiling the kernels")
+    return cpu, wall, done.stderr.count("compiling the kernels"), peak
 
 
 def end_to_end_report(repeats: int) -> str:
@@ -304,23 +312,28 @@ def end_to_end_report(repeats: int) -> str:
     import shutil
     import tempfile
 
-    def forgotten(args: list[str]) -> tuple[float, float, int]:  # the pilots' fits kept between runs deleted first
+    def forgotten(args: list[str]) -> tuple[float, float, int, float | None]:  # the pilots' kept fits deleted first
         shutil.rmtree(kernels.cache_dir() / kernels.PILOTS, ignore_errors=True)
         return command_cpu_seconds(args)
 
     width = 72  # the longest label: the study's, warm with its pilots played
-    lines = [f"{'whole command (every process)':<{width}} {'CPU-s':>7} {'wall s':>7}"]
+
+    def peak(values) -> str:  # the largest process that played, MiB ("-" where the system does not count it)
+        known = [v for v in values if v is not None]
+        return f"{max(known):>9.0f}" if known else f"{'-':>9}"
+
+    lines = [f"{'whole command (every process)':<{width}} {'CPU-s':>7} {'wall s':>7} {'play MiB':>9}"]
     for name, args in END_TO_END.items():
         command_cpu_seconds(args, compile_=True)  # the kernels it runs cached for this engine, its pilots kept
         for how, run in (("warm", command_cpu_seconds), ("warm, its pilots played", forgotten)):
             times = [run(args) for _ in range(repeats)]
             cpu, wall = statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
-            lines.append(f"{name + ', ' + how:<{width}} {cpu:>7.1f} {wall:>7.1f}")
+            lines.append(f"{name + ', ' + how:<{width}} {cpu:>7.1f} {wall:>7.1f} {peak(t[3] for t in times)}")
     for name, args in END_TO_END.items():
         for how, compile_ in (("cold (first run)", False), ("cold, EASTINDIA_KERNELS=1", True)):
             with tempfile.TemporaryDirectory() as cache:
-                cpu, wall, compiled = command_cpu_seconds(args, Path(cache), compile_)
-            lines.append(f"{name + ', ' + how:<{width}} {cpu:>7.1f} {wall:>7.1f}")
+                cpu, wall, compiled, played = command_cpu_seconds(args, Path(cache), compile_)
+            lines.append(f"{name + ', ' + how:<{width}} {cpu:>7.1f} {wall:>7.1f} {peak([played])}")
             lines.append(f"  processes that compiled the kernels: {compiled} (each says so once)")
     return "\n".join(lines)
 

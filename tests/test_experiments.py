@@ -259,6 +259,36 @@ def test_run_folder_records_the_experiment(tmp_path):
     assert spec.load(tmp_path / "r" / rf.EXPERIMENT).digest() == exp.digest()
 
 
+def test_run_json_records_the_largest_peak_memory_of_a_process_that_played(tmp_path, monkeypatch):
+    """``play_peak_mib``: the largest of the peaks the processes that played the shards report after each (one
+    process here, on one job: each shard reports a new figure), not the first nor the last; none when a session
+    plays no shard; the workers' own figures on two jobs, at least what their imports alone hold."""
+    exp = small(tmp_path)  # 2 arms x 4 shards
+    peaks = iter([300.0, 450.5, 900.0, 500.0, 200.0, 650.0, 120.0, 310.0] * 2)
+    monkeypatch.setattr(runner, "peak_mib", lambda: next(peaks))
+    assert runner.run(exp, tmp_path / "one", jobs=1)["play_peak_mib"] == 900.0
+    assert rf.read_meta(tmp_path / "one")["play_peak_mib"] == 900.0
+
+    class StopAtTheLast:  # every shard played, the run stopped before merging them
+        seen = 0
+
+        def start(self, done):
+            pass
+
+        def advance(self, arm, games):
+            self.seen += 1
+            if self.seen == 8:
+                raise KeyboardInterrupt
+
+    with pytest.raises(runner.Interrupted, match="8 of 8 shards are done"):
+        runner.run(exp, tmp_path / "cut", jobs=1, progress=StopAtTheLast())
+    again = runner.run(exp, tmp_path / "cut", jobs=1, resume=True)
+    assert again["games_this_session"] == 0 and again["play_peak_mib"] is None
+    monkeypatch.undo()
+    workers = runner.run(exp, tmp_path / "two", jobs=2)["play_peak_mib"]
+    assert workers > 30 and workers < runner.peak_mib() + 1000  # a Python process with numpy and polars imported
+
+
 def test_row_groups_have_a_fixed_size(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "ROW_GROUP", 100)
     runner.run(small(tmp_path), tmp_path / "r", jobs=1, shard_size=7)

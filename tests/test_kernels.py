@@ -583,12 +583,17 @@ def test_appoint_kernel_appoints_the_candidates_of_the_numpy_appointer(monkeypat
 
 
 def test_the_bench_times_a_whole_command_with_its_workers(tmp_path):
-    """``--end-to-end`` counts the CPU seconds of the command's whole process tree (its workers' included) and the
-    processes that said they compiled the kernels."""
+    """``--end-to-end`` counts the CPU seconds of the command's whole process tree (its workers' included), the
+    processes that said they compiled the kernels and the peak memory of the largest process that played (the run's
+    ``play_peak_mib``)."""
+    from experiments import runner
     from sim import bench
 
-    cpu, wall, compiled = bench.command_cpu_seconds(["run", "--games", "20", "--no-report", "--jobs", "1"], tmp_path)
+    args = ["run", "--games", "20", "--no-report", "--jobs", "1"]
+    cpu, wall, compiled, played = bench.command_cpu_seconds(args, tmp_path)
     assert cpu > 0.5 and wall > 0 and compiled == 0  # an interpreter and a worker; 20 games run no kernel
+    counted = runner.peak_mib() is not None  # not on a system without ``resource``
+    assert played > 30 if counted else played is None  # a process that imported numpy and polars, at least
     if hasattr(os, "sched_setaffinity") and len(bench.CORES) > 1:  # pinned to one core, it runs commands on all
         here = os.sched_getaffinity(0)
         os.sched_setaffinity(0, {min(bench.CORES)})
