@@ -6,7 +6,7 @@ An experiment is a TOML file::
     players = 5                    # 4..6
     games = 2000                   # per arm
     seed = 1
-    shard_size = 1000              # games per shard (a unit of parallel work and of --resume)
+    shard_size = 4096              # games per shard: a batch, a unit of parallel work and of --resume
     strategies = ["balanced", "random"]   # rotated over the seats; ["*"] = every registered strategy
     # a tuned strategy: { name = "bid_low", max_bid = 2 } (or "bid_low:max_bid=2"); a plugin class, tuned or not:
     # "bots/mine.py:Mine", { plugin = "bots/mine.py:Mine", risk = 0.2 } (or "bots/mine.py:Mine:risk=0.2")
@@ -100,7 +100,7 @@ DEFAULTS = {
     "players": 5,
     "games": 2000,
     "seed": 1,
-    "shard_size": 1000,
+    "shard_size": 4096,  # a batch of 4,096 plays a game for half the CPU of one of 1,000 (docs/guide.md, Speed)
     "strategies": ["balanced"],
     "rotate": True,
     "plugins": [],
