@@ -131,14 +131,12 @@ class Recorder:
 
     def _protected(self, s: State) -> np.ndarray:
         """bool[G]: royal protection was invoked in some round (counted by the rounds' tallies: a law may grant
-        the Chairman more uses, so the uses left do not tell)."""
-        if not self.rounds:
-            return np.zeros(s.n_games, dtype=bool)
-        game = np.concatenate([r["game"] for r in self.rounds])
-        used = np.concatenate([r["royal_protection"] for r in self.rounds])
-        order = np.argsort(s.game)  # the batch's game ids need not come in order
-        at = order[np.searchsorted(s.game, game, sorter=order)]
-        return np.bincount(at, weights=used, minlength=s.n_games) > 0
+        the Chairman more uses, so the uses left do not tell). A round's rows are the games that played it, in
+        batch order: those whose ``end_round`` reached it (a batch may hold one game index twice: ``split``)."""
+        used = np.zeros(s.n_games, dtype=bool)
+        for row in self.rounds:
+            used[s.end_round >= row["round"][0]] |= row["royal_protection"] > 0
+        return used
 
     def finish(self, state: State, asks: dict[str, np.ndarray] | None = None) -> BatchRows:
         """The batch's rows; ``asks`` (``Agents.asks``): per decision, the times each game asked it."""
@@ -244,6 +242,33 @@ class BatchRows:
     rounds: list[dict[str, np.ndarray]]
     seat_rounds: list[dict[str, np.ndarray]]
     asks: dict[str, np.ndarray] = field(default_factory=dict)  # per decision: int32[G] times asked
+
+    def split(self, sizes: list[int]) -> list[BatchRows]:
+        """The rows of consecutive parts of the batch, ``sizes[i]`` games each in batch order: each part's rows as a
+        batch of its games alone would have recorded them (a round's rows are the games that played it, in batch
+        order, so a part's are those of its games whose ``end_round`` reached it)."""
+        n = len(self.seats["game"]) // max(len(self.games["game"]), 1)  # seats per game
+        end = self.games["end_round"]
+        edges = np.cumsum([0, *sizes])
+        parts = []
+        for a, b in zip(edges[:-1], edges[1:], strict=True):
+            rounds, seat_rounds = [], []
+            for whole, out, per in ((self.rounds, rounds, 1), (self.seat_rounds, seat_rounds, n)):
+                for row in whole:
+                    played = end >= row["round"][0]
+                    lo, hi = int(played[:a].sum()) * per, int(played[:b].sum()) * per
+                    if hi > lo:  # a round none of the part's games played is not recorded
+                        out.append({k: v[lo:hi] for k, v in row.items()})
+            parts.append(
+                BatchRows(
+                    {k: v[a:b] for k, v in self.games.items()},
+                    {k: v[a * n : b * n] for k, v in self.seats.items()},
+                    rounds,
+                    seat_rounds,
+                    {k: v[a:b] for k, v in self.asks.items()},
+                )
+            )
+        return parts
 
 
 def _decisions(batches: list[BatchRows]) -> pl.DataFrame:

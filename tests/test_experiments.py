@@ -237,6 +237,61 @@ overrides = { "deregulation.forced_round" = 1 }
     assert same_bytes(tmp_path / "a", tmp_path / "b")
 
 
+def test_arms_of_the_same_rules_play_in_one_batch_as_each_would_alone(tmp_path, monkeypatch):
+    """Shards of arms whose rules are the same (a metagame's tables) play together, up to ``runner.GROUP_GAMES``
+    games a batch: the frames are byte for byte those of every shard played alone, on one job or two, with games
+    ending in different rounds, rotated seats and each arm's own strategies; arms of other rules never join them."""
+    exp = spec.load(
+        write(
+            tmp_path,
+            """name = "tables"
+games = 300
+shard_size = 100
+seed = 4
+strategies = ["balanced", "random"]
+
+[[arms]]
+name = "two"
+
+[[arms]]
+name = "archetypes"
+strategies = ["bid_low", "buy_shares", "run_firm", "go_military", "balanced"]
+
+[[arms]]
+name = "other rules"
+strategies = ["go_military", "random"]
+overrides = { "deregulation.forced_round" = 1 }
+
+[[arms]]
+name = "the same again"
+strategies = ["go_military", "random"]
+overrides = { "deregulation.forced_round" = 1 }
+
+[[arms]]
+name = "another table"
+strategies = ["balanced", "random"]
+overrides = { "deregulation.forced_round" = 1 }
+""",
+        )
+    )
+    batches: list[int] = []
+    play_batch = runner.play_batch
+    monkeypatch.setattr(runner, "play_batch", lambda *a: batches.append(len(a[3])) or play_batch(*a))
+    meta = runner.run(exp, tmp_path / "together", jobs=1)
+    # the default rules' arms together; off them, each table calibrated by its own pilot: only equal values join
+    fits = [a["calibration"]["key"] for a in meta["arms"][2:]]
+    assert fits[0] == fits[1] != fits[2]
+    assert batches == [600, 600, 300]
+    batches.clear()
+    monkeypatch.setattr(runner, "GROUP_GAMES", 0)
+    runner.run(exp, tmp_path / "alone", jobs=1)
+    assert batches == [100] * 15
+    assert same_bytes(tmp_path / "together", tmp_path / "alone")
+    monkeypatch.setattr(runner, "GROUP_GAMES", 250)  # two shards a task, in workers
+    runner.run(exp, tmp_path / "workers", jobs=2)
+    assert same_bytes(tmp_path / "workers", tmp_path / "alone")
+
+
 def test_arms_share_dice(tmp_path):
     """Common random numbers: game i of both arms draws the same bids from the same strategy streams."""
     runner.run(small(tmp_path), tmp_path / "r", jobs=1)
