@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
+from helpers import CtrlCAfter
 
 from experiments import runfolder as rf
 from experiments import runner, spec
@@ -315,28 +316,17 @@ def test_run_folder_records_the_experiment(tmp_path):
 
 
 def test_run_json_records_the_largest_peak_memory_of_a_process_that_played(tmp_path, monkeypatch):
-    """``play_peak_mib``: the largest of the peaks the processes that played the shards report after each (one
-    process here, on one job: each shard reports a new figure), not the first nor the last; none when a session
-    plays no shard; the workers' own figures on two jobs, at least what their imports alone hold."""
-    exp = small(tmp_path)  # 2 arms x 4 shards
+    """``play_peak_mib``: the largest of the peaks the processes that played the shards report after each batch
+    (one process here, on one job), not the first nor the last; none when a session plays no shard; the workers'
+    own figures on two jobs, at least what their imports alone hold."""
+    exp = small(tmp_path)  # 2 arms x 4 shards, each played alone (its own peak figure)
+    monkeypatch.setattr(runner, "GROUP_GAMES", 0)
     peaks = iter([300.0, 450.5, 900.0, 500.0, 200.0, 650.0, 120.0, 310.0] * 2)
     monkeypatch.setattr(runner, "peak_mib", lambda: next(peaks))
     assert runner.run(exp, tmp_path / "one", jobs=1)["play_peak_mib"] == 900.0
     assert rf.read_meta(tmp_path / "one")["play_peak_mib"] == 900.0
-
-    class StopAtTheLast:  # every shard played, the run stopped before merging them
-        seen = 0
-
-        def start(self, done):
-            pass
-
-        def advance(self, arm, games):
-            self.seen += 1
-            if self.seen == 8:
-                raise KeyboardInterrupt
-
-    with pytest.raises(runner.Interrupted, match="8 of 8 shards are done"):
-        runner.run(exp, tmp_path / "cut", jobs=1, progress=StopAtTheLast())
+    with pytest.raises(runner.Interrupted, match="8 of 8 shards are done"):  # stopped before merging them
+        runner.run(exp, tmp_path / "cut", jobs=1, progress=CtrlCAfter(8))
     again = runner.run(exp, tmp_path / "cut", jobs=1, resume=True)
     assert again["games_this_session"] == 0 and again["play_peak_mib"] is None
     monkeypatch.undo()

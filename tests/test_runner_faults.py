@@ -27,7 +27,7 @@ import pytest
 from experiments import cli, runner, search, spec
 from experiments import runfolder as rf
 from sim.rules.schema import NUMBER_MAX
-from tests.helpers import study_trials
+from tests.helpers import CtrlCAfter, study_trials
 
 # The runner's faults are found in the shards: no calibration pilot (it would meet a failing or hanging plugin first)
 BASE = 'name = "t"\ngames = 12\nshard_size = 6\nseed = 2\nstrategies = ["balanced", "random"]\ncalibrate = false\n'
@@ -493,20 +493,8 @@ def test_a_truncated_shard_is_replayed_on_resume_and_the_user_told_which(capsys,
     exp_path = tmp_path / "exp.toml"
     exp_path.write_text(BASE.replace("games = 12", "games = 18"))
     exp = spec.load(exp_path)
-
-    class StopAfterTwo:
-        seen = 0
-
-        def start(self, done):
-            pass
-
-        def advance(self, arm, games):
-            self.seen += 1
-            if self.seen == 2:
-                raise KeyboardInterrupt
-
     with pytest.raises(runner.Interrupted):
-        runner.run(exp, tmp_path / "cut", jobs=1, progress=StopAfterTwo())
+        runner.run(exp, tmp_path / "cut", jobs=1, progress=CtrlCAfter(2))
     bad = tmp_path / "cut" / runner.SHARDS / "arm0000-0000000006-0000000012"
     good = tmp_path / "cut" / runner.SHARDS / "arm0000-0000000000-0000000006"
     good_bytes = snapshot(good)
