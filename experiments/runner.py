@@ -243,8 +243,8 @@ def play_shard(
     return play_shards(((arm, shard, key, values),), seed, plugins, types, shards_dir)[0]
 
 
-# A task plays shards of arms with the same rules together, up to this many games in one batch: a game costs about
-# half the CPU in a batch of 4,096 as in one of 1,000, a third of one of 500 (a metagame's tables).
+# A task plays shards of different arms with the same rules together (``group_shards``), up to this many games in
+# one batch: a game costs about half the CPU in a batch of 4,096 as in one of 1,000, a third of one of 500.
 GROUP_GAMES = DEFAULT_BATCH
 
 
@@ -280,7 +280,7 @@ def play_shards(
             applied.append((own, values))
             made += own
         with ExitStack() as stack:
-            for own, values in applied:  # the same values for every part (``group_shards``); each arm's hooks
+            for own, values in applied:  # each arm's strategies take its values (equal for every part here)
                 stack.enter_context(calibrated.applied(own, values))
             _, rows = play_batch(rules, made, seed, np.concatenate(ids), np.concatenate(seatings))
         for (arm, shard, key, _), part in zip(parts, rows.split([s.games for _, s, _, _ in parts]), strict=True):
@@ -304,15 +304,18 @@ def play_shards(
 
 
 def group_shards(shards: Iterable[tuple[Arm, Shard, str, Any]], together: dict[int, Any]) -> Iterator[tuple]:
-    """The shards (arm, shard, key, values) in tasks of ``play_shards``, lazily: consecutive shards of arms of equal
-    ``together[arm index]`` (their rules' digest and calibrated values: the values are the process's while a batch
-    plays, ``strategies.calibration.applied``) together, up to ``GROUP_GAMES`` games a task (a shard of more plays
-    alone)."""
+    """The shards (arm, shard, key, values) in tasks of ``play_shards``, lazily: consecutive shards of different arms
+    of equal ``together[arm index]`` (their rules' digest and calibrated values: the values are the process's while a
+    batch plays, ``strategies.calibration.applied``) together, up to ``GROUP_GAMES`` games a task. Two shards of one
+    arm never share a task: ``shard_size`` stays the unit of an arm's work (of ``--resume``, of a precision target's
+    ranges), so the arms that join are those of one shard each (a metagame's tables) or a precision target's
+    ranges."""
     parts: list[tuple] = []
     games = 0
     for part in shards:
         shard = part[1]
-        if parts and (together[shard.arm] != together[parts[0][1].arm] or games + shard.games > GROUP_GAMES):
+        joins = together[shard.arm] == together[parts[0][1].arm] if parts else True
+        if parts and (not joins or games + shard.games > GROUP_GAMES or any(p[1].arm == shard.arm for p in parts)):
             yield tuple(parts)
             parts, games = [], 0
         parts.append(part)

@@ -239,15 +239,16 @@ overrides = { "deregulation.forced_round" = 1 }
 
 
 def test_arms_of_the_same_rules_play_in_one_batch_as_each_would_alone(tmp_path, monkeypatch):
-    """Shards of arms whose rules are the same (a metagame's tables) play together, up to ``runner.GROUP_GAMES``
-    games a batch: the frames are byte for byte those of every shard played alone, on one job or two, with games
-    ending in different rounds, rotated seats and each arm's own strategies; arms of other rules never join them."""
+    """Arms of one shard each whose rules are the same (a metagame's tables) play together, up to
+    ``runner.GROUP_GAMES`` games a batch: the frames are byte for byte those of every shard played alone, on one job
+    or two, with games ending in different rounds, rotated seats and each arm's own strategies; arms of other rules
+    or other calibrated values never join them, nor two shards of one arm."""
     exp = spec.load(
         write(
             tmp_path,
             """name = "tables"
 games = 300
-shard_size = 100
+shard_size = 300
 seed = 4
 strategies = ["balanced", "random"]
 
@@ -286,11 +287,14 @@ overrides = { "deregulation.forced_round" = 1 }
     batches.clear()
     monkeypatch.setattr(runner, "GROUP_GAMES", 0)
     runner.run(exp, tmp_path / "alone", jobs=1)
-    assert batches == [100] * 15
+    assert batches == [300] * 5
     assert same_bytes(tmp_path / "together", tmp_path / "alone")
-    monkeypatch.setattr(runner, "GROUP_GAMES", 250)  # two shards a task, in workers
+    monkeypatch.setattr(runner, "GROUP_GAMES", 4096)  # in workers
     runner.run(exp, tmp_path / "workers", jobs=2)
     assert same_bytes(tmp_path / "workers", tmp_path / "alone")
+    batches.clear()  # two shards of one arm never share a batch (at most one arm's last and the next one's first)
+    runner.run(exp, tmp_path / "shards", jobs=1, shard_size=100)
+    assert sum(batches) == 1500 and max(batches) == 200 and same_bytes(tmp_path / "shards", tmp_path / "alone")
 
 
 def test_arms_share_dice(tmp_path):

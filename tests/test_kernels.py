@@ -2137,7 +2137,7 @@ def test_a_run_on_a_cold_cache_compiles_in_one_worker_first(tmp_path, monkeypatc
                         or submit(pool, fn, *a))  # fmt: skip
     text = ('name = "cold"\nplayers = 4\ngames = 30\nshard_size = 10\nseed = 3\ncalibration_games = 10\n'
             'strategies = ["bid_low", "balanced"]\n[sweep]\n"capital.budget_per_player" = [5, 7]\n')  # fmt: skip
-    for calibrate, first in (("true", "_pilot"), ("false", "play_shard")):  # the pilots, else the shards, first
+    for calibrate, first in (("true", "_pilot"), ("false", "play_shards")):  # the pilots, else the shards, first
         marker.unlink(missing_ok=True)
         submitted.clear()
         path = tmp_path / f"calibrate-{calibrate}.toml"
