@@ -45,7 +45,7 @@ from contextlib import ExitStack, closing, contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
 import polars as pl
@@ -240,7 +240,21 @@ def play_shard(
     values: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Play one shard and write its four frames and manifest atomically (``play_shards`` of that shard alone)."""
-    return play_shards(((arm, shard, key, values),), seed, plugins, types, shards_dir)[0]
+    return play_shards((Part(arm, shard, key, values),), seed, plugins, types, shards_dir)[0]
+
+
+class Part(NamedTuple):
+    """A shard to play with its arm, its key (``shard_key``) and the arm's calibrated values (None: fixed ones)."""
+
+    arm: Arm
+    shard: Shard
+    key: str
+    values: dict[str, Any] | None
+
+
+def shard_names(parts: Iterable[Part]) -> str:
+    """The shards a task plays, as an error names them."""
+    return " and ".join(part.shard.name for part in parts)
 
 
 # A task plays shards of different arms with the same rules together (``group_shards``), up to this many games in
@@ -249,26 +263,25 @@ GROUP_GAMES = DEFAULT_BATCH
 
 
 def play_shards(
-    parts: tuple[tuple[Arm, Shard, str, dict[str, Any] | None], ...],
+    parts: tuple[Part, ...],
     seed: int,
     plugins: tuple[str, ...],
     types: dict[str, pl.DataType],
     shards_dir: str,
 ) -> list[dict[str, Any]]:
-    """Play shards (arm, shard, key, values) of arms with the same rules in one batch and write each one's four
-    frames and manifest atomically, as if it had been played alone (a game's rows are a function of its rules,
-    strategies, seed and index, whatever the games beside it). Runs in a worker process. ``values``: an arm's
-    calibrated quantities (None: the strategies' fixed ones). Returns one result per shard.
+    """Play shards of arms with the same rules and calibrated values (``group_shards``) in one batch and write each
+    one's four frames and manifest atomically, as if it had been played alone (a game's rows are a function of its
+    rules, strategies, seed and index, whatever the games beside it). Runs in a worker process. Returns one result
+    per shard.
 
     A user's error (a strategy's exception or illegal answer, bad rules, a disk that cannot take the shard) is
     raised as it is; anything else becomes ``ShardFailed`` (which, unlike some exceptions, crosses processes)."""
     start = time.perf_counter()
     _exit_if_orphaned()
-    name = " and ".join(shard.name for _, shard, _, _ in parts)
     try:
         for spec in plugins:
             load_plugin(spec)
-        rules = parts[0][0].rules()  # the same rules as every other part's (``group_shards``)
+        rules = parts[0].arm.rules()  # the same rules as every other part's (``group_shards``)
         made: list[Any] = []
         ids, seatings, applied = [], [], []
         for arm, shard, _, values in parts:
@@ -283,7 +296,7 @@ def play_shards(
             for own, values in applied:  # each arm's strategies take its values (equal for every part here)
                 stack.enter_context(calibrated.applied(own, values))
             _, rows = play_batch(rules, made, seed, np.concatenate(ids), np.concatenate(seatings))
-        for (arm, shard, key, _), part in zip(parts, rows.split([s.games for _, s, _, _ in parts]), strict=True):
+        for (arm, shard, key, _), part in zip(parts, rows.split([p.shard.games for p in parts]), strict=True):
             frames = Results.from_batches([part], {}).frames()
             extra = [
                 pl.lit(arm.name, dtype=pl.Utf8).alias("arm"),
@@ -298,24 +311,27 @@ def play_shards(
         raise
     except Exception as exc:
         details = "".join(traceback.format_exception(exc))
-        raise ShardFailed(f"shard {name} failed: {type(exc).__name__}: {_one_line(exc)}", details) from exc
+        why = f"shard {shard_names(parts)} failed: {type(exc).__name__}: {_one_line(exc)}"
+        raise ShardFailed(why, details) from exc
     seconds, peak = time.perf_counter() - start, peak_mib()
-    return [{"arm": a.index, "games": shard.games, "seconds": seconds, "peak_mib": peak} for a, shard, _, _ in parts]
+    return [{"arm": p.arm.index, "games": p.shard.games, "seconds": seconds, "peak_mib": peak} for p in parts]
 
 
-def group_shards(shards: Iterable[tuple[Arm, Shard, str, Any]], together: dict[int, Any]) -> Iterator[tuple]:
-    """The shards (arm, shard, key, values) in tasks of ``play_shards``, lazily: consecutive shards of different arms
-    of equal ``together[arm index]`` (their rules' digest and calibrated values: the values are the process's while a
-    batch plays, ``strategies.calibration.applied``) together, up to ``GROUP_GAMES`` games a task. Two shards of one
-    arm never share a task: ``shard_size`` stays the unit of an arm's work (of ``--resume``, of a precision target's
-    ranges), so the arms that join are those of one shard each (a metagame's tables) or a precision target's
-    ranges."""
-    parts: list[tuple] = []
+def group_shards(shards: Iterable[Part], together: dict[int, Any]) -> Iterator[tuple[Part, ...]]:
+    """The shards in tasks of ``play_shards``, lazily: consecutive shards of different arms of equal
+    ``together[arm index]`` (their rules' digest and calibrated values: the values are the process's while a batch
+    plays, ``strategies.calibration.applied``) together, up to ``GROUP_GAMES`` games a task. Two shards of one arm
+    never share a task: ``shard_size`` stays the unit of an arm's work (of ``--resume``, of a precision target's
+    ranges)."""
+    parts: list[Part] = []
     games = 0
     for part in shards:
-        shard = part[1]
-        joins = together[shard.arm] == together[parts[0][1].arm] if parts else True
-        if parts and (not joins or games + shard.games > GROUP_GAMES or any(p[1].arm == shard.arm for p in parts)):
+        shard = part.shard
+        if parts and (
+            together[shard.arm] != together[parts[0].shard.arm]
+            or games + shard.games > GROUP_GAMES
+            or any(p.shard.arm == shard.arm for p in parts)
+        ):
             yield tuple(parts)
             parts, games = [], 0
         parts.append(part)
@@ -799,7 +815,7 @@ def _run_locked(
             finished = dict(done)
 
             def tasks_for(shards: Iterable[Shard], finished: dict = finished) -> Iterator[tuple]:
-                left = ((exp.arms[s.arm], s, keys[s.arm], values[s.arm]) for s in shards if s.name not in finished)
+                left = (Part(exp.arms[s.arm], s, keys[s.arm], values[s.arm]) for s in shards if s.name not in finished)
                 for parts in group_shards(left, together):
                     # absolute: a reused worker process may have another working folder
                     yield parts, exp.seed, exp.plugins, types, str(shards_dir.absolute())
@@ -1343,14 +1359,13 @@ def _execute_loky(tasks: Iterator[tuple], n_jobs: int, timeout: float | None) ->
             yield play_shards(*task)
         return
     try:
-        marker = _cold_kernels(0 if first is None else sum(shard.games for _, shard, _, _ in first[0]), n_jobs)
+        marker = _cold_kernels(0 if first is None else sum(p.shard.games for p in first[0]), n_jobs)
         limit = 1 if marker is not None else n_jobs  # compiles once, in one worker: the others then load it
         if timeout is not None:  # the workers start (and import the engine) before any shard's clock starts
             wait([pool.submit(_exit_if_orphaned) for _ in range(n_jobs)])
         while True:
             while len(running) < limit and (task := next(tasks, None)) is not None:
-                names = " and ".join(shard.name for _, shard, _, _ in task[0])
-                running[pool.submit(play_shards, *task)] = (names, time.monotonic())
+                running[pool.submit(play_shards, *task)] = (shard_names(task[0]), time.monotonic())
             if not running:
                 break
             left = None if timeout is None else min(t for _, t in running.values()) + timeout - time.monotonic()

@@ -248,27 +248,30 @@ class BatchRows:
         batch of its games alone would have recorded them (a round's rows are the games that played it, in batch
         order, so a part's are those of its games whose ``end_round`` reached it)."""
         n = len(self.seats["game"]) // max(len(self.games["game"]), 1)  # seats per game
-        end = self.games["end_round"]
         edges = np.cumsum([0, *sizes])
-        parts = []
-        for a, b in zip(edges[:-1], edges[1:], strict=True):
-            rounds, seat_rounds = [], []
-            for whole, out, per in ((self.rounds, rounds, 1), (self.seat_rounds, seat_rounds, n)):
-                for row in whole:
-                    played = end >= row["round"][0]
-                    lo, hi = int(played[:a].sum()) * per, int(played[:b].sum()) * per
-                    if hi > lo:  # a round none of the part's games played is not recorded
-                        out.append({k: v[lo:hi] for k, v in row.items()})
-            parts.append(
-                BatchRows(
-                    {k: v[a:b] for k, v in self.games.items()},
-                    {k: v[a * n : b * n] for k, v in self.seats.items()},
-                    rounds,
-                    seat_rounds,
-                    {k: v[a:b] for k, v in self.asks.items()},
-                )
+
+        def cuts(rows: list[dict[str, np.ndarray]], per: int) -> list[tuple[dict, np.ndarray]]:
+            """Each round's rows, with where each part's begin (and the last one's end)."""
+            played = [self.games["end_round"] >= row["round"][0] for row in rows]
+            return [
+                (row, per * np.concatenate(([0], np.cumsum(p)))[edges]) for row, p in zip(rows, played, strict=True)
+            ]
+
+        def part(rows: list[tuple[dict, np.ndarray]], i: int) -> list[dict[str, np.ndarray]]:
+            """Part i's rows of each round it played (a round none of its games played is not recorded)."""
+            return [{k: v[at[i] : at[i + 1]] for k, v in row.items()} for row, at in rows if at[i + 1] > at[i]]
+
+        rounds, seat_rounds = cuts(self.rounds, 1), cuts(self.seat_rounds, n)
+        return [
+            BatchRows(
+                {k: v[a:b] for k, v in self.games.items()},
+                {k: v[a * n : b * n] for k, v in self.seats.items()},
+                part(rounds, i),
+                part(seat_rounds, i),
+                {k: v[a:b] for k, v in self.asks.items()},
             )
-        return parts
+            for i, (a, b) in enumerate(zip(edges[:-1], edges[1:], strict=True))
+        ]
 
 
 def _decisions(batches: list[BatchRows]) -> pl.DataFrame:
